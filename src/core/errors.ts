@@ -1,0 +1,87 @@
+/**
+ * The one table of error codes (contract.md, "Errors"). Every surface maps a
+ * `ServiceError` through this table: REST to a status and body, MCP to an
+ * `isError` result. Adding a code means adding a row here, nowhere else.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, message: "The request is invalid." },
+  missing_api_key: { status: 401, message: "No API key: send the header 'Authorization: Bearer <API_KEY>'." },
+  invalid_api_key: { status: 401, message: "The API key is unknown, malformed, revoked or expired." },
+  insufficient_scope: { status: 403, message: "This API key's scope does not allow this operation." },
+  skill_not_found: { status: 404, message: "No skill has this id." },
+  execution_not_found: { status: 404, message: "No execution has this id." },
+  not_found: { status: 404, message: "No such path." },
+  method_not_allowed: { status: 405, message: "This method is not allowed on this path." },
+  idempotency_in_progress: {
+    status: 409,
+    message: "A request with this Idempotency-Key is still being processed.",
+  },
+  execution_not_cancellable: { status: 409, message: "The execution has already ended." },
+  payload_too_large: { status: 413, message: "The request body is too large." },
+  unsupported_media_type: { status: 415, message: "The request body must be application/json." },
+  invalid_params: { status: 422, message: "The params do not match the skill's schema." },
+  idempotency_key_reused: {
+    status: 422,
+    message: "This Idempotency-Key was used with a different request body.",
+  },
+  rate_limit_exceeded: { status: 429, message: "Rate limit exceeded." },
+  internal_error: { status: 500, message: "Internal error." },
+  service_unavailable: { status: 503, message: "The service is unavailable; retry later." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes an execution record can carry in `error.code` (contract.md, "Execution record"). */
+export const EXECUTION_ERROR_CODES = [
+  "execution_failed",
+  "execution_timeout",
+  "execution_cancelled",
+  "execution_interrupted",
+] as const;
+export type ExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
+
+/** Where and what went wrong in a request body or params (`error.details`). */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ServiceErrorOptions {
+  message?: string;
+  details?: ErrorDetail[];
+  retryAfterSeconds?: number;
+  /** Extra response headers a surface should send (e.g. `Allow` on 405). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type the core throws. It carries a code of `ERROR_CODES`, never an
+ * HTTP type; surfaces translate it.
+ */
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, options: ServiceErrorOptions = {}) {
+    super(options.message ?? ERROR_CODES[code].message, { cause: options.cause });
+    this.name = "ServiceError";
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers;
+  }
+}
+
+/**
+ * Anything that is not a `ServiceError` is a bug: it becomes `internal_error` with the
+ * original kept as `cause` (for the log), and its message never reaches a client.
+ */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  return new ServiceError("internal_error", { cause: err });
+}

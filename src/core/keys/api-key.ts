@@ -1,0 +1,36 @@
+/** contract.md, "API keys". */
+export const SCOPES = ["read-only", "full-access"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const PLANS = ["free", "pro", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const ENVIRONMENTS = ["production", "staging", "development"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** Requests allowed in each of the two fixed windows. */
+export interface KeyLimits {
+  perMinute: number;
+  perDay: number;
+}
+
+/** An API key as stored: never the secret, only its SHA-256. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  scope: Scope;
+  plan: Plan;
+  limits: KeyLimits;
+  environment: Environment;
+  owner: string;
+  /** Hex SHA-256 of the full secret. */
+  hash: string;
+  /** The first characters of the secret, for recognising it in listings. */
+  prefix: string;
+  /** The last four characters of the secret. */
+  last4: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}

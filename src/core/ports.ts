@@ -1,0 +1,149 @@
+/**
+ * The ports the core needs from storage (DESIGN.md): interfaces only. Adapters live in
+ * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out) and all pass one
+ * contract test suite. Every method is async so that a networked adapter fits.
+ */
+import type { ExecutionStatus, StoredExecution } from "./execution/record.js";
+import type { ApiKey } from "./keys/api-key.js";
+import type { StoredMessage } from "./skills/skill.js";
+
+export interface KeyStore {
+  insert(key: ApiKey): Promise<void>;
+  findByHash(hash: string): Promise<ApiKey | undefined>;
+  findById(id: string): Promise<ApiKey | undefined>;
+  /** All keys, newest first. */
+  list(): Promise<ApiKey[]>;
+  /** Sets `revokedAt` unless already revoked; false when no such key. */
+  revoke(id: string, revokedAt: string): Promise<boolean>;
+  /** Records use of a key; may be coalesced and written later (it is not on the critical path). */
+  markUsed(id: string, usedAt: string): void;
+}
+
+export interface ExecutionListQuery {
+  owner: string;
+  status?: ExecutionStatus;
+  skillId?: string;
+  limit: number;
+  /** Continue after this record (newest first: strictly older than it). */
+  after?: { createdAt: string; id: string };
+}
+
+export interface ExecutionStore {
+  /**
+   * Inserts or replaces an execution. Resolves once the write is committed (durable), so a
+   * response sent afterwards never describes a record that a crash could lose. Adapters
+   * may group concurrent saves into one commit.
+   */
+  save(execution: StoredExecution): Promise<void>;
+  get(id: string): Promise<StoredExecution | undefined>;
+  list(query: ExecutionListQuery): Promise<StoredExecution[]>;
+  /** Registers or refreshes a runner (a process that runs executions). */
+  heartbeat(runner: RunnerInfo): Promise<void>;
+  /** Removes a runner that stops cleanly. */
+  retireRunner(runnerId: string): Promise<void>;
+  /**
+   * Non-terminal executions whose runner is gone (see `RunnerInfo`), reassigned to
+   * `runnerId` in one atomic step so that two processes never both take one.
+   */
+  claimOrphans(
+    runnerId: string,
+    isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
+  ): Promise<StoredExecution[]>;
+  /** Deletes terminal records finished before `finishedBefore`; returns how many. */
+  deleteFinishedBefore(finishedBefore: string): Promise<number>;
+}
+
+/** A process that runs executions, with what is needed to tell whether it is still alive. */
+export interface RunnerInfo {
+  id: string;
+  host: string;
+  pid: number;
+  /** Unix milliseconds of the last heartbeat. */
+  heartbeatAt: number;
+}
+
+export interface IdempotencyEntry {
+  keyId: string;
+  idempotencyKey: string;
+  /** SHA-256 of the request (skill, params, async, timeout) that first used the key. */
+  requestHash: string;
+  executionId: string;
+  /** The HTTP-independent outcome kind of the first call: 'sync' answers 200, 'async' 202. */
+  mode: "sync" | "async";
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface IdempotencyStore {
+  /**
+   * Stores the entry unless a live (not expired) entry exists for the same key id and
+   * idempotency key; returns the existing one in that case. Atomic.
+   */
+  reserve(
+    entry: IdempotencyEntry,
+  ): Promise<{ reserved: true } | { reserved: false; existing: IdempotencyEntry }>;
+}
+
+export interface LimitWindow {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface WindowState {
+  limit: number;
+  remaining: number;
+  /** Unix seconds when this window ends. */
+  resetAtSeconds: number;
+  windowSeconds: number;
+}
+
+/** An expected outcome, not an error: a refused check is `{allowed:false}`. */
+export interface LimitDecision {
+  allowed: boolean;
+  /** One entry per requested window, in the same order. */
+  windows: WindowState[];
+}
+
+export interface Limiter {
+  /**
+   * Checks every window of `bucket` and, only if all allow it, counts one request in
+   * each, atomically (a refused request counts in none). Windows are fixed and aligned
+   * to the Unix epoch, so the day window starts at UTC midnight.
+   */
+  consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision>;
+  /** The same answer without counting. */
+  peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision>;
+}
+
+export interface MessageStore {
+  insert(owner: string, message: StoredMessage): Promise<void>;
+  /** Newest first. */
+  list(
+    owner: string,
+    options: { channel?: string; limit: number; before?: string },
+  ): Promise<StoredMessage[]>;
+}
+
+export interface MemoryStore {
+  get(owner: string, key: string): Promise<{ value: unknown; updatedAt: string } | undefined>;
+  set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void>;
+  delete(owner: string, key: string): Promise<boolean>;
+  list(
+    owner: string,
+    options: { prefix?: string; limit: number },
+  ): Promise<{ key: string; updatedAt: string }[]>;
+}
+
+/** Everything the core keeps, behind one handle. */
+export interface Store {
+  keys: KeyStore;
+  executions: ExecutionStore;
+  idempotency: IdempotencyStore;
+  messages: MessageStore;
+  memory: MemoryStore;
+  limiter: Limiter;
+  /** True when the store answers (for `/readyz`). */
+  ping(): Promise<boolean>;
+  /** Flushes pending writes and closes. */
+  close(): Promise<void>;
+}

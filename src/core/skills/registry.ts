@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { Skill } from "./skill.js";
+
+/** JSON Schema as produced by `z.toJSONSchema`. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A skill with its JSON Schemas derived once, when it enters the catalog. */
+export interface CatalogSkill {
+  skill: Skill;
+  /** JSON Schema of the params object, as a caller must send it. */
+  paramsSchema: JsonSchema;
+  /** JSON Schema of the result object, as the skill returns it. */
+  resultSchema: JsonSchema;
+}
+
+const SKILL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+
+/** Derives the JSON Schemas of a skill from its zod schemas (DESIGN.md: derived once). */
+export function toCatalogSkill(skill: Skill): CatalogSkill {
+  if (!SKILL_ID.test(skill.id)) {
+    throw new Error(`Invalid skill id ${JSON.stringify(skill.id)}: use letters, digits and . _ : / -`);
+  }
+  return {
+    skill,
+    paramsSchema: z.toJSONSchema(skill.params, { io: "input", unrepresentable: "any" }) as JsonSchema,
+    resultSchema: z.toJSONSchema(skill.result, { io: "output", unrepresentable: "any" }) as JsonSchema,
+  };
+}
+
+type Listener = (event: { type: "added" | "removed"; id: string }) => void;
+
+/**
+ * The catalog: every skill the service can run, by id. Discovery listens to it so that
+ * adding or removing a skill updates the index without a rebuild.
+ */
+export class SkillRegistry {
+  private readonly skills = new Map<string, CatalogSkill>();
+  private readonly listeners = new Set<Listener>();
+
+  constructor(skills: Iterable<Skill> = []) {
+    for (const skill of skills) this.add(skill);
+  }
+
+  add(skill: Skill): CatalogSkill {
+    if (this.skills.has(skill.id)) throw new Error(`Duplicate skill id ${skill.id}`);
+    const entry = toCatalogSkill(skill);
+    this.skills.set(skill.id, entry);
+    for (const listener of this.listeners) listener({ type: "added", id: skill.id });
+    return entry;
+  }
+
+  remove(id: string): boolean {
+    const removed = this.skills.delete(id);
+    if (removed) for (const listener of this.listeners) listener({ type: "removed", id });
+    return removed;
+  }
+
+  get(id: string): CatalogSkill | undefined {
+    return this.skills.get(id);
+  }
+
+  /** All skills, sorted by id, so listings and pagination are stable. */
+  list(): CatalogSkill[] {
+    return [...this.skills.values()].sort((a, b) => (a.skill.id < b.skill.id ? -1 : 1));
+  }
+
+  get size(): number {
+    return this.skills.size;
+  }
+
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,111 @@
+import type { z } from "zod";
+import type { Logger } from "../logger.js";
+
+/**
+ * What a skill's metadata says about its effects. They become MCP tool annotations and
+ * decide, later, where a skill may run (light async I/O in-process, the rest isolated).
+ */
+export interface SkillAnnotations {
+  /** Does not change anything outside the execution (no writes, no sends). */
+  readOnly: boolean;
+  /** May destroy or overwrite data. Meaningful only when `readOnly` is false. */
+  destructive: boolean;
+  /** Calling it twice with the same params has no more effect than calling it once. */
+  idempotent: boolean;
+  /** Talks to the world outside skillport (the network). */
+  openWorld: boolean;
+}
+
+/** An example call: it documents the skill and feeds discovery's index. */
+export interface SkillExample {
+  /** A request an agent might phrase, e.g. "what is 2 to the power of 10". */
+  query: string;
+  params: Record<string, unknown>;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A chat-like message kept per owner (`message.send`, `message.list`). */
+export interface StoredMessage {
+  id: string;
+  channel: string;
+  text: string;
+  createdAt: string;
+}
+
+/** Messages of the calling key's owner; other owners' messages are invisible. */
+export interface OwnerMessages {
+  send(channel: string, text: string): Promise<StoredMessage>;
+  list(options: { channel?: string; limit: number; before?: string }): Promise<StoredMessage[]>;
+}
+
+/** A key-value memory of the calling key's owner. Values are JSON. */
+export interface OwnerMemory {
+  get(key: string): Promise<{ value: unknown; updatedAt: string } | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<boolean>;
+  list(options: { prefix?: string; limit: number }): Promise<{ key: string; updatedAt: string }[]>;
+}
+
+/** What a running skill gets besides its params. */
+export interface SkillContext {
+  /** Fires on timeout or cancellation; a skill must stop soon after. */
+  signal: AbortSignal;
+  /** Reports progress (becomes SSE `progress` events and MCP progress notifications). */
+  progress(update: ProgressUpdate): void;
+  logger: Logger;
+  executionId: string;
+  /** Tenant label of the key that started the execution. */
+  owner: string;
+  /** The skill's own configuration (from `SKILLPORT_SKILL_CONFIG`), empty by default. */
+  config: Readonly<Record<string, unknown>>;
+  messages: OwnerMessages;
+  memory: OwnerMemory;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the catalog holds skills of every shape.
+type AnyObjectSchema = z.ZodObject<any>;
+
+export interface SkillDefinition<P extends AnyObjectSchema, R extends AnyObjectSchema> {
+  /** Stable identifier, dotted lowercase: `message.send`. */
+  id: string;
+  /** A short human title: "Send a message". */
+  title: string;
+  /** What it does and when to pick it, written for an agent choosing among many. */
+  description: string;
+  tags: string[];
+  params: P;
+  result: R;
+  annotations: SkillAnnotations;
+  examples: SkillExample[];
+  run(params: z.output<P>, ctx: SkillContext): Promise<z.input<R>>;
+}
+
+/** A skill as the catalog holds it, its types erased. */
+export type Skill = SkillDefinition<AnyObjectSchema, AnyObjectSchema>;
+
+/**
+ * Declares a skill. The identity function exists for inference: `run` gets its params
+ * typed from the zod schema and must return what the result schema accepts.
+ */
+export function defineSkill<P extends AnyObjectSchema, R extends AnyObjectSchema>(
+  definition: SkillDefinition<P, R>,
+): Skill {
+  return definition as unknown as Skill;
+}
+
+/**
+ * A skill's own failure: bad input the schema could not catch, an upstream refusal.
+ * Its message is shown to the caller in the record's `error.message`, so it must be
+ * clear and must not contain secrets. Any other exception is reported generically.
+ */
+export class SkillError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "SkillError";
+  }
+}

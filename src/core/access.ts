@@ -1,0 +1,90 @@
+import type { Clock } from "./clock.js";
+import { ServiceError } from "./errors.js";
+import type { ApiKey, Scope } from "./keys/api-key.js";
+import type { KeyService } from "./keys/key-service.js";
+import { describeDecision, keyWindows, type RateLimitStatus } from "./limits/rate-limit.js";
+import type { Limiter, LimitWindow } from "./ports.js";
+
+/**
+ * The outcome of admitting a request: the key and its limit status, or the error to
+ * answer with. The limit status is present on both sides because every response
+ * carries the rate-limit headers, refusals included (contract.md, "Limits").
+ */
+export type Admission =
+  | { admitted: true; key: ApiKey; limit: RateLimitStatus }
+  | { admitted: false; error: ServiceError; limit: RateLimitStatus | undefined };
+
+export interface AccessOptions {
+  /** Failed authentications allowed per client address per minute (contract.md: default 30). */
+  failedAuthPerMinute: number;
+}
+
+/**
+ * Authentication and rate limiting for every surface: REST and MCP admit a request
+ * here, so the same key counts against the same limits whichever way it comes.
+ */
+export class AccessGate {
+  private readonly addressWindows: LimitWindow[];
+
+  constructor(
+    private readonly keys: KeyService,
+    private readonly limiter: Limiter,
+    private readonly clock: Clock,
+    options: AccessOptions,
+  ) {
+    this.addressWindows = [{ limit: options.failedAuthPerMinute, windowSeconds: 60 }];
+  }
+
+  /**
+   * Admits a request carrying `bearer` (the secret, or undefined when absent) from
+   * `clientAddress`, counting it once against the key's windows. A request refused
+   * with 429 counts in none. Requests without a valid key count against the address.
+   */
+  async admit(bearer: string | undefined, clientAddress: string): Promise<Admission> {
+    let key: ApiKey;
+    try {
+      if (bearer === undefined || bearer === "") throw new ServiceError("missing_api_key");
+      key = await this.keys.authenticate(bearer);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      return this.refuseAuthentication(err, clientAddress);
+    }
+    const now = this.clock.now();
+    const limit = describeDecision(
+      await this.limiter.consume(`key:${key.id}`, keyWindows(key.limits), now),
+      now,
+    );
+    if (!limit.allowed) return { admitted: false, error: rateLimitError(limit), limit };
+    return { admitted: true, key, limit };
+  }
+
+  /** The address limit's status without counting (for responses to requests that need no key). */
+  async addressStatus(clientAddress: string): Promise<RateLimitStatus> {
+    const now = this.clock.now();
+    return describeDecision(await this.limiter.peek(`addr:${clientAddress}`, this.addressWindows, now), now);
+  }
+
+  private async refuseAuthentication(error: ServiceError, clientAddress: string): Promise<Admission> {
+    const now = this.clock.now();
+    const decision = await this.limiter.consume(`addr:${clientAddress}`, this.addressWindows, now);
+    const limit = describeDecision(decision, now);
+    return { admitted: false, error: limit.allowed ? error : rateLimitError(limit), limit };
+  }
+}
+
+/** Throws `insufficient_scope` unless the key's scope allows `needed`. */
+export function requireScope(key: ApiKey, needed: Scope): void {
+  if (needed === "full-access" && key.scope !== "full-access") {
+    throw new ServiceError("insufficient_scope", {
+      message: "This operation needs a full-access key; this key is read-only.",
+    });
+  }
+}
+
+function rateLimitError(limit: RateLimitStatus): ServiceError {
+  const seconds = limit.retryAfterSeconds ?? 1;
+  return new ServiceError("rate_limit_exceeded", {
+    message: `Rate limit exceeded: ${limit.current.limit} requests per ${limit.current.windowSeconds} seconds. Retry in ${seconds} s.`,
+    retryAfterSeconds: seconds,
+  });
+}

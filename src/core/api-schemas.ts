@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { EXECUTION_STATUSES } from "./execution/record.js";
+
+/**
+ * Request shapes shared by every surface. REST validates bodies with them, MCP derives
+ * its generic tools' input schemas from them, and the OpenAPI document is generated
+ * from them, so the three cannot drift apart.
+ */
+
+/** contract.md, "POST /v1/execute": 1 ≤ timeout_ms ≤ 300000, default 30000. */
+export const MAX_TIMEOUT_MS = 300_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export const ExecuteRequest = z.object({
+  skill_id: z.string().min(1).max(200).describe("Identifier of the skill to execute"),
+  params: z
+    .record(z.string(), z.unknown())
+    .describe("Parameters the skill requires; see the skill's params schema"),
+  async: z
+    .boolean()
+    .default(false)
+    .describe("Execute asynchronously (202 with a queued record); default false"),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_MS)
+    .default(DEFAULT_TIMEOUT_MS)
+    .describe("Execution timeout in milliseconds, 1–300000; default 30000"),
+});
+export type ExecuteRequest = z.output<typeof ExecuteRequest>;
+
+/** contract.md, "POST /v1/discover". */
+export const DiscoverRequest = z.object({
+  query: z.string().min(1).max(1000).describe("Free-text description of the wanted capability"),
+  limit: z.number().int().min(1).max(50).default(10).describe("How many results, 1–50; default 10"),
+  tags: z.array(z.string().min(1).max(100)).max(20).optional().describe("Only skills having all these tags"),
+});
+export type DiscoverRequest = z.output<typeof DiscoverRequest>;
+
+/** Query-string numbers arrive as text. */
+const intFromQuery = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const ListExecutionsQuery = z.object({
+  limit: intFromQuery(1, 100).default(20),
+  cursor: z.string().min(1).max(500).optional(),
+  status: z.enum(EXECUTION_STATUSES).optional(),
+  skill_id: z.string().min(1).max(200).optional(),
+});
+export type ListExecutionsQuery = z.output<typeof ListExecutionsQuery>;
+
+/** contract.md: `?wait=N` (0–60 s) long-polls until the record is terminal. */
+export const GetExecutionQuery = z.object({
+  wait: intFromQuery(0, 60).default(0),
+});
+
+export const ListSkillsQuery = z.object({
+  limit: intFromQuery(1, 100).default(50),
+  cursor: z.string().min(1).max(500).optional(),
+});
+
+/** contract.md: `Idempotency-Key` is optional, at most 255 characters. */
+export const IdempotencyKey = z.string().min(1).max(255);

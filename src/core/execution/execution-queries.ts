@@ -1,0 +1,185 @@
+import { requireScope } from "../access.js";
+import type { ListExecutionsQuery } from "../api-schemas.js";
+import type { Clock } from "../clock.js";
+import { decodeCursor, encodeCursor } from "../cursor.js";
+import { ServiceError } from "../errors.js";
+import type { ApiKey } from "../keys/api-key.js";
+import type { Store } from "../ports.js";
+import type { ExecutionEvent, ExecutionEvents } from "./events.js";
+import type { ExecutionRunner } from "./execution-runner.js";
+import { markFinished } from "./new-record.js";
+import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
+
+/**
+ * Another process sharing the store may finish an execution; this process hears of it
+ * only by reading the store, so waits re-read it this often.
+ */
+const STORE_POLL_MS = 1_000;
+
+/** Reading, waiting for, listing and cancelling executions, for the key's owner only. */
+export class ExecutionQueries {
+  constructor(
+    private readonly store: Store,
+    private readonly events: ExecutionEvents,
+    private readonly runner: ExecutionRunner,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The record; with `waitSeconds`, held until it is terminal or the wait ends (long poll). */
+  async get(key: ApiKey, id: string, waitSeconds = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
+    const execution = await this.find(key, id);
+    if (waitSeconds <= 0 || isTerminal(execution.record.status)) return execution.record;
+    return this.waitForTerminal(execution, waitSeconds * 1000, signal);
+  }
+
+  async list(
+    key: ApiKey,
+    query: ListExecutionsQuery,
+  ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
+    requireScope(key, "full-access");
+    const after = query.cursor ? decodeCursor(query.cursor, ["createdAt", "id"] as const) : undefined;
+    const rows = await this.store.executions.list({
+      owner: key.owner,
+      status: query.status,
+      skillId: query.skill_id,
+      limit: query.limit + 1,
+      after,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    const next_cursor =
+      rows.length > query.limit && last
+        ? encodeCursor({ createdAt: last.record.created_at, id: last.record.id })
+        : null;
+    return { data: page.map((row) => row.record), next_cursor };
+  }
+
+  /** Cancels a non-terminal execution; a terminal one is `execution_not_cancellable`. */
+  async cancel(key: ApiKey, id: string): Promise<ExecutionRecord> {
+    const execution = await this.find(key, id);
+    if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
+    const local = await this.runner.cancelLocal(execution);
+    if (local) return local.record;
+    // Held by another process sharing the store: record the cancellation; that process
+    // cannot be signalled from here (scale-out adds cross-process cancellation).
+    const cancelled = markFinished(
+      execution,
+      {
+        status: "cancelled",
+        result: null,
+        error: { code: "execution_cancelled", message: "The execution was cancelled." },
+        latencyMs: execution.record.started_at
+          ? this.clock.now() - Date.parse(execution.record.started_at)
+          : 0,
+      },
+      this.clock.now(),
+    );
+    await this.store.executions.save(cancelled);
+    return cancelled.record;
+  }
+
+  /**
+   * The execution's events: its current status first, then status and progress events as
+   * they happen, ending after the terminal status (SSE `/events`).
+   */
+  async *subscribe(key: ApiKey, id: string, signal?: AbortSignal): AsyncGenerator<ExecutionEvent> {
+    const execution = await this.find(key, id);
+    const pending: ExecutionEvent[] = [];
+    let wake: (() => void) | undefined;
+    const push = (event: ExecutionEvent) => {
+      pending.push(event);
+      wake?.();
+    };
+    const unsubscribe = this.events.subscribe(id, push);
+    const poll = setInterval(() => {
+      this.store.executions.get(id).then(
+        (latest) => {
+          if (latest && isTerminal(latest.record.status)) push({ type: "status", record: latest.record });
+        },
+        () => {},
+      );
+    }, STORE_POLL_MS);
+    const onAbort = () => wake?.();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      // Re-read after subscribing so that no transition falls between the two.
+      const current = (await this.store.executions.get(id)) ?? execution;
+      yield { type: "status", record: current.record };
+      if (isTerminal(current.record.status)) return;
+      while (!signal?.aborted) {
+        const event = pending.shift();
+        if (!event) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = undefined;
+          continue;
+        }
+        yield event;
+        if (event.type === "status" && isTerminal(event.record.status)) return;
+      }
+    } finally {
+      unsubscribe();
+      clearInterval(poll);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async find(key: ApiKey, id: string): Promise<StoredExecution> {
+    requireScope(key, "full-access");
+    const execution = await this.store.executions.get(id);
+    // Another owner's record is indistinguishable from a missing one (contract.md).
+    if (!execution || execution.owner !== key.owner) {
+      throw new ServiceError("execution_not_found", {
+        message: `No execution has the id ${JSON.stringify(id)}.`,
+      });
+    }
+    return execution;
+  }
+
+  private waitForTerminal(
+    execution: StoredExecution,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<ExecutionRecord> {
+    const id = execution.record.id;
+    return new Promise((resolve) => {
+      let latest = execution.record;
+      const done = (record: ExecutionRecord) => {
+        clearTimeout(timer);
+        clearInterval(poll);
+        unsubscribe();
+        signal?.removeEventListener("abort", onAbort);
+        resolve(record);
+      };
+      const onAbort = () => done(latest);
+      const unsubscribe = this.events.subscribe(id, (event) => {
+        if (event.type !== "status") return;
+        latest = event.record;
+        if (isTerminal(event.record.status)) done(event.record);
+      });
+      const timer = setTimeout(() => {
+        this.store.executions.get(id).then(
+          (row) => done(row?.record ?? latest),
+          () => done(latest),
+        );
+      }, waitMs);
+      const poll = setInterval(() => {
+        this.store.executions.get(id).then(
+          (row) => {
+            if (row && isTerminal(row.record.status)) done(row.record);
+          },
+          () => {},
+        );
+      }, STORE_POLL_MS);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // The record may have ended between the first read and the subscription.
+      this.store.executions.get(id).then(
+        (row) => {
+          if (row && isTerminal(row.record.status)) done(row.record);
+        },
+        () => {},
+      );
+    });
+  }
+}

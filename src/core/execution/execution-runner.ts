@@ -1,0 +1,253 @@
+import { hostname } from "node:os";
+import type { Clock } from "../clock.js";
+import { ServiceError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { Logger } from "../logger.js";
+import type { RunnerInfo, Store } from "../ports.js";
+import type { SkillRegistry } from "../skills/registry.js";
+import type { ProgressUpdate } from "../skills/skill.js";
+import type { ExecutionEvents } from "./events.js";
+import { markFinished, markRunning } from "./new-record.js";
+import { isTerminal, type StoredExecution } from "./record.js";
+import { type AbortReason, type RunOutcome, runSkill } from "./run-skill.js";
+import { ownerMemory, ownerMessages } from "./skill-context.js";
+import { WorkQueue } from "./work-queue.js";
+
+export interface ExecutionRunnerOptions {
+  registry: SkillRegistry;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  events: ExecutionEvents;
+  /** Async executions running at once in this process. */
+  asyncConcurrency: number;
+  /** Per-skill configuration, by skill id (SKILLPORT_SKILL_CONFIG). */
+  skillConfig: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** How often this process proves it is alive, and how long silence means it died. */
+  heartbeatMs?: number;
+}
+
+interface InFlight {
+  controller: AbortController;
+  finished: Promise<StoredExecution>;
+}
+
+type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
+
+/**
+ * Runs executions in this process: sync ones at once, async ones through a bounded
+ * queue. It writes each record's transitions (queued → running → terminal), owns the
+ * abort controllers that timeouts, cancellation and shutdown fire, and on start-up takes
+ * over the executions a dead process left behind.
+ */
+export class ExecutionRunner {
+  readonly runnerId = newId("runner");
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly queue: WorkQueue<{ execution: StoredExecution; onProgress: ProgressListener }>;
+  private readonly heartbeatMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private accepting = true;
+
+  constructor(private readonly options: ExecutionRunnerOptions) {
+    this.heartbeatMs = options.heartbeatMs ?? 5_000;
+    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress }) => {
+      await this.run(execution, onProgress).catch((err: unknown) => {
+        options.logger.error(
+          { err, execution_id: execution.record.id },
+          "could not store an execution's outcome",
+        );
+      });
+    });
+  }
+
+  /** Registers this process and takes over what dead ones left; then keeps doing so periodically. */
+  async start(): Promise<void> {
+    await this.heartbeat();
+    await this.recoverOrphans();
+    let beats = 0;
+    this.timer = setInterval(() => {
+      beats++;
+      // Orphans appear only when another process dies: looking every few beats is enough.
+      const work = beats % 6 === 0 ? this.heartbeat().then(() => this.recoverOrphans()) : this.heartbeat();
+      work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
+    }, this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Runs a sync execution to its end; resolves with the committed terminal record. */
+  runNow(execution: StoredExecution, onProgress?: ProgressListener): Promise<StoredExecution> {
+    this.assertAccepting();
+    return this.run(execution, onProgress, { alreadyRunning: true });
+  }
+
+  /** Queues an async execution whose `queued` record is already stored. */
+  enqueue(execution: StoredExecution, onProgress?: ProgressListener): void {
+    this.assertAccepting();
+    this.queue.push(execution.record.id, { execution, onProgress });
+  }
+
+  /**
+   * Cancels an execution this process holds and resolves with its terminal record, or
+   * returns undefined when this process does not hold it.
+   */
+  async cancelLocal(execution: StoredExecution): Promise<StoredExecution | undefined> {
+    const id = execution.record.id;
+    if (this.queue.remove(id)) return this.finish(execution, cancelledBeforeStart());
+    const running = this.inFlight.get(id);
+    if (!running) return undefined;
+    running.controller.abort("cancel" satisfies AbortReason);
+    return running.finished;
+  }
+
+  get load(): { running: number; queued: number } {
+    return { running: this.inFlight.size, queued: this.queue.pending };
+  }
+
+  /**
+   * Stops taking work, lets running executions finish until `deadlineMs`, then aborts the
+   * rest (they end `execution_interrupted`). Queued ones stay queued in the store for the
+   * next process to run.
+   */
+  async stop(deadlineMs: number): Promise<void> {
+    this.accepting = false;
+    if (this.timer) clearInterval(this.timer);
+    const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
+    const deadline = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
+    await Promise.race([all(), deadline]);
+    for (const flight of this.inFlight.values()) flight.controller.abort("shutdown" satisfies AbortReason);
+    await all();
+    await this.options.store.executions.retireRunner(this.runnerId);
+  }
+
+  private run(
+    execution: StoredExecution,
+    onProgress: ProgressListener,
+    { alreadyRunning = false } = {},
+  ): Promise<StoredExecution> {
+    const { store, clock, events, registry } = this.options;
+    const controller = new AbortController();
+    const id = execution.record.id;
+    const finished = (async () => {
+      const running = alreadyRunning ? execution : markRunning(execution, clock.now());
+      // Not awaited: the terminal save usually lands in the same group commit. If the
+      // process dies first, the client got no answer and recovery ends the record.
+      store.executions.save(running).catch((err: unknown) => {
+        this.options.logger.error({ err, execution_id: id }, "could not store a running record");
+      });
+      events.emit(id, { type: "status", record: running.record });
+      const entry = registry.get(running.record.skill_id);
+      const outcome: RunOutcome = entry
+        ? await runSkill(entry.skill, running.params, {
+            timeoutMs: running.timeoutMs,
+            controller,
+            logger: this.options.logger.child({ execution_id: id, skill_id: running.record.skill_id }),
+            context: {
+              executionId: id,
+              owner: running.owner,
+              config: this.options.skillConfig[running.record.skill_id] ?? {},
+              logger: this.options.logger.child({ execution_id: id, skill_id: running.record.skill_id }),
+              messages: ownerMessages(store.messages, running.owner, clock),
+              memory: ownerMemory(store.memory, running.owner, clock),
+              progress: (update) => {
+                events.emit(id, { type: "progress", execution_id: id, ...update });
+                onProgress?.(update);
+              },
+            },
+          })
+        : { status: "failed", result: null, error: skillGone(running.record.skill_id), latencyMs: 0 };
+      return this.finish(running, outcome);
+    })();
+    this.inFlight.set(id, { controller, finished });
+    return finished.finally(() => this.inFlight.delete(id));
+  }
+
+  private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
+    const done = markFinished(execution, outcome, this.options.clock.now());
+    await this.options.store.executions.save(done);
+    this.options.events.emit(done.record.id, { type: "status", record: done.record });
+    return done;
+  }
+
+  private heartbeat(): Promise<void> {
+    const info: RunnerInfo = {
+      id: this.runnerId,
+      host: hostname(),
+      pid: process.pid,
+      heartbeatAt: this.options.clock.now(),
+    };
+    return this.options.store.executions.heartbeat(info);
+  }
+
+  /** Queued orphans run here; running ones were cut off mid-run and end `execution_interrupted`. */
+  private async recoverOrphans(): Promise<void> {
+    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
+      isRunnerGone(runner, this.runnerId, this.options.clock.now(), this.heartbeatMs * 6),
+    );
+    for (const orphan of orphans) {
+      if (isTerminal(orphan.record.status)) continue;
+      if (orphan.record.status === "queued" && this.accepting) {
+        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined });
+      } else {
+        await this.finish(orphan, {
+          status: "failed",
+          result: null,
+          error: {
+            code: "execution_interrupted",
+            message: "The process running the execution stopped before it ended.",
+          },
+          latencyMs: orphan.record.started_at
+            ? this.options.clock.now() - Date.parse(orphan.record.started_at)
+            : 0,
+        });
+      }
+    }
+    if (orphans.length > 0)
+      this.options.logger.warn({ count: orphans.length }, "took over executions of a stopped process");
+  }
+
+  /** Throws `service_unavailable` once the runner stops taking work (shutting down). */
+  assertAccepting(): void {
+    if (!this.accepting) {
+      throw new ServiceError("service_unavailable", {
+        message: "The service is shutting down.",
+        retryAfterSeconds: 5,
+      });
+    }
+  }
+}
+
+/**
+ * A runner is gone when it never registered, retired, stopped heart-beating, or — on this
+ * host — its process no longer exists (so a restart after SIGKILL recovers at once).
+ */
+export function isRunnerGone(
+  runner: RunnerInfo | undefined,
+  selfId: string,
+  nowMs: number,
+  staleMs: number,
+): boolean {
+  if (!runner) return true;
+  if (runner.id === selfId) return false;
+  if (nowMs - runner.heartbeatAt > staleMs) return true;
+  if (runner.host !== hostname()) return false;
+  if (runner.pid === process.pid) return true; // an earlier incarnation with our pid (containers reuse pid 1)
+  try {
+    process.kill(runner.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+function cancelledBeforeStart(): RunOutcome {
+  return {
+    status: "cancelled",
+    result: null,
+    error: { code: "execution_cancelled", message: "The execution was cancelled before it started." },
+    latencyMs: 0,
+  };
+}
+
+function skillGone(skillId: string): RunOutcome["error"] {
+  return { code: "execution_failed", message: `The skill ${skillId} is no longer available.` };
+}

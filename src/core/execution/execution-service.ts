@@ -1,0 +1,129 @@
+import { createHash } from "node:crypto";
+import { requireScope } from "../access.js";
+import { type ExecuteRequest, IdempotencyKey } from "../api-schemas.js";
+import { canonicalJson } from "../canonical-json.js";
+import type { Clock } from "../clock.js";
+import { isoTimestamp } from "../clock.js";
+import { ServiceError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { ApiKey } from "../keys/api-key.js";
+import type { Logger } from "../logger.js";
+import type { Store } from "../ports.js";
+import type { SkillRegistry } from "../skills/registry.js";
+import type { ProgressUpdate } from "../skills/skill.js";
+import { parseOrThrow } from "../validation.js";
+import type { ExecutionEvents } from "./events.js";
+import type { ExecutionRunner } from "./execution-runner.js";
+import { newRecord } from "./new-record.js";
+import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
+
+/** contract.md: a repeat within 24 hours returns the first record. */
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface ExecuteOptions {
+  idempotencyKey?: string;
+  /** Progress of this execution as it runs (MCP turns it into notifications). */
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+/** What `execute` answers: the record, and whether it was started sync or async (200 vs 202). */
+export interface ExecuteResult {
+  record: ExecutionRecord;
+  mode: "sync" | "async";
+  /** True when an Idempotency-Key matched an earlier call and nothing new ran. */
+  replayed: boolean;
+}
+
+export interface ExecutionServiceDeps {
+  registry: SkillRegistry;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  events: ExecutionEvents;
+  runner: ExecutionRunner;
+}
+
+/**
+ * Starting executions. Every execution, whatever surface asks for it, goes through
+ * `execute`: scope, skill lookup, params validation, idempotency, the record, the run.
+ * (Admission — authentication and limits — happens before, in `AccessGate`.)
+ */
+export class ExecutionService {
+  constructor(private readonly deps: ExecutionServiceDeps) {}
+
+  async execute(key: ApiKey, input: ExecuteRequest, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    requireScope(key, "full-access");
+    const { registry, store, clock, runner } = this.deps;
+    const entry = registry.get(input.skill_id);
+    if (!entry) {
+      throw new ServiceError("skill_not_found", {
+        message: `No skill has the id ${JSON.stringify(input.skill_id)}.`,
+      });
+    }
+    const params = parseOrThrow(entry.skill.params, input.params, "invalid_params") as Record<
+      string,
+      unknown
+    >;
+    const mode = input.async ? "async" : "sync";
+    const id = newId("exec");
+    runner.assertAccepting();
+
+    if (options.idempotencyKey !== undefined) {
+      const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
+      if (replay) return replay;
+    }
+
+    const now = clock.now();
+    const execution: StoredExecution = {
+      record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
+      owner: key.owner,
+      keyId: key.id,
+      params,
+      async: mode === "async",
+      timeoutMs: input.timeout_ms,
+      runnerId: runner.runnerId,
+    };
+    if (mode === "async") {
+      // The 202 promises a record that exists: commit it before answering.
+      await store.executions.save(execution);
+      runner.enqueue(execution, options.onProgress);
+      return { record: execution.record, mode, replayed: false };
+    }
+    const finished = await runner.runNow(execution, options.onProgress);
+    return { record: finished.record, mode, replayed: false };
+  }
+
+  /**
+   * Stores the idempotency entry, or answers from the first call that used the key:
+   * its record (same mode), 409 while a sync first call still runs, 422 for another body.
+   */
+  private async reserveIdempotencyKey(
+    key: ApiKey,
+    idempotencyKey: string,
+    input: ExecuteRequest,
+    executionId: string,
+    mode: "sync" | "async",
+  ): Promise<ExecuteResult | undefined> {
+    parseOrThrow(IdempotencyKey, idempotencyKey, "invalid_request", "Idempotency-Key: 1 to 255 characters");
+    const now = this.deps.clock.now();
+    const requestHash = createHash("sha256").update(canonicalJson(input)).digest("hex");
+    const outcome = await this.deps.store.idempotency.reserve({
+      keyId: key.id,
+      idempotencyKey,
+      requestHash,
+      executionId,
+      mode,
+      createdAt: isoTimestamp(now),
+      expiresAt: isoTimestamp(now + IDEMPOTENCY_TTL_MS),
+    });
+    if (outcome.reserved) return undefined;
+    const first = outcome.existing;
+    if (first.requestHash !== requestHash) throw new ServiceError("idempotency_key_reused");
+    const existing = await this.deps.store.executions.get(first.executionId);
+    // The first call's record may not be committed yet; either way it is still in progress.
+    if (!existing || (first.mode === "sync" && !isTerminal(existing.record.status))) {
+      throw new ServiceError("idempotency_in_progress");
+    }
+    return { record: existing.record, mode: first.mode, replayed: true };
+  }
+}

@@ -1,0 +1,52 @@
+import { isoTimestamp } from "../clock.js";
+import type { ExecutionRecord, StoredExecution } from "./record.js";
+import type { RunOutcome } from "./run-skill.js";
+
+/** A record as it starts: `queued` (async) or `running` (sync, started at once). */
+export function newRecord(
+  id: string,
+  skillId: string,
+  nowMs: number,
+  status: "queued" | "running",
+): ExecutionRecord {
+  const at = isoTimestamp(nowMs);
+  return {
+    id,
+    skill_id: skillId,
+    status,
+    success: false,
+    error: null,
+    latency_ms: null,
+    result: null,
+    created_at: at,
+    started_at: status === "running" ? at : null,
+    finished_at: null,
+  };
+}
+
+export function markRunning(execution: StoredExecution, nowMs: number): StoredExecution {
+  return {
+    ...execution,
+    record: { ...execution.record, status: "running", started_at: isoTimestamp(nowMs) },
+  };
+}
+
+/** The terminal record of an outcome; `success` is true exactly when completed (contract.md). */
+export function markFinished(
+  execution: StoredExecution,
+  outcome: RunOutcome,
+  nowMs: number,
+): StoredExecution {
+  return {
+    ...execution,
+    record: {
+      ...execution.record,
+      status: outcome.status,
+      success: outcome.status === "completed",
+      error: outcome.error,
+      result: outcome.status === "completed" ? outcome.result : null,
+      latency_ms: execution.record.started_at === null ? null : outcome.latencyMs,
+      finished_at: isoTimestamp(nowMs),
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import type { ExecutionErrorCode } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
+
+/** Why an execution's signal fired; the reason decides its terminal status. */
+export const ABORT_REASONS = {
+  timeout: "timeout",
+  cancel: "cancel",
+  shutdown: "shutdown",
+} as const;
+export type AbortReason = keyof typeof ABORT_REASONS;
+
+export interface RunOutcome {
+  status: "completed" | "failed" | "timed_out" | "cancelled";
+  result: Record<string, unknown> | null;
+  error: { code: ExecutionErrorCode; message: string } | null;
+  latencyMs: number;
+}
+
+export interface RunOptions {
+  timeoutMs: number;
+  /** Aborted with an `AbortReason` by whoever cancels or shuts down. */
+  controller: AbortController;
+  context: Omit<SkillContext, "signal">;
+  logger: Logger;
+}
+
+/**
+ * Runs one skill under its timeout. The skill's signal fires on timeout, cancellation or
+ * shutdown; the outcome does not wait for a skill that ignores its signal. Never throws:
+ * every failure becomes an outcome, so no execution is left without a terminal status.
+ */
+export async function runSkill(
+  skill: Skill,
+  params: Record<string, unknown>,
+  options: RunOptions,
+): Promise<RunOutcome> {
+  const { controller, timeoutMs, logger } = options;
+  const started = performance.now();
+  const timer = setTimeout(() => controller.abort(ABORT_REASONS.timeout), timeoutMs);
+  const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  let detachAbort = () => {};
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      const onAbort = () => reject(controller.signal.reason);
+      if (controller.signal.aborted) onAbort();
+      controller.signal.addEventListener("abort", onAbort, { once: true });
+      detachAbort = () => controller.signal.removeEventListener("abort", onAbort);
+    });
+    const running = Promise.resolve().then(() =>
+      skill.run(params, { ...options.context, signal: controller.signal }),
+    );
+    // A skill that ignores its signal may settle later; its outcome is no longer wanted.
+    running.catch(() => {});
+    const output = await Promise.race([running, aborted]);
+    const parsed = skill.result.safeParse(output);
+    if (!parsed.success) {
+      logger.error({ issues: parsed.error.issues }, "skill returned a result that does not match its schema");
+      return failed("execution_failed", `The skill ${skill.id} returned an invalid result.`, elapsed());
+    }
+    return { status: "completed", result: parsed.data, error: null, latencyMs: elapsed() };
+  } catch (err) {
+    return outcomeOfError(err, controller.signal, skill, timeoutMs, elapsed(), logger);
+  } finally {
+    clearTimeout(timer);
+    detachAbort();
+  }
+}
+
+function outcomeOfError(
+  err: unknown,
+  signal: AbortSignal,
+  skill: Skill,
+  timeoutMs: number,
+  latencyMs: number,
+  logger: Logger,
+): RunOutcome {
+  if (signal.aborted) {
+    switch (signal.reason as AbortReason) {
+      case "timeout":
+        return {
+          status: "timed_out",
+          result: null,
+          error: {
+            code: "execution_timeout",
+            message: `The execution exceeded its timeout of ${timeoutMs} ms.`,
+          },
+          latencyMs,
+        };
+      case "shutdown":
+        return failed(
+          "execution_interrupted",
+          "The service shut down while the execution was running.",
+          latencyMs,
+        );
+      default:
+        return {
+          status: "cancelled",
+          result: null,
+          error: { code: "execution_cancelled", message: "The execution was cancelled." },
+          latencyMs,
+        };
+    }
+  }
+  if (err instanceof SkillError) return failed("execution_failed", err.message, latencyMs);
+  // An unexpected exception is a bug in the skill: log it whole, show the caller no internals.
+  logger.error({ err }, "skill threw an unexpected error");
+  return failed("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
+}
+
+function failed(code: ExecutionErrorCode, message: string, latencyMs: number): RunOutcome {
+  return { status: "failed", result: null, error: { code, message }, latencyMs };
+}

@@ -1,0 +1,46 @@
+/**
+ * Runs queued jobs with at most `concurrency` at once, in arrival order. Async
+ * executions go through it so a burst cannot start unbounded work in one process.
+ */
+export class WorkQueue<T> {
+  private readonly waiting: { id: string; item: T }[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly work: (item: T) => Promise<void>,
+  ) {}
+
+  push(id: string, item: T): void {
+    this.waiting.push({ id, item });
+    this.pump();
+  }
+
+  /** Takes a job out before it started; false when it is not waiting (running or unknown). */
+  remove(id: string): boolean {
+    const index = this.waiting.findIndex((job) => job.id === id);
+    if (index < 0) return false;
+    this.waiting.splice(index, 1);
+    return true;
+  }
+
+  get pending(): number {
+    return this.waiting.length;
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  private pump(): void {
+    while (this.running < this.concurrency) {
+      const job = this.waiting.shift();
+      if (!job) return;
+      this.running++;
+      this.work(job.item).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { crc32 } from "node:zlib";
+import { randomBase62, toBase62 } from "../ids.js";
+import type { Environment } from "./api-key.js";
+
+/**
+ * API key secrets (contract.md, "API keys"): `sk_<env>_<random><checksum>`.
+ * - 30 base62 characters of randomness: log2(62^30) ≈ 178 bits (the contract asks ≥ 160);
+ * - 6 base62 characters of CRC-32 over everything before them, so a mistyped or
+ *   truncated key is refused without a store lookup, and secret scanners can verify a
+ *   match before reporting it (the scheme GitHub uses for its tokens).
+ */
+const ENV_TAGS: Record<Environment, string> = { production: "live", staging: "test", development: "dev" };
+const RANDOM_LENGTH = 30;
+const CHECKSUM_LENGTH = 6;
+const SECRET_SHAPE = /^sk_(live|test|dev)_[0-9A-Za-z]{36}$/;
+
+export function generateSecret(environment: Environment): string {
+  const body = `sk_${ENV_TAGS[environment]}_${randomBase62(RANDOM_LENGTH)}`;
+  return body + checksum(body);
+}
+
+/** True when the secret has the right shape and its checksum matches. Constant work per length. */
+export function isWellFormedSecret(secret: string): boolean {
+  if (!SECRET_SHAPE.test(secret)) return false;
+  const body = secret.slice(0, -CHECKSUM_LENGTH);
+  return checksum(body) === secret.slice(-CHECKSUM_LENGTH);
+}
+
+/** What is stored instead of the secret. */
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** The part of a secret shown in listings: its environment tag and 4 random characters. */
+export function secretPrefix(secret: string): string {
+  const envEnd = secret.indexOf("_", 3) + 1;
+  return secret.slice(0, envEnd + 4);
+}
+
+export function secretLast4(secret: string): string {
+  return secret.slice(-4);
+}
+
+function checksum(body: string): string {
+  return toBase62(crc32(body), CHECKSUM_LENGTH);
+}

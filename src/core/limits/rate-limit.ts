@@ -1,0 +1,37 @@
+import type { KeyLimits } from "../keys/api-key.js";
+import type { LimitDecision, LimitWindow, WindowState } from "../ports.js";
+import { DAY_SECONDS, MINUTE_SECONDS } from "./plans.js";
+
+/** What a surface needs to describe a limit to the client (the X-RateLimit-* headers and more). */
+export interface RateLimitStatus {
+  /** The window with the fewest requests remaining (the shorter on a tie), per contract.md. */
+  current: WindowState;
+  /** Every window, shortest first (for the IETF `RateLimit`/`RateLimit-Policy` headers). */
+  windows: WindowState[];
+  allowed: boolean;
+  /** Whole seconds until the exceeded window ends, at least 1; set only when refused. */
+  retryAfterSeconds?: number;
+}
+
+/** The two fixed windows of a key (contract.md, "Limits"), shortest first. */
+export function keyWindows(limits: KeyLimits): LimitWindow[] {
+  return [
+    { limit: limits.perMinute, windowSeconds: MINUTE_SECONDS },
+    { limit: limits.perDay, windowSeconds: DAY_SECONDS },
+  ];
+}
+
+export function describeDecision(decision: LimitDecision, nowMs: number): RateLimitStatus {
+  const windows = [...decision.windows].sort((a, b) => a.windowSeconds - b.windowSeconds);
+  const [first, ...rest] = windows;
+  if (!first) throw new Error("a limit decision needs at least one window");
+  const current = rest.reduce((best, w) => (w.remaining < best.remaining ? w : best), first);
+  if (decision.allowed) return { current, windows, allowed: true };
+  // When a window is exhausted, retrying helps only after the latest exhausted window ends.
+  const exhausted = windows.filter((w) => w.remaining <= 0);
+  const resetAtSeconds = Math.max(
+    ...(exhausted.length > 0 ? exhausted : windows).map((w) => w.resetAtSeconds),
+  );
+  const retryAfterSeconds = Math.max(1, Math.ceil(resetAtSeconds - nowMs / 1000));
+  return { current, windows, allowed: false, retryAfterSeconds };
+}

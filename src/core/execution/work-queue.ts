@@ -37,10 +37,12 @@ export class WorkQueue<T> {
       const job = this.waiting.shift();
       if (!job) return;
       this.running++;
-      this.work(job.item).finally(() => {
+      // `work` reports its own failures; a rejection here only frees the slot.
+      const settle = () => {
         this.running--;
         this.pump();
-      });
+      };
+      this.work(job.item).then(settle, settle);
     }
   }
 }

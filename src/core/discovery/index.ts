@@ -1,0 +1,35 @@
+/** Discovery: ranking skills for a free-text request. */
+export {
+  type Bm25fParameters,
+  Bm25fRetriever,
+  DEFAULT_BM25F_PARAMETERS,
+  type FieldParameters,
+} from "./bm25f.js";
+export {
+  createDiscovery,
+  createDiscoveryIndex,
+  DEFAULT_DISCOVERY_LIMIT,
+  type Discovery,
+  type DiscoveryHit,
+  DiscoveryIndex,
+  type DiscoverySearchOptions,
+} from "./discovery.js";
+export {
+  type DescriptionRecord,
+  FIELD_NAMES,
+  type FieldName,
+  recordToDocument,
+  type SkillDocument,
+  schemaText,
+  skillToDocument,
+} from "./document.js";
+export {
+  evaluateRanking,
+  type LabelledQuery,
+  ndcgAt,
+  type RetrievalMetrics,
+  recallAt,
+  reciprocalRankAt,
+} from "./evaluate.js";
+export type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
+export { analyze, normalizeText, STOP_WORDS, splitIdentifier, stem, tokenize } from "./text-analysis.js";

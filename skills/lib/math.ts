@@ -1,0 +1,153 @@
+import type { MathJsInstance, MathNode } from "mathjs";
+
+/**
+ * One restricted mathjs instance shared by `math.evaluate` and `units.convert`. mathjs
+ * takes a noticeable time to load, so it is imported on first use, not at start-up.
+ */
+export interface RestrictedMath {
+  math: MathJsInstance;
+  /** The parser, kept before `parse` is disabled inside expressions. */
+  parse(expression: string): MathNode;
+}
+
+/** Matrices larger than this would let one expression exhaust the process's memory. */
+export const MAX_MATRIX_ELEMENTS = 1_000_000;
+
+let loading: Promise<RestrictedMath> | undefined;
+
+export function loadMath(): Promise<RestrictedMath> {
+  loading ??= createRestrictedMath().catch((err: unknown) => {
+    // Let the next call try again instead of caching a failed import forever.
+    loading = undefined;
+    throw err;
+  });
+  return loading;
+}
+
+async function createRestrictedMath(): Promise<RestrictedMath> {
+  const { create, all } = await import("mathjs");
+  if (!all) throw new Error("mathjs did not export its function set");
+  const math = create(all);
+  const parse = math.parse;
+  const original = {
+    zeros: math.zeros,
+    ones: math.ones,
+    identity: math.identity,
+    random: math.random,
+    randomInt: math.randomInt,
+    resize: math.resize,
+    range: math.range,
+  };
+
+  // mathjs's security guide: functions that reach the parser, change the instance or
+  // define units must not be callable from an expression.
+  const disabled = [
+    "import",
+    "createUnit",
+    "evaluate",
+    "parse",
+    "simplify",
+    "simplifyConstant",
+    "simplifyCore",
+    "rationalize",
+    "derivative",
+    "compile",
+    "resolve",
+    "reviver",
+    "replacer",
+    "parser",
+    "config",
+  ];
+  const overrides: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const name of disabled) {
+    overrides[name] = () => {
+      throw new Error(`Function ${name} is disabled`);
+    };
+  }
+
+  // Creating functions are capped so `zeros(1e5, 1e5)` fails instead of exhausting memory.
+  const sized = (name: keyof typeof original, sizeArgs: (args: unknown[]) => unknown[]) => {
+    const fn = original[name] as (...args: unknown[]) => unknown;
+    overrides[name] = (...args: unknown[]) => {
+      checkElementCount(name, elementCount(sizeArgs(args)));
+      return fn(...args);
+    };
+  };
+  sized("zeros", (args) => args);
+  sized("ones", (args) => args);
+  sized("identity", (args) => args);
+  sized("random", (args) => args.filter(isArrayLike));
+  sized("randomInt", (args) => args.filter(isArrayLike));
+  sized("resize", (args) => [args[1]]);
+  overrides.range = (...args: unknown[]) => {
+    checkElementCount("range", rangeLength(args));
+    return (original.range as (...a: unknown[]) => unknown)(...args);
+  };
+
+  math.import(overrides, { override: true });
+  return { math, parse };
+}
+
+function checkElementCount(name: string, count: number): void {
+  if (count > MAX_MATRIX_ELEMENTS) {
+    throw new Error(`${name}() would create more than ${MAX_MATRIX_ELEMENTS} elements`);
+  }
+}
+
+function isArrayLike(value: unknown): boolean {
+  return Array.isArray(value) || (typeof value === "object" && value !== null && "toArray" in value);
+}
+
+function toNumber(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    "toNumber" in value &&
+    typeof value.toNumber === "function"
+  ) {
+    const converted: unknown = value.toNumber();
+    return typeof converted === "number" ? converted : undefined;
+  }
+  return undefined;
+}
+
+/** Product of every numeric dimension found in the arguments (arrays and matrices flattened). */
+function elementCount(args: unknown[]): number {
+  let product = 1;
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (
+      typeof value === "object" &&
+      value !== null &&
+      "toArray" in value &&
+      typeof value.toArray === "function"
+    ) {
+      visit(value.toArray());
+      return;
+    }
+    const dimension = toNumber(value);
+    if (dimension !== undefined) product *= Math.abs(dimension);
+  };
+  for (const arg of args) visit(arg);
+  return product;
+}
+
+/** Length of `range(start, end, step)` or `range("start:step:end")`; 0 when unknown (mathjs then decides). */
+function rangeLength(args: unknown[]): number {
+  let numbers: (number | undefined)[];
+  if (typeof args[0] === "string") {
+    const parts = args[0].split(":").map((part) => Number(part));
+    // The string form is start:end or start:step:end.
+    numbers = parts.length === 3 ? [parts[0], parts[2], parts[1]] : parts;
+  } else {
+    numbers = args.slice(0, 3).map(toNumber);
+  }
+  const [start, end, step = 1] = numbers;
+  if (start === undefined || end === undefined) return 0;
+  const length = Math.floor(Math.abs((end - start) / step)) + 1;
+  return Number.isFinite(length) ? length : 0;
+}

@@ -1,0 +1,135 @@
+import type { MathJsInstance, MathNode } from "mathjs";
+import { z } from "zod";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { errorMessage } from "./lib/errors.js";
+import { loadMath } from "./lib/math.js";
+
+/** Longer inputs are not "an expression" any more, and parsing cost grows with them. */
+const MAX_EXPRESSION_LENGTH = 2000;
+/** A formatted result beyond this is a data dump, not an answer. */
+const MAX_RESULT_LENGTH = 100_000;
+/** Significant digits of `text`: hides float noise such as 0.1 + 0.2 = 0.30000000000000004. */
+const TEXT_PRECISION = 14;
+
+const valueSchema = z
+  .union([z.number(), z.string(), z.boolean()])
+  .describe(
+    "The result: a number for real numeric results; a boolean for comparisons; a string for everything else " +
+      '(units "1.9685 inch", matrices "[[2, 4], [6, 8]]", complex "2i", fractions "1/3", big numbers, Infinity, NaN).',
+  );
+
+export const mathEvaluate = defineSkill({
+  id: "math.evaluate",
+  title: "Evaluate a math expression",
+  description:
+    'Evaluates a mathematical expression with mathjs, e.g. "2^10", "sqrt(2) * pi", "sin(45 deg)", "5 cm to inch", ' +
+    '"det([1,2;3,4])", "a = 3; a^2". Returns `value` (number, boolean, or string for units, matrices and complex numbers) ' +
+    "and `text`. Use it for arithmetic, algebra on numbers, statistics, matrices and unit math instead of guessing.",
+  tags: ["math", "calculator", "arithmetic", "expression", "matrix", "statistics"],
+  params: z.object({
+    expression: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_EXPRESSION_LENGTH)
+      .describe(
+        "mathjs expression; several statements may be separated by ';' or newlines and the last one is the result. " +
+          "Variables may be assigned (a = 2); defining functions is not supported.",
+      ),
+  }),
+  result: z.object({
+    value: valueSchema,
+    type: z
+      .string()
+      .describe(
+        "Kind of result: number, boolean, string, bignumber, fraction, complex, unit, matrix, object or null.",
+      ),
+    text: z.string().describe(`The result formatted with at most ${TEXT_PRECISION} significant digits.`),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    { query: "what is 2 to the power of 10", params: { expression: "2^10" } },
+    {
+      query: "calculate the square root of 144 plus 15% of 80",
+      params: { expression: "sqrt(144) + 0.15 * 80" },
+    },
+    { query: "determinant of the matrix [[1,2],[3,4]]", params: { expression: "det([1, 2; 3, 4])" } },
+    {
+      query: "mean and standard deviation of 2, 4, 4, 4, 5, 5, 7, 9",
+      params: { expression: "std([2,4,4,4,5,5,7,9])" },
+    },
+  ],
+  async run(params) {
+    const { math, parse } = await loadMath();
+    const node = parseExpression(parse, params.expression);
+    let result: unknown;
+    try {
+      // A fresh scope per call: variables never leak between executions or owners.
+      result = node.compile().evaluate(new Map());
+    } catch (err) {
+      throw new SkillError(`Could not evaluate ${quote(params.expression)}: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+    return describeResult(math, lastResult(math, result));
+  },
+});
+
+function parseExpression(parse: (expression: string) => MathNode, expression: string): MathNode {
+  let node: MathNode;
+  try {
+    node = parse(expression);
+  } catch (err) {
+    throw new SkillError(`Invalid expression ${quote(expression)}: ${errorMessage(err)}`, { cause: err });
+  }
+  // User-defined functions allow recursion, which can block the process for hours
+  // (f(x) = f(x-1) + f(x-1)); plain expressions cannot.
+  if (node.filter((child) => child.type === "FunctionAssignmentNode").length > 0) {
+    throw new SkillError(
+      `Invalid expression ${quote(expression)}: defining functions (f(x) = ...) is not supported; write the computation directly`,
+    );
+  }
+  return node;
+}
+
+/** `a = 2; a * 3` evaluates to a ResultSet; its last entry is the answer. */
+function lastResult(math: MathJsInstance, result: unknown): unknown {
+  if (math.typeOf(result) !== "ResultSet") return result;
+  const entries = (result as { entries: unknown[] }).entries;
+  if (entries.length === 0) throw new SkillError("The expression has no visible result: end it with a value");
+  return entries[entries.length - 1];
+}
+
+function describeResult(
+  math: MathJsInstance,
+  result: unknown,
+): { value: number | string | boolean; type: string; text: string } {
+  const mathType = math.typeOf(result);
+  if (mathType === "undefined") throw new SkillError("The expression has no value");
+  if (mathType === "function") {
+    throw new SkillError("The expression is a function, not a value: call it with arguments, e.g. sqrt(2)");
+  }
+  const text = math.format(result, { precision: TEXT_PRECISION });
+  // Checked before any second formatting so a huge matrix is formatted only once.
+  if (text.length > MAX_RESULT_LENGTH) {
+    throw new SkillError(`The result is too large to return (${text.length} characters formatted)`);
+  }
+  if (typeof result === "number") {
+    // JSON has no Infinity or NaN: those are returned as text.
+    return { value: Number.isFinite(result) ? result : String(result), type: "number", text };
+  }
+  if (typeof result === "boolean") return { value: result, type: "boolean", text };
+  if (typeof result === "string") return { value: result, type: "string", text: result };
+  // Big numbers and fractions keep their full precision in `value`.
+  return { value: math.format(result), type: typeName(mathType), text };
+}
+
+function typeName(mathType: string): string {
+  if (mathType === "DenseMatrix" || mathType === "SparseMatrix" || mathType === "Array") return "matrix";
+  if (mathType === "Object") return "object";
+  return mathType.toLowerCase();
+}
+
+function quote(expression: string): string {
+  return JSON.stringify(expression.length > 80 ? `${expression.slice(0, 77)}...` : expression);
+}

@@ -1,0 +1,75 @@
+import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
+
+/** An `executions` row as better-sqlite3 returns it. */
+export interface ExecutionRow {
+  id: string;
+  owner: string;
+  key_id: string;
+  skill_id: string;
+  status: string;
+  success: number;
+  error: string | null;
+  latency_ms: number | null;
+  result: string | null;
+  params: string;
+  async: number;
+  timeout_ms: number;
+  runner_id: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/**
+ * The bind parameters of an `executions` row. Serialising happens when `save` is called,
+ * not when the batch commits: a record that cannot be stored (say, a result that is not
+ * JSON) fails its own `save` alone, and later changes to the caller's object do not leak
+ * into the row.
+ */
+export function toExecutionRow(execution: StoredExecution): ExecutionRow {
+  const { record } = execution;
+  return {
+    id: record.id,
+    owner: execution.owner,
+    key_id: execution.keyId,
+    skill_id: record.skill_id,
+    status: record.status,
+    success: record.success ? 1 : 0,
+    error: record.error === null ? null : JSON.stringify(record.error),
+    latency_ms: record.latency_ms,
+    result: record.result === null ? null : JSON.stringify(record.result),
+    params: JSON.stringify(execution.params),
+    async: execution.async ? 1 : 0,
+    timeout_ms: execution.timeoutMs,
+    runner_id: execution.runnerId,
+    created_at: record.created_at,
+    started_at: record.started_at,
+    finished_at: record.finished_at,
+  };
+}
+
+/** The inverse of `toExecutionRow`. */
+export function fromExecutionRow(row: ExecutionRow): StoredExecution {
+  const record: ExecutionRecord = {
+    id: row.id,
+    skill_id: row.skill_id,
+    // Rows are only written by toExecutionRow, from typed records: the casts restore types.
+    status: row.status as ExecutionStatus,
+    success: row.success === 1,
+    error: row.error === null ? null : (JSON.parse(row.error) as ExecutionRecord["error"]),
+    latency_ms: row.latency_ms,
+    result: row.result === null ? null : (JSON.parse(row.result) as ExecutionRecord["result"]),
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  };
+  return {
+    record,
+    owner: row.owner,
+    keyId: row.key_id,
+    params: JSON.parse(row.params) as StoredExecution["params"],
+    async: row.async === 1,
+    timeoutMs: row.timeout_ms,
+    runnerId: row.runner_id,
+  };
+}

@@ -1,0 +1,186 @@
+import type Database from "better-sqlite3";
+import type { StoredExecution } from "../../core/execution/record.js";
+import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
+import { type ExecutionRow, fromExecutionRow, toExecutionRow } from "./execution-row.js";
+import type { GroupCommit } from "./group-commit.js";
+
+/** `queued` and `running`, as SQL (contract.md, "Execution record"). */
+const NOT_TERMINAL_SQL = "('queued', 'running')";
+
+/** Rows deleted per transaction by retention, so other writers get the lock in between. */
+const DELETE_CHUNK = 1000;
+
+interface OrphanRow extends ExecutionRow {
+  runner_host: string | null;
+  runner_pid: number | null;
+  runner_heartbeat_at: number | null;
+}
+
+/**
+ * Execution records in the `executions` table and runners in `runners`. Saves go through
+ * the group commit; everything else is a statement of its own.
+ */
+export class SqliteExecutionStore implements ExecutionStore {
+  private readonly upsert: Database.Statement<[ExecutionRow]>;
+  private readonly byId: Database.Statement<[string], ExecutionRow>;
+  private readonly listStatements = new Map<string, Database.Statement>();
+  private readonly upsertRunner: Database.Statement<[RunnerInfo]>;
+  private readonly deleteRunner: Database.Statement<[string]>;
+  private readonly orphanCandidates: Database.Statement<[string], OrphanRow>;
+  private readonly reassign: Database.Statement<[string, string]>;
+  private readonly deleteFinishedChunk: Database.Statement<[string]>;
+  private readonly claim: Database.Transaction<
+    (runnerId: string, isRunnerGone: (runner: RunnerInfo | undefined) => boolean) => StoredExecution[]
+  >;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly writer: GroupCommit,
+  ) {
+    // The `where` keeps a terminal record from ever changing again (contract.md,
+    // "Execution record"), even when a runner that was judged gone and lost its
+    // executions to claimOrphans wakes up and saves its own outcome.
+    this.upsert = db.prepare(
+      `insert into executions (id, owner, key_id, skill_id, status, success, error, latency_ms,
+         result, params, async, timeout_ms, runner_id, created_at, started_at, finished_at)
+       values (@id, @owner, @key_id, @skill_id, @status, @success, @error, @latency_ms,
+         @result, @params, @async, @timeout_ms, @runner_id, @created_at, @started_at, @finished_at)
+       on conflict (id) do update set
+         owner = excluded.owner, key_id = excluded.key_id, skill_id = excluded.skill_id,
+         status = excluded.status, success = excluded.success, error = excluded.error,
+         latency_ms = excluded.latency_ms, result = excluded.result, params = excluded.params,
+         async = excluded.async, timeout_ms = excluded.timeout_ms, runner_id = excluded.runner_id,
+         created_at = excluded.created_at, started_at = excluded.started_at,
+         finished_at = excluded.finished_at
+       where executions.status in ${NOT_TERMINAL_SQL}`,
+    );
+    this.byId = db.prepare("select * from executions where id = ?");
+    this.upsertRunner = db.prepare(
+      `insert into runners (id, host, pid, heartbeat_at) values (@id, @host, @pid, @heartbeatAt)
+       on conflict (id) do update set
+         host = excluded.host, pid = excluded.pid, heartbeat_at = excluded.heartbeat_at`,
+    );
+    this.deleteRunner = db.prepare("delete from runners where id = ?");
+    this.orphanCandidates = db.prepare(
+      `select e.*, r.host as runner_host, r.pid as runner_pid, r.heartbeat_at as runner_heartbeat_at
+       from executions e left join runners r on r.id = e.runner_id
+       where e.status in ${NOT_TERMINAL_SQL} and e.runner_id <> ?`,
+    );
+    this.reassign = db.prepare("update executions set runner_id = ? where id = ?");
+    this.deleteFinishedChunk = db.prepare(
+      `delete from executions where rowid in (
+         select rowid from executions
+         where finished_at is not null and finished_at < ? and status not in ${NOT_TERMINAL_SQL}
+         limit ${DELETE_CHUNK})`,
+    );
+    this.claim = db.transaction((runnerId, isRunnerGone) => this.claimInTransaction(runnerId, isRunnerGone));
+  }
+
+  save(execution: StoredExecution): Promise<void> {
+    let row: ExecutionRow;
+    try {
+      row = toExecutionRow(execution);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.writer.write(`execution:${row.id}`, () => {
+      this.upsert.run(row);
+    });
+  }
+
+  async get(id: string): Promise<StoredExecution | undefined> {
+    const row = this.byId.get(id);
+    return row && fromExecutionRow(row);
+  }
+
+  async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
+    const params = {
+      owner: query.owner,
+      status: query.status,
+      skillId: query.skillId,
+      afterCreatedAt: query.after?.createdAt,
+      afterId: query.after?.id,
+      limit: query.limit,
+    };
+    const rows = this.listStatement(query).all(params) as ExecutionRow[];
+    return rows.map(fromExecutionRow);
+  }
+
+  async heartbeat(runner: RunnerInfo): Promise<void> {
+    this.upsertRunner.run(runner);
+  }
+
+  async retireRunner(runnerId: string): Promise<void> {
+    this.deleteRunner.run(runnerId);
+  }
+
+  /**
+   * One IMMEDIATE transaction: the write lock is held from the read to the update, so two
+   * processes claiming at once take each orphan exactly once.
+   */
+  async claimOrphans(
+    runnerId: string,
+    isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
+  ): Promise<StoredExecution[]> {
+    return this.claim.immediate(runnerId, isRunnerGone);
+  }
+
+  async deleteFinishedBefore(finishedBefore: string): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const { changes } = this.deleteFinishedChunk.run(finishedBefore);
+      deleted += changes;
+      if (changes < DELETE_CHUNK) return deleted;
+    }
+  }
+
+  private claimInTransaction(
+    runnerId: string,
+    isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
+  ): StoredExecution[] {
+    const verdicts = new Map<string, boolean>();
+    const claimed: StoredExecution[] = [];
+    for (const row of this.orphanCandidates.all(runnerId)) {
+      let gone = verdicts.get(row.runner_id);
+      if (gone === undefined) {
+        gone = isRunnerGone(toRunner(row));
+        verdicts.set(row.runner_id, gone);
+      }
+      if (!gone) continue;
+      this.reassign.run(runnerId, row.id);
+      claimed.push({ ...fromExecutionRow(row), runnerId });
+    }
+    return claimed;
+  }
+
+  /** One statement per combination of filters, so each uses the owner index fully. */
+  private listStatement(query: ExecutionListQuery): Database.Statement {
+    const shape = `${query.status !== undefined}:${query.skillId !== undefined}:${query.after !== undefined}`;
+    let statement = this.listStatements.get(shape);
+    if (!statement) {
+      const conditions = ["owner = @owner"];
+      if (query.status !== undefined) conditions.push("status = @status");
+      if (query.skillId !== undefined) conditions.push("skill_id = @skillId");
+      // Newest first, so "after" the cursor means strictly older in (created_at, id).
+      if (query.after !== undefined) conditions.push("(created_at, id) < (@afterCreatedAt, @afterId)");
+      statement = this.db.prepare(
+        `select * from executions where ${conditions.join(" and ")}
+         order by created_at desc, id desc limit @limit`,
+      );
+      this.listStatements.set(shape, statement);
+    }
+    return statement;
+  }
+}
+
+function toRunner(row: OrphanRow): RunnerInfo | undefined {
+  if (row.runner_host === null || row.runner_pid === null || row.runner_heartbeat_at === null) {
+    return undefined;
+  }
+  return {
+    id: row.runner_id,
+    host: row.runner_host,
+    pid: row.runner_pid,
+    heartbeatAt: row.runner_heartbeat_at,
+  };
+}

@@ -1,0 +1,83 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import { type Clock, systemClock } from "../../core/clock.js";
+import { type Logger, silentLogger } from "../../core/logger.js";
+import type { Store } from "../../core/ports.js";
+import { SqliteExecutionStore } from "./execution-store.js";
+import { GroupCommit } from "./group-commit.js";
+import { SqliteIdempotencyStore } from "./idempotency-store.js";
+import { SqliteKeyStore } from "./key-store.js";
+import { SqliteLimiter } from "./limiter.js";
+import { SqliteMemoryStore } from "./memory-store.js";
+import { SqliteMessageStore } from "./message-store.js";
+import { migrate } from "./migrations.js";
+import { openConnection } from "./open-database.js";
+
+/** The database file's name inside the data directory unless told otherwise. */
+export const DEFAULT_DATABASE_FILE = "skillport.db";
+
+export interface SqliteStoreOptions {
+  /** Directory of the database file; created if missing. */
+  dataDir: string;
+  fileName?: string;
+  /** Only throttles `keys.markUsed`; every other time comes from the caller. */
+  clock?: Clock;
+  /** Receives failures of writes nobody awaits (a key's last use). */
+  logger?: Logger;
+}
+
+/**
+ * The embedded store: one SQLite file (WAL) that several processes on one machine may
+ * share. Two connections: the main one (`synchronous=FULL`, so a saved execution survives
+ * a power cut before the response leaves) and the limiter's (`synchronous=NORMAL`, see
+ * `SqliteLimiter`). The schema is migrated on open.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  mkdirSync(options.dataDir, { recursive: true });
+  const filePath = join(options.dataDir, options.fileName ?? DEFAULT_DATABASE_FILE);
+  const logger = options.logger ?? silentLogger;
+
+  const { db, limiterDb } = openConnections(filePath);
+  const writer = new GroupCommit(db, logger);
+  const ping = db.prepare("select 1 as one").pluck();
+  let closed = false;
+
+  return {
+    keys: new SqliteKeyStore(db, writer, options.clock ?? systemClock),
+    executions: new SqliteExecutionStore(db, writer),
+    idempotency: new SqliteIdempotencyStore(db),
+    messages: new SqliteMessageStore(db),
+    memory: new SqliteMemoryStore(db),
+    limiter: new SqliteLimiter(limiterDb),
+    async ping() {
+      try {
+        return ping.get() === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        writer.close();
+      } finally {
+        limiterDb.close();
+        db.close();
+      }
+    },
+  };
+}
+
+/** Opens the main connection, migrates, then opens the limiter's; nothing stays open on failure. */
+function openConnections(filePath: string): { db: Database.Database; limiterDb: Database.Database } {
+  const db = openConnection(filePath, { synchronous: "FULL" });
+  try {
+    migrate(db);
+    return { db, limiterDb: openConnection(filePath, { synchronous: "NORMAL" }) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

@@ -1,0 +1,151 @@
+import type Database from "better-sqlite3";
+import type { Clock } from "../../core/clock.js";
+import type { ApiKey, Environment, Plan, Scope } from "../../core/keys/api-key.js";
+import type { KeyStore } from "../../core/ports.js";
+import type { GroupCommit } from "./group-commit.js";
+
+interface KeyRow {
+  id: string;
+  name: string;
+  scope: string;
+  plan: string;
+  limit_per_minute: number;
+  limit_per_day: number;
+  environment: string;
+  owner: string;
+  hash: string;
+  prefix: string;
+  last4: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/** How often one process writes a key's `last_used_at` at most: it is informational. */
+export const MARK_USED_INTERVAL_MS = 30_000;
+
+/**
+ * API keys in the `api_keys` table. Every read goes to the database: a key revoked by
+ * another process must be refused on the very next request (contract.md, "API keys"), so
+ * nothing here caches a key.
+ */
+export class SqliteKeyStore implements KeyStore {
+  private readonly insertStatement: Database.Statement;
+  private readonly byHash: Database.Statement<[string], KeyRow>;
+  private readonly byId: Database.Statement<[string], KeyRow>;
+  private readonly all: Database.Statement<[], KeyRow>;
+  private readonly revokeStatement: Database.Statement<[{ id: string; revokedAt: string }]>;
+  private readonly exists: Database.Statement<[string], { found: number }>;
+  private readonly markUsedStatement: Database.Statement<[{ id: string; usedAt: string }]>;
+  /** When this process last queued a `last_used_at` write per key (clock milliseconds). */
+  private readonly lastMarkedAt = new Map<string, number>();
+
+  constructor(
+    db: Database.Database,
+    private readonly writer: GroupCommit,
+    private readonly clock: Clock,
+  ) {
+    this.insertStatement = db.prepare(
+      `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
+         owner, hash, prefix, last4, created_at, last_used_at, expires_at, revoked_at)
+       values (@id, @name, @scope, @plan, @limitPerMinute, @limitPerDay, @environment,
+         @owner, @hash, @prefix, @last4, @createdAt, @lastUsedAt, @expiresAt, @revokedAt)`,
+    );
+    this.byHash = db.prepare("select * from api_keys where hash = ?");
+    this.byId = db.prepare("select * from api_keys where id = ?");
+    this.all = db.prepare("select * from api_keys order by created_at desc, id desc");
+    this.revokeStatement = db.prepare(
+      "update api_keys set revoked_at = @revokedAt where id = @id and revoked_at is null",
+    );
+    this.exists = db.prepare("select 1 as found from api_keys where id = ?");
+    // Never moves last_used_at backwards when writes from two processes cross.
+    this.markUsedStatement = db.prepare(
+      `update api_keys set last_used_at = @usedAt
+       where id = @id and (last_used_at is null or last_used_at < @usedAt)`,
+    );
+  }
+
+  async insert(key: ApiKey): Promise<void> {
+    this.insertStatement.run({
+      id: key.id,
+      name: key.name,
+      scope: key.scope,
+      plan: key.plan,
+      limitPerMinute: key.limits.perMinute,
+      limitPerDay: key.limits.perDay,
+      environment: key.environment,
+      owner: key.owner,
+      hash: key.hash,
+      prefix: key.prefix,
+      last4: key.last4,
+      createdAt: key.createdAt,
+      lastUsedAt: key.lastUsedAt,
+      expiresAt: key.expiresAt,
+      revokedAt: key.revokedAt,
+    });
+  }
+
+  async findByHash(hash: string): Promise<ApiKey | undefined> {
+    const row = this.byHash.get(hash);
+    return row && toApiKey(row);
+  }
+
+  async findById(id: string): Promise<ApiKey | undefined> {
+    const row = this.byId.get(id);
+    return row && toApiKey(row);
+  }
+
+  async list(): Promise<ApiKey[]> {
+    return this.all.all().map(toApiKey);
+  }
+
+  async revoke(id: string, revokedAt: string): Promise<boolean> {
+    if (this.revokeStatement.run({ id, revokedAt }).changes > 0) return true;
+    // Already revoked still counts as found: the port's false means "no such key".
+    return this.exists.get(id) !== undefined;
+  }
+
+  /**
+   * Queued into the executions' group commit instead of a transaction of its own: it is
+   * written on every authenticated request, and a durable commit per request would cost
+   * an fsync each. At most one write per key per `MARK_USED_INTERVAL_MS` per process.
+   */
+  markUsed(id: string, usedAt: string): void {
+    const nowMs = this.clock.now();
+    const last = this.lastMarkedAt.get(id);
+    if (last !== undefined && nowMs - last < MARK_USED_INTERVAL_MS) return;
+    this.lastMarkedAt.set(id, nowMs);
+    if (this.lastMarkedAt.size > 10_000) this.forgetOldMarks(nowMs);
+    this.writer.writeDetached(`key-used:${id}`, () => {
+      this.markUsedStatement.run({ id, usedAt });
+    });
+  }
+
+  /** Keeps the throttle map from growing with every key ever seen. */
+  private forgetOldMarks(nowMs: number): void {
+    for (const [id, markedAt] of this.lastMarkedAt) {
+      if (nowMs - markedAt >= MARK_USED_INTERVAL_MS) this.lastMarkedAt.delete(id);
+    }
+  }
+}
+
+function toApiKey(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    // The row was written from a typed ApiKey; these casts only restore its types.
+    scope: row.scope as Scope,
+    plan: row.plan as Plan,
+    limits: { perMinute: row.limit_per_minute, perDay: row.limit_per_day },
+    environment: row.environment as Environment,
+    owner: row.owner,
+    hash: row.hash,
+    prefix: row.prefix,
+    last4: row.last4,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}

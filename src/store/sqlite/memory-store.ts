@@ -1,0 +1,66 @@
+import type Database from "better-sqlite3";
+import type { MemoryStore } from "../../core/ports.js";
+
+/**
+ * A JSON key-value memory per owner. Values are stored as JSON text; keys compare
+ * byte-wise (case-sensitive), in lookups, prefixes and ordering alike.
+ */
+export class SqliteMemoryStore implements MemoryStore {
+  private readonly getStatement: Database.Statement<[string, string], { value: string; updated_at: string }>;
+  private readonly setStatement: Database.Statement<[string, string, string, string]>;
+  private readonly deleteStatement: Database.Statement<[string, string]>;
+  private readonly listAll: Database.Statement<[string, number], { key: string; updated_at: string }>;
+  private readonly listPrefix: Database.Statement<
+    [string, string, number],
+    { key: string; updated_at: string }
+  >;
+
+  constructor(db: Database.Database) {
+    this.getStatement = db.prepare("select value, updated_at from memory where owner = ? and key = ?");
+    this.setStatement = db.prepare(
+      `insert into memory (owner, key, value, updated_at) values (?, ?, ?, ?)
+       on conflict (owner, key) do update set value = excluded.value, updated_at = excluded.updated_at`,
+    );
+    this.deleteStatement = db.prepare("delete from memory where owner = ? and key = ?");
+    this.listAll = db.prepare("select key, updated_at from memory where owner = ? order by key limit ?");
+    // GLOB rather than LIKE: LIKE ignores ASCII case in SQLite, GLOB is case-sensitive like
+    // the key lookups, and with a literal prefix it is still a range scan of the primary key.
+    this.listPrefix = db.prepare(
+      "select key, updated_at from memory where owner = ? and key glob ? order by key limit ?",
+    );
+  }
+
+  async get(owner: string, key: string): Promise<{ value: unknown; updatedAt: string } | undefined> {
+    const row = this.getStatement.get(owner, key);
+    return row && { value: JSON.parse(row.value) as unknown, updatedAt: row.updated_at };
+  }
+
+  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void> {
+    const json = JSON.stringify(value);
+    // JSON.stringify(undefined) is undefined: refuse it rather than store a non-JSON value.
+    if (json === undefined) throw new TypeError("A memory value must be representable as JSON.");
+    this.setStatement.run(owner, key, json, updatedAt);
+  }
+
+  async delete(owner: string, key: string): Promise<boolean> {
+    return this.deleteStatement.run(owner, key).changes > 0;
+  }
+
+  async list(
+    owner: string,
+    options: { prefix?: string; limit: number },
+  ): Promise<{ key: string; updatedAt: string }[]> {
+    const rows = options.prefix
+      ? this.listPrefix.all(owner, `${escapeGlob(options.prefix)}*`, options.limit)
+      : this.listAll.all(owner, options.limit);
+    return rows.map((row) => ({ key: row.key, updatedAt: row.updated_at }));
+  }
+}
+
+/**
+ * Makes every character of `text` literal in a GLOB pattern: `*`, `?` and `[` become
+ * one-character classes (`[*]`); a `]` outside a class is already literal.
+ */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[]/g, (char) => `[${char}]`);
+}

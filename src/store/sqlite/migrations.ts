@@ -1,0 +1,137 @@
+import type Database from "better-sqlite3";
+
+/** One schema change; `version` numbers are consecutive from 1 and never reused. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The schema, as an append-only list: a released step is never edited, a change is a new
+ * step. Tables are STRICT so a wrong type fails loudly instead of being stored as text.
+ * Timestamps are ISO 8601 UTC strings with milliseconds, which sort like the instants
+ * they name, so `order by created_at` is chronological.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      create table api_keys (
+        id text primary key,
+        name text not null,
+        scope text not null,
+        plan text not null,
+        limit_per_minute integer not null,
+        limit_per_day integer not null,
+        environment text not null,
+        owner text not null,
+        hash text not null,
+        prefix text not null,
+        last4 text not null,
+        created_at text not null,
+        last_used_at text,
+        expires_at text,
+        revoked_at text
+      ) strict;
+      create unique index api_keys_hash on api_keys (hash);
+      create index api_keys_created on api_keys (created_at, id);
+
+      create table executions (
+        id text primary key,
+        owner text not null,
+        key_id text not null,
+        skill_id text not null,
+        status text not null,
+        success integer not null,
+        error text,
+        latency_ms real,
+        result text,
+        params text not null,
+        async integer not null,
+        timeout_ms integer not null,
+        runner_id text not null,
+        created_at text not null,
+        started_at text,
+        finished_at text
+      ) strict;
+      create index executions_owner_created on executions (owner, created_at, id);
+      create index executions_status on executions (status);
+      create index executions_finished on executions (finished_at) where finished_at is not null;
+
+      create table runners (
+        id text primary key,
+        host text not null,
+        pid integer not null,
+        heartbeat_at integer not null
+      ) strict;
+
+      create table idempotency (
+        key_id text not null,
+        idempotency_key text not null,
+        request_hash text not null,
+        execution_id text not null,
+        mode text not null,
+        created_at text not null,
+        expires_at text not null,
+        primary key (key_id, idempotency_key)
+      ) strict, without rowid;
+      create index idempotency_expires on idempotency (expires_at);
+
+      create table limit_counters (
+        bucket text not null,
+        window_seconds integer not null,
+        window_start integer not null,
+        count integer not null,
+        primary key (bucket, window_seconds, window_start)
+      ) strict, without rowid;
+      -- For pruning by window end; an update of count never touches it.
+      create index limit_counters_end on limit_counters (window_start + window_seconds);
+
+      create table messages (
+        id text primary key,
+        owner text not null,
+        channel text not null,
+        text text not null,
+        created_at text not null
+      ) strict;
+      create index messages_owner_created on messages (owner, created_at, id);
+
+      create table memory (
+        owner text not null,
+        key text not null,
+        value text not null,
+        updated_at text not null,
+        primary key (owner, key)
+      ) strict, without rowid;
+    `,
+  },
+];
+
+/**
+ * Brings the schema up to date in one transaction. `BEGIN IMMEDIATE` takes the write lock
+ * before reading `user_version`, so when two processes open a new file at once the second
+ * waits, then sees the first one's version and applies nothing twice. A file written by a
+ * newer version of skillport is refused rather than used with a schema this code does not
+ * know.
+ */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  const latest = migrations.at(-1)?.version ?? 0;
+  const apply = db.transaction(() => {
+    const current = Number(db.pragma("user_version", { simple: true }));
+    if (current > latest) {
+      throw new Error(
+        `The database schema is version ${current}, newer than this skillport knows (${latest}).`,
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      // The pragma is written inside the transaction, so a failed step leaves no trace.
+      db.pragma(`user_version = ${migration.version}`);
+    }
+    return latest;
+  });
+  return apply.immediate();
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { describeExecutionContract } from "./contract/executions.js";
+import { type MakeStore, makeExecution, useStore } from "./contract/fixtures.js";
+import { describeIdempotencyContract } from "./contract/idempotency.js";
+import { describeKeyContract } from "./contract/keys.js";
+import { describeLimiterContract } from "./contract/limiter.js";
+import { describeOwnerDataContract } from "./contract/owner-data.js";
+import { describeRunnerContract } from "./contract/runners.js";
+
+export type { MakeStore } from "./contract/fixtures.js";
+
+/**
+ * The behaviour every `Store` adapter must have (src/core/ports.ts), written against the
+ * ports only so that each adapter (SQLite, PostgreSQL + Redis) runs it unchanged.
+ * `makeStore` is called before each test and must return an empty store.
+ */
+export function describeStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`${name}: store contract`, () => {
+    const handle = useStore(makeStore);
+
+    describeKeyContract(handle);
+    describeExecutionContract(handle);
+    describeRunnerContract(handle);
+    describeIdempotencyContract(handle);
+    describeLimiterContract(handle);
+    describeOwnerDataContract(handle);
+
+    describe("store", () => {
+      it("answers ping while open", async () => {
+        expect(await handle.store.ping()).toBe(true);
+      });
+
+      it("resolves a save issued just before close, having written it", async () => {
+        const execution = makeExecution();
+        const saved = handle.store.executions.save(execution);
+        await handle.store.close();
+        await expect(saved).resolves.toBeUndefined();
+      });
+    });
+  });
+}

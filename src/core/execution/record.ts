@@ -1,4 +1,5 @@
-import type { ExecutionErrorCode } from "../errors.js";
+import { z } from "zod";
+import { EXECUTION_ERROR_CODES } from "../errors.js";
 
 /** contract.md, "Execution record": `queued` and `running` are not terminal. */
 export const EXECUTION_STATUSES = [
@@ -17,21 +18,32 @@ export function isTerminal(status: ExecutionStatus): boolean {
   return TERMINAL.has(status);
 }
 
-/** The execution record exactly as clients see it (snake_case, as the spec names it). */
-export interface ExecutionRecord {
-  id: string;
-  skill_id: string;
-  status: ExecutionStatus;
-  /** true exactly when `status` is `completed`. */
-  success: boolean;
-  error: { code: ExecutionErrorCode; message: string } | null;
-  /** Time spent running the skill; null until it started. */
-  latency_ms: number | null;
-  result: Record<string, unknown> | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
+/**
+ * The execution record exactly as clients see it (snake_case, as the spec names it).
+ * Defined once as a schema: the type, the OpenAPI document and the MCP output schema
+ * all come from it.
+ */
+export const ExecutionRecordSchema = z
+  .object({
+    id: z.string().describe("Identifier of the execution"),
+    skill_id: z.string().describe("Identifier of the executed skill"),
+    status: z.enum(EXECUTION_STATUSES).describe("queued and running are not terminal"),
+    success: z.boolean().describe("true exactly when status is completed"),
+    error: z
+      .object({ code: z.enum(EXECUTION_ERROR_CODES), message: z.string() })
+      .nullable()
+      .describe("Why the execution did not succeed; null when it did or is not finished"),
+    latency_ms: z.number().nullable().describe("Time spent running the skill; null until it started"),
+    result: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe("Output of the skill; null unless completed"),
+    created_at: z.string().describe("ISO 8601 UTC"),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+  })
+  .meta({ id: "ExecutionRecord" });
+export type ExecutionRecord = z.output<typeof ExecutionRecordSchema>;
 
 /** A record with what the service keeps about it but does not show. */
 export interface StoredExecution {

@@ -34,3 +34,12 @@ export interface ApiKey {
   expiresAt: string | null;
   revokedAt: string | null;
 }
+
+export type KeyStatus = "active" | "revoked" | "expired";
+
+/** Whether a key still opens the API at `nowMs`; the one place revocation and expiry are judged. */
+export function keyStatus(key: Pick<ApiKey, "revokedAt" | "expiresAt">, nowMs: number): KeyStatus {
+  if (key.revokedAt !== null) return "revoked";
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= nowMs) return "expired";
+  return "active";
+}

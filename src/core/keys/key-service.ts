@@ -6,7 +6,7 @@ import { newId } from "../ids.js";
 import { PLAN_LIMITS } from "../limits/plans.js";
 import type { KeyStore } from "../ports.js";
 import { parseOrThrow } from "../validation.js";
-import { type ApiKey, ENVIRONMENTS, PLANS, SCOPES } from "./api-key.js";
+import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
 
 const positiveInt = z.number().int().min(1).max(1_000_000_000);
@@ -112,7 +112,7 @@ export class KeyService {
     if (!isWellFormedSecret(secret)) throw new ServiceError("invalid_api_key");
     const key = await this.keys.findByHash(hashSecret(secret));
     const now = this.clock.now();
-    if (!key || key.revokedAt !== null || (key.expiresAt !== null && Date.parse(key.expiresAt) <= now)) {
+    if (!key || keyStatus(key, now) !== "active") {
       throw new ServiceError("invalid_api_key");
     }
     this.keys.markUsed(key.id, isoTimestamp(now));

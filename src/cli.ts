@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+import { runKeysCommand } from "./cli/keys.js";
+import { runServe } from "./cli/serve.js";
+import { packageVersion } from "./version.js";
+
+const USAGE = `skillport — find and run skills for AI agents
+
+Usage:
+  skillport serve [--port N] [--host H] [--data-dir DIR]   REST API, MCP over HTTP, dashboard
+  skillport keys create --name NAME --scope read-only|full-access
+        [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
+        [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
+  skillport keys list [--json]
+  skillport keys revoke KEY_ID
+  skillport --version
+
+Every command takes --data-dir DIR (default: SKILLPORT_DATA_DIR or ./data).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return runServe(rest);
+    case "keys":
+      return runKeysCommand(rest);
+    case "--version":
+    case "-v":
+      console.log(packageVersion());
+      return 0;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return 0;
+    default:
+      console.error(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // `serve` resolves once listening; its open server keeps the process alive.
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  },
+);

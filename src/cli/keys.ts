@@ -1,0 +1,142 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.js";
+import { systemClock } from "../core/clock.js";
+import { ServiceError } from "../core/errors.js";
+import { keyStatus } from "../core/keys/api-key.js";
+import { type CreateKeyInput, KeyService, type KeyView } from "../core/keys/key-service.js";
+import { silentLogger } from "../core/logger.js";
+import { openStore } from "../store/open-store.js";
+
+/**
+ * `skillport keys create|list|revoke`: the dashboard's key operations for scripts and
+ * headless set-ups. Works on the same store a running server uses; the server sees a
+ * new or revoked key on its next request.
+ */
+export async function runKeysCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      scope: { type: "string" },
+      plan: { type: "string" },
+      "limit-minute": { type: "string" },
+      "limit-day": { type: "string" },
+      env: { type: "string" },
+      owner: { type: "string" },
+      "expires-at": { type: "string" },
+      json: { type: "boolean", default: false },
+      "data-dir": { type: "string" },
+    },
+  });
+  const config = loadConfig({
+    ...process.env,
+    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
+  });
+  const store = openStore(config, silentLogger);
+  const keys = new KeyService(store.keys, systemClock);
+  try {
+    switch (action) {
+      case "create": {
+        const minute = values["limit-minute"];
+        const day = values["limit-day"];
+        // Raw strings: `create` validates them and names every bad option.
+        const input = {
+          name: values.name ?? "",
+          scope: values.scope,
+          plan: values.plan,
+          limits:
+            minute !== undefined || day !== undefined
+              ? { perMinute: Number(minute), perDay: Number(day) }
+              : undefined,
+          environment: values.env,
+          owner: values.owner,
+          expiresAt: values["expires-at"],
+        } as CreateKeyInput;
+        const { key, secret } = await keys.create(input);
+        if (values.json) {
+          console.log(JSON.stringify({ ...toJson(key), secret }));
+        } else {
+          console.log(
+            `Created ${key.scope} key ${key.id} "${key.name}" (plan ${key.plan}, owner ${key.owner}).`,
+          );
+          console.log(`\n  ${secret}\n`);
+          console.log(
+            "Copy it now: this is the only time it is shown. Pass it as 'Authorization: Bearer <key>'.",
+          );
+        }
+        return 0;
+      }
+      case "list": {
+        const all = await keys.list();
+        if (values.json) console.log(JSON.stringify(all.map(toJson)));
+        else printTable(all);
+        return 0;
+      }
+      case "revoke": {
+        const id = positionals[0];
+        if (!id)
+          throw new ServiceError("invalid_request", { message: "Usage: skillport keys revoke KEY_ID" });
+        const key = await keys.revoke(id);
+        console.log(`Revoked key ${key.id} "${key.name}".`);
+        return 0;
+      }
+      default:
+        console.error("Usage: skillport keys create|list|revoke (see skillport --help)");
+        return 2;
+    }
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    const details = err.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
+    console.error(details ? `${err.message}\n${details}` : err.message);
+    return 2;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Keys in the API's snake_case, as `--json` prints them. */
+function toJson(key: KeyView) {
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    plan: key.plan,
+    limits: { per_minute: key.limits.perMinute, per_day: key.limits.perDay },
+    owner: key.owner,
+    environment: key.environment,
+    prefix: key.prefix,
+    last4: key.last4,
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt,
+    expires_at: key.expiresAt,
+    revoked_at: key.revokedAt,
+    status: keyStatus(key, Date.now()),
+  };
+}
+
+function printTable(keys: KeyView[]): void {
+  if (keys.length === 0) {
+    console.log("No keys yet. Create one: skillport keys create --name NAME --scope full-access");
+    return;
+  }
+  const rows = keys.map((k) => {
+    const j = toJson(k);
+    return [
+      j.id,
+      j.name,
+      `${j.prefix}…${j.last4}`,
+      j.scope,
+      j.plan,
+      j.environment,
+      j.owner,
+      j.status,
+      j.last_used_at ?? "never",
+    ];
+  });
+  const header = ["ID", "NAME", "KEY", "SCOPE", "PLAN", "ENV", "OWNER", "STATUS", "LAST USED"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  for (const row of [header, ...rows])
+    console.log(row.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join("  "));
+}

@@ -1,0 +1,56 @@
+import { parseArgs } from "node:util";
+import { createSkillport } from "../bootstrap.js";
+import { loadConfig } from "../config.js";
+import { buildHttpServer } from "../http/server.js";
+import { createLogger } from "../logging.js";
+import { packageVersion } from "../version.js";
+
+/** `skillport serve`: the REST API on the embedded store, until SIGTERM or SIGINT. */
+export async function runServe(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } },
+  });
+  const config = loadConfig({
+    ...process.env,
+    ...(values.port !== undefined && { SKILLPORT_PORT: values.port }),
+    ...(values.host !== undefined && { SKILLPORT_HOST: values.host }),
+    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
+  });
+  const logger = createLogger(config.logLevel);
+  const skillport = createSkillport(config, logger);
+  await skillport.start();
+  const server = buildHttpServer(skillport, {
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    trustProxy: config.trustProxy,
+    version: packageVersion(),
+  });
+  const address = await server.app.listen({ port: config.port, host: config.host });
+  logger.info(
+    { address, data_dir: config.dataDir, skills: skillport.registry.size },
+    "skillport is listening",
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
+    // Running executions get until the deadline; the server stops taking requests meanwhile.
+    await Promise.all([server.close(), skillport.stop(config.shutdownTimeoutMs)]);
+    await skillport.close();
+    logger.info({}, "stopped");
+    logger.flush();
+    process.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      stop(signal).catch((err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      });
+    });
+  }
+  return 0;
+}

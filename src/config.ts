@@ -1,0 +1,73 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const jsonObject = z.string().transform((text, ctx) => {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      return value as Record<string, Record<string, unknown>>;
+    }
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+  return z.NEVER;
+});
+
+/**
+ * Every `SKILLPORT_*` variable, its default and its bounds. The README's configuration
+ * table mirrors this list.
+ */
+const Env = z.object({
+  SKILLPORT_PORT: int(0, 65535).default(8080),
+  SKILLPORT_HOST: z.string().min(1).default("127.0.0.1"),
+  SKILLPORT_DATA_DIR: z.string().min(1).default("./data"),
+  SKILLPORT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SKILLPORT_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  SKILLPORT_ASYNC_CONCURRENCY: int(1, 1024).default(16),
+  SKILLPORT_FAILED_AUTH_PER_MINUTE: int(1, 1_000_000).default(30),
+  SKILLPORT_RETENTION_DAYS: int(1, 3650).default(30),
+  SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+  SKILLPORT_TRUST_PROXY: bool.default(false),
+  SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: z.output<typeof Env>["SKILLPORT_LOG_LEVEL"];
+  maxBodyBytes: number;
+  asyncConcurrency: number;
+  failedAuthPerMinute: number;
+  retentionDays: number;
+  shutdownTimeoutMs: number;
+  trustProxy: boolean;
+  skillConfig: Record<string, Record<string, unknown>>;
+}
+
+/** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.SKILLPORT_PORT,
+    host: e.SKILLPORT_HOST,
+    dataDir: resolve(e.SKILLPORT_DATA_DIR),
+    logLevel: e.SKILLPORT_LOG_LEVEL,
+    maxBodyBytes: e.SKILLPORT_MAX_BODY_BYTES,
+    asyncConcurrency: e.SKILLPORT_ASYNC_CONCURRENCY,
+    failedAuthPerMinute: e.SKILLPORT_FAILED_AUTH_PER_MINUTE,
+    retentionDays: e.SKILLPORT_RETENTION_DAYS,
+    shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
+    trustProxy: e.SKILLPORT_TRUST_PROXY,
+    skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    ...overrides,
+  };
+}

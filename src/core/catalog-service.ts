@@ -1,0 +1,93 @@
+import type { DiscoverRequest } from "./api-schemas.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import type { Discovery } from "./discovery/index.js";
+import { ServiceError } from "./errors.js";
+import type { CatalogSkill, JsonSchema, SkillRegistry } from "./skills/registry.js";
+import type { SkillAnnotations, SkillExample } from "./skills/skill.js";
+
+/** A discovery result: enough to call `POST /v1/execute` without another round trip. */
+export interface SkillSummary {
+  skill_id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  params: JsonSchema;
+}
+
+/** One skill in full (`GET /v1/skills/{skill_id}`). */
+export interface SkillDetail extends SkillSummary {
+  result: JsonSchema;
+  annotations: SkillAnnotations;
+  examples: SkillExample[];
+}
+
+export interface DiscoverResponse {
+  query: string;
+  results: (SkillSummary & { score: number })[];
+  took_ms: number;
+}
+
+export function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
+  return {
+    skill_id: skill.id,
+    name: skill.title,
+    description: skill.description,
+    tags: skill.tags,
+    params: paramsSchema,
+  };
+}
+
+export function toSkillDetail(entry: CatalogSkill): SkillDetail {
+  const { skill, resultSchema } = entry;
+  return {
+    ...toSkillSummary(entry),
+    result: resultSchema,
+    annotations: skill.annotations,
+    examples: skill.examples,
+  };
+}
+
+/** Finding and describing skills; open to read-only and full-access keys alike. */
+export class CatalogService {
+  constructor(
+    private readonly registry: SkillRegistry,
+    private readonly discovery: Discovery,
+  ) {}
+
+  discover(request: DiscoverRequest): DiscoverResponse {
+    const started = performance.now();
+    const hits = this.discovery.search(request.query, { limit: request.limit, tags: request.tags });
+    const results = hits.flatMap(({ skill_id, score }) => {
+      const entry = this.registry.get(skill_id);
+      return entry ? [{ ...toSkillSummary(entry), score: round(score, 4) }] : [];
+    });
+    return { query: request.query, results, took_ms: round(performance.now() - started, 3) };
+  }
+
+  list(limit: number, cursor?: string): { data: SkillDetail[]; next_cursor: string | null } {
+    const after = cursor ? decodeCursor(cursor, ["id"] as const).id : undefined;
+    const all = this.registry.list();
+    const start = after === undefined ? 0 : all.findIndex((entry) => entry.skill.id > after);
+    const page = start < 0 ? [] : all.slice(start, start + limit);
+    const last = page.at(-1);
+    const hasMore = start >= 0 && start + limit < all.length;
+    return {
+      data: page.map(toSkillDetail),
+      next_cursor: hasMore && last ? encodeCursor({ id: last.skill.id }) : null,
+    };
+  }
+
+  get(skillId: string): SkillDetail {
+    const entry = this.registry.get(skillId);
+    if (!entry)
+      throw new ServiceError("skill_not_found", {
+        message: `No skill has the id ${JSON.stringify(skillId)}.`,
+      });
+    return toSkillDetail(entry);
+  }
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ApiKey } from "../core/keys/api-key.js";
+import type { Skillport } from "../core/skillport.js";
+import { sendError } from "./error-response.js";
+import { setRateLimitHeaders } from "./rate-limit-headers.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The admitted API key, set for `/v1` routes that need one. */
+    apiKey?: ApiKey;
+  }
+  interface FastifyContextConfig {
+    /** The route needs no API key (e.g. the OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The secret of an `Authorization: Bearer <secret>` header; undefined when there is none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return BEARER.exec(header)?.[1];
+}
+
+/**
+ * Admits every `/v1` request through the core's gate before its body is read: the key,
+ * then its limits (contract.md: every request with a valid key counts once, 404s
+ * included). Every response carries the limit headers, refusals too.
+ */
+export function registerAdmission(app: FastifyInstance, skillport: Skillport): void {
+  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!isV1(request.url)) return;
+    const now = Date.now();
+    if (request.routeOptions.config?.public) {
+      setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
+      return;
+    }
+    const admission = await skillport.access.admit(bearerToken(request.headers.authorization), request.ip);
+    if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
+    if (!admission.admitted) return sendError(request, reply, admission.error);
+    request.apiKey = admission.key;
+  });
+}
+
+/** The admitted key of a request that passed `registerAdmission`. */
+export function keyOf(request: FastifyRequest): ApiKey {
+  if (!request.apiKey) throw new Error(`route ${request.url} reached without an admitted key`);
+  return request.apiKey;
+}
+
+function isV1(url: string): boolean {
+  return url === "/v1" || url.startsWith("/v1/") || url.startsWith("/v1?");
+}

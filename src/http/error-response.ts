@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
+
+/** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_request",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
+  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
+  FST_ERR_CTP_INVALID_TYPE: "invalid_request",
+  FST_ERR_BAD_URL: "invalid_request",
+  FST_ERR_ASYNC_CONSTRAINT: "invalid_request",
+};
+
+const FASTIFY_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  invalid_request: "The request body is not valid JSON.",
+};
+
+/** Turns anything thrown while handling a request into the contract's error. */
+export function toHttpError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const fastifyError = err as Partial<FastifyError>;
+  const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  if (mapped) return new ServiceError(mapped, { message: FASTIFY_MESSAGES[mapped], cause: err });
+  // JSON.parse failures and prototype-poisoning refusals carry a 400 status and no code we know.
+  if (err instanceof SyntaxError || fastifyError.statusCode === 400) {
+    return new ServiceError("invalid_request", {
+      message: "The request body is not valid JSON.",
+      cause: err,
+    });
+  }
+  return toServiceError(err);
+}
+
+/**
+ * Sends `{"error":{code, message, details?, retry_after?, request_id}}` with the error's
+ * status and headers. A 5xx is logged with its cause; its message is the table's generic one.
+ */
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const error = toHttpError(err);
+  if (error.status >= 500)
+    request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
+  const body: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.details) body.details = error.details;
+  if (error.retryAfterSeconds !== undefined) {
+    body.retry_after = error.retryAfterSeconds;
+    reply.header("retry-after", String(error.retryAfterSeconds));
+  }
+  if (error.status === 401) reply.header("www-authenticate", 'Bearer realm="skillport"');
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+  body.request_id = request.id;
+  return reply.code(error.status).type("application/json; charset=utf-8").send({ error: body });
+}

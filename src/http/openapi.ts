@@ -1,0 +1,187 @@
+import { z } from "zod";
+import {
+  DiscoverRequest,
+  ExecuteRequest,
+  GetExecutionQuery,
+  ListExecutionsQuery,
+  ListSkillsQuery,
+} from "../core/api-schemas.js";
+import { ERROR_CODES } from "../core/errors.js";
+import { ExecutionRecordSchema } from "../core/execution/record.js";
+
+type Json = Record<string, unknown>;
+
+const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(s, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+  }) as Json;
+  return rest;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (body: Json) => ({ content: { "application/json": { schema: body } } });
+const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
+  Object.fromEntries(
+    [...new Set(codes.map((c) => ERROR_CODES[c].status))].map((status) => [
+      String(status),
+      {
+        description: codes.filter((c) => ERROR_CODES[c].status === status).join(", "),
+        ...json(ref("Error")),
+      },
+    ]),
+  );
+
+/** Query-string parameters from a zod object schema. */
+const queryParameters = (s: z.ZodObject) =>
+  Object.entries((schema(s, "input").properties ?? {}) as Record<string, Json>).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: property,
+  }));
+
+const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
+const common = ["missing_api_key", "invalid_api_key", "rate_limit_exceeded", "internal_error"] as const;
+
+/**
+ * The OpenAPI 3.1 document of `/v1`, generated from the same zod schemas that validate
+ * requests (built once, at first use).
+ */
+export function buildOpenApiDocument(version: string): Json {
+  const record = ref("ExecutionRecord");
+  return {
+    openapi: "3.1.0",
+    info: { title: "skillport", version, description: "Find and run skills for AI agents." },
+    servers: [{ url: "/" }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: sk_<env>_…" } },
+      schemas: {
+        ExecutionRecord: schema(ExecutionRecordSchema),
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message", "request_id"],
+              properties: {
+                code: { type: "string", enum: Object.keys(ERROR_CODES) },
+                message: { type: "string" },
+                request_id: { type: "string" },
+                retry_after: { type: "integer", description: "Seconds; on 429 and 503" },
+                details: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    properties: { path: { type: "string" }, message: { type: "string" } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    paths: {
+      "/v1/discover": {
+        post: {
+          summary: "Rank skills for a free-text query",
+          requestBody: { required: true, ...json(schema(DiscoverRequest, "input")) },
+          responses: {
+            "200": { description: "Ranked skills, best first" },
+            ...errors("invalid_request", ...common),
+          },
+        },
+      },
+      "/v1/execute": {
+        post: {
+          summary: "Execute a skill (sync by default, async with async:true)",
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              schema: { type: "string", maxLength: 255 },
+            },
+          ],
+          requestBody: { required: true, ...json(schema(ExecuteRequest, "input")) },
+          responses: {
+            "200": { description: "The terminal record (success may be false)", ...json(record) },
+            "202": { description: "Accepted; the queued record, polled at Location", ...json(record) },
+            ...errors(
+              "invalid_request",
+              "insufficient_scope",
+              "skill_not_found",
+              "idempotency_in_progress",
+              "payload_too_large",
+              "unsupported_media_type",
+              "invalid_params",
+              "idempotency_key_reused",
+              ...common,
+            ),
+          },
+        },
+      },
+      "/v1/executions": {
+        get: {
+          summary: "List executions, newest first",
+          parameters: queryParameters(ListExecutionsQuery),
+          responses: {
+            "200": { description: "{data, next_cursor}" },
+            ...errors("invalid_request", "insufficient_scope", ...common),
+          },
+        },
+      },
+      "/v1/executions/{id}": {
+        get: {
+          summary: "One execution; ?wait=N long-polls until it is terminal",
+          parameters: [idParameter, ...queryParameters(GetExecutionQuery)],
+          responses: {
+            "200": json(record),
+            ...errors("insufficient_scope", "execution_not_found", ...common),
+          },
+        },
+      },
+      "/v1/executions/{id}/cancel": {
+        post: {
+          summary: "Cancel a running or queued execution",
+          parameters: [idParameter],
+          responses: {
+            "200": json(record),
+            ...errors("insufficient_scope", "execution_not_found", "execution_not_cancellable", ...common),
+          },
+        },
+      },
+      "/v1/executions/{id}/events": {
+        get: {
+          summary: "Server-Sent Events: status and progress, ending after the terminal status",
+          parameters: [idParameter],
+          responses: {
+            "200": { description: "text/event-stream" },
+            ...errors("insufficient_scope", "execution_not_found", ...common),
+          },
+        },
+      },
+      "/v1/skills": {
+        get: {
+          summary: "The catalog",
+          parameters: queryParameters(ListSkillsQuery),
+          responses: { "200": { description: "{data, next_cursor}" }, ...errors(...common) },
+        },
+      },
+      "/v1/skills/{skill_id}": {
+        get: {
+          summary: "One skill with its params and result schemas",
+          parameters: [{ name: "skill_id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "The skill" }, ...errors("skill_not_found", ...common) },
+        },
+      },
+      "/v1/openapi.json": {
+        get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } },
+      },
+    },
+  };
+}

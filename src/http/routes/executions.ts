@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { GetExecutionQuery, ListExecutionsQuery } from "../../core/api-schemas.js";
+import type { Skillport } from "../../core/skillport.js";
+import { parseOrThrow } from "../../core/validation.js";
+import { keyOf } from "../admission.js";
+import { streamEvents } from "../sse.js";
+
+type IdParams = { Params: { id: string } };
+
+/** The execution resources of contract.md (full-access keys, own owner only). */
+export function registerExecutionRoutes(
+  app: FastifyInstance,
+  skillport: Skillport,
+  shutdown: AbortSignal,
+): void {
+  const { queries } = skillport;
+
+  app.get("/v1/executions", async (request) =>
+    queries.list(keyOf(request), parseOrThrow(ListExecutionsQuery, request.query)),
+  );
+
+  app.get<IdParams>("/v1/executions/:id", async (request, reply) => {
+    const { wait } = parseOrThrow(GetExecutionQuery, request.query);
+    return queries.get(keyOf(request), request.params.id, wait, untilGone(request, reply, shutdown));
+  });
+
+  app.post<IdParams>("/v1/executions/:id/cancel", async (request) =>
+    queries.cancel(keyOf(request), request.params.id),
+  );
+
+  app.get<IdParams>("/v1/executions/:id/events", async (request, reply) => {
+    const events = queries.subscribe(keyOf(request), request.params.id, untilGone(request, reply, shutdown));
+    await streamEvents(reply, events);
+  });
+}
+
+/** A signal that fires when the client goes away or the server shuts down, ending long waits. */
+function untilGone(_request: FastifyRequest, reply: FastifyReply, shutdown: AbortSignal): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once("close", () => gone.abort());
+  return AbortSignal.any([gone.signal, shutdown]);
+}

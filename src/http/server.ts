@@ -1,0 +1,126 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods } from "fastify";
+import { ServiceError } from "../core/errors.js";
+import { randomBase62 } from "../core/ids.js";
+import type { Skillport } from "../core/skillport.js";
+import { registerAdmission } from "./admission.js";
+import { sendError } from "./error-response.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { registerDiscoverRoute } from "./routes/discover.js";
+import { registerExecuteRoute } from "./routes/execute.js";
+import { registerExecutionRoutes } from "./routes/executions.js";
+import { registerHealthRoutes } from "./routes/health.js";
+import { registerSkillRoutes } from "./routes/skills.js";
+
+export interface HttpServerOptions {
+  logger: FastifyBaseLogger;
+  maxBodyBytes: number;
+  trustProxy: boolean;
+  version: string;
+}
+
+export interface HttpServer {
+  app: FastifyInstance;
+  /** Stops accepting requests (new ones get 503), ends long polls and streams, and closes. */
+  close(): Promise<void>;
+}
+
+const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
+export function buildHttpServer(skillport: Skillport, options: HttpServerOptions): HttpServer {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    disableRequestLogging: true,
+    bodyLimit: options.maxBodyBytes,
+    trustProxy: options.trustProxy,
+    genReqId: () => `req_${randomBase62(20)}`,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const shutdown = new AbortController();
+  let closing = false;
+
+  // Only JSON bodies are accepted (contract.md: anything else is 415).
+  app.removeContentTypeParser(["text/plain"]);
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    if (closing) {
+      return sendError(
+        request,
+        reply,
+        new ServiceError("service_unavailable", {
+          message: "The service is shutting down.",
+          retryAfterSeconds: 5,
+        }),
+      );
+    }
+  });
+  registerAdmission(app, skillport);
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        path: request.routeOptions.url ?? request.url.split("?")[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        key_id: request.apiKey?.id,
+      },
+      "request",
+    );
+  });
+
+  const routes = new Map<string, Set<string>>();
+  app.addHook("onRoute", (route) => {
+    const methods = routes.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) methods.add(method);
+    routes.set(route.url, methods);
+  });
+
+  registerHealthRoutes(app, skillport, () => closing);
+  registerDiscoverRoute(app, skillport);
+  registerExecuteRoute(app, skillport);
+  registerExecutionRoutes(app, skillport, shutdown.signal);
+  registerSkillRoutes(app, skillport);
+  let openApi: Record<string, unknown> | undefined;
+  app.get("/v1/openapi.json", { config: { public: true } }, async () => {
+    openApi ??= buildOpenApiDocument(options.version);
+    return openApi;
+  });
+
+  // A known path with another method is 405 with `Allow` (contract.md), not 404.
+  for (const [url, methods] of [...routes]) {
+    const others = METHODS.filter((m) => !methods.has(m));
+    const allow = [...methods].join(", ");
+    app.route({
+      method: others,
+      url,
+      handler: async () => {
+        throw new ServiceError("method_not_allowed", {
+          message: `Use ${allow} on this path.`,
+          headers: { allow },
+        });
+      },
+    });
+  }
+
+  app.setNotFoundHandler(async (request, reply) =>
+    sendError(
+      request,
+      reply,
+      new ServiceError("not_found", {
+        message: `No such path: ${request.method} ${request.url.split("?")[0]}`,
+      }),
+    ),
+  );
+  app.setErrorHandler(async (err, request, reply) => sendError(request, reply, err));
+
+  return {
+    app,
+    async close() {
+      closing = true;
+      shutdown.abort();
+      await app.close();
+    },
+  };
+}

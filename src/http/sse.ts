@@ -1,0 +1,40 @@
+import type { FastifyReply } from "fastify";
+import type { ExecutionEvent } from "../core/execution/events.js";
+
+/** A comment line this often keeps proxies from closing an idle stream. */
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Streams execution events as Server-Sent Events. The first event is read before the
+ * response is committed, so an unknown execution still gets a normal JSON 404.
+ */
+export async function streamEvents(
+  reply: FastifyReply,
+  events: AsyncGenerator<ExecutionEvent>,
+): Promise<void> {
+  const first = await events.next();
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
+  const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), KEEPALIVE_MS);
+  try {
+    let next = first;
+    let sequence = 0;
+    while (!next.done) {
+      const event = next.value;
+      const data = event.type === "status" ? event.record : event;
+      raw.write(`id: ${++sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      next = await events.next();
+    }
+  } finally {
+    clearInterval(keepalive);
+    await events.return(undefined);
+    raw.end();
+  }
+}

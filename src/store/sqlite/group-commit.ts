@@ -23,6 +23,8 @@ type Write = () => void;
  * requested while one batch commits simply land in the next turn's batch.
  */
 export class GroupCommit {
+  /** Totals for metrics: committed batches, the writes in them after coalescing, failures. */
+  readonly stats = { batches: 0, writes: 0, failedBatches: 0 };
   private pending = new Map<string, Write>();
   private waiters: Waiter[] = [];
   private scheduled: NodeJS.Immediate | undefined;
@@ -89,11 +91,14 @@ export class GroupCommit {
       // process's writer instead of failing halfway through the batch.
       this.applyBatch.immediate(batch.values());
     } catch (err) {
+      this.stats.failedBatches++;
       // The transaction rolled back as a whole; detached writes in it are lost.
       this.logger.warn({ err, writes: batch.size }, "a group commit failed and was rolled back");
       for (const waiter of waiters) waiter.reject(err);
       return;
     }
+    this.stats.batches++;
+    this.stats.writes += batch.size;
     for (const waiter of waiters) waiter.resolve();
   }
 }

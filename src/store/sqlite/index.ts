@@ -27,13 +27,19 @@ export interface SqliteStoreOptions {
   logger?: Logger;
 }
 
+/** A `Store` with what only the SQLite adapter can tell (for metrics and benchmarks). */
+export interface SqliteStore extends Store {
+  /** Group commit totals: committed batches, the writes they held, failed batches. */
+  readonly groupCommitStats: Readonly<GroupCommit["stats"]>;
+}
+
 /**
  * The embedded store: one SQLite file (WAL) that several processes on one machine may
  * share. Two connections: the main one (`synchronous=FULL`, so a saved execution survives
  * a power cut before the response leaves) and the limiter's (`synchronous=NORMAL`, see
  * `SqliteLimiter`). The schema is migrated on open.
  */
-export function openSqliteStore(options: SqliteStoreOptions): Store {
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   mkdirSync(options.dataDir, { recursive: true });
   const filePath = join(options.dataDir, options.fileName ?? DEFAULT_DATABASE_FILE);
   const logger = options.logger ?? silentLogger;
@@ -50,6 +56,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     messages: new SqliteMessageStore(db),
     memory: new SqliteMemoryStore(db),
     limiter: new SqliteLimiter(limiterDb),
+    groupCommitStats: writer.stats,
     async ping() {
       try {
         return ping.get() === 1;

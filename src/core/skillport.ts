@@ -86,6 +86,16 @@ export class Skillport {
     await prune();
     this.retentionTimer = setInterval(prune, 3_600_000);
     this.retentionTimer.unref();
+    this.warmSkills();
+  }
+
+  /** Lets skills load heavy dependencies after start-up, off the path of the first request. */
+  private warmSkills(): void {
+    setImmediate(() => {
+      for (const { skill } of this.registry.list()) {
+        skill.warm?.().catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
+      }
+    }).unref();
   }
 
   /** Stops taking executions; running ones finish, or are interrupted at `deadlineMs`. */

@@ -83,6 +83,11 @@ export interface SkillDefinition<P extends AnyObjectSchema, R extends AnyObjectS
   annotations: SkillAnnotations;
   examples: SkillExample[];
   run(params: z.output<P>, ctx: SkillContext): Promise<z.input<R>>;
+  /**
+   * Loads heavy dependencies ahead of the first call. The service calls it in the
+   * background after start-up, so start-up stays fast and the first call is not slow.
+   */
+  warm?(): Promise<void>;
 }
 
 /** A skill as the catalog holds it, its types erased. */

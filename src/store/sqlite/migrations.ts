@@ -117,7 +117,10 @@ export const MIGRATIONS: readonly Migration[] = [
  * know.
  */
 export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
-  const latest = migrations.at(-1)?.version ?? 0;
+  for (const [i, migration] of migrations.entries()) {
+    if (migration.version !== i + 1) throw new Error(`Migration ${migration.name} is out of sequence.`);
+  }
+  const latest = migrations.length;
   const apply = db.transaction(() => {
     const current = Number(db.pragma("user_version", { simple: true }));
     if (current > latest) {

@@ -29,10 +29,10 @@ export const DEFAULT_BM25F_PARAMETERS: Bm25fParameters = {
     id: { weight: 3, b: 0.5 },
     title: { weight: 3, b: 0.5 },
     tags: { weight: 2, b: 0.3 },
-    description: { weight: 1, b: 0.75 },
+    description: { weight: 1, b: 0.3 },
     params: { weight: 1, b: 0.75 },
     examples: { weight: 1.5, b: 0.75 },
-    extra: { weight: 0.5, b: 0.75 },
+    extra: { weight: 0.2, b: 0.75 },
   },
 };
 

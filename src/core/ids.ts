@@ -28,7 +28,22 @@ export function toBase62(value: number, width: number): string {
   return out.padStart(width, "0");
 }
 
-/** A prefixed random identifier, e.g. `exec_…` (22 base62 characters ≈ 131 bits). */
-export function newId(prefix: "exec" | "key" | "msg" | "runner"): string {
-  return `${prefix}_${randomBase62(22)}`;
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A prefixed identifier that sorts by creation time: 8 base62 characters of Unix
+ * milliseconds, 3 of a per-process sequence (so ids made in the same millisecond keep
+ * their order), then 14 random (≈ 83 bits). The base62 alphabet is in ASCII order, so
+ * comparing ids as strings compares their times: "newest first" is exact even for
+ * records created in the same millisecond.
+ */
+export function newId(prefix: "exec" | "key" | "msg" | "runner", nowMs = Date.now()): string {
+  if (nowMs === lastMs) {
+    sequence = (sequence + 1) % 62 ** 3;
+  } else {
+    lastMs = nowMs;
+    sequence = 0;
+  }
+  return `${prefix}_${toBase62(nowMs, 8)}${toBase62(sequence, 3)}${randomBase62(14)}`;
 }

@@ -37,13 +37,6 @@ export const CreateKeyInput = z
     if (input.plan !== "enterprise" && input.limits) {
       ctx.addIssue({ code: "custom", path: ["limits"], message: `the ${input.plan} plan has fixed limits` });
     }
-    if (input.limits && input.limits.perMinute > input.limits.perDay) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["limits"],
-        message: "the per-minute limit exceeds the per-day limit",
-      });
-    }
   });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 

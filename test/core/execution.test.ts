@@ -1,0 +1,258 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import type { ExecutionEvent } from "../../src/core/execution/events.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
+import { makeCore } from "./make-core.js";
+import { counts, testSkills } from "./test-skills.js";
+
+let core: Awaited<ReturnType<typeof makeCore>>;
+let key: ApiKey;
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+beforeEach(async () => {
+  core = await makeCore(testSkills, { clock: systemClock, asyncConcurrency: 2 });
+  key = await core.keyFor();
+});
+afterEach(() => core.cleanup());
+
+const run = (
+  skill_id: string,
+  params: Record<string, unknown>,
+  extra: { async?: boolean; timeout_ms?: number } = {},
+) =>
+  core.skillport.executions.execute(key, {
+    skill_id,
+    params,
+    async: extra.async ?? false,
+    timeout_ms: extra.timeout_ms ?? 30_000,
+  });
+
+describe("synchronous execution", () => {
+  it("returns a completed, stored record with the skill's result", async () => {
+    const { record, mode } = await run("test.echo", { text: "hi" });
+    expect(mode).toBe("sync");
+    expect(record).toMatchObject({
+      skill_id: "test.echo",
+      status: "completed",
+      success: true,
+      error: null,
+      result: { text: "hi" },
+    });
+    expect(record.id).toMatch(/^exec_/);
+    expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+    for (const at of [record.created_at, record.started_at, record.finished_at]) expect(at).toMatch(ISO_MS);
+    expect((await core.skillport.store.executions.get(record.id))?.record).toEqual(record);
+  });
+
+  it("ends failed with the skill's own message when it refuses its input", async () => {
+    const { record } = await run("test.fail", {});
+    expect(record).toMatchObject({ status: "failed", success: false, result: null });
+    expect(record.error).toEqual({ code: "execution_failed", message: "the input was not acceptable" });
+  });
+
+  it("hides an unexpected exception's internals from the caller", async () => {
+    const { record } = await run("test.fail", { unexpected: true });
+    expect(record.error?.code).toBe("execution_failed");
+    expect(record.error?.message).not.toContain("/srv/secret");
+    expect(record.error?.message).toContain("test.fail");
+  });
+
+  it("fails an execution whose result does not match the skill's result schema", async () => {
+    const { record } = await run("test.bad_result", {});
+    expect(record.status).toBe("failed");
+    expect(record.error?.message).toMatch(/invalid result/);
+  });
+
+  it("ends timed_out when the timeout elapses, even if the skill ignores its signal", async () => {
+    const started = Date.now();
+    const { record } = await run("test.stubborn", { ms: 20_000 }, { timeout_ms: 50 });
+    expect(record.status).toBe("timed_out");
+    expect(record.error?.code).toBe("execution_timeout");
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("refuses read-only keys, unknown skills and params that do not match the schema", async () => {
+    const readOnly = await core.keyFor({ scope: "read-only" });
+    await expect(
+      core.skillport.executions.execute(readOnly, {
+        skill_id: "test.echo",
+        params: { text: "x" },
+        async: false,
+        timeout_ms: 1000,
+      }),
+    ).rejects.toMatchObject({ code: "insufficient_scope", status: 403 });
+    await expect(run("nope.nothing", {})).rejects.toMatchObject({ code: "skill_not_found", status: 404 });
+    await expect(run("test.echo", { text: 42 })).rejects.toMatchObject({
+      code: "invalid_params",
+      status: 422,
+      details: [expect.objectContaining({ path: "text" })],
+    });
+  });
+});
+
+describe("asynchronous execution", () => {
+  it("answers with a queued record at once and completes in the background", async () => {
+    const { record, mode } = await run("test.sleep", { ms: 50 }, { async: true });
+    expect(mode).toBe("async");
+    expect(record.status).toBe("queued");
+    expect((await core.skillport.store.executions.get(record.id))?.record.status).toBeDefined();
+    const done = await core.skillport.queries.get(key, record.id, 10);
+    expect(done).toMatchObject({ status: "completed", result: { slept: 50 } });
+  });
+
+  it("cancels a running execution, and refuses to cancel it again", async () => {
+    const { record } = await run("test.sleep", { ms: 30_000 }, { async: true });
+    await waitForStatus(record.id, "running");
+    const cancelled = await core.skillport.queries.cancel(key, record.id);
+    expect(cancelled).toMatchObject({
+      status: "cancelled",
+      success: false,
+      error: { code: "execution_cancelled" },
+    });
+    await expect(core.skillport.queries.cancel(key, record.id)).rejects.toMatchObject({
+      code: "execution_not_cancellable",
+      status: 409,
+    });
+  });
+
+  it("cancels a queued execution before it starts", async () => {
+    // Concurrency 2: two long ones fill the slots, the third waits.
+    await run("test.sleep", { ms: 30_000 }, { async: true });
+    await run("test.sleep", { ms: 30_000 }, { async: true });
+    const { record } = await run("test.echo", { text: "later" }, { async: true });
+    const cancelled = await core.skillport.queries.cancel(key, record.id);
+    expect(cancelled).toMatchObject({ status: "cancelled", latency_ms: null, started_at: null });
+  });
+
+  it("streams status and progress events, ending with the terminal status", async () => {
+    const { record } = await run("test.sleep", { ms: 100 }, { async: true });
+    const events: ExecutionEvent[] = [];
+    for await (const event of core.skillport.queries.subscribe(key, record.id)) events.push(event);
+    const last = events.at(-1);
+    expect(last?.type === "status" && last.record.status).toBe("completed");
+    expect(events.some((e) => e.type === "progress")).toBe(true);
+  });
+});
+
+describe("idempotency", () => {
+  it("returns the first record for a repeat and runs the skill once", async () => {
+    const label = `once-${Math.random()}`;
+    const input = { skill_id: "test.count", params: { label }, async: false, timeout_ms: 1000 };
+    const first = await core.skillport.executions.execute(key, input, { idempotencyKey: "k1" });
+    const again = await core.skillport.executions.execute(
+      key,
+      { ...input, params: { label } },
+      { idempotencyKey: "k1" },
+    );
+    expect(again.record.id).toBe(first.record.id);
+    expect(again.replayed).toBe(true);
+    expect(counts.get(label)).toBe(1);
+  });
+
+  it("refuses the same key with a different body, and a repeat while the first still runs", async () => {
+    await core.skillport.executions.execute(
+      key,
+      { skill_id: "test.echo", params: { text: "a" }, async: false, timeout_ms: 1000 },
+      { idempotencyKey: "k2" },
+    );
+    await expect(
+      core.skillport.executions.execute(
+        key,
+        { skill_id: "test.echo", params: { text: "b" }, async: false, timeout_ms: 1000 },
+        { idempotencyKey: "k2" },
+      ),
+    ).rejects.toMatchObject({ code: "idempotency_key_reused", status: 422 });
+
+    const input = { skill_id: "test.sleep", params: { ms: 300 }, async: false, timeout_ms: 5000 };
+    const first = core.skillport.executions.execute(key, input, { idempotencyKey: "k3" });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(
+      core.skillport.executions.execute(key, input, { idempotencyKey: "k3" }),
+    ).rejects.toMatchObject({
+      code: "idempotency_in_progress",
+      status: 409,
+    });
+    await first;
+  });
+
+  it("scopes idempotency keys to the API key", async () => {
+    const other = await core.keyFor();
+    const input = { skill_id: "test.echo", params: { text: "a" }, async: false, timeout_ms: 1000 };
+    const a = await core.skillport.executions.execute(key, input, { idempotencyKey: "shared" });
+    const b = await core.skillport.executions.execute(other, input, { idempotencyKey: "shared" });
+    expect(b.record.id).not.toBe(a.record.id);
+  });
+});
+
+describe("owners", () => {
+  it("hides another owner's records and lists only one's own, newest first", async () => {
+    const stranger = await core.keyFor({ owner: "someone-else" });
+    const mine = [];
+    for (let i = 0; i < 5; i++) mine.push((await run("test.echo", { text: String(i) })).record.id);
+    await expect(core.skillport.queries.get(stranger, mine[0] ?? "")).rejects.toMatchObject({
+      code: "execution_not_found",
+    });
+    await expect(core.skillport.queries.cancel(stranger, mine[0] ?? "")).rejects.toMatchObject({
+      code: "execution_not_found",
+    });
+    expect((await core.skillport.queries.list(stranger, { limit: 10 })).data).toEqual([]);
+
+    const page1 = await core.skillport.queries.list(key, { limit: 3 });
+    expect(page1.data.map((r) => r.id)).toEqual(mine.slice(2).reverse());
+    expect(page1.next_cursor).not.toBeNull();
+    const page2 = await core.skillport.queries.list(key, {
+      limit: 3,
+      cursor: page1.next_cursor ?? undefined,
+    });
+    expect(page2.data.map((r) => r.id)).toEqual(mine.slice(0, 2).reverse());
+    expect(page2.next_cursor).toBeNull();
+  });
+});
+
+describe("recovery after a crash", () => {
+  it("ends executions a dead process was running as interrupted and runs the ones it left queued", async () => {
+    const dir = core.dir;
+    const base = { owner: key.owner, keyId: key.id, async: true, timeoutMs: 5000, runnerId: "runner_dead" };
+    const now = new Date().toISOString();
+    const record = {
+      success: false,
+      error: null,
+      latency_ms: null,
+      result: null,
+      created_at: now,
+      finished_at: null,
+    };
+    await core.skillport.store.executions.save({
+      ...base,
+      params: { ms: 1 },
+      record: {
+        ...record,
+        id: "exec_was_running",
+        skill_id: "test.sleep",
+        status: "running",
+        started_at: now,
+      },
+    });
+    await core.skillport.store.executions.save({
+      ...base,
+      params: { text: "resumed" },
+      record: { ...record, id: "exec_was_queued", skill_id: "test.echo", status: "queued", started_at: null },
+    });
+    await core.skillport.stop(1000);
+    await core.skillport.close();
+
+    core = await makeCore(testSkills, { clock: systemClock, dir });
+    const interrupted = await core.skillport.queries.get(key, "exec_was_running");
+    expect(interrupted).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+    const resumed = await core.skillport.queries.get(key, "exec_was_queued", 10);
+    expect(resumed).toMatchObject({ status: "completed", result: { text: "resumed" } });
+  });
+});
+
+async function waitForStatus(id: string, status: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await core.skillport.store.executions.get(id))?.record.status === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${id} never reached ${status}`);
+}

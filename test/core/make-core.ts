@@ -1,0 +1,46 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Clock, ManualClock } from "../../src/core/clock.js";
+import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { Skillport } from "../../src/core/skillport.js";
+import type { Skill } from "../../src/core/skills/skill.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
+
+/** The real core on a real SQLite file in a temporary directory, with a clock tests move. */
+export async function makeCore(
+  skills: Skill[],
+  options: { clock?: Clock; failedAuthPerMinute?: number; asyncConcurrency?: number; dir?: string } = {},
+) {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "skillport-core-")));
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 30));
+  const store = openSqliteStore({ dataDir: dir, clock });
+  const skillport = new Skillport({
+    store,
+    skills,
+    logger: silentLogger,
+    clock,
+    failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
+    asyncConcurrency: options.asyncConcurrency ?? 4,
+  });
+  await skillport.start();
+  const createKey = async (input: Partial<CreateKeyInput> = {}) =>
+    skillport.keys.create({ name: "test", scope: "full-access", ...input });
+  const keyFor = async (input: Partial<CreateKeyInput> = {}) => {
+    const { secret } = await createKey(input);
+    return skillport.keys.authenticate(secret);
+  };
+  return {
+    skillport,
+    clock,
+    dir,
+    createKey,
+    keyFor,
+    async cleanup() {
+      await skillport.stop(1000);
+      await skillport.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import {
+  generateSecret,
+  hashSecret,
+  isWellFormedSecret,
+  secretLast4,
+  secretPrefix,
+} from "../../src/core/keys/secret.js";
+
+describe("API key secrets", () => {
+  it("have the shape sk_<env>_<base62> with the environment's tag", () => {
+    expect(generateSecret("production")).toMatch(/^sk_live_[0-9A-Za-z]{36}$/);
+    expect(generateSecret("staging")).toMatch(/^sk_test_[0-9A-Za-z]{36}$/);
+    expect(generateSecret("development")).toMatch(/^sk_dev_[0-9A-Za-z]{36}$/);
+  });
+
+  it("carry at least 160 bits of randomness and never repeat", () => {
+    // 30 random base62 characters: 30 × log2(62) ≈ 178.6 bits.
+    expect(30 * Math.log2(62)).toBeGreaterThanOrEqual(160);
+    const secrets = new Set(Array.from({ length: 2000 }, () => generateSecret("production")));
+    expect(secrets.size).toBe(2000);
+  });
+
+  it("are recognised by their checksum", () => {
+    const secret = generateSecret("production");
+    expect(isWellFormedSecret(secret)).toBe(true);
+  });
+
+  it("refuse every single-character typo through the checksum", () => {
+    const secret = generateSecret("production");
+    const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let refused = 0;
+    let tried = 0;
+    for (let i = "sk_live_".length; i < secret.length; i++) {
+      for (const c of alphabet) {
+        if (c === secret[i]) continue;
+        tried++;
+        if (!isWellFormedSecret(secret.slice(0, i) + c + secret.slice(i + 1))) refused++;
+      }
+    }
+    expect(refused).toBe(tried);
+  });
+
+  it("refuse a changed environment tag, truncation and extra characters", () => {
+    const secret = generateSecret("production");
+    expect(isWellFormedSecret(secret.replace("sk_live_", "sk_test_"))).toBe(false);
+    expect(isWellFormedSecret(secret.slice(0, -1))).toBe(false);
+    expect(isWellFormedSecret(`${secret}A`)).toBe(false);
+    expect(isWellFormedSecret("")).toBe(false);
+    expect(isWellFormedSecret("sk_live_")).toBe(false);
+  });
+
+  it("are stored as SHA-256 and shown as a prefix and last four characters", () => {
+    const secret = generateSecret("development");
+    expect(hashSecret(secret)).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashSecret(secret)).not.toContain(secret.slice(8));
+    expect(secretPrefix(secret)).toBe(secret.slice(0, "sk_dev_".length + 4));
+    expect(secretLast4(secret)).toBe(secret.slice(-4));
+  });
+});
+
+describe("identifiers", () => {
+  it("sort by creation time, even within one millisecond", async () => {
+    const { newId } = await import("../../src/core/ids.js");
+    const ids = [
+      newId("exec", 1000),
+      newId("exec", 1000),
+      newId("exec", 1000),
+      newId("exec", 999_999),
+      newId("exec", 1_800_000_000_000),
+    ];
+    expect([...ids].sort()).toEqual([ids[0], ids[1], ids[2], ids[3], ids[4]]);
+    expect(ids[0]).toMatch(/^exec_[0-9A-Za-z]{25}$/);
+  });
+});

@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { defineSkill, SkillError } from "../../src/core/skills/skill.js";
+
+const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
+
+/** Small skills whose behaviour the core tests control exactly. */
+export const echo = defineSkill({
+  id: "test.echo",
+  title: "Echo",
+  description: "Returns its text unchanged.",
+  tags: ["test"],
+  params: z.object({ text: z.string() }),
+  result: z.object({ text: z.string() }),
+  annotations,
+  examples: [],
+  run: async ({ text }) => ({ text }),
+});
+
+export const fail = defineSkill({
+  id: "test.fail",
+  title: "Fail",
+  description: "Always fails, clearly or unexpectedly.",
+  tags: ["test"],
+  params: z.object({ unexpected: z.boolean().default(false) }),
+  result: z.object({}),
+  annotations,
+  examples: [],
+  run: async ({ unexpected }) => {
+    if (unexpected) throw new TypeError("internal detail /srv/secret/path");
+    throw new SkillError("the input was not acceptable");
+  },
+});
+
+export const sleep = defineSkill({
+  id: "test.sleep",
+  title: "Sleep",
+  description: "Waits, honouring the signal, and reports progress at its start and end.",
+  tags: ["test"],
+  params: z.object({ ms: z.number().int().min(0) }),
+  result: z.object({ slept: z.number() }),
+  annotations,
+  examples: [],
+  run: ({ ms }, ctx) =>
+    new Promise((resolve, reject) => {
+      ctx.progress({ progress: 0, total: 1, message: "started" });
+      const timer = setTimeout(() => {
+        ctx.progress({ progress: 1, total: 1, message: "done" });
+        resolve({ slept: ms });
+      }, ms);
+      ctx.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        reject(new Error("aborted"));
+      });
+    }),
+});
+
+/** Ignores its abort signal entirely: its timeout must still end the execution. */
+export const stubborn = defineSkill({
+  id: "test.stubborn",
+  title: "Stubborn",
+  description: "Takes long and ignores the abort signal.",
+  tags: ["test"],
+  params: z.object({ ms: z.number().int() }),
+  result: z.object({}),
+  annotations,
+  examples: [],
+  run: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve({}), ms)),
+});
+
+export const badResult = defineSkill({
+  id: "test.bad_result",
+  title: "Bad result",
+  description: "Returns something its result schema refuses.",
+  tags: ["test"],
+  params: z.object({}),
+  result: z.object({ n: z.number() }),
+  annotations,
+  examples: [],
+  run: async () => ({ n: "not a number" }) as unknown as { n: number },
+});
+
+export const counter = defineSkill({
+  id: "test.count",
+  title: "Count",
+  description: "Counts its runs in memory, to prove a skill ran once.",
+  tags: ["test"],
+  params: z.object({ label: z.string() }),
+  result: z.object({ runs: z.number() }),
+  annotations: { ...annotations, readOnly: false, idempotent: false },
+  examples: [],
+  run: async ({ label }) => {
+    const runs = (counts.get(label) ?? 0) + 1;
+    counts.set(label, runs);
+    return { runs };
+  },
+});
+export const counts = new Map<string, number>();
+
+export const testSkills = [echo, fail, sleep, stubborn, badResult, counter];

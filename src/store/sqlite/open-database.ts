@@ -23,6 +23,8 @@ export function openConnection(filePath: string, options: ConnectionOptions): Da
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     enableWal(db);
+    // After WAL, not before: better-sqlite3 builds SQLite with DEFAULT_WAL_SYNCHRONOUS=1,
+    // which lowers `synchronous` to NORMAL when a connection enters WAL mode.
     db.pragma(`synchronous = ${options.synchronous}`);
     db.pragma("foreign_keys = ON");
     return db;

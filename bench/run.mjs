@@ -1,0 +1,152 @@
+// `npm run bench`: skillport's full request path (auth, rate limit, execution, record
+// persisted) against a bare node:http server that only parses JSON and answers, measured
+// in the same run by a separate load-generator process on 127.0.0.1.
+//
+// Targets (issue): execute >= 60% of the bare server's requests/s, execute p99 < 10 ms,
+// at 50 connections. Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
+// 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fmt, freePort, listeningPort, load, settings, startNode, stop, table, waitReady } from "./lib.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(root, "dist/src/cli.js");
+const LOG_LEVEL = "warn"; // so per-request log lines are not what gets measured
+const TARGET_RATIO = 0.6;
+const TARGET_P99_MS = 10;
+const EXECUTE_BODY = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "2+3*4" } });
+const DISCOVER_BODY = JSON.stringify({ query: "send a message to a channel" });
+
+const problems = []; // correctness failures: any of them fails the run
+const check = (ok, message) => ok || problems.push(message);
+
+const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
+let skillport;
+let bare;
+try {
+  const key = JSON.parse(
+    execFileSync(process.execPath, [
+      CLI, "keys", "create", "--name", "bench", "--scope", "full-access", "--plan", "enterprise",
+      "--limit-minute", "100000000", "--limit-day", "1000000000", "--json", "--data-dir", dataDir,
+    ], { encoding: "utf8" }),
+  );
+  const port = await freePort();
+  skillport = startNode(CLI, ["serve"], {
+    SKILLPORT_PORT: String(port),
+    SKILLPORT_HOST: "127.0.0.1",
+    SKILLPORT_DATA_DIR: dataDir,
+    SKILLPORT_LOG_LEVEL: LOG_LEVEL,
+  });
+  bare = startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url)));
+  const barePort = await listeningPort(bare);
+  await waitReady(`http://127.0.0.1:${port}/readyz`, skillport);
+
+  const headers = { authorization: `Bearer ${key.secret}`, "content-type": "application/json" };
+  const targets = [
+    { name: "bare node:http", url: `http://127.0.0.1:${barePort}/`, body: EXECUTE_BODY },
+    { name: "skillport discover", url: `http://127.0.0.1:${port}/v1/discover`, body: DISCOVER_BODY },
+    { name: "skillport execute", url: `http://127.0.0.1:${port}/v1/execute`, body: EXECUTE_BODY },
+  ];
+
+  // One request each before any load: checks the answers, and pays one-off costs (the
+  // math skill loads mathjs on first use) outside the warm-up.
+  const probe = async (t) => {
+    const res = await fetch(t.url, { method: "POST", headers, body: t.body });
+    return { status: res.status, body: await res.json() };
+  };
+  const [pBare, pDiscover, pExecute] = await Promise.all(targets.map(probe));
+  check(pBare.status === 200, `bare server answered ${pBare.status}`);
+  check(pDiscover.status === 200 && pDiscover.body.results?.length > 0, `discover: ${JSON.stringify(pDiscover)}`);
+  check(
+    pExecute.status === 200 && pExecute.body.status === "completed" && pExecute.body.result?.value === 14,
+    `execute did not answer a completed record with value 14: ${JSON.stringify(pExecute)}`,
+  );
+  let executeOk = pExecute.status === 200 ? 1 : 0; // every 2xx execute must be a persisted record
+
+  console.log(
+    `skillport bench: ${settings.connections} connections, pipelining 1, ${settings.warmup} s warm-up + ` +
+      `${settings.duration} s per target; node ${process.version}; ${settings.cores} CPU cores ` +
+      `SHARED by the server and the load generator; skillport log level "${LOG_LEVEL}".`,
+  );
+  const results = {};
+  for (const t of targets) {
+    const opts = { url: t.url, method: "POST", headers, body: t.body, connections: settings.connections };
+    const warm = await load({ ...opts, duration: settings.warmup });
+    const r = await load({ ...opts, duration: settings.duration });
+    if (t.name.endsWith("execute")) executeOk += warm.ok_2xx + r.ok_2xx;
+    check(r.ok_2xx > 0 && r.non_2xx === 0 && r.errors === 0 && r.timeouts === 0,
+      `${t.name}: ${r.ok_2xx} 2xx, ${r.non_2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    results[t.name] = r;
+    console.log(`  measured ${t.name}: ${fmt(r.requests_per_s, 0)} req/s`);
+  }
+
+  // Graceful stop flushes pending group commits; then the records must all be on disk.
+  await stop(skillport);
+  const Database = createRequire(join(root, "package.json"))("better-sqlite3");
+  const db = new Database(join(dataDir, "skillport.db"), { readonly: true });
+  const persisted = db
+    .prepare("select count(*) as n from executions where skill_id = 'math.evaluate' and status = 'completed'")
+    .get().n;
+  db.close();
+  // >= rather than ==: requests still in flight when a load run stops are executed and
+  // persisted, but autocannon never counts their answers.
+  check(persisted >= executeOk, `only ${persisted} execution records persisted for ${executeOk} answered 200`);
+
+  const b = results["bare node:http"];
+  const d = results["skillport discover"];
+  const e = results["skillport execute"];
+  const ratio = { execute_vs_bare: e.requests_per_s / b.requests_per_s, discover_vs_bare: d.requests_per_s / b.requests_per_s };
+  const pass = { execute_ratio: ratio.execute_vs_bare >= TARGET_RATIO, execute_p99: e.p99_ms < TARGET_P99_MS };
+
+  console.log(
+    `\n${table(
+      ["target", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "2xx", "non-2xx", "errors", "vs bare"],
+      Object.entries(results).map(([name, r]) => [
+        name, fmt(r.requests_per_s, 0), fmt(r.p50_ms), fmt(r.p90_ms), fmt(r.p99_ms), fmt(r.max_ms),
+        r.ok_2xx, r.non_2xx, r.errors + r.timeouts, `${fmt((100 * r.requests_per_s) / b.requests_per_s, 1)}%`,
+      ]),
+    )}\n`,
+  );
+  console.log(`execute/bare  = ${fmt(ratio.execute_vs_bare, 3)}   target >= ${TARGET_RATIO}   ${pass.execute_ratio ? "PASS" : "FAIL"}`);
+  console.log(`execute p99   = ${fmt(e.p99_ms)} ms   target < ${TARGET_P99_MS} ms   ${pass.execute_p99 ? "PASS" : "FAIL"}`);
+  console.log(`discover/bare = ${fmt(ratio.discover_vs_bare, 3)}   (no target)`);
+  console.log(`records persisted: ${persisted} completed math.evaluate executions for ${executeOk} answered 200`);
+  console.log(
+    `note: load generator and servers share ${settings.cores} cores; latencies are 2xx response times, ` +
+      "percentiles exact from every sample.",
+  );
+
+  const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
+  mkdirSync(resultsDir, { recursive: true });
+  const report = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cores: settings.cores,
+    cores_shared_with_load_generator: true,
+    skillport_log_level: LOG_LEVEL,
+    settings,
+    results,
+    ratio,
+    targets: { execute_ratio_min: TARGET_RATIO, execute_p99_max_ms: TARGET_P99_MS },
+    pass,
+    persisted_execution_records: persisted,
+    execute_answered_200: executeOk,
+    problems,
+  };
+  writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`results written to bench/results/latest.json`);
+
+  for (const p of problems) console.error(`CORRECTNESS: ${p}`);
+  if (problems.length > 0) process.exitCode = 1;
+  else if (process.env.BENCH_STRICT === "1" && !(pass.execute_ratio && pass.execute_p99)) process.exitCode = 1;
+} catch (err) {
+  console.error(err);
+  process.exitCode = 1;
+} finally {
+  await Promise.all([skillport && stop(skillport), bare && stop(bare)]);
+  rmSync(dataDir, { recursive: true, force: true });
+}

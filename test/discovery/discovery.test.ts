@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createDiscovery, createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { SkillRegistry } from "../../src/core/skills/registry.js";
+import { defineSkill, type Skill } from "../../src/core/skills/skill.js";
+
+const annotations = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
+
+function skill(id: string, title: string, description: string, tags: string[], examples: string[] = []): Skill {
+  return defineSkill({
+    id,
+    title,
+    description,
+    tags,
+    params: z.object({ channel: z.string().describe("Where the text goes"), text: z.string() }),
+    result: z.object({}),
+    annotations,
+    examples: examples.map((query) => ({ query, params: {} })),
+    run: async () => ({}),
+  });
+}
+
+const messageSend = skill("message.send", "Send a message", "Posts a message to a channel.", ["Messaging", "write"]);
+const messageList = skill("message.list", "List messages", "Lists the messages of a channel.", ["messaging", "read"]);
+const emailSend = skill("email.send", "Send an email", "Sends an email over SMTP.", ["email", "write"]);
+const power = skill("math.power", "Power", "Raises a number to an exponent.", ["math"], ["what is 12 squared"]);
+
+const ids = (hits: { skill_id: string }[]): string[] => hits.map((hit) => hit.skill_id);
+
+describe("createDiscovery", () => {
+  it("indexes the skills already in the registry", () => {
+    const discovery = createDiscovery(new SkillRegistry([messageSend, messageList, emailSend]));
+    expect(discovery.index.size).toBe(3);
+    expect(ids(discovery.search("send a message to a channel"))[0]).toBe("message.send");
+  });
+
+  it("finds a skill added to the registry on the very next search", () => {
+    const registry = new SkillRegistry([messageSend]);
+    const discovery = createDiscovery(registry);
+    expect(discovery.search("exponent of a number")).toEqual([]);
+    registry.add(power);
+    expect(ids(discovery.search("exponent of a number"))).toEqual(["math.power"]);
+  });
+
+  it("no longer returns a skill removed from the registry", () => {
+    const registry = new SkillRegistry([messageSend, messageList]);
+    const discovery = createDiscovery(registry);
+    registry.remove("message.send");
+    expect(ids(discovery.search("send a message"))).toEqual(["message.list"]);
+    expect(discovery.index.has("message.send")).toBe(false);
+  });
+
+  it("reads examples' queries and parameter descriptions", () => {
+    const discovery = createDiscovery(new SkillRegistry([messageSend, emailSend, power]));
+    expect(ids(discovery.search("7 squared"))[0]).toBe("math.power");
+    // "goes" only occurs in the description of the `channel` parameter.
+    expect(ids(discovery.search("where the text goes")).length).toBe(3);
+  });
+
+  it("stops following the registry after close", () => {
+    const registry = new SkillRegistry([messageSend]);
+    const discovery = createDiscovery(registry);
+    discovery.close();
+    registry.add(power);
+    expect(discovery.search("exponent")).toEqual([]);
+  });
+});
+
+describe("DiscoveryIndex.search options", () => {
+  const registry = new SkillRegistry([messageSend, messageList, emailSend, power]);
+  const discovery = createDiscovery(registry);
+
+  it("keeps only skills having ALL the given tags, case-insensitively", () => {
+    expect(ids(discovery.search("send", { tags: ["write"] })).sort()).toEqual(["email.send", "message.send"]);
+    expect(ids(discovery.search("send message", { tags: ["messaging", "WRITE"] }))).toEqual(["message.send"]);
+    expect(discovery.search("send", { tags: ["messaging", "math"] })).toEqual([]);
+    expect(discovery.search("send", { tags: ["unknown"] })).toEqual([]);
+  });
+
+  it("treats an empty tags list as no filter", () => {
+    expect(discovery.search("send", { tags: [] })).toEqual(discovery.search("send"));
+  });
+
+  it("applies the tags filter before the limit", () => {
+    // Without the filter message.send and email.send outrank message.list for this query.
+    expect(ids(discovery.search("send a message", { limit: 1, tags: ["read"] }))).toEqual(["message.list"]);
+  });
+
+  it("returns at most `limit` hits, 10 by default", () => {
+    expect(discovery.search("message send email channel number", { limit: 2 })).toHaveLength(2);
+    const many = createDiscoveryIndex(
+      Array.from({ length: 25 }, (_, index) => ({ id: `tool.${index}`, description: "Sends things." })),
+    );
+    expect(many.search("send")).toHaveLength(10);
+    expect(many.search("send", { limit: 0 })).toEqual([]);
+  });
+
+  it("returns [] for a query made only of stop words", () => {
+    expect(discovery.search("can you do it for me?")).toEqual([]);
+  });
+
+  it("returns skill ids with scores in (0, 1], best first", () => {
+    const hits = discovery.search("send a message to a channel");
+    expect(hits.length).toBeGreaterThan(1);
+    for (const hit of hits) expect(hit.score > 0 && hit.score <= 1).toBe(true);
+    const scores = hits.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+});
+
+describe("createDiscoveryIndex", () => {
+  it("ranks description-only records like catalog skills", () => {
+    const index = createDiscoveryIndex([
+      { id: "weather", name: "WeatherNow", description: "Current weather for a city." },
+      { id: "news", name: "NewsToday", description: "Headlines of the day.", extra: "Also covers weather news." },
+    ]);
+    expect(ids(index.search("what's the weather in Paris"))).toEqual(["weather", "news"]);
+    expect(ids(index.search("weather now"))[0]).toBe("weather");
+  });
+});

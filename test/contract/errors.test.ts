@@ -1,0 +1,318 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  eventually,
+  expectDetails,
+  expectError,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+// contract.md, "Errors": every row of the table, against the real server.
+describe("contract: the error table", () => {
+  let server: TestServer;
+  let full: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer();
+    full = await server.createRoomyKey({ name: "errors" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const execute = (json: unknown, headers?: Record<string, string>) =>
+    server.request("POST", "/v1/execute", { key: full.secret, json, headers });
+
+  describe("400 invalid_request", () => {
+    it("refuses a body that is not valid JSON", async () => {
+      const res = await server.request("POST", "/v1/execute", {
+        key: full.secret,
+        rawBody: '{"skill_id": "math.evaluate", ',
+        contentType: "application/json",
+      });
+      expectError(res, 400, "invalid_request");
+    });
+
+    it("refuses a missing required field, with details naming it", async () => {
+      const error = expectError(await execute({ params: { expression: "1" } }), 400, "invalid_request");
+      expect(expectDetails(error).map((d) => d.path)).toContain("skill_id");
+    });
+
+    it("refuses a missing params object", async () => {
+      const error = expectError(await execute({ skill_id: "math.evaluate" }), 400, "invalid_request");
+      expect(expectDetails(error).map((d) => d.path)).toContain("params");
+    });
+
+    it.each([
+      ["params is a string", { skill_id: "math.evaluate", params: "1+1" }, "params"],
+      [
+        "async is a string",
+        { skill_id: "math.evaluate", params: { expression: "1" }, async: "yes" },
+        "async",
+      ],
+      ["skill_id is a number", { skill_id: 42, params: {} }, "skill_id"],
+      [
+        "timeout_ms is a string",
+        { skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms: "100" },
+        "timeout_ms",
+      ],
+    ])("refuses a field of the wrong type (%s), with details", async (_name, body, path) => {
+      const error = expectError(await execute(body), 400, "invalid_request");
+      expect(expectDetails(error).map((d) => d.path)).toContain(path);
+    });
+
+    it.each([0, 300_001, 1.5, -1])(
+      "refuses timeout_ms = %s (1 ≤ timeout_ms ≤ 300000, integer)",
+      async (t) => {
+        const error = expectError(
+          await execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms: t }),
+          400,
+          "invalid_request",
+        );
+        expect(expectDetails(error).map((d) => d.path)).toContain("timeout_ms");
+      },
+    );
+
+    it("accepts the bounds timeout_ms = 1 and 300000", async () => {
+      for (const timeout_ms of [1, 300_000]) {
+        const res = await execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms });
+        expect(res.status, res.text).toBe(200);
+      }
+    });
+
+    it("refuses a JSON body that is not an object", async () => {
+      expectError(await execute([1, 2, 3]), 400, "invalid_request");
+      expectError(await execute("just a string"), 400, "invalid_request");
+    });
+
+    it("refuses an empty body declared as JSON", async () => {
+      const res = await server.request("POST", "/v1/discover", {
+        key: full.secret,
+        rawBody: "",
+        contentType: "application/json",
+      });
+      expectError(res, 400, "invalid_request");
+    });
+
+    it("refuses an Idempotency-Key longer than 255 characters", async () => {
+      const res = await execute(
+        { skill_id: "math.evaluate", params: { expression: "1" } },
+        { "idempotency-key": "k".repeat(256) },
+      );
+      expectError(res, 400, "invalid_request");
+    });
+  });
+
+  describe("401", () => {
+    it("missing_api_key without an Authorization header, with WWW-Authenticate: Bearer", async () => {
+      const res = await server.request("POST", "/v1/discover", { json: { query: "send" } });
+      expectError(res, 401, "missing_api_key");
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    });
+
+    it("missing_api_key for an Authorization header of another scheme", async () => {
+      const res = await server.request("POST", "/v1/discover", {
+        json: { query: "send" },
+        headers: { authorization: "Basic dXNlcjpwYXNz" },
+      });
+      expectError(res, 401, "missing_api_key");
+    });
+
+    it("invalid_api_key for a malformed key", async () => {
+      for (const secret of ["nope", "sk_live_short", `sk_prod_${"a".repeat(36)}`]) {
+        expectError(
+          await server.request("POST", "/v1/discover", { key: secret, json: { query: "send" } }),
+          401,
+          "invalid_api_key",
+        );
+      }
+    });
+  });
+
+  describe("403 insufficient_scope", () => {
+    it("refuses a read-only key on POST /v1/execute", async () => {
+      const readOnly = await server.createRoomyKey({ scope: "read-only" });
+      expectError(
+        await server.request("POST", "/v1/execute", {
+          key: readOnly.secret,
+          json: { skill_id: "math.evaluate", params: { expression: "1" } },
+        }),
+        403,
+        "insufficient_scope",
+      );
+    });
+  });
+
+  describe("404", () => {
+    it("skill_not_found for an unknown skill_id on execute", async () => {
+      expectError(await execute({ skill_id: "no.such.skill", params: {} }), 404, "skill_not_found");
+    });
+
+    it("skill_not_found for GET /v1/skills/{unknown}", async () => {
+      expectError(
+        await server.request("GET", "/v1/skills/no.such.skill", { key: full.secret }),
+        404,
+        "skill_not_found",
+      );
+    });
+
+    it("execution_not_found for an unknown execution id", async () => {
+      for (const path of [
+        "/v1/executions/exec_doesnotexist0000000000",
+        "/v1/executions/exec_doesnotexist0000000000/events",
+      ]) {
+        expectError(await server.request("GET", path, { key: full.secret }), 404, "execution_not_found");
+      }
+      expectError(
+        await server.request("POST", "/v1/executions/exec_doesnotexist0000000000/cancel", {
+          key: full.secret,
+        }),
+        404,
+        "execution_not_found",
+      );
+    });
+
+    it("execution_not_found for a record of another owner, on every execution endpoint", async () => {
+      const ownerA = await server.createRoomyKey({ owner: "a" });
+      const ownerB = await server.createRoomyKey({ owner: "b" });
+      const res = await server.request("POST", "/v1/execute", {
+        key: ownerA.secret,
+        json: { skill_id: "util.wait", params: { ms: 20_000 }, async: true },
+      });
+      expect(res.status, res.text).toBe(202);
+      const { id } = bodyOf<ExecutionRecord>(res);
+      expect((await server.request("GET", `/v1/executions/${id}`, { key: ownerA.secret })).status).toBe(200);
+      expectError(
+        await server.request("GET", `/v1/executions/${id}`, { key: ownerB.secret }),
+        404,
+        "execution_not_found",
+      );
+      expectError(
+        await server.request("GET", `/v1/executions/${id}/events`, { key: ownerB.secret }),
+        404,
+        "execution_not_found",
+      );
+      expectError(
+        await server.request("POST", `/v1/executions/${id}/cancel`, { key: ownerB.secret }),
+        404,
+        "execution_not_found",
+      );
+      // B's refused cancel left A's execution running; A can still cancel it.
+      const cancel = await server.request("POST", `/v1/executions/${id}/cancel`, { key: ownerA.secret });
+      expect(cancel.status, cancel.text).toBe(200);
+      expect(bodyOf<ExecutionRecord>(cancel).status).toBe("cancelled");
+    });
+
+    it("not_found for an unknown /v1 path", async () => {
+      expectError(await server.request("GET", "/v1/nothing-here", { key: full.secret }), 404, "not_found");
+      expectError(
+        await server.request("POST", "/v1/executee", { key: full.secret, json: {} }),
+        404,
+        "not_found",
+      );
+    });
+  });
+
+  describe("405 method_not_allowed", () => {
+    it.each([
+      ["GET", "/v1/execute", "POST"],
+      ["DELETE", "/v1/discover", "POST"],
+      ["POST", "/v1/skills", "GET"],
+      ["DELETE", "/v1/executions/exec_x", "GET"],
+    ])("%s %s answers 405 with an Allow header listing %s", async (method, path, allowed) => {
+      const res = await server.request(method, path, { key: full.secret });
+      expectError(res, 405, "method_not_allowed");
+      const allow = (res.headers.get("allow") ?? "").split(",").map((m) => m.trim());
+      expect(allow).toContain(allowed);
+      expect(allow).not.toContain(method);
+    });
+  });
+
+  describe("409", () => {
+    it("execution_not_cancellable when cancelling a completed execution", async () => {
+      const res = await execute({ skill_id: "math.evaluate", params: { expression: "1+1" } });
+      expect(bodyOf<ExecutionRecord>(res).status).toBe("completed");
+      const { id } = bodyOf<ExecutionRecord>(res);
+      expectError(
+        await server.request("POST", `/v1/executions/${id}/cancel`, { key: full.secret }),
+        409,
+        "execution_not_cancellable",
+      );
+    });
+
+    it("idempotency_in_progress when a sync request repeats while the first still runs", async () => {
+      const key = await server.createRoomyKey({ owner: "idem-progress" });
+      const body = { skill_id: "util.wait", params: { ms: 4000 } };
+      const headers = { "idempotency-key": "in-progress-1" };
+      const first = server.request("POST", "/v1/execute", { key: key.secret, json: body, headers });
+      // Repeat only once the first is visibly running, so the order of the two is certain.
+      await eventually(async () => {
+        const list = await server.request("GET", "/v1/executions?status=running", { key: key.secret });
+        return bodyOf<{ data: ExecutionRecord[] }>(list).data.length > 0 ? true : undefined;
+      });
+      const repeat = await server.request("POST", "/v1/execute", { key: key.secret, json: body, headers });
+      expectError(repeat, 409, "idempotency_in_progress");
+      const firstRes = await first;
+      expect(firstRes.status).toBe(200);
+      expect(bodyOf<ExecutionRecord>(firstRes).status).toBe("completed");
+    });
+  });
+
+  describe("413 payload_too_large", () => {
+    it("refuses a body over 1 MiB", async () => {
+      const res = await execute({
+        skill_id: "message.send",
+        params: { channel: "big", text: "x".repeat(1024 * 1024 + 16) },
+      });
+      expectError(res, 413, "payload_too_large");
+    });
+  });
+
+  describe("415 unsupported_media_type", () => {
+    it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
+      "refuses a %s body",
+      async (contentType) => {
+        const res = await server.request("POST", "/v1/discover", {
+          key: full.secret,
+          rawBody: contentType === "application/x-www-form-urlencoded" ? "query=send" : "send a message",
+          contentType,
+        });
+        expectError(res, 415, "unsupported_media_type");
+      },
+    );
+  });
+
+  describe("422", () => {
+    it("invalid_params with details when params do not match the skill's schema", async () => {
+      const error = expectError(
+        await execute({ skill_id: "math.evaluate", params: {} }),
+        422,
+        "invalid_params",
+      );
+      expect(expectDetails(error).map((d) => d.path)).toContain("expression");
+    });
+
+    it("invalid_params with the path of a wrongly typed param", async () => {
+      const error = expectError(
+        await execute({ skill_id: "message.send", params: { channel: "x", text: 5 } }),
+        422,
+        "invalid_params",
+      );
+      expect(expectDetails(error).map((d) => d.path)).toContain("text");
+    });
+
+    it("idempotency_key_reused when the same key comes with another body", async () => {
+      const headers = { "idempotency-key": "reused-1" };
+      const first = await execute({ skill_id: "math.evaluate", params: { expression: "1+1" } }, headers);
+      expect(first.status, first.text).toBe(200);
+      expectError(
+        await execute({ skill_id: "math.evaluate", params: { expression: "2+2" } }, headers),
+        422,
+        "idempotency_key_reused",
+      );
+    });
+  });
+});

@@ -1,0 +1,489 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+
+/**
+ * Black-box harness: the REAL built server (`node dist/src/cli.js serve`) as a child
+ * process on 127.0.0.1, a fresh temporary data dir, keys made by the real CLI, HTTP over
+ * real sockets. `npm test` builds before vitest runs; run `npm run build` first by hand.
+ */
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const CLI_PATH = join(REPO_ROOT, "dist/src/cli.js");
+
+export type Json = Record<string, unknown>;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: {
+    code: string;
+    message: string;
+    request_id: string;
+    details?: ErrorDetail[];
+    retry_after?: number;
+  };
+}
+
+export interface ExecutionRecord {
+  id: string;
+  skill_id: string;
+  status: "queued" | "running" | "completed" | "failed" | "timed_out" | "cancelled";
+  success: boolean;
+  error: { code: string; message: string } | null;
+  latency_ms: number | null;
+  result: Json | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  body: unknown;
+}
+
+/** The body of a response, typed by the caller (the tests assert its shape). */
+export function bodyOf<T>(res: ApiResponse): T {
+  return res.body as T;
+}
+
+export interface RequestOptions {
+  /** The API key secret, sent as `Authorization: Bearer <key>`. */
+  key?: string;
+  /** A JSON body (sent with `Content-Type: application/json`). */
+  json?: unknown;
+  /** A raw body, sent as is with `contentType` (or fetch's default for strings). */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export type Scope = "read-only" | "full-access";
+export type Plan = "free" | "pro" | "enterprise";
+
+export interface KeyOptions {
+  name?: string;
+  scope?: Scope;
+  plan?: Plan;
+  limitMinute?: number;
+  limitDay?: number;
+  owner?: string;
+  env?: "production" | "staging" | "development";
+  expiresAt?: string;
+}
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  scope: Scope;
+  plan: Plan;
+  owner: string;
+  environment: string;
+  secret: string;
+}
+
+/** Runs the real CLI (`node dist/src/cli.js ARGS`) and collects its output. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      process.execPath,
+      [CLI_PATH, ...args],
+      { env: { ...process.env, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** `skillport keys create ... --json` on `dataDir`; generous limits unless told otherwise. */
+export async function createKey(dataDir: string, options: KeyOptions = {}): Promise<CreatedKey> {
+  const args = [
+    "keys",
+    "create",
+    "--name",
+    options.name ?? "contract-test",
+    "--scope",
+    options.scope ?? "full-access",
+    "--json",
+    "--data-dir",
+    dataDir,
+  ];
+  if (options.plan) args.push("--plan", options.plan);
+  if (options.limitMinute !== undefined) args.push("--limit-minute", String(options.limitMinute));
+  if (options.limitDay !== undefined) args.push("--limit-day", String(options.limitDay));
+  if (options.owner) args.push("--owner", options.owner);
+  if (options.env) args.push("--env", options.env);
+  if (options.expiresAt) args.push("--expires-at", options.expiresAt);
+  const result = await runCli(args);
+  if (result.code !== 0) {
+    throw new Error(`keys create failed (${result.code}): ${result.stderr}${result.stdout}`);
+  }
+  const created = JSON.parse(result.stdout) as CreatedKey;
+  if (typeof created.secret !== "string" || typeof created.id !== "string") {
+    throw new Error(`keys create --json printed no id/secret: ${result.stdout}`);
+  }
+  return created;
+}
+
+/**
+ * A key that rate limits will not get in the way of: tests that are not about limits
+ * use it so that their request count never matters.
+ */
+export function createRoomyKey(dataDir: string, options: KeyOptions = {}): Promise<CreatedKey> {
+  return createKey(dataDir, { plan: "enterprise", limitMinute: 100_000, limitDay: 1_000_000, ...options });
+}
+
+/** `skillport keys revoke ID` in a separate process. */
+export async function revokeKey(dataDir: string, id: string): Promise<void> {
+  const result = await runCli(["keys", "revoke", id, "--data-dir", dataDir]);
+  if (result.code !== 0) throw new Error(`keys revoke failed (${result.code}): ${result.stderr}`);
+}
+
+/** A port that was free a moment ago (bind 127.0.0.1:0, read it, close). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (address === null || typeof address === "string") {
+        server.close();
+        reject(new Error("no port"));
+        return;
+      }
+      server.close(() => resolvePromise(address.port));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolvePromise) => setTimeout(resolvePromise, ms));
+}
+
+/** Seconds left in the current UTC minute (fixed windows are aligned to the clock). */
+export function secondsLeftInMinute(nowMs = Date.now()): number {
+  return 60 - ((nowMs / 1000) % 60);
+}
+
+/**
+ * Waits for the next minute when fewer than `seconds` remain in this one, so that a test
+ * counting requests in the minute window cannot straddle a window boundary.
+ */
+export async function awayFromMinuteBoundary(seconds: number): Promise<void> {
+  const left = secondsLeftInMinute();
+  if (left < seconds) await sleep(left * 1000 + 300);
+}
+
+/** Unix seconds of the next UTC midnight. */
+export function nextUtcMidnightSeconds(nowMs = Date.now()): number {
+  return Math.ceil(nowMs / 86_400_000) * 86_400;
+}
+
+export interface TestServer {
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  readonly child: ChildProcess;
+  /** Everything the server wrote to stdout and stderr so far. */
+  logs(): string;
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  createKey(options?: KeyOptions): Promise<CreatedKey>;
+  /** An enterprise key with limits high enough never to matter. */
+  createRoomyKey(options?: KeyOptions): Promise<CreatedKey>;
+  revokeKey(id: string): Promise<void>;
+  /** SIGTERM, waits for the exit (SIGKILL after a while), removes the data dir; the exit code. */
+  stop(): Promise<number | null>;
+  /** Resolves with the exit code when the process ends. */
+  readonly exited: Promise<number | null>;
+}
+
+export interface StartOptions {
+  /** Extra `SKILLPORT_*` variables. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts `node dist/src/cli.js serve` on a free port with a fresh data dir and waits for
+ * `/healthz`. Unless a test sets it, failed authentications per address are not limited
+ * in practice (only the address-limit test wants the default of 30).
+ */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), "skillport-test-"));
+  try {
+    // Another process may take the port between the probe and the bind: try again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await launch(dataDir, options);
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function launch(dataDir: string, options: StartOptions): Promise<TestServer> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [CLI_PATH, "serve", "--data-dir", dataDir], {
+    env: {
+      ...process.env,
+      SKILLPORT_PORT: String(port),
+      SKILLPORT_HOST: "127.0.0.1",
+      SKILLPORT_LOG_LEVEL: "warn",
+      SKILLPORT_FAILED_AUTH_PER_MINUTE: "1000000",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolvePromise) => {
+    child.once("exit", (code) => {
+      exitCode = code;
+      resolvePromise(code);
+    });
+  });
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exitCode !== undefined)
+      throw new Error(`server exited (${exitCode}) before it was healthy:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server not healthy within 30 s:\n${output}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+
+  let stopped: Promise<number | null> | undefined;
+  return {
+    baseUrl,
+    dataDir,
+    child,
+    exited,
+    logs: () => output,
+    request: (method, path, requestOptions) => apiRequest(baseUrl, method, path, requestOptions),
+    createKey: (keyOptions) => createKey(dataDir, keyOptions),
+    createRoomyKey: (keyOptions) => createRoomyKey(dataDir, keyOptions),
+    revokeKey: (id) => revokeKey(dataDir, id),
+    stop() {
+      stopped ??= (async () => {
+        if (exitCode === undefined) {
+          child.kill("SIGTERM");
+          const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+          await exited;
+          clearTimeout(timer);
+        }
+        await rm(dataDir, { recursive: true, force: true });
+        return exitCode ?? null;
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** One HTTP request; the body is read in full and parsed when it is JSON. */
+export async function apiRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers["content-type"] = options.contentType ?? "application/json";
+  } else if (options.rawBody !== undefined) {
+    body = options.rawBody;
+    if (options.contentType !== undefined) headers["content-type"] = options.contentType;
+  }
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body,
+    signal: options.signal ?? AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+/** Polls `check` until it returns a value (not undefined) or `timeoutMs` passes. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+const ISO_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** ISO 8601 UTC with milliseconds and `Z` (contract.md, "Execution record"). */
+export function expectIsoTimestamp(value: unknown): void {
+  expect(value).toMatch(ISO_MS_UTC);
+  expect(Number.isNaN(Date.parse(String(value)))).toBe(false);
+}
+
+/** Text that betrays internals: stack frames, file paths, framework error codes. */
+const INTERNAL_TEXT = [
+  /\bat .+:\d+:\d+/,
+  /node_modules/,
+  /\/(src|dist|skills)\//,
+  /\.(ts|js):\d+/,
+  /\bFST_[A-Z_]+/,
+  /\b(TypeError|ReferenceError|SyntaxError|RangeError)\b/,
+  /SQLITE_/,
+  /undefined is not/,
+];
+
+/**
+ * The contract's error envelope: the status, `error.code`, a human message free of
+ * internals, and `error.request_id` equal to the `X-Request-Id` header.
+ */
+export function expectError(res: ApiResponse, status: number, code: string): ErrorBody["error"] {
+  const context = `${res.status} ${res.text}`;
+  expect(res.status, context).toBe(status);
+  expect(res.headers.get("content-type"), context).toMatch(/^application\/json/);
+  const { error } = bodyOf<ErrorBody>(res);
+  expect(error, context).toBeTypeOf("object");
+  expect(error.code, context).toBe(code);
+  expect(error.message, context).toBeTypeOf("string");
+  expect(error.message.length, context).toBeGreaterThan(0);
+  for (const pattern of INTERNAL_TEXT) expect(error.message, context).not.toMatch(pattern);
+  expect(error.request_id, context).toBeTypeOf("string");
+  expect(error.request_id.length, context).toBeGreaterThan(0);
+  expect(res.headers.get("x-request-id"), context).toBe(error.request_id);
+  if (status === 401) expect(res.headers.get("www-authenticate"), context).toMatch(/^Bearer\b/);
+  return error;
+}
+
+/** Validation errors carry `details`: a non-empty array of `{path, message}` strings. */
+export function expectDetails(error: ErrorBody["error"]): ErrorDetail[] {
+  const details = error.details;
+  expect(Array.isArray(details), JSON.stringify(error)).toBe(true);
+  const list = details ?? [];
+  expect(list.length).toBeGreaterThan(0);
+  for (const detail of list) {
+    expect(detail.path).toBeTypeOf("string");
+    expect(detail.message).toBeTypeOf("string");
+    expect(detail.message.length).toBeGreaterThan(0);
+  }
+  return list;
+}
+
+export interface LimitHeaders {
+  limit: number;
+  remaining: number;
+  reset: number;
+  window: number;
+}
+
+/** The four X-RateLimit-* headers, each asserted to be an integer. */
+export function limitHeaders(res: ApiResponse): LimitHeaders {
+  const read = (name: string) => {
+    const value = res.headers.get(name);
+    expect(value, `${name} on ${res.status} ${res.text}`).toMatch(/^\d+$/);
+    return Number(value);
+  };
+  return {
+    limit: read("x-ratelimit-limit"),
+    remaining: read("x-ratelimit-remaining"),
+    reset: read("x-ratelimit-reset"),
+    window: read("x-ratelimit-window"),
+  };
+}
+
+/**
+ * The IETF draft `RateLimit` field, e.g. `"minute";r=59;t=41, "day";r=999;t=52000`,
+ * as a map from policy name to remaining and seconds left.
+ */
+export function parseRateLimitField(value: string | null): Map<string, { r: number; t: number }> {
+  const out = new Map<string, { r: number; t: number }>();
+  for (const item of (value ?? "").split(",")) {
+    const match = /^\s*"([^"]+)"\s*;(.*)$/.exec(item);
+    if (!match) continue;
+    const [, name = "", rest = ""] = match;
+    const params = new Map(
+      rest.split(";").map((p) => {
+        const [k = "", v = ""] = p.trim().split("=");
+        return [k, v] as const;
+      }),
+    );
+    out.set(name, { r: Number(params.get("r")), t: Number(params.get("t")) });
+  }
+  return out;
+}
+
+/** Reads a Server-Sent Events stream to its end: the events in order. */
+export async function readEventStream(
+  baseUrl: string,
+  path: string,
+  key: string,
+  timeoutMs = 30_000,
+): Promise<{ status: number; headers: Headers; events: { event: string; data: string }[] }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    headers: { authorization: `Bearer ${key}`, accept: "text/event-stream" },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  const events: { event: string; data: string }[] = [];
+  for (const block of text.split(/\n\n/)) {
+    let event = "message";
+    const data: string[] = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+    }
+    if (data.length > 0) events.push({ event, data: data.join("\n") });
+  }
+  return { status: res.status, headers: res.headers, events };
+}

@@ -1,9 +1,15 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type HTTPMethods,
+  LogController,
+} from "fastify";
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { registerAdmission } from "./admission.js";
 import { sendError } from "./error-response.js";
+import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
 import { registerExecuteRoute } from "./routes/execute.js";
@@ -79,6 +85,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   });
 
   registerHealthRoutes(app, skillport, () => closing);
+  registerMetrics(app, skillport);
   registerDiscoverRoute(app, skillport);
   registerExecuteRoute(app, skillport);
   registerExecutionRoutes(app, skillport, shutdown.signal);

@@ -11,6 +11,13 @@ type Listener = (event: ExecutionEvent) => void;
 /** An in-process bus of execution events, by execution id. */
 export class ExecutionEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly everyListeners = new Set<Listener>();
+
+  /** Every execution's events (metrics, usage aggregation). */
+  subscribeAll(listener: Listener): () => void {
+    this.everyListeners.add(listener);
+    return () => this.everyListeners.delete(listener);
+  }
 
   subscribe(executionId: string, listener: Listener): () => void {
     let set = this.listeners.get(executionId);
@@ -26,6 +33,7 @@ export class ExecutionEvents {
   }
 
   emit(executionId: string, event: ExecutionEvent): void {
+    for (const listener of this.everyListeners) listener(event);
     const set = this.listeners.get(executionId);
     if (!set) return;
     for (const listener of [...set]) listener(event);

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from "fastify";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { isTerminal } from "../core/execution/record.js";
+import type { Skillport } from "../core/skillport.js";
+
+/**
+ * `/metrics` for Prometheus: requests by route and status, their latency, executions by
+ * skill and outcome, the execution load, and Node's own metrics (event-loop delay, heap).
+ */
+export function registerMetrics(app: FastifyInstance, skillport: Skillport): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "skillport_" });
+  const requests = new Counter({
+    name: "skillport_http_requests_total",
+    help: "HTTP requests by method, route and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "skillport_http_request_duration_seconds",
+    help: "HTTP request duration",
+    labelNames: ["route"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
+    registers: [registry],
+  });
+  const executions = new Counter({
+    name: "skillport_executions_total",
+    help: "Finished executions by skill and status",
+    labelNames: ["skill_id", "status"] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: "skillport_executions_in_progress",
+    help: "Executions running or queued in this process",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      const { running, queued } = skillport.runner.load;
+      this.set({ state: "running" }, running);
+      this.set({ state: "queued" }, queued);
+    },
+  });
+
+  skillport.events.subscribeAll((event) => {
+    if (event.type === "status" && isTerminal(event.record.status)) {
+      executions.inc({ skill_id: event.record.skill_id, status: event.record.status });
+    }
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    // The route pattern, not the URL, so ids do not explode the label set; unknown paths share one label.
+    const route = request.routeOptions.url ?? "(unmatched)";
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    duration.observe({ route }, reply.elapsedTime / 1000);
+  });
+  app.get("/metrics", async (_request, reply) => {
+    reply.type(registry.contentType);
+    return registry.metrics();
+  });
+}

@@ -78,9 +78,9 @@ describe("Bm25fRetriever ranking", () => {
       const previous = results[index - 1];
       const current = results[index];
       if (!previous || !current) continue;
-      expect(previous.score > current.score || (previous.score === current.score && previous.id < current.id)).toBe(
-        true,
-      );
+      expect(
+        previous.score > current.score || (previous.score === current.score && previous.id < current.id),
+      ).toBe(true);
     }
   });
 
@@ -125,7 +125,9 @@ describe("Bm25fRetriever incremental updates", () => {
   it("finds a document as soon as it is added, without rebuilding", () => {
     const retriever = retrieverWith(catalog);
     expect(retriever.search("translate", { limit: 5 })).toEqual([]);
-    retriever.add(recordToDocument({ id: "text.translate", name: "Translate", description: "Translates text." }));
+    retriever.add(
+      recordToDocument({ id: "text.translate", name: "Translate", description: "Translates text." }),
+    );
     expect(ids(retriever.search("translate text", { limit: 1 }))).toEqual(["text.translate"]);
     expect(retriever.size).toBe(catalog.length + 1);
   });
@@ -144,7 +146,9 @@ describe("Bm25fRetriever incremental updates", () => {
     const incremental = retrieverWith(catalog);
     incremental.remove("email.send");
     incremental.remove("weather.forecast");
-    incremental.add(recordToDocument({ id: "text.translate", name: "Translate", description: "Translates text." }));
+    incremental.add(
+      recordToDocument({ id: "text.translate", name: "Translate", description: "Translates text." }),
+    );
     const [emailSend, weather] = [catalog[2], catalog[3]];
     if (emailSend) incremental.add(recordToDocument(emailSend));
     const fresh = retrieverWith(

@@ -6,7 +6,13 @@ import { defineSkill, type Skill } from "../../src/core/skills/skill.js";
 
 const annotations = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 
-function skill(id: string, title: string, description: string, tags: string[], examples: string[] = []): Skill {
+function skill(
+  id: string,
+  title: string,
+  description: string,
+  tags: string[],
+  examples: string[] = [],
+): Skill {
   return defineSkill({
     id,
     title,
@@ -20,10 +26,22 @@ function skill(id: string, title: string, description: string, tags: string[], e
   });
 }
 
-const messageSend = skill("message.send", "Send a message", "Posts a message to a channel.", ["Messaging", "write"]);
-const messageList = skill("message.list", "List messages", "Lists the messages of a channel.", ["messaging", "read"]);
+const messageSend = skill("message.send", "Send a message", "Posts a message to a channel.", [
+  "Messaging",
+  "write",
+]);
+const messageList = skill("message.list", "List messages", "Lists the messages of a channel.", [
+  "messaging",
+  "read",
+]);
 const emailSend = skill("email.send", "Send an email", "Sends an email over SMTP.", ["email", "write"]);
-const power = skill("math.power", "Power", "Raises a number to an exponent.", ["math"], ["what is 12 squared"]);
+const power = skill(
+  "math.power",
+  "Power",
+  "Raises a number to an exponent.",
+  ["math"],
+  ["what is 12 squared"],
+);
 
 const ids = (hits: { skill_id: string }[]): string[] => hits.map((hit) => hit.skill_id);
 
@@ -112,7 +130,12 @@ describe("createDiscoveryIndex", () => {
   it("ranks description-only records like catalog skills", () => {
     const index = createDiscoveryIndex([
       { id: "weather", name: "WeatherNow", description: "Current weather for a city." },
-      { id: "news", name: "NewsToday", description: "Headlines of the day.", extra: "Also covers weather news." },
+      {
+        id: "news",
+        name: "NewsToday",
+        description: "Headlines of the day.",
+        extra: "Also covers weather news.",
+      },
     ]);
     expect(ids(index.search("what's the weather in Paris"))).toEqual(["weather", "news"]);
     expect(ids(index.search("weather now"))[0]).toBe("weather");

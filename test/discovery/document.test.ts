@@ -14,7 +14,15 @@ describe("schemaText", () => {
         unit: { type: "string", title: "Unit", enum: ["celsius", "fahrenheit"] },
       },
     });
-    expect(text.split("\n")).toEqual(["Search options", "query", "Words to look for", "unit", "Unit", "celsius", "fahrenheit"]);
+    expect(text.split("\n")).toEqual([
+      "Search options",
+      "query",
+      "Words to look for",
+      "unit",
+      "Unit",
+      "celsius",
+      "fahrenheit",
+    ]);
   });
 
   it("walks nested objects and arrays of objects two levels deep, not further", () => {
@@ -73,7 +81,12 @@ describe("skillToDocument", () => {
 
 describe("recordToDocument", () => {
   it("uses the name as title and the extra text as its own field", () => {
-    const document = recordToDocument({ id: "w", name: "Weather", description: "Forecasts.", extra: "Long text" });
+    const document = recordToDocument({
+      id: "w",
+      name: "Weather",
+      description: "Forecasts.",
+      extra: "Long text",
+    });
     expect(document.fields.title).toBe("Weather");
     expect(document.fields.extra).toBe("Long text");
     expect(document.tags).toEqual([]);

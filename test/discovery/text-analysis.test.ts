@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { analyze, normalizeText, STOP_WORDS, splitIdentifier, stem, tokenize } from "../../src/core/discovery/text-analysis.js";
+import {
+  analyze,
+  normalizeText,
+  STOP_WORDS,
+  splitIdentifier,
+  stem,
+  tokenize,
+} from "../../src/core/discovery/text-analysis.js";
 
 describe("splitIdentifier", () => {
   it("splits camelCase and PascalCase and keeps the short joined form", () => {

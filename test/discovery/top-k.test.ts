@@ -28,7 +28,10 @@ describe("PostingList", () => {
     expect(list.length).toBe(10);
     expect(list.remove(3)).toBe(true);
     expect(list.remove(3)).toBe(false);
-    const pairs = Array.from({ length: list.length }, (_, index) => [list.docs[index], list.frequencies[index]]);
+    const pairs = Array.from({ length: list.length }, (_, index) => [
+      list.docs[index],
+      list.frequencies[index],
+    ]);
     expect(pairs.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual(
       [0, 1, 2, 4, 5, 6, 7, 8, 9].map((doc) => [doc, doc + 1]),
     );

@@ -1,0 +1,91 @@
+import { createReadStream, existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { createGunzip } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { DiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { type DescriptionRecord, recordToDocument } from "../../src/core/discovery/document.js";
+
+const path = fileURLToPath(new URL("../../../shared/data/catalog/openapi-tools.jsonl.gz", import.meta.url));
+const present = existsSync(path);
+if (!present) console.warn(`catalog scale check skipped: ${path} is absent`);
+
+const SKILL_COUNT = 10_000;
+
+/** The first `count` lines only: the file holds 104k operations and the rest is not needed. */
+async function readRecords(count: number): Promise<DescriptionRecord[]> {
+  const records: DescriptionRecord[] = [];
+  const lines = createInterface({ input: createReadStream(path).pipe(createGunzip()), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim().length === 0) continue;
+    const row = JSON.parse(line) as { id: string; name?: string; description?: string; params?: unknown };
+    records.push({
+      id: row.id,
+      name: row.name ?? null,
+      description: row.description ?? "",
+      params:
+        typeof row.params === "object" && row.params !== null
+          ? (row.params as Record<string, unknown>)
+          : null,
+    });
+    if (records.length >= count) break;
+  }
+  lines.close();
+  return records;
+}
+
+function percentile(sortedMs: number[], fraction: number): number {
+  return sortedMs[Math.min(sortedMs.length - 1, Math.floor(fraction * sortedMs.length))] ?? Number.NaN;
+}
+
+// Figures are logged, not asserted: timing assertions fail on a busy machine without
+// saying anything about the code. What is asserted is that scale does not break results.
+describe.skipIf(!present)("discovery over 10k OpenAPI operations", () => {
+  it("builds, answers and updates incrementally at catalog scale", async () => {
+    const records = await readRecords(SKILL_COUNT);
+    const index = new DiscoveryIndex();
+    let started = performance.now();
+    for (const record of records) index.add(recordToDocument(record));
+    const buildMs = performance.now() - started;
+    expect(index.size).toBe(records.length);
+
+    const queries = [
+      "send a message to a channel",
+      "list all users of an organisation",
+      "get the weather forecast for a city",
+      "create a payment invoice for a customer",
+      "delete a file from cloud storage",
+      "search repositories by keyword",
+      "translate text into another language",
+      "upload an image",
+      "get the current exchange rate between two currencies",
+      "cancel a subscription",
+    ];
+    // Warm-up: let the JIT compile the scoring loops before timing them.
+    for (let round = 0; round < 5; round += 1)
+      for (const query of queries) index.search(query, { limit: 10 });
+    const timesMs: number[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      for (const query of queries) {
+        started = performance.now();
+        const hits = index.search(query, { limit: 10 });
+        timesMs.push(performance.now() - started);
+        expect(hits.length).toBeGreaterThan(0);
+      }
+    }
+    timesMs.sort((a, b) => a - b);
+    console.info(
+      `openapi ${records.length} skills: build ${buildMs.toFixed(0)} ms, query p50 ` +
+        `${percentile(timesMs, 0.5).toFixed(2)} ms, p99 ${percentile(timesMs, 0.99).toFixed(2)} ms`,
+    );
+
+    const [top] = index.search("get the weather forecast for a city", { limit: 1 });
+    expect(top?.skill_id).toMatch(/weather/i);
+    if (top) {
+      index.remove(top.skill_id);
+      expect(
+        index.search("get the weather forecast for a city", { limit: 10 }).map((hit) => hit.skill_id),
+      ).not.toContain(top.skill_id);
+    }
+  });
+});

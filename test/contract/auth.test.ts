@@ -1,0 +1,258 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bodyOf,
+  type CreatedKey,
+  createKey,
+  type ExecutionRecord,
+  expectError,
+  runCli,
+  sleep,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** The secret with one character of its random part replaced by another base62 character. */
+function mistype(secret: string, position: number): string {
+  const index = secret.lastIndexOf("_") + 1 + position;
+  const current = secret.charAt(index);
+  const replacement = BASE62.charAt((BASE62.indexOf(current) + 1) % BASE62.length);
+  return secret.slice(0, index) + replacement + secret.slice(index + 1);
+}
+
+// contract.md, "API keys" and the 401/403 rows of "Errors", through the real CLI.
+describe("contract: API keys", () => {
+  let server: TestServer;
+  let full: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer();
+    full = await server.createRoomyKey({ name: "auth" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const discover = (secret: string) =>
+    server.request("POST", "/v1/discover", { key: secret, json: { query: "send a message" } });
+
+  it("creates keys of the documented secret shape, printing id, name, scope, plan, owner, environment, secret", async () => {
+    const key = await server.createKey({ name: "shape", scope: "read-only", owner: "acme", env: "staging" });
+    expect(key).toMatchObject({ name: "shape", scope: "read-only", plan: "free", owner: "acme" });
+    expect(key.environment).toBe("staging");
+    expect(key.id).toBeTypeOf("string");
+    expect(key.secret).toMatch(/^sk_test_[0-9A-Za-z]{30,}$/);
+    expect(full.secret).toMatch(/^sk_live_[0-9A-Za-z]{30,}$/);
+    const dev = await server.createKey({ env: "development" });
+    expect(dev.secret).toMatch(/^sk_dev_[0-9A-Za-z]{30,}$/);
+  });
+
+  it("accepts a key created by the CLI while the server runs on the very next request", async () => {
+    const key = await server.createKey({ name: "fresh" });
+    const res = await discover(key.secret);
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it("refuses a well-formed key the server never issued (created on another data dir)", async () => {
+    const otherDir = await mkdtemp(join(tmpdir(), "skillport-test-"));
+    try {
+      const stranger = await createKey(otherDir, { name: "stranger" });
+      expectError(await discover(stranger.secret), 401, "invalid_api_key");
+    } finally {
+      await rm(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a key with one character changed (checksum)", async () => {
+    for (const position of [0, 7, 15, 29]) {
+      const typo = mistype(full.secret, position);
+      expect(typo).not.toBe(full.secret);
+      expectError(await discover(typo), 401, "invalid_api_key");
+    }
+    // The original still works: the refusals were about the typo, not the key.
+    expect((await discover(full.secret)).status).toBe(200);
+  });
+
+  it("refuses a truncated or extended key", async () => {
+    expectError(await discover(full.secret.slice(0, -1)), 401, "invalid_api_key");
+    expectError(await discover(`${full.secret}0`), 401, "invalid_api_key");
+  });
+
+  it("refuses a revoked key on the very next request (revoked by the CLI in another process)", async () => {
+    const key = await server.createKey({ name: "to-revoke" });
+    expect((await discover(key.secret)).status).toBe(200);
+    await server.revokeKey(key.id);
+    expectError(await discover(key.secret), 401, "invalid_api_key");
+    expectError(await server.request("GET", "/v1/skills", { key: key.secret }), 401, "invalid_api_key");
+  });
+
+  it("refuses a key once its expires_at has passed", async () => {
+    const expiresAtMs = Date.now() + 8_000;
+    const key = await server.createKey({ name: "expiring", expiresAt: new Date(expiresAtMs).toISOString() });
+    const before = await discover(key.secret);
+    if (Date.now() < expiresAtMs - 500) expect(before.status, before.text).toBe(200);
+    await sleep(Math.max(0, expiresAtMs - Date.now()) + 1_000);
+    expectError(await discover(key.secret), 401, "invalid_api_key");
+  });
+
+  it("keys create refuses an expires-at in the past", async () => {
+    const result = await runCli([
+      "keys",
+      "create",
+      "--name",
+      "past",
+      "--scope",
+      "full-access",
+      "--expires-at",
+      "2001-01-01T00:00:00Z",
+      "--json",
+      "--data-dir",
+      server.dataDir,
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).not.toMatch(/sk_/);
+  });
+
+  it("keys list --json shows a prefix and the last four characters, never the secret", async () => {
+    const key = await server.createKey({ name: "listed" });
+    const result = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
+    expect(result.code, result.stderr).toBe(0);
+    const listed = JSON.parse(result.stdout) as { id: string; prefix: string; last4: string }[];
+    const entry = listed.find((k) => k.id === key.id);
+    expect(entry).toBeDefined();
+    expect(key.secret.startsWith(entry?.prefix ?? "-")).toBe(true);
+    expect(key.secret.endsWith(entry?.last4 ?? "-")).toBe(true);
+    expect(entry?.last4).toHaveLength(4);
+    expect((entry?.prefix.length ?? 0) + 4).toBeLessThan(key.secret.length - 20);
+    for (const secret of [key.secret, full.secret]) {
+      expect(result.stdout).not.toContain(secret);
+      // Not even the random part without its prefix.
+      expect(result.stdout).not.toContain(secret.slice(12, 36));
+    }
+    const table = await runCli(["keys", "list", "--data-dir", server.dataDir]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toContain(key.secret.slice(12, 36));
+  });
+
+  it("never writes a secret to the server's logs", async () => {
+    // The server logs at warn in tests; this is a cheap guard that nothing above leaked.
+    expect(server.logs()).not.toContain(full.secret);
+  });
+});
+
+// STYLE.md §5: the same security checks on every /v1 route.
+describe("contract: the security suite on every route", () => {
+  let server: TestServer;
+  let full: CreatedKey;
+  let readOnly: CreatedKey;
+  let revoked: CreatedKey;
+  let otherOwner: CreatedKey;
+  let executionId: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    [full, readOnly, revoked, otherOwner] = await Promise.all([
+      server.createRoomyKey({ owner: "tenant-a" }),
+      server.createRoomyKey({ owner: "tenant-a", scope: "read-only" }),
+      server.createRoomyKey({ owner: "tenant-a" }),
+      server.createRoomyKey({ owner: "tenant-b" }),
+    ]);
+    await server.revokeKey(revoked.id);
+    const res = await server.request("POST", "/v1/execute", {
+      key: full.secret,
+      json: { skill_id: "math.evaluate", params: { expression: "6*7" } },
+    });
+    expect(res.status, res.text).toBe(200);
+    executionId = bodyOf<ExecutionRecord>(res).id;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  type Route = { method: string; path: () => string; json?: unknown; scope: "read-only" | "full-access" };
+  // Labels are made before the execution exists (its id is then undefined).
+  const label = (r: Route) => `${r.method} ${r.path().replace(/exec_\w+|undefined/, "{id}")}`;
+  const routes: Route[] = [
+    { method: "POST", path: () => "/v1/discover", json: { query: "send a message" }, scope: "read-only" },
+    { method: "GET", path: () => "/v1/skills", scope: "read-only" },
+    { method: "GET", path: () => "/v1/skills/message.send", scope: "read-only" },
+    {
+      method: "POST",
+      path: () => "/v1/execute",
+      json: { skill_id: "math.evaluate", params: { expression: "1" } },
+      scope: "full-access",
+    },
+    { method: "GET", path: () => "/v1/executions", scope: "full-access" },
+    { method: "GET", path: () => `/v1/executions/${executionId}`, scope: "full-access" },
+    { method: "GET", path: () => `/v1/executions/${executionId}/events`, scope: "full-access" },
+    { method: "POST", path: () => `/v1/executions/${executionId}/cancel`, scope: "full-access" },
+  ];
+  for (const route of routes) {
+    describe(label(route), () => {
+      it("answers 401 missing_api_key without a key", async () => {
+        expectError(
+          await server.request(route.method, route.path(), { json: route.json }),
+          401,
+          "missing_api_key",
+        );
+      });
+
+      it("answers 401 invalid_api_key for a malformed key", async () => {
+        expectError(
+          await server.request(route.method, route.path(), { key: "sk_live_nope", json: route.json }),
+          401,
+          "invalid_api_key",
+        );
+      });
+
+      it("answers 401 invalid_api_key for a revoked key", async () => {
+        expectError(
+          await server.request(route.method, route.path(), { key: revoked.secret, json: route.json }),
+          401,
+          "invalid_api_key",
+        );
+      });
+
+      if (route.scope === "full-access") {
+        it("answers 403 insufficient_scope for a read-only key", async () => {
+          expectError(
+            await server.request(route.method, route.path(), { key: readOnly.secret, json: route.json }),
+            403,
+            "insufficient_scope",
+          );
+        });
+      } else {
+        it("serves a read-only key", async () => {
+          const res = await server.request(route.method, route.path(), {
+            key: readOnly.secret,
+            json: route.json,
+          });
+          expect(res.status, `${label(route)}: ${res.text}`).toBe(200);
+        });
+      }
+
+      if (label(route).includes("{id}")) {
+        it("answers 404 execution_not_found for a key of another owner", async () => {
+          expectError(
+            await server.request(route.method, route.path(), { key: otherOwner.secret, json: route.json }),
+            404,
+            "execution_not_found",
+          );
+        });
+      }
+    });
+  }
+
+  it("a key of another owner does not see the record in listings", async () => {
+    const res = await server.request("GET", "/v1/executions?limit=100", { key: otherOwner.secret });
+    expect(res.status).toBe(200);
+    const ids = bodyOf<{ data: ExecutionRecord[] }>(res).data.map((r) => r.id);
+    expect(ids).not.toContain(executionId);
+    const own = await server.request("GET", "/v1/executions?limit=100", { key: full.secret });
+    expect(bodyOf<{ data: ExecutionRecord[] }>(own).data.map((r) => r.id)).toContain(executionId);
+  });
+});

@@ -76,6 +76,26 @@ describe("sqlite: a second process on the same data dir", () => {
     });
   });
 
+  it("never over-counts when both processes consume back to back, without pauses", async () => {
+    await withChild(async (child, dataDir) => {
+      const store = temp.open({ dataDir });
+      const bucket = uniqueId("bucket");
+      const windows = [
+        { limit: 1000, windowSeconds: 60 },
+        { limit: 5000, windowSeconds: 86_400 },
+      ];
+      const request = { action: "consume", bucket, windows, nowMs: T0, attempts: 1500, pauseMs: 0 } as const;
+      const inChild = child.call<number>(request);
+      let inParent = 0;
+      for (let i = 0; i < 1500; i++) {
+        if ((await store.limiter.consume(bucket, windows, T0)).allowed) inParent++;
+      }
+      expect(inParent + (await inChild)).toBe(1000);
+      const after = await store.limiter.peek(bucket, windows, T0);
+      expect(after.windows.map((window) => window.remaining)).toEqual([0, 4000]);
+    });
+  });
+
   it("lets four processes open and migrate a new data dir at the same time", async () => {
     const dataDir = await temp.dataDir();
     const children = await Promise.all(Array.from({ length: 4 }, () => StoreChild.start(dataDir)));

@@ -197,3 +197,19 @@ describe("Bm25fRetriever parameters", () => {
     expect(retriever.search("power", { limit: 5 })).toEqual([]);
   });
 });
+
+describe("Bm25fRetriever robustness", () => {
+  it("answers correctly after a search whose filter threw", () => {
+    const retriever = retrieverWith(catalog);
+    const before = retriever.search("send a message", { limit: 5 });
+    expect(() =>
+      retriever.search("send a message", {
+        limit: 5,
+        filter: () => {
+          throw new Error("filter failed");
+        },
+      }),
+    ).toThrow("filter failed");
+    expect(retriever.search("send a message", { limit: 5 })).toEqual(before);
+  });
+});

@@ -19,9 +19,11 @@ export interface Bm25fParameters {
 }
 
 /**
- * Defaults tuned on MetaTool's dev half (see test/discovery/metatool-eval.test.ts) and
- * kept on round values: names (id, title) and tags say what a skill is, examples are
- * phrased like queries, parameters and long model instructions are mostly detail.
+ * Defaults tuned on MetaTool's dev half (test/discovery/metatool-eval.test.ts) by a
+ * coarse grid, kept on round values, on a plateau (±0.3 nDCG around them): names (id,
+ * title) and tags say what a skill is; examples are phrased like queries; parameters and
+ * long model instructions (`extra`) are mostly detail, useful for recall, noisy for
+ * precision. A description's length says little about its topicality, hence its low b.
  */
 export const DEFAULT_BM25F_PARAMETERS: Bm25fParameters = {
   k1: 1.2,
@@ -212,34 +214,39 @@ export class Bm25fRetriever implements Retriever {
     return touchedCount;
   }
 
-  /** Takes the top results among touched slots and resets the accumulators. */
+  /**
+   * Takes the top results among touched slots, then resets the accumulators even if the
+   * caller's filter throws, so one failed search cannot skew the next.
+   */
   private collect(touchedCount: number, idealScore: number, options: RetrieverSearchOptions): ScoredId[] {
     const { filter } = options;
-    let kept = 0;
-    for (let index = 0; index < touchedCount; index += 1) {
-      const slot = this.touched[index] ?? 0;
-      const id = this.ids[slot];
-      if (id !== undefined && (!filter || filter(id))) {
-        this.touched[kept] = slot;
-        kept += 1;
-      } else {
-        this.scores[slot] = 0;
+    const { scores, ids, touched } = this;
+    try {
+      // Compacts accepted slots to the front; every rejected or stale position is still
+      // below touchedCount, where the finally block zeroes it.
+      let kept = 0;
+      for (let index = 0; index < touchedCount; index += 1) {
+        const slot = touched[index] ?? 0;
+        const id = ids[slot];
+        if (id !== undefined && (!filter || filter(id))) {
+          touched[kept] = slot;
+          kept += 1;
+        } else {
+          scores[slot] = 0;
+        }
       }
+      const isBetter = (a: number, b: number): boolean => {
+        const difference = (scores[a] ?? 0) - (scores[b] ?? 0);
+        if (difference !== 0) return difference > 0;
+        return (ids[a] ?? "") < (ids[b] ?? "");
+      };
+      return topK(touched, kept, options.limit, isBetter).map((slot) => ({
+        id: ids[slot] ?? "",
+        score: Math.min(1, (scores[slot] ?? 0) / idealScore),
+      }));
+    } finally {
+      for (let index = 0; index < touchedCount; index += 1) scores[touched[index] ?? 0] = 0;
     }
-    const scores = this.scores;
-    const ids = this.ids;
-    const isBetter = (a: number, b: number): boolean => {
-      const difference = (scores[a] ?? 0) - (scores[b] ?? 0);
-      if (difference !== 0) return difference > 0;
-      return (ids[a] ?? "") < (ids[b] ?? "");
-    };
-    const best = topK(this.touched, kept, options.limit, isBetter);
-    const results = best.map((slot) => ({
-      id: ids[slot] ?? "",
-      score: Math.min(1, (scores[slot] ?? 0) / idealScore),
-    }));
-    for (let index = 0; index < kept; index += 1) this.scores[this.touched[index] ?? 0] = 0;
-    return results;
   }
 
   private entryFor(term: string): TermEntry {

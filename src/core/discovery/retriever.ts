@@ -9,7 +9,10 @@ export interface ScoredId {
 export interface RetrieverSearchOptions {
   /** At most this many results. */
   limit: number;
-  /** Keeps only the ids it accepts; applied before the top `limit` are taken. */
+  /**
+   * Keeps only the ids it accepts; applied before the top `limit` are taken. It must not
+   * search the same retriever (retrievers reuse scratch buffers across searches).
+   */
   filter?: (id: string) => boolean;
 }
 

@@ -1,12 +1,62 @@
 // Process plumbing shared by run.mjs and frameworks.mjs: every server and every load
 // generator is its own process, so the figures are not one event loop measuring itself.
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const LOAD = fileURLToPath(new URL("./load.mjs", import.meta.url));
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+export const CLI = join(ROOT, "dist/src/cli.js");
+/** So per-request log lines are not what gets measured (the issue's bench setting). */
+export const LOG_LEVEL = "warn";
+
+/**
+ * The real server on a fresh data dir with an enterprise key whose limits the bench
+ * cannot reach. `prefix` runs it under another command (e.g. strace); `nodeArgs` go to node.
+ */
+export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
+  let child;
+  const close = async () => {
+    if (child) await stop(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const key = JSON.parse(
+      execFileSync(process.execPath, [
+        CLI, "keys", "create", "--name", "bench", "--scope", "full-access", "--plan", "enterprise",
+        "--limit-minute", "100000000", "--limit-day", "1000000000", "--json", "--data-dir", dataDir,
+      ], { encoding: "utf8" }),
+    );
+    const port = await freePort();
+    const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
+    child = startProcess(command[0], command.slice(1), {
+      SKILLPORT_PORT: String(port),
+      SKILLPORT_HOST: "127.0.0.1",
+      SKILLPORT_DATA_DIR: dataDir,
+      SKILLPORT_LOG_LEVEL: LOG_LEVEL,
+      ...env,
+    });
+    await waitReady(`http://127.0.0.1:${port}/readyz`, child);
+    return {
+      child,
+      dataDir,
+      url: (path) => `http://127.0.0.1:${port}${path}`,
+      headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
+      /** Graceful stop (pending group commits are flushed); the data dir stays. */
+      stop: () => stop(child),
+      /** Stops and removes the data dir. */
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
 
 /** A port that was free a moment ago (the server binds it next). */
 export async function freePort() {
@@ -17,13 +67,18 @@ export async function freePort() {
   return port;
 }
 
-/** Spawns `node file args` and keeps its stderr for error reports. */
+/** Spawns `node file args` and keeps its output for error reports. */
 export function startNode(file, args = [], env = {}, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, file, ...args], {
+  return startProcess(process.execPath, [...nodeArgs, file, ...args], env);
+}
+
+export function startProcess(command, args, env = {}) {
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.output = "";
+  child.on("error", (err) => (child.output += `\n${err.message}`)); // e.g. command not found
   child.stdout.on("data", (d) => (child.output += d));
   child.stderr.on("data", (d) => (child.output += d));
   return child;
@@ -86,6 +141,9 @@ export const settings = {
   pipelining: 1,
   cores: availableParallelism(),
 };
+
+/** The machine's 1-minute load average: other work on the 2 shared cores skews figures. */
+export const load1 = () => Math.round(loadavg()[0] * 100) / 100;
 
 /** Fixed-width table for the terminal. */
 export function table(header, rows) {

@@ -5,17 +5,14 @@
 // Targets (issue): execute >= 60% of the bare server's requests/s, execute p99 < 10 ms,
 // at 50 connections. Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
 // 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, freePort, listeningPort, load, settings, startNode, stop, table, waitReady } from "./lib.mjs";
+import {
+  fmt, listeningPort, LOG_LEVEL, load, load1, ROOT, settings, startNode, startSkillport, stop, table,
+} from "./lib.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const CLI = join(root, "dist/src/cli.js");
-const LOG_LEVEL = "warn"; // so per-request log lines are not what gets measured
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 10;
 const EXECUTE_BODY = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "2+3*4" } });
@@ -24,32 +21,19 @@ const DISCOVER_BODY = JSON.stringify({ query: "send a message to a channel" });
 const problems = []; // correctness failures: any of them fails the run
 const check = (ok, message) => ok || problems.push(message);
 
-const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
 let skillport;
 let bare;
 try {
-  const key = JSON.parse(
-    execFileSync(process.execPath, [
-      CLI, "keys", "create", "--name", "bench", "--scope", "full-access", "--plan", "enterprise",
-      "--limit-minute", "100000000", "--limit-day", "1000000000", "--json", "--data-dir", dataDir,
-    ], { encoding: "utf8" }),
-  );
-  const port = await freePort();
-  skillport = startNode(CLI, ["serve"], {
-    SKILLPORT_PORT: String(port),
-    SKILLPORT_HOST: "127.0.0.1",
-    SKILLPORT_DATA_DIR: dataDir,
-    SKILLPORT_LOG_LEVEL: LOG_LEVEL,
-  });
-  bare = startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url)));
+  [skillport, bare] = await Promise.all([
+    startSkillport(),
+    startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url))),
+  ]);
   const barePort = await listeningPort(bare);
-  await waitReady(`http://127.0.0.1:${port}/readyz`, skillport);
-
-  const headers = { authorization: `Bearer ${key.secret}`, "content-type": "application/json" };
+  const headers = skillport.headers;
   const targets = [
     { name: "bare node:http", url: `http://127.0.0.1:${barePort}/`, body: EXECUTE_BODY },
-    { name: "skillport discover", url: `http://127.0.0.1:${port}/v1/discover`, body: DISCOVER_BODY },
-    { name: "skillport execute", url: `http://127.0.0.1:${port}/v1/execute`, body: EXECUTE_BODY },
+    { name: "skillport discover", url: skillport.url("/v1/discover"), body: DISCOVER_BODY },
+    { name: "skillport execute", url: skillport.url("/v1/execute"), body: EXECUTE_BODY },
   ];
 
   // One request each before any load: checks the answers, and pays one-off costs (the
@@ -67,10 +51,12 @@ try {
   );
   let executeOk = pExecute.status === 200 ? 1 : 0; // every 2xx execute must be a persisted record
 
+  const loadBefore = load1();
   console.log(
     `skillport bench: ${settings.connections} connections, pipelining 1, ${settings.warmup} s warm-up + ` +
       `${settings.duration} s per target; node ${process.version}; ${settings.cores} CPU cores ` +
-      `SHARED by the server and the load generator; skillport log level "${LOG_LEVEL}".`,
+      `SHARED by the server and the load generator; skillport log level "${LOG_LEVEL}" ` +
+      `(so logging is not what is measured); load average ${loadBefore}.`,
   );
   const results = {};
   for (const t of targets) {
@@ -81,13 +67,13 @@ try {
     check(r.ok_2xx > 0 && r.non_2xx === 0 && r.errors === 0 && r.timeouts === 0,
       `${t.name}: ${r.ok_2xx} 2xx, ${r.non_2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
     results[t.name] = r;
-    console.log(`  measured ${t.name}: ${fmt(r.requests_per_s, 0)} req/s`);
+    console.log(`  measured ${t.name}: ${fmt(r.requests_per_s, 0)} req/s (load average ${load1()})`);
   }
 
   // Graceful stop flushes pending group commits; then the records must all be on disk.
-  await stop(skillport);
-  const Database = createRequire(join(root, "package.json"))("better-sqlite3");
-  const db = new Database(join(dataDir, "skillport.db"), { readonly: true });
+  await skillport.stop();
+  const Database = createRequire(join(ROOT, "package.json"))("better-sqlite3");
+  const db = new Database(join(skillport.dataDir, "skillport.db"), { readonly: true });
   const persisted = db
     .prepare("select count(*) as n from executions where skill_id = 'math.evaluate' and status = 'completed'")
     .get().n;
@@ -115,9 +101,11 @@ try {
   console.log(`execute p99   = ${fmt(e.p99_ms)} ms   target < ${TARGET_P99_MS} ms   ${pass.execute_p99 ? "PASS" : "FAIL"}`);
   console.log(`discover/bare = ${fmt(ratio.discover_vs_bare, 3)}   (no target)`);
   console.log(`records persisted: ${persisted} completed math.evaluate executions for ${executeOk} answered 200`);
+  const loadAfter = load1();
   console.log(
-    `note: load generator and servers share ${settings.cores} cores; latencies are 2xx response times, ` +
-      "percentiles exact from every sample.",
+    `note: servers and load generator share ${settings.cores} cores (load average ${loadBefore} -> ${loadAfter}` +
+      `${Math.max(loadBefore, loadAfter) > settings.cores ? "; OTHER WORK WAS RUNNING, figures are noisy" : ""}); ` +
+      "latencies are 2xx response times, percentiles exact over every sample.",
   );
 
   const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
@@ -127,6 +115,7 @@ try {
     node: process.version,
     cores: settings.cores,
     cores_shared_with_load_generator: true,
+    load_average: { before: loadBefore, after: loadAfter },
     skillport_log_level: LOG_LEVEL,
     settings,
     results,
@@ -138,7 +127,7 @@ try {
     problems,
   };
   writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results written to bench/results/latest.json`);
+  console.log("results written to bench/results/latest.json");
 
   for (const p of problems) console.error(`CORRECTNESS: ${p}`);
   if (problems.length > 0) process.exitCode = 1;
@@ -147,6 +136,5 @@ try {
   console.error(err);
   process.exitCode = 1;
 } finally {
-  await Promise.all([skillport && stop(skillport), bare && stop(bare)]);
-  rmSync(dataDir, { recursive: true, force: true });
+  await Promise.all([skillport?.close(), bare && stop(bare)]);
 }

@@ -32,7 +32,8 @@ export interface ExecutionStore {
   /**
    * Inserts or replaces an execution. Resolves once the write is committed (durable), so a
    * response sent afterwards never describes a record that a crash could lose. Adapters
-   * may group concurrent saves into one commit.
+   * may group concurrent saves into one commit. A terminal record is never replaced
+   * (contract.md: it never changes again); such a save succeeds without effect.
    */
   save(execution: StoredExecution): Promise<void>;
   get(id: string): Promise<StoredExecution | undefined>;
@@ -117,7 +118,10 @@ export interface Limiter {
 
 export interface MessageStore {
   insert(owner: string, message: StoredMessage): Promise<void>;
-  /** Newest first. */
+  /**
+   * Newest first. `before` is a message id of the same owner: only strictly older
+   * messages are returned (an unknown id, or another owner's, returns none).
+   */
   list(
     owner: string,
     options: { channel?: string; limit: number; before?: string },

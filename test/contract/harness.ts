@@ -218,8 +218,8 @@ export interface TestServer {
 }
 
 export interface StartOptions {
-  /** Extra `SKILLPORT_*` variables. */
-  env?: Record<string, string>;
+  /** Extra `SKILLPORT_*` variables; `undefined` removes one (e.g. to get its default). */
+  env?: Record<string, string | undefined>;
 }
 
 /**

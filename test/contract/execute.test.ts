@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  expectError,
+  expectIsoTimestamp,
+  type Json,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+const TERMINAL = ["completed", "failed", "timed_out", "cancelled"];
+
+/** Fields every record has, whatever its status (contract.md, "Execution record"). */
+function expectRecordShape(record: ExecutionRecord): void {
+  expect(record.id).toMatch(/^\S+$/);
+  expect(record.skill_id).toBeTypeOf("string");
+  expect(["queued", "running", ...TERMINAL]).toContain(record.status);
+  expect(record.success).toBe(record.status === "completed");
+  expectIsoTimestamp(record.created_at);
+  if (TERMINAL.includes(record.status)) {
+    expectIsoTimestamp(record.finished_at);
+    if (record.status === "completed") {
+      expect(record.error).toBeNull();
+      expect(record.result).toBeTypeOf("object");
+      expect(record.result).not.toBeNull();
+    } else {
+      expect(record.result).toBeNull();
+      expect(record.error?.code).toBeTypeOf("string");
+      expect(record.error?.message).toBeTypeOf("string");
+    }
+  } else {
+    expect(record.finished_at).toBeNull();
+    expect(record.result).toBeNull();
+  }
+}
+
+// contract.md, "POST /v1/execute" and "Execution record".
+describe("contract: POST /v1/execute", () => {
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer();
+    key = await server.createRoomyKey({ name: "execute", owner: "exec-owner" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const execute = (json: unknown, headers?: Record<string, string>, secret = key.secret) =>
+    server.request("POST", "/v1/execute", { key: secret, json, headers });
+  const getRecord = async (id: string, query = "", secret = key.secret) => {
+    const res = await server.request("GET", `/v1/executions/${id}${query}`, { key: secret });
+    expect(res.status, res.text).toBe(200);
+    return bodyOf<ExecutionRecord>(res);
+  };
+
+  it("runs synchronously by default: 200 with the completed record", async () => {
+    const res = await execute({ skill_id: "math.evaluate", params: { expression: "2^10" } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const record = bodyOf<ExecutionRecord>(res);
+    expectRecordShape(record);
+    expect(record).toMatchObject({
+      skill_id: "math.evaluate",
+      status: "completed",
+      success: true,
+      error: null,
+    });
+    expect(record.latency_ms).toBeTypeOf("number");
+    expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(record.result?.value).toBe(1024);
+    expectIsoTimestamp(record.started_at);
+    expectIsoTimestamp(record.finished_at);
+    expect(Date.parse(record.created_at)).toBeLessThanOrEqual(Date.parse(record.started_at ?? ""));
+    expect(Date.parse(record.started_at ?? "")).toBeLessThanOrEqual(Date.parse(record.finished_at ?? ""));
+    // The record stays readable.
+    expect(await getRecord(record.id)).toEqual(record);
+  });
+
+  it("async: false is the same as omitting it", async () => {
+    const res = await execute({ skill_id: "math.evaluate", params: { expression: "1+1" }, async: false });
+    expect(res.status).toBe(200);
+    expect(bodyOf<ExecutionRecord>(res).status).toBe("completed");
+  });
+
+  it("message.send answers a message_id string and a status string", async () => {
+    const res = await execute({ skill_id: "message.send", params: { channel: "general", text: "hello" } });
+    expect(res.status, res.text).toBe(200);
+    const record = bodyOf<ExecutionRecord>(res);
+    expectRecordShape(record);
+    expect(record.status).toBe("completed");
+    expect(record.result?.message_id).toBeTypeOf("string");
+    expect(record.result?.status).toBeTypeOf("string");
+  });
+
+  it("a failing skill is a 200 with a failed record (success:false, execution_failed), not an HTTP error", async () => {
+    const res = await execute({ skill_id: "math.evaluate", params: { expression: "2+*3" } });
+    expect(res.status, res.text).toBe(200);
+    const record = bodyOf<ExecutionRecord>(res);
+    expectRecordShape(record);
+    expect(record).toMatchObject({ status: "failed", success: false, result: null });
+    expect(record.error?.code).toBe("execution_failed");
+    expect(record.error?.message.length).toBeGreaterThan(0);
+    expect(record.error?.message).not.toMatch(/\bat .+:\d+:\d+|node_modules/);
+    expect(record.latency_ms).toBeTypeOf("number");
+  });
+
+  it("async: true answers 202 at once with Location, and the record completes", async () => {
+    const res = await execute({ skill_id: "util.wait", params: { ms: 300 }, async: true });
+    expect(res.status, res.text).toBe(202);
+    const record = bodyOf<ExecutionRecord>(res);
+    expectRecordShape(record);
+    expect(["queued", "running"]).toContain(record.status);
+    expect(record.success).toBe(false);
+    expect(res.headers.get("location")).toBe(`/v1/executions/${record.id}`);
+    const done = await getRecord(record.id, "?wait=10");
+    expectRecordShape(done);
+    expect(done).toMatchObject({ id: record.id, status: "completed", success: true });
+    expect(done.result).toEqual({ waited_ms: 300 });
+    expect(done.created_at).toBe(record.created_at);
+  });
+
+  it("the Location of a 202 is a URL that resolves to the record", async () => {
+    const res = await execute({ skill_id: "math.evaluate", params: { expression: "3*3" }, async: true });
+    const location = res.headers.get("location") ?? "";
+    const followed = await server.request("GET", `${location}?wait=10`, { key: key.secret });
+    expect(followed.status).toBe(200);
+    expect(bodyOf<ExecutionRecord>(followed)).toMatchObject({ status: "completed", result: { value: 9 } });
+  });
+
+  it("a sync execution past timeout_ms ends timed_out with execution_timeout, well before the skill would have", async () => {
+    const started = Date.now();
+    const res = await execute({ skill_id: "util.wait", params: { ms: 5000 }, timeout_ms: 200 });
+    const elapsedMs = Date.now() - started;
+    expect(res.status, res.text).toBe(200);
+    const record = bodyOf<ExecutionRecord>(res);
+    expectRecordShape(record);
+    expect(record).toMatchObject({ status: "timed_out", success: false, result: null });
+    expect(record.error?.code).toBe("execution_timeout");
+    expect(elapsedMs).toBeLessThan(4000);
+  });
+
+  it("an async execution past timeout_ms ends timed_out", async () => {
+    const res = await execute({ skill_id: "util.wait", params: { ms: 5000 }, timeout_ms: 200, async: true });
+    expect(res.status).toBe(202);
+    const done = await getRecord(bodyOf<ExecutionRecord>(res).id, "?wait=10");
+    expect(done.status).toBe("timed_out");
+    expect(done.error?.code).toBe("execution_timeout");
+  });
+
+  it("cancels a running async execution; cancelling it again is 409 execution_not_cancellable", async () => {
+    const started = Date.now();
+    const res = await execute({ skill_id: "util.wait", params: { ms: 30_000 }, async: true });
+    expect(res.status).toBe(202);
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const cancel = await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+    expect(cancel.status, cancel.text).toBe(200);
+    const cancelled = bodyOf<ExecutionRecord>(cancel);
+    expectRecordShape(cancelled);
+    expect(cancelled).toMatchObject({ id, status: "cancelled", success: false, result: null });
+    expect(cancelled.error?.code).toBe("execution_cancelled");
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // Terminal records never change.
+    expect(await getRecord(id)).toEqual(cancelled);
+    expectError(
+      await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret }),
+      409,
+      "execution_not_cancellable",
+    );
+  });
+
+  it("a long poll returns a still-running record when ?wait runs out", async () => {
+    const res = await execute({ skill_id: "util.wait", params: { ms: 10_000 }, async: true });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const started = Date.now();
+    const record = await getRecord(id, "?wait=1");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(["queued", "running"]).toContain(record.status);
+    await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+  });
+
+  it("refuses ?wait outside 0–60", async () => {
+    const res = await execute({ skill_id: "math.evaluate", params: { expression: "1" } });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    for (const wait of ["61", "-1", "abc"]) {
+      expectError(
+        await server.request("GET", `/v1/executions/${id}?wait=${wait}`, { key: key.secret }),
+        400,
+        "invalid_request",
+      );
+    }
+  });
+
+  describe("Idempotency-Key", () => {
+    it("a repeat with the same key and body returns the first record and runs the skill once", async () => {
+      const channel = `idem-${Date.now()}`;
+      const body = { skill_id: "message.send", params: { channel, text: "only once" } };
+      const headers = { "idempotency-key": `send-${channel}` };
+      const first = await execute(body, headers);
+      const second = await execute(body, headers);
+      expect(first.status).toBe(200);
+      expect(second.status).toBe(200);
+      expect(bodyOf<ExecutionRecord>(second)).toEqual(bodyOf<ExecutionRecord>(first));
+      const list = await execute({ skill_id: "message.list", params: { channel } });
+      const messages = bodyOf<ExecutionRecord>(list).result?.messages as Json[];
+      expect(messages).toHaveLength(1);
+      expect(messages[0]?.text).toBe("only once");
+    });
+
+    it("the same body with another key (or none) runs again", async () => {
+      const channel = `idem-other-${Date.now()}`;
+      const body = { skill_id: "message.send", params: { channel, text: "twice" } };
+      const a = await execute(body, { "idempotency-key": `a-${channel}` });
+      const b = await execute(body, { "idempotency-key": `b-${channel}` });
+      const c = await execute(body);
+      const ids = new Set([a, b, c].map((r) => bodyOf<ExecutionRecord>(r).id));
+      expect(ids.size).toBe(3);
+      const list = await execute({ skill_id: "message.list", params: { channel } });
+      expect(bodyOf<ExecutionRecord>(list).result?.count).toBe(3);
+    });
+
+    it("the key's scope is the API key: another API key with the same Idempotency-Key runs its own", async () => {
+      const other = await server.createRoomyKey({ name: "execute-2", owner: "exec-owner" });
+      const body = { skill_id: "math.evaluate", params: { expression: "5+5" } };
+      const headers = { "idempotency-key": "shared-name" };
+      const first = bodyOf<ExecutionRecord>(await execute(body, headers));
+      const second = bodyOf<ExecutionRecord>(await execute(body, headers, other.secret));
+      expect(second.id).not.toBe(first.id);
+    });
+
+    it("an async repeat answers 202 with the same record id", async () => {
+      const body = { skill_id: "util.wait", params: { ms: 200 }, async: true };
+      const headers = { "idempotency-key": `async-${Date.now()}` };
+      const first = await execute(body, headers);
+      const second = await execute(body, headers);
+      expect(first.status).toBe(202);
+      expect(second.status).toBe(202);
+      const { id } = bodyOf<ExecutionRecord>(first);
+      expect(bodyOf<ExecutionRecord>(second).id).toBe(id);
+      expect(second.headers.get("location")).toBe(`/v1/executions/${id}`);
+      await getRecord(id, "?wait=10");
+      // Still 202 and the same record once it has finished.
+      const third = await execute(body, headers);
+      expect(third.status).toBe(202);
+      expect(bodyOf<ExecutionRecord>(third)).toMatchObject({ id, status: "completed" });
+    });
+
+    it("a failed execution is replayed too (same status code, same record)", async () => {
+      const body = { skill_id: "math.evaluate", params: { expression: "2+*3" } };
+      const headers = { "idempotency-key": `failed-${Date.now()}` };
+      const first = await execute(body, headers);
+      const second = await execute(body, headers);
+      expect(second.status).toBe(first.status);
+      expect(bodyOf<ExecutionRecord>(second)).toEqual(bodyOf<ExecutionRecord>(first));
+    });
+  });
+});

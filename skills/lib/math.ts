@@ -1,4 +1,5 @@
 import type { MathJsInstance, MathNode } from "mathjs";
+import { lazy } from "./lazy.js";
 
 /**
  * One restricted mathjs instance shared by `math.evaluate` and `units.convert`. mathjs
@@ -13,16 +14,7 @@ export interface RestrictedMath {
 /** Matrices larger than this would let one expression exhaust the process's memory. */
 export const MAX_MATRIX_ELEMENTS = 1_000_000;
 
-let loading: Promise<RestrictedMath> | undefined;
-
-export function loadMath(): Promise<RestrictedMath> {
-  loading ??= createRestrictedMath().catch((err: unknown) => {
-    // Let the next call try again instead of caching a failed import forever.
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const loadMath: () => Promise<RestrictedMath> = lazy(createRestrictedMath);
 
 async function createRestrictedMath(): Promise<RestrictedMath> {
   const { create, all } = await import("mathjs");

@@ -1,0 +1,148 @@
+import { z } from "zod";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { errorMessage } from "./lib/errors.js";
+import { lazy } from "./lib/lazy.js";
+
+const loadCsvParse = lazy(() => import("csv-parse/sync"));
+const DELIMITERS = [",", ";", "\t", "|"] as const;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+type Cell = string | number | boolean | null;
+
+export const csvToJson = defineSkill({
+  id: "csv.to_json",
+  title: "Parse CSV into JSON",
+  description:
+    "Parses CSV (or TSV, semicolon- or pipe-separated) text into JSON rows: objects keyed by the header row, or arrays " +
+    "when there is no header. Returns rows, columns and row_count; optional type casting of numbers and booleans. " +
+    "Use it to read spreadsheet exports and tabular data before filtering or summarising them.",
+  tags: ["csv", "tsv", "parse", "json", "table", "spreadsheet", "convert", "data"],
+  params: z.object({
+    csv: z
+      .string()
+      .min(1)
+      .max(5_000_000)
+      .describe("The CSV text, including the header row when `header` is true."),
+    delimiter: z
+      .enum(["auto", ",", ";", "\t", "|"])
+      .default("auto")
+      .describe("Field separator; auto picks the most frequent of , ; tab | in the first line."),
+    header: z.boolean().default(true).describe("Whether the first row holds column names."),
+    cast: z
+      .boolean()
+      .default(false)
+      .describe("Turn numeric cells into numbers, true/false into booleans and empty cells into null."),
+    trim: z.boolean().default(false).describe("Trim whitespace around cells."),
+    relax_column_count: z
+      .boolean()
+      .default(false)
+      .describe("Accept rows with a different number of cells than the header instead of failing."),
+    max_rows: z.number().int().min(1).max(100_000).default(10_000).describe("Return at most this many rows."),
+  }),
+  result: z.object({
+    rows: z
+      .array(z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]))
+      .describe("Rows: objects keyed by column name with a header, arrays of cells without one."),
+    columns: z
+      .array(z.string())
+      .describe(
+        'Column names (repeated names get a suffix: "name_2"); column_1, column_2... without a header.',
+      ),
+    row_count: z.number().int().describe("Number of rows returned."),
+    total_rows: z.number().int().describe("Number of data rows in the input."),
+    truncated: z.boolean().describe("True when there were more than max_rows rows."),
+    delimiter: z.string().describe("The delimiter used."),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    { query: "parse this CSV into JSON", params: { csv: "name,age\nAnn,34\nBob,25", cast: true } },
+    {
+      query: "read this semicolon separated export",
+      params: { csv: "city;population\nLyon;522250", delimiter: ";" },
+    },
+    { query: "convert CSV rows without a header to arrays", params: { csv: "1,2,3\n4,5,6", header: false } },
+  ],
+  async run(params) {
+    const { parse } = await loadCsvParse();
+    const delimiter = params.delimiter === "auto" ? detectDelimiter(params.csv) : params.delimiter;
+    let records: string[][];
+    try {
+      records = parse(params.csv, {
+        delimiter,
+        bom: true,
+        skip_empty_lines: true,
+        trim: params.trim,
+        relax_column_count: params.relax_column_count,
+        // A single runaway quoted field must not grow without bound.
+        max_record_size: 1_000_000,
+      });
+    } catch (err) {
+      const hint = /RECORD_INCONSISTENT/.test(String((err as { code?: unknown }).code))
+        ? " (set relax_column_count to accept rows of different lengths)"
+        : "";
+      throw new SkillError(`Invalid CSV: ${errorMessage(err)}${hint}`, { cause: err });
+    }
+    const width = Math.max(0, ...records.map((record) => record.length));
+    const headerRow = params.header ? (records.shift() ?? []) : [];
+    const columns = params.header
+      ? uniqueNames(headerRow)
+      : Array.from({ length: width }, (_, index) => `column_${index + 1}`);
+    const cell = (value: string | undefined): Cell => (params.cast ? castCell(value) : (value ?? null));
+    const selected = records.slice(0, params.max_rows);
+    const rows = params.header
+      ? selected.map((record) =>
+          Object.fromEntries(columns.map((name, index) => [name, cell(record[index])])),
+        )
+      : selected.map((record) => record.map(cell));
+    return {
+      rows,
+      columns,
+      row_count: rows.length,
+      total_rows: records.length,
+      truncated: records.length > rows.length,
+      delimiter,
+    };
+  },
+});
+
+function detectDelimiter(csv: string): string {
+  const firstLine = csv.slice(0, csv.search(/\r?\n|$/));
+  let best: string = ",";
+  let bestCount = 0;
+  for (const candidate of DELIMITERS) {
+    const count = firstLine.split(candidate).length - 1;
+    if (count > bestCount) {
+      best = candidate;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** Empty and repeated header names would collide as object keys. */
+function uniqueNames(header: string[]): string[] {
+  const seen = new Map<string, number>();
+  return header.map((raw, index) => {
+    const base = raw.trim() === "" ? `column_${index + 1}` : raw;
+    const times = (seen.get(base) ?? 0) + 1;
+    seen.set(base, times);
+    return times === 1 ? base : `${base}_${times}`;
+  });
+}
+
+function castCell(value: string | undefined): Cell {
+  if (value === undefined || value === "") return null;
+  if (value === "true" || value === "false") return value === "true";
+  if (NUMBER.test(value.trim())) {
+    const number = Number(value);
+    // Keep identifiers such as ZIP codes "02134" and huge digit strings as text.
+    if (
+      Number.isFinite(number) &&
+      !/^[-+]?0\d/.test(value.trim()) &&
+      Math.abs(number) <= Number.MAX_SAFE_INTEGER
+    ) {
+      return number;
+    }
+  }
+  return value;
+}

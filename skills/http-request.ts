@@ -1,0 +1,158 @@
+import { z } from "zod";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/address-policy.js";
+import { createGuardedAgent } from "./lib/guarded-agent.js";
+import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
+import { lazy } from "./lib/lazy.js";
+
+const MAX_REDIRECTS = 5;
+const MIB = 1024 * 1024;
+const USER_AGENT = "skillport-http-request/1.0";
+
+const loadUndici = lazy(() => import("undici"));
+const publicOnlyAgent = lazy(() => createGuardedAgent(publicAddressesOnly));
+const unrestrictedAgent = lazy(() => createGuardedAgent(anyAddress));
+
+export const httpRequest = defineSkill({
+  id: "http.request",
+  title: "Make an HTTP request",
+  description:
+    "Sends an HTTP(S) request (GET, HEAD, POST, PUT, PATCH, DELETE) to a public URL and returns status, headers and body " +
+    "text (capped at max_bytes, 1 MiB by default), following up to 5 redirects. Use it to call a web API or fetch a page; " +
+    "private, loopback and cloud-metadata addresses are refused.",
+  tags: ["http", "https", "fetch", "web", "api", "request", "url", "download", "rest"],
+  params: z.object({
+    url: z.string().min(1).max(8192).describe("Absolute http:// or https:// URL to request."),
+    method: z.enum(HTTP_METHODS).default("GET").describe("HTTP method."),
+    headers: z
+      .record(z.string().min(1).max(256), z.string().max(8192))
+      .default({})
+      .refine((headers) => Object.keys(headers).length <= 50, "at most 50 headers")
+      .describe('Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}.'),
+    body: z
+      .string()
+      .max(MIB)
+      .optional()
+      .describe(
+        "Request body for POST, PUT, PATCH or DELETE. Without a Content-Type header, a body that parses as JSON " +
+          "is sent as application/json, anything else as text/plain.",
+      ),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .default(10_000)
+      .describe("Give up after this many milliseconds, redirects and body included (100-60000)."),
+    max_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(5 * MIB)
+      .default(MIB)
+      .describe(
+        "Read at most this many bytes of the response body; `truncated` tells whether more was left.",
+      ),
+    follow_redirects: z
+      .boolean()
+      .default(true)
+      .describe("Follow up to 5 redirects; when false the 3xx response itself is returned."),
+    response_encoding: z
+      .enum(["text", "base64"])
+      .default("text")
+      .describe("Return the body as text (decoded with the response charset) or base64 for binary content."),
+  }),
+  result: z.object({
+    status: z.number().int().describe("HTTP status code of the final response."),
+    headers: z
+      .record(z.string(), z.string())
+      .describe("Response headers, lower-case names; repeated ones joined by ', '."),
+    body: z
+      .string()
+      .describe("Response body as text or base64 (see response_encoding), at most max_bytes bytes."),
+    truncated: z.boolean().describe("True when the body was longer than max_bytes and was cut."),
+    bytes: z.number().int().describe("Number of body bytes returned."),
+    url: z.string().describe("Final URL, after redirects."),
+    redirects: z.number().int().describe("How many redirects were followed."),
+  }),
+  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  examples: [
+    { query: "fetch https://example.com", params: { url: "https://example.com" } },
+    {
+      query: "call the GitHub API for the nodejs/node repository",
+      params: {
+        url: "https://api.github.com/repos/nodejs/node",
+        headers: { Accept: "application/vnd.github+json" },
+      },
+    },
+    {
+      query: "POST a JSON payload to a webhook",
+      params: { url: "https://httpbin.org/post", method: "POST", body: '{"event":"deploy","ok":true}' },
+    },
+    {
+      query: "check whether a URL is up without downloading it",
+      params: { url: "https://example.org/", method: "HEAD", timeout_ms: 5000 },
+    },
+  ],
+  async run(params, ctx) {
+    if (params.body !== undefined && (params.method === "GET" || params.method === "HEAD")) {
+      throw new SkillError(`A ${params.method} request cannot have a body: use POST, PUT or PATCH`);
+    }
+    // Tests and private deployments may reach internal hosts on purpose; everyone else may not.
+    const allowPrivate = ctx.config.allowPrivateNetworks === true;
+    const policy: AddressPolicy = allowPrivate ? anyAddress : publicAddressesOnly;
+    const [{ request }, agent] = await Promise.all([
+      loadUndici(),
+      allowPrivate ? unrestrictedAgent() : publicOnlyAgent(),
+    ]);
+    const dependencies: FetchDependencies = {
+      policy,
+      send: (url, options) => request(url, { ...options, dispatcher: agent }),
+    };
+
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new SkillError(`Request timed out after ${params.timeout_ms} ms`)),
+      params.timeout_ms,
+    );
+    try {
+      return await fetchFollowingRedirects(
+        {
+          url: params.url,
+          method: params.method,
+          headers: requestHeaders(params.headers, params.body),
+          body: params.body,
+          maxBytes: params.max_bytes,
+          maxRedirects: params.follow_redirects ? MAX_REDIRECTS : 0,
+          followRedirects: params.follow_redirects,
+          signal: AbortSignal.any([ctx.signal, timeout.signal]),
+          responseEncoding: params.response_encoding,
+        },
+        dependencies,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  },
+});
+
+function requestHeaders(given: Record<string, string>, body: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { ...given };
+  const has = (name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
+  if (!has("user-agent")) headers["user-agent"] = USER_AGENT;
+  if (body !== undefined && !has("content-type")) {
+    headers["content-type"] = looksLikeJson(body) ? "application/json" : "text/plain; charset=utf-8";
+  }
+  return headers;
+}
+
+function looksLikeJson(body: string): boolean {
+  const start = body.trimStart()[0];
+  if (start !== "{" && start !== "[") return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}

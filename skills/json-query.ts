@@ -1,0 +1,74 @@
+import type { JSONValue } from "@jmespath-community/jmespath";
+import { z } from "zod";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { errorMessage } from "./lib/errors.js";
+import { anyJson } from "./lib/json-input.js";
+import { lazy } from "./lib/lazy.js";
+
+const loadJmespath = lazy(() => import("@jmespath-community/jmespath"));
+
+export const jsonQuery = defineSkill({
+  id: "json.query",
+  title: "Query JSON with JMESPath",
+  description:
+    'Selects, filters and reshapes JSON data with a JMESPath expression, e.g. "people[?age > `30`].name", ' +
+    '"length(items)", "sort_by(users, &created)[-1]". Takes `data` (any JSON) and `expression`; returns `result`. ' +
+    "Use it to pull fields out of an API response or count and filter records.",
+  tags: ["json", "jmespath", "query", "filter", "extract", "transform", "data"],
+  params: z.object({
+    data: anyJson("The JSON document to query (object, array or scalar)."),
+    expression: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .describe("JMESPath expression (jmespath.org, community edition)."),
+  }),
+  result: z.object({
+    result: z.unknown().describe("What the expression selects; null when nothing matches."),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    {
+      query: "get the names of people older than 30",
+      params: {
+        data: {
+          people: [
+            { name: "Ann", age: 34 },
+            { name: "Bob", age: 25 },
+          ],
+        },
+        expression: "people[?age > `30`].name",
+      },
+    },
+    {
+      query: "how many items are in this list",
+      params: { data: { items: [1, 2, 3] }, expression: "length(items)" },
+    },
+    {
+      query: "extract id and title of every issue",
+      params: { data: [{ id: 1, title: "Bug", state: "open" }], expression: "[].{id: id, title: title}" },
+    },
+  ],
+  async run(params) {
+    const { compile, TreeInterpreter } = await loadJmespath();
+    let ast: ReturnType<typeof compile>;
+    try {
+      ast = compile(params.expression);
+    } catch (err) {
+      throw new SkillError(
+        `Invalid JMESPath expression ${JSON.stringify(params.expression)}: ${errorMessage(err)}`,
+        {
+          cause: err,
+        },
+      );
+    }
+    try {
+      return { result: TreeInterpreter.search(ast, params.data as JSONValue) };
+    } catch (err) {
+      throw new SkillError(`Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+  },
+});

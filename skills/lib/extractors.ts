@@ -1,0 +1,130 @@
+/**
+ * Pattern extractors for `text.extract`. Each returns matches in order of appearance.
+ * They are heuristics tuned to avoid the common false positives (a date read as a phone
+ * number, an email's domain read as a mention), not validators.
+ */
+
+const EMAIL = /[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}/g;
+const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/gi;
+const HASHTAG = /(?<![\p{L}\p{N}_&#/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
+// Handles as Twitter, GitHub and most chats write them: letters, digits, _ and inner -.
+const MENTION =
+  /(?<![\p{L}\p{N}_.@/])@([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,48}[A-Za-z0-9_])?)(?![\p{L}\p{N}_@]|\.\w)/gu;
+const NUMBER =
+  /(?<![\p{L}\p{N}_.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|[.,]\d)/gu;
+// A phone number: optional +country, then 7-15 digits in groups separated by spaces, dots,
+// dashes or a parenthesised area code.
+const PHONE =
+  /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?![\w-])|(?<![\w+])\+\d{7,15}(?!\w)/g;
+const ISO_DATE =
+  /\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b/g;
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+];
+const MONTH_NAME =
+  "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
+const MONTH_FIRST = new RegExp(`\\b${MONTH_NAME}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, "gi");
+const DAY_FIRST = new RegExp(
+  `\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_NAME}\\.?,?\\s+(\\d{4})\\b`,
+  "gi",
+);
+const SLASH_DATE = /\b\d{1,2}[/.]\d{1,2}[/.]\d{4}\b/g;
+
+/** URL characters that usually end a sentence rather than belong to the URL. */
+function trimUrl(url: string): string {
+  let trimmed = url.replace(/[.,;:!?'"]+$/, "");
+  // A closing parenthesis belongs to the URL only when it has an opening one (Wikipedia links).
+  while (trimmed.endsWith(")") && count(trimmed, "(") < count(trimmed, ")")) trimmed = trimmed.slice(0, -1);
+  return trimmed.replace(/[.,;:!?'"]+$/, "");
+}
+
+function count(text: string, character: string): number {
+  return text.split(character).length - 1;
+}
+
+export function extractEmails(text: string): string[] {
+  return [...text.matchAll(EMAIL)].map((match) => match[0]);
+}
+
+export function extractUrls(text: string): string[] {
+  return [...text.matchAll(URL_PATTERN)].map((match) => trimUrl(match[0])).filter((url) => /\.\w/.test(url));
+}
+
+export function extractHashtags(text: string): string[] {
+  return [...text.matchAll(HASHTAG)].map((match) => `#${match[1]}`);
+}
+
+export function extractMentions(text: string): string[] {
+  return [...text.matchAll(MENTION)].map((match) => `@${match[1]}`);
+}
+
+/** Replaces every match by spaces, so later patterns do not see it but offsets stay the same. */
+function mask(text: string, patterns: RegExp[], keep: (match: string) => boolean = () => false): string {
+  return patterns.reduce(
+    (masked, pattern) => masked.replace(pattern, (match) => (keep(match) ? match : " ".repeat(match.length))),
+    text,
+  );
+}
+
+/** E.164 allows at most 15 digits; fewer than 7 is a short code or a plain number. */
+function isPhoneLength(candidate: string): boolean {
+  const digits = candidate.replace(/\D/g, "").length;
+  return digits >= 7 && digits <= 15;
+}
+
+/** Numbers standing on their own: digits inside dates, phone numbers, URLs and emails are not counted. */
+export function extractNumbers(text: string): number[] {
+  const masked = mask(text, [URL_PATTERN, EMAIL, ISO_DATE, SLASH_DATE, MONTH_FIRST, DAY_FIRST]);
+  return [...mask(masked, [PHONE], (match) => !isPhoneLength(match)).matchAll(NUMBER)]
+    .map((match) => Number(match[0].replace(/,/g, "")))
+    .filter(Number.isFinite);
+}
+
+export function extractPhones(text: string): string[] {
+  return [...mask(text, [ISO_DATE, SLASH_DATE]).matchAll(PHONE)]
+    .map((match) => match[0].trim())
+    .filter(isPhoneLength);
+}
+
+export interface ExtractedDate {
+  text: string;
+  /** YYYY-MM-DD (with time when the text had one), or null when the text is ambiguous (03/04/2024). */
+  iso: string | null;
+}
+
+export function extractDates(text: string): ExtractedDate[] {
+  const found: { index: number; date: ExtractedDate }[] = [];
+  for (const match of text.matchAll(ISO_DATE)) {
+    const [whole, year, month, day] = match;
+    if (validDate(Number(year), Number(month), Number(day)))
+      found.push({ index: match.index, date: { text: whole, iso: whole.replace(" ", "T") } });
+  }
+  const named = (match: RegExpMatchArray, monthName: string, day: string, year: string) => {
+    const month = MONTHS.findIndex((name) => name.startsWith(monthName.toLowerCase().slice(0, 3))) + 1;
+    if (!validDate(Number(year), month, Number(day))) return;
+    const iso = `${year}-${String(month).padStart(2, "0")}-${day.padStart(2, "0")}`;
+    found.push({ index: match.index ?? 0, date: { text: match[0], iso } });
+  };
+  for (const match of text.matchAll(MONTH_FIRST))
+    named(match, match[1] ?? "", match[2] ?? "", match[3] ?? "");
+  for (const match of text.matchAll(DAY_FIRST)) named(match, match[2] ?? "", match[1] ?? "", match[3] ?? "");
+  for (const match of text.matchAll(SLASH_DATE))
+    found.push({ index: match.index, date: { text: match[0], iso: null } });
+  return found.sort((a, b) => a.index - b.index).map((entry) => entry.date);
+}
+
+function validDate(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}

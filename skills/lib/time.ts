@@ -1,0 +1,92 @@
+import type { DateTime } from "luxon";
+import { z } from "zod";
+import { SkillError } from "../../src/core/skills/skill.js";
+import { lazy } from "./lazy.js";
+
+export const loadLuxon = lazy(() => import("luxon"));
+export type Luxon = Awaited<ReturnType<typeof loadLuxon>>;
+
+/** Unix seconds beyond ±8.64e12 ms are outside what a JavaScript Date can hold. */
+const MAX_UNIX_SECONDS = 8.64e12;
+
+export const timeInput = z
+  .union([z.string().trim().min(1).max(100), z.number().min(-MAX_UNIX_SECONDS).max(MAX_UNIX_SECONDS)])
+  .describe(
+    'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01"), RFC 2822, HTTP date, ' +
+      'Unix seconds as a number, or "now".',
+  );
+
+export function timeZoneParam(description: string) {
+  return z.string().trim().min(1).max(64).default("UTC").describe(description);
+}
+
+/** Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2"), returning it normalised. */
+export function checkZone(luxon: Luxon, zone: string): string {
+  const probe = luxon.DateTime.now().setZone(zone);
+  if (!probe.isValid) {
+    throw new SkillError(
+      `Unknown time zone "${zone}": use an IANA name such as Europe/Paris, America/New_York or Asia/Tokyo, or UTC`,
+    );
+  }
+  return probe.zoneName ?? zone;
+}
+
+/**
+ * Reads a moment. A text without an offset is a wall-clock time in `zone`; one with an
+ * offset or "Z" is that absolute moment. The result is expressed in `zone`.
+ */
+export function parseTime(luxon: Luxon, input: string | number, zone: string): DateTime {
+  const parsed = readTime(luxon, input, zone);
+  if (!parsed?.isValid) {
+    throw new SkillError(
+      `Cannot read the time ${JSON.stringify(input)}: use ISO 8601 such as 2024-05-01T14:30:00Z or ` +
+        "2024-05-01 14:30, RFC 2822, or Unix seconds",
+    );
+  }
+  return parsed;
+}
+
+function readTime(luxon: Luxon, input: string | number, zone: string): DateTime | undefined {
+  const { DateTime } = luxon;
+  const options = { zone, locale: "en-US" };
+  if (typeof input === "number") return DateTime.fromSeconds(input, options);
+  if (input.toLowerCase() === "now") return DateTime.now().setZone(zone).setLocale("en-US");
+  if (/^-?\d+(\.\d+)?$/.test(input)) return DateTime.fromSeconds(Number(input), options);
+  const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
+  for (const parser of parsers) {
+    const parsed = parser.call(DateTime, input, options);
+    if (parsed.isValid) return parsed.setZone(zone);
+  }
+  return undefined;
+}
+
+export const timeDescription = {
+  iso: z.string().describe("ISO 8601 with offset, e.g. 2024-05-01T16:30:00.000+02:00."),
+  unix: z.number().describe("Unix time in seconds (may have a fraction)."),
+  timezone: z.string().describe("IANA time zone the other fields are expressed in."),
+  offset: z.string().describe('UTC offset, e.g. "+02:00".'),
+  date: z.string().describe("Calendar date, YYYY-MM-DD."),
+  time: z.string().describe("Wall-clock time, HH:mm:ss."),
+  weekday: z.string().describe('Day of the week in English, e.g. "Wednesday".'),
+};
+
+export function describeTime(moment: DateTime): {
+  iso: string;
+  unix: number;
+  timezone: string;
+  offset: string;
+  date: string;
+  time: string;
+  weekday: string;
+} {
+  const english = moment.setLocale("en-US");
+  return {
+    iso: english.toISO() ?? "",
+    unix: english.toMillis() / 1000,
+    timezone: english.zoneName ?? "UTC",
+    offset: english.toFormat("ZZ"),
+    date: english.toFormat("yyyy-MM-dd"),
+    time: english.toFormat("HH:mm:ss"),
+    weekday: english.toFormat("cccc"),
+  };
+}

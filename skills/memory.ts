@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { anyJson } from "./lib/json-input.js";
+import { NO_CONTROL_CHARACTERS } from "./lib/text-guards.js";
+
+/** A memory entry is a note, not a file store; bigger values belong elsewhere. */
+export const MAX_VALUE_BYTES = 64 * 1024;
+
+const key = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(NO_CONTROL_CHARACTERS, "must not contain control characters")
+  .describe('Key of the entry, e.g. "user:ann:preferences" (1-256 characters).');
+
+export const memorySet = defineSkill({
+  id: "memory.set",
+  title: "Remember a value",
+  description:
+    "Stores any JSON value (up to 64 KiB) under a key in the caller's persistent key-value memory, replacing an " +
+    "existing value. Use it to remember facts, preferences or intermediate results across executions; read them " +
+    "back with memory.get.",
+  tags: ["memory", "store", "save", "remember", "key-value", "state", "persist"],
+  params: z.object({
+    key,
+    value: anyJson("The value to store: any JSON (object, array, string, number, boolean or null)."),
+  }),
+  result: z.object({
+    key: z.string().describe("The key written."),
+    stored: z.literal(true).describe("Always true once the value is stored."),
+    replaced: z.boolean().describe("True when the key already had a value, now overwritten."),
+    bytes: z.number().int().describe("Size of the stored value as JSON, in bytes."),
+  }),
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  examples: [
+    {
+      query: "remember that my favourite colour is green",
+      params: { key: "favourite_colour", value: "green" },
+    },
+    {
+      query: "save the user's preferences",
+      params: { key: "user:ann:preferences", value: { language: "fr", units: "metric" } },
+    },
+  ],
+  async run(params, ctx) {
+    const json = JSON.stringify(params.value);
+    if (json === undefined)
+      throw new SkillError("value must be JSON (an object, array, string, number, boolean or null)");
+    const bytes = Buffer.byteLength(json, "utf8");
+    if (bytes > MAX_VALUE_BYTES) {
+      throw new SkillError(`value is ${bytes} bytes as JSON; the limit is ${MAX_VALUE_BYTES} bytes (64 KiB)`);
+    }
+    const existing = await ctx.memory.get(params.key);
+    // Store the JSON round-trip, so what memory.get returns is exactly what was serialised.
+    await ctx.memory.set(params.key, JSON.parse(json));
+    return { key: params.key, stored: true as const, replaced: existing !== undefined, bytes };
+  },
+});
+
+export const memoryGet = defineSkill({
+  id: "memory.get",
+  title: "Recall a remembered value",
+  description:
+    "Reads the value stored under a key in the caller's key-value memory (written by memory.set). Returns found=false " +
+    "and value=null when the key does not exist. Use it to recall facts or state saved by earlier executions.",
+  tags: ["memory", "recall", "get", "read", "key-value", "state"],
+  params: z.object({ key }),
+  result: z.object({
+    key: z.string().describe("The key read."),
+    found: z.boolean().describe("Whether the key exists."),
+    value: z.unknown().describe("The stored JSON value; null when not found."),
+    updated_at: z.string().nullable().describe("ISO 8601 time of the last write; null when not found."),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    { query: "what is my favourite colour (recall it)", params: { key: "favourite_colour" } },
+    { query: "load the user's saved preferences", params: { key: "user:ann:preferences" } },
+  ],
+  async run(params, ctx) {
+    const entry = await ctx.memory.get(params.key);
+    return entry
+      ? { key: params.key, found: true, value: entry.value, updated_at: entry.updatedAt }
+      : { key: params.key, found: false, value: null, updated_at: null };
+  },
+});
+
+export const memoryDelete = defineSkill({
+  id: "memory.delete",
+  title: "Forget a remembered value",
+  description:
+    "Deletes a key and its value from the caller's key-value memory. Returns deleted=false when the key did not " +
+    "exist. Use it to forget outdated facts or clean up state saved with memory.set.",
+  tags: ["memory", "delete", "forget", "remove", "key-value"],
+  params: z.object({ key }),
+  result: z.object({
+    key: z.string().describe("The key deleted."),
+    deleted: z.boolean().describe("True when the key existed and was removed."),
+  }),
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  examples: [
+    { query: "forget my favourite colour", params: { key: "favourite_colour" } },
+    { query: "delete the saved draft", params: { key: "draft:newsletter" } },
+  ],
+  async run(params, ctx) {
+    return { key: params.key, deleted: await ctx.memory.delete(params.key) };
+  },
+});
+
+export const memoryList = defineSkill({
+  id: "memory.list",
+  title: "List remembered keys",
+  description:
+    "Lists the keys in the caller's key-value memory with their last update time, optionally only keys starting " +
+    "with a prefix. Use it to see what has been remembered before reading values with memory.get.",
+  tags: ["memory", "list", "keys", "key-value", "browse"],
+  params: z.object({
+    prefix: z.string().max(256).optional().describe('Only keys starting with this, e.g. "user:ann:".'),
+    limit: z.number().int().min(1).max(1000).default(100).describe("At most this many keys (1-1000)."),
+  }),
+  result: z.object({
+    keys: z
+      .array(z.object({ key: z.string(), updated_at: z.string() }))
+      .describe("Keys with the ISO 8601 time of their last write."),
+    count: z.number().int().describe("Number of keys returned."),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    { query: "what do you remember about me", params: {} },
+    { query: "list saved keys for user ann", params: { prefix: "user:ann:", limit: 50 } },
+  ],
+  async run(params, ctx) {
+    const entries = await ctx.memory.list({ prefix: params.prefix || undefined, limit: params.limit });
+    const keys = entries.map((entry) => ({ key: entry.key, updated_at: entry.updatedAt }));
+    return { keys, count: keys.length };
+  },
+});

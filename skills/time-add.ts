@@ -1,0 +1,95 @@
+import type { DurationLikeObject } from "luxon";
+import { z } from "zod";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import {
+  checkZone,
+  describeTime,
+  loadLuxon,
+  parseTime,
+  timeDescription,
+  timeInput,
+  timeZoneParam,
+} from "./lib/time.js";
+
+const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds", "milliseconds"] as const;
+/** Bounds well past what dates can represent, so an absurd amount fails with a clear message. */
+const amount = (unit: string) =>
+  z.number().min(-1e12).max(1e12).optional().describe(`${unit} to add (negative to go back).`);
+/** Fractional years and months have no calendar meaning. */
+const wholeAmount = (unit: string) =>
+  z
+    .number()
+    .int()
+    .min(-1e6)
+    .max(1e6)
+    .optional()
+    .describe(`Whole ${unit.toLowerCase()} to add (negative to go back).`);
+
+export const timeAdd = defineSkill({
+  id: "time.add",
+  title: "Add or subtract a duration",
+  description:
+    "Date arithmetic: adds or subtracts years, months, weeks, days, hours, minutes and seconds (or an ISO 8601 " +
+    'duration such as "P1M2DT3H") to a date/time, with calendar rules and daylight saving applied in the given time ' +
+    'zone. Use it for "what date is 90 days from now" or "3 months before 2024-05-31".',
+  tags: ["time", "date", "add", "subtract", "duration", "calendar", "deadline"],
+  params: z.object({
+    time: timeInput.default("now"),
+    timezone: timeZoneParam("Zone for calendar math and for the result, e.g. Europe/Paris."),
+    operation: z.enum(["add", "subtract"]).default("add").describe("Add the duration, or subtract it."),
+    years: wholeAmount("Years"),
+    months: wholeAmount("Months"),
+    weeks: amount("Weeks"),
+    days: amount("Days"),
+    hours: amount("Hours"),
+    minutes: amount("Minutes"),
+    seconds: amount("Seconds"),
+    milliseconds: amount("Milliseconds"),
+    duration: z
+      .string()
+      .max(100)
+      .optional()
+      .describe('ISO 8601 duration, e.g. "P2W", "PT90M", "P1Y2M10DT2H30M"; added to the unit fields.'),
+  }),
+  result: z.object({
+    ...timeDescription,
+    input_iso: z.string().describe("The starting time, ISO 8601 in the same zone."),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    { query: "what date is 90 days from today", params: { days: 90 } },
+    { query: "3 months before 2024-05-31", params: { time: "2024-05-31", operation: "subtract", months: 3 } },
+    {
+      query: "add 1 day and 2 hours to 2024-03-30 12:00 in Paris",
+      params: { time: "2024-03-30T12:00", timezone: "Europe/Paris", duration: "P1DT2H" },
+    },
+  ],
+  async run(params) {
+    const luxon = await loadLuxon();
+    const zone = checkZone(luxon, params.timezone);
+    const start = parseTime(luxon, params.time, zone);
+    const fields: DurationLikeObject = {};
+    for (const unit of UNITS) {
+      const value = params[unit];
+      if (value !== undefined) fields[unit] = value;
+    }
+    let duration = luxon.Duration.fromObject(fields);
+    if (params.duration !== undefined) {
+      const parsed = luxon.Duration.fromISO(params.duration);
+      if (!parsed.isValid) {
+        throw new SkillError(
+          `Invalid ISO 8601 duration ${JSON.stringify(params.duration)}: use forms like P3D, PT2H30M, P1Y2M`,
+        );
+      }
+      duration = duration.plus(parsed);
+    }
+    if (Object.keys(fields).length === 0 && params.duration === undefined) {
+      throw new SkillError(
+        "Nothing to add: give at least one of years, months, weeks, days, hours, minutes, seconds or duration",
+      );
+    }
+    const result = params.operation === "add" ? start.plus(duration) : start.minus(duration);
+    if (!result.isValid) throw new SkillError("The resulting date is out of range");
+    return { ...describeTime(result), input_iso: start.toISO() ?? "" };
+  },
+});

@@ -1,0 +1,90 @@
+import type { DurationUnit } from "luxon";
+import { z } from "zod";
+import { defineSkill } from "../src/core/skills/skill.js";
+import { checkZone, loadLuxon, parseTime, timeInput, timeZoneParam } from "./lib/time.js";
+
+const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds"] as const;
+type Unit = (typeof UNITS)[number];
+
+export const timeDiff = defineSkill({
+  id: "time.diff",
+  title: "Difference between two dates",
+  description:
+    'Computes the time between two dates/times (ISO 8601, RFC 2822, Unix seconds or "now"): a calendar-aware ' +
+    "breakdown in chosen units (e.g. 1 year, 2 months, 3 days) plus totals in days, hours, minutes and seconds. " +
+    'Use it for ages, countdowns ("how long until"), durations and elapsed time; negative when end is before start.',
+  tags: ["time", "date", "difference", "duration", "between", "age", "countdown", "elapsed"],
+  params: z.object({
+    start: timeInput,
+    end: timeInput.default("now"),
+    timezone: timeZoneParam("Zone for calendar units and for inputs without an offset."),
+    units: z
+      .array(z.enum(UNITS))
+      .min(1)
+      .max(UNITS.length)
+      .default(["days", "hours", "minutes", "seconds"])
+      .describe('Units of the breakdown, largest first is not required; e.g. ["years","months","days"].'),
+  }),
+  result: z.object({
+    breakdown: z
+      .record(z.string(), z.number())
+      .describe(
+        "The difference split over the requested units, e.g. {days: 2, hours: 3, minutes: 0, seconds: 0}.",
+      ),
+    human: z.string().describe('The breakdown in words, e.g. "2 days, 3 hours"; "0 seconds" when equal.'),
+    iso_duration: z.string().describe("The breakdown as an ISO 8601 duration, e.g. P2DT3H."),
+    total_days: z.number().describe("Exact difference in days (may have a fraction)."),
+    total_hours: z.number().describe("Exact difference in hours."),
+    total_minutes: z.number().describe("Exact difference in minutes."),
+    total_seconds: z.number().describe("Exact difference in seconds."),
+  }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [
+    {
+      query: "how many days between 2024-01-01 and 2024-03-01",
+      params: { start: "2024-01-01", end: "2024-03-01", units: ["days"] },
+    },
+    {
+      query: "how old is someone born on 1990-06-15",
+      params: { start: "1990-06-15", units: ["years", "months", "days"] },
+    },
+    { query: "how long until new year 2030", params: { start: "now", end: "2030-01-01T00:00:00Z" } },
+  ],
+  async run(params) {
+    const luxon = await loadLuxon();
+    const zone = checkZone(luxon, params.timezone);
+    const start = parseTime(luxon, params.start, zone);
+    const end = parseTime(luxon, params.end, zone);
+    // Luxon wants the units in descending size to split the difference into them.
+    const units = UNITS.filter((unit) => params.units.includes(unit));
+    const diff = end.diff(start, units as DurationUnit[]);
+    const breakdown: Record<string, number> = {};
+    for (const unit of units) breakdown[unit] = round(diff.get(unit));
+    const milliseconds = end.toMillis() - start.toMillis();
+    return {
+      breakdown,
+      human: humanize(breakdown, units),
+      iso_duration: luxon.Duration.fromObject(breakdown).toISO() ?? "PT0S",
+      total_days: round(milliseconds / 86_400_000),
+      total_hours: round(milliseconds / 3_600_000),
+      total_minutes: round(milliseconds / 60_000),
+      total_seconds: milliseconds / 1000,
+    };
+  },
+});
+
+/** Six decimals hide float noise (2.0000000000000004 days) without losing a second. */
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+function humanize(breakdown: Record<string, number>, units: Unit[]): string {
+  const parts = units
+    .filter((unit) => breakdown[unit] !== 0)
+    .map((unit) => {
+      const value = breakdown[unit] ?? 0;
+      const name = Math.abs(value) === 1 ? unit.slice(0, -1) : unit;
+      return `${value} ${name}`;
+    });
+  return parts.length > 0 ? parts.join(", ") : `0 ${units[units.length - 1] ?? "seconds"}`;
+}

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  expectError,
+  readEventStream,
+  sleep,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+interface Page {
+  data: ExecutionRecord[];
+  next_cursor: string | null;
+}
+
+// contract.md, "Execution resources".
+describe("contract: execution resources", () => {
+  let server: TestServer;
+  let key: CreatedKey;
+  let otherOwner: CreatedKey;
+  /** The ids of this owner's executions, oldest first. */
+  const created: ExecutionRecord[] = [];
+
+  beforeAll(async () => {
+    server = await startServer();
+    [key, otherOwner] = await Promise.all([
+      server.createRoomyKey({ name: "lister", owner: "lister" }),
+      server.createRoomyKey({ name: "other", owner: "someone-else" }),
+    ]);
+    const bodies = [
+      { skill_id: "math.evaluate", params: { expression: "1+1" } },
+      { skill_id: "math.evaluate", params: { expression: "2+*3" } },
+      { skill_id: "message.send", params: { channel: "c", text: "t" } },
+      { skill_id: "math.evaluate", params: { expression: "3+3" } },
+      { skill_id: "math.evaluate", params: { expression: "4+" } },
+      { skill_id: "message.send", params: { channel: "c", text: "u" } },
+      { skill_id: "math.evaluate", params: { expression: "5+5" } },
+    ];
+    for (const json of bodies) {
+      const res = await server.request("POST", "/v1/execute", { key: key.secret, json });
+      expect(res.status, res.text).toBe(200);
+      created.push(bodyOf<ExecutionRecord>(res));
+      // Distinct creation times, so "newest first" has one right answer.
+      await sleep(5);
+    }
+    // Another owner's executions must never show up in this owner's listings.
+    await server.request("POST", "/v1/execute", {
+      key: otherOwner.secret,
+      json: { skill_id: "math.evaluate", params: { expression: "9" } },
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const list = async (query: string, secret = key.secret): Promise<Page> => {
+    const res = await server.request("GET", `/v1/executions${query}`, { key: secret });
+    expect(res.status, res.text).toBe(200);
+    return bodyOf<Page>(res);
+  };
+
+  it("lists the owner's executions newest first, as {data, next_cursor}", async () => {
+    const page = await list("");
+    expect(page.data.map((r) => r.id)).toEqual(created.map((r) => r.id).reverse());
+    expect(page.next_cursor).toBeNull();
+    // The listed records are the records.
+    expect(page.data.at(-1)).toEqual(created[0]);
+  });
+
+  it("paginates with limit and next_cursor, without gaps or repeats", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = cursor ? `?limit=3&cursor=${encodeURIComponent(cursor)}` : "?limit=3";
+      const page = await list(query);
+      expect(page.data.length).toBeLessThanOrEqual(3);
+      seen.push(...page.data.map((r) => r.id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(created.map((r) => r.id).reverse());
+  });
+
+  it("filters by status and by skill_id, and by both", async () => {
+    const failed = await list("?status=failed");
+    expect(failed.data.map((r) => r.id)).toEqual(
+      created
+        .filter((r) => r.status === "failed")
+        .map((r) => r.id)
+        .reverse(),
+    );
+    expect(failed.data).toHaveLength(2);
+    const sends = await list("?skill_id=message.send");
+    expect(sends.data.map((r) => r.id)).toEqual(
+      created
+        .filter((r) => r.skill_id === "message.send")
+        .map((r) => r.id)
+        .reverse(),
+    );
+    const both = await list("?skill_id=math.evaluate&status=completed&limit=2");
+    expect(both.data).toHaveLength(2);
+    for (const r of both.data) expect(r).toMatchObject({ skill_id: "math.evaluate", status: "completed" });
+    expect(both.next_cursor).not.toBeNull();
+    const rest = await list(`?skill_id=math.evaluate&status=completed&limit=2&cursor=${both.next_cursor}`);
+    expect(rest.data).toHaveLength(1);
+    expect(rest.next_cursor).toBeNull();
+  });
+
+  it("shows a key only its own owner's records", async () => {
+    const mine = (await list("?limit=100")).data.map((r) => r.id);
+    const theirs = (await list("?limit=100", otherOwner.secret)).data.map((r) => r.id);
+    expect(theirs).toHaveLength(1);
+    for (const id of theirs) expect(mine).not.toContain(id);
+  });
+
+  it("refuses a bad limit, status or cursor with 400 invalid_request", async () => {
+    for (const query of [
+      "?limit=0",
+      "?limit=101",
+      "?limit=x",
+      "?status=done",
+      "?cursor=%21%21garbage%21%21",
+    ]) {
+      const res = await server.request("GET", `/v1/executions${query}`, { key: key.secret });
+      expectError(res, 400, "invalid_request");
+    }
+  });
+
+  it("streams status and progress events over SSE, ending with the terminal status", async () => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 2500 }, async: true },
+    });
+    expect(res.status).toBe(202);
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const stream = await readEventStream(server.baseUrl, `/v1/executions/${id}/events`, key.secret);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const names = stream.events.map((e) => e.event);
+    expect(names[0]).toBe("status");
+    expect(names).toContain("progress");
+    const last = stream.events.at(-1);
+    expect(last?.event).toBe("status");
+    const terminal = JSON.parse(last?.data ?? "{}") as ExecutionRecord;
+    expect(terminal).toMatchObject({ id, status: "completed", success: true, result: { waited_ms: 2500 } });
+    // Exactly one terminal status, and it is the last event.
+    const statuses = stream.events
+      .filter((e) => e.event === "status")
+      .map((e) => (JSON.parse(e.data) as ExecutionRecord).status);
+    expect(
+      statuses.filter((s) => ["completed", "failed", "timed_out", "cancelled"].includes(s)),
+    ).toHaveLength(1);
+  });
+
+  it("the event stream of a finished execution is its terminal status, then the end", async () => {
+    const stream = await readEventStream(
+      server.baseUrl,
+      `/v1/executions/${created[0]?.id}/events`,
+      key.secret,
+    );
+    expect(stream.status).toBe(200);
+    expect(stream.events).toHaveLength(1);
+    expect(stream.events[0]?.event).toBe("status");
+    expect(JSON.parse(stream.events[0]?.data ?? "{}")).toEqual(created[0]);
+  });
+
+  it("the event stream ends with the cancelled status when the execution is cancelled", async () => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 30_000 }, async: true },
+    });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const streaming = readEventStream(server.baseUrl, `/v1/executions/${id}/events`, key.secret);
+    await sleep(300);
+    const cancel = await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+    expect(cancel.status).toBe(200);
+    const stream = await streaming;
+    const last = JSON.parse(stream.events.at(-1)?.data ?? "{}") as ExecutionRecord;
+    expect(last).toMatchObject({ id, status: "cancelled" });
+    expect(last.error?.code).toBe("execution_cancelled");
+  });
+});

@@ -59,7 +59,8 @@ export class CatalogService {
     const hits = this.discovery.search(request.query, { limit: request.limit, tags: request.tags });
     const results = hits.flatMap(({ skill_id, score }) => {
       const entry = this.registry.get(skill_id);
-      return entry ? [{ ...toSkillSummary(entry), score: round(score, 4) }] : [];
+      // Significant digits, not decimals: a weak but real match must not round to 0.
+      return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)) }] : [];
     });
     return { query: request.query, results, took_ms: round(performance.now() - started, 3) };
   }

@@ -1,0 +1,288 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpRequest } from "../../skills/http-request.js";
+import { fakeContext } from "./fake-context.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+const allowPrivate = () => fakeContext({ config: { allowPrivateNetworks: true } });
+
+let server: http.Server;
+let base: string;
+let port: number;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://local");
+    switch (url.pathname) {
+      case "/big":
+        res.end("x".repeat(100_000));
+        return;
+      case "/exact":
+        res.end("y".repeat(1000));
+        return;
+      case "/slow":
+        return; // never answers
+      case "/redirect":
+        res.writeHead(Number(url.searchParams.get("status") ?? 302), {
+          location: url.searchParams.get("to") ?? "/",
+        });
+        res.end("moved");
+        return;
+      case "/loop":
+        res.writeHead(302, { location: "/loop" });
+        res.end();
+        return;
+      case "/binary":
+        res.end(Buffer.from([0, 1, 2, 253, 254, 255]));
+        return;
+      case "/latin1":
+        res.setHeader("content-type", "text/plain; charset=iso-8859-1");
+        res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+        return;
+      default: {
+        let body = "";
+        req.setEncoding("utf8");
+        req.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        req.on("end", () => {
+          res.setHeader("content-type", "application/json");
+          res.setHeader("x-test", "yes");
+          res.end(JSON.stringify({ method: req.method, path: req.url, headers: req.headers, body }));
+        });
+      }
+    }
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+describe("http.request with the default configuration", () => {
+  it("refuses the local test server", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/echo` },
+      /^refused: 127\.0\.0\.1 is a loopback address$/,
+    );
+  });
+
+  it.each([
+    ["http://2130706433/", /refused: 127\.0\.0\.1 is a loopback address/],
+    ["http://0x7f.1/", /refused: 127\.0\.0\.1 is a loopback address/],
+    ["http://0177.0.0.1/", /refused: 127\.0\.0\.1 is a loopback address/],
+    ["http://[::ffff:127.0.0.1]/", /refused: ::ffff:7f00:1 is mapped to 127\.0\.0\.1, a loopback address/],
+    ["http://localhost./", /refused: localhost\. is a loopback name/],
+    ["http://LOCALHOST:8080/", /refused: localhost is a loopback name/],
+    ["http://169.254.169.254/latest/meta-data/", /refused: 169\.254\.169\.254 is a cloud metadata address/],
+    ["http://[fd00:ec2::254]/", /refused: fd00:ec2::254 is a cloud metadata address/],
+    ["http://10.0.0.1/", /refused: 10\.0\.0\.1 is a private address/],
+    ["http://192.168.1.1/", /refused: 192\.168\.1\.1 is a private address/],
+    ["http://100.64.0.1/", /refused: 100\.64\.0\.1 is a carrier-grade NAT/],
+    ["http://[::1]/", /refused: ::1 is a loopback address/],
+    ["http://0.0.0.0/", /refused: 0\.0\.0\.0 is an unspecified address/],
+  ])("refuses %s", async (url, message) => {
+    await expectSkillError(httpRequest, { url }, message);
+  });
+
+  it.each([
+    ["file:///etc/passwd", /only http and https/],
+    ["gopher://example.com/", /only http and https/],
+    ["not a url", /Invalid URL/],
+    ["http://user:pass@example.com/", /credentials in the URL/],
+  ])("refuses %s", async (url, message) => {
+    await expectSkillError(httpRequest, { url }, message);
+  });
+
+  it("refuses a body on GET", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: "https://example.com/", body: "x" },
+      /GET request cannot have a body/,
+    );
+  });
+});
+
+describe("http.request with allowPrivateNetworks", () => {
+  it("fetches the local server", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/echo?a=1` }, allowPrivate());
+    expect(result).toMatchObject({
+      status: 200,
+      truncated: false,
+      url: `${base}/echo?a=1`,
+      redirects: 0,
+    });
+    expect(result.headers).toMatchObject({ "content-type": "application/json", "x-test": "yes" });
+    const echoed = JSON.parse(result.body as string);
+    expect(echoed).toMatchObject({ method: "GET", path: "/echo?a=1", body: "" });
+    expect(echoed.headers["user-agent"]).toBe("skillport-http-request/1.0");
+    expect(result.bytes).toBe(Buffer.byteLength(result.body as string));
+  });
+
+  it("sends a JSON body with a JSON content type and the given headers", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/echo`, method: "POST", body: '{"a":1}', headers: { "X-Token": "abc" } },
+      allowPrivate(),
+    );
+    const echoed = JSON.parse(result.body as string);
+    expect(echoed).toMatchObject({ method: "POST", body: '{"a":1}' });
+    expect(echoed.headers).toMatchObject({ "content-type": "application/json", "x-token": "abc" });
+  });
+
+  it("sends a non-JSON body as text/plain", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/echo`, method: "PUT", body: "hello" },
+      allowPrivate(),
+    );
+    expect(JSON.parse(result.body as string).headers["content-type"]).toBe("text/plain; charset=utf-8");
+  });
+
+  it("stops reading at max_bytes and says the body was truncated", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/big`, max_bytes: 1000 }, allowPrivate());
+    expect(result).toMatchObject({ status: 200, truncated: true, bytes: 1000 });
+    expect(result.body).toBe("x".repeat(1000));
+  });
+
+  it("does not mark a body of exactly max_bytes as truncated", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/exact`, max_bytes: 1000 }, allowPrivate());
+    expect(result).toMatchObject({ truncated: false, bytes: 1000 });
+  });
+
+  it("times out after timeout_ms", async () => {
+    const started = performance.now();
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/slow`, timeout_ms: 200 },
+      /timed out after 200 ms/,
+      allowPrivate(),
+    );
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("stops when the execution's signal aborts", async () => {
+    const controller = new AbortController();
+    const ctx = fakeContext({ signal: controller.signal, config: { allowPrivateNetworks: true } });
+    setTimeout(() => controller.abort(), 50);
+    const started = performance.now();
+    await expectSkillError(httpRequest, { url: `${base}/slow`, timeout_ms: 30_000 }, /aborted/, ctx);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("follows a redirect and reports the final URL", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/redirect?to=/echo` }, allowPrivate());
+    expect(result).toMatchObject({ status: 200, url: `${base}/echo`, redirects: 1 });
+  });
+
+  it("turns a POST into a body-less GET on 303", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/redirect?status=303&to=/echo`, method: "POST", body: "data" },
+      allowPrivate(),
+    );
+    const echoed = JSON.parse(result.body as string);
+    expect(echoed).toMatchObject({ method: "GET", body: "" });
+    expect(echoed.headers["content-type"]).toBeUndefined();
+  });
+
+  it("keeps method and body on 307", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/redirect?status=307&to=/echo`, method: "POST", body: "data" },
+      allowPrivate(),
+    );
+    expect(JSON.parse(result.body as string)).toMatchObject({ method: "POST", body: "data" });
+  });
+
+  it("drops credentials when a redirect leaves the origin", async () => {
+    const other = `http://localhost:${port}/echo`;
+    const result = await runSkill(
+      httpRequest,
+      {
+        url: `${base}/redirect?to=${encodeURIComponent(other)}`,
+        headers: { Authorization: "Bearer secret" },
+      },
+      allowPrivate(),
+    );
+    expect(result.url).toBe(other);
+    expect(JSON.parse(result.body as string).headers.authorization).toBeUndefined();
+  });
+
+  it("gives up after 5 redirects", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/loop` },
+      /Too many redirects: more than 5/,
+      allowPrivate(),
+    );
+  });
+
+  it("returns the redirect itself when follow_redirects is false", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/redirect?to=/echo`, follow_redirects: false },
+      allowPrivate(),
+    );
+    expect(result).toMatchObject({ status: 302, body: "moved", redirects: 0 });
+    expect((result.headers as Record<string, string>).location).toBe("/echo");
+  });
+
+  it("returns binary bodies as base64 on request", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/binary`, response_encoding: "base64" },
+      allowPrivate(),
+    );
+    expect(result.body).toBe(Buffer.from([0, 1, 2, 253, 254, 255]).toString("base64"));
+  });
+
+  it("decodes text with the declared charset", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/latin1` }, allowPrivate());
+    expect(result.body).toBe("café");
+  });
+
+  it("answers HEAD without a body", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/echo`, method: "HEAD" }, allowPrivate());
+    expect(result).toMatchObject({ status: 200, body: "", bytes: 0 });
+  });
+
+  it("reports a refused connection without internal detail", async () => {
+    const closed = http.createServer();
+    closed.listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const closedPort = (closed.address() as AddressInfo).port;
+    closed.close();
+    await once(closed, "close");
+    await expectSkillError(
+      httpRequest,
+      { url: `http://127.0.0.1:${closedPort}/` },
+      new RegExp(
+        `^Request to http://127\\.0\\.0\\.1:${closedPort} failed: connection refused by 127\\.0\\.0\\.1:${closedPort}$`,
+      ),
+      allowPrivate(),
+    );
+  });
+
+  it("reports an invalid header as a SkillError", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/echo`, headers: { "X-Bad": "a\r\nInjected: 1" } },
+      /invalid request/,
+      allowPrivate(),
+    );
+  });
+
+  it("validates the result against its own schema", async () => {
+    const result = await httpRequest.run(httpRequest.params.parse({ url: `${base}/echo` }), allowPrivate());
+    expect(httpRequest.result.safeParse(result).success).toBe(true);
+  });
+});

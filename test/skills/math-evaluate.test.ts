@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { mathEvaluate } from "../../skills/math-evaluate.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+describe("math.evaluate", () => {
+  it.each([
+    ["2^10", 1024, "number", "1024"],
+    ["sqrt(144) + 0.15 * 80", 24, "number", "24"],
+    ["a = 3; a^2", 9, "number", "9"],
+    ["2 > 1", true, "boolean", "true"],
+    ["0.1 + 0.2", 0.1 + 0.2, "number", "0.3"],
+  ])("evaluates %s", async (expression, value, type, text) => {
+    expect(await runSkill(mathEvaluate, { expression })).toEqual({ value, type, text });
+  });
+
+  it("returns units, matrices and complex numbers as strings", async () => {
+    expect(await runSkill(mathEvaluate, { expression: "[[1,2],[3,4]] * 2" })).toEqual({
+      value: "[[2, 4], [6, 8]]",
+      type: "matrix",
+      text: "[[2, 4], [6, 8]]",
+    });
+    expect((await runSkill(mathEvaluate, { expression: "sqrt(-4)" })).value).toBe("2i");
+    expect(await runSkill(mathEvaluate, { expression: "2 inch to cm" })).toMatchObject({
+      value: "5.08 cm",
+      type: "unit",
+    });
+  });
+
+  it("returns Infinity as text because JSON cannot carry it", async () => {
+    expect(await runSkill(mathEvaluate, { expression: "1/0" })).toMatchObject({
+      value: "Infinity",
+      type: "number",
+    });
+  });
+
+  it("fails a malformed expression with a SkillError saying what is wrong", async () => {
+    await expectSkillError(
+      mathEvaluate,
+      { expression: "2+*3" },
+      /Invalid expression "2\+\*3": Value expected \(char 3\)/,
+    );
+  });
+
+  it("fails on an undefined symbol", async () => {
+    await expectSkillError(mathEvaluate, { expression: "x + 1" }, /Undefined symbol x/);
+  });
+
+  it.each([
+    "import({}, {})",
+    'evaluate("1+1")',
+    'parse("1")',
+    'simplify("x+x")',
+    'createUnit("foo")',
+    'compile("1")',
+  ])("refuses the restricted function in %s", async (expression) => {
+    await expectSkillError(mathEvaluate, { expression }, /is disabled/);
+  });
+
+  it("refuses function definitions, which would allow unbounded recursion", async () => {
+    await expectSkillError(
+      mathEvaluate,
+      { expression: "f(x) = x > 0 ? f(x-1) + f(x-1) : 1; f(60)" },
+      /defining functions .* is not supported/,
+    );
+  });
+
+  it.each(["zeros(100000, 100000)", "1:1e9", "ones([1e4, 1e4])", "random([1e7])"])(
+    "refuses %s, which would exhaust memory",
+    async (expression) => {
+      await expectSkillError(mathEvaluate, { expression }, /would create more than 1000000 elements/);
+    },
+  );
+
+  it("keeps no variables between executions", async () => {
+    await runSkill(mathEvaluate, { expression: "secret = 42" });
+    await expectSkillError(mathEvaluate, { expression: "secret" }, /Undefined symbol secret/);
+  });
+
+  it("rejects an empty or overlong expression at the schema", () => {
+    expect(mathEvaluate.params.safeParse({ expression: "   " }).success).toBe(false);
+    expect(mathEvaluate.params.safeParse({ expression: "1+".repeat(1500) }).success).toBe(false);
+  });
+
+  it("fails an expression with no visible result", async () => {
+    await expectSkillError(mathEvaluate, { expression: "a = 2;" }, /no visible result/);
+    await expectSkillError(mathEvaluate, { expression: "sin" }, /function, not a value/);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { messageList, messageSend } from "../../skills/message.js";
+import { fakeContext } from "./fake-context.js";
+import { runSkill } from "./run-skill.js";
+
+describe("message.send", () => {
+  it("stores the message in the owner's messages and answers its id with status sent", async () => {
+    const ctx = fakeContext();
+    const result = await runSkill(messageSend, { channel: "ops", text: "deploy finished" }, ctx);
+    expect(result).toEqual({
+      message_id: "msg_000001",
+      status: "sent",
+      channel: "ops",
+      created_at: "2024-01-01T00:00:01.000Z",
+    });
+    expect(ctx.messages.stored).toEqual([
+      { id: "msg_000001", channel: "ops", text: "deploy finished", createdAt: "2024-01-01T00:00:01.000Z" },
+    ]);
+  });
+
+  it("trims the channel name", async () => {
+    const ctx = fakeContext();
+    await runSkill(messageSend, { channel: "  general ", text: "hi" }, ctx);
+    expect(ctx.messages.stored[0]?.channel).toBe("general");
+  });
+
+  it("rejects an empty text, a blank channel and a channel with control characters", () => {
+    expect(messageSend.params.safeParse({ channel: "ops", text: "" }).success).toBe(false);
+    expect(messageSend.params.safeParse({ channel: "   ", text: "x" }).success).toBe(false);
+    expect(messageSend.params.safeParse({ channel: "a\nb", text: "x" }).success).toBe(false);
+    expect(messageSend.params.safeParse({ channel: "ops" }).success).toBe(false);
+  });
+});
+
+describe("message.list", () => {
+  async function contextWithMessages() {
+    const ctx = fakeContext();
+    for (const [channel, text] of [
+      ["ops", "one"],
+      ["general", "two"],
+      ["ops", "three"],
+      ["ops", "four"],
+    ]) {
+      await ctx.messages.send(channel as string, text as string);
+    }
+    return ctx;
+  }
+
+  it("lists messages newest first with id, message_id, channel, text and created_at", async () => {
+    const result = await runSkill(messageList, {}, await contextWithMessages());
+    expect(result.count).toBe(4);
+    expect(result.next_before).toBeNull();
+    expect((result.messages as { text: string }[]).map((message) => message.text)).toEqual([
+      "four",
+      "three",
+      "two",
+      "one",
+    ]);
+    expect((result.messages as unknown[])[0]).toEqual({
+      message_id: "msg_000004",
+      id: "msg_000004",
+      channel: "ops",
+      text: "four",
+      created_at: "2024-01-01T00:00:04.000Z",
+    });
+  });
+
+  it("filters by channel and pages with the before cursor", async () => {
+    const ctx = await contextWithMessages();
+    const first = await runSkill(messageList, { channel: "ops", limit: 2 }, ctx);
+    expect((first.messages as { text: string }[]).map((message) => message.text)).toEqual(["four", "three"]);
+    expect(first.next_before).toBe("msg_000003");
+    const second = await runSkill(messageList, { channel: "ops", limit: 2, before: first.next_before }, ctx);
+    expect((second.messages as { text: string }[]).map((message) => message.text)).toEqual(["one"]);
+    expect(second.next_before).toBeNull();
+  });
+
+  it("defaults limit to 20 and refuses more than 100", () => {
+    expect(messageList.params.parse({}).limit).toBe(20);
+    expect(messageList.params.safeParse({ limit: 101 }).success).toBe(false);
+    expect(messageList.params.safeParse({ limit: 0 }).success).toBe(false);
+  });
+});

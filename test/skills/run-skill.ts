@@ -1,0 +1,32 @@
+import { expect } from "vitest";
+import { type Skill, SkillError } from "../../src/core/skills/skill.js";
+import { type FakeContext, fakeContext } from "./fake-context.js";
+
+/**
+ * Runs a skill as the executor would: params through the skill's own schema (defaults
+ * applied), then the result checked against its own result schema.
+ */
+export async function runSkill(
+  skill: Skill,
+  params: Record<string, unknown>,
+  ctx: FakeContext = fakeContext(),
+): Promise<Record<string, unknown>> {
+  const result = await skill.run(skill.params.parse(params), ctx);
+  return skill.result.parse(result) as Record<string, unknown>;
+}
+
+/** Asserts that running the skill fails with a SkillError whose message matches. */
+export async function expectSkillError(
+  skill: Skill,
+  params: Record<string, unknown>,
+  message: RegExp,
+  ctx: FakeContext = fakeContext(),
+): Promise<SkillError> {
+  const error = await runSkill(skill, params, ctx).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(SkillError);
+  expect((error as SkillError).message).toMatch(message);
+  return error as SkillError;
+}

@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { cryptoHash } from "../../skills/crypto-hash.js";
+import { encodingConvert } from "../../skills/encoding-convert.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+describe("crypto.hash", () => {
+  it.each([
+    ["sha256", "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"],
+    ["md5", "5eb63bbbe01eeed093cb22bb8f5acdc3"],
+    ["sha1", "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed"],
+  ] as const)("computes %s of hello world", async (algorithm, digest) => {
+    expect(await runSkill(cryptoHash, { text: "hello world", algorithm })).toEqual({
+      digest,
+      algorithm,
+      hmac: false,
+      output: "hex",
+    });
+  });
+
+  it("computes an HMAC (RFC 4231 test case 2)", async () => {
+    const result = await runSkill(cryptoHash, { text: "what do ya want for nothing?", hmac_key: "Jefe" });
+    expect(result).toEqual({
+      digest: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+      algorithm: "sha256",
+      hmac: true,
+      output: "hex",
+    });
+  });
+
+  it("hashes binary input given as hex and answers base64", async () => {
+    const result = await runSkill(cryptoHash, { text: "00ff10", input_encoding: "hex", output: "base64" });
+    expect(result.digest).toBe(
+      createHash("sha256")
+        .update(Buffer.from([0, 255, 16]))
+        .digest("base64"),
+    );
+  });
+
+  it("refuses malformed hex input instead of hashing part of it", async () => {
+    await expectSkillError(cryptoHash, { text: "abc", input_encoding: "hex" }, /not valid hex/);
+  });
+});
+
+describe("encoding.convert", () => {
+  it.each([
+    ["hello world", "utf-8", "base64", "aGVsbG8gd29ybGQ=", 11],
+    ["aGVsbG8gd29ybGQ=", "base64", "utf-8", "hello world", 11],
+    ["aGVsbG8gd29ybGQ", "base64", "utf-8", "hello world", 11],
+    ["3q2+7w==", "base64", "hex", "deadbeef", 4],
+    ["deadbeef", "hex", "base64url", "3q2-7w", 4],
+    ["a b&c=d/é!", "utf-8", "url", "a%20b%26c%3Dd%2F%C3%A9%21", 11],
+    ["a%20b%26c%3Dd%2F%C3%A9%21", "url", "utf-8", "a b&c=d/é!", 11],
+    ["héllo", "utf-8", "hex", "68c3a96c6c6f", 6],
+  ] as const)("converts %j from %s to %s", async (data, from, to, result, bytes) => {
+    expect(await runSkill(encodingConvert, { data, from, to })).toEqual({ result, from, to, bytes });
+  });
+
+  it("refuses invalid base64 and says when it looks like base64url", async () => {
+    await expectSkillError(
+      encodingConvert,
+      { data: "a$b=", from: "base64", to: "utf-8" },
+      /not valid base64$/,
+    );
+    await expectSkillError(
+      encodingConvert,
+      { data: "3q2-7w", from: "base64", to: "hex" },
+      /looks like base64url/,
+    );
+  });
+
+  it("refuses odd-length hex", async () => {
+    await expectSkillError(encodingConvert, { data: "abc", from: "hex", to: "utf-8" }, /not valid hex/);
+  });
+
+  it("refuses a broken percent-encoding", async () => {
+    await expectSkillError(
+      encodingConvert,
+      { data: "100%", from: "url", to: "utf-8" },
+      /not valid percent-encoding/,
+    );
+  });
+
+  it("refuses to turn non-UTF-8 bytes into text", async () => {
+    await expectSkillError(
+      encodingConvert,
+      { data: "ff", from: "hex", to: "utf-8" },
+      /not valid UTF-8 text: choose hex or base64/,
+    );
+  });
+});

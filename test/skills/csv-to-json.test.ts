@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { csvToJson } from "../../skills/csv-to-json.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+describe("csv.to_json", () => {
+  it("parses rows keyed by the header", async () => {
+    expect(await runSkill(csvToJson, { csv: "name,age\nAnn,34\nBob,25\n" })).toEqual({
+      rows: [
+        { name: "Ann", age: "34" },
+        { name: "Bob", age: "25" },
+      ],
+      columns: ["name", "age"],
+      row_count: 2,
+      total_rows: 2,
+      truncated: false,
+      delimiter: ",",
+    });
+  });
+
+  it("casts numbers, booleans and empty cells when asked, keeping leading-zero codes as text", async () => {
+    const result = await runSkill(csvToJson, {
+      csv: "zip,n,ok,note\n02134,1.5,true,\n10001,-2,false,x",
+      cast: true,
+    });
+    expect(result.rows).toEqual([
+      { zip: "02134", n: 1.5, ok: true, note: null },
+      { zip: 10001, n: -2, ok: false, note: "x" },
+    ]);
+  });
+
+  it("handles quoted fields with delimiters, quotes and newlines", async () => {
+    const result = await runSkill(csvToJson, { csv: 'a,b\n"x, y","say ""hi""\nthere"' });
+    expect(result.rows).toEqual([{ a: "x, y", b: 'say "hi"\nthere' }]);
+  });
+
+  it.each([
+    ["city;population\nLyon;522250", ";"],
+    ["a\tb\n1\t2", "\t"],
+    ["a|b\n1|2", "|"],
+  ])("detects the delimiter of %j", async (csv, delimiter) => {
+    const result = await runSkill(csvToJson, { csv });
+    expect(result.delimiter).toBe(delimiter);
+    expect(result.row_count).toBe(1);
+  });
+
+  it("returns arrays and generated column names without a header", async () => {
+    expect(await runSkill(csvToJson, { csv: "1,2,3\n4,5,6", header: false })).toMatchObject({
+      rows: [
+        ["1", "2", "3"],
+        ["4", "5", "6"],
+      ],
+      columns: ["column_1", "column_2", "column_3"],
+      row_count: 2,
+    });
+  });
+
+  it("renames repeated and empty header names", async () => {
+    const result = await runSkill(csvToJson, { csv: "name,name,\na,b,c" });
+    expect(result.columns).toEqual(["name", "name_2", "column_3"]);
+    expect(result.rows).toEqual([{ name: "a", name_2: "b", column_3: "c" }]);
+  });
+
+  it("caps the rows at max_rows and says so", async () => {
+    const result = await runSkill(csvToJson, { csv: "n\n1\n2\n3", max_rows: 2 });
+    expect(result).toMatchObject({ row_count: 2, total_rows: 3, truncated: true });
+  });
+
+  it("fails a row of the wrong length with the line and a hint", async () => {
+    await expectSkillError(
+      csvToJson,
+      { csv: "a,b\n1,2\n3" },
+      /^Invalid CSV: Invalid Record Length: expect 2, got 1 on line 3 \(set relax_column_count/,
+    );
+  });
+
+  it("accepts ragged rows with relax_column_count", async () => {
+    const result = await runSkill(csvToJson, { csv: "a,b\n1,2\n3", relax_column_count: true });
+    expect(result.rows).toEqual([
+      { a: "1", b: "2" },
+      { a: "3", b: null },
+    ]);
+  });
+
+  it("fails an unclosed quote with the line", async () => {
+    await expectSkillError(csvToJson, { csv: 'a,b\n"1,2\n' }, /^Invalid CSV: Quote Not Closed: .*line 2/);
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { jsonQuery } from "../../skills/json-query.js";
+import { jsonValidate } from "../../skills/json-validate.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+const people = {
+  people: [
+    { name: "Ann", age: 34 },
+    { name: "Bob", age: 25 },
+    { name: "Cy", age: 41 },
+  ],
+};
+
+describe("json.query", () => {
+  it.each([
+    ["people[?age > `30`].name", ["Ann", "Cy"]],
+    ["length(people)", 3],
+    ["sort_by(people, &age)[0].name", "Bob"],
+    ["max_by(people, &age).{who: name}", { who: "Cy" }],
+    ["missing.field", null],
+  ])("evaluates %s", async (expression, expected) => {
+    expect(await runSkill(jsonQuery, { data: people, expression })).toEqual({ result: expected });
+  });
+
+  it("works on top-level arrays and scalars", async () => {
+    expect(await runSkill(jsonQuery, { data: [1, 2, 3], expression: "[1]" })).toEqual({ result: 2 });
+    expect(await runSkill(jsonQuery, { data: "text", expression: "@" })).toEqual({ result: "text" });
+  });
+
+  it("fails a syntax error with a SkillError naming the expression", async () => {
+    await expectSkillError(
+      jsonQuery,
+      { data: people, expression: "people[" },
+      /Invalid JMESPath expression "people\[": /,
+    );
+  });
+
+  it("fails a type error at evaluation with a SkillError", async () => {
+    await expectSkillError(
+      jsonQuery,
+      { data: people, expression: "abs(people)" },
+      /Could not apply "abs\(people\)": .*abs\(\)/,
+    );
+  });
+
+  it("requires data", () => {
+    expect(jsonQuery.params.safeParse({ expression: "a" }).success).toBe(false);
+    expect(jsonQuery.params.safeParse({ data: null, expression: "a" }).success).toBe(true);
+  });
+});
+
+describe("json.validate", () => {
+  const userSchema = {
+    type: "object",
+    required: ["name", "email"],
+    additionalProperties: false,
+    properties: {
+      name: { type: "string", minLength: 1 },
+      email: { type: "string", format: "email" },
+      role: { enum: ["admin", "user"] },
+    },
+  };
+
+  it("accepts valid data", async () => {
+    expect(
+      await runSkill(jsonValidate, { schema: userSchema, data: { name: "Ann", email: "ann@example.com" } }),
+    ).toEqual({
+      valid: true,
+      errors: [],
+      error_count: 0,
+    });
+  });
+
+  it("lists every error with its path", async () => {
+    const result = await runSkill(jsonValidate, {
+      schema: userSchema,
+      data: { name: "", email: "not-an-email", role: "root", extra: 1 },
+    });
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual(
+      expect.arrayContaining([
+        {
+          path: "",
+          message: 'must NOT have additional properties: "extra"',
+          keyword: "additionalProperties",
+        },
+        { path: "/name", message: "must NOT have fewer than 1 characters", keyword: "minLength" },
+        { path: "/email", message: 'must match format "email"', keyword: "format" },
+        {
+          path: "/role",
+          message: 'must be equal to one of the allowed values: "admin", "user"',
+          keyword: "enum",
+        },
+      ]),
+    );
+    expect(result.error_count).toBe(4);
+  });
+
+  it("reports a missing required property at the root", async () => {
+    const result = await runSkill(jsonValidate, { schema: userSchema, data: { name: "Ann" } });
+    expect(result.errors).toEqual([
+      { path: "", message: "must have required property 'email'", keyword: "required" },
+    ]);
+  });
+
+  it("supports draft 2020-12 keywords", async () => {
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "array",
+      prefixItems: [{ type: "string" }, { type: "number" }],
+      items: false,
+    };
+    expect((await runSkill(jsonValidate, { schema, data: ["a", 1] })).valid).toBe(true);
+    expect((await runSkill(jsonValidate, { schema, data: ["a", 1, true] })).valid).toBe(false);
+  });
+
+  it("fails an invalid schema with a SkillError", async () => {
+    await expectSkillError(jsonValidate, { schema: { type: "strnig" }, data: 1 }, /^Invalid JSON Schema: /);
+    await expectSkillError(
+      jsonValidate,
+      { schema: { $ref: "https://example.com/schema.json" }, data: 1 },
+      /^Invalid JSON Schema: .*can't resolve reference/,
+    );
+  });
+
+  it("refuses draft-04 schemas with a clear message", async () => {
+    await expectSkillError(
+      jsonValidate,
+      { schema: { $schema: "http://json-schema.org/draft-04/schema#", type: "string" }, data: "x" },
+      /draft-03\/04 is not supported/,
+    );
+  });
+});

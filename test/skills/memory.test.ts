@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { memoryDelete, memoryGet, memoryList, memorySet } from "../../skills/memory.js";
+import { fakeContext } from "./fake-context.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+describe("memory skills", () => {
+  it("stores a JSON value and reads it back", async () => {
+    const ctx = fakeContext();
+    const value = { language: "fr", units: ["metric"], nested: { on: true, n: null } };
+    expect(await runSkill(memorySet, { key: "prefs", value }, ctx)).toEqual({
+      key: "prefs",
+      stored: true,
+      replaced: false,
+      bytes: Buffer.byteLength(JSON.stringify(value)),
+    });
+    const read = await runSkill(memoryGet, { key: "prefs" }, ctx);
+    expect(read).toMatchObject({ key: "prefs", found: true, value });
+    expect(typeof read.updated_at).toBe("string");
+  });
+
+  it("says when a value is replaced", async () => {
+    const ctx = fakeContext();
+    await runSkill(memorySet, { key: "k", value: 1 }, ctx);
+    expect((await runSkill(memorySet, { key: "k", value: 2 }, ctx)).replaced).toBe(true);
+    expect((await runSkill(memoryGet, { key: "k" }, ctx)).value).toBe(2);
+  });
+
+  it("stores null and false as values, not as absence", async () => {
+    const ctx = fakeContext();
+    await runSkill(memorySet, { key: "nothing", value: null }, ctx);
+    expect(await runSkill(memoryGet, { key: "nothing" }, ctx)).toMatchObject({ found: true, value: null });
+  });
+
+  it("answers found=false for a missing key", async () => {
+    expect(await runSkill(memoryGet, { key: "absent" })).toEqual({
+      key: "absent",
+      found: false,
+      value: null,
+      updated_at: null,
+    });
+  });
+
+  it("refuses values over 64 KiB with the size in the message", async () => {
+    await expectSkillError(
+      memorySet,
+      { key: "big", value: "x".repeat(70_000) },
+      /70002 bytes as JSON; the limit is 65536/,
+    );
+  });
+
+  it("refuses a missing value and keys with control characters", () => {
+    expect(memorySet.params.safeParse({ key: "k" }).success).toBe(false);
+    expect(memorySet.params.safeParse({ key: "a\nb", value: 1 }).success).toBe(false);
+    expect(memoryGet.params.safeParse({ key: "" }).success).toBe(false);
+  });
+
+  it("deletes a key and says whether it existed", async () => {
+    const ctx = fakeContext();
+    await runSkill(memorySet, { key: "k", value: 1 }, ctx);
+    expect(await runSkill(memoryDelete, { key: "k" }, ctx)).toEqual({ key: "k", deleted: true });
+    expect(await runSkill(memoryDelete, { key: "k" }, ctx)).toEqual({ key: "k", deleted: false });
+    expect((await runSkill(memoryGet, { key: "k" }, ctx)).found).toBe(false);
+  });
+
+  it("lists keys by prefix with a limit", async () => {
+    const ctx = fakeContext();
+    for (const key of ["user:ann:a", "user:ann:b", "user:bob:a", "other"]) {
+      await runSkill(memorySet, { key, value: key }, ctx);
+    }
+    const result = await runSkill(memoryList, { prefix: "user:ann:" }, ctx);
+    expect((result.keys as { key: string }[]).map((entry) => entry.key)).toEqual([
+      "user:ann:a",
+      "user:ann:b",
+    ]);
+    expect(result.count).toBe(2);
+    expect((await runSkill(memoryList, { limit: 3 }, ctx)).count).toBe(3);
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { textExtract } from "../../skills/text-extract.js";
+import { textStats } from "../../skills/text-stats.js";
+import { runSkill } from "./run-skill.js";
+
+describe("text.stats", () => {
+  it("counts a short text exactly", async () => {
+    const text =
+      "The cat sat on the mat. The cat ran!\nDid the dog see it?\n\nA new paragraph, isn't it? Café 😀";
+    expect(await runSkill(textStats, { text, top_words: 3 })).toEqual({
+      characters: 91,
+      characters_no_spaces: 70,
+      words: 20,
+      unique_words: 15,
+      sentences: 5,
+      lines: 4,
+      paragraphs: 2,
+      average_word_length: 3.2,
+      reading_time_seconds: 6,
+      top_words: [
+        { word: "cat", count: 2 },
+        { word: "café", count: 1 },
+        { word: "dog", count: 1 },
+      ],
+    });
+  });
+
+  it("answers zeros for an empty text", async () => {
+    expect(await runSkill(textStats, { text: "" })).toMatchObject({
+      characters: 0,
+      words: 0,
+      sentences: 0,
+      lines: 0,
+      paragraphs: 0,
+      average_word_length: 0,
+      reading_time_seconds: 0,
+      top_words: [],
+    });
+  });
+
+  it("estimates reading time from words_per_minute", async () => {
+    const text = "word ".repeat(400);
+    expect((await runSkill(textStats, { text, words_per_minute: 200 })).reading_time_seconds).toBe(120);
+  });
+
+  it("refuses texts over a million characters", () => {
+    expect(textStats.params.safeParse({ text: "x".repeat(1_000_001) }).success).toBe(false);
+  });
+});
+
+describe("text.extract", () => {
+  const text = [
+    "Hi @ann_smith and @bob! Mail ann@example.com or support@sub.example.co.uk (not @example.com).",
+    "See https://example.com/path?q=1, www.test.org and (https://en.wikipedia.org/wiki/Foo_(bar)).",
+    "Call +1 415-555-0123 or (020) 7946 0958. Meet on 2024-03-15T10:30, March 3, 2025 or 12/01/2024.",
+    "Price: $1,234.56, 42 items, -3.5 degrees. #launch #día_uno #2024 C# rocks. ann@example.com again.",
+  ].join("\n");
+
+  it("finds every kind in order of appearance", async () => {
+    expect(await runSkill(textExtract, { text })).toEqual({
+      emails: ["ann@example.com", "support@sub.example.co.uk"],
+      urls: ["https://example.com/path?q=1", "www.test.org", "https://en.wikipedia.org/wiki/Foo_(bar)"],
+      phones: ["+1 415-555-0123", "(020) 7946 0958"],
+      hashtags: ["#launch", "#día_uno"],
+      mentions: ["@ann_smith", "@bob"],
+      numbers: [1234.56, 42, -3.5, 2024],
+      dates: [
+        { text: "2024-03-15T10:30", iso: "2024-03-15T10:30" },
+        { text: "March 3, 2025", iso: "2025-03-03" },
+        { text: "12/01/2024", iso: null },
+      ],
+      counts: { emails: 2, urls: 3, phones: 2, hashtags: 2, mentions: 2, numbers: 4, dates: 3 },
+    });
+  });
+
+  it("returns only the requested kinds", async () => {
+    expect(await runSkill(textExtract, { text, kinds: ["emails"] })).toEqual({
+      emails: ["ann@example.com", "support@sub.example.co.uk"],
+      counts: { emails: 2 },
+    });
+  });
+
+  it("keeps repeats when unique is false and honours limit", async () => {
+    expect(await runSkill(textExtract, { text, kinds: ["emails"], unique: false })).toMatchObject({
+      emails: ["ann@example.com", "support@sub.example.co.uk", "ann@example.com"],
+    });
+    expect(await runSkill(textExtract, { text, kinds: ["emails"], limit: 1 })).toEqual({
+      emails: ["ann@example.com"],
+      counts: { emails: 1 },
+    });
+  });
+
+  it("does not read impossible dates", async () => {
+    expect(
+      await runSkill(textExtract, { text: "On 2024-02-30 and February 30, 2024.", kinds: ["dates"] }),
+    ).toEqual({
+      dates: [],
+      counts: { dates: 0 },
+    });
+  });
+
+  it("refuses an unknown kind", () => {
+    expect(textExtract.params.safeParse({ text: "x", kinds: ["ssn"] }).success).toBe(false);
+  });
+});

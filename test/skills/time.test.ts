@@ -1,0 +1,212 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { timeAdd } from "../../skills/time-add.js";
+import { timeConvert } from "../../skills/time-convert.js";
+import { timeDiff } from "../../skills/time-diff.js";
+import { timeNow } from "../../skills/time-now.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("time.now", () => {
+  it("describes the current moment in UTC by default", async () => {
+    vi.useFakeTimers({ now: new Date("2024-05-01T14:30:15.250Z") });
+    expect(await runSkill(timeNow, {})).toEqual({
+      iso: "2024-05-01T14:30:15.250Z",
+      unix: 1714573815.25,
+      unix_ms: 1714573815250,
+      timezone: "UTC",
+      offset: "+00:00",
+      offset_minutes: 0,
+      date: "2024-05-01",
+      time: "14:30:15",
+      weekday: "Wednesday",
+      day_of_year: 122,
+      iso_week: 18,
+      is_dst: false,
+    });
+  });
+
+  it("expresses it in the requested zone, with daylight saving time", async () => {
+    vi.useFakeTimers({ now: new Date("2024-07-01T22:00:00Z") });
+    expect(await runSkill(timeNow, { timezone: "America/New_York" })).toMatchObject({
+      iso: "2024-07-01T18:00:00.000-04:00",
+      timezone: "America/New_York",
+      offset: "-04:00",
+      offset_minutes: -240,
+      weekday: "Monday",
+      is_dst: true,
+    });
+  });
+
+  it("refuses an unknown zone with an example of a valid one", async () => {
+    await expectSkillError(
+      timeNow,
+      { timezone: "Mars/Olympus" },
+      /Unknown time zone "Mars\/Olympus": use an IANA name/,
+    );
+  });
+});
+
+describe("time.convert", () => {
+  it("converts a wall-clock time from one zone to another", async () => {
+    expect(
+      await runSkill(timeConvert, {
+        time: "2024-05-01T09:00",
+        from_timezone: "Europe/Berlin",
+        to_timezone: "America/New_York",
+      }),
+    ).toEqual({
+      iso: "2024-05-01T03:00:00.000-04:00",
+      unix: 1714546800,
+      timezone: "America/New_York",
+      offset: "-04:00",
+      date: "2024-05-01",
+      time: "03:00:00",
+      weekday: "Wednesday",
+      formatted: null,
+    });
+  });
+
+  it("reads Unix seconds and formats with Luxon tokens", async () => {
+    expect(
+      await runSkill(timeConvert, {
+        time: 1700000000,
+        to_timezone: "Asia/Tokyo",
+        format: "cccc d LLLL yyyy, HH:mm",
+      }),
+    ).toMatchObject({ iso: "2023-11-15T07:13:20.000+09:00", formatted: "Wednesday 15 November 2023, 07:13" });
+  });
+
+  it("ignores from_timezone when the input has an offset", async () => {
+    const result = await runSkill(timeConvert, { time: "2024-12-25T18:00:00Z", from_timezone: "Asia/Tokyo" });
+    expect(result.iso).toBe("2024-12-25T18:00:00.000Z");
+  });
+
+  it.each(["Wed, 01 May 2024 09:00:00 GMT", "2024-05-01 09:00:00", "2024-05-01T09:00:00+00:00"])(
+    "reads %s",
+    async (time) => {
+      expect((await runSkill(timeConvert, { time })).iso).toBe("2024-05-01T09:00:00.000Z");
+    },
+  );
+
+  it("fails an unreadable time with the accepted formats", async () => {
+    await expectSkillError(
+      timeConvert,
+      { time: "next tuesday-ish" },
+      /Cannot read the time "next tuesday-ish": use ISO 8601/,
+    );
+  });
+
+  it("fails an unknown target zone", async () => {
+    await expectSkillError(
+      timeConvert,
+      { time: "2024-01-01", to_timezone: "Nowhere" },
+      /Unknown time zone "Nowhere"/,
+    );
+  });
+});
+
+describe("time.add", () => {
+  it("subtracts months with the calendar's end-of-month rule", async () => {
+    expect(await runSkill(timeAdd, { time: "2024-05-31", operation: "subtract", months: 3 })).toMatchObject({
+      iso: "2024-02-29T00:00:00.000Z",
+      date: "2024-02-29",
+      weekday: "Thursday",
+      input_iso: "2024-05-31T00:00:00.000Z",
+    });
+  });
+
+  it("adds a calendar day across a daylight saving change, then hours", async () => {
+    const result = await runSkill(timeAdd, {
+      time: "2024-03-30T12:00",
+      timezone: "Europe/Paris",
+      duration: "P1DT2H",
+    });
+    expect(result).toMatchObject({ iso: "2024-03-31T14:00:00.000+02:00", offset: "+02:00" });
+  });
+
+  it("adds to now by default", async () => {
+    vi.useFakeTimers({ now: new Date("2024-01-01T00:00:00Z") });
+    expect((await runSkill(timeAdd, { days: 90 })).date).toBe("2024-03-31");
+  });
+
+  it("fails without any amount", async () => {
+    await expectSkillError(timeAdd, { time: "2024-01-01" }, /Nothing to add/);
+  });
+
+  it("fails an invalid ISO duration", async () => {
+    await expectSkillError(
+      timeAdd,
+      { time: "2024-01-01", duration: "3 days" },
+      /Invalid ISO 8601 duration "3 days"/,
+    );
+  });
+
+  it("fails a result outside the representable range", async () => {
+    await expectSkillError(timeAdd, { time: "2024-01-01", years: 1_000_000 }, /out of range/);
+  });
+
+  it("accepts only whole years and months", () => {
+    expect(timeAdd.params.safeParse({ months: 1.5 }).success).toBe(false);
+  });
+});
+
+describe("time.diff", () => {
+  it("counts days between two dates", async () => {
+    expect(await runSkill(timeDiff, { start: "2024-01-01", end: "2024-03-01", units: ["days"] })).toEqual({
+      breakdown: { days: 60 },
+      human: "60 days",
+      iso_duration: "P60D",
+      total_days: 60,
+      total_hours: 1440,
+      total_minutes: 86400,
+      total_seconds: 5184000,
+    });
+  });
+
+  it("splits an age into years, months and days", async () => {
+    const result = await runSkill(timeDiff, {
+      start: "1990-06-15",
+      end: "2024-05-01",
+      units: ["days", "years", "months"],
+    });
+    expect(result).toMatchObject({
+      breakdown: { years: 33, months: 10, days: 16 },
+      human: "33 years, 10 months, 16 days",
+      iso_duration: "P33Y10M16D",
+    });
+  });
+
+  it("is negative when end is before start", async () => {
+    const result = await runSkill(timeDiff, {
+      start: "2024-01-02T00:00:00Z",
+      end: "2024-01-01T00:00:00Z",
+      units: ["hours"],
+    });
+    expect(result).toMatchObject({ breakdown: { hours: -24 }, human: "-24 hours", total_seconds: -86400 });
+  });
+
+  it("counts the 23-hour day of a daylight saving change", async () => {
+    const result = await runSkill(timeDiff, {
+      start: "2024-03-30T12:00",
+      end: "2024-03-31T12:00",
+      timezone: "Europe/Paris",
+      units: ["days", "hours"],
+    });
+    expect(result).toMatchObject({ breakdown: { days: 1, hours: 0 }, total_hours: 23 });
+  });
+
+  it("says 0 seconds for equal times", async () => {
+    expect((await runSkill(timeDiff, { start: "2024-01-01", end: "2024-01-01" })).human).toBe("0 seconds");
+  });
+
+  it("fails an unreadable start", async () => {
+    await expectSkillError(
+      timeDiff,
+      { start: "yesterday", end: "2024-01-01" },
+      /Cannot read the time "yesterday"/,
+    );
+  });
+});

@@ -64,6 +64,12 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     }
   });
   registerAdmission(app, skillport);
+  // While closing, an answer ends its connection: a client's keep-alive socket would
+  // otherwise hold `close()` (and the process) open past the shutdown deadline.
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (closing) reply.header("connection", "close");
+    return payload;
+  });
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
       {
@@ -128,7 +134,13 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     async close() {
       closing = true;
       shutdown.abort();
-      await app.close();
+      // Streams are hijacked past `onSend`: close every socket as soon as it falls idle.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
     },
   };
 }

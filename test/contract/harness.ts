@@ -211,7 +211,7 @@ export interface TestServer {
   /** An enterprise key with limits high enough never to matter. */
   createRoomyKey(options?: KeyOptions): Promise<CreatedKey>;
   revokeKey(id: string): Promise<void>;
-  /** SIGTERM, waits for the exit (SIGKILL after a while), removes the data dir; the exit code. */
+  /** SIGTERM, waits for the exit (SIGKILL after a while), removes its own data dir; the exit code. */
   stop(): Promise<number | null>;
   /** Resolves with the exit code when the process ends. */
   readonly exited: Promise<number | null>;
@@ -220,6 +220,8 @@ export interface TestServer {
 export interface StartOptions {
   /** Extra `SKILLPORT_*` variables; `undefined` removes one (e.g. to get its default). */
   env?: Record<string, string | undefined>;
+  /** An existing data dir (e.g. a restart); it is left in place on `stop`. */
+  dataDir?: string;
 }
 
 /**
@@ -228,23 +230,24 @@ export interface StartOptions {
  * in practice (only the address-limit test wants the default of 30).
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), "skillport-test-"));
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "skillport-test-")));
   try {
     // Another process may take the port between the probe and the bind: try again.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await launch(dataDir, options);
+        return await launch(dataDir, ownsDataDir, options);
       } catch (err) {
         if (attempt >= 3) throw err;
       }
     }
   } catch (err) {
-    await rm(dataDir, { recursive: true, force: true });
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function launch(dataDir: string, options: StartOptions): Promise<TestServer> {
+async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptions): Promise<TestServer> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [CLI_PATH, "serve", "--data-dir", dataDir], {
@@ -309,7 +312,7 @@ async function launch(dataDir: string, options: StartOptions): Promise<TestServe
           await exited;
           clearTimeout(timer);
         }
-        await rm(dataDir, { recursive: true, force: true });
+        if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
         return exitCode ?? null;
       })();
       return stopped;
@@ -486,4 +489,13 @@ export async function readEventStream(
     if (data.length > 0) events.push({ event, data: data.join("\n") });
   }
   return { status: res.status, headers: res.headers, events };
+}
+
+/** The exit code if the process ends within `ms`, else "still running". */
+export function exitCodeWithin(server: TestServer, ms: number): Promise<number | null | "still running"> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"still running">((resolvePromise) => {
+    timer = setTimeout(() => resolvePromise("still running"), ms);
+  });
+  return Promise.race([server.exited, late]).finally(() => clearTimeout(timer));
 }

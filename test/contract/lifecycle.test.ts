@@ -1,0 +1,232 @@
+import { Agent, request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiRequest,
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  eventually,
+  exitCodeWithin,
+  expectError,
+  type Json,
+  parseRateLimitField,
+  sleep,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+/** Resolves once `key`'s owner has a running execution (so a signal lands mid-run). */
+function untilRunning(server: TestServer, key: CreatedKey): Promise<ExecutionRecord> {
+  return eventually(async () => {
+    const res = await server.request("GET", "/v1/executions?status=running", { key: key.secret });
+    return bodyOf<{ data: ExecutionRecord[] }>(res).data[0];
+  });
+}
+
+/** GET over a keep-alive agent that never closes idle sockets itself; the body once it ends. */
+function readStreamKeepingSocket(
+  server: TestServer,
+  path: string,
+  key: string,
+): Promise<{ status: number; body: string }> {
+  const agent = new Agent({ keepAlive: true });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${server.baseUrl}${path}`,
+      { agent, headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+// contract.md, "Product name and entry points": /healthz, /readyz, the OpenAPI document.
+describe("contract: health and the OpenAPI document", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("/healthz and /readyz answer 200 without a key", async () => {
+    const health = await server.request("GET", "/healthz");
+    expect(health.status).toBe(200);
+    const ready = await server.request("GET", "/readyz");
+    expect(ready.status, ready.text).toBe(200);
+  });
+
+  it("serves GET /v1/openapi.json without a key: OpenAPI 3.1.0 with the /v1 paths", async () => {
+    const res = await server.request("GET", "/v1/openapi.json");
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const doc = bodyOf<{ openapi: string; paths: Json }>(res);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/discover",
+        "/v1/execute",
+        "/v1/executions",
+        "/v1/executions/{id}",
+        "/v1/executions/{id}/cancel",
+        "/v1/executions/{id}/events",
+        "/v1/skills",
+        "/v1/skills/{skill_id}",
+      ]),
+    );
+  });
+
+  it("an unknown path outside /v1 is 404 not_found in the same envelope", async () => {
+    expectError(await server.request("GET", "/no/such/path"), 404, "not_found");
+  });
+});
+
+// contract.md: running executions finish on SIGTERM (up to the deadline); a dead process's
+// running executions end `execution_interrupted`.
+describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
+  it("on SIGTERM an in-flight sync request still gets its completed record and the process exits 0", async () => {
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "shutdown" });
+      const inFlight = server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 1000 } },
+      });
+      await untilRunning(server, key);
+      const signalledAt = Date.now();
+      server.child.kill("SIGTERM");
+      const res = await inFlight;
+      expect(res.status, res.text).toBe(200);
+      expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
+        status: "completed",
+        result: { waited_ms: 1000 },
+      });
+      // Regression: the client's keep-alive connection held the process for its idle
+      // timeout (72 s), far past the 10 s shutdown deadline.
+      expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("on SIGTERM a sync execution past the shutdown deadline is answered as interrupted, and the process exits 0", async () => {
+    const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" } });
+    try {
+      const key = await server.createRoomyKey({ name: "deadline" });
+      const started = Date.now();
+      const inFlight = server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 30_000 } },
+      });
+      await untilRunning(server, key);
+      server.child.kill("SIGTERM");
+      const res = await inFlight;
+      expect(res.status, res.text).toBe(200);
+      const record = bodyOf<ExecutionRecord>(res);
+      expect(record).toMatchObject({ status: "failed", success: false });
+      expect(record.error?.code).toBe("execution_interrupted");
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(await server.exited).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("on SIGTERM an open event stream ends and does not hold the process open", async () => {
+    const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" } });
+    try {
+      const key = await server.createRoomyKey({ name: "sse-shutdown" });
+      const res = await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 60_000 }, async: true },
+      });
+      const { id } = bodyOf<ExecutionRecord>(res);
+      await untilRunning(server, key);
+      // A client that keeps idle sockets for ever (fetch would drop them after 4 s).
+      const streaming = readStreamKeepingSocket(server, `/v1/executions/${id}/events`, key.secret);
+      await sleep(300);
+      const signalledAt = Date.now();
+      server.child.kill("SIGTERM");
+      const stream = await streaming;
+      expect(stream.status).toBe(200);
+      expect(stream.body).toMatch(/^id: 1\nevent: status\n/);
+      // Regression: the stream's idle keep-alive socket held the process open.
+      expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("after a crash (SIGKILL), the next process on the same data dir ends the running execution as interrupted", async () => {
+    const first = await startServer();
+    try {
+      const key = await first.createRoomyKey({ name: "crash" });
+      const res = await first.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 60_000 }, async: true },
+      });
+      expect(res.status).toBe(202);
+      const { id } = bodyOf<ExecutionRecord>(res);
+      await untilRunning(first, key);
+      first.child.kill("SIGKILL");
+      await first.exited;
+
+      const second = await startServer({ dataDir: first.dataDir });
+      try {
+        const record = await eventually(async () => {
+          const got = await apiRequest(second.baseUrl, "GET", `/v1/executions/${id}?wait=5`, {
+            key: key.secret,
+          });
+          const body = bodyOf<ExecutionRecord>(got);
+          return body.status === "running" || body.status === "queued" ? undefined : body;
+        }, 30_000);
+        expect(record).toMatchObject({ id, status: "failed", success: false, result: null });
+        expect(record.error?.code).toBe("execution_interrupted");
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it("after a restart, keys, records and limits persist in the data dir", async () => {
+    const first = await startServer();
+    try {
+      const key = await first.createKey({ name: "persist" });
+      const res = await first.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "math.evaluate", params: { expression: "1+2" } },
+      });
+      const record = bodyOf<ExecutionRecord>(res);
+      // Stop the process but keep its data dir (stop() would remove it).
+      first.child.kill("SIGTERM");
+      expect(await first.exited).toBe(0);
+      const second = await startServer({ dataDir: first.dataDir });
+      try {
+        const got = await second.request("GET", `/v1/executions/${record.id}`, { key: key.secret });
+        expect(got.status, got.text).toBe(200);
+        expect(bodyOf<ExecutionRecord>(got)).toEqual(record);
+        // Two requests in two processes, one day window.
+        expect(parseRateLimitField(got.headers.get("ratelimit")).get("day")?.r).toBe(998);
+        const again = await second.request("POST", "/v1/discover", { key: key.secret, json: { query: "x" } });
+        expect(again.status).toBe(200);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+    }
+  });
+});

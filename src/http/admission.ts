@@ -29,18 +29,31 @@ export function bearerToken(header: string | undefined): string | undefined {
  * included). Every response carries the limit headers, refusals too.
  */
 export function registerAdmission(app: FastifyInstance, skillport: Skillport): void {
-  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!isV1(request.url)) return;
-    const now = Date.now();
-    if (request.routeOptions.config?.public) {
-      setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
-      return;
-    }
-    const admission = await skillport.access.admit(bearerToken(request.headers.authorization), request.ip);
-    if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
-    if (!admission.admitted) return sendError(request, reply, admission.error);
-    request.apiKey = admission.key;
-  });
+  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) =>
+    admitRequest(skillport, request, reply),
+  );
+}
+
+/**
+ * Admits one request (see `registerAdmission`); answers and returns the reply when it is
+ * refused. Also used for requests Fastify refuses before routing, which skip the hooks.
+ */
+export async function admitRequest(
+  skillport: Skillport,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (!isV1(request.url)) return undefined;
+  const now = Date.now();
+  if (request.routeOptions.config?.public) {
+    setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
+    return undefined;
+  }
+  const admission = await skillport.access.admit(bearerToken(request.headers.authorization), request.ip);
+  if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
+  if (!admission.admitted) return sendError(request, reply, admission.error);
+  request.apiKey = admission.key;
+  return undefined;
 }
 
 /** The admitted key of a request that passed `registerAdmission`. */

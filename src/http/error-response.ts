@@ -10,11 +10,17 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
   FST_ERR_CTP_INVALID_TYPE: "invalid_request",
   FST_ERR_BAD_URL: "invalid_request",
+  FST_ERR_MAX_PARAM_LENGTH: "invalid_request",
   FST_ERR_ASYNC_CONSTRAINT: "invalid_request",
 };
 
-const FASTIFY_MESSAGES: Partial<Record<ErrorCode, string>> = {
-  invalid_request: "The request body is not valid JSON.",
+/** Messages by Fastify code; the others get their contract code's default message. */
+const FASTIFY_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: "The request body is not valid JSON.",
+  FST_ERR_CTP_INVALID_JSON_BODY: "The request body is not valid JSON.",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length header does not match the request body.",
+  FST_ERR_BAD_URL: "The URL is not valid: it has a malformed percent-encoding.",
+  FST_ERR_MAX_PARAM_LENGTH: "A path segment of the URL is too long.",
 };
 
 /** Turns anything thrown while handling a request into the contract's error. */
@@ -22,7 +28,9 @@ export function toHttpError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   const fastifyError = err as Partial<FastifyError>;
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  if (mapped) return new ServiceError(mapped, { message: FASTIFY_MESSAGES[mapped], cause: err });
+  if (mapped && fastifyError.code) {
+    return new ServiceError(mapped, { message: FASTIFY_MESSAGES[fastifyError.code], cause: err });
+  }
   // JSON.parse failures and prototype-poisoning refusals carry a 400 status and no code we know.
   if (err instanceof SyntaxError || fastifyError.statusCode === 400) {
     return new ServiceError("invalid_request", {

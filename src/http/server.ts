@@ -7,7 +7,7 @@ import Fastify, {
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
-import { registerAdmission } from "./admission.js";
+import { admitRequest, registerAdmission } from "./admission.js";
 import { sendError } from "./error-response.js";
 import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -43,6 +43,17 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     genReqId: () => `req_${randomBase62(20)}`,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Refusals Fastify makes before routing (a malformed percent-encoding, an over-long
+    // path parameter) skip the hooks: give them the same admission and error envelope.
+    frameworkErrors: (err, request, reply) => {
+      reply.header("x-request-id", request.id);
+      admitRequest(skillport, request, reply).then(
+        (refused) => {
+          if (!refused) sendError(request, reply, err);
+        },
+        (failure: unknown) => sendError(request, reply, failure),
+      );
+    },
   });
   const shutdown = new AbortController();
   let closing = false;

@@ -97,6 +97,33 @@ describe("contract: the error table", () => {
       expectError(res, 400, "invalid_request");
     });
 
+    it("refuses a URL with bad percent-encoding in the contract's envelope, after admission", async () => {
+      for (const path of ["/v1/skills/%E0%A4%A", "/v1/executions/%FF"]) {
+        const res = await server.request("GET", path, { key: full.secret });
+        expectError(res, 400, "invalid_request");
+        expect(res.headers.get("x-ratelimit-limit"), path).toMatch(/^\d+$/);
+        // Without a key it is refused for the key first, like every other /v1 request.
+        expectError(await server.request("GET", path), 401, "missing_api_key");
+      }
+    });
+
+    it("refuses an over-long path parameter in the contract's envelope, after admission", async () => {
+      const path = `/v1/executions/${"a".repeat(150)}`;
+      const res = await server.request("GET", path, { key: full.secret });
+      expectError(res, 400, "invalid_request");
+      expect(res.headers.get("x-ratelimit-limit")).toMatch(/^\d+$/);
+      expectError(await server.request("GET", path), 401, "missing_api_key");
+    });
+
+    it("refuses a body with a __proto__ key (prototype poisoning) as invalid_request", async () => {
+      const res = await server.request("POST", "/v1/execute", {
+        key: full.secret,
+        rawBody: '{"skill_id":"math.evaluate","params":{"expression":"1"},"__proto__":{"polluted":true}}',
+        contentType: "application/json",
+      });
+      expectError(res, 400, "invalid_request");
+    });
+
     it("refuses an Idempotency-Key longer than 255 characters", async () => {
       const res = await execute(
         { skill_id: "math.evaluate", params: { expression: "1" } },

@@ -2,7 +2,7 @@
 // generator is its own process, so the figures are not one event loop measuring itself.
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,8 +21,17 @@ export const LOG_LEVEL = "warn";
 export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
   let child;
+  // Under a prefix (strace) the signal must reach node itself, so it shuts down
+  // gracefully and the tracer sees it exit, instead of the tracer detaching from it.
+  const serverPid = () =>
+    prefix.length ? Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim()) : child.pid;
+  const stopServer = async () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const pid = serverPid();
+    await stop(child, 15_000, () => process.kill(pid, "SIGTERM"));
+  };
   const close = async () => {
-    if (child) await stop(child);
+    await stopServer();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -47,8 +56,10 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
       dataDir,
       url: (path) => `http://127.0.0.1:${port}${path}`,
       headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
+      /** The node process (not the strace wrapping it), e.g. for SIGUSR2. */
+      pid: serverPid(),
       /** Graceful stop (pending group commits are flushed); the data dir stays. */
-      stop: () => stop(child),
+      stop: stopServer,
       /** Stops and removes the data dir. */
       close,
     };
@@ -111,11 +122,11 @@ export async function waitReady(url, child, timeoutMs = 30_000) {
   throw new Error(`${url} not ready:\n${child.output}`);
 }
 
-/** SIGTERM, then SIGKILL if it has not exited in `graceMs`. */
-export async function stop(child, graceMs = 15_000) {
+/** SIGTERM (or `terminate()`), then SIGKILL if it has not exited in `graceMs`. */
+export async function stop(child, graceMs = 15_000, terminate = () => child.kill("SIGTERM")) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, "exit");
-  child.kill("SIGTERM");
+  terminate();
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);

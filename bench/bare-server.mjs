@@ -31,7 +31,10 @@ const server = createServer((req, res) => {
       started_at: now,
       finished_at: now,
     });
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(json) });
+    res.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(json),
+    });
     res.end(json);
   });
 });

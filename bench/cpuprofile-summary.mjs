@@ -49,7 +49,10 @@ export function summarise(profile, top = 25) {
     [...m]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+      .map(
+        ([k, us]) =>
+          `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`,
+      );
   return [
     `profile: ${(total / 1e6).toFixed(2)} s of samples`,
     "\nself time by package / area:",

@@ -50,8 +50,12 @@ console.log(
   `\n${table(
     ["server (median round)", "req/s", "p50 ms", "p99 ms", "vs bare", "req/s all rounds"],
     SERVERS.map((s) => [
-      s, fmt(summary[s].requests_per_s, 0), fmt(summary[s].p50_ms), fmt(summary[s].p99_ms),
-      `${fmt((100 * summary[s].requests_per_s) / bare, 1)}%`, runs[s].map((r) => fmt(r.requests_per_s, 0)).join(" "),
+      s,
+      fmt(summary[s].requests_per_s, 0),
+      fmt(summary[s].p50_ms),
+      fmt(summary[s].p99_ms),
+      `${fmt((100 * summary[s].requests_per_s) / bare, 1)}%`,
+      runs[s].map((r) => fmt(r.requests_per_s, 0)).join(" "),
     ]),
   )}`,
 );

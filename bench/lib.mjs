@@ -24,7 +24,9 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
   // Under a prefix (strace) the signal must reach node itself, so it shuts down
   // gracefully and the tracer sees it exit, instead of the tracer detaching from it.
   const serverPid = () =>
-    prefix.length ? Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim()) : child.pid;
+    prefix.length
+      ? Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim())
+      : child.pid;
   const stopServer = async () => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const pid = serverPid();
@@ -36,10 +38,28 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
   };
   try {
     const key = JSON.parse(
-      execFileSync(process.execPath, [
-        CLI, "keys", "create", "--name", "bench", "--scope", "full-access", "--plan", "enterprise",
-        "--limit-minute", "100000000", "--limit-day", "1000000000", "--json", "--data-dir", dataDir,
-      ], { encoding: "utf8" }),
+      execFileSync(
+        process.execPath,
+        [
+          CLI,
+          "keys",
+          "create",
+          "--name",
+          "bench",
+          "--scope",
+          "full-access",
+          "--plan",
+          "enterprise",
+          "--limit-minute",
+          "100000000",
+          "--limit-day",
+          "1000000000",
+          "--json",
+          "--data-dir",
+          dataDir,
+        ],
+        { encoding: "utf8" },
+      ),
     );
     const port = await freePort();
     const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
@@ -135,10 +155,15 @@ export async function stop(child, graceMs = 15_000, terminate = () => child.kill
 /** Runs one load generator process and returns its JSON summary. */
 export function load(options) {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [LOAD, JSON.stringify(options)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`load generator failed: ${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout));
-    });
+    execFile(
+      process.execPath,
+      [LOAD, JSON.stringify(options)],
+      { maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`load generator failed: ${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
   });
 }
 
@@ -161,7 +186,9 @@ export function table(header, rows) {
   const cells = [header, ...rows].map((r) => r.map(String));
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
   const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [line(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+  return [line(cells[0]), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join(
+    "\n",
+  );
 }
 
 export const fmt = (x, digits = 2) => (x === null || x === undefined ? "-" : x.toFixed(digits));

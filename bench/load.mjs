@@ -23,7 +23,8 @@ instance.on("response", (_client, statusCode, _bytes, ms) => {
 const r = await instance;
 
 samples.sort((a, b) => a - b);
-const pct = (p) => (samples.length ? samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] : null);
+const pct = (p) =>
+  samples.length ? samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] : null;
 const round = (x) => (x === null ? null : Math.round(x * 100) / 100);
 process.stdout.write(
   `${JSON.stringify({

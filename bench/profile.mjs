@@ -25,7 +25,12 @@ mkdirSync(results, { recursive: true });
 async function measure(options, { before = async () => {}, after = async () => {} } = {}) {
   const sp = await startSkillport(options);
   try {
-    const opts = { url: sp.url(`/v1/${target}`), method: "POST", headers: sp.headers, body: JSON.stringify(BODY) };
+    const opts = {
+      url: sp.url(`/v1/${target}`),
+      method: "POST",
+      headers: sp.headers,
+      body: JSON.stringify(BODY),
+    };
     await fetch(opts.url, opts); // one-off costs (mathjs loads on first use)
     const warm = await load({ ...opts, duration: settings.warmup });
     await before(sp);
@@ -80,7 +85,17 @@ if (!hasStrace) {
   const straceOut = join(results, `${target}.strace.txt`);
   // -f: every thread; -c -w: summary of wall time inside the calls (fsync waits, it barely
   // uses CPU); counts start-up and warm-up too, so requests over the whole life are used.
-  const prefix = ["strace", "-f", "--seccomp-bpf", "-c", "-w", "-e", "trace=fsync,fdatasync", "-o", straceOut];
+  const prefix = [
+    "strace",
+    "-f",
+    "--seccomp-bpf",
+    "-c",
+    "-w",
+    "-e",
+    "trace=fsync,fdatasync",
+    "-o",
+    straceOut,
+  ];
   const start = Date.now();
   const r = await measure({ prefix });
   const wallS = (Date.now() - start) / 1000;

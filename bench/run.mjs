@@ -10,7 +10,17 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  fmt, listeningPort, LOG_LEVEL, load, load1, ROOT, settings, startNode, startSkillport, stop, table,
+  fmt,
+  LOG_LEVEL,
+  listeningPort,
+  load,
+  load1,
+  ROOT,
+  settings,
+  startNode,
+  startSkillport,
+  stop,
+  table,
 } from "./lib.mjs";
 
 const TARGET_RATIO = 0.6;
@@ -44,7 +54,10 @@ try {
   };
   const [pBare, pDiscover, pExecute] = await Promise.all(targets.map(probe));
   check(pBare.status === 200, `bare server answered ${pBare.status}`);
-  check(pDiscover.status === 200 && pDiscover.body.results?.length > 0, `discover: ${JSON.stringify(pDiscover)}`);
+  check(
+    pDiscover.status === 200 && pDiscover.body.results?.length > 0,
+    `discover: ${JSON.stringify(pDiscover)}`,
+  );
   check(
     pExecute.status === 200 && pExecute.body.status === "completed" && pExecute.body.result?.value === 14,
     `execute did not answer a completed record with value 14: ${JSON.stringify(pExecute)}`,
@@ -64,8 +77,10 @@ try {
     const warm = await load({ ...opts, duration: settings.warmup });
     const r = await load({ ...opts, duration: settings.duration });
     if (t.name.endsWith("execute")) executeOk += warm.ok_2xx + r.ok_2xx;
-    check(r.ok_2xx > 0 && r.non_2xx === 0 && r.errors === 0 && r.timeouts === 0,
-      `${t.name}: ${r.ok_2xx} 2xx, ${r.non_2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    check(
+      r.ok_2xx > 0 && r.non_2xx === 0 && r.errors === 0 && r.timeouts === 0,
+      `${t.name}: ${r.ok_2xx} 2xx, ${r.non_2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`,
+    );
     results[t.name] = r;
     console.log(`  measured ${t.name}: ${fmt(r.requests_per_s, 0)} req/s (load average ${load1()})`);
   }
@@ -80,27 +95,50 @@ try {
   db.close();
   // >= rather than ==: requests still in flight when a load run stops are executed and
   // persisted, but autocannon never counts their answers.
-  check(persisted >= executeOk, `only ${persisted} execution records persisted for ${executeOk} answered 200`);
+  check(
+    persisted >= executeOk,
+    `only ${persisted} execution records persisted for ${executeOk} answered 200`,
+  );
 
   const b = results["bare node:http"];
   const d = results["skillport discover"];
   const e = results["skillport execute"];
-  const ratio = { execute_vs_bare: e.requests_per_s / b.requests_per_s, discover_vs_bare: d.requests_per_s / b.requests_per_s };
-  const pass = { execute_ratio: ratio.execute_vs_bare >= TARGET_RATIO, execute_p99: e.p99_ms < TARGET_P99_MS };
+  const ratio = {
+    execute_vs_bare: e.requests_per_s / b.requests_per_s,
+    discover_vs_bare: d.requests_per_s / b.requests_per_s,
+  };
+  const pass = {
+    execute_ratio: ratio.execute_vs_bare >= TARGET_RATIO,
+    execute_p99: e.p99_ms < TARGET_P99_MS,
+  };
 
   console.log(
     `\n${table(
       ["target", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "2xx", "non-2xx", "errors", "vs bare"],
       Object.entries(results).map(([name, r]) => [
-        name, fmt(r.requests_per_s, 0), fmt(r.p50_ms), fmt(r.p90_ms), fmt(r.p99_ms), fmt(r.max_ms),
-        r.ok_2xx, r.non_2xx, r.errors + r.timeouts, `${fmt((100 * r.requests_per_s) / b.requests_per_s, 1)}%`,
+        name,
+        fmt(r.requests_per_s, 0),
+        fmt(r.p50_ms),
+        fmt(r.p90_ms),
+        fmt(r.p99_ms),
+        fmt(r.max_ms),
+        r.ok_2xx,
+        r.non_2xx,
+        r.errors + r.timeouts,
+        `${fmt((100 * r.requests_per_s) / b.requests_per_s, 1)}%`,
       ]),
     )}\n`,
   );
-  console.log(`execute/bare  = ${fmt(ratio.execute_vs_bare, 3)}   target >= ${TARGET_RATIO}   ${pass.execute_ratio ? "PASS" : "FAIL"}`);
-  console.log(`execute p99   = ${fmt(e.p99_ms)} ms   target < ${TARGET_P99_MS} ms   ${pass.execute_p99 ? "PASS" : "FAIL"}`);
+  console.log(
+    `execute/bare  = ${fmt(ratio.execute_vs_bare, 3)}   target >= ${TARGET_RATIO}   ${pass.execute_ratio ? "PASS" : "FAIL"}`,
+  );
+  console.log(
+    `execute p99   = ${fmt(e.p99_ms)} ms   target < ${TARGET_P99_MS} ms   ${pass.execute_p99 ? "PASS" : "FAIL"}`,
+  );
   console.log(`discover/bare = ${fmt(ratio.discover_vs_bare, 3)}   (no target)`);
-  console.log(`records persisted: ${persisted} completed math.evaluate executions for ${executeOk} answered 200`);
+  console.log(
+    `records persisted: ${persisted} completed math.evaluate executions for ${executeOk} answered 200`,
+  );
   const loadAfter = load1();
   console.log(
     `note: servers and load generator share ${settings.cores} cores (load average ${loadBefore} -> ${loadAfter}` +
@@ -131,7 +169,8 @@ try {
 
   for (const p of problems) console.error(`CORRECTNESS: ${p}`);
   if (problems.length > 0) process.exitCode = 1;
-  else if (process.env.BENCH_STRICT === "1" && !(pass.execute_ratio && pass.execute_p99)) process.exitCode = 1;
+  else if (process.env.BENCH_STRICT === "1" && !(pass.execute_ratio && pass.execute_p99))
+    process.exitCode = 1;
 } catch (err) {
   console.error(err);
   process.exitCode = 1;

@@ -19,11 +19,19 @@ const logger = createLogger("warn", 2);
 const sp = createSkillport(loadConfig({ SKILLPORT_DATA_DIR: dataDir }), logger);
 await sp.start();
 const { key, secret } = await sp.keys.create({
-  name: "steps", scope: "full-access", plan: "enterprise", limits: { perMinute: 1e9, perDay: 1e9 },
+  name: "steps",
+  scope: "full-access",
+  plan: "enterprise",
+  limits: { perMinute: 1e9, perDay: 1e9 },
 });
 const fullKey = await sp.store.keys.findByHash(hashSecret(secret));
 const windows = keyWindows(fullKey.limits);
-const executeInput = { skill_id: "math.evaluate", params: { expression: "2+3*4" }, async: false, timeout_ms: 30_000 };
+const executeInput = {
+  skill_id: "math.evaluate",
+  params: { expression: "2+3*4" },
+  async: false,
+  timeout_ms: 30_000,
+};
 
 /** µs per call of `fn`, awaited one after another, after a warm-up; median of 3 repeats. */
 async function perCall(fn, n = 5000) {
@@ -49,8 +57,14 @@ const rows = [];
 const step = async (name, us, note = "") => rows.push([name, fmt(us, 1), note]);
 
 await step("hashSecret (sha256 of the bearer)", await perCall(() => hashSecret(secret)));
-await step("keys.findByHash, no write in between", await perCall(() => sp.store.keys.findByHash(fullKey.hash)));
-await step("limiter.consume (IMMEDIATE txn, 2 windows)", await perCall(() => sp.store.limiter.consume(`key:${key.id}`, windows, Date.now())));
+await step(
+  "keys.findByHash, no write in between",
+  await perCall(() => sp.store.keys.findByHash(fullKey.hash)),
+);
+await step(
+  "limiter.consume (IMMEDIATE txn, 2 windows)",
+  await perCall(() => sp.store.limiter.consume(`key:${key.id}`, windows, Date.now())),
+);
 // The key lookup as it happens under load: the limiter's connection has just committed,
 // so the main connection sees a changed database and starts its read afresh.
 let lookup = 0n;
@@ -65,15 +79,31 @@ await perCall(async () => {
 await step("keys.findByHash right after a limiter commit", Number(lookup) / 1e3 / lookups, "as under load");
 await step("access.admit (auth + limits), whole", await perCall(() => sp.access.admit(secret, "127.0.0.1")));
 const math = sp.registry.get("math.evaluate").skill;
-await step("math.evaluate skill.run alone (mathjs)", await perCall(() => math.run({ expression: "2+3*4" }, {})));
+await step(
+  "math.evaluate skill.run alone (mathjs)",
+  await perCall(() => math.run({ expression: "2+3*4" }, {})),
+);
 const st = sp.store.groupCommitStats;
 const before = { ...st };
-await step("executions.execute, 50 in flight", await perCallConcurrent(() => sp.executions.execute(fullKey, executeInput)),
-  "math.evaluate + 2 record saves, fsync shared");
-rows.push(["  group commits in that run", "", `${st.batches - before.batches} batches for ${st.writes - before.writes} writes`]);
-await step("executions.execute, one at a time", await perCall(() => sp.executions.execute(fullKey, executeInput), 500),
-  "one fsync per request");
-await step("catalog.discover", await perCall(() => sp.catalog.discover({ query: "send a message to a channel", limit: 5 })));
+await step(
+  "executions.execute, 50 in flight",
+  await perCallConcurrent(() => sp.executions.execute(fullKey, executeInput)),
+  "math.evaluate + 2 record saves, fsync shared",
+);
+rows.push([
+  "  group commits in that run",
+  "",
+  `${st.batches - before.batches} batches for ${st.writes - before.writes} writes`,
+]);
+await step(
+  "executions.execute, one at a time",
+  await perCall(() => sp.executions.execute(fullKey, executeInput), 500),
+  "one fsync per request",
+);
+await step(
+  "catalog.discover",
+  await perCall(() => sp.catalog.discover({ query: "send a message to a channel", limit: 5 })),
+);
 
 console.log(table(["step (in-process, no HTTP)", "µs/call", "note"], rows));
 await sp.stop(1000);

@@ -110,8 +110,9 @@ export const memoryList = defineSkill({
   id: "memory.list",
   title: "List remembered keys",
   description:
-    "Lists the keys in the caller's key-value memory with their last update time, optionally only keys starting " +
-    "with a prefix. Use it to see what has been remembered before reading values with memory.get.",
+    "Lists everything remembered so far: the keys stored in the caller's key-value memory with their last update " +
+    "time, optionally only keys starting with a prefix. Use it to see what has been remembered before reading " +
+    "values with memory.get.",
   tags: ["memory", "list", "keys", "key-value", "browse"],
   params: z.object({
     prefix: z.string().max(256).optional().describe('Only keys starting with this, e.g. "user:ann:".'),

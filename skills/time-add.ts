@@ -31,7 +31,8 @@ export const timeAdd = defineSkill({
   description:
     "Date arithmetic: adds or subtracts years, months, weeks, days, hours, minutes and seconds (or an ISO 8601 " +
     'duration such as "P1M2DT3H") to a date/time, with calendar rules and daylight saving applied in the given time ' +
-    'zone. Use it for "what date is 90 days from now" or "3 months before 2024-05-31".',
+    'zone. Use it to find the date some time from now or ago: "what date is 90 days from now", "the date in two ' +
+    'weeks", "3 months before 2024-05-31".',
   tags: ["time", "date", "add", "subtract", "duration", "calendar", "deadline"],
   params: z.object({
     time: timeInput.default("now"),

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bodyOf,
@@ -6,9 +7,73 @@ import {
   eventually,
   expectDetails,
   expectError,
+  sleep,
   startServer,
   type TestServer,
 } from "./harness.js";
+
+/**
+ * POSTs a chunked JSON body of about `totalBytes` to /v1/execute over a raw socket, a
+ * chunk at a time, and stops sending once the answer starts: a server may answer 413
+ * and close before the rest is sent, which fetch reports as a failed write.
+ */
+function postChunked(
+  server: TestServer,
+  secret: string,
+  totalBytes: number,
+): Promise<{ status: number; head: string; text: string }> {
+  const { hostname, port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (data: string) => {
+      received += data;
+    });
+    socket.on("error", () => {
+      // A write after the server closed: what was received is the answer.
+    });
+    socket.on("close", () => {
+      const split = received.indexOf("\r\n\r\n");
+      if (split < 0) {
+        reject(new Error(`no HTTP answer: ${JSON.stringify(received.slice(0, 200))}`));
+        return;
+      }
+      const head = received.slice(0, split);
+      let rest = received.slice(split + 4);
+      if (/transfer-encoding:\s*chunked/i.test(head)) {
+        let decoded = "";
+        for (;;) {
+          const lineEnd = rest.indexOf("\r\n");
+          const size = Number.parseInt(rest.slice(0, lineEnd), 16);
+          if (!size) break;
+          decoded += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+          rest = rest.slice(lineEnd + 2 + size + 2);
+        }
+        rest = decoded;
+      }
+      resolve({ status: Number(head.split(" ")[1]), head, text: rest });
+    });
+    socket.on("connect", async () => {
+      socket.write(
+        "POST /v1/execute HTTP/1.1\r\n" +
+          `Host: ${hostname}:${port}\r\n` +
+          `Authorization: Bearer ${secret}\r\n` +
+          "Content-Type: application/json\r\n" +
+          "Transfer-Encoding: chunked\r\n" +
+          "Connection: close\r\n\r\n",
+      );
+      const piece = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+      socket.write(piece('{"skill_id":"message.send","params":{"channel":"c","text":"'));
+      const chunk = "x".repeat(64 * 1024);
+      for (let sent = 0; sent < totalBytes && received === "" && !socket.destroyed; sent += chunk.length) {
+        socket.write(piece(chunk));
+        await sleep(5);
+      }
+      if (received === "" && !socket.destroyed) socket.end(`${piece('"}}')}0\r\n\r\n`);
+    });
+  });
+}
 
 // contract.md, "Errors": every row of the table, against the real server.
 describe("contract: the error table", () => {
@@ -295,6 +360,24 @@ describe("contract: the error table", () => {
         params: { channel: "big", text: "x".repeat(1024 * 1024 + 16) },
       });
       expectError(res, 413, "payload_too_large");
+    });
+
+    it("refuses a chunked body (no Content-Length) once it passes 1 MiB", async () => {
+      const { status, head, text } = await postChunked(server, full.secret, 2 * 1024 * 1024);
+      const headers = new Headers();
+      for (const line of head.split("\r\n").slice(1)) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      expectError({ status, headers, text, body: JSON.parse(text) }, 413, "payload_too_large");
+    });
+
+    it("accepts a body just under 1 MiB (it gets as far as params validation)", async () => {
+      const res = await execute({
+        skill_id: "message.send",
+        params: { channel: "big", text: "x".repeat(1024 * 1024 - 200) },
+      });
+      expectError(res, 422, "invalid_params");
     });
   });
 

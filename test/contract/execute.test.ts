@@ -194,6 +194,17 @@ describe("contract: POST /v1/execute", () => {
     }
   });
 
+  it("messages belong to the key's owner: another owner's message.list does not see them", async () => {
+    const other = await server.createRoomyKey({ name: "execute-other", owner: "someone-else" });
+    const channel = `private-${Date.now()}`;
+    const sent = await execute({ skill_id: "message.send", params: { channel, text: "for my owner only" } });
+    expect(bodyOf<ExecutionRecord>(sent).status).toBe("completed");
+    const theirs = await execute({ skill_id: "message.list", params: { channel } }, undefined, other.secret);
+    expect(bodyOf<ExecutionRecord>(theirs).result?.count).toBe(0);
+    const mine = await execute({ skill_id: "message.list", params: { channel } });
+    expect(bodyOf<ExecutionRecord>(mine).result?.count).toBe(1);
+  });
+
   describe("Idempotency-Key", () => {
     it("a repeat with the same key and body returns the first record and runs the skill once", async () => {
       const channel = `idem-${Date.now()}`;
@@ -208,6 +219,25 @@ describe("contract: POST /v1/execute", () => {
       const messages = bodyOf<ExecutionRecord>(list).result?.messages as Json[];
       expect(messages).toHaveLength(1);
       expect(messages[0]?.text).toBe("only once");
+    });
+
+    it("concurrent repeats with one Idempotency-Key run the skill once", async () => {
+      const channel = `idem-race-${Date.now()}`;
+      const body = { skill_id: "message.send", params: { channel, text: "raced" } };
+      const headers = { "idempotency-key": `race-${channel}` };
+      const responses = await Promise.all(Array.from({ length: 10 }, () => execute(body, headers)));
+      const ids = new Set<string>();
+      for (const res of responses) {
+        if (res.status === 409) {
+          expectError(res, 409, "idempotency_in_progress");
+          continue;
+        }
+        expect(res.status, res.text).toBe(200);
+        ids.add(bodyOf<ExecutionRecord>(res).id);
+      }
+      expect(ids.size).toBe(1);
+      const list = await execute({ skill_id: "message.list", params: { channel } });
+      expect(bodyOf<ExecutionRecord>(list).result?.count).toBe(1);
     });
 
     it("the same body with another key (or none) runs again", async () => {

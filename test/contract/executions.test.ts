@@ -140,6 +140,10 @@ describe("contract: execution resources", () => {
     const stream = await readEventStream(server.baseUrl, `/v1/executions/${id}/events`, key.secret);
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    // A stream is a response like any other: request id and limit headers.
+    expect(stream.headers.get("x-request-id")).toMatch(/\S/);
+    expect(stream.headers.get("x-ratelimit-limit")).toMatch(/^\d+$/);
+    expect(stream.headers.get("x-ratelimit-window")).toMatch(/^\d+$/);
     const names = stream.events.map((e) => e.event);
     expect(names[0]).toBe("status");
     expect(names).toContain("progress");
@@ -182,5 +186,76 @@ describe("contract: execution resources", () => {
     const last = JSON.parse(stream.events.at(-1)?.data ?? "{}") as ExecutionRecord;
     expect(last).toMatchObject({ id, status: "cancelled" });
     expect(last.error?.code).toBe("execution_cancelled");
+  });
+});
+
+// With one async slot, a second async execution waits `queued`: what a cancel does to it.
+describe("contract: queued executions", () => {
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_ASYNC_CONCURRENCY: "1" } });
+    key = await server.createRoomyKey({ name: "queue" });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const start = async (ms: number) => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms }, async: true },
+    });
+    expect(res.status, res.text).toBe(202);
+    return bodyOf<ExecutionRecord>(res);
+  };
+  const get = async (id: string) =>
+    bodyOf<ExecutionRecord>(await server.request("GET", `/v1/executions/${id}`, { key: key.secret }));
+  const cancel = (id: string) => server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+
+  it("a queued execution is cancelled before it starts: never started, no latency, never runs", async () => {
+    const running = await start(30_000);
+    const queued = await start(200);
+    expect(queued).toMatchObject({ status: "queued", started_at: null, latency_ms: null, finished_at: null });
+    await sleep(300);
+    expect((await get(queued.id)).status).toBe("queued");
+    const listed = bodyOf<Page>(
+      await server.request("GET", "/v1/executions?status=queued", { key: key.secret }),
+    );
+    expect(listed.data.map((r) => r.id)).toEqual([queued.id]);
+
+    const res = await cancel(queued.id);
+    expect(res.status, res.text).toBe(200);
+    const cancelled = bodyOf<ExecutionRecord>(res);
+    expect(cancelled).toMatchObject({
+      id: queued.id,
+      status: "cancelled",
+      success: false,
+      result: null,
+      started_at: null,
+      latency_ms: null,
+    });
+    expect(cancelled.error?.code).toBe("execution_cancelled");
+    expect(cancelled.finished_at).toMatch(/Z$/);
+
+    // Freeing the slot must not start the cancelled execution.
+    expect((await cancel(running.id)).status).toBe(200);
+    await sleep(500);
+    expect(await get(queued.id)).toEqual(cancelled);
+    expectError(await cancel(queued.id), 409, "execution_not_cancellable");
+  });
+
+  it("a queued execution runs once the slot frees up", async () => {
+    const first = await start(300);
+    const second = await start(100);
+    const done = bodyOf<ExecutionRecord>(
+      await server.request("GET", `/v1/executions/${second.id}?wait=10`, { key: key.secret }),
+    );
+    expect(done).toMatchObject({ status: "completed", result: { waited_ms: 100 } });
+    const firstDone = await get(first.id);
+    expect(firstDone.status).toBe("completed");
+    // One slot: the second started only after the first finished.
+    expect(Date.parse(done.started_at ?? "")).toBeGreaterThanOrEqual(Date.parse(firstDone.finished_at ?? ""));
   });
 });

@@ -97,6 +97,11 @@ describe("contract: API keys", () => {
     if (Date.now() < expiresAtMs - 500) expect(before.status, before.text).toBe(200);
     await sleep(Math.max(0, expiresAtMs - Date.now()) + 1_000);
     expectError(await discover(key.secret), 401, "invalid_api_key");
+    const listed = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
+    const entry = (JSON.parse(listed.stdout) as { id: string; status: string }[]).find(
+      (k) => k.id === key.id,
+    );
+    expect(entry?.status).toBe("expired");
   });
 
   it("keys create refuses an expires-at in the past", async () => {
@@ -136,6 +141,63 @@ describe("contract: API keys", () => {
     const table = await runCli(["keys", "list", "--data-dir", server.dataDir]);
     expect(table.code).toBe(0);
     expect(table.stdout).not.toContain(key.secret.slice(12, 36));
+  });
+
+  it("keys list --json shows when a key was last used and that a revoked key is revoked", async () => {
+    const used = await server.createKey({ name: "used" });
+    const revoked = await server.createKey({ name: "revoked" });
+    expect((await discover(used.secret)).status).toBe(200);
+    await server.revokeKey(revoked.id);
+    type Listed = { id: string; last_used_at: string | null; revoked_at: string | null; status: string };
+    const listed = await (async () => {
+      // last_used_at may be written after the answer: give it a moment.
+      for (let attempt = 0; ; attempt++) {
+        const result = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
+        const keys = JSON.parse(result.stdout) as Listed[];
+        if (keys.find((k) => k.id === used.id)?.last_used_at || attempt >= 20) return keys;
+        await sleep(250);
+      }
+    })();
+    const usedEntry = listed.find((k) => k.id === used.id);
+    expect(usedEntry?.last_used_at).toMatch(/Z$/);
+    expect(usedEntry?.status).toBe("active");
+    const revokedEntry = listed.find((k) => k.id === revoked.id);
+    expect(revokedEntry?.status).toBe("revoked");
+    expect(revokedEntry?.revoked_at).toMatch(/Z$/);
+  });
+
+  it("keys revoke of an unknown id and keys create with bad options fail with a message", async () => {
+    const unknown = await runCli(["keys", "revoke", "key_doesnotexist", "--data-dir", server.dataDir]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/key_doesnotexist/);
+    const badScope = await runCli([
+      "keys",
+      "create",
+      "--name",
+      "x",
+      "--scope",
+      "admin",
+      "--json",
+      "--data-dir",
+      server.dataDir,
+    ]);
+    expect(badScope.code).not.toBe(0);
+    expect(badScope.stderr).toMatch(/scope/);
+    expect(badScope.stdout).not.toMatch(/sk_/);
+    const enterpriseWithoutLimits = await runCli([
+      "keys",
+      "create",
+      "--name",
+      "x",
+      "--scope",
+      "full-access",
+      "--plan",
+      "enterprise",
+      "--data-dir",
+      server.dataDir,
+    ]);
+    expect(enterpriseWithoutLimits.code).not.toBe(0);
+    expect(enterpriseWithoutLimits.stderr).toMatch(/limit/);
   });
 
   it("never writes a secret to the server's logs", async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -247,7 +248,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   }
 }
 
+/** Servers still running; killed if the test process exits without stopping them. */
+const liveChildren = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of liveChildren) child.kill("SIGKILL");
+});
+
 async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptions): Promise<TestServer> {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run \`npm run build\` first`);
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [CLI_PATH, "serve", "--data-dir", dataDir], {
@@ -268,9 +276,11 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
   child.stderr?.on("data", (chunk: Buffer) => {
     output += chunk.toString("utf8");
   });
+  liveChildren.add(child);
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolvePromise) => {
     child.once("exit", (code) => {
+      liveChildren.delete(child);
       exitCode = code;
       resolvePromise(code);
     });

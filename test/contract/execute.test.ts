@@ -205,6 +205,30 @@ describe("contract: POST /v1/execute", () => {
     expect(bodyOf<ExecutionRecord>(mine).result?.count).toBe(1);
   });
 
+  it("http.request refuses the server's own host, other loopback spellings, metadata addresses and non-http schemes", async () => {
+    const { port } = new URL(server.baseUrl);
+    const urls = [
+      `${server.baseUrl}/healthz`,
+      `http://localhost:${port}/healthz`,
+      `http://[::1]:${port}/healthz`,
+      `http://127.1:${port}/healthz`,
+      `http://2130706433:${port}/healthz`,
+      `http://[::ffff:127.0.0.1]:${port}/healthz`,
+      `http://0.0.0.0:${port}/healthz`,
+      "http://169.254.169.254/latest/meta-data/",
+      "file:///etc/passwd",
+    ];
+    for (const url of urls) {
+      const res = await execute({ skill_id: "http.request", params: { url }, timeout_ms: 10_000 });
+      if (res.status === 422) continue; // refused by the params schema: refused all the same
+      expect(res.status, `${url}: ${res.text}`).toBe(200);
+      const record = bodyOf<ExecutionRecord>(res);
+      expect(record.status, `${url}: ${res.text}`).toBe("failed");
+      expect(record.error?.code).toBe("execution_failed");
+      expect(record.result).toBeNull();
+    }
+  });
+
   describe("Idempotency-Key", () => {
     it("a repeat with the same key and body returns the first record and runs the skill once", async () => {
       const channel = `idem-${Date.now()}`;

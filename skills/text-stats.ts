@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
 import { ENGLISH_STOPWORDS } from "./lib/stopwords.js";
-
-const words = new Intl.Segmenter("en", { granularity: "word" });
-const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+import { countGraphemes, countLines, countParagraphs, countSentences, WORD } from "./lib/text-units.js";
 
 export const textStats = defineSkill({
   id: "text.stats",
@@ -73,22 +70,15 @@ export const textStats = defineSkill({
     const counts = new Map<string, number>();
     let wordCount = 0;
     let letterCount = 0;
-    for (const segment of words.segment(text)) {
-      if (!segment.isWordLike) continue;
+    for (const [word] of text.matchAll(WORD)) {
       wordCount += 1;
-      letterCount += [...segment.segment].length;
-      const word = segment.segment.toLowerCase();
-      counts.set(word, (counts.get(word) ?? 0) + 1);
+      letterCount += countGraphemes(word);
+      const lower = word.toLowerCase();
+      counts.set(lower, (counts.get(lower) ?? 0) + 1);
     }
-    let sentenceCount = 0;
-    for (const segment of sentences.segment(text))
-      if (/[\p{L}\p{N}]/u.test(segment.segment)) sentenceCount += 1;
-    let characterCount = 0;
-    let whitespaceCount = 0;
-    for (const { segment } of graphemes.segment(text)) {
-      characterCount += 1;
-      if (/^\s+$/u.test(segment)) whitespaceCount += 1;
-    }
+    const characterCount = countGraphemes(text);
+    // CR LF is one character, as in countGraphemes.
+    const whitespaceCount = text.match(/\r\n|\s/g)?.length ?? 0;
     const top = [...counts]
       .filter(([word]) => !ENGLISH_STOPWORDS.has(word.replace(/’/g, "'")) && /\p{L}/u.test(word))
       .sort(([wordA, countA], [wordB, countB]) => countB - countA || (wordA < wordB ? -1 : 1))
@@ -99,9 +89,9 @@ export const textStats = defineSkill({
       characters_no_spaces: characterCount - whitespaceCount,
       words: wordCount,
       unique_words: counts.size,
-      sentences: sentenceCount,
-      lines: text === "" ? 0 : text.split(/\r\n|\r|\n/).length,
-      paragraphs: text.split(/(?:\r?\n|\r)\s*(?:\r?\n|\r)/).filter((block) => block.trim() !== "").length,
+      sentences: countSentences(text),
+      lines: countLines(text),
+      paragraphs: countParagraphs(text),
       average_word_length: wordCount === 0 ? 0 : Math.round((letterCount / wordCount) * 100) / 100,
       reading_time_seconds: Math.ceil((wordCount / params.words_per_minute) * 60),
       top_words: top,

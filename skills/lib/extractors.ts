@@ -4,7 +4,10 @@
  * number, an email's domain read as a mention), not validators.
  */
 
-const EMAIL = /[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}/g;
+// Every quantifier is bounded (RFC 5321 limits: 64-character local part, 63-character
+// labels): unbounded ones backtrack quadratically on long runs such as "aaaa...".
+const EMAIL =
+  /[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z])/g;
 const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/gi;
 const HASHTAG = /(?<![\p{L}\p{N}_&#/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
 // Handles as Twitter, GitHub and most chats write them: letters, digits, _ and inner -.

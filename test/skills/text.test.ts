@@ -43,6 +43,22 @@ describe("text.stats", () => {
     expect((await runSkill(textStats, { text, words_per_minute: 200 })).reading_time_seconds).toBe(120);
   });
 
+  it("counts emoji sequences, flags and combining accents as one character each", async () => {
+    const result = await runSkill(textStats, { text: "👨‍👩‍👧🇫🇷e\u0301👍🏽\r\n" });
+    expect(result).toMatchObject({ characters: 5, characters_no_spaces: 4 });
+  });
+
+  it("treats hyphenated words and contractions as one word", async () => {
+    expect(await runSkill(textStats, { text: "A well-known fact isn't news." })).toMatchObject({ words: 5 });
+  });
+
+  it("stays fast on a million-character text (Intl.Segmenter iteration is quadratic in V8)", async () => {
+    const started = performance.now();
+    const result = await runSkill(textStats, { text: "ab-".repeat(333_333) });
+    expect(result.words).toBe(1);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it("refuses texts over a million characters", () => {
     expect(textStats.params.safeParse({ text: "x".repeat(1_000_001) }).success).toBe(false);
   });
@@ -97,6 +113,16 @@ describe("text.extract", () => {
       dates: [],
       counts: { dates: 0 },
     });
+  });
+
+  it.each([
+    ["a run of letters", "a".repeat(1_000_000)],
+    ["a dangling email", `x@${"a-".repeat(499_998)}`],
+    ["dotted fragments", "a.".repeat(500_000)],
+  ])("stays fast on a million characters of %s (no regex backtracking blow-up)", async (_name, text) => {
+    const started = performance.now();
+    await runSkill(textExtract, { text });
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it("refuses an unknown kind", () => {

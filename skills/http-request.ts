@@ -123,7 +123,7 @@ export const httpRequest = defineSkill({
           headers: requestHeaders(params.headers, params.body),
           body: params.body,
           maxBytes: params.max_bytes,
-          maxRedirects: params.follow_redirects ? MAX_REDIRECTS : 0,
+          maxRedirects: MAX_REDIRECTS,
           followRedirects: params.follow_redirects,
           signal: AbortSignal.any([ctx.signal, timeout.signal]),
           responseEncoding: params.response_encoding,

@@ -25,8 +25,9 @@ const RANGE_DESCRIPTIONS: Record<string, string> = {
 /**
  * Only public unicast addresses: refuses loopback, private, link-local, unique-local,
  * CGNAT, multicast, unspecified, broadcast, reserved and cloud metadata addresses, and
- * IPv6 forms that embed or tunnel to IPv4 (6to4, Teredo, NAT64) since their IPv4 end
- * cannot be checked, and IPv4-compatible ::a.b.c.d. IPv4-mapped IPv6 addresses are judged by the IPv4 address they carry.
+ * IPv6 forms that embed or tunnel to IPv4 (6to4, Teredo, NAT64, IPv4-compatible) since
+ * their IPv4 end cannot be checked. IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are
+ * judged by the IPv4 address they carry.
  */
 export const publicAddressesOnly: AddressPolicy = (address) => {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;

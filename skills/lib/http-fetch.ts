@@ -73,7 +73,9 @@ export async function fetchFollowingRedirects(
       // The redirect's own body is not wanted; discard a bounded amount and release the socket.
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       if (redirects >= request.maxRedirects) {
-        throw new SkillError(`Too many redirects: more than ${request.maxRedirects}, last to ${location}`);
+        throw new SkillError(
+          `Too many redirects: more than ${request.maxRedirects}, last to ${location.slice(0, 200)}`,
+        );
       }
       const next = resolveLocation(location, url);
       // 303, and 301/302 after a POST, turn into a body-less GET as browsers do (RFC 9110 section 15.4).

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -198,6 +198,22 @@ describe("contract: API keys", () => {
     ]);
     expect(enterpriseWithoutLimits.code).not.toBe(0);
     expect(enterpriseWithoutLimits.stderr).toMatch(/limit/);
+  });
+
+  it("stores no secret in the data dir, only a hash (no file holds the secret or its random part)", async () => {
+    const key = await server.createKey({ name: "at-rest" });
+    expect((await discover(key.secret)).status).toBe(200);
+    const files = await readdir(server.dataDir, { recursive: true });
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const path = join(server.dataDir, file);
+      if (!(await stat(path)).isFile()) continue;
+      const bytes = await readFile(path);
+      for (const secret of [key.secret, full.secret]) {
+        expect(bytes.includes(secret), file).toBe(false);
+        expect(bytes.includes(secret.slice(12, 36)), file).toBe(false);
+      }
+    }
   });
 
   it("never writes a secret to the server's logs", async () => {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   awayFromMinuteBoundary,
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
   expectError,
   limitHeaders,
   nextUtcMidnightSeconds,
@@ -11,13 +14,24 @@ import {
   type TestServer,
 } from "./harness.js";
 
-// contract.md "Limits": the day window is a fixed window ending at UTC midnight. Reaching
-// it before the minute window needs two minutes, so this test waits for one boundary.
-describe("contract: the day window", { timeout: 150_000 }, () => {
+// Guarantees that take a minute of real time to show, gathered in one file so that their
+// waits overlap: the day window (it needs a minute boundary) and the default timeout (30 s).
+describe("contract: guarantees that take a while", { timeout: 150_000 }, () => {
   let server: TestServer;
+  let roomy: CreatedKey;
+  let defaultTimeout: { id: string; startedAt: number };
 
   beforeAll(async () => {
     server = await startServer();
+    roomy = await server.createRoomyKey({ name: "slow" });
+    // contract.md, "POST /v1/execute": timeout_ms defaults to 30000. Started first, checked last.
+    const startedAt = Date.now();
+    const res = await server.request("POST", "/v1/execute", {
+      key: roomy.secret,
+      json: { skill_id: "util.wait", params: { ms: 60_000 }, async: true },
+    });
+    expect(res.status, res.text).toBe(202);
+    defaultTimeout = { id: bodyOf<ExecutionRecord>(res).id, startedAt };
   });
   afterAll(async () => {
     await server?.stop();
@@ -65,5 +79,19 @@ describe("contract: the day window", { timeout: 150_000 }, () => {
     const retryAfter = Number(dayRefusal.headers.get("retry-after"));
     expect(dayError.retry_after).toBe(retryAfter);
     expect(Math.abs(Date.now() / 1000 + retryAfter - nextUtcMidnightSeconds())).toBeLessThanOrEqual(5);
+  });
+
+  it("without timeout_ms an execution times out after 30 s (the default)", async () => {
+    const res = await server.request("GET", `/v1/executions/${defaultTimeout.id}?wait=60`, {
+      key: roomy.secret,
+    });
+    expect(res.status, res.text).toBe(200);
+    const record = bodyOf<ExecutionRecord>(res);
+    expect(record.status).toBe("timed_out");
+    expect(record.error?.code).toBe("execution_timeout");
+    // Ran for the default 30 s: not the skill's 60 s, not some shorter limit.
+    expect(record.latency_ms).toBeGreaterThanOrEqual(29_900);
+    expect(record.latency_ms).toBeLessThan(45_000);
+    expect(Date.now() - defaultTimeout.startedAt).toBeLessThan(55_000);
   });
 });

@@ -62,6 +62,9 @@ export const csvToJson = defineSkill({
     },
     { query: "convert CSV rows without a header to arrays", params: { csv: "1,2,3\n4,5,6", header: false } },
   ],
+  async warm() {
+    await loadCsvParse();
+  },
   async run(params) {
     const { parse } = await loadCsvParse();
     const delimiter = params.delimiter === "auto" ? detectDelimiter(params.csv) : params.delimiter;

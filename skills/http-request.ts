@@ -94,6 +94,9 @@ export const httpRequest = defineSkill({
       params: { url: "https://example.org/", method: "HEAD", timeout_ms: 5000 },
     },
   ],
+  async warm() {
+    await publicOnlyAgent();
+  },
   async run(params, ctx) {
     if (params.body !== undefined && (params.method === "GET" || params.method === "HEAD")) {
       throw new SkillError(`A ${params.method} request cannot have a body: use POST, PUT or PATCH`);

@@ -50,6 +50,9 @@ export const jsonQuery = defineSkill({
       params: { data: [{ id: 1, title: "Bug", state: "open" }], expression: "[].{id: id, title: title}" },
     },
   ],
+  async warm() {
+    await loadJmespath();
+  },
   async run(params) {
     const { compile, TreeInterpreter } = await loadJmespath();
     let ast: ReturnType<typeof compile>;

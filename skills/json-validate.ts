@@ -63,6 +63,9 @@ export const jsonValidate = defineSkill({
       params: { schema: { type: "array", items: { type: "integer" }, maxItems: 3 }, data: [1, 2, 3.5] },
     },
   ],
+  async warm() {
+    await loadAjv();
+  },
   async run(params) {
     const { Ajv, Ajv2019, Ajv2020, addFormats } = await loadAjv();
     const draft = typeof params.schema.$schema === "string" ? params.schema.$schema : "";

@@ -59,6 +59,9 @@ export const mathEvaluate = defineSkill({
       params: { expression: "std([2,4,4,4,5,5,7,9])" },
     },
   ],
+  async warm() {
+    await loadMath();
+  },
   async run(params) {
     const { math, parse } = await loadMath();
     const node = parseExpression(parse, params.expression);

@@ -65,6 +65,9 @@ export const timeAdd = defineSkill({
       params: { time: "2024-03-30T12:00", timezone: "Europe/Paris", duration: "P1DT2H" },
     },
   ],
+  async warm() {
+    await loadLuxon();
+  },
   async run(params) {
     const luxon = await loadLuxon();
     const zone = checkZone(luxon, params.timezone);

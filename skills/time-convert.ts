@@ -49,6 +49,9 @@ export const timeConvert = defineSkill({
       params: { time: "2024-12-25T18:00:00Z", to_timezone: "Asia/Tokyo", format: "cccc d LLLL yyyy, HH:mm" },
     },
   ],
+  async warm() {
+    await loadLuxon();
+  },
   async run(params) {
     const luxon = await loadLuxon();
     const fromZone = checkZone(luxon, params.from_timezone);

@@ -50,6 +50,9 @@ export const timeDiff = defineSkill({
     },
     { query: "how long until new year 2030", params: { start: "now", end: "2030-01-01T00:00:00Z" } },
   ],
+  async warm() {
+    await loadLuxon();
+  },
   async run(params) {
     const luxon = await loadLuxon();
     const zone = checkZone(luxon, params.timezone);

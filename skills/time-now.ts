@@ -27,6 +27,9 @@ export const timeNow = defineSkill({
     { query: "current time in Tokyo", params: { timezone: "Asia/Tokyo" } },
     { query: "what day of the week is it in New York", params: { timezone: "America/New_York" } },
   ],
+  async warm() {
+    await loadLuxon();
+  },
   async run(params) {
     const luxon = await loadLuxon();
     const zone = checkZone(luxon, params.timezone);

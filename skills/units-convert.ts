@@ -41,6 +41,9 @@ export const unitsConvert = defineSkill({
     { query: "how many pounds is 70 kg", params: { value: 70, from: "kg", to: "lb" } },
     { query: "60 mph in km/h", params: { value: 60, from: "mi/h", to: "km/h" } },
   ],
+  async warm() {
+    await loadMath();
+  },
   async run(params) {
     const { math } = await loadMath();
     const parseUnit = (name: string) => {

@@ -5,7 +5,7 @@
 // the table shows the median round. BENCH_ROUNDS (default 3), BENCH_DURATION, BENCH_WARMUP.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { fmt, listeningPort, load, load1, settings, startNode, stop, table } from "./lib.mjs";
+import { fmt, listeningPort, load, otherCpu, settings, startNode, stop, table } from "./lib.mjs";
 
 const SERVERS = ["bare", "fastify", "hono"];
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -15,7 +15,7 @@ const runs = Object.fromEntries(SERVERS.map((s) => [s, []]));
 console.log(
   `framework comparison: ${settings.connections} connections, pipelining 1, ${settings.warmup} s warm-up + ` +
     `${settings.duration} s per server, ${rounds} round(s); node ${process.version}; ` +
-    `${settings.cores} CPU cores SHARED by the server and the load generator; load average ${load1()}.`,
+    `${settings.cores} CPU cores SHARED by the server and the load generator.`,
 );
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? SERVERS : [...SERVERS].reverse();
@@ -31,11 +31,14 @@ for (let round = 0; round < rounds; round++) {
         connections: settings.connections,
       };
       await load({ ...opts, duration: settings.warmup });
+      const others = otherCpu([child.pid]);
       const r = await load({ ...opts, duration: settings.duration });
+      r.other_processes_cpu_pct = others();
       if (r.non_2xx || r.errors || r.timeouts) throw new Error(`${name}: ${JSON.stringify(r)}`);
       runs[name].push(r);
       console.log(
-        `  round ${round + 1} ${name}: ${fmt(r.requests_per_s, 0)} req/s, p99 ${fmt(r.p99_ms)} ms (load average ${load1()})`,
+        `  round ${round + 1} ${name}: ${fmt(r.requests_per_s, 0)} req/s, p99 ${fmt(r.p99_ms)} ms ` +
+          `(other processes: ${fmt(r.other_processes_cpu_pct, 1)}% of the CPU)`,
       );
     } finally {
       await stop(child);

@@ -4,7 +4,7 @@ import { execFile, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -178,8 +178,45 @@ export const settings = {
   cores: availableParallelism(),
 };
 
-/** The machine's 1-minute load average: other work on the 2 shared cores skews figures. */
-export const load1 = () => Math.round(loadavg()[0] * 100) / 100;
+/** CPU ticks: the whole machine's busy and total (/proc/stat), and those of `pids` plus this process and its reaped children. */
+function cpuTicks(pids) {
+  const [, ...f] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+  const ours = ["self", ...pids].reduce((sum, pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .map(Number);
+      return sum + fields[11] + fields[12] + fields[13] + fields[14]; // utime stime cutime cstime
+    } catch {
+      return sum; // exited
+    }
+  }, 0);
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy, total: busy + idle + iowait, ours };
+}
+
+/**
+ * Starts measuring how much CPU went to OTHER processes (not the bench, its servers or
+ * its load generators): on 2 shared cores, that is what makes one run differ from the next.
+ * Returns a function giving that share in % of the machine (Linux only; null elsewhere).
+ */
+export function otherCpu(pids) {
+  let start;
+  try {
+    start = cpuTicks(pids);
+  } catch {
+    return () => null;
+  }
+  return () => {
+    const end = cpuTicks(pids);
+    const total = end.total - start.total;
+    const other = end.busy - start.busy - (end.ours - start.ours);
+    return total > 0 ? Math.max(0, Math.round((1000 * other) / total) / 10) : null;
+  };
+}
 
 /** Fixed-width table for the terminal. */
 export function table(header, rows) {

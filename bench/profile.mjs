@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { summarise } from "./cpuprofile-summary.mjs";
-import { fmt, load, load1, settings, sleep, startSkillport } from "./lib.mjs";
+import { fmt, load, settings, sleep, startSkillport } from "./lib.mjs";
 
 const target = process.env.BENCH_PROFILE_TARGET ?? "execute";
 const BODY = {
@@ -50,7 +50,7 @@ const waitFor = async (child, text) => {
 
 console.log(
   `profiling POST /v1/${target}: ${settings.connections} connections, ${settings.duration} s; ` +
-    `${settings.cores} cores shared with the load generator; load average ${load1()}`,
+    `${settings.cores} cores shared with the load generator`,
 );
 
 // 1. CPU profile of the measured window.

@@ -14,7 +14,7 @@ import {
   LOG_LEVEL,
   listeningPort,
   load,
-  load1,
+  otherCpu,
   ROOT,
   settings,
   startNode,
@@ -64,25 +64,26 @@ try {
   );
   let executeOk = pExecute.status === 200 ? 1 : 0; // every 2xx execute must be a persisted record
 
-  const loadBefore = load1();
   console.log(
     `skillport bench: ${settings.connections} connections, pipelining 1, ${settings.warmup} s warm-up + ` +
       `${settings.duration} s per target; node ${process.version}; ${settings.cores} CPU cores ` +
       `SHARED by the server and the load generator; skillport log level "${LOG_LEVEL}" ` +
-      `(so logging is not what is measured); load average ${loadBefore}.`,
+      "(so logging is not what is measured).",
   );
   const results = {};
   for (const t of targets) {
     const opts = { url: t.url, method: "POST", headers, body: t.body, connections: settings.connections };
     const warm = await load({ ...opts, duration: settings.warmup });
+    const others = otherCpu([skillport.child.pid, bare.pid]);
     const r = await load({ ...opts, duration: settings.duration });
+    r.other_processes_cpu_pct = others();
     if (t.name.endsWith("execute")) executeOk += warm.ok_2xx + r.ok_2xx;
     check(
       r.ok_2xx > 0 && r.non_2xx === 0 && r.errors === 0 && r.timeouts === 0,
       `${t.name}: ${r.ok_2xx} 2xx, ${r.non_2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`,
     );
     results[t.name] = r;
-    console.log(`  measured ${t.name}: ${fmt(r.requests_per_s, 0)} req/s (load average ${load1()})`);
+    console.log(`  measured ${t.name}: ${fmt(r.requests_per_s, 0)} req/s`);
   }
 
   // Graceful stop flushes pending group commits; then the records must all be on disk.
@@ -114,7 +115,19 @@ try {
 
   console.log(
     `\n${table(
-      ["target", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "2xx", "non-2xx", "errors", "vs bare"],
+      [
+        "target",
+        "req/s",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "max ms",
+        "2xx",
+        "non-2xx",
+        "errors",
+        "vs bare",
+        "others cpu",
+      ],
       Object.entries(results).map(([name, r]) => [
         name,
         fmt(r.requests_per_s, 0),
@@ -126,6 +139,7 @@ try {
         r.non_2xx,
         r.errors + r.timeouts,
         `${fmt((100 * r.requests_per_s) / b.requests_per_s, 1)}%`,
+        `${fmt(r.other_processes_cpu_pct, 1)}%`,
       ]),
     )}\n`,
   );
@@ -139,10 +153,10 @@ try {
   console.log(
     `records persisted: ${persisted} completed math.evaluate executions for ${executeOk} answered 200`,
   );
-  const loadAfter = load1();
+  const busiest = Math.max(...Object.values(results).map((r) => r.other_processes_cpu_pct ?? 0));
   console.log(
-    `note: servers and load generator share ${settings.cores} cores (load average ${loadBefore} -> ${loadAfter}` +
-      `${Math.max(loadBefore, loadAfter) > settings.cores ? "; OTHER WORK WAS RUNNING, figures are noisy" : ""}); ` +
+    `note: servers and load generator share ${settings.cores} cores; other processes took up to ${fmt(busiest, 1)}% ` +
+      `of the machine's CPU during a measurement${busiest > 5 ? " (OTHER WORK WAS RUNNING: figures are noisy)" : ""}; ` +
       "latencies are 2xx response times, percentiles exact over every sample.",
   );
 
@@ -153,7 +167,6 @@ try {
     node: process.version,
     cores: settings.cores,
     cores_shared_with_load_generator: true,
-    load_average: { before: loadBefore, after: loadAfter },
     skillport_log_level: LOG_LEVEL,
     settings,
     results,

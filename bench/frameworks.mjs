@@ -38,7 +38,7 @@ for (let round = 0; round < rounds; round++) {
       runs[name].push(r);
       console.log(
         `  round ${round + 1} ${name}: ${fmt(r.requests_per_s, 0)} req/s, p99 ${fmt(r.p99_ms)} ms ` +
-          `(other processes: ${fmt(r.other_processes_cpu_pct, 1)}% of the CPU)`,
+          `(other work: ${fmt(r.other_processes_cpu_pct, 1)}% of the CPU)`,
       );
     } finally {
       await stop(child);

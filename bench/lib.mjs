@@ -199,8 +199,9 @@ function cpuTicks(pids) {
 }
 
 /**
- * Starts measuring how much CPU went to OTHER processes (not the bench, its servers or
- * its load generators): on 2 shared cores, that is what makes one run differ from the next.
+ * Starts measuring how much CPU went to OTHER work (processes that are not the bench, its servers or
+ * its load generators, and time the hypervisor stole): on 2 shared cores, that is what makes one run
+ * differ from the next.
  * Returns a function giving that share in % of the machine (Linux only; null elsewhere).
  */
 export function otherCpu(pids) {

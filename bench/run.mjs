@@ -155,7 +155,7 @@ try {
   );
   const busiest = Math.max(...Object.values(results).map((r) => r.other_processes_cpu_pct ?? 0));
   console.log(
-    `note: servers and load generator share ${settings.cores} cores; other processes took up to ${fmt(busiest, 1)}% ` +
+    `note: servers and load generator share ${settings.cores} cores; other work (processes, VM steal) took up to ${fmt(busiest, 1)}% ` +
       `of the machine's CPU during a measurement${busiest > 5 ? " (OTHER WORK WAS RUNNING: figures are noisy)" : ""}; ` +
       "latencies are 2xx response times, percentiles exact over every sample.",
   );

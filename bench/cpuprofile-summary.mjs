@@ -25,6 +25,7 @@ export function summarise(profile, top = 25) {
   const self = new Map(); // function -> µs
   const areas = new Map(); // area -> µs
   const inclusive = new Map(); // own function -> µs (counted once per sample)
+  const nativeCallers = new Map(); // native frame <- nearest skillport caller -> µs
   let total = 0;
   const add = (m, k, v) => m.set(k, (m.get(k) ?? 0) + v);
 
@@ -34,6 +35,17 @@ export function summarise(profile, top = 25) {
     total += dt;
     add(self, `${frame.functionName || "(anonymous)"} ${where(frame)}`, dt);
     add(areas, area(frame), dt);
+    if (!frame.url && !frame.functionName.startsWith("(")) {
+      // Native code (SQLite, hashing, socket writes): charge it to the skillport code that called it.
+      let n = parent.get(id);
+      while (n !== undefined && !/\/dist\/(src|skills)\//.test(byId.get(n).callFrame.url)) n = parent.get(n);
+      const caller = n === undefined ? "(no skillport caller)" : byId.get(n).callFrame;
+      add(
+        nativeCallers,
+        `${frame.functionName} <- ${caller.functionName || "(anonymous)"} ${caller.url ? where(caller) : caller}`,
+        dt,
+      );
+    }
     const seen = new Set();
     for (let n = id; n !== undefined; n = parent.get(n)) {
       const f = byId.get(n).callFrame;
@@ -59,6 +71,8 @@ export function summarise(profile, top = 25) {
     ...rows(areas, 15),
     `\ntop ${top} functions by self time:`,
     ...rows(self, top),
+    "\nnative (C++) self time by the nearest skillport function above it:",
+    ...rows(nativeCallers, 12),
     `\ntop ${top} skillport functions by inclusive time (time spent in them and what they call):`,
     ...rows(inclusive, top),
   ].join("\n");

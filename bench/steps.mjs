@@ -2,7 +2,7 @@
 // profile's percentages can be read as microseconds per request. Uses the built dist/
 // modules (run `npm run build` first). Compare with the bare server's whole request:
 // about 1e6 / (bare req/s) µs of one core. Usage: node bench/steps.mjs
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fmt, table } from "./lib.mjs";
@@ -35,7 +35,7 @@ const executeInput = {
 
 /** µs per call of `fn`, awaited one after another, after a warm-up; median of 3 repeats. */
 async function perCall(fn, n = 5000) {
-  for (let i = 0; i < 1000; i++) await fn(i);
+  for (let i = 0; i < Math.min(n, 1000); i++) await fn(i);
   const runs = [];
   for (let r = 0; r < 3; r++) {
     const t = process.hrtime.bigint();
@@ -104,6 +104,18 @@ await step(
   "catalog.discover",
   await perCall(() => sp.catalog.discover({ query: "send a message to a channel", limit: 5 })),
 );
+// What one durable commit costs on this disk: the group commit blocks the event loop for it.
+const fd = openSync(join(dataDir, "fsync-probe"), "w");
+const page = Buffer.alloc(4096);
+await step(
+  "write 4 KiB + fdatasync (this disk)",
+  await perCall(() => {
+    writeSync(fd, page);
+    fdatasyncSync(fd);
+  }, 300),
+  "blocks the event loop",
+);
+closeSync(fd);
 
 console.log(table(["step (in-process, no HTTP)", "µs/call", "note"], rows));
 await sp.stop(1000);

@@ -43,7 +43,7 @@ export async function admitRequest(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
-  if (!isV1(request.url)) return undefined;
+  if (!isV1Request(request)) return undefined;
   const now = Date.now();
   if (request.routeOptions.config?.public) {
     setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
@@ -62,6 +62,24 @@ export function keyOf(request: FastifyRequest): ApiKey {
   return request.apiKey;
 }
 
-function isV1(url: string): boolean {
-  return url === "/v1" || url.startsWith("/v1/") || url.startsWith("/v1?");
+/**
+ * Whether a request is under `/v1`, judged on the route it reached: the router decodes
+ * the path, so `/%761/discover` reaches `/v1/discover` although its raw URL does not
+ * start with `/v1`. A request that reached no route is judged on its decoded path.
+ */
+function isV1Request(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  if (route !== undefined && !request.is404) return isV1(route);
+  const path = request.url.split("?")[0] ?? "";
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed encoding: judge the raw path (it fails to route anyway).
+  }
+  return isV1(path) || isV1(decoded);
+}
+
+function isV1(path: string): boolean {
+  return path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?");
 }

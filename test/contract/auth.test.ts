@@ -279,6 +279,18 @@ describe("contract: the security suite on every route", () => {
         );
       });
 
+      it("answers 401 missing_api_key for a percent-encoded spelling of the path", async () => {
+        // `/%761/...` reaches the same route as `/v1/...`; it must not skip authentication.
+        for (const encoded of [
+          route.path().replace(/^\/v1/, "/%761"),
+          route.path().replace(/^\/v1/, "/%76%31"),
+        ]) {
+          const res = await server.request(route.method, encoded, { json: route.json });
+          expectError(res, 401, "missing_api_key");
+          expect(res.headers.get("x-ratelimit-limit"), encoded).toMatch(/^\d+$/);
+        }
+      });
+
       it("answers 401 invalid_api_key for a malformed key", async () => {
         expectError(
           await server.request(route.method, route.path(), { key: "sk_live_nope", json: route.json }),
@@ -324,6 +336,20 @@ describe("contract: the security suite on every route", () => {
       }
     });
   }
+
+  it("the OpenAPI document stays public under a percent-encoded spelling of its path", async () => {
+    const res = await server.request("GET", "/%761/openapi.json");
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it("an unknown /v1 path, however spelled, is refused for the key before it is a 404", async () => {
+    for (const path of ["/v1/nothing", "/%761/nothing", "/v1%2Fskills"]) {
+      expectError(await server.request("GET", path), 401, "missing_api_key");
+    }
+    for (const path of ["/v1/nothing", "/%761/nothing", "/v1%2Fskills"]) {
+      expectError(await server.request("GET", path, { key: full.secret }), 404, "not_found");
+    }
+  });
 
   it("a key of another owner does not see the record in listings", async () => {
     const res = await server.request("GET", "/v1/executions?limit=100", { key: otherOwner.secret });

@@ -8,6 +8,7 @@ import {
   createKey,
   type ExecutionRecord,
   expectError,
+  rawHttp,
   runCli,
   sleep,
   startServer,
@@ -336,6 +337,22 @@ describe("contract: the security suite on every route", () => {
       }
     });
   }
+
+  it("an absolute-form request target (GET http://host/v1/...) is authenticated like any other", async () => {
+    for (const target of ["http://example.com/v1/skills", "http://example.com/%761/skills"]) {
+      const res = await rawHttp(
+        server,
+        `GET ${target} HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`,
+      );
+      expectError(res, 401, "missing_api_key");
+    }
+    const ok = await rawHttp(
+      server,
+      "GET http://example.com/v1/skills?limit=1 HTTP/1.1\r\nHost: example.com\r\n" +
+        `Authorization: Bearer ${full.secret}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(ok.status, ok.text).toBe(200);
+  });
 
   it("the OpenAPI document stays public under a percent-encoded spelling of its path", async () => {
     const res = await server.request("GET", "/%761/openapi.json");

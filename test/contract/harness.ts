@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -508,4 +508,66 @@ export function exitCodeWithin(server: TestServer, ms: number): Promise<number |
     timer = setTimeout(() => resolvePromise("still running"), ms);
   });
   return Promise.race([server.exited, late]).finally(() => clearTimeout(timer));
+}
+
+export interface RawResponse extends ApiResponse {
+  /** The status line and header lines, as received. */
+  head: string;
+}
+
+/** Parses an HTTP/1.1 response received over a raw socket (chunked bodies decoded). */
+export function parseRawResponse(received: string): RawResponse {
+  const split = received.indexOf("\r\n\r\n");
+  if (split < 0) throw new Error(`no HTTP answer: ${JSON.stringify(received.slice(0, 200))}`);
+  const head = received.slice(0, split);
+  let text = received.slice(split + 4);
+  const headers = new Headers();
+  for (const line of head.split("\r\n").slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  if (/chunked/i.test(headers.get("transfer-encoding") ?? "")) {
+    let rest = text;
+    text = "";
+    for (;;) {
+      const lineEnd = rest.indexOf("\r\n");
+      const size = Number.parseInt(rest.slice(0, lineEnd), 16);
+      if (!size) break;
+      text += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+      rest = rest.slice(lineEnd + 2 + size + 2);
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: Number(head.split(" ")[1]), headers, text, body, head };
+}
+
+/**
+ * Sends `requestText` (a whole HTTP/1.1 request, e.g. with an absolute-form target that
+ * fetch cannot send) over a raw socket and parses the answer; the request should ask
+ * for `Connection: close`.
+ */
+export function rawHttp(server: TestServer, requestText: string): Promise<RawResponse> {
+  const { hostname, port } = new URL(server.baseUrl);
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(requestText));
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.setTimeout(30_000, () => socket.destroy());
+    socket.on("data", (data: string) => {
+      received += data;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      try {
+        resolvePromise(parseRawResponse(received));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
 }

@@ -241,7 +241,12 @@ describe("contract: failed authentications are limited per client address", { ti
     const secrets = [undefined, "sk_live_guess", `${valid.secret.slice(0, -1)}x`];
     for (let i = 0; i < 30; i++) {
       const secret = secrets[i % secrets.length];
-      const res = await server.request("POST", "/v1/discover", { key: secret, json: DISCOVER });
+      // A spoofed X-Forwarded-For must not give each guess a fresh address (no trusted proxy).
+      const res = await server.request("POST", "/v1/discover", {
+        key: secret,
+        json: DISCOVER,
+        headers: { "x-forwarded-for": `203.0.113.${i}`, "x-real-ip": `198.51.100.${i}` },
+      });
       expectError(res, 401, secret === undefined ? "missing_api_key" : "invalid_api_key");
       expect(limitHeaders(res)).toMatchObject({ limit: 30, remaining: 29 - i, window: 60 });
     }

@@ -160,6 +160,28 @@ describe("contract: execution resources", () => {
     ).toHaveLength(1);
   });
 
+  it("clients dropping event streams mid-way do not disturb the execution or the server", async () => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 2500 }, async: true },
+    });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    for (let i = 0; i < 5; i++) {
+      const controller = new AbortController();
+      const stream = await fetch(`${server.baseUrl}/v1/executions/${id}/events`, {
+        headers: { authorization: `Bearer ${key.secret}` },
+        signal: controller.signal,
+      });
+      expect(stream.status).toBe(200);
+      await sleep(150 * i);
+      controller.abort();
+    }
+    const done = await server.request("GET", `/v1/executions/${id}?wait=15`, { key: key.secret });
+    expect(bodyOf<ExecutionRecord>(done)).toMatchObject({ status: "completed", result: { waited_ms: 2500 } });
+    expect((await server.request("GET", "/healthz")).status).toBe(200);
+    expect(server.child.exitCode).toBeNull();
+  });
+
   it("the event stream of a finished execution is its terminal status, then the end", async () => {
     const stream = await readEventStream(
       server.baseUrl,

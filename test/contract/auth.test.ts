@@ -10,6 +10,7 @@ import {
   expectError,
   rawHttp,
   runCli,
+  serverErrors,
   sleep,
   startServer,
   type TestServer,
@@ -35,7 +36,9 @@ describe("contract: API keys", () => {
     full = await server.createRoomyKey({ name: "auth" });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const discover = (secret: string) =>
@@ -249,7 +252,9 @@ describe("contract: the security suite on every route", () => {
     executionId = bodyOf<ExecutionRecord>(res).id;
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   type Route = { method: string; path: () => string; json?: unknown; scope: "read-only" | "full-access" };

@@ -7,6 +7,7 @@ import {
   expectDetails,
   expectError,
   type Json,
+  serverErrors,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -52,7 +53,9 @@ describe("contract: discovery and the catalog", () => {
     readOnly = await server.createRoomyKey({ name: "discover", scope: "read-only" });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const discover = (json: unknown) => server.request("POST", "/v1/discover", { key: readOnly.secret, json });

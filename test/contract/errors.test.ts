@@ -9,6 +9,7 @@ import {
   expectError,
   parseRawResponse,
   type RawResponse,
+  serverErrors,
   sleep,
   startServer,
   type TestServer,
@@ -69,7 +70,9 @@ describe("contract: the error table", () => {
     full = await server.createRoomyKey({ name: "errors" });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const execute = (json: unknown, headers?: Record<string, string>) =>

@@ -6,6 +6,7 @@ import {
   expectError,
   expectIsoTimestamp,
   type Json,
+  serverErrors,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -46,7 +47,9 @@ describe("contract: POST /v1/execute", () => {
     key = await server.createRoomyKey({ name: "execute", owner: "exec-owner" });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const execute = (json: unknown, headers?: Record<string, string>, secret = key.secret) =>

@@ -5,6 +5,7 @@ import {
   type ExecutionRecord,
   expectError,
   readEventStream,
+  serverErrors,
   sleep,
   startServer,
   type TestServer,
@@ -52,7 +53,9 @@ describe("contract: execution resources", () => {
     });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const list = async (query: string, secret = key.secret): Promise<Page> => {
@@ -221,7 +224,9 @@ describe("contract: queued executions", () => {
     key = await server.createRoomyKey({ name: "queue" });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const start = async (ms: number) => {

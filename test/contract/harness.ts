@@ -571,3 +571,14 @@ export function rawHttp(server: TestServer, requestText: string): Promise<RawRes
     });
   });
 }
+
+/**
+ * The server's log lines at error level or above (pino: 50 error, 60 fatal). A contract
+ * run should produce none: each would be a 500 or a failure nobody answered for.
+ */
+export function serverErrors(server: TestServer): string[] {
+  return server
+    .logs()
+    .split("\n")
+    .filter((line) => /"level":\s*(50|60)\b/.test(line));
+}

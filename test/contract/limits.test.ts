@@ -8,6 +8,7 @@ import {
   limitHeaders,
   nextUtcMidnightSeconds,
   parseRateLimitField,
+  serverErrors,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -38,7 +39,9 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
     server = await startServer();
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   const discover = (key: string) => server.request("POST", "/v1/discover", { key, json: DISCOVER });
@@ -233,7 +236,9 @@ describe("contract: failed authentications are limited per client address", { ti
     valid = await server.createKey({ name: "valid" });
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   it("refuses the 31st failed authentication in a minute with 429; a valid key from the same address still works", async () => {

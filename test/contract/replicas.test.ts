@@ -5,6 +5,7 @@ import {
   type CreatedKey,
   type ExecutionRecord,
   expectError,
+  serverErrors,
   sleep,
   startServer,
   type TestServer,
@@ -24,8 +25,10 @@ describe("contract: two replicas on one data dir", { timeout: 90_000 }, () => {
     roomy = await a.createRoomyKey({ name: "replicas" });
   });
   afterAll(async () => {
+    const errors = [a, b].flatMap((server) => (server ? serverErrors(server) : []));
     await b?.stop();
     await a?.stop();
+    expect(errors).toEqual([]);
   });
 
   const discover = (server: TestServer, secret: string) =>

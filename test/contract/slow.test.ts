@@ -9,6 +9,7 @@ import {
   nextUtcMidnightSeconds,
   parseRateLimitField,
   secondsLeftInMinute,
+  serverErrors,
   sleep,
   startServer,
   type TestServer,
@@ -33,7 +34,9 @@ describe("contract: guarantees that take a while", { timeout: 150_000 }, () => {
     defaultTimeoutId = bodyOf<ExecutionRecord>(res).id;
   });
   afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
     await server?.stop();
+    expect(errors).toEqual([]);
   });
 
   it("once the day is used up, headers describe the day window and Retry-After runs until UTC midnight", async (ctx) => {

@@ -93,7 +93,9 @@ export class Skillport {
   private warmSkills(): void {
     setImmediate(() => {
       for (const { skill } of this.registry.list()) {
-        skill.warm?.().catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
+        skill
+          .warm?.()
+          .catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
       }
     }).unref();
   }

@@ -1,4 +1,4 @@
-import type { MathJsInstance, MathNode } from "mathjs";
+import type { EvalFunction, MathJsInstance, MathNode } from "mathjs";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
@@ -64,11 +64,11 @@ export const mathEvaluate = defineSkill({
   },
   async run(params) {
     const { math, parse } = await loadMath();
-    const node = parseExpression(parse, params.expression);
+    const compiled = compileCached(parse, params.expression);
     let result: unknown;
     try {
       // A fresh scope per call: variables never leak between executions or owners.
-      result = node.compile().evaluate(new Map());
+      result = compiled.evaluate(new Map());
     } catch (err) {
       throw new SkillError(`Could not evaluate ${quote(params.expression)}: ${errorMessage(err)}`, {
         cause: err,
@@ -77,6 +77,30 @@ export const mathEvaluate = defineSkill({
     return describeResult(math, lastResult(math, result));
   },
 });
+
+/**
+ * Compiled expressions by source text, least recently used dropped first. Agents repeat
+ * expressions, and parsing plus compiling costs more than evaluating; a compiled
+ * expression holds no state (each call gets a fresh scope), so sharing it is safe.
+ */
+const compiledCache = new Map<string, EvalFunction>();
+const COMPILED_CACHE_SIZE = 500;
+
+function compileCached(parse: (expression: string) => MathNode, expression: string): EvalFunction {
+  const cached = compiledCache.get(expression);
+  if (cached) {
+    compiledCache.delete(expression);
+    compiledCache.set(expression, cached);
+    return cached;
+  }
+  const compiled = parseExpression(parse, expression).compile();
+  compiledCache.set(expression, compiled);
+  if (compiledCache.size > COMPILED_CACHE_SIZE) {
+    const oldest = compiledCache.keys().next();
+    if (!oldest.done) compiledCache.delete(oldest.value);
+  }
+  return compiled;
+}
 
 function parseExpression(parse: (expression: string) => MathNode, expression: string): MathNode {
   let node: MathNode;

@@ -19,3 +19,22 @@ export const silentLogger: Logger = {
     return silentLogger;
   },
 };
+
+/**
+ * A child logger made only when first used: most executions never log, and building a
+ * child per execution shows up on the hot path.
+ */
+export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let child: Logger | undefined;
+  const get = () => {
+    child ??= parent.child(bindings);
+    return child;
+  };
+  return {
+    debug: (obj, msg) => get().debug(obj, msg),
+    info: (obj, msg) => get().info(obj, msg),
+    warn: (obj, msg) => get().warn(obj, msg),
+    error: (obj, msg) => get().error(obj, msg),
+    child: (more) => get().child(more),
+  };
+}

@@ -86,3 +86,18 @@ describe("math.evaluate", () => {
     await expectSkillError(mathEvaluate, { expression: "sin" }, /function, not a value/);
   });
 });
+
+describe("math.evaluate's compiled-expression cache", () => {
+  it("gives the same answer to a repeated expression, without sharing variables between calls", async () => {
+    const expression = "a = 5; a * 3";
+    expect((await runSkill(mathEvaluate, { expression })).value).toBe(15);
+    expect((await runSkill(mathEvaluate, { expression })).value).toBe(15);
+    // `a` was assigned in the cached expression's earlier runs; it must not exist here.
+    await expectSkillError(mathEvaluate, { expression: "a + 1" }, /a/);
+  });
+
+  it("keeps refusing a malformed expression on every call", async () => {
+    await expectSkillError(mathEvaluate, { expression: "2+*3" }, /Invalid expression/);
+    await expectSkillError(mathEvaluate, { expression: "2+*3" }, /Invalid expression/);
+  });
+});

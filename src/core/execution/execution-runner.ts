@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
-import type { Logger } from "../logger.js";
+import { type Logger, lazyChildLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
@@ -136,16 +136,20 @@ export class ExecutionRunner {
       });
       events.emit(id, { type: "status", record: running.record });
       const entry = registry.get(running.record.skill_id);
+      const logger = lazyChildLogger(this.options.logger, {
+        execution_id: id,
+        skill_id: running.record.skill_id,
+      });
       const outcome: RunOutcome = entry
         ? await runSkill(entry.skill, running.params, {
             timeoutMs: running.timeoutMs,
             controller,
-            logger: this.options.logger.child({ execution_id: id, skill_id: running.record.skill_id }),
+            logger,
             context: {
               executionId: id,
               owner: running.owner,
               config: this.options.skillConfig[running.record.skill_id] ?? {},
-              logger: this.options.logger.child({ execution_id: id, skill_id: running.record.skill_id }),
+              logger,
               messages: ownerMessages(store.messages, running.owner, clock),
               memory: ownerMemory(store.memory, running.owner, clock),
               progress: (update) => {

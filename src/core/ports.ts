@@ -114,6 +114,33 @@ export interface Limiter {
   consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision>;
   /** The same answer without counting. */
   peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision>;
+  /**
+   * Claims up to `wanted` requests of `bucket` at once (a lease), atomically: grants
+   * g = min(wanted, remaining in every window), which is 0 when any window is exhausted,
+   * and counts g in every window. The store never grants more than a window's limit in
+   * total, so callers that admit only granted requests can never over-admit, whichever
+   * process they run in. `windows` describe the shared state after the grant
+   * (remaining = limit − count, never below 0). `consume` is `acquire` of 1.
+   */
+  acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant>;
+  /**
+   * Gives back `count` requests that an `acquire` at `grantedAtMs` granted and nobody
+   * used: lowers, by `count` and never below 0, the counters of the windows that
+   * contained `grantedAtMs`. A window that has rolled over since is left as it is for
+   * every current purpose: the give-back lands on the ended window's counter, which
+   * limits nothing any more, never on the new window's (whose count never included
+   * these requests). So a lease dropped when the minute rolls over still returns its
+   * unused requests to the day window.
+   */
+  release(bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void>;
+}
+
+/** What `Limiter.acquire` granted. */
+export interface LimitGrant {
+  /** Requests granted, 0 ≤ granted ≤ wanted; 0 when any window is exhausted. */
+  granted: number;
+  /** One entry per requested window, in the same order, after the grant. */
+  windows: WindowState[];
 }
 
 export interface MessageStore {

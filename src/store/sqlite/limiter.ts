@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { LimitDecision, Limiter, LimitWindow, WindowState } from "../../core/ports.js";
+import type { LimitDecision, Limiter, LimitGrant, LimitWindow, WindowState } from "../../core/ports.js";
 
 /** Counter rows are kept this long after their window ended (for usage views), then pruned. */
 const KEEP_ENDED_WINDOWS_SECONDS = 86_400;
@@ -21,13 +21,17 @@ const PRUNE_INTERVAL_MS = 60_000;
  */
 export class SqliteLimiter implements Limiter {
   private readonly read: Database.Statement<[string, number, number], { count: number }>;
-  private readonly increment: Database.Statement<[string, number, number]>;
+  private readonly increment: Database.Statement<[string, number, number, number]>;
+  private readonly decrement: Database.Statement<[number, string, number, number]>;
   private readonly prune: Database.Statement<[number]>;
-  private readonly consumeTransaction: Database.Transaction<
-    (bucket: string, windows: LimitWindow[], nowMs: number) => LimitDecision
+  private readonly acquireTransaction: Database.Transaction<
+    (bucket: string, windows: LimitWindow[], wanted: number, nowMs: number) => LimitGrant
+  >;
+  private readonly releaseTransaction: Database.Transaction<
+    (bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number) => void
   >;
   private readonly peekTransaction: Database.Transaction<
-    (bucket: string, windows: LimitWindow[], nowMs: number) => LimitDecision
+    (bucket: string, windows: LimitWindow[], nowMs: number) => WindowRead[]
   >;
   private lastPruneMs = Number.NEGATIVE_INFINITY;
 
@@ -36,65 +40,72 @@ export class SqliteLimiter implements Limiter {
       "select count from limit_counters where bucket = ? and window_seconds = ? and window_start = ?",
     );
     this.increment = db.prepare(
-      `insert into limit_counters (bucket, window_seconds, window_start, count) values (?, ?, ?, 1)
-       on conflict (bucket, window_seconds, window_start) do update set count = count + 1`,
+      `insert into limit_counters (bucket, window_seconds, window_start, count) values (?, ?, ?, ?)
+       on conflict (bucket, window_seconds, window_start) do update set count = count + excluded.count`,
+    );
+    this.decrement = db.prepare(
+      `update limit_counters set count = max(0, count - ?)
+       where bucket = ? and window_seconds = ? and window_start = ?`,
     );
     // Same expression as the index limit_counters_end, so the delete is a range scan.
     this.prune = db.prepare("delete from limit_counters where window_start + window_seconds < ?");
-    this.consumeTransaction = db.transaction((bucket, windows, nowMs) =>
-      this.decide(bucket, windows, nowMs, true),
+    this.acquireTransaction = db.transaction((bucket, windows, wanted, nowMs) =>
+      this.grant(bucket, windows, wanted, nowMs),
     );
+    this.releaseTransaction = db.transaction((bucket, windows, count, grantedAtMs) => {
+      for (const { window, windowStart } of distinctCounters(windowStarts(windows, grantedAtMs))) {
+        this.decrement.run(count, bucket, window.windowSeconds, windowStart);
+      }
+    });
     // A read transaction, so all windows are read from one snapshot.
-    this.peekTransaction = db.transaction((bucket, windows, nowMs) =>
-      this.decide(bucket, windows, nowMs, false),
-    );
+    this.peekTransaction = db.transaction((bucket, windows, nowMs) => this.readAll(bucket, windows, nowMs));
   }
 
-  /**
-   * Reads every window and counts only if all allow it, in one IMMEDIATE transaction: the
-   * write lock is taken before the read, so no other process can count in between, and
-   * a refused request counts in no window (contract.md: "A request answered 429 does not
-   * count").
-   */
+  /** `acquire` of one request (contract.md: "A request answered 429 does not count"). */
   async consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
-    const decision = this.consumeTransaction.immediate(bucket, windows, nowMs);
-    this.pruneNowAndThen(nowMs);
-    return decision;
+    const { granted, windows: states } = await this.acquire(bucket, windows, 1, nowMs);
+    return { allowed: granted === 1, windows: states };
   }
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
-    return this.peekTransaction(bucket, windows, nowMs);
+    const reads = this.peekTransaction(bucket, windows, nowMs);
+    return { allowed: reads.every(({ window, used }) => used < window.limit), windows: reads.map(stateOf) };
   }
 
-  private decide(bucket: string, windows: LimitWindow[], nowMs: number, count: boolean): LimitDecision {
-    const nowSeconds = Math.floor(nowMs / 1000);
-    const reads = windows.map((window) => {
-      const windowStart = Math.floor(nowSeconds / window.windowSeconds) * window.windowSeconds;
-      const used = this.read.get(bucket, window.windowSeconds, windowStart)?.count ?? 0;
-      return { window, windowStart, used };
-    });
-    const allowed = reads.every(({ window, used }) => used < window.limit);
-    const counted = allowed && count;
-    if (counted) {
-      // Two windows of the same length share one counter: count it once.
-      const incremented = new Set<number>();
-      for (const { window, windowStart } of reads) {
-        if (incremented.has(window.windowSeconds)) continue;
-        incremented.add(window.windowSeconds);
-        this.increment.run(bucket, window.windowSeconds, windowStart);
+  /**
+   * Reads every window and counts the grant in each, in one IMMEDIATE transaction: the
+   * write lock is taken before the read, so no other process can count in between, and
+   * the grant never takes any window past its limit (a refused request, granted 0,
+   * counts in no window).
+   */
+  async acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {
+    const grant = this.acquireTransaction.immediate(bucket, windows, wanted, nowMs);
+    this.pruneNowAndThen(nowMs);
+    return grant;
+  }
+
+  async release(bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
+    if (count > 0) this.releaseTransaction.immediate(bucket, windows, count, grantedAtMs);
+  }
+
+  private grant(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): LimitGrant {
+    const reads = this.readAll(bucket, windows, nowMs);
+    let granted = Math.max(0, Math.floor(wanted));
+    for (const { window, used } of reads) granted = Math.max(0, Math.min(granted, window.limit - used));
+    if (granted > 0) {
+      for (const { window, windowStart } of distinctCounters(reads)) {
+        this.increment.run(bucket, window.windowSeconds, windowStart, granted);
       }
     }
-    return {
-      allowed,
-      windows: reads.map(
-        ({ window, windowStart, used }): WindowState => ({
-          limit: window.limit,
-          remaining: Math.max(0, window.limit - used - (counted ? 1 : 0)),
-          resetAtSeconds: windowStart + window.windowSeconds,
-          windowSeconds: window.windowSeconds,
-        }),
-      ),
-    };
+    return { granted, windows: reads.map((read) => stateOf({ ...read, used: read.used + granted })) };
+  }
+
+  private readAll(bucket: string, windows: LimitWindow[], nowMs: number): WindowRead[] {
+    return windowStarts(windows, nowMs).map(({ window, windowStart }) => ({
+      window,
+      windowStart,
+      used: this.read.get(bucket, window.windowSeconds, windowStart)?.count ?? 0,
+    }));
   }
 
   /** Deletes counters of windows that ended over a day ago, about once a minute. */
@@ -103,4 +114,42 @@ export class SqliteLimiter implements Limiter {
     this.lastPruneMs = nowMs;
     this.prune.run(Math.floor(nowMs / 1000) - KEEP_ENDED_WINDOWS_SECONDS);
   }
+}
+
+interface WindowStart {
+  window: LimitWindow;
+  /** Unix seconds: the epoch-aligned start of the window containing the given instant. */
+  windowStart: number;
+}
+
+interface WindowRead extends WindowStart {
+  /** The window's counter. */
+  used: number;
+}
+
+function windowStarts(windows: LimitWindow[], nowMs: number): WindowStart[] {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  return windows.map((window) => ({
+    window,
+    windowStart: Math.floor(nowSeconds / window.windowSeconds) * window.windowSeconds,
+  }));
+}
+
+/** Two windows of the same length share one counter: write it once. */
+function distinctCounters<T extends WindowStart>(starts: T[]): T[] {
+  const seen = new Set<number>();
+  return starts.filter(({ window }) => {
+    if (seen.has(window.windowSeconds)) return false;
+    seen.add(window.windowSeconds);
+    return true;
+  });
+}
+
+function stateOf({ window, windowStart, used }: WindowRead): WindowState {
+  return {
+    limit: window.limit,
+    remaining: Math.max(0, window.limit - used),
+    resetAtSeconds: windowStart + window.windowSeconds,
+    windowSeconds: window.windowSeconds,
+  };
 }

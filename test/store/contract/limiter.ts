@@ -110,5 +110,87 @@ export function describeLimiterContract(handle: StoreHandle): void {
       const decisions = await Promise.all(Array.from({ length: 100 }, () => consume(bucket, windows)));
       expect(decisions.filter((d) => d.allowed)).toHaveLength(60);
     });
+
+    describe("leases (acquire and release)", () => {
+      const limiter = () => handle.store.limiter;
+      const remaining = async (bucket: string, windows: LimitWindow[], nowMs = T0) =>
+        (await limiter().peek(bucket, windows, nowMs)).windows.map((w) => w.remaining);
+
+      it("grants what is wanted while the window allows it, and only what is left at the edge", async () => {
+        const bucket = uniqueId("bucket");
+        const windows = [{ limit: 10, windowSeconds: MINUTE }];
+        const first = await limiter().acquire(bucket, windows, 4, T0);
+        expect(first.granted).toBe(4);
+        expect(first.windows).toEqual([
+          { limit: 10, remaining: 6, resetAtSeconds: minuteStart(T0) + 60, windowSeconds: MINUTE },
+        ]);
+        const edge = await limiter().acquire(bucket, windows, 8, T0);
+        expect(edge.granted).toBe(6);
+        expect(edge.windows[0]?.remaining).toBe(0);
+      });
+
+      it("grants 0 when a window is exhausted and counts nothing", async () => {
+        const bucket = uniqueId("bucket");
+        const windows = [
+          { limit: 3, windowSeconds: MINUTE },
+          { limit: 10, windowSeconds: DAY },
+        ];
+        expect((await limiter().acquire(bucket, windows, 3, T0)).granted).toBe(3);
+        const refused = await limiter().acquire(bucket, windows, 5, T0);
+        expect(refused.granted).toBe(0);
+        expect(refused.windows.map((w) => w.remaining)).toEqual([0, 7]);
+        expect(await remaining(bucket, windows, T0 + 60_000)).toEqual([3, 7]);
+      });
+
+      it("bounds a grant by the tighter window and counts it in every window", async () => {
+        const bucket = uniqueId("bucket");
+        const windows = [
+          { limit: 100, windowSeconds: MINUTE },
+          { limit: 5, windowSeconds: DAY },
+        ];
+        const grant = await limiter().acquire(bucket, windows, 20, T0);
+        expect(grant.granted).toBe(5);
+        expect(grant.windows.map((w) => w.remaining)).toEqual([95, 0]);
+        expect((await limiter().acquire(bucket, windows, 1, T0 + 60_000)).granted).toBe(0);
+      });
+
+      it("is what consume does for one request", async () => {
+        const bucket = uniqueId("bucket");
+        const windows = [{ limit: 2, windowSeconds: MINUTE }];
+        await limiter().acquire(bucket, windows, 1, T0);
+        expect((await consume(bucket, windows)).windows[0]?.remaining).toBe(0);
+        expect((await consume(bucket, windows)).allowed).toBe(false);
+      });
+
+      it("release gives unused requests back to every window, never below zero", async () => {
+        const bucket = uniqueId("bucket");
+        const windows = [
+          { limit: 10, windowSeconds: MINUTE },
+          { limit: 50, windowSeconds: DAY },
+        ];
+        await limiter().acquire(bucket, windows, 10, T0);
+        await limiter().release(bucket, windows, 4, T0);
+        expect(await remaining(bucket, windows)).toEqual([4, 44]);
+        expect((await limiter().acquire(bucket, windows, 10, T0)).granted).toBe(4);
+        await limiter().release(bucket, windows, 100, T0);
+        expect(await remaining(bucket, windows)).toEqual([10, 50]);
+        await limiter().release(uniqueId("bucket"), windows, 3, T0);
+      });
+
+      it("release after the window rolled over leaves the new window alone", async () => {
+        const bucket = uniqueId("bucket");
+        const windows = [
+          { limit: 10, windowSeconds: MINUTE },
+          { limit: 50, windowSeconds: DAY },
+        ];
+        await limiter().acquire(bucket, windows, 6, T0);
+        const nextMinute = T0 + 60_000;
+        await limiter().acquire(bucket, windows, 3, nextMinute);
+        // The lease of the old minute is given back late: the new minute keeps its count,
+        // the day (still the same one) gets the unused requests back.
+        await limiter().release(bucket, windows, 6, T0);
+        expect(await remaining(bucket, windows, nextMinute)).toEqual([7, 47]);
+      });
+    });
   });
 }

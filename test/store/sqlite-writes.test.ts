@@ -12,22 +12,98 @@ import { useTempStores } from "./support/temp-store.js";
 describe("sqlite: group commit", () => {
   const temp = useTempStores();
 
-  const openWriter = async () => {
+  /** An fsync the test completes or fails by hand, counting how often it was asked for. */
+  const manualSync = () => {
+    const calls: { resolve(): void; reject(err: Error): void }[] = [];
+    const sync = () => new Promise<void>((resolve, reject) => calls.push({ resolve, reject }));
+    return { sync, calls };
+  };
+  const instantSync = async () => {};
+
+  const openWriter = async (sync: () => Promise<void> = instantSync) => {
     const db = new Database(join(await temp.dataDir(), "group.db"));
     db.exec("create table t (k text primary key, v integer not null) strict");
-    const writer = new GroupCommit(db, silentLogger);
+    const writer = new GroupCommit(db, silentLogger, sync);
     const put = (k: string, v: number | null) => () => {
       db.prepare("insert or replace into t (k, v) values (?, ?)").run(k, v);
     };
     const count = () => (db.prepare("select count(*) as n from t").get() as { n: number }).n;
     return { db, writer, put, count };
   };
+  const settled = (promise: Promise<unknown>) => {
+    const state = { done: false };
+    promise.then(
+      () => {
+        state.done = true;
+      },
+      () => {
+        state.done = true;
+      },
+    );
+    return state;
+  };
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-  it("commits the writes of one event-loop turn in one transaction", async () => {
+  it("commits the writes of one event-loop turn in one transaction and one fsync", async () => {
     const { writer, put, count, db } = await openWriter();
     await Promise.all(Array.from({ length: 200 }, (_, i) => writer.write(`k${i}`, put(`k${i}`, i))));
-    expect(writer.stats).toEqual({ batches: 1, writes: 200, failedBatches: 0 });
+    expect(writer.stats).toEqual({ batches: 1, writes: 200, failedBatches: 0, syncs: 1 });
     expect(count()).toBe(200);
+    db.close();
+  });
+
+  it("resolves a write only after the fsync that follows its commit", async () => {
+    const fsync = manualSync();
+    const { writer, put, count, db } = await openWriter(fsync.sync);
+    const write = settled(writer.write("a", put("a", 1)));
+    await turn();
+    expect(count()).toBe(1); // committed...
+    expect(write.done).toBe(false); // ...but not yet durable, so not yet acknowledged
+    fsync.calls[0]?.resolve();
+    await turn();
+    expect(write.done).toBe(true);
+    db.close();
+  });
+
+  it("makes commits that land during an fsync wait for the next one, which covers them all", async () => {
+    const fsync = manualSync();
+    const { writer, put, db } = await openWriter(fsync.sync);
+    const first = settled(writer.write("a", put("a", 1)));
+    await turn();
+    const second = settled(writer.write("b", put("b", 2)));
+    const third = settled(writer.write("c", put("c", 3)));
+    await turn();
+    expect(fsync.calls).toHaveLength(1); // one fsync at a time
+    fsync.calls[0]?.resolve();
+    await turn();
+    expect([first.done, second.done, third.done]).toEqual([true, false, false]);
+    expect(fsync.calls).toHaveLength(2);
+    fsync.calls[1]?.resolve();
+    await turn();
+    expect([second.done, third.done]).toEqual([true, true]);
+    expect(writer.stats).toMatchObject({ batches: 2, syncs: 2 });
+    db.close();
+  });
+
+  it("rejects the writes an fsync covered when it fails, and keeps working", async () => {
+    const fsync = manualSync();
+    const { writer, put, db } = await openWriter(fsync.sync);
+    const lost = writer.write("a", put("a", 1));
+    await turn();
+    fsync.calls[0]?.reject(new Error("EIO"));
+    await expect(lost).rejects.toThrow("EIO");
+    const next = writer.write("b", put("b", 2));
+    await turn();
+    fsync.calls[1]?.resolve();
+    await expect(next).resolves.toBeUndefined();
+    db.close();
+  });
+
+  it("keeps syncing after a batch that held only detached writes (regression: later saves hung)", async () => {
+    const { writer, put, db } = await openWriter();
+    writer.writeDetached("used", put("used", 1));
+    await turn();
+    await expect(writer.write("a", put("a", 1))).resolves.toBeUndefined();
     db.close();
   });
 
@@ -48,14 +124,14 @@ describe("sqlite: group commit", () => {
     expect(count()).toBe(0);
     await writer.write("b", put("b", 2));
     expect(count()).toBe(1);
-    expect(writer.stats).toEqual({ batches: 1, writes: 1, failedBatches: 1 });
+    expect(writer.stats).toEqual({ batches: 1, writes: 1, failedBatches: 1, syncs: 1 });
     db.close();
   });
 
-  it("commits pending writes on close and refuses writes after it", async () => {
+  it("commits and syncs pending writes on close and refuses writes after it", async () => {
     const { writer, put, count, db } = await openWriter();
     const pending = writer.write("a", put("a", 1));
-    writer.close();
+    await writer.close();
     expect(count()).toBe(1);
     await expect(pending).resolves.toBeUndefined();
     await expect(writer.write("b", put("b", 2))).rejects.toThrow(/closed/);

@@ -9,31 +9,41 @@ interface Waiter {
 /** A write waiting for the next batch. */
 type Write = () => void;
 
+/** Makes every commit made so far durable (an fdatasync of the WAL file). */
+export type SyncWal = () => Promise<void>;
+
 /**
  * Group commit: writes requested in the same event-loop turn are applied in ONE
- * transaction, so one fsync (the costly part of a durable commit) is shared by all of
- * them. Each awaited write resolves only after its batch committed, and a failed batch
- * rejects exactly the writes it held; the next batch starts clean.
+ * transaction, and one fsync makes a whole batch durable. Each awaited write resolves
+ * only after its batch is committed AND on disk; a failed batch rejects exactly the
+ * writes it held, and the next batch starts clean.
+ *
+ * The fsync is not SQLite's: the connection runs `synchronous=NORMAL` (a commit writes
+ * its WAL frames but does not sync them) and `syncWal` fdatasyncs the WAL file on
+ * libuv's thread pool. That is exactly what `synchronous=FULL` does at each commit, but
+ * off the event loop: requests keep being served while the disk works, and batches that
+ * commit meanwhile share the next fsync.
  *
  * Writes carry a coalescing key: a later write with the same key replaces the earlier
  * one in the same batch (the last state of an execution is the only one worth writing),
  * while every caller still waits for the commit that includes the final state.
- *
- * better-sqlite3 is synchronous, so a commit never overlaps the event loop: writes
- * requested while one batch commits simply land in the next turn's batch.
  */
 export class GroupCommit {
-  /** Totals for metrics: committed batches, the writes in them after coalescing, failures. */
-  readonly stats = { batches: 0, writes: 0, failedBatches: 0 };
+  /** Totals for metrics: committed batches, the writes in them after coalescing, failures, fsyncs. */
+  readonly stats = { batches: 0, writes: 0, failedBatches: 0, syncs: 0 };
   private pending = new Map<string, Write>();
   private waiters: Waiter[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private closed = false;
+  /** Committed writes waiting for the next fsync, and the fsync under way (if any). */
+  private unsynced: Waiter[] = [];
+  private syncing: Promise<void> | undefined;
   private readonly applyBatch: Database.Transaction<(writes: Iterable<Write>) => void>;
 
   constructor(
     db: Database.Database,
     private readonly logger: Logger,
+    private readonly syncWal: SyncWal,
   ) {
     this.applyBatch = db.transaction((writes: Iterable<Write>) => {
       for (const write of writes) write();
@@ -67,10 +77,13 @@ export class GroupCommit {
     this.commit();
   }
 
-  /** Flushes, then refuses further writes. */
-  close(): void {
+  /** Flushes and waits until everything committed is on disk, then refuses further writes. */
+  async close(): Promise<void> {
     this.flush();
     this.closed = true;
+    while (this.syncing) await this.syncing;
+    // Commits made outside the group commit (keys, idempotency entries) are durable too.
+    await this.syncWal();
   }
 
   private schedule(): void {
@@ -99,6 +112,34 @@ export class GroupCommit {
     }
     this.stats.batches++;
     this.stats.writes += batch.size;
-    for (const waiter of waiters) waiter.resolve();
+    this.unsynced.push(...waiters);
+    this.startSync();
+  }
+
+  /**
+   * One fsync at a time; it covers every commit made before it starts. Commits made
+   * while it runs wait for the next one, started as soon as it ends.
+   */
+  private startSync(): void {
+    if (this.syncing || this.unsynced.length === 0) return;
+    const covered = this.unsynced;
+    this.unsynced = [];
+    this.syncing = this.syncWal()
+      .then(
+        () => {
+          this.stats.syncs++;
+          for (const waiter of covered) waiter.resolve();
+        },
+        (err: unknown) => {
+          // The writes are committed but may not survive a power cut: their callers must
+          // not be told they are durable.
+          this.logger.error({ err, writes: covered.length }, "fsync of the WAL failed");
+          for (const waiter of covered) waiter.reject(err);
+        },
+      )
+      .finally(() => {
+        this.syncing = undefined;
+        this.startSync();
+      });
   }
 }

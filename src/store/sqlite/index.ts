@@ -13,6 +13,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
+import { createWalSync } from "./wal-sync.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
 export const DEFAULT_DATABASE_FILE = "skillport.db";
@@ -29,15 +30,16 @@ export interface SqliteStoreOptions {
 
 /** A `Store` with what only the SQLite adapter can tell (for metrics and benchmarks). */
 export interface SqliteStore extends Store {
-  /** Group commit totals: committed batches, the writes they held, failed batches. */
+  /** Group commit totals: committed batches, the writes they held, failed batches, fsyncs. */
   readonly groupCommitStats: Readonly<GroupCommit["stats"]>;
 }
 
 /**
  * The embedded store: one SQLite file (WAL) that several processes on one machine may
- * share. Two connections: the main one (`synchronous=FULL`, so a saved execution survives
- * a power cut before the response leaves) and the limiter's (`synchronous=NORMAL`, see
- * `SqliteLimiter`). The schema is migrated on open.
+ * share. Two connections, both `synchronous=NORMAL`: the main one, whose saved
+ * executions are made durable by the group commit's own fsync of the WAL before they
+ * resolve (so a saved execution survives a power cut before the response leaves), and
+ * the limiter's (see `SqliteLimiter`). The schema is migrated on open.
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   mkdirSync(options.dataDir, { recursive: true });
@@ -45,7 +47,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const logger = options.logger ?? silentLogger;
 
   const { db, limiterDb } = openConnections(filePath);
-  const writer = new GroupCommit(db, logger);
+  const walSync = createWalSync(filePath);
+  const writer = new GroupCommit(db, logger, walSync.sync);
   const ping = db.prepare("select 1 as one").pluck();
   let closed = false;
 
@@ -68,8 +71,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       if (closed) return;
       closed = true;
       try {
-        writer.close();
+        await writer.close();
       } finally {
+        walSync.close();
         limiterDb.close();
         db.close();
       }
@@ -79,7 +83,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
 /** Opens the main connection, migrates, then opens the limiter's; nothing stays open on failure. */
 function openConnections(filePath: string): { db: Database.Database; limiterDb: Database.Database } {
-  const db = openConnection(filePath, { synchronous: "FULL" });
+  const db = openConnection(filePath, { synchronous: "NORMAL" });
   try {
     migrate(db);
     return { db, limiterDb: openConnection(filePath, { synchronous: "NORMAL" }) };

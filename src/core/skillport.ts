@@ -7,6 +7,7 @@ import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
 import { ExecutionService } from "./execution/execution-service.js";
 import { KeyService } from "./keys/key-service.js";
+import { LeasedLimiter } from "./limits/leased-limiter.js";
 import type { Logger } from "./logger.js";
 import type { Store } from "./ports.js";
 import { SkillRegistry } from "./skills/registry.js";
@@ -40,6 +41,8 @@ export class Skillport {
   readonly events = new ExecutionEvents();
   readonly logger: Logger;
   private readonly clock: Clock;
+  /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
+  private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
   private retentionTimer: NodeJS.Timeout | undefined;
 
@@ -52,7 +55,8 @@ export class Skillport {
     this.registry = new SkillRegistry(options.skills);
     this.discovery = createDiscovery(this.registry);
     this.keys = new KeyService(this.store.keys, clock);
-    this.access = new AccessGate(this.keys, this.store.limiter, clock, {
+    this.limiter = new LeasedLimiter(this.store.limiter, clock);
+    this.access = new AccessGate(this.keys, this.limiter, clock, {
       failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     });
     this.catalog = new CatalogService(this.registry, this.discovery);
@@ -109,6 +113,7 @@ export class Skillport {
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.discovery.close();
+    await this.limiter.close();
     await this.store.close();
   }
 }

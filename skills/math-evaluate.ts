@@ -131,6 +131,11 @@ function describeResult(
   math: MathJsInstance,
   result: unknown,
 ): { value: number | string | boolean; type: string; text: string } {
+  // Small integers are the commonest answer, and math.format costs more than the whole
+  // evaluation; below 1e5 (where mathjs switches to exponent notation) String() is identical.
+  if (typeof result === "number" && Number.isInteger(result) && Math.abs(result) < 1e5) {
+    return { value: result, type: "number", text: String(result) };
+  }
   const mathType = math.typeOf(result);
   if (mathType === "undefined") throw new SkillError("The expression has no value");
   if (mathType === "function") {

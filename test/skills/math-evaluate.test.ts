@@ -101,3 +101,17 @@ describe("math.evaluate's compiled-expression cache", () => {
     await expectSkillError(mathEvaluate, { expression: "2+*3" }, /Invalid expression/);
   });
 });
+
+describe("math.evaluate's text of small integers", () => {
+  it("matches mathjs's own formatting on both sides of the exponent-notation threshold", async () => {
+    for (const [expression, text] of [
+      ["2+3*4", "14"],
+      ["-99999", "-99999"],
+      ["99999", "99999"],
+      ["100000", "1e+5"],
+      ["0", "0"],
+    ] as const) {
+      expect((await runSkill(mathEvaluate, { expression })).text).toBe(text);
+    }
+  });
+});

@@ -33,6 +33,8 @@ const LEASE_CAP_SHARE = 0.01;
  * keys are exact across processes. A refused request is one the store granted nothing for,
  * so it counts in no window. Within a process, `remaining` falls by one per request:
  * it is the store's remaining after the last grant plus this process's unused lease.
+ * A process that dies without `close` leaves its unused lease counted until the windows
+ * end: under-admission again, within the same cap, never over-admission.
  */
 export class LeasedLimiter implements Limiter {
   private readonly buckets = new Map<string, Bucket>();

@@ -13,7 +13,7 @@ const PRUNE_INTERVAL_MS = 60_000;
  * midnight in every process without any coordination.
  *
  * This runs on its own connection with `synchronous=NORMAL`. The counters need atomicity
- * (one IMMEDIATE transaction per decision) and visibility to other processes (every
+ * (one IMMEDIATE transaction per grant or give-back) and visibility to other processes (every
  * commit is in the WAL at once), both of which NORMAL keeps; what it gives up is an fsync
  * per commit, so a power cut may forget the last moments of counting. That errs in the
  * client's favour by a few requests, which is not worth an fsync on every request. A

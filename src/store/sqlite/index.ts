@@ -7,6 +7,7 @@ import type { Store } from "../../core/ports.js";
 import { SqliteExecutionStore } from "./execution-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteIdempotencyStore } from "./idempotency-store.js";
+import { KeyChangeSignal } from "./key-change-signal.js";
 import { SqliteKeyStore } from "./key-store.js";
 import { SqliteLimiter } from "./limiter.js";
 import { SqliteMemoryStore } from "./memory-store.js";
@@ -53,7 +54,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let closed = false;
 
   return {
-    keys: new SqliteKeyStore(db, writer, options.clock ?? systemClock),
+    keys: new SqliteKeyStore(
+      db,
+      writer,
+      options.clock ?? systemClock,
+      new KeyChangeSignal(`${filePath}-keys`),
+    ),
     executions: new SqliteExecutionStore(db, writer),
     idempotency: new SqliteIdempotencyStore(db),
     messages: new SqliteMessageStore(db),

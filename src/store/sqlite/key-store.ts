@@ -3,6 +3,7 @@ import type { Clock } from "../../core/clock.js";
 import type { ApiKey, Environment, Plan, Scope } from "../../core/keys/api-key.js";
 import type { KeyStore } from "../../core/ports.js";
 import type { GroupCommit } from "./group-commit.js";
+import type { KeyChangeSignal } from "./key-change-signal.js";
 
 interface KeyRow {
   id: string;
@@ -26,9 +27,16 @@ interface KeyRow {
 export const MARK_USED_INTERVAL_MS = 30_000;
 
 /**
- * API keys in the `api_keys` table. Every read goes to the database: a key revoked by
- * another process must be refused on the very next request (contract.md, "API keys"), so
- * nothing here caches a key.
+ * A cached key is re-read at least this often, so that even a change whose signal was
+ * lost (a process that died between its commit and `announce`) is seen within a second.
+ */
+export const KEY_CACHE_TTL_MS = 1_000;
+
+/**
+ * API keys in the `api_keys` table. Keys are read on every request, so lookups by hash
+ * are cached in this process; the cache is dropped whenever the `KeyChangeSignal` shows
+ * that any process changed a key, so a key revoked elsewhere is still refused on the
+ * very next request (contract.md, "API keys").
  */
 export class SqliteKeyStore implements KeyStore {
   private readonly insertStatement: Database.Statement;
@@ -40,11 +48,15 @@ export class SqliteKeyStore implements KeyStore {
   private readonly markUsedStatement: Database.Statement<[{ id: string; usedAt: string }]>;
   /** When this process last queued a `last_used_at` write per key (clock milliseconds). */
   private readonly lastMarkedAt = new Map<string, number>();
+  /** Found keys by hash, with when they were read; valid while the signal's version holds. */
+  private readonly cache = new Map<string, { key: ApiKey; readAt: number }>();
+  private cacheVersion = "";
 
   constructor(
     db: Database.Database,
     private readonly writer: GroupCommit,
     private readonly clock: Clock,
+    private readonly changes: KeyChangeSignal,
   ) {
     this.insertStatement = db.prepare(
       `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
@@ -84,11 +96,25 @@ export class SqliteKeyStore implements KeyStore {
       expiresAt: key.expiresAt,
       revokedAt: key.revokedAt,
     });
+    this.changes.announce();
   }
 
   async findByHash(hash: string): Promise<ApiKey | undefined> {
+    const version = this.changes.version();
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
+    }
+    const nowMs = this.clock.now();
+    const cached = this.cache.get(hash);
+    if (cached && nowMs - cached.readAt < KEY_CACHE_TTL_MS) return cached.key;
     const row = this.byHash.get(hash);
-    return row && toApiKey(row);
+    // Only found keys are cached: unknown hashes (guesses) must not fill the memory.
+    if (!row) return undefined;
+    const key = toApiKey(row);
+    if (this.cache.size >= 10_000) this.cache.clear();
+    this.cache.set(hash, { key, readAt: nowMs });
+    return key;
   }
 
   async findById(id: string): Promise<ApiKey | undefined> {
@@ -101,7 +127,10 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(id: string, revokedAt: string): Promise<boolean> {
-    if (this.revokeStatement.run({ id, revokedAt }).changes > 0) return true;
+    if (this.revokeStatement.run({ id, revokedAt }).changes > 0) {
+      this.changes.announce();
+      return true;
+    }
     // Already revoked still counts as found: the port's false means "no such key".
     return this.exists.get(id) !== undefined;
   }

@@ -107,6 +107,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ) strict, without rowid;
     `,
   },
+  {
+    version: 2,
+    name: "index only unfinished executions by status",
+    // The status index serves one query, finding unfinished executions (orphan recovery).
+    // Indexing only those keeps every terminal record out of it: most records are written
+    // once, already terminal, and then never touch this index.
+    sql: `
+      drop index executions_status;
+      create index executions_unfinished on executions (status) where status in ('queued', 'running');
+    `,
+  },
 ];
 
 /**

@@ -9,12 +9,29 @@ import { renameSync, statSync, writeFileSync } from "node:fs";
  * inode and modification time both change.
  */
 export class KeyChangeSignal {
+  private ino = -1;
+  private mtimeMs = -1;
+  private ctimeMs = -1;
+  private generation = 0;
+
   constructor(private readonly path: string) {}
 
-  /** The signal's current version; changes after every `announce`, by any process. */
-  version(): string {
-    const stats = statSync(this.path, { bigint: true, throwIfNoEntry: false });
-    return stats ? `${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}` : "none";
+  /**
+   * A number that changes after every `announce`, by any process. (Plain-number stats and
+   * field comparisons: this runs on every request.)
+   */
+  version(): number {
+    const stats = statSync(this.path, { throwIfNoEntry: false });
+    const ino = stats?.ino ?? 0;
+    const mtimeMs = stats?.mtimeMs ?? 0;
+    const ctimeMs = stats?.ctimeMs ?? 0;
+    if (ino !== this.ino || mtimeMs !== this.mtimeMs || ctimeMs !== this.ctimeMs) {
+      this.ino = ino;
+      this.mtimeMs = mtimeMs;
+      this.ctimeMs = ctimeMs;
+      this.generation++;
+    }
+    return this.generation;
   }
 
   /** Tells every process that keys changed; call after the change is committed. */

@@ -50,7 +50,7 @@ export class SqliteKeyStore implements KeyStore {
   private readonly lastMarkedAt = new Map<string, number>();
   /** Found keys by hash, with when they were read; valid while the signal's version holds. */
   private readonly cache = new Map<string, { key: ApiKey; readAt: number }>();
-  private cacheVersion = "";
+  private cacheVersion = -1;
 
   constructor(
     db: Database.Database,

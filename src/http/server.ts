@@ -82,6 +82,8 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     return payload;
   });
   app.addHook("onResponse", async (request, reply) => {
+    // Skip building the entry at all when info lines are not written (every request passes here).
+    if (!request.log.isLevelEnabled("info")) return;
     request.log.info(
       {
         method: request.method,

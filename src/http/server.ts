@@ -30,6 +30,8 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
+
 const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
@@ -83,7 +85,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   });
   app.addHook("onResponse", async (request, reply) => {
     // Skip building the entry at all when info lines are not written (every request passes here).
-    if (!request.log.isLevelEnabled("info")) return;
+    if (!LEVELS_WRITING_INFO.has(request.log.level)) return;
     request.log.info(
       {
         method: request.method,

@@ -243,7 +243,9 @@ describe("contract: failed authentications are limited per client address", { ti
 
   it("refuses the 31st failed authentication in a minute with 429; a valid key from the same address still works", async () => {
     await awayFromMinuteBoundary(30);
-    const secrets = [undefined, "sk_live_guess", `${valid.secret.slice(0, -1)}x`];
+    // The last character changed to one it is not (regression: "…x" equalled the secret when it ended in x).
+    const mistyped = valid.secret.slice(0, -1) + (valid.secret.endsWith("x") ? "y" : "x");
+    const secrets = [undefined, "sk_live_guess", mistyped];
     for (let i = 0; i < 30; i++) {
       const secret = secrets[i % secrets.length];
       // A spoofed X-Forwarded-For must not give each guess a fresh address (no trusted proxy).

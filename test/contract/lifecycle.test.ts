@@ -10,7 +10,6 @@ import {
   expectError,
   type Json,
   parseRateLimitField,
-  sleep,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -28,9 +27,13 @@ function readStreamKeepingSocket(
   server: TestServer,
   path: string,
   key: string,
-): Promise<{ status: number; body: string }> {
+): { started: Promise<void>; ended: Promise<{ status: number; body: string }> } {
   const agent = new Agent({ keepAlive: true });
-  return new Promise((resolve, reject) => {
+  let markStarted = () => {};
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  const ended = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = httpRequest(
       `${server.baseUrl}${path}`,
       { agent, headers: { authorization: `Bearer ${key}` } },
@@ -39,6 +42,7 @@ function readStreamKeepingSocket(
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           body += chunk;
+          markStarted();
         });
         res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
         res.on("error", reject);
@@ -47,6 +51,7 @@ function readStreamKeepingSocket(
     req.on("error", reject);
     req.end();
   });
+  return { started, ended };
 }
 
 // contract.md, "Product name and entry points": /healthz, /readyz, the OpenAPI document.
@@ -155,10 +160,12 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
       await untilRunning(server, key);
       // A client that keeps idle sockets for ever (fetch would drop them after 4 s).
       const streaming = readStreamKeepingSocket(server, `/v1/executions/${id}/events`, key.secret);
-      await sleep(300);
+      // Signal only once the stream is open (regression: on a busy machine a fixed sleep let
+      // SIGTERM arrive first, and the request was rightly refused with 503).
+      await streaming.started;
       const signalledAt = Date.now();
       server.child.kill("SIGTERM");
-      const stream = await streaming;
+      const stream = await streaming.ended;
       expect(stream.status).toBe(200);
       expect(stream.body).toMatch(/^id: 1\nevent: status\n/);
       // Regression: the stream's idle keep-alive socket held the process open.

@@ -7,8 +7,9 @@ import type { ApiKey } from "../keys/api-key.js";
 import type { Store } from "../ports.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import type { ExecutionRunner } from "./execution-runner.js";
-import { markFinished } from "./new-record.js";
+import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
+import { cancelledOutcome } from "./run-skill.js";
 
 /**
  * Another process sharing the store may finish an execution; this process hears of it
@@ -62,17 +63,11 @@ export class ExecutionQueries {
     if (local) return local.record;
     // Held by another process sharing the store: record the cancellation; that process
     // cannot be signalled from here (scale-out adds cross-process cancellation).
+    const now = this.clock.now();
     const cancelled = markFinished(
       execution,
-      {
-        status: "cancelled",
-        result: null,
-        error: { code: "execution_cancelled", message: "The execution was cancelled." },
-        latencyMs: execution.record.started_at
-          ? this.clock.now() - Date.parse(execution.record.started_at)
-          : 0,
-      },
-      this.clock.now(),
+      cancelledOutcome("The execution was cancelled.", runningFor(execution, now)),
+      now,
     );
     await this.store.executions.save(cancelled);
     return cancelled.record;

@@ -7,9 +7,9 @@ import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
 import type { ExecutionEvents } from "./events.js";
-import { markFinished, markRunning } from "./new-record.js";
+import { markFinished, markRunning, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
-import { type AbortReason, type RunOutcome, runSkill } from "./run-skill.js";
+import { type AbortReason, cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { ownerMemory, ownerMessages } from "./skill-context.js";
 import { WorkQueue } from "./work-queue.js";
 
@@ -92,7 +92,9 @@ export class ExecutionRunner {
    */
   async cancelLocal(execution: StoredExecution): Promise<StoredExecution | undefined> {
     const id = execution.record.id;
-    if (this.queue.remove(id)) return this.finish(execution, cancelledBeforeStart());
+    if (this.queue.remove(id)) {
+      return this.finish(execution, cancelledOutcome("The execution was cancelled before it started.", 0));
+    }
     const running = this.inFlight.get(id);
     if (!running) return undefined;
     running.controller.abort("cancel" satisfies AbortReason);
@@ -158,7 +160,11 @@ export class ExecutionRunner {
               },
             },
           })
-        : { status: "failed", result: null, error: skillGone(running.record.skill_id), latencyMs: 0 };
+        : failedOutcome(
+            "execution_failed",
+            `The skill ${running.record.skill_id} is no longer available.`,
+            0,
+          );
       return this.finish(running, outcome);
     })();
     this.inFlight.set(id, { controller, finished });
@@ -192,17 +198,14 @@ export class ExecutionRunner {
       if (orphan.record.status === "queued" && this.accepting) {
         this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined });
       } else {
-        await this.finish(orphan, {
-          status: "failed",
-          result: null,
-          error: {
-            code: "execution_interrupted",
-            message: "The process running the execution stopped before it ended.",
-          },
-          latencyMs: orphan.record.started_at
-            ? this.options.clock.now() - Date.parse(orphan.record.started_at)
-            : 0,
-        });
+        await this.finish(
+          orphan,
+          failedOutcome(
+            "execution_interrupted",
+            "The process running the execution stopped before it ended.",
+            runningFor(orphan, this.options.clock.now()),
+          ),
+        );
       }
     }
     if (orphans.length > 0)
@@ -241,17 +244,4 @@ export function isRunnerGone(
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "ESRCH";
   }
-}
-
-function cancelledBeforeStart(): RunOutcome {
-  return {
-    status: "cancelled",
-    result: null,
-    error: { code: "execution_cancelled", message: "The execution was cancelled before it started." },
-    latencyMs: 0,
-  };
-}
-
-function skillGone(skillId: string): RunOutcome["error"] {
-  return { code: "execution_failed", message: `The skill ${skillId} is no longer available.` };
 }

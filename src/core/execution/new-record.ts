@@ -50,3 +50,9 @@ export function markFinished(
     },
   };
 }
+
+/** Milliseconds the execution has been running at `nowMs`; 0 if it never started. */
+export function runningFor(execution: StoredExecution, nowMs: number): number {
+  const startedAt = execution.record.started_at;
+  return startedAt === null ? 0 : nowMs - Date.parse(startedAt);
+}

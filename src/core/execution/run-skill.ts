@@ -56,7 +56,11 @@ export async function runSkill(
     const parsed = skill.result.safeParse(output);
     if (!parsed.success) {
       logger.error({ issues: parsed.error.issues }, "skill returned a result that does not match its schema");
-      return failed("execution_failed", `The skill ${skill.id} returned an invalid result.`, elapsed());
+      return failedOutcome(
+        "execution_failed",
+        `The skill ${skill.id} returned an invalid result.`,
+        elapsed(),
+      );
     }
     return { status: "completed", result: parsed.data, error: null, latencyMs: elapsed() };
   } catch (err) {
@@ -88,26 +92,27 @@ function outcomeOfError(
           latencyMs,
         };
       case "shutdown":
-        return failed(
+        return failedOutcome(
           "execution_interrupted",
           "The service shut down while the execution was running.",
           latencyMs,
         );
       default:
-        return {
-          status: "cancelled",
-          result: null,
-          error: { code: "execution_cancelled", message: "The execution was cancelled." },
-          latencyMs,
-        };
+        return cancelledOutcome("The execution was cancelled.", latencyMs);
     }
   }
-  if (err instanceof SkillError) return failed("execution_failed", err.message, latencyMs);
+  if (err instanceof SkillError) return failedOutcome("execution_failed", err.message, latencyMs);
   // An unexpected exception is a bug in the skill: log it whole, show the caller no internals.
   logger.error({ err }, "skill threw an unexpected error");
-  return failed("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
+  return failedOutcome("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
 }
 
-function failed(code: ExecutionErrorCode, message: string, latencyMs: number): RunOutcome {
+/** A `failed` outcome; the one constructor for every failure, whoever decides it. */
+export function failedOutcome(code: ExecutionErrorCode, message: string, latencyMs: number): RunOutcome {
   return { status: "failed", result: null, error: { code, message }, latencyMs };
+}
+
+/** A `cancelled` outcome, whether the execution was running or still queued. */
+export function cancelledOutcome(message: string, latencyMs: number): RunOutcome {
+  return { status: "cancelled", result: null, error: { code: "execution_cancelled", message }, latencyMs };
 }

@@ -78,7 +78,15 @@ export class ExecutionQueries {
    * they happen, ending after the terminal status (SSE `/events`).
    */
   async *subscribe(key: ApiKey, id: string, signal?: AbortSignal): AsyncGenerator<ExecutionEvent> {
-    const execution = await this.find(key, id);
+    yield* this.follow(await this.find(key, id), signal);
+  }
+
+  /**
+   * The events of one execution until it is terminal or `signal` fires: its current status
+   * first, then this process's events, and a store poll for what other processes do.
+   */
+  private async *follow(execution: StoredExecution, signal?: AbortSignal): AsyncGenerator<ExecutionEvent> {
+    const id = execution.record.id;
     const pending: ExecutionEvent[] = [];
     let wake: (() => void) | undefined;
     const push = (event: ExecutionEvent) => {
@@ -132,49 +140,22 @@ export class ExecutionQueries {
     return execution;
   }
 
-  private waitForTerminal(
+  /** The latest status seen within `waitMs`, terminal as soon as it is (long poll). */
+  private async waitForTerminal(
     execution: StoredExecution,
     waitMs: number,
     signal?: AbortSignal,
   ): Promise<ExecutionRecord> {
-    const id = execution.record.id;
-    return new Promise((resolve) => {
-      let latest = execution.record;
-      const done = (record: ExecutionRecord) => {
-        clearTimeout(timer);
-        clearInterval(poll);
-        unsubscribe();
-        signal?.removeEventListener("abort", onAbort);
-        resolve(record);
-      };
-      const onAbort = () => done(latest);
-      const unsubscribe = this.events.subscribe(id, (event) => {
-        if (event.type !== "status") return;
-        latest = event.record;
-        if (isTerminal(event.record.status)) done(event.record);
-      });
-      const timer = setTimeout(() => {
-        this.store.executions.get(id).then(
-          (row) => done(row?.record ?? latest),
-          () => done(latest),
-        );
-      }, waitMs);
-      const poll = setInterval(() => {
-        this.store.executions.get(id).then(
-          (row) => {
-            if (row && isTerminal(row.record.status)) done(row.record);
-          },
-          () => {},
-        );
-      }, STORE_POLL_MS);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      // The record may have ended between the first read and the subscription.
-      this.store.executions.get(id).then(
-        (row) => {
-          if (row && isTerminal(row.record.status)) done(row.record);
-        },
-        () => {},
-      );
-    });
+    const deadline = AbortSignal.timeout(waitMs);
+    let latest = execution.record;
+    for await (const event of this.follow(
+      execution,
+      signal ? AbortSignal.any([signal, deadline]) : deadline,
+    )) {
+      if (event.type === "status") latest = event.record;
+    }
+    // A wait that ran out answers with the record as stored now, whoever changed it.
+    if (!isTerminal(latest.status)) latest = (await this.store.executions.get(latest.id))?.record ?? latest;
+    return latest;
   }
 }

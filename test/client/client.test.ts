@@ -5,50 +5,24 @@ import {
   Skillport,
   SkillportError,
 } from "../../src/client/index.js";
-import {
-  type CreatedKey,
-  expectIsoTimestamp,
-  serverErrors,
-  startServer,
-  type TestServer,
-} from "../contract/harness.js";
-
-/** Collects every item of an async iterator. */
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
-/** What a call threw (the test fails if it did not throw). */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error("expected the call to reject");
-}
+import { type CreatedKey, expectIsoTimestamp, serverForSuite } from "../contract/harness.js";
+import { collect, rejectionOf } from "./support.js";
 
 // Every method of `skillport/client` against the real built server.
 describe("client: every method against the real server", () => {
-  let server: TestServer;
+  const server = serverForSuite();
   let key: CreatedKey;
   let client: Skillport;
   let readOnly: Skillport;
 
   beforeAll(async () => {
-    server = await startServer();
-    key = await server.createRoomyKey({ owner: "client-methods" });
-    const readOnlyKey = await server.createRoomyKey({ scope: "read-only", owner: "client-methods" });
-    client = new Skillport({ apiKey: key.secret, baseUrl: server.baseUrl });
-    readOnly = new Skillport({ apiKey: readOnlyKey.secret, baseUrl: server.baseUrl });
+    key = await server().createRoomyKey({ owner: "client-methods" });
+    const readOnlyKey = await server().createRoomyKey({ scope: "read-only", owner: "client-methods" });
+    client = new Skillport({ apiKey: key.secret, baseUrl: server().baseUrl });
+    readOnly = new Skillport({ apiKey: readOnlyKey.secret, baseUrl: server().baseUrl });
   });
   afterAll(async () => {
     await Promise.all([client?.close(), readOnly?.close()]);
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
   });
 
   it("discover ranks skills for a query and gives each one's params schema", async () => {
@@ -86,11 +60,9 @@ describe("client: every method against the real server", () => {
   });
 
   it("execute with throwOnFailure throws the record's error code and carries the record", async () => {
-    const err = await rejectionOf(
+    const error = await rejectionOf(
       client.execute({ skill_id: "math.evaluate", params: { expression: "4+" } }, { throwOnFailure: true }),
     );
-    expect(err).toBeInstanceOf(SkillportError);
-    const error = err as SkillportError;
     expect(error.code).toBe("execution_failed");
     expect(error.status).toBeUndefined();
     expect(error.execution?.status).toBe("failed");
@@ -140,7 +112,7 @@ describe("client: every method against the real server", () => {
     const queued = await client.execute({ skill_id: "util.wait", params: { ms: 20_000 }, async: true });
     const err = await rejectionOf(client.waitForExecution(queued.id, { timeoutMs: 300 }));
     expect(err).toBeInstanceOf(SkillportError);
-    expect((err as SkillportError).code).toBe("timeout");
+    expect(err.code).toBe("timeout");
     await client.cancelExecution(queued.id);
   });
 
@@ -149,14 +121,14 @@ describe("client: every method against the real server", () => {
     const waiting = rejectionOf(client.waitForExecution(queued.id, { throwOnFailure: true }));
     const cancelled = await client.cancelExecution(queued.id);
     expect(cancelled).toMatchObject({ id: queued.id, status: "cancelled", success: false });
-    const err = (await waiting) as SkillportError;
+    const err = await waiting;
     expect(err.code).toBe("execution_cancelled");
     expect(err.execution?.id).toBe(queued.id);
   });
 
   it("cancelExecution of a finished execution throws the server's 409 unchanged", async () => {
     const done = await client.execute({ skill_id: "math.evaluate", params: { expression: "1" } });
-    const err = (await rejectionOf(client.cancelExecution(done.id))) as SkillportError;
+    const err = await rejectionOf(client.cancelExecution(done.id));
     expect(err).toBeInstanceOf(SkillportError);
     expect(err.status).toBe(409);
     expect(err.code).toBe("execution_not_cancellable");
@@ -165,8 +137,8 @@ describe("client: every method against the real server", () => {
   });
 
   it("listExecutions iterates every page, newest first, with filters", async () => {
-    const owner = await server.createRoomyKey({ owner: "client-lister" });
-    const lister = new Skillport({ apiKey: owner.secret, baseUrl: server.baseUrl });
+    const owner = await server().createRoomyKey({ owner: "client-lister" });
+    const lister = new Skillport({ apiKey: owner.secret, baseUrl: server().baseUrl });
     try {
       const made: ExecutionRecord[] = [];
       for (const expression of ["1", "2", "3", "4", "5"]) {
@@ -209,7 +181,7 @@ describe("client: every method against the real server", () => {
   });
 
   it("executionEvents of an unknown execution throws execution_not_found", async () => {
-    const err = (await rejectionOf(collect(client.executionEvents("exec_doesnotexist")))) as SkillportError;
+    const err = await rejectionOf(collect(client.executionEvents("exec_doesnotexist")));
     expect(err.status).toBe(404);
     expect(err.code).toBe("execution_not_found");
   });
@@ -235,9 +207,7 @@ describe("client: every method against the real server", () => {
   });
 
   it("passes the server's error code, message, details and request id through unchanged", async () => {
-    const err = (await rejectionOf(
-      client.execute({ skill_id: "math.evaluate", params: { expression: 42 } }),
-    )) as SkillportError;
+    const err = await rejectionOf(client.execute({ skill_id: "math.evaluate", params: { expression: 42 } }));
     expect(err).toBeInstanceOf(SkillportError);
     expect(err.status).toBe(422);
     expect(err.code).toBe("invalid_params");
@@ -248,14 +218,14 @@ describe("client: every method against the real server", () => {
       details: err.details,
       request_id: err.requestId,
     });
-    const missing = (await rejectionOf(readOnly.getSkill("no.such.skill"))) as SkillportError;
+    const missing = await rejectionOf(readOnly.getSkill("no.such.skill"));
     expect([missing.status, missing.code]).toEqual([404, "skill_not_found"]);
   });
 
   it("a read-only key is refused execution with the server's 403", async () => {
-    const err = (await rejectionOf(
+    const err = await rejectionOf(
       readOnly.execute({ skill_id: "math.evaluate", params: { expression: "1" } }),
-    )) as SkillportError;
+    );
     expect([err.status, err.code]).toEqual([403, "insufficient_scope"]);
   });
 
@@ -267,6 +237,6 @@ describe("client: every method against the real server", () => {
       { signal: controller.signal },
     );
     setTimeout(() => controller.abort(reason), 100);
-    expect(await rejectionOf(running)).toBe(reason);
+    await expect(running).rejects.toBe(reason);
   });
 });

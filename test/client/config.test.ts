@@ -1,18 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Skillport, SkillportError } from "../../src/client/index.js";
-import { type CreatedKey, serverErrors, startServer, type TestServer } from "../contract/harness.js";
+import { type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
 
 const ENV_NAMES = ["SKILLPORT_API_KEY", "SKILLPORT_BASE_URL"] as const;
 
 describe("client configuration", () => {
-  let server: TestServer;
+  const server = serverForSuite();
   let key: CreatedKey;
   const savedEnv = Object.fromEntries(ENV_NAMES.map((name) => [name, process.env[name]]));
 
   beforeAll(async () => {
-    server = await startServer();
-    key = await server.createRoomyKey({ scope: "read-only" });
+    key = await server().createRoomyKey({ scope: "read-only" });
   });
   afterEach(() => {
     for (const name of ENV_NAMES) {
@@ -21,15 +20,10 @@ describe("client configuration", () => {
       else process.env[name] = saved;
     }
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
 
   it("reads the key from SKILLPORT_API_KEY and the address from SKILLPORT_BASE_URL when none is passed", async () => {
     process.env.SKILLPORT_API_KEY = key.secret;
-    process.env.SKILLPORT_BASE_URL = server.baseUrl;
+    process.env.SKILLPORT_BASE_URL = server().baseUrl;
     const client = new Skillport();
     try {
       const found = await client.discover({ query: "evaluate a math expression" });
@@ -48,7 +42,7 @@ describe("client configuration", () => {
 
   it("an apiKey passed explicitly wins over the environment", async () => {
     process.env.SKILLPORT_API_KEY = "sk_live_notarealkey";
-    const client = new Skillport({ apiKey: key.secret, baseUrl: server.baseUrl });
+    const client = new Skillport({ apiKey: key.secret, baseUrl: server().baseUrl });
     try {
       expect((await client.getSkill("math.evaluate")).skill_id).toBe("math.evaluate");
     } finally {
@@ -57,7 +51,7 @@ describe("client configuration", () => {
   });
 
   it("a base URL with a trailing slash works", async () => {
-    const client = new Skillport({ apiKey: key.secret, baseUrl: `${server.baseUrl}/` });
+    const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
     try {
       expect((await client.getSkill("math.evaluate")).skill_id).toBe("math.evaluate");
     } finally {
@@ -66,7 +60,7 @@ describe("client configuration", () => {
   });
 
   it("without a key (none passed, SKILLPORT_API_KEY unset or empty) fails with missing_api_key before any request", async () => {
-    const proxy = await startTcpProxy(server.baseUrl);
+    const proxy = await startTcpProxy(server().baseUrl);
     try {
       for (const value of [undefined, ""]) {
         if (value === undefined) delete process.env.SKILLPORT_API_KEY;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, normalize, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CreatedKey, serverErrors, startServer, type TestServer } from "../contract/harness.js";
+import { type CreatedKey, serverForSuite } from "../contract/harness.js";
 
 const run = promisify(execFile);
 const REPO_ROOT = resolve(import.meta.dirname, "../..");
@@ -41,26 +41,22 @@ async function declarationClosure(root: string, entry: string): Promise<Set<stri
 }
 
 describe("the skillport/client package entry", () => {
-  let server: TestServer;
+  const server = serverForSuite();
   let key: CreatedKey;
   let workDir: string;
 
   beforeAll(async () => {
-    server = await startServer();
-    key = await server.createRoomyKey();
+    key = await server().createRoomyKey();
     workDir = await mkdtemp(join(tmpdir(), "skillport-pack-"));
   });
   afterAll(async () => {
     if (workDir) await rm(workDir, { recursive: true, force: true });
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
   });
 
   it("examples/quickstart.ts runs against the real server (importing skillport/client from this package)", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/quickstart.ts"], {
       cwd: REPO_ROOT,
-      env: { ...process.env, SKILLPORT_API_KEY: key.secret, SKILLPORT_BASE_URL: server.baseUrl },
+      env: { ...process.env, SKILLPORT_API_KEY: key.secret, SKILLPORT_BASE_URL: server().baseUrl },
       timeout: 60_000,
     });
     expect(stdout).toMatch(/^found math\.evaluate/m);
@@ -124,7 +120,7 @@ describe("the skillport/client package entry", () => {
 
     const { stdout } = await run(process.execPath, [join(consumer, "out/main.js")], {
       cwd: consumer,
-      env: { ...process.env, SKILLPORT_API_KEY: key.secret, SKILLPORT_BASE_URL: server.baseUrl },
+      env: { ...process.env, SKILLPORT_API_KEY: key.secret, SKILLPORT_BASE_URL: server().baseUrl },
       timeout: 30_000,
     });
     expect(JSON.parse(stdout)).toEqual({ value: 42, isError: true });

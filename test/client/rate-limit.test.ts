@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type RetryEvent, Skillport } from "../../src/client/index.js";
-import { awayFromMinuteBoundary, serverErrors, startServer, type TestServer } from "../contract/harness.js";
+import { awayFromMinuteBoundary, serverForSuite } from "../contract/harness.js";
 
 // interface-spec.md, Authentication 7: "the library retries rate-limited requests with
 // exponential backoff". Here with the real limiter: a free key's 60 a minute, spent.
 describe("client against a spent rate limit", () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  const suiteServer = serverForSuite();
 
   it("a free key hammered past 60 a minute: the client waits out the 429 as told, then succeeds", {
     timeout: 120_000,
   }, async () => {
+    const server = suiteServer();
     const key = await server.createKey({ name: "hammered", plan: "free" });
     await awayFromMinuteBoundary(15);
     const json = { query: "send a message" };

@@ -1,25 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RetryEvent, Skillport, SkillportError } from "../../src/client/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type RetryEvent, Skillport } from "../../src/client/index.js";
 import {
   awayFromMinuteBoundary,
-  freePort,
   limitHeaders,
-  serverErrors,
-  startServer,
+  serverForSuite,
   type TestServer,
 } from "../contract/harness.js";
-import { startTcpProxy } from "../contract/tcp-proxy.js";
-
-/** What a call threw (the test fails if it did not throw). */
-async function rejectionOf(promise: Promise<unknown>): Promise<SkillportError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(SkillportError);
-    return err as SkillportError;
-  }
-  throw new Error("expected the call to reject");
-}
+import { startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
+import { rejectionOf } from "./support.js";
 
 /** Every execution of `owner`'s key for one skill, read straight from the server. */
 async function executionsOf(server: TestServer, secret: string, skillId: string) {
@@ -35,18 +23,30 @@ async function executionsOf(server: TestServer, secret: string, skillId: string)
 }
 
 describe("client retries against the real server", () => {
-  let server: TestServer;
+  const suiteServer = serverForSuite();
+  let proxy: TcpProxy | undefined;
+  let behindProxy: Skillport | undefined;
+  afterEach(async () => {
+    await behindProxy?.close();
+    await proxy?.close();
+  });
 
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  /** A client of a fresh owner's key, behind a proxy that cuts its first connection after the request. */
+  async function clientWithFirstConnectionCut(owner: string) {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner });
+    proxy = await startTcpProxy(server.baseUrl, (index) => (index === 0 ? "cut-after-request" : "forward"));
+    const retries: RetryEvent[] = [];
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
+      onRetry: (e) => retries.push(e),
+    });
+    return { client: behindProxy, retries, proxy, secret: key.secret, server };
+  }
 
   it("never retries 400, 401, 403, 404, 409 or 422: each call is one request", async () => {
+    const server = suiteServer();
     const key = await server.createKey({ plan: "enterprise", limitMinute: 10_000, limitDay: 1_000_000 });
     const readOnlyKey = await server.createRoomyKey({ scope: "read-only" });
     const retries: RetryEvent[] = [];
@@ -108,78 +108,49 @@ describe("client retries against the real server", () => {
   });
 
   it("after a connection dropped mid-request, the retry returns the first record and the skill ran once", async () => {
-    const key = await server.createRoomyKey({ owner: "dropped-fast" });
-    const proxy = await startTcpProxy(server.baseUrl, (index) =>
-      index === 0 ? "cut-after-request" : "forward",
-    );
-    const retries: RetryEvent[] = [];
-    const client = new Skillport({
-      apiKey: key.secret,
-      baseUrl: proxy.baseUrl,
-      onRetry: (e) => retries.push(e),
-    });
-    try {
-      const text = `sent once ${Date.now()}`;
-      const record = await client.execute({ skill_id: "message.send", params: { channel: "drops", text } });
-      expect(record).toMatchObject({ status: "completed", success: true });
-      expect(retries[0]?.error.code).toBe("connection_error");
-      expect(proxy.connections).toBeGreaterThanOrEqual(2);
+    const { client, retries, proxy, secret, server } = await clientWithFirstConnectionCut("dropped-fast");
+    const text = `sent once ${Date.now()}`;
+    const record = await client.execute({ skill_id: "message.send", params: { channel: "drops", text } });
+    expect(record).toMatchObject({ status: "completed", success: true });
+    expect(retries[0]?.error.code).toBe("connection_error");
+    expect(proxy.connections).toBeGreaterThanOrEqual(2);
 
-      const executions = await executionsOf(server, key.secret, "message.send");
-      expect(executions.map((execution) => execution.id)).toEqual([record.id]);
-      const listed = await client.execute({ skill_id: "message.list", params: { channel: "drops" } });
-      const messages = (listed.result?.messages ?? []) as { text: string }[];
-      expect(messages.filter((message) => message.text === text)).toHaveLength(1);
-    } finally {
-      await client.close();
-      await proxy.close();
-    }
+    const executions = await executionsOf(server, secret, "message.send");
+    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+    const listed = await client.execute({ skill_id: "message.list", params: { channel: "drops" } });
+    const messages = (listed.result?.messages ?? []) as { text: string }[];
+    expect(messages.filter((message) => message.text === text)).toHaveLength(1);
   });
 
   it("after a connection dropped while the skill still runs, the client waits for that run instead of starting another", async () => {
-    const key = await server.createRoomyKey({ owner: "dropped-slow" });
-    const proxy = await startTcpProxy(server.baseUrl, (index) =>
-      index === 0 ? "cut-after-request" : "forward",
-    );
-    const retries: RetryEvent[] = [];
-    const client = new Skillport({
-      apiKey: key.secret,
-      baseUrl: proxy.baseUrl,
-      onRetry: (e) => retries.push(e),
-    });
-    try {
-      const record = await client.execute({ skill_id: "util.wait", params: { ms: 1_500 } });
-      expect(record).toMatchObject({ status: "completed", success: true, result: { waited_ms: 1_500 } });
-      expect(retries[0]?.error.code).toBe("connection_error");
-      // Later retries, if any, can only have met the first run still in progress.
-      for (const retry of retries.slice(1)) expect(retry.error.code).toBe("idempotency_in_progress");
-      const executions = await executionsOf(server, key.secret, "util.wait");
-      expect(executions.map((execution) => execution.id)).toEqual([record.id]);
-    } finally {
-      await client.close();
-      await proxy.close();
-    }
+    const { client, retries, secret, server } = await clientWithFirstConnectionCut("dropped-slow");
+    const record = await client.execute({ skill_id: "util.wait", params: { ms: 1_500 } });
+    expect(record).toMatchObject({ status: "completed", success: true, result: { waited_ms: 1_500 } });
+    expect(retries[0]?.error.code).toBe("connection_error");
+    // Later retries, if any, can only have met the first run still in progress.
+    for (const retry of retries.slice(1)) expect(retry.error.code).toBe("idempotency_in_progress");
+    const executions = await executionsOf(server, secret, "util.wait");
+    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
   });
 
-  it("retries a refused connection maxRetries times, then throws connection_error", async () => {
-    const port = await freePort();
+  it("retries a connection that drops every time maxRetries times, then throws connection_error", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ scope: "read-only" });
+    proxy = await startTcpProxy(server.baseUrl, () => "cut-after-request");
     const retries: RetryEvent[] = [];
-    const client = new Skillport({
-      apiKey: "sk_live_whatever",
-      baseUrl: `http://127.0.0.1:${port}`,
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
       maxRetries: 2,
       onRetry: (event) => retries.push(event),
     });
-    try {
-      const err = await rejectionOf(client.discover({ query: "anything" }));
-      expect(err.code).toBe("connection_error");
-      expect(err.status).toBeUndefined();
-      expect(retries.map((retry) => [retry.retry, retry.error.code, retry.method, retry.path])).toEqual([
-        [1, "connection_error", "POST", "/v1/discover"],
-        [2, "connection_error", "POST", "/v1/discover"],
-      ]);
-    } finally {
-      await client.close();
-    }
+    const err = await rejectionOf(behindProxy.discover({ query: "anything" }));
+    expect(err.code).toBe("connection_error");
+    expect(err.status).toBeUndefined();
+    expect(retries.map((retry) => [retry.retry, retry.error.code, retry.method, retry.path])).toEqual([
+      [1, "connection_error", "POST", "/v1/discover"],
+      [2, "connection_error", "POST", "/v1/discover"],
+    ]);
+    expect(proxy.connections).toBe(3);
   });
 });

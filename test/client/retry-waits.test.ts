@@ -1,8 +1,8 @@
 import { Agent, type Dispatcher } from "undici";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type RetryEvent, Skillport } from "../../src/client/index.js";
 import { BACKOFF_CAP_MS } from "../../src/client/retry.js";
-import { type CreatedKey, serverErrors, startServer, type TestServer } from "../contract/harness.js";
+import { type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { type ConnectionPlan, rawJsonResponse, startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
 
 /** An Agent that notes the (fake) clock each time a request is handed to it. */
@@ -41,19 +41,13 @@ const T0 = Date.UTC(2031, 4, 6, 7, 8, 9);
  * `Retry-After`, a 503) come from a proxy in front of it; the final answer is the server's.
  */
 describe("client retry waits (fake timers)", () => {
-  let server: TestServer;
+  const server = serverForSuite();
   let key: CreatedKey;
   let proxy: TcpProxy | undefined;
   let agent: RecordingAgent;
 
   beforeAll(async () => {
-    server = await startServer();
-    key = await server.createRoomyKey();
-  });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
+    key = await server().createRoomyKey();
   });
   beforeEach(() => {
     agent = new RecordingAgent();
@@ -73,7 +67,7 @@ describe("client retry waits (fake timers)", () => {
       const answer = answers[index];
       return answer === undefined ? "forward" : { respond: answer };
     };
-    proxy = await startTcpProxy(server.baseUrl, plan);
+    proxy = await startTcpProxy(server().baseUrl, plan);
     const retries = retryRecorder();
     const client = new Skillport({
       apiKey: key.secret,

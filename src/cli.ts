@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runKeysCommand } from "./cli/keys.js";
+import { runMcp } from "./cli/mcp.js";
 import { runServe } from "./cli/serve.js";
 import { packageVersion } from "./version.js";
 
@@ -7,6 +8,7 @@ const USAGE = `skillport — find and run skills for AI agents
 
 Usage:
   skillport serve [--port N] [--host H] [--data-dir DIR]   REST API, MCP over HTTP, dashboard
+  skillport mcp [--data-dir DIR]                           MCP over stdio (key in SKILLPORT_API_KEY)
   skillport keys create --name NAME --scope read-only|full-access
         [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
         [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
@@ -21,6 +23,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve":
       return runServe(rest);
+    case "mcp":
+      return runMcp(rest);
     case "keys":
       return runKeysCommand(rest);
     case "--version":

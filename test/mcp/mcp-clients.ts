@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -62,5 +63,43 @@ export function stdioTransport(args: string[], env: Record<string, string>): Std
     args: [CLI_PATH, "mcp", ...args],
     env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "info", ...env },
     stderr: "pipe",
+  });
+}
+
+export interface ProcessOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node ARGS` to its end: writes `stdin` lines (JSON) and closes stdin after
+ * `closeStdinAfterMs` (never, when 0), and collects what it wrote.
+ */
+export function runNode(
+  args: string[],
+  options: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    stdin?: object[];
+    closeStdinAfterMs?: number;
+  },
+): Promise<ProcessOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...options.env },
+      cwd: options.cwd,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    for (const line of options.stdin ?? []) child.stdin.write(`${JSON.stringify(line)}\n`);
+    if (options.closeStdinAfterMs) setTimeout(() => child.stdin.end(), options.closeStdinAfterMs);
   });
 }

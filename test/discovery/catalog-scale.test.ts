@@ -1,10 +1,10 @@
-import { createReadStream, existsSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createGunzip } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { DiscoveryIndex } from "../../src/core/discovery/discovery.js";
 import { type DescriptionRecord, recordToDocument } from "../../src/core/discovery/document.js";
+import { readAllJsonLines } from "../../src/discovery-eval/read-json-lines.js";
+import { toolRecord } from "../../src/discovery-eval/tool-records.js";
 
 const path = fileURLToPath(new URL("../../../shared/data/catalog/openapi-tools.jsonl.gz", import.meta.url));
 const present = existsSync(path);
@@ -14,24 +14,7 @@ const SKILL_COUNT = 10_000;
 
 /** The first `count` lines only: the file holds 104k operations and the rest is not needed. */
 async function readRecords(count: number): Promise<DescriptionRecord[]> {
-  const records: DescriptionRecord[] = [];
-  const lines = createInterface({ input: createReadStream(path).pipe(createGunzip()), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim().length === 0) continue;
-    const row = JSON.parse(line) as { id: string; name?: string; description?: string; params?: unknown };
-    records.push({
-      id: row.id,
-      name: row.name ?? null,
-      description: row.description ?? "",
-      params:
-        typeof row.params === "object" && row.params !== null
-          ? (row.params as Record<string, unknown>)
-          : null,
-    });
-    if (records.length >= count) break;
-  }
-  lines.close();
-  return records;
+  return (await readAllJsonLines(path, count)).map(toolRecord);
 }
 
 function percentile(sortedMs: number[], fraction: number): number {

@@ -24,8 +24,8 @@ export {
   skillToDocument,
 } from "./document.js";
 export {
-  evaluateRanking,
   type LabelledQuery,
+  MetricsAccumulator,
   ndcgAt,
   type RetrievalMetrics,
   recallAt,

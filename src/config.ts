@@ -32,6 +32,7 @@ const Env = z.object({
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+  SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
 });
 
 export interface Config {
@@ -46,6 +47,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   skillConfig: Record<string, Record<string, unknown>>;
+  /** `hybrid`: BM25F fused with the shipped embedding model; `lexical`: BM25F only, no model loaded. */
+  discoveryMode: "hybrid" | "lexical";
 }
 
 /** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
@@ -68,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    discoveryMode: e.SKILLPORT_DISCOVERY_MODE,
     ...overrides,
   };
 }

@@ -1,15 +1,17 @@
 /**
- * `npm run -s eval:discovery -- --tools FILE --queries FILE [--limit N] [--json]`:
+ * `npm run -s eval:discovery -- --tools FILE --queries FILE [--limit N] [--mode hybrid|lexical] [--json]`:
  * relevance, latency and memory of discovery on any labelled set in the format of
  * ../shared/data/README.md (tools and queries as JSON Lines, optionally gzipped).
  */
 import { parseArgs } from "node:util";
+import { UseLiteEmbedder } from "../embeddings/use-lite-embedder.js";
 import { readAllJsonLines } from "./read-json-lines.js";
 import { reportTable } from "./report-table.js";
 import { runEvaluation } from "./run-evaluation.js";
 import { labelledQuery, toolRecord } from "./tool-records.js";
 
-const USAGE = "usage: npm run -s eval:discovery -- --tools FILE --queries FILE [--limit N] [--json]";
+const USAGE =
+  "usage: npm run -s eval:discovery -- --tools FILE --queries FILE [--limit N] [--mode hybrid|lexical] [--json]";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -17,6 +19,7 @@ async function main(): Promise<void> {
       tools: { type: "string" },
       queries: { type: "string" },
       limit: { type: "string" },
+      mode: { type: "string", default: "hybrid" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -34,9 +37,17 @@ async function main(): Promise<void> {
   const queries = (await readAllJsonLines(values.queries, limit)).map((line, i) =>
     labelledQuery(line, i + 1),
   );
-  const report = runEvaluation(tools, queries);
-  if (values.json) console.log(JSON.stringify(report, null, 2));
-  else console.log(`discovery on ${values.tools} with ${values.queries}\n\n${reportTable(report)}`);
+  if (values.mode !== "hybrid" && values.mode !== "lexical") {
+    throw new Error(`--mode must be hybrid or lexical, got ${values.mode}`);
+  }
+  const embedder = values.mode === "hybrid" ? new UseLiteEmbedder() : undefined;
+  try {
+    const report = await runEvaluation(tools, queries, { embedder });
+    if (values.json) console.log(JSON.stringify(report, null, 2));
+    else console.log(`discovery on ${values.tools} with ${values.queries}\n\n${reportTable(report)}`);
+  } finally {
+    await embedder?.close();
+  }
 }
 
 main().catch((err: unknown) => {

@@ -7,6 +7,7 @@ const ms = (value: number): string => (value < 1 ? value.toFixed(3) : value.toFi
 export function reportTable(report: EvaluationReport): string {
   const { metrics, latency } = report;
   const rows: [string, string][] = [
+    ["ranking", report.mode],
     ["tools", String(report.tools)],
     ["queries", String(metrics.queries)],
     ["recall@1", percent(metrics.recallAt1)],
@@ -17,6 +18,7 @@ export function reportTable(report: EvaluationReport): string {
     ["query p50 (ms)", ms(latency.p50Ms)],
     ["query p99 (ms)", ms(latency.p99Ms)],
     ["index build (ms)", ms(report.buildMs)],
+    ["model load + embedding (ms)", report.mode === "hybrid" ? ms(report.embeddingMs) : "-"],
     ["index heap (MiB)", report.indexHeapMiB.toFixed(1)],
     ["resident memory (MiB)", report.rssMiB.toFixed(0)],
   ];

@@ -45,13 +45,12 @@ describe.skipIf(!present)("discovery over 10k OpenAPI operations", () => {
       "cancel a subscription",
     ];
     // Warm-up: let the JIT compile the scoring loops before timing them.
-    for (let round = 0; round < 5; round += 1)
-      for (const query of queries) index.search(query, { limit: 10 });
+    for (let round = 0; round < 5; round += 1) for (const query of queries) index.searchLexical(query, 10);
     const timesMs: number[] = [];
     for (let round = 0; round < 20; round += 1) {
       for (const query of queries) {
         started = performance.now();
-        const hits = index.search(query, { limit: 10 });
+        const hits = index.searchLexical(query, 10);
         timesMs.push(performance.now() - started);
         expect(hits.length).toBeGreaterThan(0);
       }
@@ -62,12 +61,12 @@ describe.skipIf(!present)("discovery over 10k OpenAPI operations", () => {
         `${percentile(timesMs, 0.5).toFixed(2)} ms, p99 ${percentile(timesMs, 0.99).toFixed(2)} ms`,
     );
 
-    const [top] = index.search("get the weather forecast for a city", { limit: 1 });
+    const [top] = index.searchLexical("get the weather forecast for a city", 1);
     expect(top?.skill_id).toMatch(/weather/i);
     if (top) {
       index.remove(top.skill_id);
       expect(
-        index.search("get the weather forecast for a city", { limit: 10 }).map((hit) => hit.skill_id),
+        index.searchLexical("get the weather forecast for a city", 10).map((hit) => hit.skill_id),
       ).not.toContain(top.skill_id);
     }
   });

@@ -14,7 +14,7 @@ describe.skipIf(!present)("discovery quality on MetaTool (dev half)", () => {
   it("keeps lexical nDCG@10 ≥ 0.57 and recall@5 ≥ 0.64 (plain BM25 on name + description: ≈ 0.40)", async () => {
     const tools = (await readAllJsonLines(`${directory}tools.jsonl`)).map(toolRecord);
     const queries = (await readAllJsonLines(`${directory}queries.jsonl`)).map(labelledQuery);
-    const { metrics } = runEvaluation(tools, queries);
+    const { metrics } = await runEvaluation(tools, queries);
     console.info(
       `metatool-dev: ${metrics.queries} queries, nDCG@10 ${(metrics.ndcgAt10 * 100).toFixed(1)}, ` +
         `recall@5 ${(metrics.recallAt5 * 100).toFixed(1)}, MRR@10 ${(metrics.mrrAt10 * 100).toFixed(1)}`,

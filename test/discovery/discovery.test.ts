@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { Bm25fRetriever } from "../../src/core/discovery/bm25f.js";
 import { createDiscovery, createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";
 import { defineSkill, type Skill } from "../../src/core/skills/skill.js";
@@ -132,6 +133,29 @@ describe("DiscoveryIndex.search options", () => {
     for (const hit of hits) expect(hit.score > 0 && hit.score <= 1).toBe(true);
     const scores = hits.map((hit) => hit.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+});
+
+describe("match explanations", () => {
+  it("says which query words matched in which field, as the query spelled them (lowercase)", async () => {
+    const discovery = createDiscovery(new SkillRegistry([messageSend, messageList, emailSend]));
+    const [top] = (await discovery.search("Sending messages to a channel")).hits;
+    expect(top?.skill_id).toBe("message.send");
+    expect(top?.match.fields).toEqual({
+      id: ["sending", "messages"],
+      title: ["sending", "messages"],
+      tags: ["messages"],
+      description: ["messages", "channel"],
+      params: ["channel"],
+    });
+    expect(top?.match.lexical).toBe(top?.score);
+    expect(top?.match.semantic).toBeUndefined();
+  });
+
+  it("explains nothing for an unknown id", () => {
+    const index = createDiscoveryIndex([{ id: "a", description: "alpha" }]);
+    expect(new Bm25fRetriever().explain("missing", "alpha")).toEqual({});
+    expect(index.searchLexical("alpha", 1)[0]?.match.fields).toEqual({ description: ["alpha"] });
   });
 });
 

@@ -1,7 +1,7 @@
 import { FIELD_NAMES, type FieldName, type SkillDocument } from "./document.js";
 import { PostingList } from "./posting-list.js";
-import type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
-import { analyze } from "./text-analysis.js";
+import type { MatchedFields, Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
+import { analyze, tokenize } from "./text-analysis.js";
 import { topK } from "./top-k.js";
 
 /** Weight and length normalisation of one field. */
@@ -189,6 +189,29 @@ export class Bm25fRetriever implements Retriever {
       }
     }
     return this.collect(touchedCount, idealScore, options);
+  }
+
+  /**
+   * The words of `query` found in each field of document `id` (as the query spelled them, lowercase),
+   * so a result can say why it matched. Cheap enough for the few results returned.
+   */
+  explain(id: string, query: string): MatchedFields {
+    const slot = this.slotById.get(id);
+    const matched: MatchedFields = {};
+    if (slot === undefined) return matched;
+    for (const word of new Set(tokenize(query))) {
+      for (const term of analyze(word)) {
+        const entry = this.terms.get(term);
+        if (!entry) continue;
+        FIELD_NAMES.forEach((field, fieldIndex) => {
+          const list = entry.postings[fieldIndex];
+          if (!list || !list.docs.subarray(0, list.length).includes(slot)) return;
+          const words = (matched[field] ??= []);
+          if (!words.includes(word)) words.push(word);
+        });
+      }
+    }
+    return matched;
   }
 
   /** Sums the weighted, length-normalised frequencies of one term per document. */

@@ -2,7 +2,7 @@ import type { SkillRegistry } from "../skills/registry.js";
 import { Bm25fRetriever } from "./bm25f.js";
 import { type DescriptionRecord, recordToDocument, type SkillDocument, skillToDocument } from "./document.js";
 import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, fusedDisplayScore, fuseScores } from "./fusion.js";
-import type { Retriever } from "./retriever.js";
+import type { MatchedFields, Retriever } from "./retriever.js";
 import type { SemanticIndex, SemanticState } from "./semantic-index.js";
 import { analyze } from "./text-analysis.js";
 
@@ -21,6 +21,8 @@ export interface DiscoverySearchOptions {
 export interface MatchEvidence {
   /** BM25F share of the query's information the skill covers, in [0, 1]; 0: no word matched. */
   lexical: number;
+  /** The query's words found in each field of the skill (id, title, tags, description, params, examples, extra). */
+  fields: MatchedFields;
   /** Cosine similarity of the query and the skill's text, when semantic matching counted. */
   semantic?: number;
 }
@@ -122,9 +124,11 @@ export class DiscoveryIndex {
 
   /** BM25F alone: the lexical mode, and the answer while the model loads. */
   searchLexical(query: string, limit: number, filter?: (id: string) => boolean): DiscoveryHit[] {
-    return this.lexical
-      .search(query, filter ? { limit, filter } : { limit })
-      .map(({ id, score }) => ({ skill_id: id, score, match: { lexical: score } }));
+    return this.lexical.search(query, filter ? { limit, filter } : { limit }).map(({ id, score }) => ({
+      skill_id: id,
+      score,
+      match: { lexical: score, fields: this.lexical.explain(id, query) },
+    }));
   }
 
   private async searchHybrid(
@@ -153,7 +157,11 @@ export class DiscoveryIndex {
       .map((candidate) => ({
         skill_id: candidate.id,
         score: fusedDisplayScore(candidate.fused),
-        match: { lexical: candidate.lexical, semantic: candidate.semantic },
+        match: {
+          lexical: candidate.lexical,
+          fields: this.lexical.explain(candidate.id, query),
+          semantic: candidate.semantic,
+        },
       }));
   }
 

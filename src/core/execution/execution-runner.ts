@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
-import { type Logger, lazyChildLogger } from "../logger.js";
+import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
@@ -32,7 +32,15 @@ interface InFlight {
   finished: Promise<StoredExecution>;
 }
 
-type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
+/** What the caller that started an execution hears of it, and how it gives up on it. */
+export interface RunHooks {
+  /** Progress of the execution as it runs (MCP turns it into notifications). */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Fires when the caller cancels (an MCP `notifications/cancelled`): the run ends `cancelled`. */
+  signal?: AbortSignal;
+  /** The skill's log lines as it runs (MCP sends them as `notifications/message`). */
+  onLog?: (entry: LogEntry) => void;
+}
 
 /**
  * Runs executions in this process: sync ones at once, async ones through a bounded
@@ -43,15 +51,15 @@ type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
 export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly queue: WorkQueue<{ execution: StoredExecution; onProgress: ProgressListener }>;
+  private readonly queue: WorkQueue<{ execution: StoredExecution; hooks: RunHooks }>;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress }) => {
-      await this.run(execution, onProgress).catch((err: unknown) => {
+    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, hooks }) => {
+      await this.run(execution, hooks).catch((err: unknown) => {
         options.logger.error(
           { err, execution_id: execution.record.id },
           "could not store an execution's outcome",
@@ -75,15 +83,15 @@ export class ExecutionRunner {
   }
 
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
-  runNow(execution: StoredExecution, onProgress?: ProgressListener): Promise<StoredExecution> {
+  runNow(execution: StoredExecution, hooks: RunHooks = {}): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, onProgress, { alreadyRunning: true });
+    return this.run(execution, hooks, { alreadyRunning: true });
   }
 
   /** Queues an async execution whose `queued` record is already stored. */
-  enqueue(execution: StoredExecution, onProgress?: ProgressListener): void {
+  enqueue(execution: StoredExecution, hooks: RunHooks = {}): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, onProgress });
+    this.queue.push(execution.record.id, { execution, hooks });
   }
 
   /**
@@ -123,12 +131,15 @@ export class ExecutionRunner {
 
   private run(
     execution: StoredExecution,
-    onProgress: ProgressListener,
+    { onProgress, signal, onLog }: RunHooks,
     { alreadyRunning = false } = {},
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
     const id = execution.record.id;
+    const cancel = () => controller.abort("cancel" satisfies AbortReason);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
       const running = alreadyRunning ? execution : markRunning(execution, clock.now());
       // Not awaited: the terminal save usually lands in the same group commit. If the
@@ -138,10 +149,11 @@ export class ExecutionRunner {
       });
       events.emit(id, { type: "status", record: running.record });
       const entry = registry.get(running.record.skill_id);
-      const logger = lazyChildLogger(this.options.logger, {
+      const ownLogger = lazyChildLogger(this.options.logger, {
         execution_id: id,
         skill_id: running.record.skill_id,
       });
+      const logger = onLog ? teeLogger(ownLogger, onLog) : ownLogger;
       const outcome: RunOutcome = entry
         ? await runSkill(entry.skill, running.params, {
             timeoutMs: running.timeoutMs,
@@ -168,7 +180,10 @@ export class ExecutionRunner {
       return this.finish(running, outcome);
     })();
     this.inFlight.set(id, { controller, finished });
-    return finished.finally(() => this.inFlight.delete(id));
+    return finished.finally(() => {
+      this.inFlight.delete(id);
+      signal?.removeEventListener("abort", cancel);
+    });
   }
 
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
@@ -196,7 +211,7 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined });
+        this.queue.push(orphan.record.id, { execution: orphan, hooks: {} });
       } else {
         await this.finish(
           orphan,

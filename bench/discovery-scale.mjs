@@ -59,7 +59,9 @@ export async function runDiscoveryScale() {
     `\n${table(
       [
         "skills",
+        "ranking",
         "build ms",
+        "embed ms",
         "index heap MiB",
         "rss MiB",
         "p50 ms",

@@ -206,8 +206,9 @@ export class Bm25fRetriever implements Retriever {
         FIELD_NAMES.forEach((field, fieldIndex) => {
           const list = entry.postings[fieldIndex];
           if (!list || !list.docs.subarray(0, list.length).includes(slot)) return;
-          const words = (matched[field] ??= []);
+          const words = matched[field] ?? [];
           if (!words.includes(word)) words.push(word);
+          matched[field] = words;
         });
       }
     }

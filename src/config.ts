@@ -38,6 +38,7 @@ const Env = z.object({
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+  SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
   SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
   SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
@@ -58,6 +59,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   skillConfig: Record<string, Record<string, unknown>>;
+  /** `hybrid`: BM25F fused with the shipped embedding model; `lexical`: BM25F only, no model loaded. */
+  discoveryMode: "hybrid" | "lexical";
   mcp: McpConfig;
 }
 
@@ -96,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    discoveryMode: e.SKILLPORT_DISCOVERY_MODE,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
       tags: e.SKILLPORT_MCP_TOOL_TAGS,

@@ -1,7 +1,7 @@
 import { AccessGate } from "./access.js";
 import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
-import { createDiscovery, type Discovery } from "./discovery/index.js";
+import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
 import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
@@ -22,6 +22,8 @@ export interface SkillportOptions {
   failedAuthPerMinute?: number;
   retentionDays?: number;
   skillConfig?: Record<string, Record<string, unknown>>;
+  /** Hybrid discovery with this model (loaded by `start`, in the background); lexical without. */
+  embedder?: TextEmbedder;
 }
 
 /**
@@ -45,6 +47,7 @@ export class Skillport {
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
   private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly embedder: TextEmbedder | undefined;
 
   constructor(options: SkillportOptions) {
     const clock = options.clock ?? systemClock;
@@ -53,7 +56,13 @@ export class Skillport {
     this.logger = options.logger;
     this.retentionDays = options.retentionDays ?? 30;
     this.registry = new SkillRegistry(options.skills);
-    this.discovery = createDiscovery(this.registry);
+    this.embedder = options.embedder;
+    const semantic =
+      options.embedder &&
+      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown) =>
+        this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical"),
+      );
+    this.discovery = createDiscovery(this.registry, { semantic });
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
     this.access = new AccessGate(this.keys, this.limiter, clock, {
@@ -91,6 +100,8 @@ export class Skillport {
     this.retentionTimer = setInterval(prune, 3_600_000);
     this.retentionTimer.unref();
     this.warmSkills();
+    // The model loads on its own thread; discovery answers lexically (and says so) meanwhile.
+    void this.discovery.start();
   }
 
   /** Lets skills load heavy dependencies after start-up, off the path of the first request. */
@@ -113,6 +124,7 @@ export class Skillport {
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.discovery.close();
+    await this.embedder?.close();
     await this.limiter.close();
     await this.store.close();
   }

@@ -118,6 +118,19 @@ export const MIGRATIONS: readonly Migration[] = [
       create index executions_unfinished on executions (status) where status in ('queued', 'running');
     `,
   },
+  {
+    version: 3,
+    name: "embedding cache",
+    // Vectors as little-endian float32 blobs, keyed by model and text hash (EmbeddingStore).
+    sql: `
+      create table embeddings (
+        model text not null,
+        text_hash text not null,
+        vector blob not null,
+        primary key (model, text_hash)
+      ) strict, without rowid;
+    `,
+  },
 ];
 
 /**

@@ -19,5 +19,6 @@ export function createSkillport(
     failedAuthPerMinute: config.failedAuthPerMinute,
     retentionDays: config.retentionDays,
     skillConfig: config.skillConfig,
+    adminToken: config.adminToken,
   });
 }

@@ -32,6 +32,8 @@ const Env = z.object({
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+  // Long enough that guessing it is hopeless even without the failed-sign-in limit.
+  SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
 });
 
 export interface Config {
@@ -46,6 +48,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   skillConfig: Record<string, Record<string, unknown>>;
+  /** The dashboard's sign-in token; undefined means one-time links printed by `serve`. */
+  adminToken: string | undefined;
 }
 
 /** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
@@ -68,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    adminToken: e.SKILLPORT_ADMIN_TOKEN,
     ...overrides,
   };
 }

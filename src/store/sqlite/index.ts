@@ -14,6 +14,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
+import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
@@ -65,6 +66,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     messages: new SqliteMessageStore(db),
     memory: new SqliteMemoryStore(db),
     limiter: new SqliteLimiter(limiterDb),
+    usage: new SqliteUsageStore(db),
     groupCommitStats: writer.stats,
     async ping() {
       try {

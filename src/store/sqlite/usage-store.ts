@@ -30,8 +30,10 @@ export class SqliteUsageStore implements UsageStore {
     this.addBatch = db.transaction((counts: UsageCount[]) => {
       for (const count of counts) this.upsert.run(count);
     });
+    // better-sqlite3 binds every JS number as REAL: cast the bucket, or the division would
+    // not truncate and every minute would be a bucket of its own.
     const series = (where: string) =>
-      `select (minute_start / @bucket) * @bucket as start, sum(accepted) as accepted, sum(limited) as limited
+      `select (minute_start / cast(@bucket as integer)) * cast(@bucket as integer) as start, sum(accepted) as accepted, sum(limited) as limited
        from usage_minutes where ${where} and minute_start >= @from and minute_start < @to
        group by start order by start`;
     this.seriesOfKey = db.prepare(series("key_id = @keyId"));

@@ -215,11 +215,12 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     const cookie = await sessionCookie();
     const get = (headers: Record<string, string>) =>
       apiRequest(server.baseUrl, "GET", "/dashboard/keys", { headers, redirect: "manual" });
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       {},
       { cookie: "skillport_session=wrong" },
       { authorization: `Bearer ${secret}` },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await get(headers);
       expect(res.status, JSON.stringify(headers)).toBe(303);
       expect(res.headers.get("location")).toBe("/dashboard/sign-in");

@@ -2,12 +2,9 @@ import type { UsageSeries } from "../../core/usage/usage-service.js";
 import { integer } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 
-const WIDTH = 720;
-const HEIGHT = 220;
-const LEFT = 44;
-const RIGHT = 8;
-const TOP = 12;
-const BOTTOM = 26;
+/** Each bucket is this wide in the SVG's own units; the SVG stretches to the panel's width. */
+const SLOT = 10;
+const HEIGHT = 100;
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
@@ -28,43 +25,35 @@ function niceCeiling(value: number): number {
 
 /**
  * Requests over time as stacked bars (admitted, then refused with 429), drawn on the server
- * as SVG: no script, no library, nothing to load. Each bar has a tooltip, and the same
- * numbers are in a table for screen readers and for anyone who wants them exactly.
+ * as SVG: no script, no library, nothing to load. The SVG holds only bars and grid lines and
+ * stretches to any width; the axis labels are HTML, so they stay legible on a phone. Each
+ * bar has a tooltip, and the same numbers are in a table for screen readers.
  */
 export function usageChart(series: UsageSeries, caption: string): SafeHtml {
   const { points, bucketSeconds } = series;
   const max = niceCeiling(Math.max(...points.map((p) => p.accepted + p.limited)));
-  const plotWidth = WIDTH - LEFT - RIGHT;
-  const plotHeight = HEIGHT - TOP - BOTTOM;
-  const slot = plotWidth / points.length;
-  const barWidth = Math.max(1, slot * 0.72);
-  const y = (value: number) => TOP + plotHeight - (value / max) * plotHeight;
+  const width = points.length * SLOT;
+  const y = (value: number) => HEIGHT - (value / max) * HEIGHT;
   const unit = bucketSeconds === 60 ? "minute" : bucketSeconds === 3600 ? "hour" : "day";
 
-  const grid = [0, max / 2, max].map(
-    (
-      value,
-    ) => html`<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(value)}" y2="${y(value)}"></line>
-<text class="axis" x="${LEFT - 8}" y="${y(value) + 4}" text-anchor="end">${integer(value)}</text>`,
+  const grid = [0, 0.5, 1].map(
+    (share) =>
+      html`<line class="grid" x1="0" x2="${width}" y1="${y(max * share)}" y2="${y(max * share)}"></line>`,
   );
   const bars = points.map((point, i) => {
-    const x = LEFT + i * slot + (slot - barWidth) / 2;
+    const x = i * SLOT + SLOT * 0.14;
     const acceptedTop = y(point.accepted);
     const limitedTop = y(point.accepted + point.limited);
     const label = `${bucketLabel(point.start, bucketSeconds)} UTC: ${integer(point.accepted)} accepted, ${integer(point.limited)} limited (429)`;
     return html`<g class="bar" data-start="${point.start}" data-accepted="${point.accepted}" data-limited="${point.limited}"><title>${label}</title>
-<rect class="hit" x="${LEFT + i * slot}" y="${TOP}" width="${slot}" height="${plotHeight}"></rect>
-${point.accepted > 0 && html`<rect class="bar-accepted" x="${x}" y="${acceptedTop}" width="${barWidth}" height="${TOP + plotHeight - acceptedTop}" rx="1.5"></rect>`}
-${point.limited > 0 && html`<rect class="bar-limited" x="${x}" y="${limitedTop}" width="${barWidth}" height="${acceptedTop - limitedTop}" rx="1.5"></rect>`}
+<rect class="hit" x="${i * SLOT}" y="0" width="${SLOT}" height="${HEIGHT}"></rect>
+${point.accepted > 0 && html`<rect class="bar-accepted" x="${x}" y="${acceptedTop}" width="${SLOT * 0.72}" height="${HEIGHT - acceptedTop}"></rect>`}
+${point.limited > 0 && html`<rect class="bar-limited" x="${x}" y="${limitedTop}" width="${SLOT * 0.72}" height="${acceptedTop - limitedTop}"></rect>`}
 </g>`;
   });
-  const ticks = [0, Math.floor((points.length - 1) / 2), points.length - 1].map((i) => {
-    const point = points[i];
-    if (!point) return "";
-    const anchor = i === 0 ? "start" : i === points.length - 1 ? "end" : "middle";
-    const x = i === 0 ? LEFT : i === points.length - 1 ? WIDTH - RIGHT : LEFT + (i + 0.5) * slot;
-    return html`<text class="axis" x="${x}" y="${HEIGHT - 6}" text-anchor="${anchor}">${bucketLabel(point.start, bucketSeconds)}</text>`;
-  });
+  const middle = points[Math.floor((points.length - 1) / 2)];
+  const first = points[0];
+  const last = points.at(-1);
   const busy = points.filter((p) => p.accepted + p.limited > 0);
   const summary = `${integer(series.totals.accepted)} accepted and ${integer(series.totals.limited)} limited (429) requests, one bar per ${unit}.`;
   const titleId = `chart-${series.range}-title`;
@@ -76,10 +65,18 @@ ${point.limited > 0 && html`<rect class="bar-limited" x="${x}" y="${limitedTop}"
   <span class="legend"><span class="swatch swatch-accepted"></span>Accepted <strong data-total="accepted">${integer(series.totals.accepted)}</strong>
   <span class="swatch swatch-limited"></span>Limited (429) <strong data-total="limited">${integer(series.totals.limited)}</strong></span>
 </figcaption>
-<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${titleId} ${descId}" preserveAspectRatio="xMidYMid meet">
-<title id="${titleId}">${caption}</title><desc id="${descId}">${summary}</desc>
-${grid}${bars}${ticks}
-</svg>
+<div class="chart-body">
+  <div class="chart-y" aria-hidden="true"><span>${integer(max)}</span><span>${max % 2 === 0 ? integer(max / 2) : ""}</span><span>0</span></div>
+  <div class="chart-plot">
+    <svg viewBox="0 0 ${width} ${HEIGHT}" preserveAspectRatio="none" role="img" aria-labelledby="${titleId} ${descId}">
+    <title id="${titleId}">${caption}</title><desc id="${descId}">${summary}</desc>
+    ${grid}${bars}
+    </svg>
+    ${busy.length === 0 && html`<p class="chart-empty">No requests in this period</p>`}
+  </div>
+  <span></span>
+  <div class="chart-x" aria-hidden="true"><span>${first && bucketLabel(first.start, bucketSeconds)}</span><span>${middle && bucketLabel(middle.start, bucketSeconds)}</span><span>${last && bucketLabel(last.start, bucketSeconds)} UTC</span></div>
+</div>
 <details class="chart-data">
 <summary>Show the numbers</summary>
 ${

@@ -60,10 +60,10 @@ ${select(
       const { record } = execution;
       const key = keyNames.get(execution.keyId);
       return html`<tr>
-<td><a class="strong" href="/dashboard/executions/${record.id}"><code>${record.id}</code></a></td>
-<td>${record.skill_id}</td><td>${badge(record.status)}</td>
-<td class="hide-narrow">${key ? key.name : html`<code>${execution.keyId}</code>`}</td><td class="hide-narrow">${execution.owner}</td>
-<td class="num">${milliseconds(record.latency_ms)}</td><td>${time(record.created_at)}</td>
+<td><a class="strong" href="/dashboard/executions/${record.id}">${record.skill_id}</a><span class="sub mono">${record.id}</span></td>
+<td>${badge(record.status)}</td>
+<td class="hide-narrow">${key ? key.name : html`<code>${execution.keyId}</code>`}<span class="sub"><span class="visually-hidden">Owner </span>${execution.owner}</span></td>
+<td class="num hide-narrow">${milliseconds(record.latency_ms)}</td><td>${time(record.created_at)}</td>
 </tr>`;
     });
     const table =
@@ -71,7 +71,7 @@ ${select(
         ? html`<section class="panel empty"><h2>No executions</h2><p>Nothing matches these filters yet. Executions appear here as agents call <code>POST /v1/execute</code> or MCP tools.</p></section>`
         : html`<div class="table-wrap panel flush"><table class="table">
 <caption class="visually-hidden">Executions, newest first</caption>
-<thead><tr><th scope="col">Execution</th><th scope="col">Skill</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Key</th><th scope="col" class="hide-narrow">Owner</th><th scope="col" class="num">Latency</th><th scope="col">Created</th></tr></thead>
+<thead><tr><th scope="col">Skill and execution</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Key and owner</th><th scope="col" class="num hide-narrow">Latency</th><th scope="col">Created</th></tr></thead>
 <tbody>${rows}</tbody></table></div>
 ${next_cursor && html`<p class="pager"><a class="button" href="/dashboard/executions?${next.toString()}">Older executions →</a></p>`}`;
     return dashboard.send(

@@ -17,7 +17,16 @@ export function milliseconds(value: number | null): string {
   if (value === null) return "—";
   if (value < 1) return `${value.toFixed(2)} ms`;
   if (value < 1000) return `${Math.round(value)} ms`;
-  return `${(value / 1000).toFixed(value < 10_000 ? 2 : 1)} s`;
+  return `${Number((value / 1000).toFixed(value < 10_000 ? 2 : 1))} s`;
+}
+
+/** A wait in whole seconds as a person says it: "42 s", "14 min", "12 h 26 min". */
+export function duration(totalSeconds: number): string {
+  if (totalSeconds < 60) return `${totalSeconds} s`;
+  const minutes = Math.floor(totalSeconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }
 
 export function seconds(value: number): string {

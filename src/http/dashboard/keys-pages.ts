@@ -22,8 +22,6 @@ const SORTS: Record<string, (key: KeyView, now: number) => string> = {
   status: (key, now) => keyStatus(key, now),
   scope: (key) => key.scope,
   plan: (key) => key.plan,
-  environment: (key) => key.environment,
-  owner: (key) => key.owner.toLowerCase(),
 };
 
 const ListQuery = z.object({
@@ -160,10 +158,11 @@ function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQu
   const rows = shown.map((key) => {
     const status = keyStatus(key, now);
     return html`<tr>
-<td><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a></td>
+<td><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a>
+<span class="sub"><span class="visually-hidden">Owner </span>${key.owner} · <span class="visually-hidden">environment </span>${key.environment}</span></td>
 <td><code class="key-mask">${key.prefix}…${key.last4}</code></td>
-<td>${key.scope}</td><td>${key.plan}</td><td class="hide-narrow">${key.environment}</td><td class="hide-narrow">${key.owner}</td>
-<td class="hide-narrow">${time(key.createdAt)}</td><td>${time(key.lastUsedAt, "never")}</td>
+<td class="hide-narrow">${key.scope}</td><td class="hide-narrow">${key.plan}</td>
+<td class="hide-medium">${time(key.createdAt)}</td><td class="hide-narrow">${time(key.lastUsedAt, "never")}</td>
 <td>${badge(status)}</td>
 </tr>`;
   });
@@ -179,8 +178,8 @@ ${
     ? emptyKeys()
     : html`<div class="table-wrap panel flush"><table class="table" id="keys-table">
 <caption class="visually-hidden">API keys, ${shown.length} shown</caption>
-<thead><tr>${header("name", "Name")}<th scope="col">Key</th>${header("scope", "Scope")}${header("plan", "Plan")}${header("environment", "Environment", "hide-narrow")}${header("owner", "Owner", "hide-narrow")}${header("created", "Created", "hide-narrow")}${header("last_used", "Last used")}${header("status", "Status")}</tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="9" class="muted center">No key matches “${query.q}”.</td></tr>`}</tbody>
+<thead><tr>${header("name", "Name")}<th scope="col">Key</th>${header("scope", "Scope", "hide-narrow")}${header("plan", "Plan", "hide-narrow")}${header("created", "Created", "hide-medium")}${header("last_used", "Last used", "hide-narrow")}${header("status", "Status")}</tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">No key matches “${query.q}”.</td></tr>`}</tbody>
 </table></div>`
 }`;
   return page(

@@ -4,7 +4,7 @@ import type { KeyView } from "../../core/keys/key-service.js";
 import type { RateLimitStatus } from "../../core/limits/rate-limit.js";
 import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js";
 import { usageChart } from "./chart.js";
-import { integer, seconds } from "./format.js";
+import { duration, integer, seconds } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
@@ -54,7 +54,7 @@ export function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
     return html`<li class="meter-row">
   <div class="meter-label"><label for="${id}">${name}</label><span><strong>${integer(used)}</strong> of ${integer(window.limit)} used</span></div>
   <meter id="${id}" min="0" max="${window.limit}" value="${used}" low="${window.limit * 0.75}" high="${window.limit * 0.9}" optimum="0">${integer(used)} of ${integer(window.limit)}</meter>
-  <p class="hint">${integer(window.remaining)} left · resets in ${seconds(resetIn)}</p>
+  <p class="hint">${integer(window.remaining)} left · resets in ${duration(resetIn)}</p>
 </li>`;
   })}</ul>`;
 }

@@ -40,9 +40,19 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 
   // Times are rendered in UTC on the server; show them in the reader's zone, UTC on hover.
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // In tables, a compact form (no year when it is this year) keeps the columns narrow.
+  const full = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const short = new Intl.DateTimeFormat(undefined, {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+  const thisYear = new Date().getFullYear();
   for (const time of document.querySelectorAll("time[datetime]")) {
     const date = new Date(time.getAttribute("datetime"));
-    if (!Number.isNaN(date.getTime())) time.textContent = format.format(date);
+    if (Number.isNaN(date.getTime())) continue;
+    const compact = time.closest("table") && date.getFullYear() === thisYear;
+    time.textContent = (compact ? short : full).format(date);
   }
 });

@@ -10,6 +10,7 @@ import type { Skillport } from "../core/skillport.js";
 import { admitRequest, registerAdmission } from "./admission.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
+import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   version: string;
   /** Where the dashboard's one-time sign-in links go (default: stderr). */
   announceSignInLink?: (url: string) => void;
+  /** `/mcp`: its tools, sessions and DNS-rebinding guard. */
+  mcp: Omit<McpHttpOptions, "version" | "logger">;
 }
 
 export interface HttpServer {
@@ -118,6 +121,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     version: options.version,
     announceSignInLink: options.announceSignInLink,
   });
+  registerMcpRoute(app, skillport, { ...options.mcp, version: options.version, logger: options.logger });
   let openApi: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", { config: { public: true } }, async () => {
     openApi ??= buildOpenApiDocument(options.version);

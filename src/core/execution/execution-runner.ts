@@ -32,7 +32,13 @@ interface InFlight {
   finished: Promise<StoredExecution>;
 }
 
-type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
+/** What the caller that started an execution hears of it, and how it gives up on it. */
+export interface RunHooks {
+  /** Progress of the execution as it runs (MCP turns it into notifications). */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Fires when the caller cancels (an MCP `notifications/cancelled`): the run ends `cancelled`. */
+  signal?: AbortSignal;
+}
 
 /**
  * Runs executions in this process: sync ones at once, async ones through a bounded
@@ -43,15 +49,15 @@ type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
 export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly queue: WorkQueue<{ execution: StoredExecution; onProgress: ProgressListener }>;
+  private readonly queue: WorkQueue<{ execution: StoredExecution; hooks: RunHooks }>;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress }) => {
-      await this.run(execution, onProgress).catch((err: unknown) => {
+    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, hooks }) => {
+      await this.run(execution, hooks).catch((err: unknown) => {
         options.logger.error(
           { err, execution_id: execution.record.id },
           "could not store an execution's outcome",
@@ -75,15 +81,15 @@ export class ExecutionRunner {
   }
 
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
-  runNow(execution: StoredExecution, onProgress?: ProgressListener): Promise<StoredExecution> {
+  runNow(execution: StoredExecution, hooks: RunHooks = {}): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, onProgress, { alreadyRunning: true });
+    return this.run(execution, hooks, { alreadyRunning: true });
   }
 
   /** Queues an async execution whose `queued` record is already stored. */
-  enqueue(execution: StoredExecution, onProgress?: ProgressListener): void {
+  enqueue(execution: StoredExecution, hooks: RunHooks = {}): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, onProgress });
+    this.queue.push(execution.record.id, { execution, hooks });
   }
 
   /**
@@ -123,12 +129,15 @@ export class ExecutionRunner {
 
   private run(
     execution: StoredExecution,
-    onProgress: ProgressListener,
+    { onProgress, signal }: RunHooks,
     { alreadyRunning = false } = {},
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
     const id = execution.record.id;
+    const cancel = () => controller.abort("cancel" satisfies AbortReason);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
       const running = alreadyRunning ? execution : markRunning(execution, clock.now());
       // Not awaited: the terminal save usually lands in the same group commit. If the
@@ -168,7 +177,10 @@ export class ExecutionRunner {
       return this.finish(running, outcome);
     })();
     this.inFlight.set(id, { controller, finished });
-    return finished.finally(() => this.inFlight.delete(id));
+    return finished.finally(() => {
+      this.inFlight.delete(id);
+      signal?.removeEventListener("abort", cancel);
+    });
   }
 
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
@@ -196,7 +208,7 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined });
+        this.queue.push(orphan.record.id, { execution: orphan, hooks: {} });
       } else {
         await this.finish(
           orphan,

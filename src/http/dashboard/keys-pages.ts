@@ -71,59 +71,19 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range));
   });
 
-  app.get<IdParams>("/keys/:id/revoke", async (request, reply) => {
-    const key = await keys.get(request.params.id);
-    const ctx = dashboard.context(request);
-    return dashboard.send(
-      reply,
-      page(
-        ctx,
-        { title: `Revoke “${key.name}”?`, section: "keys" },
-        html`<section class="panel danger-zone">
-  <p>Requests with <code>${key.prefix}…${key.last4}</code> will be refused from the very next one, on every process sharing this data directory. This cannot be undone.</p>
-  <form method="post" action="/dashboard/keys/${key.id}/revoke" class="inline-actions">
-    ${csrfField(ctx)}
-    <button type="submit" class="button button-danger">Revoke key</button>
-    <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
-  </form>
-</section>`,
-      ),
+  /** A page about one key, for routes that only show something. */
+  const keyPage = (path: string, render: (ctx: PageContext, key: KeyView) => string) =>
+    app.get<IdParams>(path, async (request, reply) =>
+      dashboard.send(reply, render(dashboard.context(request), await keys.get(request.params.id))),
     );
-  });
 
+  keyPage("/keys/:id/revoke", revokePage);
   app.post<IdParams>("/keys/:id/revoke", async (request, reply) => {
     const key = await keys.revoke(request.params.id);
-    return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}?revoked=1`, 303);
+    return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}`, 303);
   });
 
-  app.get<IdParams>("/keys/:id/roll", async (request, reply) => {
-    const key = await keys.get(request.params.id);
-    const ctx = dashboard.context(request);
-    return dashboard.send(
-      reply,
-      page(
-        ctx,
-        {
-          title: `Roll “${key.name}”`,
-          section: "keys",
-          lead: "A new key with the same name, scope, plan, limits, environment and owner. The old key keeps working for the grace period, so clients can switch without an outage.",
-        },
-        html`<section class="panel">
-  <form method="post" action="/dashboard/keys/${key.id}/roll" class="stack narrow">
-    ${csrfField(ctx)}
-    <label for="grace">Grace period for <code>${key.prefix}…${key.last4}</code></label>
-    <select id="grace" name="grace_seconds">
-      ${GRACE_CHOICES.map((c) => html`<option value="${c.seconds}"${c.seconds === 86_400 ? html` selected` : ""}>${c.label}</option>`)}
-    </select>
-    <div class="inline-actions">
-      <button type="submit" class="button button-primary">Roll key</button>
-      <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
-    </div>
-  </form>
-</section>`,
-      ),
-    );
-  });
+  keyPage("/keys/:id/roll", rollPage);
 
   app.post<IdParams>("/keys/:id/roll", async (request, reply) => {
     const graceSeconds = Number(formField(request, "grace_seconds"));
@@ -232,6 +192,47 @@ function secretPage(ctx: PageContext, key: KeyView, secret: string, title: strin
   </dl>
   <p class="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Keep it out of repositories and client-side code.</p>
   <p><a class="button button-primary" href="/dashboard/keys/${key.id}">I have copied it</a></p>
+</section>`,
+  );
+}
+
+/** Revoking asks first: it cannot be undone. */
+function revokePage(ctx: PageContext, key: KeyView): string {
+  return page(
+    ctx,
+    { title: `Revoke “${key.name}”?`, section: "keys" },
+    html`<section class="panel danger-zone">
+  <p>Requests with <code>${key.prefix}…${key.last4}</code> will be refused from the very next one, on every process sharing this data directory. This cannot be undone.</p>
+  <form method="post" action="/dashboard/keys/${key.id}/revoke" class="inline-actions">
+${csrfField(ctx)}
+<button type="submit" class="button button-danger">Revoke key</button>
+<a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
+  </form>
+</section>`,
+  );
+}
+
+/** Rolling asks for the grace period of the old key. */
+function rollPage(ctx: PageContext, key: KeyView): string {
+  return page(
+    ctx,
+    {
+      title: `Roll “${key.name}”`,
+      section: "keys",
+      lead: "A new key with the same name, scope, plan, limits, environment and owner. The old key keeps working for the grace period, so clients can switch without an outage.",
+    },
+    html`<section class="panel narrow-panel">
+  <form method="post" action="/dashboard/keys/${key.id}/roll" class="stack narrow">
+${csrfField(ctx)}
+<label for="grace">Grace period for <code>${key.prefix}…${key.last4}</code></label>
+<select id="grace" name="grace_seconds">
+  ${GRACE_CHOICES.map((c) => html`<option value="${c.seconds}"${c.seconds === 86_400 ? html` selected` : ""}>${c.label}</option>`)}
+</select>
+<div class="inline-actions">
+  <button type="submit" class="button button-primary">Roll key</button>
+  <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
+</div>
+  </form>
 </section>`,
   );
 }

@@ -2,6 +2,7 @@ import type { DiscoverRequest, ExecuteRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
+import type { LogEntry } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 
 /** One skill run asked for by a tool call. */
@@ -16,6 +17,8 @@ export interface ExecuteCall {
   /** Fires on `notifications/cancelled`: the execution is cancelled. */
   signal: AbortSignal;
   onProgress?: (update: ProgressUpdate) => void;
+  /** The skill's log lines (embedded mode; the REST API does not stream them). */
+  onLog?: (entry: LogEntry) => void;
 }
 
 /**

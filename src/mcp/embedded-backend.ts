@@ -48,6 +48,7 @@ export class EmbeddedBackend implements SkillportBackend {
     idempotencyKey,
     signal,
     onProgress,
+    onLog,
   }: ExecuteCall): Promise<ExecutionRecord> {
     const key = await this.charged();
     const { executions, queries } = this.skillport;
@@ -55,14 +56,14 @@ export class EmbeddedBackend implements SkillportBackend {
       const sync = await executions.execute(
         key,
         { ...request, async: false },
-        { idempotencyKey, signal, onProgress },
+        { idempotencyKey, signal, onProgress, onLog },
       );
       return sync.record;
     }
     const { record } = await executions.execute(
       key,
       { ...request, async: true },
-      { idempotencyKey, onProgress },
+      { idempotencyKey, onProgress, onLog },
     );
     // Cancelled while waiting: the execution is cancelled. After the answer it runs on.
     const cancel = () => void queries.cancel(key, record.id).catch(() => {});

@@ -9,7 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillDetail } from "../core/catalog-service.js";
 import { toServiceError } from "../core/errors.js";
-import type { Logger } from "../core/logger.js";
+import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";
 import type { SkillportBackend } from "./backend.js";
@@ -30,8 +30,12 @@ const INSTRUCTIONS = `skillport finds and runs skills. Call discover_skills with
 interface CallContext {
   signal: AbortSignal;
   onProgress: ((update: ProgressUpdate) => void) | undefined;
+  onLog: (entry: LogEntry) => void;
   idempotencyKey: string | undefined;
 }
+
+/** MCP's names for the logging port's levels. */
+const MCP_LOG_LEVELS = { debug: "debug", info: "info", warn: "warning", error: "error" } as const;
 
 /** An MCP server and a way to wait for the tool calls it is answering. */
 export interface McpEndpoint {
@@ -47,7 +51,7 @@ export interface McpEndpoint {
 export function createMcpServer(backend: SkillportBackend, options: McpServerOptions): McpEndpoint {
   const server = new Server(
     { name: "skillport", title: "skillport", version: options.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
   const inFlight = new Set<Promise<unknown>>();
   const catalogs = new WeakMap<readonly SkillDetail[], ToolCatalog>();
@@ -88,6 +92,15 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       onProgress:
         progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification),
       idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,
+      // The client's logging/setLevel decides which lines are sent (the SDK filters).
+      onLog: ({ level, message, fields }) => {
+        server
+          .sendLoggingMessage(
+            { level: MCP_LOG_LEVELS[level], logger: "skillport", data: { ...fields, message } },
+            extra.sessionId,
+          )
+          .catch(() => {});
+      },
     };
     const call = callTool(backend, target, request.params.arguments ?? {}, context).catch((err: unknown) => {
       const error = toServiceError(err);
@@ -123,11 +136,11 @@ async function callTool(
   backend: SkillportBackend,
   target: ToolTarget,
   args: Record<string, unknown>,
-  { signal, onProgress, idempotencyKey }: CallContext,
+  { signal, onProgress, onLog, idempotencyKey }: CallContext,
 ): Promise<CallToolResult> {
   if (target.kind === "skill") {
     const request = parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args });
-    return outcomeResult(await backend.execute({ request, idempotencyKey, signal, onProgress }));
+    return outcomeResult(await backend.execute({ request, idempotencyKey, signal, onProgress, onLog }));
   }
   switch (target.name) {
     case "discover_skills": {
@@ -140,7 +153,7 @@ async function callTool(
     case "execute_skill": {
       const { wait_ms, ...request } = parseOrThrow(ExecuteSkillArgs, args);
       return outcomeResult(
-        await backend.execute({ request, waitMs: wait_ms, idempotencyKey, signal, onProgress }),
+        await backend.execute({ request, waitMs: wait_ms, idempotencyKey, signal, onProgress, onLog }),
       );
     }
     case "get_execution": {

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
-import { type Logger, lazyChildLogger } from "../logger.js";
+import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
@@ -38,6 +38,8 @@ export interface RunHooks {
   onProgress?: (update: ProgressUpdate) => void;
   /** Fires when the caller cancels (an MCP `notifications/cancelled`): the run ends `cancelled`. */
   signal?: AbortSignal;
+  /** The skill's log lines as it runs (MCP sends them as `notifications/message`). */
+  onLog?: (entry: LogEntry) => void;
 }
 
 /**
@@ -129,7 +131,7 @@ export class ExecutionRunner {
 
   private run(
     execution: StoredExecution,
-    { onProgress, signal }: RunHooks,
+    { onProgress, signal, onLog }: RunHooks,
     { alreadyRunning = false } = {},
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
@@ -147,10 +149,11 @@ export class ExecutionRunner {
       });
       events.emit(id, { type: "status", record: running.record });
       const entry = registry.get(running.record.skill_id);
-      const logger = lazyChildLogger(this.options.logger, {
+      const ownLogger = lazyChildLogger(this.options.logger, {
         execution_id: id,
         skill_id: running.record.skill_id,
       });
+      const logger = onLog ? teeLogger(ownLogger, onLog) : ownLogger;
       const outcome: RunOutcome = entry
         ? await runSkill(entry.skill, running.params, {
             timeoutMs: running.timeoutMs,

@@ -5,10 +5,13 @@ import type { UsageCount, UsageStore } from "../ports.js";
  * Counts requests per key and minute in memory and writes them to the store in one batch
  * per flush, so counting costs a request a map update and never a store write (the issue:
  * "counting must not slow the request path"). Flushes run one at a time; a batch the store
- * refuses is merged back and retried with the next one, so no count is lost to a hiccup.
+ * refuses is put back and retried with the next one, so no count is lost to a hiccup.
  */
 export class UsageRecorder {
-  private pending = new Map<string, UsageCount>();
+  /** Each key's count for the latest minute it was seen in (one lookup per request, no string built). */
+  private current = new Map<string, UsageCount>();
+  /** Counts of minutes a key has moved on from, waiting for the next flush. */
+  private finished: UsageCount[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
 
@@ -20,11 +23,13 @@ export class UsageRecorder {
   /** Counts one request of `keyId` at `nowMs`: admitted, or refused with 429 (`limited`). */
   record(keyId: string, outcome: "accepted" | "limited", nowMs: number): void {
     const minuteStart = Math.floor(nowMs / 60_000) * 60;
-    const slot = `${keyId} ${minuteStart}`;
-    let count = this.pending.get(slot);
-    if (!count) {
+    let count = this.current.get(keyId);
+    if (count?.minuteStart !== minuteStart) {
+      // A request stamped in another minute (normally the next one) starts a new count; two
+      // counts of one key and minute in a batch are summed by the store.
+      if (count) this.finished.push(count);
       count = { keyId, minuteStart, accepted: 0, limited: 0 };
-      this.pending.set(slot, count);
+      this.current.set(keyId, count);
     }
     count[outcome]++;
   }
@@ -52,25 +57,18 @@ export class UsageRecorder {
   }
 
   private async writeBatch(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
-    this.pending = new Map();
+    if (this.current.size === 0 && this.finished.length === 0) return;
+    const batch = [...this.finished, ...this.current.values()];
+    this.current = new Map();
+    this.finished = [];
     try {
-      await this.store.add([...batch.values()]);
+      await this.store.add(batch);
     } catch (err) {
       this.logger.warn(
-        { err, counts: batch.size },
+        { err, counts: batch.length },
         "could not store usage counts; retrying with the next flush",
       );
-      for (const [slot, count] of batch) {
-        const later = this.pending.get(slot);
-        if (later) {
-          later.accepted += count.accepted;
-          later.limited += count.limited;
-        } else {
-          this.pending.set(slot, count);
-        }
-      }
+      this.finished.unshift(...batch);
     }
   }
 }

@@ -17,9 +17,13 @@ export function describeUsageContract(handle: StoreHandle): void {
         { keyId: "key_a", minuteStart: M0, accepted: 3, limited: 1 },
         { keyId: "key_a", minuteStart: M0 + 60, accepted: 2, limited: 0 },
       ]);
-      await handle.store.usage.add([{ keyId: "key_a", minuteStart: M0, accepted: 4, limited: 2 }]);
+      // Two counts of one key and minute in one batch add up too.
+      await handle.store.usage.add([
+        { keyId: "key_a", minuteStart: M0, accepted: 4, limited: 2 },
+        { keyId: "key_a", minuteStart: M0, accepted: 1, limited: 0 },
+      ]);
       expect(await minuteSeries("key_a")).toEqual([
-        { start: M0, accepted: 7, limited: 3 },
+        { start: M0, accepted: 8, limited: 3 },
         { start: M0 + 60, accepted: 2, limited: 0 },
       ]);
     });

@@ -1,6 +1,6 @@
 import escapeHtml from "escape-html";
 
-/** Markup that is already safe: made by `html` or `raw`, never from text a person typed. */
+/** Markup that is already safe: made by `html`, never from text a person typed. */
 export class SafeHtml {
   constructor(readonly markup: string) {}
   toString(): string {
@@ -21,11 +21,6 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
   let out = strings[0] ?? "";
   for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? "");
   return new SafeHtml(out);
-}
-
-/** Trusted markup as is (fixed strings and generated SVG only). */
-export function raw(markup: string): SafeHtml {
-  return new SafeHtml(markup);
 }
 
 function render(value: HtmlValue): string {

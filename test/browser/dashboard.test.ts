@@ -45,17 +45,18 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
   const discover = (key: string) =>
     apiRequest(server.baseUrl, "POST", "/v1/discover", { key, json: { query: "send a message" } });
 
+  // Starting the server and Chromium can take a while on a busy machine: more than the default hook timeout.
   beforeAll(async () => {
     server = await startServer({ env: { SKILLPORT_ADMIN_TOKEN: undefined } });
     browser = await launchBrowser();
     context = browser.context;
     page = await context.newPage();
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-  });
+  }, 60_000);
 
   it("sends a browser without a session to the sign-in page, which refuses a wrong token", async () => {
     await page.goto(`${server.baseUrl}/dashboard/keys`);
@@ -197,7 +198,7 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await screenshot(page, "16-key-rolled");
     // Both keys open the API now (the new one has a fresh minute window of its own).
     expect((await discover(rolled)).status).toBe(200);
-    expect((await discover("sk_live_" + "0".repeat(36))).status).toBe(401);
+    expect((await discover(`sk_live_${"0".repeat(36)}`)).status).toBe(401);
   });
 
   it("revokes the key in the page after a confirmation; its next request is refused", async () => {

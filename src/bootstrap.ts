@@ -22,5 +22,6 @@ export function createSkillport(
     skillConfig: config.skillConfig,
     // Created here, loaded only by `start()`, in the background (see UseLiteEmbedder).
     embedder: config.discoveryMode === "hybrid" ? new UseLiteEmbedder() : undefined,
+    adminToken: config.adminToken,
   });
 }

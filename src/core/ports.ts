@@ -15,12 +15,20 @@ export interface KeyStore {
   list(): Promise<ApiKey[]>;
   /** Sets `revokedAt` unless already revoked; false when no such key. */
   revoke(id: string, revokedAt: string): Promise<boolean>;
+  /**
+   * Makes the key expire at `expiresAt`, or keeps its current expiry when that is earlier
+   * (a key is never given a longer life this way); false when no such key. Used by a roll.
+   */
+  expire(id: string, expiresAt: string): Promise<boolean>;
   /** Records use of a key; may be coalesced and written later (it is not on the critical path). */
   markUsed(id: string, usedAt: string): void;
 }
 
 export interface ExecutionListQuery {
-  owner: string;
+  /** Only this owner's records; every owner's when absent (the dashboard's administrator view). */
+  owner?: string;
+  /** Only records started with this key. */
+  keyId?: string;
   status?: ExecutionStatus;
   skillId?: string;
   limit: number;
@@ -184,6 +192,48 @@ export interface EmbeddingStore {
   putMany(model: string, embeddings: readonly CachedEmbedding[]): Promise<void>;
 }
 
+/** Requests of one key in one minute: those admitted and those refused with 429. */
+export interface UsageCount {
+  keyId: string;
+  /** Unix seconds of the minute's start (a multiple of 60). */
+  minuteStart: number;
+  accepted: number;
+  limited: number;
+}
+
+/** Requests summed over one bucket of a series. */
+export interface UsagePoint {
+  /** Unix seconds of the bucket's start (a multiple of the bucket length). */
+  start: number;
+  accepted: number;
+  limited: number;
+}
+
+export interface UsageSeriesQuery {
+  /** One key's requests; every key's summed when absent. */
+  keyId?: string;
+  /** Unix seconds, inclusive; minutes starting before it are left out. */
+  fromSeconds: number;
+  /** Unix seconds, exclusive. */
+  toSeconds: number;
+  /** Bucket length in seconds, a multiple of 60 (60, 3600, 86400). Buckets align to the epoch. */
+  bucketSeconds: number;
+}
+
+/**
+ * Request counts per key and minute, for the dashboard's usage charts. Counting happens in
+ * memory off the request path; this port only receives batches of counts and answers
+ * series, so it stays cheap for any adapter.
+ */
+export interface UsageStore {
+  /** Adds each count to the stored one of the same key and minute (created at 0), all in one batch. */
+  add(counts: UsageCount[]): Promise<void>;
+  /** The buckets of the range that hold any request, oldest first; empty buckets are left out. */
+  series(query: UsageSeriesQuery): Promise<UsagePoint[]>;
+  /** Deletes the minutes that start before `beforeSeconds`; returns how many rows went. */
+  deleteBefore(beforeSeconds: number): Promise<number>;
+}
+
 /** Everything the core keeps, behind one handle. */
 export interface Store {
   keys: KeyStore;
@@ -193,6 +243,7 @@ export interface Store {
   memory: MemoryStore;
   embeddings: EmbeddingStore;
   limiter: Limiter;
+  usage: UsageStore;
   /** True when the store answers (for `/readyz`). */
   ping(): Promise<boolean>;
   /** Flushes pending writes and closes. */

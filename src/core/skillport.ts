@@ -1,4 +1,5 @@
 import { AccessGate } from "./access.js";
+import { AdminAuth } from "./admin/admin-auth.js";
 import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
 import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
@@ -12,6 +13,8 @@ import type { Logger } from "./logger.js";
 import type { Store } from "./ports.js";
 import { SkillRegistry } from "./skills/registry.js";
 import type { Skill } from "./skills/skill.js";
+import { UsageRecorder } from "./usage/usage-recorder.js";
+import { UsageService } from "./usage/usage-service.js";
 
 export interface SkillportOptions {
   store: Store;
@@ -24,7 +27,14 @@ export interface SkillportOptions {
   skillConfig?: Record<string, Record<string, unknown>>;
   /** Hybrid discovery with this model (loaded by `start`, in the background); lexical without. */
   embedder?: TextEmbedder;
+  /** `SKILLPORT_ADMIN_TOKEN`: the dashboard's sign-in token; one-time links when absent. */
+  adminToken?: string;
+  /** How often request counts are written to the store (default 5 s). */
+  usageFlushMs?: number;
 }
+
+/** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
+const MIN_USAGE_RETENTION_DAYS = 31;
 
 /**
  * The core, assembled: what every surface (REST, MCP, dashboard, CLI) calls. Surfaces
@@ -36,6 +46,8 @@ export class Skillport {
   readonly discovery: Discovery;
   readonly keys: KeyService;
   readonly access: AccessGate;
+  readonly admin: AdminAuth;
+  readonly usage: UsageService;
   readonly catalog: CatalogService;
   readonly executions: ExecutionService;
   readonly queries: ExecutionQueries;
@@ -46,6 +58,8 @@ export class Skillport {
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
+  private readonly usageRecorder: UsageRecorder;
+  private readonly usageFlushMs: number;
   private retentionTimer: NodeJS.Timeout | undefined;
   private readonly embedder: TextEmbedder | undefined;
 
@@ -65,9 +79,13 @@ export class Skillport {
     this.discovery = createDiscovery(this.registry, { semantic });
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
-    this.access = new AccessGate(this.keys, this.limiter, clock, {
+    this.usageRecorder = new UsageRecorder(this.store.usage, this.logger);
+    this.usageFlushMs = options.usageFlushMs ?? 5_000;
+    this.usage = new UsageService(this.store.usage, this.usageRecorder, clock);
+    this.access = new AccessGate(this.keys, this.limiter, clock, this.usageRecorder, {
       failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     });
+    this.admin = new AdminAuth(this.access, clock, { adminToken: options.adminToken });
     this.catalog = new CatalogService(this.registry, this.discovery);
     this.runner = new ExecutionRunner({
       registry: this.registry,
@@ -92,11 +110,16 @@ export class Skillport {
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
   async start(): Promise<void> {
     await this.runner.start();
-    const prune = () =>
-      this.store.executions
-        .deleteFinishedBefore(isoTimestamp(this.clock.now() - this.retentionDays * 86_400_000))
-        .catch((err: unknown) => this.logger.error({ err }, "could not prune old execution records"));
+    const prune = async () => {
+      const now = this.clock.now();
+      const usageDays = Math.max(this.retentionDays, MIN_USAGE_RETENTION_DAYS);
+      await Promise.all([
+        this.store.executions.deleteFinishedBefore(isoTimestamp(now - this.retentionDays * 86_400_000)),
+        this.store.usage.deleteBefore(Math.floor(now / 1000) - usageDays * 86_400),
+      ]).catch((err: unknown) => this.logger.error({ err }, "could not prune old records"));
+    };
     await prune();
+    this.usageRecorder.start(this.usageFlushMs);
     this.retentionTimer = setInterval(prune, 3_600_000);
     this.retentionTimer.unref();
     this.warmSkills();
@@ -119,12 +142,14 @@ export class Skillport {
   async stop(deadlineMs: number): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     await this.runner.stop(deadlineMs);
+    await this.usageRecorder.stop();
   }
 
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.discovery.close();
     await this.embedder?.close();
+    await this.usageRecorder.stop();
     await this.limiter.close();
     await this.store.close();
   }

@@ -69,6 +69,8 @@ export interface RequestOptions {
   contentType?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** "manual" answers a redirect itself instead of following it (default "follow"). */
+  redirect?: "follow" | "manual";
 }
 
 export interface CliResult {
@@ -374,6 +376,7 @@ export async function apiRequest(
     method,
     headers,
     body,
+    redirect: options.redirect ?? "follow",
     signal: options.signal ?? AbortSignal.timeout(60_000),
   });
   const text = await res.text();

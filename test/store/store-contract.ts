@@ -7,6 +7,7 @@ import { describeKeyContract } from "./contract/keys.js";
 import { describeLimiterContract } from "./contract/limiter.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
+import { describeUsageContract } from "./contract/usage.js";
 
 export type { MakeStore } from "./contract/fixtures.js";
 
@@ -26,6 +27,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeLimiterContract(handle);
     describeOwnerDataContract(handle);
     describeEmbeddingContract(handle);
+    describeUsageContract(handle);
 
     describe("store", () => {
       it("answers ping while open", async () => {

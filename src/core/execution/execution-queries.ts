@@ -1,10 +1,10 @@
 import { requireScope } from "../access.js";
-import type { ListExecutionsQuery } from "../api-schemas.js";
+import type { AdminExecutionsQuery, ListExecutionsQuery } from "../api-schemas.js";
 import type { Clock } from "../clock.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
 import { ServiceError } from "../errors.js";
 import type { ApiKey } from "../keys/api-key.js";
-import type { Store } from "../ports.js";
+import type { ExecutionListQuery, Store } from "../ports.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
@@ -17,7 +17,10 @@ import { cancelledOutcome } from "./run-skill.js";
  */
 const STORE_POLL_MS = 1_000;
 
-/** Reading, waiting for, listing and cancelling executions, for the key's owner only. */
+/**
+ * Reading, waiting for, listing and cancelling executions: for the key's owner only, or
+ * across every owner for the dashboard's administrator (`listAll`, `getAny`).
+ */
 export class ExecutionQueries {
   constructor(
     private readonly store: Store,
@@ -38,21 +41,52 @@ export class ExecutionQueries {
     query: ListExecutionsQuery,
   ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
     requireScope(key, "full-access");
+    return this.page({ owner: key.owner, status: query.status, skillId: query.skill_id }, query);
+  }
+
+  /** Every owner's records, newest first, filtered by key, owner, skill and status (the dashboard). */
+  async listAll(
+    query: AdminExecutionsQuery,
+  ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
+    return this.pageOfStored(
+      { owner: query.owner, keyId: query.key_id, status: query.status, skillId: query.skill_id },
+      query,
+    );
+  }
+
+  /** Any owner's execution with what is kept beside the record (params, key), for the dashboard. */
+  async getAny(id: string): Promise<StoredExecution> {
+    const execution = await this.store.executions.get(id);
+    if (!execution) {
+      throw new ServiceError("execution_not_found", {
+        message: `No execution has the id ${JSON.stringify(id)}.`,
+      });
+    }
+    return execution;
+  }
+
+  private async page(
+    filters: Omit<ExecutionListQuery, "limit" | "after">,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
+    const { data, next_cursor } = await this.pageOfStored(filters, query);
+    return { data: data.map((row) => row.record), next_cursor };
+  }
+
+  /** One page, newest first, and the cursor of the next (fetches one more row to know). */
+  private async pageOfStored(
+    filters: Omit<ExecutionListQuery, "limit" | "after">,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
     const after = query.cursor ? decodeCursor(query.cursor, ["createdAt", "id"] as const) : undefined;
-    const rows = await this.store.executions.list({
-      owner: key.owner,
-      status: query.status,
-      skillId: query.skill_id,
-      limit: query.limit + 1,
-      after,
-    });
+    const rows = await this.store.executions.list({ ...filters, limit: query.limit + 1, after });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const next_cursor =
       rows.length > query.limit && last
         ? encodeCursor({ createdAt: last.record.created_at, id: last.record.id })
         : null;
-    return { data: page.map((row) => row.record), next_cursor };
+    return { data: page, next_cursor };
   }
 
   /** Cancels a non-terminal execution; a terminal one is `execution_not_cancellable`. */

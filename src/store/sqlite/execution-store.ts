@@ -96,6 +96,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
     const params = {
       owner: query.owner,
+      keyId: query.keyId,
       status: query.status,
       skillId: query.skillId,
       afterCreatedAt: query.after?.createdAt,
@@ -153,12 +154,18 @@ export class SqliteExecutionStore implements ExecutionStore {
     return claimed;
   }
 
-  /** One statement per combination of filters, so each uses the owner index fully. */
+  /**
+   * One statement per combination of filters, so each uses an index fully: the owner's
+   * index for a key's own listing, the time index for the dashboard's listing across owners.
+   */
   private listStatement(query: ExecutionListQuery): Database.Statement {
-    const shape = `${query.status !== undefined}:${query.skillId !== undefined}:${query.after !== undefined}`;
+    const filters = [query.owner, query.keyId, query.status, query.skillId, query.after];
+    const shape = filters.map((filter) => filter !== undefined).join(":");
     let statement = this.listStatements.get(shape);
     if (!statement) {
-      const conditions = ["owner = @owner"];
+      const conditions = ["1 = 1"];
+      if (query.owner !== undefined) conditions.push("owner = @owner");
+      if (query.keyId !== undefined) conditions.push("key_id = @keyId");
       if (query.status !== undefined) conditions.push("status = @status");
       if (query.skillId !== undefined) conditions.push("skill_id = @skillId");
       // Newest first, so "after" the cursor means strictly older in (created_at, id).

@@ -15,6 +15,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
+import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
@@ -67,6 +68,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     memory: new SqliteMemoryStore(db),
     embeddings: new SqliteEmbeddingStore(db),
     limiter: new SqliteLimiter(limiterDb),
+    usage: new SqliteUsageStore(db),
     groupCommitStats: writer.stats,
     async ping() {
       try {

@@ -44,6 +44,7 @@ export class SqliteKeyStore implements KeyStore {
   private readonly byId: Database.Statement<[string], KeyRow>;
   private readonly all: Database.Statement<[], KeyRow>;
   private readonly revokeStatement: Database.Statement<[{ id: string; revokedAt: string }]>;
+  private readonly expireStatement: Database.Statement<[{ id: string; expiresAt: string }]>;
   private readonly exists: Database.Statement<[string], { found: number }>;
   private readonly markUsedStatement: Database.Statement<[{ id: string; usedAt: string }]>;
   /** When this process last queued a `last_used_at` write per key (clock milliseconds). */
@@ -69,6 +70,11 @@ export class SqliteKeyStore implements KeyStore {
     this.all = db.prepare("select * from api_keys order by created_at desc, id desc");
     this.revokeStatement = db.prepare(
       "update api_keys set revoked_at = @revokedAt where id = @id and revoked_at is null",
+    );
+    // Timestamps are ISO UTC with milliseconds, so text order is time order.
+    this.expireStatement = db.prepare(
+      `update api_keys set expires_at = @expiresAt
+       where id = @id and (expires_at is null or expires_at > @expiresAt)`,
     );
     this.exists = db.prepare("select 1 as found from api_keys where id = ?");
     // Never moves last_used_at backwards when writes from two processes cross.
@@ -132,6 +138,14 @@ export class SqliteKeyStore implements KeyStore {
       return true;
     }
     // Already revoked still counts as found: the port's false means "no such key".
+    return this.exists.get(id) !== undefined;
+  }
+
+  async expire(id: string, expiresAt: string): Promise<boolean> {
+    if (this.expireStatement.run({ id, expiresAt }).changes > 0) {
+      this.changes.announce();
+      return true;
+    }
     return this.exists.get(id) !== undefined;
   }
 

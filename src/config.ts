@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -32,6 +33,10 @@ const Env = z.object({
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+  SKILLPORT_WORKER_THREADS: int(1, 256).default(Math.min(4, Math.max(2, availableParallelism()))),
+  SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
+  SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(64),
+  SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
 });
 
 export interface Config {
@@ -46,6 +51,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   skillConfig: Record<string, Record<string, unknown>>;
+  /** Worker threads that run isolated skills. */
+  workerThreads: number;
+  /** Heap limit of one worker thread, in MiB. */
+  workerMemoryMb: number;
+  /** Unfinished executions one key may hold (429 concurrency_limit_exceeded beyond). */
+  maxConcurrentPerKey: number;
+  /** Unfinished executions one process holds (503 service_unavailable beyond). */
+  maxPendingExecutions: number;
 }
 
 /** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
@@ -68,6 +81,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    workerThreads: e.SKILLPORT_WORKER_THREADS,
+    workerMemoryMb: e.SKILLPORT_WORKER_MEMORY_MB,
+    maxConcurrentPerKey: e.SKILLPORT_MAX_CONCURRENT_PER_KEY,
+    maxPendingExecutions: e.SKILLPORT_MAX_PENDING_EXECUTIONS,
     ...overrides,
   };
 }

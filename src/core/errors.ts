@@ -25,6 +25,11 @@ export const ERROR_CODES = {
     message: "This Idempotency-Key was used with a different request body.",
   },
   rate_limit_exceeded: { status: 429, message: "Rate limit exceeded." },
+  // Issue 7: a key's unfinished executions are capped, with Retry-After like a rate limit.
+  concurrency_limit_exceeded: {
+    status: 429,
+    message: "Too many executions of this API key are unfinished; retry when one ends.",
+  },
   internal_error: { status: 500, message: "Internal error." },
   service_unavailable: { status: 503, message: "The service is unavailable; retry later." },
 } as const satisfies Record<string, { status: number; message: string }>;

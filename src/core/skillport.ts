@@ -6,7 +6,9 @@ import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
 import { ExecutionService } from "./execution/execution-service.js";
+import { inlineExecutor, type SkillExecutor } from "./execution/skill-executor.js";
 import { KeyService } from "./keys/key-service.js";
+import { ConcurrencyGate } from "./limits/concurrency-gate.js";
 import { LeasedLimiter } from "./limits/leased-limiter.js";
 import type { Logger } from "./logger.js";
 import type { Store } from "./ports.js";
@@ -22,6 +24,12 @@ export interface SkillportOptions {
   failedAuthPerMinute?: number;
   retentionDays?: number;
   skillConfig?: Record<string, Record<string, unknown>>;
+  /** Unfinished executions one key may hold at once (429 beyond; default 64). */
+  maxConcurrentPerKey?: number;
+  /** Unfinished executions this process holds at once (503 beyond; default 1024). */
+  maxPendingExecutions?: number;
+  /** Where skills run; on the main thread unless an isolating executor is given. */
+  executor?: SkillExecutor;
 }
 
 /**
@@ -40,6 +48,8 @@ export class Skillport {
   readonly runner: ExecutionRunner;
   readonly events = new ExecutionEvents();
   readonly logger: Logger;
+  readonly executor: SkillExecutor;
+  readonly concurrency: ConcurrencyGate;
   private readonly clock: Clock;
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
@@ -60,6 +70,11 @@ export class Skillport {
       failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     });
     this.catalog = new CatalogService(this.registry, this.discovery);
+    this.executor = options.executor ?? inlineExecutor;
+    this.concurrency = new ConcurrencyGate({
+      perKey: options.maxConcurrentPerKey ?? 64,
+      total: options.maxPendingExecutions ?? 1024,
+    });
     this.runner = new ExecutionRunner({
       registry: this.registry,
       store: this.store,
@@ -68,6 +83,8 @@ export class Skillport {
       events: this.events,
       asyncConcurrency: options.asyncConcurrency ?? 16,
       skillConfig: options.skillConfig ?? {},
+      executor: this.executor,
+      concurrency: this.concurrency,
     });
     this.executions = new ExecutionService({
       registry: this.registry,
@@ -76,6 +93,7 @@ export class Skillport {
       logger: this.logger,
       events: this.events,
       runner: this.runner,
+      concurrency: this.concurrency,
     });
     this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock);
   }
@@ -97,6 +115,7 @@ export class Skillport {
   private warmSkills(): void {
     setImmediate(() => {
       for (const { skill } of this.registry.list()) {
+        if (this.executor.isolates(skill)) continue; // its workers warm it
         skill
           .warm?.()
           .catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
@@ -113,6 +132,7 @@ export class Skillport {
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.discovery.close();
+    await this.executor.close();
     await this.limiter.close();
     await this.store.close();
   }

@@ -43,11 +43,12 @@ export function toHttpError(err: unknown): ServiceError {
 
 /**
  * Sends `{"error":{code, message, details?, retry_after?, request_id}}` with the error's
- * status and headers. A 5xx is logged with its cause; its message is the table's generic one.
+ * status and headers. A 500 is logged with its cause; its message is the table's generic one.
  */
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const error = toHttpError(err);
-  if (error.status >= 500)
+  // A bug is logged with its cause; a 503 (shutting down, saturated) is an answer, not a fault.
+  if (error.code === "internal_error")
     request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.details) body.details = error.details;

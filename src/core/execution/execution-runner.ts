@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
+import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
 import { type Logger, lazyChildLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
@@ -11,6 +12,7 @@ import { markFinished, markRunning, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { type AbortReason, cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { ownerMemory, ownerMessages } from "./skill-context.js";
+import type { SkillExecutor } from "./skill-executor.js";
 import { WorkQueue } from "./work-queue.js";
 
 export interface ExecutionRunnerOptions {
@@ -25,6 +27,10 @@ export interface ExecutionRunnerOptions {
   skillConfig: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** How often this process proves it is alive, and how long silence means it died. */
   heartbeatMs?: number;
+  /** Where skills run (isolated in workers, or on this thread). */
+  executor: SkillExecutor;
+  /** Slots of unfinished executions; queued work taken over from a dead process holds one too. */
+  concurrency: ConcurrencyGate;
 }
 
 interface InFlight {
@@ -33,6 +39,13 @@ interface InFlight {
 }
 
 type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
+
+interface QueuedExecution {
+  execution: StoredExecution;
+  onProgress: ProgressListener;
+  /** Gives back the execution's concurrency slot once it ended. */
+  release: ReleaseSlot;
+}
 
 /**
  * Runs executions in this process: sync ones at once, async ones through a bounded
@@ -43,20 +56,22 @@ type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
 export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly queue: WorkQueue<{ execution: StoredExecution; onProgress: ProgressListener }>;
+  private readonly queue: WorkQueue<QueuedExecution>;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress }) => {
-      await this.run(execution, onProgress).catch((err: unknown) => {
-        options.logger.error(
-          { err, execution_id: execution.record.id },
-          "could not store an execution's outcome",
-        );
-      });
+    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress, release }) => {
+      await this.run(execution, onProgress)
+        .catch((err: unknown) => {
+          options.logger.error(
+            { err, execution_id: execution.record.id },
+            "could not store an execution's outcome",
+          );
+        })
+        .finally(release);
     });
   }
 
@@ -80,10 +95,13 @@ export class ExecutionRunner {
     return this.run(execution, onProgress, { alreadyRunning: true });
   }
 
-  /** Queues an async execution whose `queued` record is already stored. */
-  enqueue(execution: StoredExecution, onProgress?: ProgressListener): void {
+  /**
+   * Queues an async execution whose `queued` record is already stored; `release` gives
+   * back its concurrency slot when it ends.
+   */
+  enqueue(execution: StoredExecution, onProgress: ProgressListener, release: ReleaseSlot): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, onProgress });
+    this.queue.push(execution.record.id, { execution, onProgress, release });
   }
 
   /**
@@ -92,7 +110,9 @@ export class ExecutionRunner {
    */
   async cancelLocal(execution: StoredExecution): Promise<StoredExecution | undefined> {
     const id = execution.record.id;
-    if (this.queue.remove(id)) {
+    const queued = this.queue.remove(id);
+    if (queued) {
+      queued.release();
       return this.finish(execution, cancelledOutcome("The execution was cancelled before it started.", 0));
     }
     const running = this.inFlight.get(id);
@@ -147,6 +167,7 @@ export class ExecutionRunner {
             timeoutMs: running.timeoutMs,
             controller,
             logger,
+            executor: this.options.executor,
             context: {
               executionId: id,
               owner: running.owner,
@@ -196,7 +217,11 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined });
+        this.queue.push(orphan.record.id, {
+          execution: orphan,
+          onProgress: undefined,
+          release: this.options.concurrency.track(orphan.keyId),
+        });
       } else {
         await this.finish(
           orphan,

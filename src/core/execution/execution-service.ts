@@ -7,6 +7,7 @@ import { isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ApiKey } from "../keys/api-key.js";
+import type { ConcurrencyGate } from "../limits/concurrency-gate.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
@@ -41,6 +42,7 @@ export interface ExecutionServiceDeps {
   logger: Logger;
   events: ExecutionEvents;
   runner: ExecutionRunner;
+  concurrency: ConcurrencyGate;
 }
 
 /**
@@ -67,30 +69,37 @@ export class ExecutionService {
     const mode = input.async ? "async" : "sync";
     const id = newId("exec");
     runner.assertAccepting();
+    // Held until the execution ends; refused here (429/503) before anything is stored.
+    const release = this.deps.concurrency.acquire(key.id);
+    let handedToQueue = false;
+    try {
+      if (options.idempotencyKey !== undefined) {
+        const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
+        if (replay) return replay;
+      }
 
-    if (options.idempotencyKey !== undefined) {
-      const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
-      if (replay) return replay;
+      const now = clock.now();
+      const execution: StoredExecution = {
+        record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
+        owner: key.owner,
+        keyId: key.id,
+        params,
+        async: mode === "async",
+        timeoutMs: input.timeout_ms,
+        runnerId: runner.runnerId,
+      };
+      if (mode === "async") {
+        // The 202 promises a record that exists: commit it before answering.
+        await store.executions.save(execution);
+        runner.enqueue(execution, options.onProgress, release);
+        handedToQueue = true;
+        return { record: execution.record, mode, replayed: false };
+      }
+      const finished = await runner.runNow(execution, options.onProgress);
+      return { record: finished.record, mode, replayed: false };
+    } finally {
+      if (!handedToQueue) release();
     }
-
-    const now = clock.now();
-    const execution: StoredExecution = {
-      record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
-      owner: key.owner,
-      keyId: key.id,
-      params,
-      async: mode === "async",
-      timeoutMs: input.timeout_ms,
-      runnerId: runner.runnerId,
-    };
-    if (mode === "async") {
-      // The 202 promises a record that exists: commit it before answering.
-      await store.executions.save(execution);
-      runner.enqueue(execution, options.onProgress);
-      return { record: execution.record, mode, replayed: false };
-    }
-    const finished = await runner.runNow(execution, options.onProgress);
-    return { record: finished.record, mode, replayed: false };
   }
 
   /**

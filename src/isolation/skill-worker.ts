@@ -37,8 +37,8 @@ for (const url of setup.skillModules) {
 // Heavy libraries load now, while the worker is idle, not in its first run.
 for (const skill of skills.values()) skill.warm?.().catch(() => {});
 
-/** Abort controllers of the runs in this worker, by execution id. */
-const running = new Map<string, AbortController>();
+/** The runs in this worker, by execution id: how to abort each, and what it relayed. */
+const running = new Map<string, { controller: AbortController; relayed: number }>();
 /** Owner-data calls waiting for the main thread's reply, by call id. */
 const pendingCalls = new Map<string, { resolve(value: unknown): void; reject(err: Error): void }>();
 let callSequence = 0;
@@ -46,7 +46,7 @@ let callSequence = 0;
 down.onmessage = (event) => {
   const message = (event as { data: DownMessage }).data;
   if (message.type === "abort") {
-    running.get(message.executionId)?.abort(message.reason);
+    running.get(message.executionId)?.controller.abort(message.reason);
     return;
   }
   const pending = pendingCalls.get(message.callId);
@@ -58,18 +58,21 @@ down.onmessage = (event) => {
 
 function post(message: UpMessage): void {
   up.postMessage(message);
+  const run = running.get(message.executionId);
+  if (run) run.relayed++;
 }
 
 export default async function runTask(task: SkillTask): Promise<TaskResult> {
   const skill = skills.get(task.skillId);
   if (!skill) {
-    return { ok: false, error: crossed(new Error(`skill ${task.skillId} is not loaded in the worker`)) };
+    const error = crossed(new Error(`skill ${task.skillId} is not loaded in the worker`));
+    return { ok: false, error, relayed: 0 };
   }
-  const controller = new AbortController();
-  running.set(task.executionId, controller);
+  const run = { controller: new AbortController(), relayed: 0 };
+  running.set(task.executionId, run);
   try {
     const value = await skill.run(task.params, {
-      signal: controller.signal,
+      signal: run.controller.signal,
       executionId: task.executionId,
       owner: task.owner,
       config: task.config,
@@ -77,9 +80,9 @@ export default async function runTask(task: SkillTask): Promise<TaskResult> {
       progress: (update) => post({ type: "progress", executionId: task.executionId, update }),
       ...ownerCalls(task.executionId),
     });
-    return { ok: true, value };
+    return { ok: true, value, relayed: run.relayed };
   } catch (err) {
-    return { ok: false, error: crossed(err) };
+    return { ok: false, error: crossed(err), relayed: run.relayed };
   } finally {
     running.delete(task.executionId);
   }

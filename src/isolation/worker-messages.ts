@@ -24,8 +24,14 @@ export interface SkillTask {
   config: Readonly<Record<string, unknown>>;
 }
 
-/** A run's end, as a worker answers it; errors cross as plain data. */
-export type TaskResult = { ok: true; value: unknown } | { ok: false; error: CrossedError };
+/**
+ * A run's end, as a worker answers it; errors cross as plain data. `relayed` counts the
+ * messages the run sent on the up channel, which has no ordering with the pool's own: the
+ * main thread settles the run only once it has them all (the last progress included).
+ */
+export type TaskResult = ({ ok: true; value: unknown } | { ok: false; error: CrossedError }) & {
+  relayed: number;
+};
 
 export interface CrossedError {
   /** `skill`: a SkillError, its message meant for the caller; `unexpected`: a bug. */

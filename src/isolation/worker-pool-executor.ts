@@ -50,8 +50,8 @@ export class WorkerPoolExecutor implements SkillExecutor {
   private readonly up: BroadcastChannel;
   private readonly down: BroadcastChannel;
   private readonly isolatable: ReadonlySet<Skill>;
-  /** Contexts of the runs in workers, by execution id, to route what workers say. */
-  private readonly contexts = new Map<string, SkillContext>();
+  /** The runs in workers, by execution id, to route what their workers say. */
+  private readonly runs = new Map<string, RelayedRun>();
   private readonly abortGraceMs: number;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -118,11 +118,20 @@ export class WorkerPoolExecutor implements SkillExecutor {
       this.post({ type: "abort", executionId, reason: signal.reason });
       graceTimer = setTimeout(() => termination.abort(), this.abortGraceMs);
     };
-    this.contexts.set(executionId, ctx);
+    const run: RelayedRun = { ctx, received: 0, expected: undefined, allReceived: undefined };
+    this.runs.set(executionId, run);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     try {
       const result = (await this.pool.run(task, { signal: termination.signal })) as TaskResult;
+      if (result.relayed > run.received) {
+        await new Promise<void>((resolve) => {
+          run.expected = result.relayed;
+          run.allReceived = resolve;
+          // Never hang a run on a message that cannot come (they do not get lost; belt and braces).
+          setTimeout(resolve, RELAY_WAIT_MS).unref();
+        });
+      }
       if (result.ok) return result.value;
       throw uncrossed(result.error);
     } catch (err) {
@@ -130,7 +139,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
     } finally {
       clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);
-      this.contexts.delete(executionId);
+      this.runs.delete(executionId);
     }
   }
 
@@ -152,19 +161,22 @@ export class WorkerPoolExecutor implements SkillExecutor {
   }
 
   private onWorkerMessage(message: UpMessage): void {
-    const ctx = this.contexts.get(message.executionId);
-    if (!ctx) return; // the run ended; what its worker still says is moot
+    const run = this.runs.get(message.executionId);
+    if (!run) return; // the run ended; what its worker still says is moot
+    const { ctx } = run;
     switch (message.type) {
       case "progress":
         ctx.progress(message.update);
-        return;
+        break;
       case "log":
         ctx.logger[message.level](message.obj, message.msg);
-        return;
+        break;
       case "call":
         this.answerCall(ctx, message);
-        return;
+        break;
     }
+    run.received++;
+    if (run.expected !== undefined && run.received >= run.expected) run.allReceived?.();
   }
 
   /** Runs an owner-data call for a worker on the main thread's store and replies. */
@@ -188,6 +200,18 @@ export class WorkerPoolExecutor implements SkillExecutor {
   private post(message: DownMessage): void {
     this.down.postMessage(message);
   }
+}
+
+/** How long a finished run waits at most for the messages its worker relayed before the result. */
+const RELAY_WAIT_MS = 1_000;
+
+/** A run in a worker: its context, and the relayed messages received so far. */
+interface RelayedRun {
+  ctx: SkillContext;
+  received: number;
+  /** Set once the worker answered: how many it relayed, and who waits for them. */
+  expected: number | undefined;
+  allReceived: (() => void) | undefined;
 }
 
 const OWNER_METHODS = {

@@ -27,6 +27,7 @@ const Env = z.object({
   SKILLPORT_DATA_DIR: z.string().min(1).default("./data"),
   SKILLPORT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SKILLPORT_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  SKILLPORT_REQUEST_TIMEOUT_MS: int(1000, 600_000).default(30_000),
   SKILLPORT_ASYNC_CONCURRENCY: int(1, 1024).default(16),
   SKILLPORT_FAILED_AUTH_PER_MINUTE: int(1, 1_000_000).default(30),
   SKILLPORT_RETENTION_DAYS: int(1, 3650).default(30),
@@ -45,6 +46,8 @@ export interface Config {
   dataDir: string;
   logLevel: z.output<typeof Env>["SKILLPORT_LOG_LEVEL"];
   maxBodyBytes: number;
+  /** How long a request's headers and body may take to arrive. */
+  requestTimeoutMs: number;
   asyncConcurrency: number;
   failedAuthPerMinute: number;
   retentionDays: number;
@@ -75,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: resolve(e.SKILLPORT_DATA_DIR),
     logLevel: e.SKILLPORT_LOG_LEVEL,
     maxBodyBytes: e.SKILLPORT_MAX_BODY_BYTES,
+    requestTimeoutMs: e.SKILLPORT_REQUEST_TIMEOUT_MS,
     asyncConcurrency: e.SKILLPORT_ASYNC_CONCURRENCY,
     failedAuthPerMinute: e.SKILLPORT_FAILED_AUTH_PER_MINUTE,
     retentionDays: e.SKILLPORT_RETENTION_DAYS,

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
     status: 409,
     message: "A request with this Idempotency-Key is still being processed.",
   },
+  // Issue 7: a request whose headers or body do not arrive in time (slowloris) is cut off.
+  request_timeout: { status: 408, message: "The request was not received in time." },
   execution_not_cancellable: { status: 409, message: "The execution has already ended." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "The request body must be application/json." },

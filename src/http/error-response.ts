@@ -31,7 +31,14 @@ export function toHttpError(err: unknown): ServiceError {
   if (mapped && fastifyError.code) {
     return new ServiceError(mapped, { message: FASTIFY_MESSAGES[fastifyError.code], cause: err });
   }
-  // JSON.parse failures and prototype-poisoning refusals carry a 400 status and no code we know.
+  // Prototype-poisoning refusals (secure-json-parse) and JSON.parse failures carry a 400
+  // status and no code we know.
+  if (err instanceof SyntaxError && /forbidden (prototype|constructor) property/i.test(err.message)) {
+    return new ServiceError("invalid_request", {
+      message: "The request body contains a forbidden key (__proto__ or constructor.prototype).",
+      cause: err,
+    });
+  }
   if (err instanceof SyntaxError || fastifyError.statusCode === 400) {
     return new ServiceError("invalid_request", {
       message: "The request body is not valid JSON.",

@@ -8,6 +8,7 @@ import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { admitRequest, registerAdmission } from "./admission.js";
+import { answerClientError } from "./client-error.js";
 import { sendError } from "./error-response.js";
 import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -20,6 +21,8 @@ import { registerSkillRoutes } from "./routes/skills.js";
 export interface HttpServerOptions {
   logger: FastifyBaseLogger;
   maxBodyBytes: number;
+  /** Headers and body of a request must arrive within this (slow clients hold no socket for ever). */
+  requestTimeoutMs: number;
   trustProxy: boolean;
   version: string;
 }
@@ -41,6 +44,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     // One line per request, written in `onResponse` below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.maxBodyBytes,
+    // A request must arrive whole in time, its headers sooner (slowloris); Node checks
+    // every second instead of every 30 s so a slow client is cut off close to the limit.
+    requestTimeout: options.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(10_000, options.requestTimeoutMs),
+      connectionsCheckingInterval: 1_000,
+    },
+    clientErrorHandler: answerClientError,
     trustProxy: options.trustProxy,
     genReqId: () => `req_${randomBase62(20)}`,
     return503OnClosing: false,

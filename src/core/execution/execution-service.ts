@@ -12,7 +12,7 @@ import type { Logger } from "../logger.js";
 import type { Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
-import { parseOrThrow } from "../validation.js";
+import { assertJsonDepth, parseOrThrow } from "../validation.js";
 import type { ExecutionEvents } from "./events.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { newRecord } from "./new-record.js";
@@ -62,6 +62,8 @@ export class ExecutionService {
         message: `No skill has the id ${JSON.stringify(input.skill_id)}.`,
       });
     }
+    // Before anything recursive (the schema, hashing, storing) walks the params.
+    assertJsonDepth(input.params, "params");
     const params = parseOrThrow(entry.skill.params, input.params, "invalid_params") as Record<
       string,
       unknown

@@ -26,6 +26,7 @@ export async function runServe(args: string[]): Promise<number> {
     requestTimeoutMs: config.requestTimeoutMs,
     trustProxy: config.trustProxy,
     version: packageVersion(),
+    mcp: { ...config.mcp, bindHost: config.host },
   });
   const address = await server.app.listen({ port: config.port, host: config.host });
   logger.info(

@@ -43,7 +43,10 @@ export function assertJsonDepth(value: unknown, path: string, maxDepth = MAX_JSO
     if (item.value === null || typeof item.value !== "object") continue;
     if (item.depth >= maxDepth) {
       const message = `nested deeper than ${maxDepth} levels`;
-      throw new ServiceError("invalid_request", { message: `${path}: ${message}`, details: [{ path, message }] });
+      throw new ServiceError("invalid_request", {
+        message: `${path}: ${message}`,
+        details: [{ path, message }],
+      });
     }
     for (const child of Object.values(item.value)) pending.push({ value: child, depth: item.depth + 1 });
   }

@@ -10,6 +10,7 @@ import type { Skillport } from "../core/skillport.js";
 import { admitRequest, registerAdmission } from "./admission.js";
 import { answerClientError } from "./client-error.js";
 import { sendError } from "./error-response.js";
+import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   requestTimeoutMs: number;
   trustProxy: boolean;
   version: string;
+  /** `/mcp`: its tools, sessions and DNS-rebinding guard. */
+  mcp: Omit<McpHttpOptions, "version" | "logger">;
 }
 
 export interface HttpServer {
@@ -122,6 +125,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   registerExecuteRoute(app, skillport);
   registerExecutionRoutes(app, skillport, shutdown.signal);
   registerSkillRoutes(app, skillport);
+  registerMcpRoute(app, skillport, { ...options.mcp, version: options.version, logger: options.logger });
   let openApi: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", { config: { public: true } }, async () => {
     openApi ??= buildOpenApiDocument(options.version);

@@ -26,11 +26,11 @@ export class ExecutionQueries {
     private readonly clock: Clock,
   ) {}
 
-  /** The record; with `waitSeconds`, held until it is terminal or the wait ends (long poll). */
-  async get(key: ApiKey, id: string, waitSeconds = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
+  /** The record; with `waitMs`, held until it is terminal or the wait ends (long poll). */
+  async get(key: ApiKey, id: string, waitMs = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
-    if (waitSeconds <= 0 || isTerminal(execution.record.status)) return execution.record;
-    return this.waitForTerminal(execution, waitSeconds * 1000, signal);
+    if (waitMs <= 0 || isTerminal(execution.record.status)) return execution.record;
+    return this.waitForTerminal(execution, waitMs, signal);
   }
 
   async list(

@@ -3,7 +3,7 @@ import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
-import { type Logger, lazyChildLogger } from "../logger.js";
+import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
@@ -38,11 +38,19 @@ interface InFlight {
   finished: Promise<StoredExecution>;
 }
 
-type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
+/** What the caller that started an execution hears of it, and how it gives up on it. */
+export interface RunHooks {
+  /** Progress of the execution as it runs (MCP turns it into notifications). */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Fires when the caller cancels (an MCP `notifications/cancelled`): the run ends `cancelled`. */
+  signal?: AbortSignal;
+  /** The skill's log lines as it runs (MCP sends them as `notifications/message`). */
+  onLog?: (entry: LogEntry) => void;
+}
 
 interface QueuedExecution {
   execution: StoredExecution;
-  onProgress: ProgressListener;
+  hooks: RunHooks;
   /** Gives back the execution's concurrency slot once it ended. */
   release: ReleaseSlot;
 }
@@ -63,8 +71,8 @@ export class ExecutionRunner {
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress, release }) => {
-      await this.run(execution, onProgress)
+    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, hooks, release }) => {
+      await this.run(execution, hooks)
         .catch((err: unknown) => {
           options.logger.error(
             { err, execution_id: execution.record.id },
@@ -90,18 +98,18 @@ export class ExecutionRunner {
   }
 
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
-  runNow(execution: StoredExecution, onProgress?: ProgressListener): Promise<StoredExecution> {
+  runNow(execution: StoredExecution, hooks: RunHooks = {}): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, onProgress, { alreadyRunning: true });
+    return this.run(execution, hooks, { alreadyRunning: true });
   }
 
   /**
    * Queues an async execution whose `queued` record is already stored; `release` gives
    * back its concurrency slot when it ends.
    */
-  enqueue(execution: StoredExecution, onProgress: ProgressListener, release: ReleaseSlot): void {
+  enqueue(execution: StoredExecution, hooks: RunHooks, release: ReleaseSlot): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, onProgress, release });
+    this.queue.push(execution.record.id, { execution, hooks, release });
   }
 
   /**
@@ -143,12 +151,15 @@ export class ExecutionRunner {
 
   private run(
     execution: StoredExecution,
-    onProgress: ProgressListener,
+    { onProgress, signal, onLog }: RunHooks,
     { alreadyRunning = false } = {},
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
     const id = execution.record.id;
+    const cancel = () => controller.abort("cancel" satisfies AbortReason);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
       const running = alreadyRunning ? execution : markRunning(execution, clock.now());
       // Not awaited: the terminal save usually lands in the same group commit. If the
@@ -158,10 +169,11 @@ export class ExecutionRunner {
       });
       events.emit(id, { type: "status", record: running.record });
       const entry = registry.get(running.record.skill_id);
-      const logger = lazyChildLogger(this.options.logger, {
+      const ownLogger = lazyChildLogger(this.options.logger, {
         execution_id: id,
         skill_id: running.record.skill_id,
       });
+      const logger = onLog ? teeLogger(ownLogger, onLog) : ownLogger;
       const outcome: RunOutcome = entry
         ? await runSkill(entry.skill, running.params, {
             timeoutMs: running.timeoutMs,
@@ -189,7 +201,10 @@ export class ExecutionRunner {
       return this.finish(running, outcome);
     })();
     this.inFlight.set(id, { controller, finished });
-    return finished.finally(() => this.inFlight.delete(id));
+    return finished.finally(() => {
+      this.inFlight.delete(id);
+      signal?.removeEventListener("abort", cancel);
+    });
   }
 
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
@@ -219,7 +234,7 @@ export class ExecutionRunner {
       if (orphan.record.status === "queued" && this.accepting) {
         this.queue.push(orphan.record.id, {
           execution: orphan,
-          onProgress: undefined,
+          hooks: {},
           release: this.options.concurrency.track(orphan.keyId),
         });
       } else {

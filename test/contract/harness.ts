@@ -116,6 +116,17 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
+/**
+ * Every secret this test process created. Issue 7: no server log may contain one, so
+ * each server's whole log is searched for all of them when it stops (`stop()` throws).
+ */
+const createdSecrets = new Set<string>();
+
+/** The secrets of `createdSecrets` that appear in `logs`, whole or by their random part. */
+export function leakedSecrets(logs: string): string[] {
+  return [...createdSecrets].filter((secret) => logs.includes(secret) || logs.includes(secret.slice(-24)));
+}
+
 /** `skillport keys create ... --json` on `dataDir`; generous limits unless told otherwise. */
 export async function createKey(dataDir: string, options: KeyOptions = {}): Promise<CreatedKey> {
   const args = [
@@ -143,6 +154,7 @@ export async function createKey(dataDir: string, options: KeyOptions = {}): Prom
   if (typeof created.secret !== "string" || typeof created.id !== "string") {
     throw new Error(`keys create --json printed no id/secret: ${result.stdout}`);
   }
+  createdSecrets.add(created.secret);
   return created;
 }
 
@@ -212,7 +224,10 @@ export interface TestServer {
   /** An enterprise key with limits high enough never to matter. */
   createRoomyKey(options?: KeyOptions): Promise<CreatedKey>;
   revokeKey(id: string): Promise<void>;
-  /** SIGTERM, waits for the exit (SIGKILL after a while), removes its own data dir; the exit code. */
+  /**
+   * SIGTERM, waits for the exit (SIGKILL after a while), removes its own data dir; the exit
+   * code. Throws when the server's logs contain a secret this test process created.
+   */
   stop(): Promise<number | null>;
   /** Resolves with the exit code when the process ends. */
   readonly exited: Promise<number | null>;
@@ -263,7 +278,8 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       ...process.env,
       SKILLPORT_PORT: String(port),
       SKILLPORT_HOST: "127.0.0.1",
-      SKILLPORT_LOG_LEVEL: "warn",
+      // Every request line is written, so the search for leaked secrets sees everything.
+      SKILLPORT_LOG_LEVEL: "info",
       SKILLPORT_FAILED_AUTH_PER_MINUTE: "1000000",
       ...options.env,
     },
@@ -323,6 +339,12 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
           clearTimeout(timer);
         }
         if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+        const leaked = leakedSecrets(output);
+        if (leaked.length > 0) {
+          throw new Error(
+            `the server's logs contain ${leaked.length} API key secret(s) created by the tests`,
+          );
+        }
         return exitCode ?? null;
       })();
       return stopped;

@@ -8,6 +8,7 @@ import {
   type CreatedKey,
   type ExecutionRecord,
   expectError,
+  leakedSecrets,
   parseRawResponse,
   type RawResponse,
   serverErrors,
@@ -358,5 +359,27 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       ]);
       expectContractAnswer(badBody, "non-UTF-8 body");
     });
+  });
+});
+
+describe("contract: secrets stay out of the logs", { timeout: 60_000 }, () => {
+  it("logs no secret sent in an unknown path, a query string or a body", async () => {
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "careless" });
+      // Clients that put their key where it does not belong.
+      await server.request("GET", `/v1/${key.secret}`, { key: key.secret });
+      await server.request("GET", `/${encodeURIComponent(key.secret)}/x`);
+      await server.request("GET", `/v1/skills?api_key=${key.secret}`, { key: key.secret });
+      await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "message.send", params: { channel: "c", text: key.secret } },
+      });
+      await server.request("POST", "/v1/execute", { key: "Bearer", json: { secret: key.secret } });
+      expect(server.logs()).toContain('"msg":"request"');
+      expect(leakedSecrets(server.logs())).toEqual([]);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -47,7 +47,7 @@ describe("soak (short)", { timeout: 180_000 }, () => {
     expect(summary.records_lost).toBe(0);
     expect(summary.records_unexpected).toBe(0);
     expect(summary.records_stored).toBe(summary.executions_accepted);
-    // The small free key was driven past its limit: the mix included refusals.
+    // The small key (10 a minute) was driven past its limit: the mix included refusals.
     expect(summary.limited_429).toBeGreaterThan(0);
   });
 });

@@ -37,30 +37,7 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const key = JSON.parse(
-      execFileSync(
-        process.execPath,
-        [
-          CLI,
-          "keys",
-          "create",
-          "--name",
-          "bench",
-          "--scope",
-          "full-access",
-          "--plan",
-          "enterprise",
-          "--limit-minute",
-          "100000000",
-          "--limit-day",
-          "1000000000",
-          "--json",
-          "--data-dir",
-          dataDir,
-        ],
-        { encoding: "utf8" },
-      ),
-    );
+    const key = createEnterpriseKey(dataDir, "bench", 100_000_000, 1_000_000_000);
     const port = await freePort();
     const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
     child = startProcess(command[0], command.slice(1), {
@@ -87,6 +64,21 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     await close();
     throw err;
   }
+}
+
+/** A full-access enterprise key with its own limits, made by the real CLI on `dataDir`. */
+export function createEnterpriseKey(dataDir, name, perMinute, perDay) {
+  const args = ["keys", "create", "--name", name, "--scope", "full-access", "--plan", "enterprise"];
+  args.push(
+    "--limit-minute",
+    String(perMinute),
+    "--limit-day",
+    String(perDay),
+    "--json",
+    "--data-dir",
+    dataDir,
+  );
+  return JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8" }));
 }
 
 /** A port that was free a moment ago (the server binds it next). */

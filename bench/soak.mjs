@@ -8,11 +8,10 @@
 // any 5xx, network error or record mismatch. Settings: SOAK_SECONDS (default 600),
 // SOAK_RATE (requests/s, default 80), SOAK_WINDOW_SECONDS (default 30), SOAK_JSON=1 prints
 // the summary as one JSON line (the CI variant reads it).
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { CLI, fmt, ROOT, startSkillport, table } from "./lib.mjs";
+import { createEnterpriseKey, fmt, ROOT, startSkillport, table } from "./lib.mjs";
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600);
 const rate = Number(process.env.SOAK_RATE ?? 80);
@@ -21,30 +20,7 @@ const asJson = process.env.SOAK_JSON === "1";
 const log = (...args) => (asJson ? console.error(...args) : console.log(...args));
 
 const server = await startSkillport();
-const smallKey = JSON.parse(
-  execFileSync(
-    process.execPath,
-    [
-      CLI,
-      "keys",
-      "create",
-      "--name",
-      "soak-small",
-      "--scope",
-      "full-access",
-      "--plan",
-      "enterprise",
-      "--limit-minute",
-      "10",
-      "--limit-day",
-      "100000",
-      "--json",
-      "--data-dir",
-      server.dataDir,
-    ],
-    { encoding: "utf8" },
-  ),
-);
+const smallKey = createEnterpriseKey(server.dataDir, "soak-small", 10, 100_000);
 const smallHeaders = { authorization: `Bearer ${smallKey.secret}`, "content-type": "application/json" };
 
 const accepted = new Set(); // execution ids answered 200 or 202
@@ -165,8 +141,13 @@ while (Date.now() - started < seconds * 1000) {
 }
 await Promise.all(inFlight);
 memory.push(rssMb(server.pid));
-// Async executions still running end before the check (a graceful stop would interrupt them).
-for (const id of asyncIds) await call("poll", `/v1/executions/${id}?wait=10`, { method: "GET" });
+// Async executions still running end before the check (a graceful stop would interrupt
+// them); these polls are not part of the measured load.
+for (const id of asyncIds) {
+  await fetch(server.url(`/v1/executions/${id}?wait=10`), { headers: server.headers }).then((res) =>
+    res.text(),
+  );
+}
 
 await server.stop();
 const Database = createRequire(join(ROOT, "package.json"))("better-sqlite3");

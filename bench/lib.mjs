@@ -37,7 +37,7 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const key = createEnterpriseKey(dataDir, "bench", 100_000_000, 1_000_000_000);
+    const key = createBenchKey(dataDir);
     const port = await freePort();
     const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
     child = startProcess(command[0], command.slice(1), {
@@ -66,18 +66,27 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
   }
 }
 
-/** A full-access enterprise key with its own limits, made by the real CLI on `dataDir`. */
-export function createEnterpriseKey(dataDir, name, perMinute, perDay) {
-  const args = ["keys", "create", "--name", name, "--scope", "full-access", "--plan", "enterprise"];
-  args.push(
-    "--limit-minute",
-    String(perMinute),
-    "--limit-day",
-    String(perDay),
+/**
+ * An enterprise key on `dataDir` with its own limits, by default ones a bench cannot
+ * reach: `{ id, secret, … }`.
+ */
+export function createBenchKey(
+  dataDir,
+  { name = "bench", perMinute = 100_000_000, perDay = 1_000_000_000 } = {},
+) {
+  const limits = ["--plan", "enterprise", "--limit-minute", String(perMinute), "--limit-day", String(perDay)];
+  const args = [
+    "keys",
+    "create",
+    "--name",
+    name,
+    "--scope",
+    "full-access",
+    ...limits,
     "--json",
     "--data-dir",
     dataDir,
-  );
+  ];
   return JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8" }));
 }
 

@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { createEnterpriseKey, fmt, ROOT, startSkillport, table } from "./lib.mjs";
+import { createBenchKey, fmt, ROOT, startSkillport, table } from "./lib.mjs";
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600);
 const rate = Number(process.env.SOAK_RATE ?? 80);
@@ -20,7 +20,7 @@ const asJson = process.env.SOAK_JSON === "1";
 const log = (...args) => (asJson ? console.error(...args) : console.log(...args));
 
 const server = await startSkillport();
-const smallKey = createEnterpriseKey(server.dataDir, "soak-small", 10, 100_000);
+const smallKey = createBenchKey(server.dataDir, { name: "soak-small", perMinute: 10, perDay: 100_000 });
 const smallHeaders = { authorization: `Bearer ${smallKey.secret}`, "content-type": "application/json" };
 
 const accepted = new Set(); // execution ids answered 200 or 202

@@ -66,28 +66,28 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
   }
 }
 
-/** An enterprise key on `dataDir` whose limits a bench cannot reach: `{ id, secret, … }`. */
-export function createBenchKey(dataDir) {
-  const limits = ["--plan", "enterprise", "--limit-minute", "100000000", "--limit-day", "1000000000"];
-  return JSON.parse(
-    execFileSync(
-      process.execPath,
-      [
-        CLI,
-        "keys",
-        "create",
-        "--name",
-        "bench",
-        "--scope",
-        "full-access",
-        ...limits,
-        "--json",
-        "--data-dir",
-        dataDir,
-      ],
-      { encoding: "utf8" },
-    ),
-  );
+/**
+ * An enterprise key on `dataDir` with its own limits, by default ones a bench cannot
+ * reach: `{ id, secret, … }`.
+ */
+export function createBenchKey(
+  dataDir,
+  { name = "bench", perMinute = 100_000_000, perDay = 1_000_000_000 } = {},
+) {
+  const limits = ["--plan", "enterprise", "--limit-minute", String(perMinute), "--limit-day", String(perDay)];
+  const args = [
+    "keys",
+    "create",
+    "--name",
+    name,
+    "--scope",
+    "full-access",
+    ...limits,
+    "--json",
+    "--data-dir",
+    dataDir,
+  ];
+  return JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8" }));
 }
 
 /** A port that was free a moment ago (the server binds it next). */

@@ -75,7 +75,13 @@ export const httpRequest = defineSkill({
     url: z.string().describe("Final URL, after redirects."),
     redirects: z.number().int().describe("How many redirects were followed."),
   }),
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  annotations: {
+    readOnly: false,
+    destructive: false,
+    idempotent: false,
+    openWorld: true,
+    lightAsyncIo: true,
+  },
   examples: [
     { query: "fetch https://example.com", params: { url: "https://example.com" } },
     {

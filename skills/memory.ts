@@ -31,7 +31,7 @@ export const memorySet = defineSkill({
     replaced: z.boolean().describe("True when the key already had a value, now overwritten."),
     bytes: z.number().int().describe("Size of the stored value as JSON, in bytes."),
   }),
-  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
     {
       query: "remember that my favourite colour is green",
@@ -71,7 +71,7 @@ export const memoryGet = defineSkill({
     value: z.unknown().describe("The stored JSON value; null when not found."),
     updated_at: z.string().nullable().describe("ISO 8601 time of the last write; null when not found."),
   }),
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
     { query: "what is my favourite colour (recall it)", params: { key: "favourite_colour" } },
     { query: "load the user's saved preferences", params: { key: "user:ann:preferences" } },
@@ -96,7 +96,7 @@ export const memoryDelete = defineSkill({
     key: z.string().describe("The key deleted."),
     deleted: z.boolean().describe("True when the key existed and was removed."),
   }),
-  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
     { query: "forget my favourite colour", params: { key: "favourite_colour" } },
     { query: "delete the saved draft", params: { key: "draft:newsletter" } },
@@ -124,7 +124,7 @@ export const memoryList = defineSkill({
       .describe("Keys with the ISO 8601 time of their last write."),
     count: z.number().int().describe("Number of keys returned."),
   }),
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
     { query: "what do you remember about me", params: {} },
     { query: "list saved keys for user ann", params: { prefix: "user:ann:", limit: 50 } },

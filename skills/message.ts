@@ -35,7 +35,13 @@ export const messageSend = defineSkill({
     channel: z.string().describe("Channel the message was posted to."),
     created_at: z.string().describe("ISO 8601 UTC time the message was stored."),
   }),
-  annotations: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+  annotations: {
+    readOnly: false,
+    destructive: false,
+    idempotent: false,
+    openWorld: false,
+    lightAsyncIo: true,
+  },
   examples: [
     {
       query: "send 'deploy finished' to the ops channel",
@@ -83,7 +89,7 @@ export const messageList = defineSkill({
       .nullable()
       .describe("Pass as `before` to get the next (older) page; null when this page is the last."),
   }),
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
     { query: "show the latest messages", params: {} },
     { query: "read the last 5 messages in the ops channel", params: { channel: "ops", limit: 5 } },

@@ -18,7 +18,7 @@ export const utilWait = defineSkill({
   result: z.object({
     waited_ms: z.number().int().describe("Milliseconds waited: equals `ms` once the wait completes."),
   }),
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
     { query: "wait 2 seconds", params: { ms: 2000 } },
     { query: "pause for half a second before retrying", params: { ms: 500 } },

@@ -4,7 +4,11 @@ import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
+import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { openStore } from "./store/open-store.js";
+
+/** `.js` in the build, `.ts` when run from the sources (tsx): the worker loads the same kind. */
+const MODULE_EXTENSION = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /** The core with the built-in skills on the configured store; not started. */
 export function createSkillport(
@@ -12,6 +16,16 @@ export function createSkillport(
   logger: Logger,
   store: Store = openStore(config, logger),
 ): Skillport {
+  const executor = new WorkerPoolExecutor({
+    workerUrl: new URL(`./isolation/skill-worker${MODULE_EXTENSION}`, import.meta.url),
+    skillModules: [new URL(`../skills/index${MODULE_EXTENSION}`, import.meta.url)],
+    skills: builtinSkills,
+    threads: config.workerThreads,
+    memoryMb: config.workerMemoryMb,
+    // At worst every execution the process holds waits here (see ConcurrencyGate).
+    maxQueue: config.maxPendingExecutions,
+    logger,
+  });
   return new Skillport({
     store,
     skills: builtinSkills,
@@ -23,5 +37,8 @@ export function createSkillport(
     // Created here, loaded only by `start()`, in the background (see UseLiteEmbedder).
     embedder: config.discoveryMode === "hybrid" ? new UseLiteEmbedder() : undefined,
     adminToken: config.adminToken,
+    maxConcurrentPerKey: config.maxConcurrentPerKey,
+    maxPendingExecutions: config.maxPendingExecutions,
+    executor,
   });
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -32,6 +33,7 @@ const Env = z.object({
   SKILLPORT_DATA_DIR: z.string().min(1).default("./data"),
   SKILLPORT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SKILLPORT_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  SKILLPORT_REQUEST_TIMEOUT_MS: int(1000, 600_000).default(30_000),
   SKILLPORT_ASYNC_CONCURRENCY: int(1, 1024).default(16),
   SKILLPORT_FAILED_AUTH_PER_MINUTE: int(1, 1_000_000).default(30),
   SKILLPORT_RETENTION_DAYS: int(1, 3650).default(30),
@@ -41,6 +43,10 @@ const Env = z.object({
   SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
   // Long enough that guessing it is hopeless even without the failed-sign-in limit.
   SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  SKILLPORT_WORKER_THREADS: int(1, 256).default(Math.min(4, Math.max(2, availableParallelism()))),
+  SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
+  SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(64),
+  SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
   SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
   SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
@@ -55,6 +61,8 @@ export interface Config {
   dataDir: string;
   logLevel: z.output<typeof Env>["SKILLPORT_LOG_LEVEL"];
   maxBodyBytes: number;
+  /** How long a request's headers and body may take to arrive. */
+  requestTimeoutMs: number;
   asyncConcurrency: number;
   failedAuthPerMinute: number;
   retentionDays: number;
@@ -65,6 +73,14 @@ export interface Config {
   discoveryMode: "hybrid" | "lexical";
   /** The dashboard's sign-in token; undefined means one-time links printed by `serve`. */
   adminToken: string | undefined;
+  /** Worker threads that run isolated skills. */
+  workerThreads: number;
+  /** Heap limit of one worker thread, in MiB. */
+  workerMemoryMb: number;
+  /** Unfinished executions one key may hold (429 concurrency_limit_exceeded beyond). */
+  maxConcurrentPerKey: number;
+  /** Unfinished executions one process holds (503 service_unavailable beyond). */
+  maxPendingExecutions: number;
   mcp: McpConfig;
 }
 
@@ -97,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: resolve(e.SKILLPORT_DATA_DIR),
     logLevel: e.SKILLPORT_LOG_LEVEL,
     maxBodyBytes: e.SKILLPORT_MAX_BODY_BYTES,
+    requestTimeoutMs: e.SKILLPORT_REQUEST_TIMEOUT_MS,
     asyncConcurrency: e.SKILLPORT_ASYNC_CONCURRENCY,
     failedAuthPerMinute: e.SKILLPORT_FAILED_AUTH_PER_MINUTE,
     retentionDays: e.SKILLPORT_RETENTION_DAYS,
@@ -105,6 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
     discoveryMode: e.SKILLPORT_DISCOVERY_MODE,
     adminToken: e.SKILLPORT_ADMIN_TOKEN,
+    workerThreads: e.SKILLPORT_WORKER_THREADS,
+    workerMemoryMb: e.SKILLPORT_WORKER_MEMORY_MB,
+    maxConcurrentPerKey: e.SKILLPORT_MAX_CONCURRENT_PER_KEY,
+    maxPendingExecutions: e.SKILLPORT_MAX_PENDING_EXECUTIONS,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
       tags: e.SKILLPORT_MCP_TOOL_TAGS,

@@ -23,6 +23,7 @@ export async function runServe(args: string[]): Promise<number> {
   const server = buildHttpServer(skillport, {
     logger,
     maxBodyBytes: config.maxBodyBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
     trustProxy: config.trustProxy,
     version: packageVersion(),
     mcp: { ...config.mcp, bindHost: config.host },

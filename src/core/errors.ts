@@ -16,6 +16,8 @@ export const ERROR_CODES = {
     status: 409,
     message: "A request with this Idempotency-Key is still being processed.",
   },
+  // Issue 7: a request whose headers or body do not arrive in time (slowloris) is cut off.
+  request_timeout: { status: 408, message: "The request was not received in time." },
   execution_not_cancellable: { status: 409, message: "The execution has already ended." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "The request body must be application/json." },
@@ -25,6 +27,11 @@ export const ERROR_CODES = {
     message: "This Idempotency-Key was used with a different request body.",
   },
   rate_limit_exceeded: { status: 429, message: "Rate limit exceeded." },
+  // Issue 7: a key's unfinished executions are capped, with Retry-After like a rate limit.
+  concurrency_limit_exceeded: {
+    status: 429,
+    message: "Too many executions of this API key are unfinished; retry when one ends.",
+  },
   internal_error: { status: 500, message: "Internal error." },
   service_unavailable: { status: 503, message: "The service is unavailable; retry later." },
 } as const satisfies Record<string, { status: number; message: string }>;

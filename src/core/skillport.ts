@@ -7,7 +7,9 @@ import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
 import { ExecutionService } from "./execution/execution-service.js";
+import { inlineExecutor, type SkillExecutor } from "./execution/skill-executor.js";
 import { KeyService } from "./keys/key-service.js";
+import { ConcurrencyGate } from "./limits/concurrency-gate.js";
 import { LeasedLimiter } from "./limits/leased-limiter.js";
 import type { Logger } from "./logger.js";
 import type { Store } from "./ports.js";
@@ -31,6 +33,12 @@ export interface SkillportOptions {
   adminToken?: string;
   /** How often request counts are written to the store (default 5 s). */
   usageFlushMs?: number;
+  /** Unfinished executions one key may hold at once (429 beyond; default 64). */
+  maxConcurrentPerKey?: number;
+  /** Unfinished executions this process holds at once (503 beyond; default 1024). */
+  maxPendingExecutions?: number;
+  /** Where skills run; on the main thread unless an isolating executor is given. */
+  executor?: SkillExecutor;
 }
 
 /** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
@@ -54,6 +62,8 @@ export class Skillport {
   readonly runner: ExecutionRunner;
   readonly events = new ExecutionEvents();
   readonly logger: Logger;
+  readonly executor: SkillExecutor;
+  readonly concurrency: ConcurrencyGate;
   private readonly clock: Clock;
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
@@ -87,6 +97,11 @@ export class Skillport {
     });
     this.admin = new AdminAuth(this.access, clock, { adminToken: options.adminToken });
     this.catalog = new CatalogService(this.registry, this.discovery);
+    this.executor = options.executor ?? inlineExecutor;
+    this.concurrency = new ConcurrencyGate({
+      perKey: options.maxConcurrentPerKey ?? 64,
+      total: options.maxPendingExecutions ?? 1024,
+    });
     this.runner = new ExecutionRunner({
       registry: this.registry,
       store: this.store,
@@ -95,6 +110,8 @@ export class Skillport {
       events: this.events,
       asyncConcurrency: options.asyncConcurrency ?? 16,
       skillConfig: options.skillConfig ?? {},
+      executor: this.executor,
+      concurrency: this.concurrency,
     });
     this.executions = new ExecutionService({
       registry: this.registry,
@@ -103,6 +120,7 @@ export class Skillport {
       logger: this.logger,
       events: this.events,
       runner: this.runner,
+      concurrency: this.concurrency,
     });
     this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock);
   }
@@ -131,6 +149,7 @@ export class Skillport {
   private warmSkills(): void {
     setImmediate(() => {
       for (const { skill } of this.registry.list()) {
+        if (this.executor.isolates(skill)) continue; // its workers warm it
         skill
           .warm?.()
           .catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
@@ -150,6 +169,7 @@ export class Skillport {
     this.discovery.close();
     await this.embedder?.close();
     await this.usageRecorder.stop();
+    await this.executor.close();
     await this.limiter.close();
     await this.store.close();
   }

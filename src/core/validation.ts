@@ -29,3 +29,25 @@ export function parseOrThrow<S extends z.ZodType>(
 function throwError(code: ErrorCode, message: string | undefined, details: ErrorDetail[]): never {
   throw new ServiceError(code, { message, details });
 }
+
+/** Deeper JSON than this is no realistic input, and recursive code (hashing, cloning) may overflow on it. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * Throws `invalid_request` when `value` nests arrays and objects deeper than `maxDepth`.
+ * Walks with an explicit stack, so the check itself cannot overflow.
+ */
+export function assertJsonDepth(value: unknown, path: string, maxDepth = MAX_JSON_DEPTH): void {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (item.value === null || typeof item.value !== "object") continue;
+    if (item.depth >= maxDepth) {
+      const message = `nested deeper than ${maxDepth} levels`;
+      throw new ServiceError("invalid_request", {
+        message: `${path}: ${message}`,
+        details: [{ path, message }],
+      });
+    }
+    for (const child of Object.values(item.value)) pending.push({ value: child, depth: item.depth + 1 });
+  }
+}

@@ -49,11 +49,27 @@ export async function admitRequest(
     setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
     return undefined;
   }
-  const admission = await skillport.access.admit(bearerToken(request.headers.authorization), request.ip);
+  // Node keeps the first of several Authorization headers; which one a proxy used is
+  // anyone's guess, so an ambiguous request is refused like a malformed key.
+  const bearer = hasOneAuthorization(request.raw.rawHeaders)
+    ? bearerToken(request.headers.authorization)
+    : AMBIGUOUS_BEARER;
+  const admission = await skillport.access.admit(bearer, request.ip);
   if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
   if (!admission.admitted) return sendError(request, reply, admission.error);
   request.apiKey = admission.key;
   return undefined;
+}
+
+/** Not a well-formed secret: the gate refuses it as `invalid_api_key`, counting the address. */
+const AMBIGUOUS_BEARER = "(more than one Authorization header)";
+
+function hasOneAuthorization(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.length === 13 && rawHeaders[i]?.toLowerCase() === "authorization") seen++;
+  }
+  return seen <= 1;
 }
 
 /** The admitted key of a request that passed `registerAdmission`. */

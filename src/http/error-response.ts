@@ -31,7 +31,14 @@ export function toHttpError(err: unknown): ServiceError {
   if (mapped && fastifyError.code) {
     return new ServiceError(mapped, { message: FASTIFY_MESSAGES[fastifyError.code], cause: err });
   }
-  // JSON.parse failures and prototype-poisoning refusals carry a 400 status and no code we know.
+  // Prototype-poisoning refusals (secure-json-parse) and JSON.parse failures carry a 400
+  // status and no code we know.
+  if (err instanceof SyntaxError && /forbidden (prototype|constructor) property/i.test(err.message)) {
+    return new ServiceError("invalid_request", {
+      message: "The request body contains a forbidden key (__proto__ or constructor.prototype).",
+      cause: err,
+    });
+  }
   if (err instanceof SyntaxError || fastifyError.statusCode === 400) {
     return new ServiceError("invalid_request", {
       message: "The request body is not valid JSON.",
@@ -43,11 +50,12 @@ export function toHttpError(err: unknown): ServiceError {
 
 /**
  * Sends `{"error":{code, message, details?, retry_after?, request_id}}` with the error's
- * status and headers. A 5xx is logged with its cause; its message is the table's generic one.
+ * status and headers. A 500 is logged with its cause; its message is the table's generic one.
  */
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const error = toHttpError(err);
-  if (error.status >= 500)
+  // A bug is logged with its cause; a 503 (shutting down, saturated) is an answer, not a fault.
+  if (error.code === "internal_error")
     request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.details) body.details = error.details;

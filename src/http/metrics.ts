@@ -5,7 +5,8 @@ import type { Skillport } from "../core/skillport.js";
 
 /**
  * `/metrics` for Prometheus: requests by route and status, their latency, executions by
- * skill and outcome, the execution load, and Node's own metrics (event-loop delay, heap).
+ * skill and outcome, the execution load (held against capacity, queue depths, worker
+ * threads), and Node's own metrics (event-loop delay as `skillport_nodejs_eventloop_lag_*`, heap).
  */
 export function registerMetrics(app: FastifyInstance, skillport: Skillport): void {
   const registry = new Registry();
@@ -38,6 +39,29 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
       const { running, queued } = skillport.runner.load;
       this.set({ state: "running" }, running);
       this.set({ state: "queued" }, queued);
+    },
+  });
+
+  new Gauge({
+    name: "skillport_executions_pending",
+    help: "Unfinished executions this process holds (queued or running), against its capacity",
+    labelNames: ["measure"] as const,
+    registers: [registry],
+    collect() {
+      const { held, capacity } = skillport.concurrency.usage;
+      this.set({ measure: "held" }, held);
+      this.set({ measure: "capacity" }, capacity);
+    },
+  });
+  new Gauge({
+    name: "skillport_worker_pool",
+    help: "Worker threads running isolated skills, and skill runs waiting for one (queue depth)",
+    labelNames: ["measure"] as const,
+    registers: [registry],
+    collect() {
+      const { threads, queued } = skillport.executor.load;
+      this.set({ measure: "threads" }, threads);
+      this.set({ measure: "queued" }, queued);
     },
   });
 

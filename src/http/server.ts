@@ -8,6 +8,7 @@ import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { admitRequest, registerAdmission } from "./admission.js";
+import { answerClientError } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
@@ -22,6 +23,8 @@ import { registerSkillRoutes } from "./routes/skills.js";
 export interface HttpServerOptions {
   logger: FastifyBaseLogger;
   maxBodyBytes: number;
+  /** Headers and body of a request must arrive within this (slow clients hold no socket for ever). */
+  requestTimeoutMs: number;
   trustProxy: boolean;
   version: string;
   /** Where the dashboard's one-time sign-in links go (default: stderr). */
@@ -38,6 +41,13 @@ export interface HttpServer {
 
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
 
+/** `sk_<env>_` and what follows, however it is encoded in a path. */
+const SECRET_IN_PATH = /sk(_|%5f)(live|test|dev)(_|%5f)[^/?#]*/gi;
+
+function redactSecrets(path: string): string {
+  return path.replace(SECRET_IN_PATH, "sk_[redacted]");
+}
+
 const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
@@ -47,6 +57,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     // One line per request, written in `onResponse` below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.maxBodyBytes,
+    // A request must arrive whole in time, its headers sooner (slowloris); Node checks
+    // every second instead of every 30 s so a slow client is cut off close to the limit.
+    requestTimeout: options.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(10_000, options.requestTimeoutMs),
+      connectionsCheckingInterval: 1_000,
+    },
+    clientErrorHandler: answerClientError,
     trustProxy: options.trustProxy,
     genReqId: () => `req_${randomBase62(20)}`,
     return503OnClosing: false,
@@ -95,7 +113,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     request.log.info(
       {
         method: request.method,
-        path: request.routeOptions.url ?? request.url.split("?")[0],
+        // An unmatched path is logged as sent, except anything shaped like a key secret
+        // (a client that put its key in the URL must not have it logged).
+        path: request.routeOptions.url ?? redactSecrets(request.url.split("?")[0] ?? ""),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
         key_id: request.apiKey?.id,

@@ -233,10 +233,18 @@ describe("contract: the security suite on every route", () => {
   let readOnly: CreatedKey;
   let revoked: CreatedKey;
   let otherOwner: CreatedKey;
+  let expired: CreatedKey;
   let executionId: string;
 
   beforeAll(async () => {
     server = await startServer();
+    // First and with a margin: the CLI refuses an expiry already past when it runs, and on a
+    // busy machine starting it takes seconds.
+    const expiresAtMs = Date.now() + 10_000;
+    expired = await server.createRoomyKey({
+      owner: "tenant-a",
+      expiresAt: new Date(expiresAtMs).toISOString(),
+    });
     [full, readOnly, revoked, otherOwner] = await Promise.all([
       server.createRoomyKey({ owner: "tenant-a" }),
       server.createRoomyKey({ owner: "tenant-a", scope: "read-only" }),
@@ -244,13 +252,14 @@ describe("contract: the security suite on every route", () => {
       server.createRoomyKey({ owner: "tenant-b" }),
     ]);
     await server.revokeKey(revoked.id);
+    await sleep(Math.max(0, expiresAtMs - Date.now()) + 500);
     const res = await server.request("POST", "/v1/execute", {
       key: full.secret,
       json: { skill_id: "math.evaluate", params: { expression: "6*7" } },
     });
     expect(res.status, res.text).toBe(200);
     executionId = bodyOf<ExecutionRecord>(res).id;
-  });
+  }, 60_000);
   afterAll(async () => {
     const errors = server ? serverErrors(server) : [];
     await server?.stop();
@@ -300,6 +309,24 @@ describe("contract: the security suite on every route", () => {
       it("answers 401 invalid_api_key for a malformed key", async () => {
         expectError(
           await server.request(route.method, route.path(), { key: "sk_live_nope", json: route.json }),
+          401,
+          "invalid_api_key",
+        );
+      });
+
+      it("answers 401 invalid_api_key for a key with a mistyped character (checksum)", async () => {
+        const typo = mistype(full.secret, 20);
+        expect(typo).not.toBe(full.secret);
+        expectError(
+          await server.request(route.method, route.path(), { key: typo, json: route.json }),
+          401,
+          "invalid_api_key",
+        );
+      });
+
+      it("answers 401 invalid_api_key for an expired key", async () => {
+        expectError(
+          await server.request(route.method, route.path(), { key: expired.secret, json: route.json }),
           401,
           "invalid_api_key",
         );

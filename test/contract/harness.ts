@@ -118,6 +118,17 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
+/**
+ * Every secret this test process created. Issue 7: no server log may contain one, so
+ * each server's whole log is searched for all of them when it stops (`stop()` throws).
+ */
+const createdSecrets = new Set<string>();
+
+/** The secrets of `createdSecrets` that appear in `logs`, whole or by their random part. */
+export function leakedSecrets(logs: string): string[] {
+  return [...createdSecrets].filter((secret) => logs.includes(secret) || logs.includes(secret.slice(-24)));
+}
+
 /** `skillport keys create ... --json` on `dataDir`; generous limits unless told otherwise. */
 export async function createKey(dataDir: string, options: KeyOptions = {}): Promise<CreatedKey> {
   const args = [
@@ -145,6 +156,7 @@ export async function createKey(dataDir: string, options: KeyOptions = {}): Prom
   if (typeof created.secret !== "string" || typeof created.id !== "string") {
     throw new Error(`keys create --json printed no id/secret: ${result.stdout}`);
   }
+  createdSecrets.add(created.secret);
   return created;
 }
 
@@ -214,7 +226,10 @@ export interface TestServer {
   /** An enterprise key with limits high enough never to matter. */
   createRoomyKey(options?: KeyOptions): Promise<CreatedKey>;
   revokeKey(id: string): Promise<void>;
-  /** SIGTERM, waits for the exit (SIGKILL after a while), removes its own data dir; the exit code. */
+  /**
+   * SIGTERM, waits for the exit (SIGKILL after a while), removes its own data dir; the exit
+   * code. Throws when the server's logs contain a secret this test process created.
+   */
   stop(): Promise<number | null>;
   /** Resolves with the exit code when the process ends. */
   readonly exited: Promise<number | null>;
@@ -286,7 +301,8 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       ...process.env,
       SKILLPORT_PORT: String(port),
       SKILLPORT_HOST: "127.0.0.1",
-      SKILLPORT_LOG_LEVEL: "warn",
+      // Every request line is written, so the search for leaked secrets sees everything.
+      SKILLPORT_LOG_LEVEL: "info",
       SKILLPORT_FAILED_AUTH_PER_MINUTE: "1000000",
       // The model costs every test server a thread and ~250 MB; discover-hybrid.test.ts covers it.
       SKILLPORT_DISCOVERY_MODE: "lexical",
@@ -348,6 +364,12 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
           clearTimeout(timer);
         }
         if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
+        const leaked = leakedSecrets(output);
+        if (leaked.length > 0) {
+          throw new Error(
+            `the server's logs contain ${leaked.length} API key secret(s) created by the tests`,
+          );
+        }
         return exitCode ?? null;
       })();
       return stopped;

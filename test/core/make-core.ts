@@ -2,8 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Clock, ManualClock } from "../../src/core/clock.js";
+import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
 import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
-import { silentLogger } from "../../src/core/logger.js";
+import { type Logger, silentLogger } from "../../src/core/logger.js";
 import { Skillport } from "../../src/core/skillport.js";
 import type { Skill } from "../../src/core/skills/skill.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
@@ -11,7 +12,16 @@ import { openSqliteStore } from "../../src/store/sqlite/index.js";
 /** The real core on a real SQLite file in a temporary directory, with a clock tests move. */
 export async function makeCore(
   skills: Skill[],
-  options: { clock?: Clock; failedAuthPerMinute?: number; asyncConcurrency?: number; dir?: string } = {},
+  options: {
+    clock?: Clock;
+    failedAuthPerMinute?: number;
+    asyncConcurrency?: number;
+    dir?: string;
+    executor?: SkillExecutor;
+    logger?: Logger;
+    maxConcurrentPerKey?: number;
+    maxPendingExecutions?: number;
+  } = {},
 ) {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "skillport-core-")));
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 30));
@@ -19,8 +29,11 @@ export async function makeCore(
   const skillport = new Skillport({
     store,
     skills,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     clock,
+    ...(options.executor && { executor: options.executor }),
+    ...(options.maxConcurrentPerKey && { maxConcurrentPerKey: options.maxConcurrentPerKey }),
+    ...(options.maxPendingExecutions && { maxPendingExecutions: options.maxPendingExecutions }),
     failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     asyncConcurrency: options.asyncConcurrency ?? 4,
   });

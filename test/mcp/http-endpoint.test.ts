@@ -80,9 +80,11 @@ describe("/mcp over HTTP", () => {
 
   it("keeps sessions to the key that opened them, and ends them on DELETE", async () => {
     const auth = { authorization: `Bearer ${key.secret}` };
+    // Made first: creating a key spawns the CLI, which on a busy machine can outlast the
+    // session's 1.5 s idle timeout (regression: the session had closed, 404).
+    const other = await server.createRoomyKey();
     const opened = await post(initialize, auth);
     const session = opened.headers.get("mcp-session-id") ?? "";
-    const other = await server.createRoomyKey();
     const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
     const stolen = await post(list, { authorization: `Bearer ${other.secret}`, "mcp-session-id": session });
     expect(stolen.status).toBe(404);

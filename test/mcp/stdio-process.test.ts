@@ -77,10 +77,13 @@ describe("skillport mcp (stdio process)", () => {
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: Record<string, unknown> });
     for (const message of messages) expect(message.jsonrpc).toBe("2.0");
-    expect(messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
-    expect(messages[0]?.result?.protocolVersion).toBe("2025-06-18");
-    expect(messages[2]?.result?.structuredContent).toMatchObject({ value: 42 });
-    expect(messages[3]?.result?.isError).toBe(true);
+    // JSON-RPC answers concurrent calls in the order they end: the two tools/call run in
+    // parallel worker threads, so 4 may be answered before 3. Each is answered once.
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
+    expect(byId.get(1)?.result?.protocolVersion).toBe("2025-06-18");
+    expect(byId.get(3)?.result?.structuredContent).toMatchObject({ value: 42 });
+    expect(byId.get(4)?.result?.isError).toBe(true);
     expect(stderr).toContain('"msg":"mcp: serving on stdio"');
     expect(stderr).not.toContain(key.secret);
   });

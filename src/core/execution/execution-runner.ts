@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
+import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
 import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
@@ -11,6 +12,7 @@ import { markFinished, markRunning, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { type AbortReason, cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { ownerMemory, ownerMessages } from "./skill-context.js";
+import type { SkillExecutor } from "./skill-executor.js";
 import { WorkQueue } from "./work-queue.js";
 
 export interface ExecutionRunnerOptions {
@@ -25,6 +27,10 @@ export interface ExecutionRunnerOptions {
   skillConfig: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** How often this process proves it is alive, and how long silence means it died. */
   heartbeatMs?: number;
+  /** Where skills run (isolated in workers, or on this thread). */
+  executor: SkillExecutor;
+  /** Slots of unfinished executions; queued work taken over from a dead process holds one too. */
+  concurrency: ConcurrencyGate;
 }
 
 interface InFlight {
@@ -42,6 +48,13 @@ export interface RunHooks {
   onLog?: (entry: LogEntry) => void;
 }
 
+interface QueuedExecution {
+  execution: StoredExecution;
+  hooks: RunHooks;
+  /** Gives back the execution's concurrency slot once it ended. */
+  release: ReleaseSlot;
+}
+
 /**
  * Runs executions in this process: sync ones at once, async ones through a bounded
  * queue. It writes each record's transitions (queued → running → terminal), owns the
@@ -51,20 +64,22 @@ export interface RunHooks {
 export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly queue: WorkQueue<{ execution: StoredExecution; hooks: RunHooks }>;
+  private readonly queue: WorkQueue<QueuedExecution>;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, hooks }) => {
-      await this.run(execution, hooks).catch((err: unknown) => {
-        options.logger.error(
-          { err, execution_id: execution.record.id },
-          "could not store an execution's outcome",
-        );
-      });
+    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, hooks, release }) => {
+      await this.run(execution, hooks)
+        .catch((err: unknown) => {
+          options.logger.error(
+            { err, execution_id: execution.record.id },
+            "could not store an execution's outcome",
+          );
+        })
+        .finally(release);
     });
   }
 
@@ -88,10 +103,13 @@ export class ExecutionRunner {
     return this.run(execution, hooks, { alreadyRunning: true });
   }
 
-  /** Queues an async execution whose `queued` record is already stored. */
-  enqueue(execution: StoredExecution, hooks: RunHooks = {}): void {
+  /**
+   * Queues an async execution whose `queued` record is already stored; `release` gives
+   * back its concurrency slot when it ends.
+   */
+  enqueue(execution: StoredExecution, hooks: RunHooks, release: ReleaseSlot): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, hooks });
+    this.queue.push(execution.record.id, { execution, hooks, release });
   }
 
   /**
@@ -100,7 +118,9 @@ export class ExecutionRunner {
    */
   async cancelLocal(execution: StoredExecution): Promise<StoredExecution | undefined> {
     const id = execution.record.id;
-    if (this.queue.remove(id)) {
+    const queued = this.queue.remove(id);
+    if (queued) {
+      queued.release();
       return this.finish(execution, cancelledOutcome("The execution was cancelled before it started.", 0));
     }
     const running = this.inFlight.get(id);
@@ -159,6 +179,7 @@ export class ExecutionRunner {
             timeoutMs: running.timeoutMs,
             controller,
             logger,
+            executor: this.options.executor,
             context: {
               executionId: id,
               owner: running.owner,
@@ -211,7 +232,11 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, { execution: orphan, hooks: {} });
+        this.queue.push(orphan.record.id, {
+          execution: orphan,
+          hooks: {},
+          release: this.options.concurrency.track(orphan.keyId),
+        });
       } else {
         await this.finish(
           orphan,

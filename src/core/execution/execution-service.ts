@@ -7,10 +7,11 @@ import { isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ApiKey } from "../keys/api-key.js";
+import type { ConcurrencyGate } from "../limits/concurrency-gate.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
-import { parseOrThrow } from "../validation.js";
+import { assertJsonDepth, parseOrThrow } from "../validation.js";
 import type { ExecutionEvents } from "./events.js";
 import type { ExecutionRunner, RunHooks } from "./execution-runner.js";
 import { newRecord } from "./new-record.js";
@@ -38,6 +39,7 @@ export interface ExecutionServiceDeps {
   logger: Logger;
   events: ExecutionEvents;
   runner: ExecutionRunner;
+  concurrency: ConcurrencyGate;
 }
 
 /**
@@ -57,6 +59,8 @@ export class ExecutionService {
         message: `No skill has the id ${JSON.stringify(input.skill_id)}.`,
       });
     }
+    // Before anything recursive (the schema, hashing, storing) walks the params.
+    assertJsonDepth(input.params, "params");
     const params = parseOrThrow(entry.skill.params, input.params, "invalid_params") as Record<
       string,
       unknown
@@ -64,30 +68,37 @@ export class ExecutionService {
     const mode = input.async ? "async" : "sync";
     const id = newId("exec");
     runner.assertAccepting();
+    // Held until the execution ends; refused here (429/503) before anything is stored.
+    const release = this.deps.concurrency.acquire(key.id);
+    let handedToQueue = false;
+    try {
+      if (options.idempotencyKey !== undefined) {
+        const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
+        if (replay) return replay;
+      }
 
-    if (options.idempotencyKey !== undefined) {
-      const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
-      if (replay) return replay;
+      const now = clock.now();
+      const execution: StoredExecution = {
+        record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
+        owner: key.owner,
+        keyId: key.id,
+        params,
+        async: mode === "async",
+        timeoutMs: input.timeout_ms,
+        runnerId: runner.runnerId,
+      };
+      if (mode === "async") {
+        // The 202 promises a record that exists: commit it before answering.
+        await store.executions.save(execution);
+        runner.enqueue(execution, options, release);
+        handedToQueue = true;
+        return { record: execution.record, mode, replayed: false };
+      }
+      const finished = await runner.runNow(execution, options);
+      return { record: finished.record, mode, replayed: false };
+    } finally {
+      if (!handedToQueue) release();
     }
-
-    const now = clock.now();
-    const execution: StoredExecution = {
-      record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
-      owner: key.owner,
-      keyId: key.id,
-      params,
-      async: mode === "async",
-      timeoutMs: input.timeout_ms,
-      runnerId: runner.runnerId,
-    };
-    if (mode === "async") {
-      // The 202 promises a record that exists: commit it before answering.
-      await store.executions.save(execution);
-      runner.enqueue(execution, options);
-      return { record: execution.record, mode, replayed: false };
-    }
-    const finished = await runner.runNow(execution, options);
-    return { record: finished.record, mode, replayed: false };
   }
 
   /**

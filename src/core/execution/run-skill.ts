@@ -1,6 +1,7 @@
 import type { ExecutionErrorCode } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
+import type { SkillExecutor } from "./skill-executor.js";
 
 /** Why an execution's signal fired; the reason decides its terminal status. */
 export const ABORT_REASONS = {
@@ -23,6 +24,8 @@ export interface RunOptions {
   controller: AbortController;
   context: Omit<SkillContext, "signal">;
   logger: Logger;
+  /** Where `run` executes: on this thread or isolated in a worker. */
+  executor: SkillExecutor;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function runSkill(
       detachAbort = () => controller.signal.removeEventListener("abort", onAbort);
     });
     const running = Promise.resolve().then(() =>
-      skill.run(params, { ...options.context, signal: controller.signal }),
+      options.executor.invoke(skill, params, { ...options.context, signal: controller.signal }),
     );
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
     running.catch(() => {});

@@ -16,12 +16,11 @@ export class WorkQueue<T> {
     this.pump();
   }
 
-  /** Takes a job out before it started; false when it is not waiting (running or unknown). */
-  remove(id: string): boolean {
+  /** Takes a job out before it started; undefined when it is not waiting (running or unknown). */
+  remove(id: string): T | undefined {
     const index = this.waiting.findIndex((job) => job.id === id);
-    if (index < 0) return false;
-    this.waiting.splice(index, 1);
-    return true;
+    if (index < 0) return undefined;
+    return this.waiting.splice(index, 1)[0]?.item;
   }
 
   get pending(): number {

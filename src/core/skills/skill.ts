@@ -3,7 +3,7 @@ import type { Logger } from "../logger.js";
 
 /**
  * What a skill's metadata says about its effects. They become MCP tool annotations and
- * decide, later, where a skill may run (light async I/O in-process, the rest isolated).
+ * decide where a skill runs (light async I/O on the main thread, the rest isolated).
  */
 export interface SkillAnnotations {
   /** Does not change anything outside the execution (no writes, no sends). */
@@ -14,6 +14,12 @@ export interface SkillAnnotations {
   idempotent: boolean;
   /** Talks to the world outside skillport (the network). */
   openWorld: boolean;
+  /**
+   * Spends its time awaiting I/O (the store, the network, timers) with little CPU or
+   * memory per call, so it runs on the main thread. Every other skill runs in a worker
+   * thread that is stopped when it overruns its timeout or memory (see SkillExecutor).
+   */
+  lightAsyncIo?: boolean;
 }
 
 /** An example call: it documents the skill and feeds discovery's index. */

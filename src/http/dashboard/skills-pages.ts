@@ -14,6 +14,7 @@ const ANNOTATION_LABELS: Record<keyof SkillAnnotations, string> = {
   destructive: "destructive",
   idempotent: "idempotent",
   openWorld: "open world",
+  lightAsyncIo: "in-process I/O",
 };
 
 function annotationTags(annotations: SkillAnnotations): SafeHtml {

@@ -1,0 +1,37 @@
+import type { Skill, SkillContext } from "../skills/skill.js";
+
+/**
+ * Where a skill's `run` executes: the port between the core, which owns timeouts,
+ * cancellation and outcomes (see `runSkill`), and whatever isolates skills (a pool of
+ * worker threads in `src/isolation/`). It settles as `run` would: with the skill's
+ * output, or rejecting with its error (a `SkillError` is shown to the caller).
+ */
+export interface SkillExecutor {
+  invoke(skill: Skill, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown>;
+  /** Whether `skill` runs off the main thread (it then warms up there, not here). */
+  isolates(skill: Skill): boolean;
+  /** Work waiting for and held by the executor, for `/metrics` and `/readyz`. */
+  readonly load: ExecutorLoad;
+  /** Stops its threads; executions still in it end as their signals decide. */
+  close(): Promise<void>;
+}
+
+export interface ExecutorLoad {
+  /** Worker threads alive (0 when skills run on the main thread). */
+  threads: number;
+  /** Skill runs waiting for a free worker. */
+  queued: number;
+}
+
+/** Whether a skill must run isolated from the main thread (contract of `lightAsyncIo`). */
+export function runsIsolated(skill: Skill): boolean {
+  return skill.annotations.lightAsyncIo !== true;
+}
+
+/** Runs every skill on the calling thread: for tests and for skills declared light. */
+export const inlineExecutor: SkillExecutor = {
+  invoke: (skill, params, ctx) => skill.run(params, ctx),
+  isolates: () => false,
+  load: { threads: 0, queued: 0 },
+  async close() {},
+};

@@ -1,0 +1,228 @@
+import { BroadcastChannel } from "node:worker_threads";
+import { Tinypool } from "tinypool";
+import type { ExecutorLoad, SkillExecutor } from "../core/execution/skill-executor.js";
+import { runsIsolated } from "../core/execution/skill-executor.js";
+import { randomBase62 } from "../core/ids.js";
+import type { Logger } from "../core/logger.js";
+import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
+import {
+  type CrossedError,
+  type DownMessage,
+  downChannelName,
+  type SkillTask,
+  type TaskResult,
+  type UpMessage,
+  upChannelName,
+  type WorkerSetup,
+} from "./worker-messages.js";
+
+export interface WorkerPoolOptions {
+  /** The compiled worker entry (`skill-worker.js`). */
+  workerUrl: URL;
+  /** Modules whose exported skills run in the workers (each is imported by every worker). */
+  skillModules: URL[];
+  /** The same skills as the main thread holds them: only these can be isolated. */
+  skills: Iterable<Skill>;
+  /** Worker threads at most. */
+  threads: number;
+  /** Old-generation heap of one worker; a run that needs more ends its worker. */
+  memoryMb: number;
+  /** Runs that may wait for a free worker; beyond it a run fails at once. */
+  maxQueue: number;
+  logger: Logger;
+  /**
+   * After a run's signal fires, how long its worker may take to stop by itself before it
+   * is terminated (a skill in a CPU loop never looks at its signal).
+   */
+  abortGraceMs?: number;
+}
+
+/**
+ * Runs skills that are not light async I/O in a pool of worker threads (tinypool), each
+ * with a heap limit, so a CPU loop, a catastrophic regular expression or a huge document
+ * stalls neither the event loop nor other requests, and the main thread's timeout still
+ * fires. A worker that overruns its run's timeout (after a grace period) or its memory
+ * is terminated and replaced; the pool stays healthy. Progress, logs and the owner's
+ * messages and memory are relayed to the main thread; light skills run there directly.
+ */
+export class WorkerPoolExecutor implements SkillExecutor {
+  private readonly pool: Tinypool;
+  private readonly up: BroadcastChannel;
+  private readonly down: BroadcastChannel;
+  private readonly isolatable: ReadonlySet<Skill>;
+  /** The runs in workers, by execution id, to route what their workers say. */
+  private readonly runs = new Map<string, RelayedRun>();
+  private readonly abortGraceMs: number;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.abortGraceMs = options.abortGraceMs ?? 500;
+    this.isolatable = new Set([...options.skills].filter(runsIsolated));
+    const channelName = `skillport-pool-${randomBase62(12)}`;
+    const setup: WorkerSetup = {
+      channelName,
+      skillModules: options.skillModules.map((url) => url.href),
+    };
+    this.pool = new Tinypool({
+      filename: options.workerUrl.href,
+      // All threads start at once and stay: a thread started on demand would make its
+      // first caller wait for the skills to load.
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      maxQueue: options.maxQueue,
+      // Measured: with Atomics, a task that can be aborted (ours all can) costs ~3x more
+      // per run than with plain message passing.
+      useAtomics: false,
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+      workerData: setup,
+    });
+    // A worker that dies between runs has no run to fail: log it; the pool replaces it.
+    this.pool.on("error", (err: unknown) => options.logger.error({ err }, "a skill worker failed"));
+    this.up = new BroadcastChannel(upChannelName(channelName));
+    this.down = new BroadcastChannel(downChannelName(channelName));
+    this.up.unref();
+    this.down.unref();
+    this.up.onmessage = (event) => this.onWorkerMessage((event as { data: UpMessage }).data);
+  }
+
+  invoke(skill: Skill, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown> {
+    if (!this.isolates(skill)) return skill.run(params, ctx);
+    return this.runInWorker(skill, params, ctx);
+  }
+
+  isolates(skill: Skill): boolean {
+    return this.isolatable.has(skill);
+  }
+
+  get load(): ExecutorLoad {
+    return { threads: this.pool.threads.length, queued: this.pool.queueSize };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.destroy();
+    this.up.close();
+    this.down.close();
+  }
+
+  private async runInWorker(
+    skill: Skill,
+    params: Record<string, unknown>,
+    ctx: SkillContext,
+  ): Promise<unknown> {
+    const { executionId, signal } = ctx;
+    const task: SkillTask = { executionId, skillId: skill.id, params, owner: ctx.owner, config: ctx.config };
+    const termination = new AbortController();
+    let graceTimer: NodeJS.Timeout | undefined;
+    // The run's outcome is decided when its signal fires (runSkill); the worker is asked
+    // to stop, and terminated if it has not after the grace period.
+    const onAbort = () => {
+      this.post({ type: "abort", executionId, reason: signal.reason });
+      graceTimer = setTimeout(() => termination.abort(), this.abortGraceMs);
+    };
+    const run: RelayedRun = { ctx, received: 0, expected: undefined, allReceived: undefined };
+    this.runs.set(executionId, run);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = (await this.pool.run(task, { signal: termination.signal })) as TaskResult;
+      if (result.relayed > run.received) {
+        await new Promise<void>((resolve) => {
+          run.expected = result.relayed;
+          run.allReceived = resolve;
+          // Never hang a run on a message that cannot come (they do not get lost; belt and braces).
+          setTimeout(resolve, RELAY_WAIT_MS).unref();
+        });
+      }
+      if (result.ok) return result.value;
+      throw uncrossed(result.error);
+    } catch (err) {
+      throw this.explainPoolFailure(err);
+    } finally {
+      clearTimeout(graceTimer);
+      signal.removeEventListener("abort", onAbort);
+      this.runs.delete(executionId);
+    }
+  }
+
+  /** A worker's death or a full queue, in words for the record (a SkillError is shown). */
+  private explainPoolFailure(err: unknown): unknown {
+    const code = (err as { code?: unknown }).code;
+    if (code === "ERR_WORKER_OUT_OF_MEMORY") {
+      return new SkillError(
+        `The execution needed more than its memory limit of ${this.options.memoryMb} MB and was stopped.`,
+        { cause: err },
+      );
+    }
+    if (err instanceof Error && /queue is at limit/i.test(err.message)) {
+      return new SkillError("The service is overloaded: no worker was free to run the skill. Retry later.", {
+        cause: err,
+      });
+    }
+    return err;
+  }
+
+  private onWorkerMessage(message: UpMessage): void {
+    const run = this.runs.get(message.executionId);
+    if (!run) return; // the run ended; what its worker still says is moot
+    const { ctx } = run;
+    switch (message.type) {
+      case "progress":
+        ctx.progress(message.update);
+        break;
+      case "log":
+        ctx.logger[message.level](message.obj, message.msg);
+        break;
+      case "call":
+        this.answerCall(ctx, message);
+        break;
+    }
+    run.received++;
+    if (run.expected !== undefined && run.received >= run.expected) run.allReceived?.();
+  }
+
+  /** Runs an owner-data call for a worker on the main thread's store and replies. */
+  private answerCall(ctx: SkillContext, call: Extract<UpMessage, { type: "call" }>): void {
+    const target = call.target === "messages" ? ctx.messages : ctx.memory;
+    const method = OWNER_METHODS[call.target].has(call.method)
+      ? (target as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[call.method]
+      : undefined;
+    const work = method
+      ? Promise.resolve().then(() => method.apply(target, call.args))
+      : Promise.reject(new Error(`unknown ${call.target} method ${call.method}`));
+    work.then(
+      (value) => this.post({ type: "reply", callId: call.callId, ok: true, value }),
+      (err: unknown) => {
+        ctx.logger.error({ err }, `a worker's ${call.target}.${call.method} call failed`);
+        this.post({ type: "reply", callId: call.callId, ok: false, message: "the store call failed" });
+      },
+    );
+  }
+
+  private post(message: DownMessage): void {
+    this.down.postMessage(message);
+  }
+}
+
+/** How long a finished run waits at most for the messages its worker relayed before the result. */
+const RELAY_WAIT_MS = 1_000;
+
+/** A run in a worker: its context, and the relayed messages received so far. */
+interface RelayedRun {
+  ctx: SkillContext;
+  received: number;
+  /** Set once the worker answered: how many it relayed, and who waits for them. */
+  expected: number | undefined;
+  allReceived: (() => void) | undefined;
+}
+
+const OWNER_METHODS = {
+  messages: new Set(["send", "list"]),
+  memory: new Set(["get", "set", "delete", "list"]),
+} as const;
+
+/** A worker's error as the main thread rethrows it: a SkillError stays one. */
+function uncrossed(error: CrossedError): Error {
+  const err = error.kind === "skill" ? new SkillError(error.message) : new Error(error.message);
+  err.name = error.name;
+  if (error.stack !== undefined) err.stack = error.stack;
+  return err;
+}

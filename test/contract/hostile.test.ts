@@ -1,0 +1,385 @@
+import { connect } from "node:net";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ERROR_CODES } from "../../src/core/errors.js";
+import {
+  type ApiResponse,
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  expectError,
+  leakedSecrets,
+  parseRawResponse,
+  type RawResponse,
+  serverErrors,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+// Issue 7, "Hostile input": property-based requests over every endpoint's body, headers
+// and query (fast-check), prototype-pollution payloads, deep, slow, truncated and
+// malformed requests, against the real server. No 5xx, always the contract's envelope,
+// nothing stored from a refused request.
+
+const SKILL_IDS = ["math.evaluate", "message.send", "json.query", "util.wait", "memory.set", "text.stats"];
+const CODES = new Set(Object.keys(ERROR_CODES));
+
+/** No 5xx; an error is the contract's envelope with a known code and the request id. */
+function expectContractAnswer(res: ApiResponse | RawResponse, context: string): void {
+  const where = `${context} → ${res.status} ${res.text.slice(0, 300)}`;
+  expect(res.status, where).toBeLessThan(500);
+  expect(res.status, where).toBeGreaterThanOrEqual(200);
+  if (res.status < 400) return;
+  const error = (res.body as { error?: { code?: string; message?: string; request_id?: string } })?.error;
+  expect(error, where).toBeTypeOf("object");
+  expect(CODES.has(error?.code ?? ""), where).toBe(true);
+  expect(error?.message, where).toBeTypeOf("string");
+  expect(error?.request_id, where).toBe(res.headers.get("x-request-id"));
+}
+
+/** A whole HTTP/1.1 request as bytes over a socket: fetch refuses the malformed ones these tests need. */
+function sendRaw(
+  server: TestServer,
+  chunks: (string | Buffer)[],
+  { gapMs = 0, end = false } = {},
+): Promise<RawResponse & { closed: true }> {
+  const { port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    let timer: NodeJS.Timeout | undefined;
+    socket.setEncoding("latin1");
+    socket.on("data", (data: string) => {
+      received += data;
+    });
+    socket.on("error", () => {
+      // A write after the server closed: what was received is the answer.
+    });
+    socket.on("close", () => {
+      clearInterval(timer);
+      try {
+        resolve({ ...parseRawResponse(received), closed: true });
+      } catch (err) {
+        reject(err);
+      }
+    });
+    socket.on("connect", () => {
+      if (gapMs === 0) {
+        for (const chunk of chunks) socket.write(chunk);
+        if (end) socket.end();
+        return;
+      }
+      // Slowloris: a chunk at a time, for as long as the server keeps the socket.
+      let next = 0;
+      timer = setInterval(() => {
+        const chunk = chunks[next++ % chunks.length];
+        if (!socket.destroyed && chunk !== undefined) socket.write(chunk);
+      }, gapMs);
+    });
+  });
+}
+
+describe("contract: hostile input", { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let key: CreatedKey;
+  let accepted = 0;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_REQUEST_TIMEOUT_MS: "2000" } });
+    key = await server.createRoomyKey({ name: "fuzz", owner: "fuzz" });
+  });
+  afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
+    await server?.stop();
+    expect(errors).toEqual([]);
+  });
+
+  const post = (path: string, init: { json?: unknown; rawBody?: string; headers?: Record<string, string> }) =>
+    server.request("POST", path, {
+      key: key.secret,
+      ...(init.json !== undefined && { json: init.json }),
+      ...(init.rawBody !== undefined && { rawBody: init.rawBody, contentType: "application/json" }),
+      ...(init.headers && { headers: init.headers }),
+    });
+  // A replay answers with the first record: it stores nothing new.
+  const countAccepted = (res: ApiResponse) => {
+    if ((res.status === 200 || res.status === 202) && res.headers.get("idempotent-replayed") !== "true")
+      accepted++;
+  };
+
+  it("answers any JSON body on every POST endpoint without a 5xx, in the contract's envelope", async () => {
+    const paths = ["/v1/discover", "/v1/execute", "/v1/executions/exec_0000000000000000000000000/cancel"];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...paths), fc.jsonValue({ maxDepth: 4 }), async (path, json) => {
+        const res = await post(path, { json });
+        if (path === "/v1/execute") countAccepted(res);
+        expectContractAnswer(res, `${path} ${JSON.stringify(json).slice(0, 200)}`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("answers any text as a body, valid JSON or not, without a 5xx", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("/v1/discover", "/v1/execute"),
+        fc.string({ maxLength: 300 }),
+        async (path, text) => {
+          const res = await post(path, { rawBody: text });
+          if (path === "/v1/execute") countAccepted(res);
+          expectContractAnswer(res, `${path} ${JSON.stringify(text)}`);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("answers execute requests of almost the right shape without a 5xx", async () => {
+    const execute = fc.record(
+      {
+        skill_id: fc.oneof(fc.constantFrom(...SKILL_IDS), fc.string({ maxLength: 40 })),
+        params: fc.oneof(
+          fc.dictionary(
+            fc.constantFrom("expression", "channel", "text", "data", "ms", "key", "value"),
+            fc.jsonValue({ maxDepth: 3 }),
+          ),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        async: fc.oneof(fc.boolean(), fc.jsonValue({ maxDepth: 1 })),
+        timeout_ms: fc.oneof(
+          fc.integer({ min: -10, max: 400_000 }),
+          fc.double(),
+          fc.string({ maxLength: 8 }),
+        ),
+      },
+      { requiredKeys: ["skill_id"] },
+    );
+    const wellFormed = fc.record({
+      skill_id: fc.constant("math.evaluate"),
+      params: fc.record({ expression: fc.constantFrom("1+2", "sqrt(16)", "2^", "x", "[1,2]*3") }),
+      async: fc.boolean(),
+      timeout_ms: fc.integer({ min: 1, max: 300_000 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(execute, wellFormed), async (json) => {
+        // util.wait may be asked to wait long: keep its runs short so they end with the test.
+        const body = json.skill_id === "util.wait" ? { ...json, timeout_ms: 50 } : json;
+        const res = await post("/v1/execute", { json: body });
+        countAccepted(res);
+        expectContractAnswer(res, JSON.stringify(body).slice(0, 300));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("answers arbitrary Authorization, Idempotency-Key and Content-Type headers without a 5xx", async () => {
+    // Header values fetch can send: Latin-1 without control characters.
+    const headerText = fc.string({
+      unit: fc
+        .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }))
+        .map((c) => String.fromCharCode(c)),
+      maxLength: 300,
+    });
+    await fc.assert(
+      fc.asyncProperty(headerText, headerText, headerText, fc.boolean(), async (auth, idem, type, useKey) => {
+        const res = await server.request("POST", "/v1/execute", {
+          rawBody: JSON.stringify({ skill_id: "math.evaluate", params: { expression: "1+1" } }),
+          headers: {
+            authorization: useKey ? `Bearer ${key.secret}` : auth,
+            "idempotency-key": idem,
+            "content-type": useKey ? "application/json" : type,
+          },
+        });
+        countAccepted(res);
+        expectContractAnswer(res, JSON.stringify({ auth, idem, type, useKey }));
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it("answers arbitrary query strings and path segments on every GET endpoint without a 5xx", async () => {
+    const queryPart = fc.string({ maxLength: 30 }).map(encodeURIComponent);
+    const query = fc
+      .array(
+        fc.tuple(fc.constantFrom("limit", "cursor", "status", "skill_id", "wait", "tags", "x"), queryPart),
+        { maxLength: 4 },
+      )
+      .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&"));
+    const path = fc.oneof(
+      fc.constant("/v1/executions"),
+      fc.constant("/v1/skills"),
+      fc.string({ maxLength: 40 }).map((id) => `/v1/executions/${encodeURIComponent(id)}`),
+      fc.string({ maxLength: 40 }).map((id) => `/v1/skills/${encodeURIComponent(id)}`),
+      fc.string({ maxLength: 40 }).map((id) => `/v1/executions/${encodeURIComponent(id)}/events`),
+    );
+    await fc.assert(
+      fc.asyncProperty(path, query, async (p, q) => {
+        // A long poll or an event stream on a real execution would wait: cap every wait.
+        const url = `${p}?${q}${q ? "&" : ""}wait=0`;
+        const res = await server.request("GET", url, {
+          key: key.secret,
+          signal: AbortSignal.timeout(30_000),
+        });
+        expectContractAnswer(res, url);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it("stores a record for every accepted execute request and none for a refused one", async () => {
+    let stored = 0;
+    let cursor: string | null = null;
+    do {
+      const res = await server.request(
+        "GET",
+        `/v1/executions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        { key: key.secret },
+      );
+      const page = bodyOf<{ data: ExecutionRecord[]; next_cursor: string | null }>(res);
+      stored += page.data.length;
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(accepted).toBeGreaterThan(0);
+    expect(stored).toBe(accepted);
+  });
+
+  describe("prototype pollution", () => {
+    const payloads = [
+      '{"query":"x","__proto__":{"polluted":true}}',
+      '{"query":"x","constructor":{"prototype":{"polluted":true}}}',
+      '{"skill_id":"json.query","params":{"expression":"polluted","data":{"__proto__":{"polluted":1}}}}',
+      '{"skill_id":"memory.set","params":{"key":"k","value":{"constructor":{"prototype":{"polluted":1}}}}}',
+      '{"skill_id":"json.query","params":{"expression":"@","data":{"\\u005f\\u005fproto\\u005f\\u005f":{"polluted":1}}}}',
+    ];
+
+    it.each(payloads)("refuses %s as invalid_request", async (payload) => {
+      const path = payload.includes("skill_id") ? "/v1/execute" : "/v1/discover";
+      expectError(await post(path, { rawBody: payload }), 400, "invalid_request");
+    });
+
+    it("leaves every object as it was: no polluted property shows anywhere afterwards", async () => {
+      const res = await post("/v1/execute", {
+        json: { skill_id: "json.query", params: { expression: "polluted", data: {} } },
+      });
+      expect(bodyOf<ExecutionRecord>(res)).toMatchObject({ status: "completed", result: { result: null } });
+      const skills = await server.request("GET", "/v1/skills", { key: key.secret });
+      expect(skills.text).not.toContain("polluted");
+    });
+  });
+
+  describe("bodies and connections that would hold resources", () => {
+    it("refuses params nested deeper than 100 levels with invalid_request, idempotency key or not", async () => {
+      const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+      for (const headers of [undefined, { "idempotency-key": "deep" }]) {
+        const res = await post("/v1/execute", {
+          rawBody: `{"skill_id":"json.query","params":{"expression":"@","data":${deep}}}`,
+          ...(headers && { headers }),
+        });
+        const error = expectError(res, 400, "invalid_request");
+        expect(error.message).toContain("nested deeper than 100 levels");
+      }
+    });
+
+    it("cuts off a client that sends its headers a byte at a time (slowloris) with 408 and closes", async () => {
+      const bytes = [..."GET /v1/skills HTTP/1.1\r\nHost: x\r\nX-Slow: "].map((c) => c);
+      const res = await sendRaw(server, [...bytes, ..."a".repeat(10_000)], { gapMs: 100 });
+      expect(res.closed).toBe(true);
+      expectContractAnswer(res, "slow headers");
+      expect(res.status).toBe(408);
+    });
+
+    it("cuts off a client that trickles its body with 408 and closes, storing nothing", async () => {
+      const head =
+        "POST /v1/execute HTTP/1.1\r\nHost: x\r\n" +
+        `Authorization: Bearer ${key.secret}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
+      const res = await sendRaw(server, [head, ...'{"skill_id":"math.evaluate","params":{"expression":"'], {
+        gapMs: 100,
+      });
+      expect(res.closed).toBe(true);
+      expect(res.status).toBe(408);
+      expectContractAnswer(res, "slow body");
+    });
+
+    it("closes a truncated body (shorter than its Content-Length) without answering 5xx", async () => {
+      const head =
+        "POST /v1/execute HTTP/1.1\r\nHost: x\r\n" +
+        `Authorization: Bearer ${key.secret}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`;
+      const res = await sendRaw(server, [head, '{"skill_id":"math.evaluate","par'], { end: true }).catch(
+        () => undefined,
+      );
+      if (res && res.text !== "") expectContractAnswer(res, "truncated body");
+      expect((await server.request("GET", "/healthz")).status).toBe(200);
+    });
+
+    it("answers a header with a control character in the contract's envelope (400 invalid_request)", async () => {
+      const res = await sendRaw(server, [
+        `GET /v1/skills HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key.secret}\u0001\r\nConnection: close\r\n\r\n`,
+      ]);
+      expect(res.status).toBe(400);
+      expectContractAnswer(res, "control character");
+      expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("invalid_request");
+    });
+
+    it("refuses a request with two Authorization headers, whichever one is valid", async () => {
+      for (const order of [
+        [`Bearer ${key.secret}`, "Bearer sk_live_notakey"],
+        ["Bearer sk_live_notakey", `Bearer ${key.secret}`],
+      ]) {
+        const res = await sendRaw(server, [
+          "GET /v1/skills HTTP/1.1\r\nHost: x\r\n" +
+            order.map((value) => `Authorization: ${value}\r\n`).join("") +
+            "Connection: close\r\n\r\n",
+        ]);
+        expect(res.status).toBe(401);
+        expectContractAnswer(res, "two Authorization headers");
+        expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("invalid_api_key");
+      }
+    });
+
+    it("refuses non-UTF-8 bytes in the key as invalid_api_key and non-UTF-8 bytes in a body without a 5xx", async () => {
+      const badKey = await sendRaw(server, [
+        Buffer.concat([
+          Buffer.from("GET /v1/skills HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "),
+          Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+          Buffer.from(`${key.secret}\r\nConnection: close\r\n\r\n`),
+        ]),
+      ]);
+      expect(badKey.status).toBe(401);
+      expectContractAnswer(badKey, "non-UTF-8 key");
+      const body = Buffer.concat([
+        Buffer.from('{"query":"'),
+        Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]),
+        Buffer.from('"}'),
+      ]);
+      const badBody = await sendRaw(server, [
+        "POST /v1/discover HTTP/1.1\r\nHost: x\r\n" +
+          `Authorization: Bearer ${key.secret}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+        body,
+      ]);
+      expectContractAnswer(badBody, "non-UTF-8 body");
+    });
+  });
+});
+
+describe("contract: secrets stay out of the logs", { timeout: 60_000 }, () => {
+  it("logs no secret sent in an unknown path, a query string or a body", async () => {
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "careless" });
+      // Clients that put their key where it does not belong.
+      await server.request("GET", `/v1/${key.secret}`, { key: key.secret });
+      await server.request("GET", `/${encodeURIComponent(key.secret)}/x`);
+      await server.request("GET", `/v1/skills?api_key=${key.secret}`, { key: key.secret });
+      await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "message.send", params: { channel: "c", text: key.secret } },
+      });
+      await server.request("POST", "/v1/execute", { key: "Bearer", json: { secret: key.secret } });
+      expect(server.logs()).toContain('"msg":"request"');
+      expect(leakedSecrets(server.logs())).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+});

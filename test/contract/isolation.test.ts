@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  eventually,
+  serverErrors,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+// Issue 7, "Isolation": built-in skills that block a thread (a CPU-heavy expression, a
+// catastrophic regular expression, a heap-exhausting product) run in worker threads; the
+// server keeps answering, timeouts fire, and the pool recovers.
+const CPU_HEAVY = "sum(ones(1000, 1000) * ones(1000, 1000))"; // 10^9 multiply-adds: many seconds
+const MEMORY_HEAVY = "size(kron(ones(100, 100), ones(100, 100)))"; // 10^8 elements: far over 64 MB
+const CATASTROPHIC = { schema: { type: "string", pattern: "^(a+)+$" }, data: `${"a".repeat(40)}!` };
+
+describe("contract: isolation of skills that block", { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_WORKER_THREADS: "2", SKILLPORT_WORKER_MEMORY_MB: "64" } });
+    key = await server.createRoomyKey({ name: "isolation" });
+  });
+  afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
+    await server?.stop();
+    expect(errors).toEqual([]);
+  });
+
+  const execute = (json: Record<string, unknown>) =>
+    server.request("POST", "/v1/execute", { key: key.secret, json });
+  const record = async (id: string) =>
+    bodyOf<ExecutionRecord>(await server.request("GET", `/v1/executions/${id}`, { key: key.secret }));
+
+  it("keeps answering other requests while a CPU-bound execution runs in a worker, and cancels it", async () => {
+    const started = await execute({
+      skill_id: "math.evaluate",
+      params: { expression: CPU_HEAVY },
+      async: true,
+      timeout_ms: 20_000,
+    });
+    expect(started.status, started.text).toBe(202);
+    const { id } = bodyOf<ExecutionRecord>(started);
+    await eventually(async () => ((await record(id)).status === "running" ? true : undefined));
+
+    // Served while the heavy execution is still running: discovery, a light skill, and
+    // another isolated skill on the second worker.
+    const discover = await server.request("POST", "/v1/discover", {
+      key: key.secret,
+      json: { query: "evaluate math" },
+    });
+    expect(discover.status).toBe(200);
+    const light = await execute({ skill_id: "message.send", params: { channel: "ops", text: "still here" } });
+    expect(bodyOf<ExecutionRecord>(light).status).toBe("completed");
+    const small = await execute({ skill_id: "math.evaluate", params: { expression: "6 * 7" } });
+    expect(bodyOf<ExecutionRecord>(small)).toMatchObject({ status: "completed", result: { value: 42 } });
+    expect((await record(id)).status).toBe("running");
+
+    const cancelled = await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+    expect(bodyOf<ExecutionRecord>(cancelled).status).toBe("cancelled");
+  });
+
+  it("ends a synchronous CPU-bound execution timed_out at its timeout instead of when the work ends", async () => {
+    const res = await execute({
+      skill_id: "math.evaluate",
+      params: { expression: CPU_HEAVY },
+      timeout_ms: 500,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
+      status: "timed_out",
+      success: false,
+      error: { code: "execution_timeout" },
+    });
+  });
+
+  it("times out a catastrophic regular expression (json.validate with a user pattern)", async () => {
+    const res = await execute({ skill_id: "json.validate", params: CATASTROPHIC, timeout_ms: 500 });
+    expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
+      status: "timed_out",
+      error: { code: "execution_timeout" },
+    });
+  });
+
+  it("fails an execution that exceeds its worker's memory limit, with a message saying so", async () => {
+    const res = await execute({ skill_id: "math.evaluate", params: { expression: MEMORY_HEAVY } });
+    const failed = bodyOf<ExecutionRecord>(res);
+    expect(failed).toMatchObject({ status: "failed", success: false, error: { code: "execution_failed" } });
+    expect(failed.error?.message).toContain("memory limit of 64 MB");
+  });
+
+  it("stays healthy after its workers were terminated: every worker serves again", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        execute({ skill_id: "math.evaluate", params: { expression: `${i} + 1` } }).then(
+          (res) => bodyOf<ExecutionRecord>(res).result,
+        ),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 6 }, (_, i) => expect.objectContaining({ value: i + 1 })));
+    const ready = bodyOf<{ workers: { threads: number } }>(await server.request("GET", "/readyz"));
+    expect(ready.workers.threads).toBe(2);
+  });
+});

@@ -1,0 +1,159 @@
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
+import type { Logger } from "../../src/core/logger.js";
+import type { ProgressUpdate, Skill } from "../../src/core/skills/skill.js";
+import { WorkerPoolExecutor } from "../../src/isolation/worker-pool-executor.js";
+import { makeCore } from "../core/make-core.js";
+import { fixtureSkills } from "./fixtures/skills.mjs";
+
+// Issue 7, "Isolation": the real pool of worker threads (the compiled worker entry, as
+// production runs it) behind the real core on a real SQLite file.
+const WORKER_URL = new URL("../../dist/src/isolation/skill-worker.js", import.meta.url);
+const FIXTURES_URL = new URL("./fixtures/skills.mjs", import.meta.url);
+const MEMORY_MB = 48;
+
+/** A logger that keeps every line, child bindings merged in. */
+function capturingLogger(lines: Record<string, unknown>[], bindings: Record<string, unknown> = {}): Logger {
+  const log = (level: string) => (obj: object, msg?: string) =>
+    lines.push({ level, ...bindings, ...obj, msg });
+  return {
+    debug: log("debug"),
+    info: log("info"),
+    warn: log("warn"),
+    error: log("error"),
+    child: (more) => capturingLogger(lines, { ...bindings, ...more }),
+  };
+}
+
+describe("the worker pool", { timeout: 60_000 }, () => {
+  let core: Awaited<ReturnType<typeof makeCore>>;
+  let executor: WorkerPoolExecutor;
+  let key: ApiKey;
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(WORKER_URL)) throw new Error(`${WORKER_URL.pathname} is missing: run \`npm run build\``);
+    const logger = capturingLogger(lines);
+    executor = new WorkerPoolExecutor({
+      workerUrl: WORKER_URL,
+      skillModules: [FIXTURES_URL],
+      skills: fixtureSkills as unknown as Skill[],
+      threads: 2,
+      memoryMb: MEMORY_MB,
+      maxQueue: 100,
+      logger,
+      abortGraceMs: 100,
+    });
+    core = await makeCore(fixtureSkills as unknown as Skill[], { clock: systemClock, executor, logger });
+    key = await core.keyFor();
+  });
+  afterAll(() => core?.cleanup());
+
+  const run = (
+    skill_id: string,
+    params: Record<string, unknown>,
+    extra: { async?: boolean; timeout_ms?: number } = {},
+  ) =>
+    core.skillport.executions.execute(key, {
+      skill_id,
+      params,
+      async: extra.async ?? false,
+      timeout_ms: extra.timeout_ms ?? 30_000,
+    });
+
+  it("runs a skill that is not light in a worker thread, relaying progress, logs, messages and memory", async () => {
+    const progress: ProgressUpdate[] = [];
+    const { record } = await core.skillport.executions.execute(
+      key,
+      { skill_id: "fixture.chatty", params: { text: "hello" }, async: false, timeout_ms: 30_000 },
+      { onProgress: (update) => progress.push(update) },
+    );
+    expect(record.status, JSON.stringify(record.error)).toBe("completed");
+    expect(record.result).toMatchObject({ stored: { text: "hello" }, listed: 1, thread: "worker" });
+    expect(progress).toEqual([
+      { progress: 1, total: 2, message: "half" },
+      { progress: 2, total: 2 },
+    ]);
+    // Written through the main thread's store, under the key's owner.
+    expect((await core.skillport.store.memory.get(key.owner, "last"))?.value).toEqual({ text: "hello" });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: "info",
+        msg: "storing",
+        step: "store",
+        text: "hello",
+        execution_id: record.id,
+      }),
+    );
+  });
+
+  it("runs a skill declared light async I/O on the main thread", async () => {
+    const { record } = await run("fixture.light", {});
+    expect(record.result).toEqual({ thread: "main" });
+  });
+
+  it("times out a skill stuck in a CPU loop while the main thread's event loop keeps turning", async () => {
+    let settled = false;
+    const pending = run("fixture.spin", {}, { timeout_ms: 1_000 }).finally(() => {
+      settled = true;
+    });
+    // A timer of the main thread fires while the loop still spins in its worker.
+    const settledWhenTimerFired = await new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(settled), 20),
+    );
+    const { record } = await pending;
+    expect(settledWhenTimerFired).toBe(false);
+    expect(record).toMatchObject({ status: "timed_out", error: { code: "execution_timeout" } });
+  });
+
+  it("replaces a terminated worker: the pool keeps its threads and serves the next run", async () => {
+    await run("fixture.spin", {}, { timeout_ms: 200 });
+    await run("fixture.spin", {}, { timeout_ms: 200 });
+    const { record } = await run("fixture.chatty", { text: "after" });
+    expect(record.status).toBe("completed");
+    expect(executor.load.threads).toBe(2);
+  });
+
+  it("ends a cancelled CPU loop as cancelled", async () => {
+    const { record } = await run("fixture.spin", {}, { async: true });
+    const running = await core.skillport.queries.get(key, record.id, 0);
+    expect(["queued", "running"]).toContain(running.status);
+    await eventuallyRunning(record.id);
+    const cancelled = await core.skillport.queries.cancel(key, record.id);
+    expect(cancelled).toMatchObject({ status: "cancelled", error: { code: "execution_cancelled" } });
+  });
+
+  it("ends a cooperative skill through its own signal with the reason the main thread gave", async () => {
+    const { record } = await run("fixture.patient", {}, { timeout_ms: 100 });
+    expect(record).toMatchObject({ status: "timed_out", error: { code: "execution_timeout" } });
+  });
+
+  it("fails a run that exhausts its worker's heap with a clear message, and keeps serving", async () => {
+    const { record } = await run("fixture.hog", {});
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+    expect(record.error?.message).toContain(`memory limit of ${MEMORY_MB} MB`);
+    expect((await run("fixture.light", {})).record.status).toBe("completed");
+    expect((await run("fixture.chatty", { text: "still" })).record.status).toBe("completed");
+  });
+
+  it("shows a SkillError's message to the caller and hides an unexpected error's internals", async () => {
+    const refused = (await run("fixture.refuse", { unexpected: false })).record;
+    expect(refused.error).toEqual({ code: "execution_failed", message: "the fixture refused its input" });
+    const broken = (await run("fixture.refuse", { unexpected: true })).record;
+    expect(broken.error?.code).toBe("execution_failed");
+    expect(broken.error?.message).not.toContain("/srv/secret");
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: "error", msg: "skill threw an unexpected error" }),
+    );
+  });
+
+  async function eventuallyRunning(id: string): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      if ((await core.skillport.store.executions.get(id))?.record.status === "running") return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`${id} never ran`);
+  }
+});

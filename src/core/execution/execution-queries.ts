@@ -59,7 +59,7 @@ export class ExecutionQueries {
   async cancel(key: ApiKey, id: string): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
     if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
-    const local = await this.runner.cancelLocal(execution);
+    const local = await this.runner.cancelLocal(execution.record.id);
     if (local) return local.record;
     // Held by another process sharing the store: record the cancellation; that process
     // cannot be signalled from here (scale-out adds cross-process cancellation).

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { Clock } from "../clock.js";
+import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import { type Logger, lazyChildLogger } from "../logger.js";
@@ -23,7 +23,10 @@ export interface ExecutionRunnerOptions {
   asyncConcurrency: number;
   /** Per-skill configuration, by skill id (SKILLPORT_SKILL_CONFIG). */
   skillConfig: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  /** How often this process proves it is alive, and how long silence means it died. */
+  /**
+   * How often this process proves it is alive and looks for queued work other runners
+   * could not start yet; six beats of silence mean a runner died.
+   */
   heartbeatMs?: number;
 }
 
@@ -35,23 +38,41 @@ interface InFlight {
 type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
 
 /**
+ * Where an execution stands when this runner begins it: a sync one just created (running,
+ * not stored yet), a queued one this runner holds, or one `takeQueued` already stored running.
+ */
+type Begin = "new" | "queued" | "taken";
+
+interface Job {
+  execution: StoredExecution;
+  onProgress: ProgressListener;
+  begin: Begin;
+}
+
+/**
  * Runs executions in this process: sync ones at once, async ones through a bounded
  * queue. It writes each record's transitions (queued → running → terminal), owns the
  * abort controllers that timeouts, cancellation and shutdown fire, and on start-up takes
  * over the executions a dead process left behind.
+ *
+ * The queue is shared by every process on the store: an async record is stored `queued`
+ * and held by the runner that accepted it, which starts it when a slot is free; a runner
+ * with free slots takes (`takeQueued`) what others have left waiting for over a beat, and
+ * a runner starts a queued execution only through `store.executions.start`, so that each
+ * runs once whoever takes it.
  */
 export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly queue: WorkQueue<{ execution: StoredExecution; onProgress: ProgressListener }>;
+  private readonly queue: WorkQueue<Job>;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, onProgress }) => {
-      await this.run(execution, onProgress).catch((err: unknown) => {
+    this.queue = new WorkQueue<Job>(options.asyncConcurrency, async ({ execution, onProgress, begin }) => {
+      await this.run(execution, onProgress, begin).catch((err: unknown) => {
         options.logger.error(
           { err, execution_id: execution.record.id },
           "could not store an execution's outcome",
@@ -68,7 +89,9 @@ export class ExecutionRunner {
     this.timer = setInterval(() => {
       beats++;
       // Orphans appear only when another process dies: looking every few beats is enough.
-      const work = beats % 6 === 0 ? this.heartbeat().then(() => this.recoverOrphans()) : this.heartbeat();
+      const work = this.heartbeat()
+        .then(() => (beats % 6 === 0 ? this.recoverOrphans() : undefined))
+        .then(() => this.takeWaiting());
       work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
     }, this.heartbeatMs);
     this.timer.unref();
@@ -77,23 +100,26 @@ export class ExecutionRunner {
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
   runNow(execution: StoredExecution, onProgress?: ProgressListener): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, onProgress, { alreadyRunning: true });
+    return this.run(execution, onProgress, "new");
   }
 
   /** Queues an async execution whose `queued` record is already stored. */
   enqueue(execution: StoredExecution, onProgress?: ProgressListener): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, onProgress });
+    this.queue.push(execution.record.id, { execution, onProgress, begin: "queued" });
   }
 
   /**
    * Cancels an execution this process holds and resolves with its terminal record, or
    * returns undefined when this process does not hold it.
    */
-  async cancelLocal(execution: StoredExecution): Promise<StoredExecution | undefined> {
-    const id = execution.record.id;
-    if (this.queue.remove(id)) {
-      return this.finish(execution, cancelledOutcome("The execution was cancelled before it started.", 0));
+  async cancelLocal(id: string): Promise<StoredExecution | undefined> {
+    const waiting = this.queue.remove(id);
+    if (waiting) {
+      return this.finish(
+        waiting.execution,
+        cancelledOutcome("The execution was cancelled before it started.", 0),
+      );
     }
     const running = this.inFlight.get(id);
     if (!running) return undefined;
@@ -121,21 +147,23 @@ export class ExecutionRunner {
     await this.options.store.executions.retireRunner(this.runnerId);
   }
 
-  private run(
-    execution: StoredExecution,
-    onProgress: ProgressListener,
-    { alreadyRunning = false } = {},
-  ): Promise<StoredExecution> {
+  private run(execution: StoredExecution, onProgress: ProgressListener, begin: Begin): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
     const id = execution.record.id;
     const finished = (async () => {
-      const running = alreadyRunning ? execution : markRunning(execution, clock.now());
-      // Not awaited: the terminal save usually lands in the same group commit. If the
-      // process dies first, the client got no answer and recovery ends the record.
-      store.executions.save(running).catch((err: unknown) => {
-        this.options.logger.error({ err, execution_id: id }, "could not store a running record");
-      });
+      let running = execution;
+      if (begin === "new") {
+        // Not awaited: the terminal save usually lands in the same group commit. If the
+        // process dies first, the client got no answer and recovery ends the record.
+        store.executions.save(running).catch((err: unknown) => {
+          this.options.logger.error({ err, execution_id: id }, "could not store a running record");
+        });
+      } else if (begin === "queued") {
+        running = markRunning(execution, clock.now());
+        // Another runner took it meanwhile, or it was cancelled: not ours to run.
+        if (!(await store.executions.start(running))) return (await store.executions.get(id)) ?? execution;
+      }
       events.emit(id, { type: "status", record: running.record });
       const entry = registry.get(running.record.skill_id);
       const logger = lazyChildLogger(this.options.logger, {
@@ -188,6 +216,25 @@ export class ExecutionRunner {
     return this.options.store.executions.heartbeat(info);
   }
 
+  /**
+   * Runs queued executions other runners left waiting over a beat (busy or gone), as many
+   * as this runner has free slots for.
+   */
+  private async takeWaiting(): Promise<void> {
+    const room = this.queue.room;
+    if (room === 0 || !this.accepting) return;
+    const now = this.options.clock.now();
+    const taken = await this.options.store.executions.takeQueued(
+      this.runnerId,
+      room,
+      isoTimestamp(now - this.heartbeatMs),
+      isoTimestamp(now),
+    );
+    for (const execution of taken) {
+      this.queue.push(execution.record.id, { execution, onProgress: undefined, begin: "taken" });
+    }
+  }
+
   /** Queued orphans run here; running ones were cut off mid-run and end `execution_interrupted`. */
   private async recoverOrphans(): Promise<void> {
     const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
@@ -196,7 +243,7 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined });
+        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined, begin: "queued" });
       } else {
         await this.finish(
           orphan,

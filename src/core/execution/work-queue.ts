@@ -16,12 +16,16 @@ export class WorkQueue<T> {
     this.pump();
   }
 
-  /** Takes a job out before it started; false when it is not waiting (running or unknown). */
-  remove(id: string): boolean {
+  /** Takes a job out before it started; undefined when it is not waiting (running or unknown). */
+  remove(id: string): T | undefined {
     const index = this.waiting.findIndex((job) => job.id === id);
-    if (index < 0) return false;
-    this.waiting.splice(index, 1);
-    return true;
+    if (index < 0) return undefined;
+    return this.waiting.splice(index, 1)[0]?.item;
+  }
+
+  /** Jobs that could start at once (free slots not claimed by waiting jobs). */
+  get room(): number {
+    return Math.max(0, this.concurrency - this.running - this.waiting.length);
   }
 
   get pending(): number {

@@ -6,6 +6,7 @@ import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
 import { ExecutionService } from "./execution/execution-service.js";
+import { SignalBridge } from "./execution/signal-bridge.js";
 import { KeyService } from "./keys/key-service.js";
 import { LeasedLimiter } from "./limits/leased-limiter.js";
 import type { Logger } from "./logger.js";
@@ -22,6 +23,8 @@ export interface SkillportOptions {
   failedAuthPerMinute?: number;
   retentionDays?: number;
   skillConfig?: Record<string, Record<string, unknown>>;
+  /** How often the runner beats (see ExecutionRunnerOptions.heartbeatMs). */
+  heartbeatMs?: number;
 }
 
 /**
@@ -44,6 +47,8 @@ export class Skillport {
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
+  /** Present when the store has a signal channel (several processes, PostgreSQL). */
+  private readonly bridge: SignalBridge | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SkillportOptions) {
@@ -68,6 +73,7 @@ export class Skillport {
       events: this.events,
       asyncConcurrency: options.asyncConcurrency ?? 16,
       skillConfig: options.skillConfig ?? {},
+      heartbeatMs: options.heartbeatMs,
     });
     this.executions = new ExecutionService({
       registry: this.registry,
@@ -77,7 +83,17 @@ export class Skillport {
       events: this.events,
       runner: this.runner,
     });
-    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock);
+    this.bridge =
+      this.store.signals &&
+      new SignalBridge({
+        signals: this.store.signals,
+        events: this.events,
+        store: this.store,
+        runnerId: this.runner.runnerId,
+        cancelLocal: (id) => this.runner.cancelLocal(id),
+        logger: this.logger,
+      });
+    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock, this.bridge);
   }
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
@@ -113,6 +129,7 @@ export class Skillport {
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.discovery.close();
+    this.bridge?.close();
     await this.limiter.close();
     await this.store.close();
   }

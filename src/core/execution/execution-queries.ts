@@ -7,15 +7,24 @@ import type { ApiKey } from "../keys/api-key.js";
 import type { Store } from "../ports.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import type { ExecutionRunner } from "./execution-runner.js";
+import type { SignalBridge } from "./signal-bridge.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome } from "./run-skill.js";
 
 /**
- * Another process sharing the store may finish an execution; this process hears of it
- * only by reading the store, so waits re-read it this often.
+ * Another process sharing the store may finish an execution. Without a signal channel
+ * this process hears of it only by reading the store, so waits re-read it this often;
+ * with one, signals bring the news and the re-read only covers signals that were lost.
  */
 const STORE_POLL_MS = 1_000;
+const STORE_POLL_WITH_SIGNALS_MS = 5_000;
+
+/**
+ * How long a cancel waits for the process holding the execution to end it; after that
+ * (the process died, or it cannot be reached) the cancellation is recorded from here.
+ */
+const REMOTE_CANCEL_WAIT_MS = 3_000;
 
 /** Reading, waiting for, listing and cancelling executions, for the key's owner only. */
 export class ExecutionQueries {
@@ -24,6 +33,7 @@ export class ExecutionQueries {
     private readonly events: ExecutionEvents,
     private readonly runner: ExecutionRunner,
     private readonly clock: Clock,
+    private readonly bridge?: SignalBridge,
   ) {}
 
   /** The record; with `waitSeconds`, held until it is terminal or the wait ends (long poll). */
@@ -61,8 +71,14 @@ export class ExecutionQueries {
     if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
     const local = await this.runner.cancelLocal(execution.record.id);
     if (local) return local.record;
-    // Held by another process sharing the store: record the cancellation; that process
-    // cannot be signalled from here (scale-out adds cross-process cancellation).
+    if (this.bridge) {
+      // Held by another process: ask it to cancel (it aborts the skill and records the outcome).
+      await this.bridge.requestCancel(execution.record.id);
+      const ended = await this.waitForTerminal(execution, REMOTE_CANCEL_WAIT_MS);
+      if (isTerminal(ended.status)) return ended;
+    }
+    // Nobody answered (no channel, or the holder is gone): record the cancellation here.
+    // A holder that is alive after all cannot overwrite it: terminal records never change.
     const now = this.clock.now();
     const cancelled = markFinished(
       execution,
@@ -70,7 +86,8 @@ export class ExecutionQueries {
       now,
     );
     await this.store.executions.save(cancelled);
-    return cancelled.record;
+    // The save has no effect if the holder ended the execution first: answer what is stored.
+    return (await this.store.executions.get(cancelled.record.id))?.record ?? cancelled.record;
   }
 
   /**
@@ -101,7 +118,7 @@ export class ExecutionQueries {
         },
         () => {},
       );
-    }, STORE_POLL_MS);
+    }, this.bridge ? STORE_POLL_WITH_SIGNALS_MS : STORE_POLL_MS);
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {

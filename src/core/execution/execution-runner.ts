@@ -164,7 +164,9 @@ export class ExecutionRunner {
         // Another runner took it meanwhile, or it was cancelled: not ours to run.
         if (!(await store.executions.start(running))) return (await store.executions.get(id)) ?? execution;
       }
-      events.emit(id, { type: "status", record: running.record });
+      // Async executions are the ones others follow from other processes (polls, streams).
+      const share = { share: running.async };
+      events.emit(id, { type: "status", record: running.record }, share);
       const entry = registry.get(running.record.skill_id);
       const logger = lazyChildLogger(this.options.logger, {
         execution_id: id,
@@ -183,7 +185,7 @@ export class ExecutionRunner {
               messages: ownerMessages(store.messages, running.owner, clock),
               memory: ownerMemory(store.memory, running.owner, clock),
               progress: (update) => {
-                events.emit(id, { type: "progress", execution_id: id, ...update });
+                events.emit(id, { type: "progress", execution_id: id, ...update }, share);
                 onProgress?.(update);
               },
             },
@@ -202,7 +204,7 @@ export class ExecutionRunner {
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
     const done = markFinished(execution, outcome, this.options.clock.now());
     await this.options.store.executions.save(done);
-    this.options.events.emit(done.record.id, { type: "status", record: done.record });
+    this.options.events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
     return done;
   }
 

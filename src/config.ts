@@ -32,6 +32,17 @@ const Env = z.object({
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+  SKILLPORT_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  SKILLPORT_DATABASE_POOL_SIZE: int(1, 1000).default(10),
+  SKILLPORT_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),
+  SKILLPORT_HEARTBEAT_MS: int(100, 600_000).default(5_000),
 });
 
 export interface Config {
@@ -46,12 +57,22 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   skillConfig: Record<string, Record<string, unknown>>;
+  /** PostgreSQL for keys, records and the queue (scale-out); the embedded SQLite file when absent. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** Redis for limit counters (required with `databaseUrl`). */
+  redisUrl: string | undefined;
+  /** What limits do while Redis is unreachable (see `RedisDownPolicy`). */
+  redisDown: "local" | "refuse";
+  /** How often each process's runner beats; six silent beats mean it died. */
+  heartbeatMs: number;
 }
 
 /** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
+    // Never echo the values: URLs may hold passwords.
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`Invalid configuration: ${problems}`);
   }
@@ -68,6 +89,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    databaseUrl: e.SKILLPORT_DATABASE_URL,
+    databasePoolSize: e.SKILLPORT_DATABASE_POOL_SIZE,
+    redisUrl: e.SKILLPORT_REDIS_URL,
+    redisDown: e.SKILLPORT_REDIS_DOWN,
+    heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
     ...overrides,
   };
 }

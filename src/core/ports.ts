@@ -3,10 +3,10 @@
  * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out) and all pass one
  * contract test suite. Every method is async so that a networked adapter fits.
  */
-import type { ProgressUpdate } from "./skills/skill.js";
+
 import type { ExecutionStatus, StoredExecution } from "./execution/record.js";
 import type { ApiKey } from "./keys/api-key.js";
-import type { StoredMessage } from "./skills/skill.js";
+import type { ProgressUpdate, StoredMessage } from "./skills/skill.js";
 
 export interface KeyStore {
   insert(key: ApiKey): Promise<void>;

@@ -7,10 +7,10 @@ import type { ApiKey } from "../keys/api-key.js";
 import type { Store } from "../ports.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import type { ExecutionRunner } from "./execution-runner.js";
-import type { SignalBridge } from "./signal-bridge.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome } from "./run-skill.js";
+import type { SignalBridge } from "./signal-bridge.js";
 
 /**
  * Another process sharing the store may finish an execution. Without a signal channel
@@ -111,14 +111,17 @@ export class ExecutionQueries {
       wake?.();
     };
     const unsubscribe = this.events.subscribe(id, push);
-    const poll = setInterval(() => {
-      this.store.executions.get(id).then(
-        (latest) => {
-          if (latest && isTerminal(latest.record.status)) push({ type: "status", record: latest.record });
-        },
-        () => {},
-      );
-    }, this.bridge ? STORE_POLL_WITH_SIGNALS_MS : STORE_POLL_MS);
+    const poll = setInterval(
+      () => {
+        this.store.executions.get(id).then(
+          (latest) => {
+            if (latest && isTerminal(latest.record.status)) push({ type: "status", record: latest.record });
+          },
+          () => {},
+        );
+      },
+      this.bridge ? STORE_POLL_WITH_SIGNALS_MS : STORE_POLL_MS,
+    );
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {

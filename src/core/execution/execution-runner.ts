@@ -147,7 +147,11 @@ export class ExecutionRunner {
     await this.options.store.executions.retireRunner(this.runnerId);
   }
 
-  private run(execution: StoredExecution, onProgress: ProgressListener, begin: Begin): Promise<StoredExecution> {
+  private run(
+    execution: StoredExecution,
+    onProgress: ProgressListener,
+    begin: Begin,
+  ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
     const id = execution.record.id;

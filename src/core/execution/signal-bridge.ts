@@ -62,7 +62,8 @@ export class SignalBridge {
         });
         return;
       case "progress":
-        if (events.isFollowed(id)) events.deliver(id, { type: "progress", execution_id: id, ...signal.update });
+        if (events.isFollowed(id))
+          events.deliver(id, { type: "progress", execution_id: id, ...signal.update });
         return;
       case "status":
         if (!events.isFollowed(id)) return;

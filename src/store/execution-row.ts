@@ -1,6 +1,6 @@
-import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
+import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../core/execution/record.js";
 
-/** An `executions` row as better-sqlite3 returns it. */
+/** An `executions` row as better-sqlite3 returns it, and the parameters both adapters write. */
 export interface ExecutionRow {
   id: string;
   owner: string;

@@ -41,6 +41,7 @@ const Env = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
     .optional(),
+  SKILLPORT_REDIS_KEY_PREFIX: z.string().max(100).default("skillport:"),
   SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),
   SKILLPORT_HEARTBEAT_MS: int(100, 600_000).default(5_000),
 });
@@ -62,6 +63,8 @@ export interface Config {
   databasePoolSize: number;
   /** Redis for limit counters (required with `databaseUrl`). */
   redisUrl: string | undefined;
+  /** Prefix of every Redis key (deployments sharing one Redis use different ones). */
+  redisKeyPrefix: string;
   /** What limits do while Redis is unreachable (see `RedisDownPolicy`). */
   redisDown: "local" | "refuse";
   /** How often each process's runner beats; six silent beats mean it died. */
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: e.SKILLPORT_DATABASE_URL,
     databasePoolSize: e.SKILLPORT_DATABASE_POOL_SIZE,
     redisUrl: e.SKILLPORT_REDIS_URL,
+    redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
     redisDown: e.SKILLPORT_REDIS_DOWN,
     heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
     ...overrides,

@@ -7,7 +7,7 @@ import { openSqliteStore } from "./sqlite/index.js";
 
 export type StoreConfig = Pick<
   Config,
-  "dataDir" | "databaseUrl" | "databasePoolSize" | "redisUrl" | "redisDown"
+  "dataDir" | "databaseUrl" | "databasePoolSize" | "redisUrl" | "redisKeyPrefix" | "redisDown"
 >;
 
 /**
@@ -22,7 +22,12 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
   const limiter =
     config.redisUrl === undefined
       ? undefined
-      : await openRedisLimiter({ redisUrl: config.redisUrl, whenDown: config.redisDown, logger });
+      : await openRedisLimiter({
+          redisUrl: config.redisUrl,
+          keyPrefix: config.redisKeyPrefix,
+          whenDown: config.redisDown,
+          logger,
+        });
   if (config.databaseUrl !== undefined && limiter) {
     try {
       return await openPostgresStore({

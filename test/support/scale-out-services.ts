@@ -59,3 +59,26 @@ export async function dropNamespace(
     redis.disconnect();
   }
 }
+
+/** A fresh database on the test PostgreSQL (a whole deployment's worth), and how to drop it. */
+export async function createTestDatabase(
+  services: ScaleOutServices,
+): Promise<{ databaseUrl: string; drop(): Promise<void> }> {
+  const name = `skillport_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: services.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${pg.escapeIdentifier(name)}`);
+  const url = new URL(services.databaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    drop: () => admin(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`),
+  };
+}

@@ -6,6 +6,7 @@ import { describeKeyContract } from "./contract/keys.js";
 import { describeLimiterContract } from "./contract/limiter.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
+import { describeSharedDataContract } from "./contract/shared-data.js";
 
 export type { MakeStore } from "./contract/fixtures.js";
 
@@ -24,6 +25,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeIdempotencyContract(handle);
     describeLimiterContract(handle);
     describeOwnerDataContract(handle);
+    describeSharedDataContract(handle);
 
     describe("store", () => {
       it("answers ping while open", async () => {

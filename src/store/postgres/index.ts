@@ -54,15 +54,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     types,
     application_name: "skillport",
   };
-  if (schema !== "public") {
-    const admin = new pg.Client({ connectionString: options.databaseUrl });
-    await admin.connect();
-    try {
-      await admin.query(`create schema if not exists ${pg.escapeIdentifier(schema)}`);
-    } finally {
-      await admin.end();
-    }
-  }
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
   // An idle pooled connection that the server drops must not crash the process.
   pool.on("error", (err) => logger.warn({ err }, "an idle PostgreSQL connection failed"));
@@ -70,7 +61,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   try {
     const client = await pool.connect();
     try {
-      await migratePostgres(client);
+      await migratePostgres(client, schema);
     } finally {
       client.release();
     }

@@ -1,4 +1,6 @@
-import type pg from "pg";
+import pg from "pg";
+
+const { escapeIdentifier } = pg;
 
 /** One schema change; `version` numbers are consecutive from 1 and never reused. */
 export interface PostgresMigration {
@@ -101,13 +103,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
 ];
 
 /**
- * Brings the schema (the connection's `search_path` schema) up to date in one transaction
- * under a transaction-scoped advisory lock: when several replicas start at once, one
- * migrates while the others wait for the lock, then find the versions applied and apply
- * nothing twice. A schema written by a newer skillport is refused. Returns the version.
+ * Brings `schema` (the connection's `search_path`) up to date in one transaction under a
+ * transaction-scoped advisory lock: when several replicas start at once, one migrates
+ * (creating the schema if it is not `public`) while the others wait for the lock, then
+ * find the versions applied and apply nothing twice. A schema written by a newer
+ * skillport is refused. Returns the version.
  */
 export async function migratePostgres(
   client: pg.ClientBase,
+  schema: string,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
 ): Promise<number> {
   for (const [i, migration] of migrations.entries()) {
@@ -116,7 +120,8 @@ export async function migratePostgres(
   const latest = migrations.length;
   await client.query("begin");
   try {
-    await client.query("select pg_advisory_xact_lock(hashtext('skillport.migrate.' || current_schema()))");
+    await client.query("select pg_advisory_xact_lock(hashtext('skillport.migrate.' || $1::text))", [schema]);
+    if (schema !== "public") await client.query(`create schema if not exists ${escapeIdentifier(schema)}`);
     await client.query(
       `create table if not exists schema_migrations (
          version integer primary key,

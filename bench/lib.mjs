@@ -16,7 +16,8 @@ export const LOG_LEVEL = "warn";
 
 /**
  * The real server on a fresh data dir with an enterprise key whose limits the bench
- * cannot reach. `prefix` runs it under another command (e.g. strace); `nodeArgs` go to node.
+ * cannot reach. `prefix` runs it under another command (e.g. strace); `nodeArgs` go to node;
+ * `env` goes to the server and to the CLI that creates the key (e.g. a PostgreSQL store).
  */
 export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
@@ -58,7 +59,7 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
           "--data-dir",
           dataDir,
         ],
-        { encoding: "utf8" },
+        { encoding: "utf8", env: { ...process.env, ...env } },
       ),
     );
     const port = await freePort();

@@ -57,7 +57,7 @@ describe("contract: three replicas on PostgreSQL + Redis", { timeout: 120_000 },
     };
     // Started at once: the migrations must be applied exactly once among them.
     replicas = await Promise.all([start(), start(), start()]);
-    roomy = await replicas[0]!.createRoomyKey({ name: "replicas" });
+    roomy = await replica(0).createRoomyKey({ name: "replicas" });
   });
 
   afterAll(async () => {

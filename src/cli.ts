@@ -1,12 +1,11 @@
 #!/usr/bin/env node
-import { runKeysCommand } from "./cli/keys.js";
-import { runServe } from "./cli/serve.js";
 import { packageVersion } from "./version.js";
 
 const USAGE = `skillport — find and run skills for AI agents
 
 Usage:
   skillport serve [--port N] [--host H] [--data-dir DIR]   REST API, MCP over HTTP, dashboard
+  skillport mcp [--data-dir DIR]                           MCP over stdio (key in SKILLPORT_API_KEY)
   skillport keys create --name NAME --scope read-only|full-access
         [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
         [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
@@ -19,10 +18,14 @@ Every command takes --data-dir DIR (default: SKILLPORT_DATA_DIR or ./data).`;
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
+    // Each command loads only its own modules: an assistant spawning `skillport mcp`
+    // waits for start-up, and the HTTP server is not part of it.
     case "serve":
-      return runServe(rest);
+      return (await import("./cli/serve.js")).runServe(rest);
+    case "mcp":
+      return (await import("./cli/mcp.js")).runMcp(rest);
     case "keys":
-      return runKeysCommand(rest);
+      return (await import("./cli/keys.js")).runKeysCommand(rest);
     case "--version":
     case "-v":
       console.log(packageVersion());

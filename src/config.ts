@@ -3,6 +3,12 @@ import { z } from "zod";
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const commaList = z.string().transform((text) =>
+  text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== ""),
+);
 const jsonObject = z.string().transform((text, ctx) => {
   try {
     const value: unknown = JSON.parse(text);
@@ -44,6 +50,12 @@ const Env = z.object({
   SKILLPORT_REDIS_KEY_PREFIX: z.string().max(100).default("skillport:"),
   SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),
   SKILLPORT_HEARTBEAT_MS: int(100, 600_000).default(5_000),
+  SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
+  SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
+  SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
+  SKILLPORT_MCP_MAX_SESSIONS: int(1, 1_000_000).default(1_000),
+  SKILLPORT_ALLOWED_HOSTS: commaList.default([]),
+  SKILLPORT_ALLOWED_ORIGINS: commaList.default([]),
 });
 
 export interface Config {
@@ -69,6 +81,22 @@ export interface Config {
   redisDown: "local" | "refuse";
   /** How often each process's runner beats; six silent beats mean it died. */
   heartbeatMs: number;
+  mcp: McpConfig;
+}
+
+export interface McpConfig {
+  /** contract.md: one tool per skill up to this many (default 40). */
+  maxTools: number;
+  /** Only skills with one of these tags get their own tool (all when empty). */
+  tags: string[];
+  /** An HTTP session unused this long is closed. */
+  idleMs: number;
+  /** Open HTTP sessions at most; a new one beyond is refused with 503. */
+  maxSessions: number;
+  /** Host header values accepted on `/mcp` besides the loopback names (DNS-rebinding guard). */
+  allowedHosts: string[];
+  /** Origin header values accepted on `/mcp` besides the allowed hosts' own. */
+  allowedOrigins: string[];
 }
 
 /** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
@@ -98,6 +126,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
     redisDown: e.SKILLPORT_REDIS_DOWN,
     heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
+    mcp: {
+      maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
+      tags: e.SKILLPORT_MCP_TOOL_TAGS,
+      idleMs: e.SKILLPORT_MCP_SESSION_IDLE_MS,
+      maxSessions: e.SKILLPORT_MCP_MAX_SESSIONS,
+      allowedHosts: e.SKILLPORT_ALLOWED_HOSTS,
+      allowedOrigins: e.SKILLPORT_ALLOWED_ORIGINS,
+    },
     ...overrides,
   };
 }

@@ -25,6 +25,7 @@ export async function runServe(args: string[]): Promise<number> {
     maxBodyBytes: config.maxBodyBytes,
     trustProxy: config.trustProxy,
     version: packageVersion(),
+    mcp: { ...config.mcp, bindHost: config.host },
   });
   const address = await server.app.listen({ port: config.port, host: config.host });
   logger.info(

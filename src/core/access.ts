@@ -41,14 +41,31 @@ export class AccessGate {
    * with 429 counts in none. Requests without a valid key count against the address.
    */
   async admit(bearer: string | undefined, clientAddress: string): Promise<Admission> {
-    let key: ApiKey;
+    const authenticated = await this.authenticate(bearer, clientAddress);
+    if (!authenticated.admitted) return authenticated;
+    return this.charge(authenticated.key);
+  }
+
+  /**
+   * The key of `bearer` without counting a request against it (for protocol traffic that
+   * the contract does not count, such as MCP's `initialize`). A failure counts against
+   * the address, as in `admit`.
+   */
+  async authenticate(
+    bearer: string | undefined,
+    clientAddress: string,
+  ): Promise<{ admitted: true; key: ApiKey } | Extract<Admission, { admitted: false }>> {
     try {
       if (bearer === undefined || bearer === "") throw new ServiceError("missing_api_key");
-      key = await this.keys.authenticate(bearer);
+      return { admitted: true, key: await this.keys.authenticate(bearer) };
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       return this.refuseAuthentication(err, clientAddress);
     }
+  }
+
+  /** Counts one request against an authenticated key's windows (refused: counts in none). */
+  async charge(key: ApiKey): Promise<Admission> {
     const now = this.clock.now();
     const limit = describeDecision(
       await this.limiter.consume(`key:${key.id}`, keyWindows(key.limits), now),
@@ -64,7 +81,10 @@ export class AccessGate {
     return describeDecision(await this.limiter.peek(`addr:${clientAddress}`, this.addressWindows, now), now);
   }
 
-  private async refuseAuthentication(error: ServiceError, clientAddress: string): Promise<Admission> {
+  private async refuseAuthentication(
+    error: ServiceError,
+    clientAddress: string,
+  ): Promise<Extract<Admission, { admitted: false }>> {
     const now = this.clock.now();
     const decision = await this.limiter.consume(`addr:${clientAddress}`, this.addressWindows, now);
     const limit = describeDecision(decision, now);

@@ -38,3 +38,32 @@ export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown
     child: (more) => get().child(more),
   };
 }
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** A log line as a listener outside the logging library receives it. */
+export interface LogEntry {
+  level: LogLevel;
+  message: string | undefined;
+  fields: object;
+}
+
+/**
+ * `logger`, also telling `listener` of every line (e.g. an MCP client that asked for a
+ * skill's log as `notifications/message`).
+ */
+export function teeLogger(logger: Logger, listener: (entry: LogEntry) => void): Logger {
+  const line =
+    (level: LogLevel) =>
+    (fields: object, message?: string): void => {
+      logger[level](fields, message);
+      listener({ level, message, fields });
+    };
+  return {
+    debug: line("debug"),
+    info: line("info"),
+    warn: line("warn"),
+    error: line("error"),
+    child: (bindings) => teeLogger(logger.child(bindings), listener),
+  };
+}

@@ -9,6 +9,7 @@ import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { admitRequest, registerAdmission } from "./admission.js";
 import { sendError } from "./error-response.js";
+import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
@@ -22,6 +23,8 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   trustProxy: boolean;
   version: string;
+  /** `/mcp`: its tools, sessions and DNS-rebinding guard. */
+  mcp: Omit<McpHttpOptions, "version" | "logger">;
 }
 
 export interface HttpServer {
@@ -111,6 +114,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   registerExecuteRoute(app, skillport);
   registerExecutionRoutes(app, skillport, shutdown.signal);
   registerSkillRoutes(app, skillport);
+  registerMcpRoute(app, skillport, { ...options.mcp, version: options.version, logger: options.logger });
   let openApi: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", { config: { public: true } }, async () => {
     openApi ??= buildOpenApiDocument(options.version);

@@ -13,7 +13,7 @@ import { expect } from "vitest";
  * real sockets. `npm test` builds before vitest runs; run `npm run build` first by hand.
  */
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const CLI_PATH = join(REPO_ROOT, "dist/src/cli.js");
 
 export type Json = Record<string, unknown>;

@@ -96,7 +96,7 @@ describe("asynchronous execution", () => {
     expect(mode).toBe("async");
     expect(record.status).toBe("queued");
     expect((await core.skillport.store.executions.get(record.id))?.record.status).toBeDefined();
-    const done = await core.skillport.queries.get(key, record.id, 10);
+    const done = await core.skillport.queries.get(key, record.id, 10_000);
     expect(done).toMatchObject({ status: "completed", result: { slept: 50 } });
   });
 

@@ -14,11 +14,11 @@ import type { SignalBridge } from "./signal-bridge.js";
 
 /**
  * Another process sharing the store may finish an execution. Without a signal channel
- * this process hears of it only by reading the store, so waits re-read it this often;
- * with one, signals bring the news and the re-read only covers signals that were lost.
+ * this process hears of it only by reading the store, so waits re-read it this often.
+ * With one, signals bring the news of async executions at once; the re-read still covers
+ * sync ones (not signalled: their caller gets the record in the response) and lost signals.
  */
 const STORE_POLL_MS = 1_000;
-const STORE_POLL_WITH_SIGNALS_MS = 5_000;
 
 /**
  * How long a cancel waits for the process holding the execution to end it; after that
@@ -36,11 +36,11 @@ export class ExecutionQueries {
     private readonly bridge?: SignalBridge,
   ) {}
 
-  /** The record; with `waitSeconds`, held until it is terminal or the wait ends (long poll). */
-  async get(key: ApiKey, id: string, waitSeconds = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
+  /** The record; with `waitMs`, held until it is terminal or the wait ends (long poll). */
+  async get(key: ApiKey, id: string, waitMs = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
-    if (waitSeconds <= 0 || isTerminal(execution.record.status)) return execution.record;
-    return this.waitForTerminal(execution, waitSeconds * 1000, signal);
+    if (waitMs <= 0 || isTerminal(execution.record.status)) return execution.record;
+    return this.waitForTerminal(execution, waitMs, signal);
   }
 
   async list(
@@ -111,17 +111,14 @@ export class ExecutionQueries {
       wake?.();
     };
     const unsubscribe = this.events.subscribe(id, push);
-    const poll = setInterval(
-      () => {
-        this.store.executions.get(id).then(
-          (latest) => {
-            if (latest && isTerminal(latest.record.status)) push({ type: "status", record: latest.record });
-          },
-          () => {},
-        );
-      },
-      this.bridge ? STORE_POLL_WITH_SIGNALS_MS : STORE_POLL_MS,
-    );
+    const poll = setInterval(() => {
+      this.store.executions.get(id).then(
+        (latest) => {
+          if (latest && isTerminal(latest.record.status)) push({ type: "status", record: latest.record });
+        },
+        () => {},
+      );
+    }, STORE_POLL_MS);
     const onAbort = () => wake?.();
     signal?.addEventListener("abort", onAbort);
     try {

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
-import { type Logger, lazyChildLogger } from "../logger.js";
+import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
@@ -35,7 +35,15 @@ interface InFlight {
   finished: Promise<StoredExecution>;
 }
 
-type ProgressListener = ((update: ProgressUpdate) => void) | undefined;
+/** What the caller that started an execution hears of it, and how it gives up on it. */
+export interface RunHooks {
+  /** Progress of the execution as it runs (MCP turns it into notifications). */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Fires when the caller cancels (an MCP `notifications/cancelled`): the run ends `cancelled`. */
+  signal?: AbortSignal;
+  /** The skill's log lines as it runs (MCP sends them as `notifications/message`). */
+  onLog?: (entry: LogEntry) => void;
+}
 
 /**
  * Where an execution stands when this runner begins it: a sync one just created (running,
@@ -45,7 +53,7 @@ type Begin = "new" | "queued" | "taken";
 
 interface Job {
   execution: StoredExecution;
-  onProgress: ProgressListener;
+  hooks: RunHooks;
   begin: Begin;
 }
 
@@ -71,8 +79,8 @@ export class ExecutionRunner {
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue<Job>(options.asyncConcurrency, async ({ execution, onProgress, begin }) => {
-      await this.run(execution, onProgress, begin).catch((err: unknown) => {
+    this.queue = new WorkQueue<Job>(options.asyncConcurrency, async ({ execution, hooks, begin }) => {
+      await this.run(execution, hooks, begin).catch((err: unknown) => {
         options.logger.error(
           { err, execution_id: execution.record.id },
           "could not store an execution's outcome",
@@ -98,15 +106,15 @@ export class ExecutionRunner {
   }
 
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
-  runNow(execution: StoredExecution, onProgress?: ProgressListener): Promise<StoredExecution> {
+  runNow(execution: StoredExecution, hooks: RunHooks = {}): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, onProgress, "new");
+    return this.run(execution, hooks, "new");
   }
 
   /** Queues an async execution whose `queued` record is already stored. */
-  enqueue(execution: StoredExecution, onProgress?: ProgressListener): void {
+  enqueue(execution: StoredExecution, hooks: RunHooks = {}): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, onProgress, begin: "queued" });
+    this.queue.push(execution.record.id, { execution, hooks, begin: "queued" });
   }
 
   /**
@@ -149,12 +157,15 @@ export class ExecutionRunner {
 
   private run(
     execution: StoredExecution,
-    onProgress: ProgressListener,
+    { onProgress, signal, onLog }: RunHooks,
     begin: Begin,
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
     const id = execution.record.id;
+    const cancel = () => controller.abort("cancel" satisfies AbortReason);
+    if (signal?.aborted) cancel();
+    signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
       let running = execution;
       if (begin === "new") {
@@ -172,10 +183,11 @@ export class ExecutionRunner {
       const share = { share: running.async };
       events.emit(id, { type: "status", record: running.record }, share);
       const entry = registry.get(running.record.skill_id);
-      const logger = lazyChildLogger(this.options.logger, {
+      const ownLogger = lazyChildLogger(this.options.logger, {
         execution_id: id,
         skill_id: running.record.skill_id,
       });
+      const logger = onLog ? teeLogger(ownLogger, onLog) : ownLogger;
       const outcome: RunOutcome = entry
         ? await runSkill(entry.skill, running.params, {
             timeoutMs: running.timeoutMs,
@@ -202,7 +214,10 @@ export class ExecutionRunner {
       return this.finish(running, outcome);
     })();
     this.inFlight.set(id, { controller, finished });
-    return finished.finally(() => this.inFlight.delete(id));
+    return finished.finally(() => {
+      this.inFlight.delete(id);
+      signal?.removeEventListener("abort", cancel);
+    });
   }
 
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
@@ -237,7 +252,7 @@ export class ExecutionRunner {
       isoTimestamp(now),
     );
     for (const execution of taken) {
-      this.queue.push(execution.record.id, { execution, onProgress: undefined, begin: "taken" });
+      this.queue.push(execution.record.id, { execution, hooks: {}, begin: "taken" });
     }
   }
 
@@ -249,7 +264,7 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, { execution: orphan, onProgress: undefined, begin: "queued" });
+        this.queue.push(orphan.record.id, { execution: orphan, hooks: {}, begin: "queued" });
       } else {
         await this.finish(
           orphan,

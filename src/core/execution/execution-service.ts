@@ -10,20 +10,17 @@ import type { ApiKey } from "../keys/api-key.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
-import type { ProgressUpdate } from "../skills/skill.js";
 import { parseOrThrow } from "../validation.js";
 import type { ExecutionEvents } from "./events.js";
-import type { ExecutionRunner } from "./execution-runner.js";
+import type { ExecutionRunner, RunHooks } from "./execution-runner.js";
 import { newRecord } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
 
 /** contract.md: a repeat within 24 hours returns the first record. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-export interface ExecuteOptions {
+export interface ExecuteOptions extends RunHooks {
   idempotencyKey?: string;
-  /** Progress of this execution as it runs (MCP turns it into notifications). */
-  onProgress?: (update: ProgressUpdate) => void;
 }
 
 /** What `execute` answers: the record, and whether it was started sync or async (200 vs 202). */
@@ -86,10 +83,10 @@ export class ExecutionService {
     if (mode === "async") {
       // The 202 promises a record that exists: commit it before answering.
       await store.executions.save(execution);
-      runner.enqueue(execution, options.onProgress);
+      runner.enqueue(execution, options);
       return { record: execution.record, mode, replayed: false };
     }
-    const finished = await runner.runNow(execution, options.onProgress);
+    const finished = await runner.runNow(execution, options);
     return { record: finished.record, mode, replayed: false };
   }
 

@@ -23,26 +23,26 @@ export function isTerminal(status: ExecutionStatus): boolean {
  * Defined once as a schema: the type, the OpenAPI document and the MCP output schema
  * all come from it.
  */
-export const ExecutionRecordSchema = z
-  .object({
-    id: z.string().describe("Identifier of the execution"),
-    skill_id: z.string().describe("Identifier of the executed skill"),
-    status: z.enum(EXECUTION_STATUSES).describe("queued and running are not terminal"),
-    success: z.boolean().describe("true exactly when status is completed"),
-    error: z
-      .object({ code: z.enum(EXECUTION_ERROR_CODES), message: z.string() })
-      .nullable()
-      .describe("Why the execution did not succeed; null when it did or is not finished"),
-    latency_ms: z.number().nullable().describe("Time spent running the skill; null until it started"),
-    result: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .describe("Output of the skill; null unless completed"),
-    created_at: z.string().describe("ISO 8601 UTC"),
-    started_at: z.string().nullable(),
-    finished_at: z.string().nullable(),
-  })
-  .meta({ id: "ExecutionRecord" });
+const ExecutionRecordFields = z.object({
+  id: z.string().describe("Identifier of the execution"),
+  skill_id: z.string().describe("Identifier of the executed skill"),
+  status: z.enum(EXECUTION_STATUSES).describe("queued and running are not terminal"),
+  success: z.boolean().describe("true exactly when status is completed"),
+  error: z
+    .object({ code: z.enum(EXECUTION_ERROR_CODES), message: z.string() })
+    .nullable()
+    .describe("Why the execution did not succeed; null when it did or is not finished"),
+  latency_ms: z.number().nullable().describe("Time spent running the skill; null until it started"),
+  result: z.record(z.string(), z.unknown()).nullable().describe("Output of the skill; null unless completed"),
+  created_at: z.string().describe("ISO 8601 UTC"),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+});
+
+/** Registered under an id, so that documents which reference it (OpenAPI) name it once. */
+export const ExecutionRecordSchema = ExecutionRecordFields.meta({ id: "ExecutionRecord" });
+/** The same schema standing alone: where a document must hold it whole (MCP `outputSchema`). */
+export const ExecutionRecordInline = ExecutionRecordFields;
 export type ExecutionRecord = z.output<typeof ExecutionRecordSchema>;
 
 /** A record with what the service keeps about it but does not show. */

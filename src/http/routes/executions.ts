@@ -21,7 +21,7 @@ export function registerExecutionRoutes(
 
   app.get<IdParams>("/v1/executions/:id", async (request, reply) => {
     const { wait } = parseOrThrow(GetExecutionQuery, request.query);
-    return queries.get(keyOf(request), request.params.id, wait, untilGone(request, reply, shutdown));
+    return queries.get(keyOf(request), request.params.id, wait * 1000, untilGone(request, reply, shutdown));
   });
 
   app.post<IdParams>("/v1/executions/:id/cancel", async (request) =>

@@ -1,0 +1,37 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.js";
+import { createLogger } from "../logging.js";
+
+const CREATE_KEY_HINT =
+  "Create one with `skillport keys create --name NAME --scope full-access` (in a checkout: `npm run -s cli -- keys create …`) and set it in SKILLPORT_API_KEY.";
+
+/**
+ * `skillport mcp`: MCP over stdio for assistants that spawn a process. stdout carries
+ * protocol messages only; logs go to stderr. The key comes from `SKILLPORT_API_KEY`,
+ * and without a working one the process ends at once, saying how to create one.
+ */
+export async function runMcp(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { "data-dir": { type: "string" }, remote: { type: "string" } },
+  });
+  const secret = process.env.SKILLPORT_API_KEY?.trim();
+  if (!secret) {
+    console.error(`skillport mcp: SKILLPORT_API_KEY is not set. ${CREATE_KEY_HINT}`);
+    return 1;
+  }
+  const config = loadConfig({
+    ...process.env,
+    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
+  });
+  const logger = createLogger(config.logLevel, 2);
+  // Loaded only now: a missing key is reported without loading the core.
+  const { openEmbedded, serveStdio } = await import("../mcp/stdio.js");
+  const opened = await openEmbedded(config, secret, logger);
+  if ("refused" in opened) {
+    console.error(`skillport mcp: SKILLPORT_API_KEY does not work (${opened.refused}). ${CREATE_KEY_HINT}`);
+    return 1;
+  }
+  await serveStdio(opened, config, logger);
+  return 0;
+}

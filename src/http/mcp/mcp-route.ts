@@ -1,0 +1,89 @@
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ServiceError } from "../../core/errors.js";
+import type { Skillport } from "../../core/skillport.js";
+import { bearerToken } from "../admission.js";
+import { sendError } from "../error-response.js";
+import { setRateLimitHeaders } from "../rate-limit-headers.js";
+import { HostGuard, type HostGuardOptions } from "./host-guard.js";
+import { type McpSession, type McpSessionOptions, McpSessions } from "./mcp-sessions.js";
+
+export type McpHttpOptions = McpSessionOptions & HostGuardOptions;
+
+const SESSION_HEADER = "mcp-session-id";
+
+/**
+ * `/mcp`: MCP over Streamable HTTP on the same core as `/v1` (contract.md, "MCP
+ * surface"). Every request carries the bearer key and passes the DNS-rebinding guard;
+ * only `tools/call` counts against the key's limits, inside the tool layer.
+ */
+export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, options: McpHttpOptions): void {
+  const guard = new HostGuard(options);
+  if (!guard.checksHost) {
+    app.log.warn(
+      { bind_host: options.bindHost },
+      "/mcp: listening beyond loopback with no SKILLPORT_ALLOWED_HOSTS: the Host header is not checked against DNS rebinding",
+    );
+  }
+  const sessions = new McpSessions(skillport, options);
+  app.addHook("preClose", async () => sessions.closeAll());
+
+  app.route({
+    method: ["GET", "POST", "DELETE"],
+    url: "/mcp",
+    handler: async (request, reply) => {
+      guard.check(request.headers.host, request.headers.origin);
+      const authenticated = await skillport.access.authenticate(
+        bearerToken(request.headers.authorization),
+        request.ip,
+      );
+      if (!authenticated.admitted) {
+        if (authenticated.limit) setRateLimitHeaders(reply, authenticated.limit, Date.now());
+        return sendError(request, reply, authenticated.error);
+      }
+      request.apiKey = authenticated.key;
+      const session = await sessionFor(request, sessions);
+      session.key = authenticated.key;
+      session.lastUsed = Date.now();
+      session.active++;
+      try {
+        reply.hijack();
+        await session.transport.handleRequest(request.raw, reply.raw, request.body);
+      } finally {
+        session.active--;
+        session.lastUsed = Date.now();
+      }
+      return reply;
+    },
+  });
+}
+
+/** The request's session: the one its header names (of the same key), or a new one for `initialize`. */
+async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promise<McpSession> {
+  const key = request.apiKey;
+  if (!key) throw new Error("/mcp reached without an authenticated key");
+  const id = request.headers[SESSION_HEADER];
+  if (typeof id === "string") {
+    const session = sessions.get(id);
+    // Another key's session is indistinguishable from an expired one.
+    if (!session || session.keyId !== key.id) {
+      throw new ServiceError("not_found", {
+        message:
+          "No MCP session has this id (it expired or was closed): send initialize without Mcp-Session-Id.",
+      });
+    }
+    return session;
+  }
+  if (request.method !== "POST" || !isInitializeRequest(request.body)) {
+    throw new ServiceError("invalid_request", {
+      message: "No Mcp-Session-Id header: start a session with an initialize request first.",
+    });
+  }
+  if (sessions.isFull) {
+    throw new ServiceError("service_unavailable", {
+      message: "Too many open MCP sessions; retry later.",
+      retryAfterSeconds: 30,
+    });
+  }
+  return sessions.open(key);
+}

@@ -1,0 +1,41 @@
+import type { DiscoverRequest, ExecuteRequest } from "../core/api-schemas.js";
+import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
+import type { ExecutionRecord } from "../core/execution/record.js";
+import type { Scope } from "../core/keys/api-key.js";
+import type { LogEntry } from "../core/logger.js";
+import type { ProgressUpdate } from "../core/skills/skill.js";
+
+/** One skill run asked for by a tool call. */
+export interface ExecuteCall {
+  request: Omit<ExecuteRequest, "async">;
+  /**
+   * How long the call waits for the end before answering with the still-running record
+   * (contract.md: default, the whole timeout).
+   */
+  waitMs?: number;
+  idempotencyKey?: string;
+  /** Fires on `notifications/cancelled`: the execution is cancelled. */
+  signal: AbortSignal;
+  onProgress?: (update: ProgressUpdate) => void;
+  /** The skill's log lines (embedded mode; the REST API does not stream them). */
+  onLog?: (entry: LogEntry) => void;
+}
+
+/**
+ * What the MCP tools need from skillport, in the REST API's terms. Embedded mode answers
+ * from the core in this process; remote mode (`skillport mcp --remote URL`) through the
+ * client library. The tools are written once against this, so both modes answer the same
+ * calls the same way. Every method but `scope` and `skills` is one tool call and counts
+ * once against the key's limits; failures are thrown as `ServiceError`s.
+ */
+export interface SkillportBackend {
+  /** The caller's scope: it decides which tools are listed. */
+  scope(): Promise<Scope>;
+  /** The catalog; the same array until it changes, so derived tool lists can be cached. */
+  skills(): Promise<readonly SkillDetail[]>;
+  discover(request: DiscoverRequest): Promise<DiscoverResponse>;
+  execute(call: ExecuteCall): Promise<ExecutionRecord>;
+  getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord>;
+  /** Called when the catalog changes (embedded mode only). Returns an unsubscribe function. */
+  onSkillsChanged?(listener: () => void): () => void;
+}

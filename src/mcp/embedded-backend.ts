@@ -1,0 +1,89 @@
+import type { DiscoverRequest } from "../core/api-schemas.js";
+import { type SkillDetail, toSkillDetail } from "../core/catalog-service.js";
+import type { ExecutionRecord } from "../core/execution/record.js";
+import type { ApiKey, Scope } from "../core/keys/api-key.js";
+import type { Skillport } from "../core/skillport.js";
+import type { ExecuteCall, SkillportBackend } from "./backend.js";
+
+/**
+ * The tools answered by the core in this process (`skillport mcp`, and `/mcp` on
+ * `skillport serve`): the same gate, limits, execution path and records as `/v1`.
+ */
+export class EmbeddedBackend implements SkillportBackend {
+  private catalog: readonly SkillDetail[] | undefined;
+
+  /**
+   * @param caller the key making the calls, authenticated afresh each time so that a
+   *   revoked key stops working at once (stdio), or as admitted by the HTTP request.
+   */
+  constructor(
+    private readonly skillport: Skillport,
+    private readonly caller: () => Promise<ApiKey>,
+  ) {}
+
+  async scope(): Promise<Scope> {
+    return (await this.caller()).scope;
+  }
+
+  async skills(): Promise<readonly SkillDetail[]> {
+    this.catalog ??= this.skillport.registry.list().map(toSkillDetail);
+    return this.catalog;
+  }
+
+  onSkillsChanged(listener: () => void): () => void {
+    return this.skillport.registry.onChange(() => {
+      this.catalog = undefined;
+      listener();
+    });
+  }
+
+  async discover(request: DiscoverRequest) {
+    await this.charged();
+    return this.skillport.catalog.discover(request);
+  }
+
+  async execute({
+    request,
+    waitMs,
+    idempotencyKey,
+    signal,
+    onProgress,
+    onLog,
+  }: ExecuteCall): Promise<ExecutionRecord> {
+    const key = await this.charged();
+    const { executions, queries } = this.skillport;
+    if (waitMs === undefined || waitMs >= request.timeout_ms) {
+      const sync = await executions.execute(
+        key,
+        { ...request, async: false },
+        { idempotencyKey, signal, onProgress, onLog },
+      );
+      return sync.record;
+    }
+    const { record } = await executions.execute(
+      key,
+      { ...request, async: true },
+      { idempotencyKey, onProgress, onLog },
+    );
+    // Cancelled while waiting: the execution is cancelled. After the answer it runs on.
+    const cancel = () => void queries.cancel(key, record.id).catch(() => {});
+    signal.addEventListener("abort", cancel, { once: true });
+    try {
+      return await queries.get(key, record.id, waitMs, signal);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+    }
+  }
+
+  async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
+    const key = await this.charged();
+    return this.skillport.queries.get(key, id, waitMs, signal);
+  }
+
+  /** The caller's key, with this call counted against its limits (contract.md: `tools/call` counts). */
+  private async charged(): Promise<ApiKey> {
+    const admission = await this.skillport.access.charge(await this.caller());
+    if (!admission.admitted) throw admission.error;
+    return admission.key;
+  }
+}

@@ -1,0 +1,95 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { DiscoverRequest, ExecuteRequest, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
+import { ExecutionRecordInline } from "../core/execution/record.js";
+
+/**
+ * The three tools every client sees (contract.md, "MCP surface"). Their input schemas
+ * come from the same zod schemas that validate `/v1` bodies, so the two cannot drift.
+ */
+
+/** contract.md: `get_execution` long-polls like `GET /v1/executions/{id}?wait=` (≤ 60 s). */
+const MAX_POLL_MS = 60_000;
+
+export const DiscoverSkillsArgs = DiscoverRequest;
+
+export const ExecuteSkillArgs = ExecuteRequest.omit({ async: true }).extend({
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(
+      "How long to wait for the result, in milliseconds. Default: the whole timeout. If the skill is still running then, the answer is its execution record: poll it with get_execution.",
+    ),
+});
+
+export const GetExecutionArgs = z.object({
+  id: z.string().min(1).max(200).describe("Execution id, as returned by execute_skill"),
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_POLL_MS)
+    .default(0)
+    .describe("Wait up to this many milliseconds (≤ 60000) for the execution to end; default 0"),
+});
+
+export const GENERIC_TOOL_NAMES = ["discover_skills", "execute_skill", "get_execution"] as const;
+export type GenericToolName = (typeof GENERIC_TOOL_NAMES)[number];
+
+const inputSchema = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Tool["inputSchema"];
+
+/** contract.md: the generic tools carry `_meta["anthropic/alwaysLoad"] = true`. */
+const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
+
+export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
+  discover_skills: {
+    name: "discover_skills",
+    title: "Discover skills",
+    description:
+      "Find the skills that can do a task. Describe the task in plain words (e.g. 'convert 5 miles to km', 'send a message to the ops channel'); the answer lists the best-matching skills, best first, each with its skill_id, description and params JSON Schema. Then run one with execute_skill (or its own tool, if listed).",
+    inputSchema: inputSchema(DiscoverSkillsArgs),
+    annotations: {
+      title: "Discover skills",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    _meta: ALWAYS_LOAD,
+  },
+  execute_skill: {
+    name: "execute_skill",
+    title: "Execute a skill",
+    description:
+      "Run a skill by its skill_id (from discover_skills) with params matching its params schema. Returns the skill's result when it finishes within wait_ms (default: its whole timeout_ms); otherwise the record of the still-running execution, to poll with get_execution. A failed run is an error result whose text starts with the error code.",
+    inputSchema: inputSchema(ExecuteSkillArgs),
+    annotations: {
+      title: "Execute a skill",
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+    _meta: ALWAYS_LOAD,
+  },
+  get_execution: {
+    name: "get_execution",
+    title: "Get an execution",
+    description:
+      "Read the record of an execution started by execute_skill: its status (queued, running, completed, failed, timed_out, cancelled), result or error. With wait_ms, waits up to that long for it to end.",
+    inputSchema: inputSchema(GetExecutionArgs),
+    outputSchema: z.toJSONSchema(ExecutionRecordInline, { io: "output" }) as Tool["outputSchema"],
+    annotations: {
+      title: "Get an execution",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    _meta: ALWAYS_LOAD,
+  },
+};

@@ -1,0 +1,177 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ProgressToken,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { SkillDetail } from "../core/catalog-service.js";
+import { toServiceError } from "../core/errors.js";
+import type { LogEntry, Logger } from "../core/logger.js";
+import type { ProgressUpdate } from "../core/skills/skill.js";
+import { parseOrThrow } from "../core/validation.js";
+import type { SkillportBackend } from "./backend.js";
+import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
+import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
+import { errorResult, outcomeResult, recordResult } from "./tool-results.js";
+
+export interface McpServerOptions extends SkillToolOptions {
+  version: string;
+  logger: Logger;
+}
+
+/** Lets a retrying client make a skill call at most once, as `Idempotency-Key` does on `/v1`. */
+const IDEMPOTENCY_META = "skillport/idempotency_key";
+
+const INSTRUCTIONS = `skillport finds and runs skills. Call discover_skills with a plain description of the task to get the best-matching skills and their params schemas; run one with execute_skill (or with its own tool when one is listed), and poll long runs with get_execution.`;
+
+interface CallContext {
+  signal: AbortSignal;
+  onProgress: ((update: ProgressUpdate) => void) | undefined;
+  onLog: (entry: LogEntry) => void;
+  idempotencyKey: string | undefined;
+}
+
+/** MCP's names for the logging port's levels. */
+const MCP_LOG_LEVELS = { debug: "debug", info: "info", warn: "warning", error: "error" } as const;
+
+/** An MCP server and a way to wait for the tool calls it is answering. */
+export interface McpEndpoint {
+  server: Server;
+  /** Resolves once no tool call is in progress (so that shutdown loses no answer). */
+  drained(): Promise<void>;
+}
+
+/**
+ * An MCP server over `backend`, for one caller (a stdio process or an HTTP session). The
+ * tools are listed for the caller's scope; every call becomes one backend call.
+ */
+export function createMcpServer(backend: SkillportBackend, options: McpServerOptions): McpEndpoint {
+  const server = new Server(
+    { name: "skillport", title: "skillport", version: options.version },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+  );
+  const inFlight = new Set<Promise<unknown>>();
+  const catalogs = new WeakMap<readonly SkillDetail[], ToolCatalog>();
+  const toolCatalog = async () => {
+    const skills = await backend.skills();
+    let catalog = catalogs.get(skills);
+    if (!catalog) {
+      catalog = new ToolCatalog(skills, options);
+      catalogs.set(skills, catalog);
+    }
+    return catalog;
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    try {
+      const [catalog, scope] = await Promise.all([toolCatalog(), backend.scope()]);
+      return { tools: catalog.list(scope) };
+    } catch (err) {
+      // No tools for a key that stopped working: say why, as a protocol error.
+      const error = toServiceError(err);
+      throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+    }
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const target = (await toolCatalog()).resolve(request.params.name);
+    if (!target) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${JSON.stringify(request.params.name)}; call tools/list, or discover_skills and execute_skill.`,
+      );
+    }
+    const meta = request.params._meta;
+    const progressToken = meta?.progressToken;
+    const idempotencyKey = meta?.[IDEMPOTENCY_META];
+    const context: CallContext = {
+      signal: extra.signal,
+      onProgress:
+        progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification),
+      idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,
+      // The client's logging/setLevel decides which lines are sent (the SDK filters).
+      onLog: ({ level, message, fields }) => {
+        server
+          .sendLoggingMessage(
+            { level: MCP_LOG_LEVELS[level], logger: "skillport", data: { ...fields, message } },
+            extra.sessionId,
+          )
+          .catch(() => {});
+      },
+    };
+    const call = callTool(backend, target, request.params.arguments ?? {}, context).catch((err: unknown) => {
+      const error = toServiceError(err);
+      if (error.code === "internal_error")
+        options.logger.error({ err, tool: request.params.name }, "tool call failed");
+      return errorResult(error);
+    });
+    inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      inFlight.delete(call);
+    }
+  });
+
+  const unsubscribe = backend.onSkillsChanged?.(() => {
+    server.sendToolListChanged().catch(() => {});
+  });
+  const close = server.onclose;
+  server.onclose = () => {
+    unsubscribe?.();
+    close?.();
+  };
+  const drained = async () => {
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
+    // The answers are sent in the turn after their calls settle.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { server, drained };
+}
+
+async function callTool(
+  backend: SkillportBackend,
+  target: ToolTarget,
+  args: Record<string, unknown>,
+  { signal, onProgress, onLog, idempotencyKey }: CallContext,
+): Promise<CallToolResult> {
+  if (target.kind === "skill") {
+    const request = parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args });
+    return outcomeResult(await backend.execute({ request, idempotencyKey, signal, onProgress, onLog }));
+  }
+  switch (target.name) {
+    case "discover_skills": {
+      const response = await backend.discover(parseOrThrow(DiscoverSkillsArgs, args));
+      return {
+        content: [{ type: "text", text: JSON.stringify(response) }],
+        structuredContent: response as unknown as Record<string, unknown>,
+      };
+    }
+    case "execute_skill": {
+      const { wait_ms, ...request } = parseOrThrow(ExecuteSkillArgs, args);
+      return outcomeResult(
+        await backend.execute({ request, waitMs: wait_ms, idempotencyKey, signal, onProgress, onLog }),
+      );
+    }
+    case "get_execution": {
+      const { id, wait_ms } = parseOrThrow(GetExecutionArgs, args);
+      return recordResult(await backend.getExecution(id, wait_ms, signal));
+    }
+  }
+}
+
+/** Skill progress as `notifications/progress` for the call's progress token. */
+function progressSender(
+  progressToken: ProgressToken,
+  send: (notification: {
+    method: "notifications/progress";
+    params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
+  }) => Promise<void>,
+): (update: ProgressUpdate) => void {
+  return (update) => {
+    send({ method: "notifications/progress", params: { progressToken, ...update } }).catch(() => {});
+  };
+}

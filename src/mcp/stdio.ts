@@ -1,0 +1,66 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createSkillport } from "../bootstrap.js";
+import type { Config } from "../config.js";
+import { ServiceError } from "../core/errors.js";
+import type { Logger } from "../core/logger.js";
+import type { createLogger } from "../logging.js";
+import { packageVersion } from "../version.js";
+import type { SkillportBackend } from "./backend.js";
+import { EmbeddedBackend } from "./embedded-backend.js";
+import { createMcpServer } from "./mcp-server.js";
+
+/** A backend ready to answer tool calls, or why the key does not work. */
+export type Opened = { backend: SkillportBackend; close: () => Promise<void> } | { refused: string };
+
+/** The core in this process, on the configured store, for the key of `secret`. */
+export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
+  const skillport = await createSkillport(config, logger);
+  try {
+    await skillport.keys.authenticate(secret);
+  } catch (err) {
+    await skillport.close();
+    if (err instanceof ServiceError) return { refused: `${err.code}: ${err.message}` };
+    throw err;
+  }
+  await skillport.start();
+  return {
+    // Authenticated on every call, so that a revocation stops this process's key at once.
+    backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret)),
+    close: async () => {
+      await skillport.stop(config.shutdownTimeoutMs);
+      await skillport.close();
+    },
+  };
+}
+
+/** Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. */
+export async function serveStdio(
+  { backend, close }: Extract<Opened, { backend: SkillportBackend }>,
+  config: Config,
+  logger: ReturnType<typeof createLogger>,
+): Promise<void> {
+  const { server, drained } = createMcpServer(backend, { ...config.mcp, version: packageVersion(), logger });
+  let stopping = false;
+  const stop = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, "mcp: stopping");
+    // Calls in progress finish (until the shutdown deadline) and are answered first.
+    await Promise.race([drained(), new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs))]);
+    await server.close();
+    await close();
+    logger.flush();
+    process.exit(0);
+  };
+  const stopOn = (reason: string) => () => {
+    stop(reason).catch((err: unknown) => {
+      logger.error({ err }, "mcp: shutdown failed");
+      process.exit(1);
+    });
+  };
+  process.stdin.once("end", stopOn("stdin closed"));
+  process.once("SIGTERM", stopOn("SIGTERM"));
+  process.once("SIGINT", stopOn("SIGINT"));
+  await server.connect(new StdioServerTransport());
+  logger.info({ version: packageVersion() }, "mcp: serving on stdio");
+}

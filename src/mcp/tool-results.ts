@@ -1,0 +1,79 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ServiceError } from "../core/errors.js";
+import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
+
+/**
+ * Tool results as an agent reads them. Failures are `isError` results, never protocol
+ * errors (contract.md), and their text starts with the error code, then says what to do.
+ */
+
+const EXECUTION_ID_META = "skillport/execution_id";
+
+/** A skill's outcome: its result when completed, an error when not, the record while running. */
+export function outcomeResult(record: ExecutionRecord): CallToolResult {
+  if (!isTerminal(record.status)) return runningResult(record);
+  const meta = { [EXECUTION_ID_META]: record.id };
+  if (record.status === "completed" && record.result) {
+    return {
+      content: [{ type: "text", text: JSON.stringify(record.result) }],
+      structuredContent: record.result,
+      _meta: meta,
+    };
+  }
+  const error = record.error ?? {
+    code: "execution_failed",
+    message: `The execution ended ${record.status}.`,
+  };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${error.code}: ${error.message}\nexecution_id: ${record.id}` }],
+    _meta: meta,
+  };
+}
+
+/** The record itself (`get_execution`); an error result when it ended without success. */
+export function recordResult(record: ExecutionRecord): CallToolResult {
+  const failed = isTerminal(record.status) && !record.success;
+  const summary = failed && record.error ? `${record.error.code}: ${record.error.message}\n` : "";
+  return {
+    ...(failed ? { isError: true } : {}),
+    content: [{ type: "text", text: `${summary}${JSON.stringify(record)}` }],
+    structuredContent: record,
+    _meta: { [EXECUTION_ID_META]: record.id },
+  };
+}
+
+function runningResult(record: ExecutionRecord): CallToolResult {
+  return {
+    content: [
+      {
+        type: "text",
+        text: `The execution is still ${record.status}; call get_execution with id "${record.id}" (and wait_ms) for its result.\n${JSON.stringify(record)}`,
+      },
+    ],
+    structuredContent: record,
+    _meta: { [EXECUTION_ID_META]: record.id },
+  };
+}
+
+/** A refused call: the code, the message, where the input was wrong, when to retry. */
+export function errorResult(error: ServiceError): CallToolResult {
+  const lines = [`${error.code}: ${error.message}`];
+  for (const { path, message } of error.details ?? []) {
+    // parseOrThrow's message already is the first detail; say each place once.
+    if (error.message !== `${path}: ${message}`) lines.push(`- ${path}: ${message}`);
+  }
+  if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
+  return {
+    isError: true,
+    content: [{ type: "text", text: lines.join("\n") }],
+    _meta: {
+      "skillport/error": {
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+        ...(error.retryAfterSeconds !== undefined ? { retry_after: error.retryAfterSeconds } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  awayFromMinuteBoundary,
+  type CreatedKey,
+  type Json,
+  startServer,
+  type TestServer,
+} from "../contract/harness.js";
+import { connectMcp } from "./mcp-clients.js";
+
+/** `/mcp` as HTTP: the guards in front of the protocol (contract.md, "MCP surface"). */
+describe("/mcp over HTTP", () => {
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_MCP_SESSION_IDLE_MS: "1500" } });
+    key = await server.createRoomyKey();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
+
+  /** A raw POST to /mcp (fetch sets Host from the URL unless told otherwise by undici's request). */
+  async function post(body: Json, headers: Record<string, string> = {}) {
+    const res = await fetch(`${server.baseUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+
+  it("answers 401 with WWW-Authenticate and the contract's error without a key", async () => {
+    const res = await post(initialize);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(JSON.parse(res.text).error.code).toBe("missing_api_key");
+    const wrong = await post(initialize, { authorization: "Bearer sk_live_nope" });
+    expect(wrong.status).toBe(401);
+    expect(JSON.parse(wrong.text).error.code).toBe("invalid_api_key");
+  });
+
+  it("refuses a foreign Origin (DNS rebinding) and accepts a loopback one", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const evil = await post(initialize, { ...auth, origin: "http://evil.example.com" });
+    expect(evil.status).toBe(400);
+    expect(JSON.parse(evil.text).error.code).toBe("invalid_request");
+    const local = await post(initialize, { ...auth, origin: server.baseUrl });
+    expect(local.status).toBe(200);
+    expect(local.headers.get("mcp-session-id")).toBeTruthy();
+  });
+
+  it("refuses a foreign Host header", async () => {
+    const { request } = await import("undici");
+    const res = await request(`${server.baseUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        host: "evil.example.com",
+        authorization: `Bearer ${key.secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(initialize),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as { error: { message: string } }).error.message).toMatch(/Host/);
+  });
+
+  it("keeps sessions to the key that opened them, and ends them on DELETE", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const opened = await post(initialize, auth);
+    const session = opened.headers.get("mcp-session-id") ?? "";
+    const other = await server.createRoomyKey();
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    const stolen = await post(list, { authorization: `Bearer ${other.secret}`, "mcp-session-id": session });
+    expect(stolen.status).toBe(404);
+    const own = await post(list, {
+      ...auth,
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    });
+    expect(own.status).toBe(200);
+    expect(own.text).toContain("discover_skills");
+    const deleted = await fetch(`${server.baseUrl}/mcp`, {
+      method: "DELETE",
+      headers: { ...auth, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    });
+    expect(deleted.status).toBe(200);
+    expect((await post(list, { ...auth, "mcp-session-id": session })).status).toBe(404);
+  });
+
+  it("asks for initialize when a request names no session", async () => {
+    const res = await post(
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      { authorization: `Bearer ${key.secret}` },
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text).error.message).toMatch(/initialize/);
+  });
+
+  it("closes a session left idle past SKILLPORT_MCP_SESSION_IDLE_MS", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
+    // Any request would keep it alive: wait well past the idle time and the sweep, then look once.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    const res = await post(list, {
+      ...auth,
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it("does not count initialize and tools/list against the key's limits; tools/call does", async () => {
+    await awayFromMinuteBoundary(10);
+    const free = await server.createKey({ plan: "free" });
+    const remaining = async () =>
+      Number(
+        (await server.request("GET", "/v1/skills?limit=1", { key: free.secret })).headers.get(
+          "x-ratelimit-remaining",
+        ),
+      );
+    const before = await remaining();
+    const session = await connectMcp("http", server, free.secret);
+    await session.client.listTools();
+    await session.client.listTools();
+    expect(await remaining()).toBe(before - 1);
+    await session.client.callTool({ name: "discover_skills", arguments: { query: "hash" } });
+    expect(await remaining()).toBe(before - 3);
+    await session.close();
+  });
+});

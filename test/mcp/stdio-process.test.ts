@@ -1,0 +1,104 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_PATH, type CreatedKey, startServer, type TestServer } from "../contract/harness.js";
+
+/** `skillport mcp` as a process an assistant spawns (contract.md, "MCP surface", stdio). */
+describe("skillport mcp (stdio process)", () => {
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer();
+    key = await server.createRoomyKey();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** Runs `skillport mcp`, writes `lines` to its stdin, and collects what it wrote until it exits. */
+  function runMcp(env: Record<string, string | undefined>, lines: object[] = [], closeAfterMs = 0) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI_PATH, "mcp", "--data-dir", server.dataDir], {
+        env: { ...process.env, SKILLPORT_API_KEY: undefined, ...env },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.on("exit", (code) => resolve({ code, stdout, stderr }));
+      for (const line of lines) child.stdin.write(`${JSON.stringify(line)}\n`);
+      if (closeAfterMs > 0) setTimeout(() => child.stdin.end(), closeAfterMs);
+    });
+  }
+
+  it("exits at once without SKILLPORT_API_KEY, naming the command that creates a key", async () => {
+    const { code, stdout, stderr } = await runMcp({});
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("SKILLPORT_API_KEY");
+    expect(stderr).toContain("skillport keys create");
+  });
+
+  it("exits at once with a key that does not work", async () => {
+    const revoked = await server.createKey();
+    await server.revokeKey(revoked.id);
+    for (const secret of ["sk_live_not_a_key", revoked.secret]) {
+      const { code, stdout, stderr } = await runMcp({ SKILLPORT_API_KEY: secret });
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toContain("invalid_api_key");
+      expect(stderr).toContain("skillport keys create");
+      expect(stderr).not.toContain(secret);
+    }
+  });
+
+  it("writes nothing but protocol messages to stdout, and its logs to stderr", async () => {
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "math_evaluate", arguments: { expression: "6*7" } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "math_evaluate", arguments: { expression: "6*" } },
+      },
+    ];
+    const { code, stdout, stderr } = await runMcp(
+      { SKILLPORT_API_KEY: key.secret, SKILLPORT_LOG_LEVEL: "debug" },
+      requests,
+      1500,
+    );
+    expect(code).toBe(0);
+    const messages = stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: Record<string, unknown> });
+    for (const message of messages) expect(message.jsonrpc).toBe("2.0");
+    expect(messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    expect(messages[0]?.result?.protocolVersion).toBe("2025-06-18");
+    expect(messages[2]?.result?.structuredContent).toMatchObject({ value: 42 });
+    expect(messages[3]?.result?.isError).toBe(true);
+    expect(stderr).toContain('"msg":"mcp: serving on stdio"');
+    expect(stderr).not.toContain(key.secret);
+  });
+});

@@ -1,0 +1,145 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import {
+  type CallToolResult,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { silentLogger } from "../../src/core/logger.js";
+import { defineSkill } from "../../src/core/skills/skill.js";
+import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
+import { createMcpServer } from "../../src/mcp/mcp-server.js";
+import { assignToolNames, toolNameOf } from "../../src/mcp/tool-names.js";
+import { makeCore } from "../core/make-core.js";
+import { echo, fail } from "../core/test-skills.js";
+
+const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
+
+const chatty = defineSkill({
+  id: "test.chatty",
+  title: "Chatty",
+  description: "Logs a line, then returns.",
+  tags: ["talk"],
+  params: z.object({}),
+  result: z.object({ ok: z.boolean() }),
+  annotations,
+  examples: [],
+  run: async (_params, ctx) => {
+    ctx.logger.info({ step: 1 }, "halfway there");
+    return { ok: true };
+  },
+});
+
+describe("tool names", () => {
+  it("keeps [A-Za-z0-9_-] and cuts at 64 characters", () => {
+    expect(toolNameOf("math.evaluate")).toBe("math_evaluate");
+    expect(toolNameOf("acme:crm/contacts.find-one")).toBe("acme_crm_contacts_find-one");
+    expect(toolNameOf("x".repeat(100))).toHaveLength(64);
+  });
+
+  it("makes colliding names unique, stably, and never takes a generic tool's name", () => {
+    const names = assignToolNames(
+      ["a.b", "a_b", "discover.skills", "y".repeat(70), `${"y".repeat(64)}z`],
+      ["discover_skills"],
+    ).map(({ name }) => name);
+    expect(names[0]).toBe("a_b");
+    expect(names[1]).toMatch(/^a_b_[0-9a-f]{8}$/);
+    expect(names[2]).toMatch(/^discover_skills_[0-9a-f]{8}$/);
+    expect(new Set(names).size).toBe(5);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
+    expect(assignToolNames(["a.b", "a_b"], []).map(({ name }) => name)).toEqual(names.slice(0, 2));
+  });
+});
+
+describe("the MCP tool layer on the core", () => {
+  let cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    cleanups = [];
+  });
+
+  async function connect(options: { maxTools?: number; tags?: string[] } = {}) {
+    const core = await makeCore([echo, fail, chatty]);
+    const key = await core.keyFor();
+    const { server } = createMcpServer(new EmbeddedBackend(core.skillport, async () => key), {
+      maxTools: options.maxTools ?? 40,
+      tags: options.tags ?? [],
+      version: "test",
+      logger: silentLogger,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "unit", version: "1" });
+    await client.connect(clientSide);
+    cleanups.push(core.cleanup, () => client.close());
+    return { client, core };
+  }
+
+  it("gives skills their own tools up to the cap, chosen by tag when tags are set", async () => {
+    const capped = await connect({ maxTools: 1 });
+    expect((await capped.client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      "discover_skills",
+      "execute_skill",
+      "get_execution",
+      "test_chatty",
+    ]);
+    const tagged = await connect({ tags: ["talk"] });
+    expect((await tagged.client.listTools()).tools.map((tool) => tool.name).slice(3)).toEqual([
+      "test_chatty",
+    ]);
+    // Beyond the cap a skill is still reached through execute_skill.
+    const viaGeneric = (await capped.client.callTool({
+      name: "execute_skill",
+      arguments: { skill_id: "test.echo", params: { text: "hi" } },
+    })) as CallToolResult;
+    expect(viaGeneric.structuredContent).toEqual({ text: "hi" });
+    await expect(capped.client.callTool({ name: "test_echo", arguments: { text: "hi" } })).rejects.toThrow(
+      /Unknown tool/,
+    );
+  });
+
+  it("sends a skill's log lines as notifications/message at the level the client chose", async () => {
+    const { client } = await connect();
+    const lines: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      lines.push(notification.params);
+    });
+    await client.setLoggingLevel("info");
+    await client.callTool({ name: "test_chatty", arguments: {} });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: "info",
+        data: expect.objectContaining({ message: "halfway there", step: 1 }),
+      }),
+    ]);
+    await client.setLoggingLevel("error");
+    await client.callTool({ name: "test_chatty", arguments: {} });
+    expect(lines).toHaveLength(1);
+  });
+
+  it("keeps internal details of an unexpected failure out of the result", async () => {
+    const { client } = await connect();
+    const result = (await client.callTool({
+      name: "test_fail",
+      arguments: { unexpected: true },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const text = JSON.stringify(result.content);
+    expect(text).toMatch(/execution_failed/);
+    expect(text).not.toContain("/srv/secret/path");
+  });
+
+  it("tells the client when the catalog changes, and lists the new skill", async () => {
+    const { client, core } = await connect();
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
+    });
+    core.skillport.registry.add(
+      defineSkill({ ...echo, id: "test.echo2", title: "Echo 2", run: async ({ text }) => ({ text }) }),
+    );
+    await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("test_echo2");
+  });
+});

@@ -1,0 +1,269 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  awayFromMinuteBoundary,
+  bodyOf,
+  type CreatedKey,
+  type ExecutionRecord,
+  eventually,
+  type Json,
+  startServer,
+  type TestServer,
+} from "../contract/harness.js";
+import { type ConnectedClient, connectMcp, type McpTransportKind } from "./mcp-clients.js";
+
+/**
+ * contract.md, "MCP surface", held over both transports with the SDK's real client:
+ * the same tools, the same answers, the same records and limits as `/v1`.
+ */
+describe.each<McpTransportKind>(["stdio", "http"])("MCP over %s", (kind) => {
+  let server: TestServer;
+  let key: CreatedKey;
+  let mcp: ConnectedClient;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await startServer();
+    key = await server.createRoomyKey({ name: `mcp-${kind}` });
+    mcp = await connectMcp(kind, server, key.secret);
+    client = mcp.client;
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
+    await server?.stop();
+  });
+
+  const call = async (name: string, args: Json, options: Parameters<Client["callTool"]>[2] = {}) =>
+    (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+  const textOf = (result: CallToolResult) =>
+    result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+  const executionIdOf = (result: CallToolResult) => result._meta?.["skillport/execution_id"] as string;
+
+  it("lists the generic tools and one tool per skill, with names LLM APIs accept", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names.slice(0, 3)).toEqual(["discover_skills", "execute_skill", "get_execution"]);
+    expect(names).toEqual(expect.arrayContaining(["math_evaluate", "util_wait", "message_send"]));
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    for (const tool of tools.slice(0, 3)) expect(tool._meta?.["anthropic/alwaysLoad"]).toBe(true);
+  });
+
+  it("derives each skill tool from the skill: schemas, annotations and its id in _meta", async () => {
+    const { tools } = await client.listTools();
+    const math = tools.find((tool) => tool.name === "math_evaluate");
+    expect(math?._meta?.["skillport/skill_id"]).toBe("math.evaluate");
+    const skill = bodyOf<Json>(await server.request("GET", "/v1/skills/math.evaluate", { key: key.secret }));
+    expect(math?.inputSchema).toEqual(skill.params);
+    expect(math?.outputSchema).toEqual(skill.result);
+    expect(math?.description).toBe(skill.description);
+    const annotations = skill.annotations as Record<string, boolean>;
+    expect(math?.annotations).toMatchObject({
+      readOnlyHint: annotations.readOnly,
+      destructiveHint: annotations.destructive,
+      idempotentHint: annotations.idempotent,
+      openWorldHint: annotations.openWorld,
+    });
+    const send = tools.find((tool) => tool.name === "message_send");
+    expect(send?.annotations?.readOnlyHint).toBe(false);
+  });
+
+  it("runs a skill tool as one execution, whose record REST shows afterwards", async () => {
+    const result = await call("math_evaluate", { expression: "2 + 3 * 4" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ value: 14 });
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    const id = executionIdOf(result);
+    const record = bodyOf<ExecutionRecord>(
+      await server.request("GET", `/v1/executions/${id}`, { key: key.secret }),
+    );
+    expect(record).toMatchObject({ skill_id: "math.evaluate", status: "completed", result: { value: 14 } });
+  });
+
+  it("answers discover_skills with ranked skills", async () => {
+    const result = await call("discover_skills", { query: "evaluate a math expression", limit: 3 });
+    expect(result.isError).toBeFalsy();
+    const answer = result.structuredContent as { results: { skill_id: string }[] };
+    expect(answer.results[0]?.skill_id).toBe("math.evaluate");
+    expect(answer.results.length).toBeLessThanOrEqual(3);
+  });
+
+  it("reports a failed execution as an isError result with the code, still recorded", async () => {
+    const result = await call("execute_skill", {
+      skill_id: "math.evaluate",
+      params: { expression: "2 +* 3" },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^execution_failed: /);
+    const record = bodyOf<ExecutionRecord>(
+      await server.request("GET", `/v1/executions/${executionIdOf(result)}`, { key: key.secret }),
+    );
+    expect(record.status).toBe("failed");
+  });
+
+  it("says where invalid params are wrong and what was expected", async () => {
+    const result = await call("math_evaluate", { expresion: "1 + 1" });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text).toMatch(/^invalid_params: /);
+    expect(text).toContain("expression");
+    expect(text).toMatch(/expected string/i);
+  });
+
+  it("refuses an unknown skill as an isError result naming skill_not_found", async () => {
+    const result = await call("execute_skill", { skill_id: "no.such.skill", params: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^skill_not_found: /);
+  });
+
+  it("ends a run that exceeds its timeout as execution_timeout", async () => {
+    const result = await call("execute_skill", {
+      skill_id: "util.wait",
+      params: { ms: 10_000 },
+      timeout_ms: 100,
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^execution_timeout: /);
+  });
+
+  it("hands back a running record for a small wait_ms, to poll with get_execution", async () => {
+    const started = await call("execute_skill", { skill_id: "util.wait", params: { ms: 1500 }, wait_ms: 10 });
+    expect(started.isError).toBeFalsy();
+    const running = started.structuredContent as unknown as ExecutionRecord;
+    expect(["queued", "running"]).toContain(running.status);
+    expect(textOf(started)).toContain("get_execution");
+    const polled = await call("get_execution", { id: running.id, wait_ms: 30_000 });
+    expect(polled.structuredContent).toMatchObject({
+      id: running.id,
+      status: "completed",
+      result: { waited_ms: 1500 },
+    });
+  });
+
+  it("sends the skill's progress as notifications/progress", async () => {
+    const updates: { progress: number; total?: number }[] = [];
+    const result = await call("util_wait", { ms: 1200 }, { onprogress: (update) => updates.push(update) });
+    expect(result.structuredContent).toEqual({ waited_ms: 1200 });
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.at(-1)).toMatchObject({ progress: 1200, total: 1200 });
+  });
+
+  it("cancels the execution on notifications/cancelled", async () => {
+    const abort = new AbortController();
+    const pending = call(
+      "util_wait",
+      { ms: 60_000 },
+      { signal: abort.signal, onprogress: () => abort.abort() },
+    );
+    await expect(pending).rejects.toThrow();
+    const cancelled = await eventually(async () => {
+      const list = bodyOf<{ data: ExecutionRecord[] }>(
+        await server.request("GET", "/v1/executions?skill_id=util.wait&status=cancelled", {
+          key: key.secret,
+        }),
+      );
+      return list.data[0];
+    });
+    expect(cancelled.error?.code).toBe("execution_cancelled");
+  });
+
+  it("makes a call at most once with the same skillport/idempotency_key", async () => {
+    const request = {
+      name: "message_send",
+      arguments: { channel: "ops", text: `once over ${kind}` },
+      _meta: { "skillport/idempotency_key": `idem-${kind}` },
+    };
+    const first = (await client.callTool(request)) as CallToolResult;
+    const second = (await client.callTool(request)) as CallToolResult;
+    expect(executionIdOf(second)).toBe(executionIdOf(first));
+    const list = bodyOf<{ data: ExecutionRecord[] }>(
+      await server.request("GET", "/v1/executions?skill_id=message.send", { key: key.secret }),
+    );
+    expect(list.data.filter((record) => record.result?.message_id !== undefined)).toHaveLength(1);
+  });
+
+  it("shows a read-only key only discover_skills, and refuses it the rest", async () => {
+    const readOnly = await server.createKey({ scope: "read-only", name: `ro-${kind}` });
+    const ro = await connectMcp(kind, server, readOnly.secret);
+    try {
+      const { tools } = await ro.client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(["discover_skills"]);
+      const found = (await ro.client.callTool({
+        name: "discover_skills",
+        arguments: { query: "wait" },
+      })) as CallToolResult;
+      expect(found.isError).toBeFalsy();
+      for (const [name, args] of [
+        ["execute_skill", { skill_id: "math.evaluate", params: { expression: "1" } }],
+        ["get_execution", { id: "exec_whatever" }],
+      ] as const) {
+        const refused = (await ro.client.callTool({ name, arguments: args })) as CallToolResult;
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(/^insufficient_scope: /);
+      }
+    } finally {
+      await ro.close();
+    }
+  });
+
+  it("counts tool calls and REST requests of one key against the same limits", async () => {
+    await awayFromMinuteBoundary(20);
+    const free = await server.createKey({ plan: "free", name: `free-${kind}` });
+    const session = await connectMcp(kind, server, free.secret);
+    try {
+      await session.client.listTools(); // protocol traffic does not count
+      for (let i = 0; i < 30; i++) {
+        expect(
+          (await server.request("POST", "/v1/discover", { key: free.secret, json: { query: "x" } })).status,
+        ).toBe(200);
+      }
+      for (let i = 0; i < 30; i++) {
+        const ok = (await session.client.callTool({
+          name: "discover_skills",
+          arguments: { query: "wait" },
+        })) as CallToolResult;
+        expect(ok.isError).toBeFalsy();
+      }
+      const refused = (await session.client.callTool({
+        name: "discover_skills",
+        arguments: { query: "wait" },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/^rate_limit_exceeded: /);
+      expect(refused._meta?.["skillport/error"]).toMatchObject({ code: "rate_limit_exceeded" });
+      const rest = await server.request("POST", "/v1/discover", { key: free.secret, json: { query: "x" } });
+      expect(rest.status).toBe(429);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("refuses every call of a key revoked while connected", async () => {
+    const doomed = await server.createKey({ name: `doomed-${kind}` });
+    const session = await connectMcp(kind, server, doomed.secret);
+    try {
+      const before = (await session.client.callTool({
+        name: "discover_skills",
+        arguments: { query: "x" },
+      })) as CallToolResult;
+      expect(before.isError).toBeFalsy();
+      await server.revokeKey(doomed.id);
+      if (kind === "stdio") {
+        const after = (await session.client.callTool({
+          name: "discover_skills",
+          arguments: { query: "x" },
+        })) as CallToolResult;
+        expect(after.isError).toBe(true);
+        expect(textOf(after)).toMatch(/^invalid_api_key: /);
+      } else {
+        await expect(
+          session.client.callTool({ name: "discover_skills", arguments: { query: "x" } }),
+        ).rejects.toThrow(/invalid_api_key/);
+      }
+    } finally {
+      await session.close().catch(() => {});
+    }
+  });
+});

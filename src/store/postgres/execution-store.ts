@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
 import { isTerminal } from "../../core/execution/record.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
-import { type ExecutionRow, toExecutionRow } from "../execution-row.js";
+import { type ExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import { SaveBatcher } from "./save-batcher.js";
 
 /** An `executions` row as pg returns it (json parsed, booleans, timestamps as ISO strings). */
@@ -119,16 +119,7 @@ export class PostgresExecutionStore implements ExecutionStore {
          for update of e skip locked`,
         [runnerId],
       );
-      const verdicts = new Map<string, boolean>();
-      const claimed: StoredExecution[] = [];
-      for (const row of rows) {
-        let gone = verdicts.get(row.runner_id);
-        if (gone === undefined) {
-          gone = isRunnerGone(toRunner(row));
-          verdicts.set(row.runner_id, gone);
-        }
-        if (gone) claimed.push({ ...fromRow(row), runnerId });
-      }
+      const claimed = rowsOfGoneRunners(rows, isRunnerGone).map((row) => ({ ...fromRow(row), runnerId }));
       if (claimed.length > 0) {
         await client.query("update executions set runner_id = $1 where id = any($2)", [
           runnerId,
@@ -227,18 +218,6 @@ function fromRow(row: PgExecutionRow): StoredExecution {
     async: row.async,
     timeoutMs: row.timeout_ms,
     runnerId: row.runner_id,
-  };
-}
-
-function toRunner(row: OrphanRow): RunnerInfo | undefined {
-  if (row.runner_host === null || row.runner_pid === null || row.runner_heartbeat_at === null) {
-    return undefined;
-  }
-  return {
-    id: row.runner_id,
-    host: row.runner_host,
-    pid: row.runner_pid,
-    heartbeatAt: Number(row.runner_heartbeat_at),
   };
 }
 

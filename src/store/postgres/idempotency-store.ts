@@ -1,15 +1,6 @@
 import type pg from "pg";
 import type { IdempotencyEntry, IdempotencyStore } from "../../core/ports.js";
-
-interface IdempotencyRow {
-  key_id: string;
-  idempotency_key: string;
-  request_hash: string;
-  execution_id: string;
-  mode: string;
-  created_at: string;
-  expires_at: string;
-}
+import { fromIdempotencyRow, type IdempotencyRow } from "../idempotency-row.js";
 
 /** Expired entries are deleted once every this many reservations (per process). */
 const PRUNE_EVERY = 1000;
@@ -63,20 +54,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
         [entry.keyId, entry.idempotencyKey],
       );
       // Deleted by pruning in between: reserve again.
-      if (rows[0]) return { reserved: false, existing: fromRow(rows[0]) };
+      if (rows[0]) return { reserved: false, existing: fromIdempotencyRow(rows[0]) };
     }
   }
-}
-
-function fromRow(row: IdempotencyRow): IdempotencyEntry {
-  return {
-    keyId: row.key_id,
-    idempotencyKey: row.idempotency_key,
-    requestHash: row.request_hash,
-    executionId: row.execution_id,
-    // Only reserve writes this column, from the typed union.
-    mode: row.mode as IdempotencyEntry["mode"],
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
 }

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { StoredExecution } from "../../core/execution/record.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
-import { type ExecutionRow, fromExecutionRow, toExecutionRow } from "../execution-row.js";
+import { type ExecutionRow, fromExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import type { GroupCommit } from "./group-commit.js";
 
 /** `queued` and `running`, as SQL (contract.md, "Execution record"). */
@@ -182,19 +182,10 @@ export class SqliteExecutionStore implements ExecutionStore {
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
   ): StoredExecution[] {
-    const verdicts = new Map<string, boolean>();
-    const claimed: StoredExecution[] = [];
-    for (const row of this.orphanCandidates.all(runnerId)) {
-      let gone = verdicts.get(row.runner_id);
-      if (gone === undefined) {
-        gone = isRunnerGone(toRunner(row));
-        verdicts.set(row.runner_id, gone);
-      }
-      if (!gone) continue;
+    return rowsOfGoneRunners(this.orphanCandidates.all(runnerId), isRunnerGone).map((row) => {
       this.reassign.run(runnerId, row.id);
-      claimed.push({ ...fromExecutionRow(row), runnerId });
-    }
-    return claimed;
+      return { ...fromExecutionRow(row), runnerId };
+    });
   }
 
   /** One statement per combination of filters, so each uses the owner index fully. */
@@ -215,16 +206,4 @@ export class SqliteExecutionStore implements ExecutionStore {
     }
     return statement;
   }
-}
-
-function toRunner(row: OrphanRow): RunnerInfo | undefined {
-  if (row.runner_host === null || row.runner_pid === null || row.runner_heartbeat_at === null) {
-    return undefined;
-  }
-  return {
-    id: row.runner_id,
-    host: row.runner_host,
-    pid: row.runner_pid,
-    heartbeatAt: row.runner_heartbeat_at,
-  };
 }

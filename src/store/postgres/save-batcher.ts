@@ -40,16 +40,26 @@ interface Pending {
 }
 
 /**
+ * Statements in flight at once. Saves of one id may then commit out of order, which is
+ * harmless: a record is saved non-terminal at most once before its terminal save (queued
+ * records are committed before anything else touches them), and the upsert never
+ * replaces a terminal record, so a late `running` write cannot undo a finished one.
+ */
+const MAX_IN_FLIGHT = 4;
+
+/**
  * Group commit for PostgreSQL: the saves requested in one event-loop turn go out as one
- * multi-row upsert (one round trip, one commit), and while it is in flight the next turns'
- * saves gather for the next one. Each save resolves once its statement committed; a
- * failed statement rejects exactly the saves it held. Two saves of one id in a batch are
- * written once, the later one, unless the earlier was terminal (a terminal record is final).
+ * multi-row upsert (one round trip, one commit), and while statements are in flight the
+ * next turns' saves gather for the next one. Each save resolves once its statement
+ * committed; a failed statement rejects exactly the saves it held. Two saves of one id
+ * in a batch are written once, the later one, unless the earlier was terminal (a
+ * terminal record is final).
  */
 export class SaveBatcher {
   private pending = new Map<string, Pending>();
   private scheduled = false;
-  private flushing: Promise<void> | undefined;
+  private inFlight = 0;
+  private idle: (() => void)[] = [];
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -71,42 +81,59 @@ export class SaveBatcher {
   }
 
   /** Resolves once every save issued so far is written (or failed). */
-  async flush(): Promise<void> {
-    while (this.pending.size > 0 || this.flushing || this.scheduled) {
-      await (this.flushing ?? new Promise((resolve) => setImmediate(resolve)));
-    }
+  flush(): Promise<void> {
+    if (this.pending.size === 0 && this.inFlight === 0 && !this.scheduled) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private kick(): void {
-    if (this.flushing || this.scheduled) return;
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flushing = this.drain().finally(() => {
-        this.flushing = undefined;
-        if (this.pending.size > 0) this.kick();
-      });
+      this.send();
     });
   }
 
-  private async drain(): Promise<void> {
-    while (this.pending.size > 0) {
-      const batch: Pending[] = [];
-      for (const [id, entry] of this.pending) {
-        batch.push(entry);
-        this.pending.delete(id);
-        if (batch.length >= MAX_ROWS) break;
-      }
-      try {
-        await this.write(batch.map((entry) => entry.row));
-        for (const entry of batch) for (const waiter of entry.waiters) waiter.resolve();
-      } catch (err) {
-        for (const entry of batch) for (const waiter of entry.waiters) waiter.reject(err);
-      }
+  /** Sends one batch of what is pending; when it settles, sends the next or reports idle. */
+  private send(): void {
+    if (this.pending.size === 0) {
+      this.settleIdle();
+      return;
     }
+    const batch: Pending[] = [];
+    for (const [id, entry] of this.pending) {
+      batch.push(entry);
+      this.pending.delete(id);
+      if (batch.length >= MAX_ROWS) break;
+    }
+    this.inFlight++;
+    this.write(batch.map((entry) => entry.row))
+      .then(
+        () => {
+          for (const entry of batch) for (const waiter of entry.waiters) waiter.resolve();
+        },
+        (err: unknown) => {
+          for (const entry of batch) for (const waiter of entry.waiters) waiter.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        if (this.pending.size > 0) this.kick();
+        else this.settleIdle();
+      });
+    if (this.pending.size > 0) this.kick();
+  }
+
+  private settleIdle(): void {
+    if (this.pending.size > 0 || this.inFlight > 0 || this.scheduled) return;
+    for (const resolve of this.idle.splice(0)) resolve();
   }
 
   private async write(rows: ExecutionRow[]): Promise<void> {
+    // Rows in id order: concurrent statements then lock shared rows in the same order and
+    // cannot deadlock one another.
+    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const values: unknown[] = [];
     const tuples = rows.map((row) => {
       const start = values.length;

@@ -11,11 +11,8 @@ import { openStore } from "./store/open-store.js";
 const MODULE_EXTENSION = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /** The core with the built-in skills on the configured store; not started. */
-export function createSkillport(
-  config: Config,
-  logger: Logger,
-  store: Store = openStore(config, logger),
-): Skillport {
+export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
+  const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     workerUrl: new URL(`./isolation/skill-worker${MODULE_EXTENSION}`, import.meta.url),
     skillModules: [new URL(`../skills/index${MODULE_EXTENSION}`, import.meta.url)],
@@ -27,7 +24,7 @@ export function createSkillport(
     logger,
   });
   return new Skillport({
-    store,
+    store: opened,
     skills: builtinSkills,
     logger,
     asyncConcurrency: config.asyncConcurrency,
@@ -40,5 +37,6 @@ export function createSkillport(
     maxConcurrentPerKey: config.maxConcurrentPerKey,
     maxPendingExecutions: config.maxPendingExecutions,
     executor,
+    heartbeatMs: config.heartbeatMs,
   });
 }

@@ -47,6 +47,18 @@ const Env = z.object({
   SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
   SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(64),
   SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
+  SKILLPORT_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  SKILLPORT_DATABASE_POOL_SIZE: int(1, 1000).default(10),
+  SKILLPORT_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  SKILLPORT_REDIS_KEY_PREFIX: z.string().max(100).default("skillport:"),
+  SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),
+  SKILLPORT_HEARTBEAT_MS: int(100, 600_000).default(5_000),
   SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
   SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
@@ -81,6 +93,17 @@ export interface Config {
   maxConcurrentPerKey: number;
   /** Unfinished executions one process holds (503 service_unavailable beyond). */
   maxPendingExecutions: number;
+  /** PostgreSQL for keys, records and the queue (scale-out); the embedded SQLite file when absent. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** Redis for limit counters (required with `databaseUrl`). */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key (deployments sharing one Redis use different ones). */
+  redisKeyPrefix: string;
+  /** What limits do while Redis is unreachable (see `RedisDownPolicy`). */
+  redisDown: "local" | "refuse";
+  /** How often each process's runner beats; six silent beats mean it died. */
+  heartbeatMs: number;
   mcp: McpConfig;
 }
 
@@ -103,6 +126,7 @@ export interface McpConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
+    // Never echo the values: URLs may hold passwords.
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`Invalid configuration: ${problems}`);
   }
@@ -126,6 +150,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workerMemoryMb: e.SKILLPORT_WORKER_MEMORY_MB,
     maxConcurrentPerKey: e.SKILLPORT_MAX_CONCURRENT_PER_KEY,
     maxPendingExecutions: e.SKILLPORT_MAX_PENDING_EXECUTIONS,
+    databaseUrl: e.SKILLPORT_DATABASE_URL,
+    databasePoolSize: e.SKILLPORT_DATABASE_POOL_SIZE,
+    redisUrl: e.SKILLPORT_REDIS_URL,
+    redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
+    redisDown: e.SKILLPORT_REDIS_DOWN,
+    heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
       tags: e.SKILLPORT_MCP_TOOL_TAGS,

@@ -3,9 +3,10 @@
  * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out) and all pass one
  * contract test suite. Every method is async so that a networked adapter fits.
  */
+
 import type { ExecutionStatus, StoredExecution } from "./execution/record.js";
 import type { ApiKey } from "./keys/api-key.js";
-import type { StoredMessage } from "./skills/skill.js";
+import type { ProgressUpdate, StoredMessage } from "./skills/skill.js";
 
 export interface KeyStore {
   insert(key: ApiKey): Promise<void>;
@@ -58,6 +59,26 @@ export interface ExecutionStore {
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
   ): Promise<StoredExecution[]>;
+  /**
+   * The shared queue: takes up to `limit` executions that are still `queued`, were created
+   * before `queuedBefore` and are held by another runner (alive or not: a busy runner's
+   * backlog may be run by any runner with room), oldest first, and in one atomic step
+   * reassigns them to `runnerId` and marks them `running` since `startedAt`, so that no two
+   * runners take the same one. Returns them as stored now (running).
+   */
+  takeQueued(
+    runnerId: string,
+    limit: number,
+    queuedBefore: string,
+    startedAt: string,
+  ): Promise<StoredExecution[]>;
+  /**
+   * Saves `running` (a record that moved from `queued` to `running`) only if the stored
+   * record is still `queued` and held by `running.runnerId`; true when it did. A runner
+   * calls it before running a queued execution, so that an execution taken by another
+   * runner (`takeQueued`, `claimOrphans`) or cancelled meanwhile is not run as well.
+   */
+  start(running: StoredExecution): Promise<boolean>;
   /** Deletes terminal records finished before `finishedBefore`; returns how many. */
   deleteFinishedBefore(finishedBefore: string): Promise<number>;
 }
@@ -234,6 +255,26 @@ export interface UsageStore {
   deleteBefore(beforeSeconds: number): Promise<number>;
 }
 
+/**
+ * What processes sharing a store tell each other about executions. Kept small (an id, a
+ * status): a process that wants the record reads it from the store.
+ */
+export type StoreSignal =
+  | { type: "status"; executionId: string; status: ExecutionStatus; from: string }
+  | { type: "progress"; executionId: string; update: ProgressUpdate; from: string }
+  /** Asks whichever process holds the execution to cancel it. */
+  | { type: "cancel"; executionId: string; from: string };
+
+/**
+ * A broadcast channel between every process sharing the store (PostgreSQL LISTEN/NOTIFY).
+ * Delivery is prompt but not guaranteed (a dropped connection loses signals), so
+ * listeners still re-read the store now and then. Every process receives its own signals too.
+ */
+export interface SignalChannel {
+  publish(signal: StoreSignal): Promise<void>;
+  subscribe(listener: (signal: StoreSignal) => void): () => void;
+}
+
 /** Everything the core keeps, behind one handle. */
 export interface Store {
   keys: KeyStore;
@@ -244,6 +285,11 @@ export interface Store {
   embeddings: EmbeddingStore;
   limiter: Limiter;
   usage: UsageStore;
+  /**
+   * Signals between the processes sharing the store; absent when the store has no channel
+   * (SQLite: processes then learn of each other's changes by reading the store).
+   */
+  signals?: SignalChannel;
   /** True when the store answers (for `/readyz`). */
   ping(): Promise<boolean>;
   /** Flushes pending writes and closes. */

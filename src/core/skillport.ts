@@ -8,6 +8,7 @@ import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
 import { ExecutionService } from "./execution/execution-service.js";
 import { inlineExecutor, type SkillExecutor } from "./execution/skill-executor.js";
+import { SignalBridge } from "./execution/signal-bridge.js";
 import { KeyService } from "./keys/key-service.js";
 import { ConcurrencyGate } from "./limits/concurrency-gate.js";
 import { LeasedLimiter } from "./limits/leased-limiter.js";
@@ -39,6 +40,8 @@ export interface SkillportOptions {
   maxPendingExecutions?: number;
   /** Where skills run; on the main thread unless an isolating executor is given. */
   executor?: SkillExecutor;
+  /** How often the runner beats (see ExecutionRunnerOptions.heartbeatMs). */
+  heartbeatMs?: number;
 }
 
 /** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
@@ -70,6 +73,8 @@ export class Skillport {
   private readonly retentionDays: number;
   private readonly usageRecorder: UsageRecorder;
   private readonly usageFlushMs: number;
+  /** Present when the store has a signal channel (several processes, PostgreSQL). */
+  private readonly bridge: SignalBridge | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
   private readonly embedder: TextEmbedder | undefined;
 
@@ -112,6 +117,7 @@ export class Skillport {
       skillConfig: options.skillConfig ?? {},
       executor: this.executor,
       concurrency: this.concurrency,
+      heartbeatMs: options.heartbeatMs,
     });
     this.executions = new ExecutionService({
       registry: this.registry,
@@ -122,7 +128,17 @@ export class Skillport {
       runner: this.runner,
       concurrency: this.concurrency,
     });
-    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock);
+    this.bridge =
+      this.store.signals &&
+      new SignalBridge({
+        signals: this.store.signals,
+        events: this.events,
+        store: this.store,
+        runnerId: this.runner.runnerId,
+        cancelLocal: (id) => this.runner.cancelLocal(id),
+        logger: this.logger,
+      });
+    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock, this.bridge);
   }
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
@@ -170,6 +186,7 @@ export class Skillport {
     await this.embedder?.close();
     await this.usageRecorder.stop();
     await this.executor.close();
+    this.bridge?.close();
     await this.limiter.close();
     await this.store.close();
   }

@@ -8,6 +8,7 @@ import { describeLimiterContract } from "./contract/limiter.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
 import { describeUsageContract } from "./contract/usage.js";
+import { describeSharedDataContract } from "./contract/shared-data.js";
 
 export type { MakeStore } from "./contract/fixtures.js";
 
@@ -28,6 +29,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeOwnerDataContract(handle);
     describeEmbeddingContract(handle);
     describeUsageContract(handle);
+    describeSharedDataContract(handle);
 
     describe("store", () => {
       it("answers ping while open", async () => {

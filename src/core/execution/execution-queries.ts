@@ -10,12 +10,21 @@ import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome } from "./run-skill.js";
+import type { SignalBridge } from "./signal-bridge.js";
 
 /**
- * Another process sharing the store may finish an execution; this process hears of it
- * only by reading the store, so waits re-read it this often.
+ * Another process sharing the store may finish an execution. Without a signal channel
+ * this process hears of it only by reading the store, so waits re-read it this often.
+ * With one, signals bring the news of async executions at once; the re-read still covers
+ * sync ones (not signalled: their caller gets the record in the response) and lost signals.
  */
 const STORE_POLL_MS = 1_000;
+
+/**
+ * How long a cancel waits for the process holding the execution to end it; after that
+ * (the process died, or it cannot be reached) the cancellation is recorded from here.
+ */
+const REMOTE_CANCEL_WAIT_MS = 3_000;
 
 /**
  * Reading, waiting for, listing and cancelling executions: for the key's owner only, or
@@ -27,6 +36,7 @@ export class ExecutionQueries {
     private readonly events: ExecutionEvents,
     private readonly runner: ExecutionRunner,
     private readonly clock: Clock,
+    private readonly bridge?: SignalBridge,
   ) {}
 
   /** The record; with `waitMs`, held until it is terminal or the wait ends (long poll). */
@@ -93,10 +103,16 @@ export class ExecutionQueries {
   async cancel(key: ApiKey, id: string): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
     if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
-    const local = await this.runner.cancelLocal(execution);
+    const local = await this.runner.cancelLocal(execution.record.id);
     if (local) return local.record;
-    // Held by another process sharing the store: record the cancellation; that process
-    // cannot be signalled from here (scale-out adds cross-process cancellation).
+    if (this.bridge) {
+      // Held by another process: ask it to cancel (it aborts the skill and records the outcome).
+      await this.bridge.requestCancel(execution.record.id);
+      const ended = await this.waitForTerminal(execution, REMOTE_CANCEL_WAIT_MS);
+      if (isTerminal(ended.status)) return ended;
+    }
+    // Nobody answered (no channel, or the holder is gone): record the cancellation here.
+    // A holder that is alive after all cannot overwrite it: terminal records never change.
     const now = this.clock.now();
     const cancelled = markFinished(
       execution,
@@ -104,7 +120,8 @@ export class ExecutionQueries {
       now,
     );
     await this.store.executions.save(cancelled);
-    return cancelled.record;
+    // The save has no effect if the holder ended the execution first: answer what is stored.
+    return (await this.store.executions.get(cancelled.record.id))?.record ?? cancelled.record;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -26,6 +27,8 @@ export interface McpServerOptions extends SkillToolOptions {
 const IDEMPOTENCY_META = "skillport/idempotency_key";
 
 const INSTRUCTIONS = `skillport finds and runs skills. Call discover_skills with a plain description of the task to get the best-matching skills and their params schemas; run one with execute_skill (or with its own tool when one is listed), and poll long runs with get_execution.`;
+
+type CallExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 interface CallContext {
   signal: AbortSignal;
@@ -77,6 +80,17 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // Tracked from its first step, so that a shutdown starting meanwhile waits for it.
+    const call = answerCall(request, extra);
+    inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      inFlight.delete(call);
+    }
+  });
+
+  async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
     const target = (await toolCatalog()).resolve(request.params.name);
     if (!target) {
       throw new McpError(
@@ -102,19 +116,15 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
           .catch(() => {});
       },
     };
-    const call = callTool(backend, target, request.params.arguments ?? {}, context).catch((err: unknown) => {
+    try {
+      return await callTool(backend, target, request.params.arguments ?? {}, context);
+    } catch (err) {
       const error = toServiceError(err);
       if (error.code === "internal_error")
         options.logger.error({ err, tool: request.params.name }, "tool call failed");
       return errorResult(error);
-    });
-    inFlight.add(call);
-    try {
-      return await call;
-    } finally {
-      inFlight.delete(call);
     }
-  });
+  }
 
   const unsubscribe = backend.onSkillsChanged?.(() => {
     server.sendToolListChanged().catch(() => {});
@@ -124,10 +134,15 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     unsubscribe?.();
     close?.();
   };
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
   const drained = async () => {
-    while (inFlight.size > 0) await Promise.allSettled(inFlight);
-    // The answers are sent in the turn after their calls settle.
-    await new Promise((resolve) => setImmediate(resolve));
+    // A call whose message was read just before the shutdown began reaches its handler a
+    // few microtasks later, and an answer is sent in the turn after its call settles.
+    do {
+      await nextTurn();
+      await Promise.allSettled(inFlight);
+    } while (inFlight.size > 0);
+    await nextTurn();
   };
   return { server, drained };
 }

@@ -37,30 +37,7 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const key = JSON.parse(
-      execFileSync(
-        process.execPath,
-        [
-          CLI,
-          "keys",
-          "create",
-          "--name",
-          "bench",
-          "--scope",
-          "full-access",
-          "--plan",
-          "enterprise",
-          "--limit-minute",
-          "100000000",
-          "--limit-day",
-          "1000000000",
-          "--json",
-          "--data-dir",
-          dataDir,
-        ],
-        { encoding: "utf8" },
-      ),
-    );
+    const key = createBenchKey(dataDir);
     const port = await freePort();
     const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
     child = startProcess(command[0], command.slice(1), {
@@ -87,6 +64,30 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     await close();
     throw err;
   }
+}
+
+/** An enterprise key on `dataDir` whose limits a bench cannot reach: `{ id, secret, … }`. */
+export function createBenchKey(dataDir) {
+  const limits = ["--plan", "enterprise", "--limit-minute", "100000000", "--limit-day", "1000000000"];
+  return JSON.parse(
+    execFileSync(
+      process.execPath,
+      [
+        CLI,
+        "keys",
+        "create",
+        "--name",
+        "bench",
+        "--scope",
+        "full-access",
+        ...limits,
+        "--json",
+        "--data-dir",
+        dataDir,
+      ],
+      { encoding: "utf8" },
+    ),
+  );
 }
 
 /** A port that was free a moment ago (the server binds it next). */

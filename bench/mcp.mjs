@@ -7,14 +7,13 @@
 // under 500 ms. Settings: BENCH_DURATION (s), BENCH_WARMUP (s), BENCH_MCP_CONCURRENCY
 // (calls in flight for the throughput figure, default 16; round trips one at a time are
 // measured too).
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CLI, fmt, LOG_LEVEL, settings, table } from "./lib.mjs";
+import { CLI, createBenchKey, fmt, LOG_LEVEL, settings, table } from "./lib.mjs";
 
 const TARGET_RATIO = 0.8;
 const TARGET_STARTUP_MS = 500;
@@ -27,31 +26,7 @@ export async function benchMcp() {
   const problems = [];
   const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-mcp-"));
   try {
-    const { secret } = JSON.parse(
-      execFileSync(
-        process.execPath,
-        [
-          CLI,
-          "keys",
-          "create",
-          "--name",
-          "bench-mcp",
-          "--scope",
-          "full-access",
-          "--plan",
-          "enterprise",
-        ].concat([
-          "--limit-minute",
-          "100000000",
-          "--limit-day",
-          "1000000000",
-          "--json",
-          "--data-dir",
-          dataDir,
-        ]),
-        { encoding: "utf8" },
-      ),
-    );
+    const { secret } = createBenchKey(dataDir);
     const env = { SKILLPORT_API_KEY: secret, SKILLPORT_DATA_DIR: dataDir, SKILLPORT_LOG_LEVEL: LOG_LEVEL };
     const servers = {
       "bare SDK server": {

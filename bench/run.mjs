@@ -3,7 +3,8 @@
 // in the same run by a separate load-generator process on 127.0.0.1.
 //
 // Targets (issue): execute >= 60% of the bare server's requests/s, execute p99 < 10 ms,
-// at 50 connections. Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
+// at 50 connections. Then the MCP part (bench/mcp.mjs: tools/call over stdio against a
+// bare SDK server, and start-up time). Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
 // 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,6 +24,7 @@ import {
   stop,
   table,
 } from "./lib.mjs";
+import { benchMcp } from "./mcp.mjs";
 
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 10;
@@ -161,6 +163,9 @@ try {
       "latencies are 2xx response times, percentiles exact over every sample.",
   );
 
+  const mcp = await benchMcp();
+  problems.push(...mcp.problems);
+
   const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
   const report = {
@@ -174,6 +179,7 @@ try {
     ratio,
     targets: { execute_ratio_min: TARGET_RATIO, execute_p99_max_ms: TARGET_P99_MS },
     pass,
+    mcp,
     persisted_execution_records: persisted,
     execute_answered_200: executeOk,
     problems,

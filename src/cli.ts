@@ -5,7 +5,7 @@ const USAGE = `skillport — find and run skills for AI agents
 
 Usage:
   skillport serve [--port N] [--host H] [--data-dir DIR]   REST API, MCP over HTTP, dashboard
-  skillport mcp [--data-dir DIR]                           MCP over stdio (key in SKILLPORT_API_KEY)
+  skillport mcp [--data-dir DIR | --remote URL]            MCP over stdio (key in SKILLPORT_API_KEY)
   skillport keys create --name NAME --scope read-only|full-access
         [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
         [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]

@@ -8,7 +8,8 @@ const CREATE_KEY_HINT =
 /**
  * `skillport mcp`: MCP over stdio for assistants that spawn a process. stdout carries
  * protocol messages only; logs go to stderr. The key comes from `SKILLPORT_API_KEY`,
- * and without a working one the process ends at once, saying how to create one.
+ * and without a working one the process ends at once, saying how to create one. With
+ * `--remote URL` it bridges to a running skillport over REST instead of running skills.
  */
 export async function runMcp(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -26,8 +27,11 @@ export async function runMcp(args: string[]): Promise<number> {
   });
   const logger = createLogger(config.logLevel, 2);
   // Loaded only now: a missing key is reported without loading the core.
-  const { openEmbedded, serveStdio } = await import("../mcp/stdio.js");
-  const opened = await openEmbedded(config, secret, logger);
+  const { openEmbedded, openRemote, serveStdio } = await import("../mcp/stdio.js");
+  const opened =
+    values.remote === undefined
+      ? await openEmbedded(config, secret, logger)
+      : await openRemote(values.remote, secret);
   if ("refused" in opened) {
     console.error(`skillport mcp: SKILLPORT_API_KEY does not work (${opened.refused}). ${CREATE_KEY_HINT}`);
     return 1;

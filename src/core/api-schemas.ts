@@ -50,8 +50,9 @@ export const ListExecutionsQuery = z.object({
 export type ListExecutionsQuery = z.output<typeof ListExecutionsQuery>;
 
 /** contract.md: `?wait=N` (0–60 s) long-polls until the record is terminal. */
+export const MAX_WAIT_SECONDS = 60;
 export const GetExecutionQuery = z.object({
-  wait: intFromQuery(0, 60).default(0),
+  wait: intFromQuery(0, MAX_WAIT_SECONDS).default(0),
 });
 
 export const ListSkillsQuery = z.object({

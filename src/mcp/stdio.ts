@@ -1,5 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createSkillport } from "../bootstrap.js";
+import { Skillport as SkillportClient } from "../client/index.js";
 import type { Config } from "../config.js";
 import { ServiceError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
@@ -8,6 +9,7 @@ import { packageVersion } from "../version.js";
 import type { SkillportBackend } from "./backend.js";
 import { EmbeddedBackend } from "./embedded-backend.js";
 import { createMcpServer } from "./mcp-server.js";
+import { RemoteBackend } from "./remote-backend.js";
 
 /** A backend ready to answer tool calls, or why the key does not work. */
 export type Opened = { backend: SkillportBackend; close: () => Promise<void> } | { refused: string };
@@ -31,6 +33,25 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
       await skillport.close();
     },
   };
+}
+
+/**
+ * A running skillport at `baseUrl`, over REST with the official client, for the key of
+ * `secret`: this process runs nothing itself and opens no store.
+ */
+export async function openRemote(baseUrl: string, secret: string): Promise<Opened> {
+  // No retries: a refusal (429 above all) is the tool call's answer, at once, as in
+  // embedded mode; the assistant decides whether to call again.
+  const client = new SkillportClient({ apiKey: secret, baseUrl, maxRetries: 0 });
+  try {
+    return { backend: await RemoteBackend.connect(client), close: () => client.close() };
+  } catch (err) {
+    await client.close();
+    if (err instanceof ServiceError && err.status === 401) return { refused: `${err.code}: ${err.message}` };
+    throw new Error(`skillport mcp: cannot use the skillport at ${baseUrl}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
 }
 
 /** Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. */

@@ -5,7 +5,7 @@ import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 
 /**
  * Black-box harness: the REAL built server (`node dist/src/cli.js serve`) as a child
@@ -246,6 +246,27 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * One server for a whole suite: started before its tests, stopped after them, and the
+ * suite fails if the server logged an error meanwhile. Call it in a `describe` body; the
+ * getter returns the server once the suite has started.
+ */
+export function serverForSuite(options: StartOptions = {}): () => TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    server = await startServer(options);
+  });
+  afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
+    await server?.stop();
+    expect(errors).toEqual([]);
+  });
+  return () => {
+    if (!server) throw new Error("the suite's server has not started");
+    return server;
+  };
 }
 
 /** Servers still running; killed if the test process exits without stopping them. */

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_PATH, type CreatedKey, REPO_ROOT, startServer, type TestServer } from "../contract/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI_PATH, type CreatedKey, REPO_ROOT, serverForSuite } from "../contract/harness.js";
+import { runNode } from "./mcp-clients.js";
 
 const inspectorCli = join(
   dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector-cli/package.json")),
@@ -11,47 +11,32 @@ const inspectorCli = join(
 
 /** Smoke test with the MCP Inspector's CLI (`inspector --cli`) listing and calling tools over stdio. */
 describe("MCP Inspector CLI against skillport mcp", () => {
-  let server: TestServer;
+  const server = serverForSuite();
   let key: CreatedKey;
-
   beforeAll(async () => {
-    server = await startServer();
-    key = await server.createRoomyKey();
-  });
-  afterAll(async () => {
-    await server?.stop();
+    key = await server().createRoomyKey();
   });
 
-  function inspect(...method: string[]) {
-    const args = [
-      inspectorCli,
-      "--cli",
-      "-e",
-      `SKILLPORT_API_KEY=${key.secret}`,
-      "-e",
-      "SKILLPORT_LOG_LEVEL=warn",
-      process.execPath,
-      CLI_PATH,
-      "mcp",
-      "--data-dir",
-      server.dataDir,
-      ...method,
-    ];
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      // The inspector finds its own package.json through `../package.json` of the working
-      // directory: run it from a folder whose parent holds one.
-      const child = spawn(process.execPath, args, { cwd: join(REPO_ROOT, "test") });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  // The inspector finds its own package.json through `../package.json` of the working
+  // directory: run it from a folder whose parent holds one.
+  const inspect = (...method: string[]) =>
+    runNode(
+      [
+        inspectorCli,
+        "--cli",
+        "-e",
+        `SKILLPORT_API_KEY=${key.secret}`,
+        "-e",
+        "SKILLPORT_LOG_LEVEL=warn",
+        process.execPath,
+        CLI_PATH,
+        "mcp",
+        "--data-dir",
+        server().dataDir,
+        ...method,
+      ],
+      { cwd: join(REPO_ROOT, "test") },
+    );
 
   it("lists the tools", async () => {
     const { code, stdout, stderr } = await inspect("--method", "tools/list");

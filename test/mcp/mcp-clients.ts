@@ -1,10 +1,15 @@
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CLI_PATH, type TestServer } from "../contract/harness.js";
 
-/** How a test reaches skillport over MCP: a real SDK client over one of the two transports. */
-export type McpTransportKind = "stdio" | "http";
+/**
+ * How a test reaches skillport over MCP, with a real SDK client: `skillport mcp` over
+ * stdio (embedded), `/mcp` over HTTP, or `skillport mcp --remote` bridging stdio to the
+ * server's REST API.
+ */
+export type McpTransportKind = "stdio" | "http" | "remote";
 
 export interface ConnectedClient {
   client: Client;
@@ -39,7 +44,10 @@ export async function connectMcp(
       stderr: () => "",
     };
   }
-  const transport = stdioTransport(server.dataDir, { SKILLPORT_API_KEY: secret, ...env });
+  const transport = stdioTransport(
+    kind === "remote" ? ["--remote", server.baseUrl] : ["--data-dir", server.dataDir],
+    { SKILLPORT_API_KEY: secret, ...env },
+  );
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -48,12 +56,50 @@ export async function connectMcp(
   return { client, close: () => client.close(), stderr: () => stderr };
 }
 
-/** `skillport mcp` on `dataDir`, spawned by the SDK's own stdio transport. */
-export function stdioTransport(dataDir: string, env: Record<string, string>): StdioClientTransport {
+/** `skillport mcp ARGS`, spawned by the SDK's own stdio transport. */
+export function stdioTransport(args: string[], env: Record<string, string>): StdioClientTransport {
   return new StdioClientTransport({
     command: process.execPath,
-    args: [CLI_PATH, "mcp", "--data-dir", dataDir],
+    args: [CLI_PATH, "mcp", ...args],
     env: { ...(process.env as Record<string, string>), SKILLPORT_LOG_LEVEL: "info", ...env },
     stderr: "pipe",
+  });
+}
+
+export interface ProcessOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node ARGS` to its end: writes `stdin` lines (JSON) and closes stdin after
+ * `closeStdinAfterMs` (never, when 0), and collects what it wrote.
+ */
+export function runNode(
+  args: string[],
+  options: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    stdin?: object[];
+    closeStdinAfterMs?: number;
+  },
+): Promise<ProcessOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...options.env },
+      cwd: options.cwd,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    for (const line of options.stdin ?? []) child.stdin.write(`${JSON.stringify(line)}\n`);
+    if (options.closeStdinAfterMs) setTimeout(() => child.stdin.end(), options.closeStdinAfterMs);
   });
 }

@@ -1,39 +1,22 @@
-import { spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI_PATH, type CreatedKey, startServer, type TestServer } from "../contract/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI_PATH, type CreatedKey, serverForSuite } from "../contract/harness.js";
+import { runNode } from "./mcp-clients.js";
 
 /** `skillport mcp` as a process an assistant spawns (contract.md, "MCP surface", stdio). */
 describe("skillport mcp (stdio process)", () => {
-  let server: TestServer;
+  const server = serverForSuite();
   let key: CreatedKey;
-
   beforeAll(async () => {
-    server = await startServer();
-    key = await server.createRoomyKey();
-  });
-  afterAll(async () => {
-    await server?.stop();
+    key = await server().createRoomyKey();
   });
 
   /** Runs `skillport mcp`, writes `lines` to its stdin, and collects what it wrote until it exits. */
-  function runMcp(env: Record<string, string | undefined>, lines: object[] = [], closeAfterMs = 0) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI_PATH, "mcp", "--data-dir", server.dataDir], {
-        env: { ...process.env, SKILLPORT_API_KEY: undefined, ...env },
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on("exit", (code) => resolve({ code, stdout, stderr }));
-      for (const line of lines) child.stdin.write(`${JSON.stringify(line)}\n`);
-      if (closeAfterMs > 0) setTimeout(() => child.stdin.end(), closeAfterMs);
+  const runMcp = (env: Record<string, string | undefined>, lines: object[] = [], closeAfterMs = 0) =>
+    runNode([CLI_PATH, "mcp", "--data-dir", server().dataDir], {
+      env: { SKILLPORT_API_KEY: undefined, ...env },
+      stdin: lines,
+      closeStdinAfterMs: closeAfterMs,
     });
-  }
 
   it("exits at once without SKILLPORT_API_KEY, naming the command that creates a key", async () => {
     const { code, stdout, stderr } = await runMcp({});
@@ -44,8 +27,8 @@ describe("skillport mcp (stdio process)", () => {
   });
 
   it("exits at once with a key that does not work", async () => {
-    const revoked = await server.createKey();
-    await server.revokeKey(revoked.id);
+    const revoked = await server().createKey();
+    await server().revokeKey(revoked.id);
     for (const secret of ["sk_live_not_a_key", revoked.secret]) {
       const { code, stdout, stderr } = await runMcp({ SKILLPORT_API_KEY: secret });
       expect(code).toBe(1);

@@ -12,7 +12,16 @@ export const EXECUTION_STATUSES = [
 ] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
-const TERMINAL: ReadonlySet<ExecutionStatus> = new Set(["completed", "failed", "timed_out", "cancelled"]);
+/** The statuses a record never leaves (contract.md, "Execution record"). */
+export const TERMINAL_STATUSES = [
+  "completed",
+  "failed",
+  "timed_out",
+  "cancelled",
+] as const satisfies readonly ExecutionStatus[];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+
+const TERMINAL: ReadonlySet<ExecutionStatus> = new Set(TERMINAL_STATUSES);
 
 export function isTerminal(status: ExecutionStatus): boolean {
   return TERMINAL.has(status);

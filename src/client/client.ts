@@ -1,0 +1,211 @@
+import { randomUUID } from "node:crypto";
+import type { DEFAULT_TIMEOUT_MS, MAX_WAIT_SECONDS } from "../core/api-schemas.js";
+import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
+import type { ExecutionEvent } from "../core/execution/events.js";
+import type { ExecutionRecord, ExecutionStatus, TerminalStatus } from "../core/execution/record.js";
+import { type ClientConfig, resolveConfig } from "./config.js";
+import { clientError, SkillportError } from "./errors.js";
+import { executionEventsOf } from "./sse.js";
+import { failureOf, type RequestSpec, Transport } from "./transport.js";
+import type {
+  CallOptions,
+  DiscoverInput,
+  ExecuteInput,
+  ExecuteOptions,
+  GetExecutionOptions,
+  ListExecutionsInput,
+  ListSkillsInput,
+  Page,
+  SkillportOptions,
+  WaitForExecutionOptions,
+} from "./types.js";
+
+/*
+ * Server constants the client must agree with, mirrored here because the client may
+ * not import server code at runtime; their types are the server's, so the compiler
+ * fails the build the day the two differ.
+ */
+/** contract.md: the timeout of an execution that does not set `timeout_ms`. */
+const SERVER_DEFAULT_TIMEOUT_MS: typeof DEFAULT_TIMEOUT_MS = 30_000;
+/** contract.md: the longest long poll, `?wait=60`. */
+const SERVER_MAX_WAIT_SECONDS: typeof MAX_WAIT_SECONDS = 60;
+/** contract.md, "Execution record": the statuses a record never leaves. */
+const TERMINAL: Record<ExecutionStatus, boolean> & Record<TerminalStatus, true> = {
+  queued: false,
+  running: false,
+  completed: true,
+  failed: true,
+  timed_out: true,
+  cancelled: true,
+};
+
+const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The official skillport client: `new Skillport()` reads the key from
+ * `SKILLPORT_API_KEY`; every method maps to one endpoint of `/v1`, retries what is safe
+ * to retry, and throws `SkillportError` for anything the server refuses.
+ */
+export class Skillport {
+  private readonly config: ClientConfig;
+  private readonly transport: Transport;
+
+  constructor(options: SkillportOptions = {}) {
+    this.config = resolveConfig(options);
+    this.transport = new Transport(this.config);
+  }
+
+  /** `POST /v1/discover`: skills ranked for a free-text query, each with its params JSON Schema. */
+  discover(request: DiscoverInput, options: CallOptions = {}): Promise<DiscoverResponse> {
+    return this.transport.json({
+      method: "POST",
+      path: "/v1/discover",
+      json: request,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * `POST /v1/execute`. Synchronous by default: resolves with the terminal record. With
+   * `async: true`: resolves at once with the queued record (follow it with
+   * `waitForExecution` or `executionEvents`). A failed execution is a record with
+   * `success: false`, unless `throwOnFailure` is set.
+   */
+  async execute(request: ExecuteInput, options: ExecuteOptions = {}): Promise<ExecutionRecord> {
+    const record = await this.transport.json<ExecutionRecord>({
+      method: "POST",
+      path: "/v1/execute",
+      json: request,
+      // Generated once per call and reused by every retry, so a retry never runs the skill twice.
+      headers: { "idempotency-key": options.idempotencyKey ?? randomUUID() },
+      signal: options.signal,
+      serverTimeMs: request.async ? 0 : (request.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
+    });
+    return options.throwOnFailure ? succeededOrThrow(record) : record;
+  }
+
+  /** `GET /v1/executions/{id}`; with `waitSeconds`, a long poll until the record is terminal. */
+  getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
+    const waitSeconds = options.waitSeconds ?? 0;
+    return this.transport.json({
+      method: "GET",
+      path: `/v1/executions/${encodeURIComponent(id)}${waitSeconds > 0 ? `?wait=${waitSeconds}` : ""}`,
+      signal: options.signal,
+      serverTimeMs: waitSeconds * 1000,
+    });
+  }
+
+  /**
+   * The record once it is terminal: long polls, one after another, until then. Rejects
+   * with code `timeout` if it is not terminal by the deadline (`timeoutMs`, default 10 minutes).
+   */
+  async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const deadlineMs = Date.now() + timeoutMs;
+    try {
+      for (;;) {
+        const secondsLeft = Math.ceil((deadlineMs - Date.now()) / 1000);
+        const waitSeconds = Math.max(1, Math.min(SERVER_MAX_WAIT_SECONDS, secondsLeft));
+        const record = await this.getExecution(id, { waitSeconds, signal });
+        if (TERMINAL[record.status]) return options.throwOnFailure ? succeededOrThrow(record) : record;
+      }
+    } catch (err) {
+      if (deadline.signal.aborted && !options.signal?.aborted) {
+        throw clientError("timeout", `Execution ${id} did not finish within ${timeoutMs} ms.`);
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** `POST /v1/executions/{id}/cancel`: the cancelled record (409 `execution_not_cancellable` if it had ended). */
+  cancelExecution(id: string, options: CallOptions = {}): Promise<ExecutionRecord> {
+    return this.transport.json({
+      method: "POST",
+      path: `/v1/executions/${encodeURIComponent(id)}/cancel`,
+      signal: options.signal,
+    });
+  }
+
+  /** `GET /v1/executions`, newest first: an async iterator over its pages, fetched as you go. */
+  listExecutions(
+    filter: ListExecutionsInput = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<Page<ExecutionRecord>> {
+    return this.pages("/v1/executions", filter, options);
+  }
+
+  /**
+   * `GET /v1/executions/{id}/events`: the execution's `status` and `progress` events as
+   * they happen, starting with its current status and ending after the terminal one.
+   * Leaving the loop early closes the stream.
+   */
+  async *executionEvents(id: string, options: CallOptions = {}): AsyncGenerator<ExecutionEvent> {
+    const body = await this.transport.stream({
+      method: "GET",
+      path: `/v1/executions/${encodeURIComponent(id)}/events`,
+      signal: options.signal,
+    });
+    try {
+      yield* executionEventsOf(body);
+    } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (err instanceof SyntaxError) {
+        throw clientError("unexpected_response", `An event of execution ${id} is not JSON.`, err);
+      }
+      throw failureOf(err, this.config.origin);
+    } finally {
+      body.destroy();
+    }
+  }
+
+  /** `GET /v1/skills`: the catalog, an async iterator over its pages. */
+  listSkills(paging: ListSkillsInput = {}, options: CallOptions = {}): AsyncGenerator<Page<SkillDetail>> {
+    return this.pages("/v1/skills", paging, options);
+  }
+
+  /** `GET /v1/skills/{skill_id}`: one skill with its params and result schemas, annotations and examples. */
+  getSkill(skillId: string, options: CallOptions = {}): Promise<SkillDetail> {
+    const path = skillId.split("/").map(encodeURIComponent).join("/");
+    return this.transport.json({ method: "GET", path: `/v1/skills/${path}`, signal: options.signal });
+  }
+
+  /** Closes the client's connection pool (not a dispatcher passed in by the caller). */
+  async close(): Promise<void> {
+    if (this.config.ownsDispatcher) await this.config.dispatcher.close();
+  }
+
+  private async *pages<T>(
+    path: string,
+    query: Record<string, string | number | undefined>,
+    options: CallOptions,
+  ): AsyncGenerator<Page<T>> {
+    let cursor = query.cursor === undefined ? undefined : String(query.cursor);
+    do {
+      const search = new URLSearchParams();
+      for (const [name, value] of Object.entries({ ...query, cursor })) {
+        if (value !== undefined) search.set(name, String(value));
+      }
+      const spec: RequestSpec = { method: "GET", path: `${path}?${search}`, signal: options.signal };
+      const page = await this.transport.json<Page<T>>(spec);
+      yield page;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+}
+
+/** The record if it succeeded; else a `SkillportError` with its error code and the record. */
+function succeededOrThrow(record: ExecutionRecord): ExecutionRecord {
+  if (!TERMINAL[record.status] || record.success) return record;
+  throw new SkillportError({
+    body: {
+      code: record.error?.code ?? "execution_failed",
+      message: record.error?.message ?? `Execution ${record.id} ended ${record.status}.`,
+    },
+    execution: record,
+  });
+}

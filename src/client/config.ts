@@ -1,0 +1,58 @@
+import { Agent, type Dispatcher } from "undici";
+import { clientError } from "./errors.js";
+import type { RetryEvent, SkillportOptions } from "./types.js";
+
+const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
+const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The client's options with every default applied, checked once when the client is made. */
+export interface ClientConfig {
+  apiKey: string;
+  /** `http(s)://host:port` of the service. */
+  origin: string;
+  /** The base URL's path, prepended to every request path ("" at the root). */
+  pathPrefix: string;
+  maxRetries: number;
+  timeoutMs: number;
+  dispatcher: Dispatcher;
+  /** The client made the dispatcher, so `close()` closes it; a caller's stays open. */
+  ownsDispatcher: boolean;
+  onRetry: ((event: RetryEvent) => void) | undefined;
+}
+
+/**
+ * Applies the defaults: the key and base URL from `SKILLPORT_API_KEY` and
+ * `SKILLPORT_BASE_URL` (interface-spec.md, Authentication 7). A missing key is an error
+ * here, before any request could be sent without one.
+ */
+export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv = process.env): ClientConfig {
+  const apiKey = options.apiKey ?? env.SKILLPORT_API_KEY;
+  if (!apiKey) {
+    throw clientError(
+      "missing_api_key",
+      "No API key: pass { apiKey } to new Skillport() or set SKILLPORT_API_KEY " +
+        "(create a key with `skillport keys create --name NAME --scope full-access`).",
+    );
+  }
+  const baseUrl = new URL(options.baseUrl ?? (env.SKILLPORT_BASE_URL || DEFAULT_BASE_URL));
+  if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") {
+    throw new TypeError(`baseUrl must be an http or https URL, not ${baseUrl.protocol}`);
+  }
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new RangeError("maxRetries must be an integer ≥ 0");
+  if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0");
+  return {
+    apiKey,
+    origin: baseUrl.origin,
+    pathPrefix: baseUrl.pathname.replace(/\/+$/, ""),
+    maxRetries,
+    timeoutMs,
+    // One keep-alive pool per origin (undici's Agent), reused by every call of this client.
+    dispatcher: options.dispatcher ?? new Agent(),
+    ownsDispatcher: options.dispatcher === undefined,
+    onRetry: options.onRetry,
+  };
+}

@@ -1,0 +1,107 @@
+import type { SkillportError } from "./errors.js";
+
+/** Exponential backoff: the first retry waits up to 500 ms, each next one up to twice as long… */
+export const BACKOFF_BASE_MS = 500;
+/** …but never more than 8 s. */
+export const BACKOFF_CAP_MS = 8_000;
+/**
+ * A server asking to wait longer than this (a key's daily limit is spent) is not waited
+ * for: the error goes to the caller at once, with `retryAfterSeconds` telling how long.
+ * A minute window never asks for more.
+ */
+export const MAX_SERVER_WAIT_MS = 60_000;
+
+/**
+ * Statuses worth another try. 429 and 503 are the contract's; 502 and 504 come from
+ * proxies in front of the service when it is briefly unreachable. Every other 4xx is the
+ * caller's to fix, and a 500 is a bug that a retry would only repeat.
+ */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/**
+ * Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): a uniformly
+ * random wait up to the capped exponential, so that many clients refused together do
+ * not come back together. `retry` is 1 for the first retry.
+ */
+export function backoffDelayMs(retry: number): number {
+  const ceilingMs = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retry - 1));
+  return Math.floor(Math.random() * ceilingMs);
+}
+
+/**
+ * The wait a `Retry-After` header asks for (RFC 9110 §10.2.3): delay-seconds or an
+ * HTTP-date. Undefined when absent or unreadable.
+ */
+export function retryAfterHeaderMs(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const dateMs = Date.parse(text);
+  return Number.isNaN(dateMs) ? undefined : Math.max(0, dateMs - nowMs);
+}
+
+/** What the policy needs to know about a failed attempt. */
+export interface FailedAttempt {
+  error: SkillportError;
+  /** The response's `Retry-After` header, if any. */
+  retryAfterHeader: string | undefined;
+  /** 1 for the first retry this call would make (of any kind). */
+  retry: number;
+  /** Retries the call may still make under `maxRetries`. */
+  retriesLeft: number;
+  /**
+   * True when an earlier attempt of this same call (same Idempotency-Key) reached the
+   * server and lost its connection, and may therefore still be running there.
+   */
+  ownAttemptMayBeRunning: boolean;
+  nowMs: number;
+}
+
+export interface RetryDecision {
+  delayMs: number;
+  /** Whether this retry uses up one of `maxRetries`. */
+  counted: boolean;
+}
+
+/**
+ * Whether and how long to wait before the next attempt; undefined to give up and throw.
+ * The server's own hint wins (the header, else `error.retry_after`); otherwise backoff.
+ */
+export function decideRetry(attempt: FailedAttempt): RetryDecision | undefined {
+  const { error } = attempt;
+  // `idempotency_in_progress` is a 409, never retried as such: the caller's key is busy.
+  // But after this call's own attempt was cut off mid-flight, it means that attempt is
+  // still running on the server; waiting for it is how the call gets its one record.
+  // The caller's deadline (timeoutMs + timeout_ms) bounds these waits, not maxRetries.
+  if (error.code === "idempotency_in_progress" && attempt.ownAttemptMayBeRunning) {
+    return { delayMs: backoffDelayMs(attempt.retry), counted: false };
+  }
+  if (attempt.retriesLeft <= 0) return undefined;
+  const retryable =
+    error.code === "connection_error" || (error.status !== undefined && RETRYABLE_STATUSES.has(error.status));
+  if (!retryable) return undefined;
+  const serverWaitMs =
+    retryAfterHeaderMs(attempt.retryAfterHeader, attempt.nowMs) ??
+    (error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000);
+  if (serverWaitMs === undefined) return { delayMs: backoffDelayMs(attempt.retry), counted: true };
+  return serverWaitMs <= MAX_SERVER_WAIT_MS ? { delayMs: serverWaitMs, counted: true } : undefined;
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,33 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { ExecutionEvent } from "../core/execution/events.js";
+import type { ExecutionRecord } from "../core/execution/record.js";
+
+/**
+ * The execution events of a `GET /v1/executions/{id}/events` body, in order. The
+ * server sends `status` events (data: the record) and `progress` events (data: the
+ * event itself); other event names, if a later server adds some, are skipped.
+ */
+export async function* executionEventsOf(
+  body: AsyncIterable<Uint8Array | string>,
+): AsyncGenerator<ExecutionEvent> {
+  for await (const message of serverSentEvents(body)) {
+    if (message.event === "status") {
+      yield { type: "status", record: JSON.parse(message.data) as ExecutionRecord };
+    } else if (message.event === "progress") {
+      yield JSON.parse(message.data) as ExecutionEvent;
+    }
+  }
+}
+
+/** Server-Sent Events of a byte stream, parsed by eventsource-parser as chunks arrive. */
+async function* serverSentEvents(
+  body: AsyncIterable<Uint8Array | string>,
+): AsyncGenerator<EventSourceMessage> {
+  const parsed: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => parsed.push(message) });
+  const decoder = new TextDecoder();
+  for await (const chunk of body) {
+    parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    yield* parsed.splice(0);
+  }
+}

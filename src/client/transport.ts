@@ -1,0 +1,172 @@
+import type { Dispatcher } from "undici";
+import type { ClientConfig } from "./config.js";
+import { clientError, errorBodyOf, SkillportError } from "./errors.js";
+import { decideRetry, sleep } from "./retry.js";
+
+/** One logical call; the transport may send it several times. */
+export interface RequestSpec {
+  method: "GET" | "POST";
+  /** Path and query under the base URL, e.g. `/v1/executions?limit=20`. */
+  path: string;
+  json?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+  /**
+   * Time the call itself asks the server to spend before answering (a synchronous
+   * execution's timeout, a long poll's wait), allowed on top of `timeoutMs`.
+   */
+  serverTimeMs?: number;
+}
+
+/** How long a stream may stay silent: the server sends a keep-alive comment every 15 s. */
+const STREAM_IDLE_MS = 45_000;
+
+/** Errors of the socket or of name resolution that mean "try again", not "your request is wrong". */
+const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+const TIMEOUT_ERROR_CODES: ReadonlySet<string> = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; error: SkillportError; retryAfterHeader?: string };
+
+/**
+ * Sends requests with the key, and retries what is worth retrying (retry.ts decides
+ * which and how long to wait). Everything that leaves it is a value or a `SkillportError`,
+ * except the caller's own abort, which rejects with the signal's reason.
+ */
+export class Transport {
+  constructor(private readonly config: ClientConfig) {}
+
+  /** The parsed JSON body of a successful response. */
+  json<T>(spec: RequestSpec): Promise<T> {
+    return this.send(spec, false, async (response) => {
+      const text = await response.body.text();
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new SkillportError({
+          status: response.statusCode,
+          body: {
+            code: "unexpected_response",
+            message: `HTTP ${response.statusCode} with a body that is not JSON`,
+          },
+        });
+      }
+    });
+  }
+
+  /** The body of a successful streaming response (Server-Sent Events), unread. */
+  stream(spec: RequestSpec): Promise<Dispatcher.ResponseData["body"]> {
+    return this.send(spec, true, async (response) => response.body);
+  }
+
+  private async send<T>(
+    spec: RequestSpec,
+    streaming: boolean,
+    read: (response: Dispatcher.ResponseData) => Promise<T>,
+  ): Promise<T> {
+    const { maxRetries, timeoutMs, onRetry } = this.config;
+    const startedMs = Date.now();
+    let retriesLeft = maxRetries;
+    let connectionLost = false;
+    for (let retry = 1; ; retry++) {
+      const outcome = await this.attempt(spec, streaming, read);
+      if (outcome.ok) return outcome.value;
+      const { error } = outcome;
+      if (error.code === "connection_error") connectionLost = true;
+      const decision = decideRetry({
+        error,
+        retryAfterHeader: outcome.retryAfterHeader,
+        retry,
+        retriesLeft,
+        ownAttemptMayBeRunning:
+          connectionLost && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
+        nowMs: Date.now(),
+      });
+      if (decision === undefined) throw error;
+      if (decision.counted) retriesLeft--;
+      onRetry?.({ retry, delayMs: decision.delayMs, error, method: spec.method, path: spec.path });
+      await sleep(decision.delayMs, spec.signal);
+    }
+  }
+
+  private async attempt<T>(
+    spec: RequestSpec,
+    streaming: boolean,
+    read: (response: Dispatcher.ResponseData) => Promise<T>,
+  ): Promise<Attempt<T>> {
+    const { config } = this;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${config.apiKey}`,
+      accept: streaming ? "text/event-stream" : "application/json",
+      ...spec.headers,
+    };
+    if (spec.json !== undefined) headers["content-type"] = "application/json";
+    try {
+      const response = await config.dispatcher.request({
+        origin: config.origin,
+        path: config.pathPrefix + spec.path,
+        method: spec.method,
+        headers,
+        body: spec.json === undefined ? undefined : JSON.stringify(spec.json),
+        signal: spec.signal,
+        headersTimeout: config.timeoutMs + (spec.serverTimeMs ?? 0),
+        bodyTimeout: streaming ? STREAM_IDLE_MS : config.timeoutMs,
+      });
+      if (response.statusCode < 400) return { ok: true, value: await read(response) };
+      return { ok: false, ...(await errorOf(response)) };
+    } catch (err) {
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      return { ok: false, error: failureOf(err, config.origin) };
+    }
+  }
+}
+
+/**
+ * A failure below HTTP (socket, timeout) as a `SkillportError`. A `SkillportError` passes
+ * through; anything else is a bug or a misuse (e.g. an invalid header) and is rethrown.
+ */
+export function failureOf(err: unknown, origin: string): SkillportError {
+  if (err instanceof SkillportError) return err;
+  const code = (err as { code?: unknown }).code;
+  const reason = err instanceof Error ? err.message : String(err);
+  if (typeof code === "string" && TIMEOUT_ERROR_CODES.has(code)) {
+    return clientError("timeout", `No answer from ${origin} in time (${reason}).`, err);
+  }
+  if (typeof code === "string" && CONNECTION_ERROR_CODES.has(code)) {
+    return clientError("connection_error", `The connection to ${origin} failed: ${reason}`, err);
+  }
+  throw err;
+}
+
+/** An error response as a `SkillportError`, keeping the server's body verbatim. */
+async function errorOf(
+  response: Dispatcher.ResponseData,
+): Promise<{ error: SkillportError; retryAfterHeader?: string }> {
+  const status = response.statusCode;
+  const text = await response.body.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const body = errorBodyOf(json) ?? {
+    code: "unexpected_response",
+    message: `HTTP ${status} without the service's error body`,
+  };
+  const retryAfter = response.headers["retry-after"];
+  return {
+    error: new SkillportError({ status, body }),
+    retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * `skillport`: what a skill's author imports. The service itself is the `skillport`
+ * command; the client library is `skillport/client`.
+ */
+export type {
+  ProgressUpdate,
+  Skill,
+  SkillAnnotations,
+  SkillContext,
+  SkillExample,
+} from "./core/skills/skill.js";
+export { defineSkill, SkillError } from "./core/skills/skill.js";

@@ -1,0 +1,141 @@
+import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
+import type { DiscoverRequest } from "../core/api-schemas.js";
+import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
+import { ERROR_CODES, type ErrorCode, ServiceError } from "../core/errors.js";
+import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
+import type { Scope } from "../core/keys/api-key.js";
+import type { ProgressUpdate } from "../core/skills/skill.js";
+import type { ExecuteCall, SkillportBackend } from "./backend.js";
+
+/** How long a fetched catalog is used before it is fetched again. */
+const CATALOG_TTL_MS = 60_000;
+const PAGE_SIZE = 100;
+
+/**
+ * The tools answered by a running skillport over REST, through the official client
+ * (`skillport mcp --remote URL`). Runs are started asynchronously and followed on their
+ * event stream, so that progress reaches the assistant and a cancelled call cancels the
+ * execution, exactly as in embedded mode.
+ */
+export class RemoteBackend implements SkillportBackend {
+  private catalog: { skills: readonly SkillDetail[]; fetchedAt: number } | undefined;
+
+  private constructor(
+    private readonly client: SkillportClient,
+    private readonly callerScope: Scope,
+  ) {}
+
+  /**
+   * Connects with the key of `client`, and learns its scope by asking for the one thing
+   * only full-access keys may read. Throws the server's refusal (e.g. `invalid_api_key`).
+   */
+  static async connect(client: SkillportClient): Promise<RemoteBackend> {
+    const scope = await remote(async (): Promise<Scope> => {
+      try {
+        await client.listExecutions({ limit: 1 }).next();
+        return "full-access";
+      } catch (err) {
+        if (err instanceof SkillportError && err.code === "insufficient_scope") return "read-only";
+        throw err;
+      }
+    });
+    return new RemoteBackend(client, scope);
+  }
+
+  async scope(): Promise<Scope> {
+    return this.callerScope;
+  }
+
+  async skills(): Promise<readonly SkillDetail[]> {
+    if (this.catalog && Date.now() - this.catalog.fetchedAt < CATALOG_TTL_MS) return this.catalog.skills;
+    const skills = await remote(async () => {
+      const all: SkillDetail[] = [];
+      for await (const page of this.client.listSkills({ limit: PAGE_SIZE })) all.push(...page.data);
+      return all;
+    });
+    this.catalog = { skills, fetchedAt: Date.now() };
+    return skills;
+  }
+
+  discover(request: DiscoverRequest): Promise<DiscoverResponse> {
+    return remote(() => this.client.discover(request));
+  }
+
+  async execute({
+    request,
+    waitMs,
+    idempotencyKey,
+    signal,
+    onProgress,
+  }: ExecuteCall): Promise<ExecutionRecord> {
+    const started = await remote(() =>
+      this.client.execute(
+        { ...request, async: true },
+        { ...(idempotencyKey ? { idempotencyKey } : {}), signal },
+      ),
+    );
+    return this.follow(started, waitMs ?? request.timeout_ms + 5_000, signal, onProgress);
+  }
+
+  async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
+    const current = await remote(() => this.client.getExecution(id, { signal }));
+    return waitMs > 0 ? this.follow(current, waitMs, signal, undefined, false) : current;
+  }
+
+  /**
+   * Follows an execution on its event stream until it is terminal or `waitMs` passes,
+   * passing progress on; the latest record. A cancelled call cancels the execution
+   * (`cancelOnAbort`), as a cancelled embedded call does.
+   */
+  private async follow(
+    record: ExecutionRecord,
+    waitMs: number,
+    signal: AbortSignal,
+    onProgress: ((update: ProgressUpdate) => void) | undefined,
+    cancelOnAbort = true,
+  ): Promise<ExecutionRecord> {
+    if (isTerminal(record.status)) return record;
+    const waited = AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
+    let latest = record;
+    try {
+      for await (const event of this.client.executionEvents(record.id, { signal: waited })) {
+        if (event.type === "progress") {
+          const { execution_id: _, type: __, ...update } = event;
+          onProgress?.(update);
+        } else {
+          latest = event.record;
+          if (isTerminal(latest.status)) return latest;
+        }
+      }
+    } catch (err) {
+      if (!waited.aborted) throw toServiceError(err);
+    }
+    if (signal.aborted && cancelOnAbort) {
+      return remote(() => this.client.cancelExecution(record.id)).catch(() => latest);
+    }
+    return latest;
+  }
+}
+
+/** Runs a client call, turning its failures into the core's errors so the tools answer alike. */
+async function remote<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw toServiceError(err);
+  }
+}
+
+function toServiceError(err: unknown): unknown {
+  if (!(err instanceof SkillportError)) return err;
+  if (err.code in ERROR_CODES) {
+    return new ServiceError(err.code as ErrorCode, {
+      message: err.message,
+      details: err.details,
+      retryAfterSeconds: err.retryAfterSeconds,
+      cause: err,
+    });
+  }
+  // The server could not be reached or answered nonsense: the caller may retry later.
+  return new ServiceError("service_unavailable", { message: err.message, cause: err });
+}

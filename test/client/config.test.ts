@@ -1,0 +1,90 @@
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Skillport, SkillportError } from "../../src/client/index.js";
+import { type CreatedKey, serverForSuite } from "../contract/harness.js";
+import { startTcpProxy } from "../contract/tcp-proxy.js";
+
+const ENV_NAMES = ["SKILLPORT_API_KEY", "SKILLPORT_BASE_URL"] as const;
+
+describe("client configuration", () => {
+  const server = serverForSuite();
+  let key: CreatedKey;
+  const savedEnv = Object.fromEntries(ENV_NAMES.map((name) => [name, process.env[name]]));
+
+  beforeAll(async () => {
+    key = await server().createRoomyKey({ scope: "read-only" });
+  });
+  afterEach(() => {
+    for (const name of ENV_NAMES) {
+      const saved = savedEnv[name];
+      if (saved === undefined) delete process.env[name];
+      else process.env[name] = saved;
+    }
+  });
+
+  it("reads the key from SKILLPORT_API_KEY and the address from SKILLPORT_BASE_URL when none is passed", async () => {
+    process.env.SKILLPORT_API_KEY = key.secret;
+    process.env.SKILLPORT_BASE_URL = server().baseUrl;
+    const client = new Skillport();
+    try {
+      const found = await client.discover({ query: "evaluate a math expression" });
+      expect(found.results.map((result) => result.skill_id)).toContain("math.evaluate");
+      // The key used is the read-only one from the environment: execution is refused.
+      await expect(
+        client.execute({ skill_id: "math.evaluate", params: { expression: "1" } }),
+      ).rejects.toMatchObject({
+        status: 403,
+        code: "insufficient_scope",
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an apiKey passed explicitly wins over the environment", async () => {
+    process.env.SKILLPORT_API_KEY = "sk_live_notarealkey";
+    const client = new Skillport({ apiKey: key.secret, baseUrl: server().baseUrl });
+    try {
+      expect((await client.getSkill("math.evaluate")).skill_id).toBe("math.evaluate");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a base URL with a trailing slash works", async () => {
+    const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
+    try {
+      expect((await client.getSkill("math.evaluate")).skill_id).toBe("math.evaluate");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("without a key (none passed, SKILLPORT_API_KEY unset or empty) fails with missing_api_key before any request", async () => {
+    const proxy = await startTcpProxy(server().baseUrl);
+    try {
+      for (const value of [undefined, ""]) {
+        if (value === undefined) delete process.env.SKILLPORT_API_KEY;
+        else process.env.SKILLPORT_API_KEY = value;
+        let thrown: unknown;
+        try {
+          new Skillport({ baseUrl: proxy.baseUrl });
+        } catch (err) {
+          thrown = err;
+        }
+        expect(thrown).toBeInstanceOf(SkillportError);
+        const error = thrown as SkillportError;
+        expect(error.code).toBe("missing_api_key");
+        expect(error.status).toBeUndefined();
+        expect(error.message).toMatch(/SKILLPORT_API_KEY/);
+        expect(error.message).toMatch(/skillport keys create/);
+      }
+      expect(proxy.connections).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("refuses a base URL that is not http(s)", () => {
+    expect(() => new Skillport({ apiKey: key.secret, baseUrl: "ftp://127.0.0.1" })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type RetryEvent, Skillport } from "../../src/client/index.js";
+import {
+  awayFromMinuteBoundary,
+  limitHeaders,
+  serverForSuite,
+  type TestServer,
+} from "../contract/harness.js";
+import { startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
+import { rejectionOf } from "./support.js";
+
+/** Every execution of `owner`'s key for one skill, read straight from the server. */
+async function executionsOf(server: TestServer, secret: string, skillId: string) {
+  const lister = new Skillport({ apiKey: secret, baseUrl: server.baseUrl });
+  try {
+    const records = [];
+    for await (const page of lister.listExecutions({ skill_id: skillId, limit: 100 }))
+      records.push(...page.data);
+    return records;
+  } finally {
+    await lister.close();
+  }
+}
+
+describe("client retries against the real server", () => {
+  const suiteServer = serverForSuite();
+  let proxy: TcpProxy | undefined;
+  let behindProxy: Skillport | undefined;
+  afterEach(async () => {
+    await behindProxy?.close();
+    await proxy?.close();
+  });
+
+  /** A client of a fresh owner's key, behind a proxy that cuts its first connection after the request. */
+  async function clientWithFirstConnectionCut(owner: string) {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner });
+    proxy = await startTcpProxy(server.baseUrl, (index) => (index === 0 ? "cut-after-request" : "forward"));
+    const retries: RetryEvent[] = [];
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
+      onRetry: (e) => retries.push(e),
+    });
+    return { client: behindProxy, retries, proxy, secret: key.secret, server };
+  }
+
+  it("never retries 400, 401, 403, 404, 409 or 422: each call is one request", async () => {
+    const server = suiteServer();
+    const key = await server.createKey({ plan: "enterprise", limitMinute: 10_000, limitDay: 1_000_000 });
+    const readOnlyKey = await server.createRoomyKey({ scope: "read-only" });
+    const retries: RetryEvent[] = [];
+    const onRetry = (event: RetryEvent) => retries.push(event);
+    const client = new Skillport({ apiKey: key.secret, baseUrl: server.baseUrl, onRetry });
+    const readOnly = new Skillport({ apiKey: readOnlyKey.secret, baseUrl: server.baseUrl, onRetry });
+    const stranger = new Skillport({ apiKey: "sk_live_notarealkey", baseUrl: server.baseUrl, onRetry });
+    try {
+      // Every request with a valid key counts once in its minute window: the count of
+      // requests the server saw is the drop in X-RateLimit-Remaining.
+      await awayFromMinuteBoundary(20);
+      const remainingBefore = limitHeaders(
+        await server.request("GET", "/v1/skills", { key: key.secret }),
+      ).remaining;
+      const done = await client.execute({ skill_id: "math.evaluate", params: { expression: "1" } });
+      const refusals = [
+        await rejectionOf(client.execute({ skill_id: "math.evaluate", params: {}, timeout_ms: 0 })),
+        await rejectionOf(client.execute({ skill_id: "no.such.skill", params: {} })),
+        await rejectionOf(client.getSkill("no.such.skill")),
+        await rejectionOf(client.getExecution("exec_unknown")),
+        await rejectionOf(client.cancelExecution(done.id)),
+        await rejectionOf(client.execute({ skill_id: "math.evaluate", params: { expression: 1 } })),
+      ];
+      await client.execute(
+        { skill_id: "math.evaluate", params: { expression: "2" } },
+        { idempotencyKey: "reused-key" },
+      );
+      refusals.push(
+        await rejectionOf(
+          client.execute(
+            { skill_id: "math.evaluate", params: { expression: "3" } },
+            { idempotencyKey: "reused-key" },
+          ),
+        ),
+      );
+      const remainingAfter = limitHeaders(
+        await server.request("GET", "/v1/skills", { key: key.secret }),
+      ).remaining;
+      expect(refusals.map((err) => [err.status, err.code])).toEqual([
+        [400, "invalid_request"],
+        [404, "skill_not_found"],
+        [404, "skill_not_found"],
+        [404, "execution_not_found"],
+        [409, "execution_not_cancellable"],
+        [422, "invalid_params"],
+        [422, "idempotency_key_reused"],
+      ]);
+      // 1 (the headers read) + 1 + 6 + 1 + 1 requests: no refusal was sent twice.
+      expect(remainingBefore - remainingAfter).toBe(1 + 1 + 6 + 1 + 1);
+
+      const unauthorized = await rejectionOf(stranger.discover({ query: "anything" }));
+      expect([unauthorized.status, unauthorized.code]).toEqual([401, "invalid_api_key"]);
+      const forbidden = await rejectionOf(readOnly.execute({ skill_id: "math.evaluate", params: {} }));
+      expect([forbidden.status, forbidden.code]).toEqual([403, "insufficient_scope"]);
+      expect(retries).toEqual([]);
+    } finally {
+      await Promise.all([client.close(), readOnly.close(), stranger.close()]);
+    }
+  });
+
+  it("after a connection dropped mid-request, the retry returns the first record and the skill ran once", async () => {
+    const { client, retries, proxy, secret, server } = await clientWithFirstConnectionCut("dropped-fast");
+    const text = `sent once ${Date.now()}`;
+    const record = await client.execute({ skill_id: "message.send", params: { channel: "drops", text } });
+    expect(record).toMatchObject({ status: "completed", success: true });
+    expect(retries[0]?.error.code).toBe("connection_error");
+    expect(proxy.connections).toBeGreaterThanOrEqual(2);
+
+    const executions = await executionsOf(server, secret, "message.send");
+    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+    const listed = await client.execute({ skill_id: "message.list", params: { channel: "drops" } });
+    const messages = (listed.result?.messages ?? []) as { text: string }[];
+    expect(messages.filter((message) => message.text === text)).toHaveLength(1);
+  });
+
+  it("after a connection dropped while the skill still runs, the client waits for that run instead of starting another", async () => {
+    const { client, retries, secret, server } = await clientWithFirstConnectionCut("dropped-slow");
+    const record = await client.execute({ skill_id: "util.wait", params: { ms: 1_500 } });
+    expect(record).toMatchObject({ status: "completed", success: true, result: { waited_ms: 1_500 } });
+    expect(retries[0]?.error.code).toBe("connection_error");
+    // Later retries, if any, can only have met the first run still in progress.
+    for (const retry of retries.slice(1)) expect(retry.error.code).toBe("idempotency_in_progress");
+    const executions = await executionsOf(server, secret, "util.wait");
+    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+  });
+
+  it("retries a connection that drops every time maxRetries times, then throws connection_error", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ scope: "read-only" });
+    proxy = await startTcpProxy(server.baseUrl, () => "cut-after-request");
+    const retries: RetryEvent[] = [];
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
+      maxRetries: 2,
+      onRetry: (event) => retries.push(event),
+    });
+    const err = await rejectionOf(behindProxy.discover({ query: "anything" }));
+    expect(err.code).toBe("connection_error");
+    expect(err.status).toBeUndefined();
+    expect(retries.map((retry) => [retry.retry, retry.error.code, retry.method, retry.path])).toEqual([
+      [1, "connection_error", "POST", "/v1/discover"],
+      [2, "connection_error", "POST", "/v1/discover"],
+    ]);
+    expect(proxy.connections).toBe(3);
+  });
+});

@@ -1,0 +1,121 @@
+import { connect, createServer, type Socket } from "node:net";
+
+/**
+ * What the proxy does with one client connection:
+ * - `forward`: relays both ways, untouched;
+ * - `cut-after-request`: relays the first request to the target, then closes the
+ *   client's side without an answer (the server got the request and handles it; the
+ *   client sees the connection drop);
+ * - `{ respond }`: answers the first request with this raw HTTP response text itself
+ *   and closes the connection (the target never sees it).
+ */
+export type ConnectionPlan = "forward" | "cut-after-request" | { respond: string };
+
+export interface TcpProxy {
+  /** `http://127.0.0.1:PORT`, to use as a client's base URL. */
+  readonly baseUrl: string;
+  /** Client connections accepted so far. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of `targetBaseUrl`, deciding per connection (by its
+ * index, 0 for the first) what happens to it. Used to drop connections and to send
+ * answers the real server never sends (e.g. a chosen `Retry-After`).
+ */
+export async function startTcpProxy(
+  targetBaseUrl: string,
+  plan: (connectionIndex: number) => ConnectionPlan = () => "forward",
+): Promise<TcpProxy> {
+  const target = new URL(targetBaseUrl);
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((client) => {
+    const index = connections++;
+    sockets.add(client);
+    client.once("close", () => sockets.delete(client));
+    client.on("error", () => client.destroy());
+    const decided = plan(index);
+    if (typeof decided === "object") {
+      answerFirstRequest(client, decided.respond);
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.add(upstream);
+    upstream.once("close", () => {
+      sockets.delete(upstream);
+      client.destroy();
+    });
+    upstream.on("error", () => upstream.destroy());
+    client.once("close", () => {
+      // After a cut the server's answer is still read and thrown away, so the server
+      // sees an ordinary request that completes.
+      if (decided === "forward") upstream.destroy();
+      else upstream.resume();
+    });
+    if (decided === "forward") {
+      client.pipe(upstream);
+      upstream.pipe(client);
+      return;
+    }
+    relayOneRequestThenCut(client, upstream);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("proxy has no port");
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    get connections() {
+      return connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Waits for a whole request (head and `Content-Length` body) to arrive; resolves with its bytes. */
+function onWholeRequest(client: Socket, then: (request: Buffer) => void): void {
+  let received = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    const headEnd = received.indexOf("\r\n\r\n");
+    if (headEnd < 0) return;
+    const head = received.subarray(0, headEnd).toString("latin1");
+    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+    if (received.length < headEnd + 4 + length) return;
+    client.off("data", onData);
+    then(received);
+  };
+  client.on("data", onData);
+}
+
+function relayOneRequestThenCut(client: Socket, upstream: Socket): void {
+  onWholeRequest(client, (request) => {
+    // Cut once the request has been handed to the server's socket, before any answer.
+    upstream.write(request, () => client.destroy());
+  });
+}
+
+function answerFirstRequest(client: Socket, response: string): void {
+  onWholeRequest(client, () => client.end(response));
+}
+
+/** A raw HTTP/1.1 response with a JSON body, closing the connection (for `{ respond }`). */
+export function rawJsonResponse(status: number, headers: Record<string, string>, body: unknown): string {
+  const text = JSON.stringify(body);
+  const lines = [
+    `HTTP/1.1 ${status} Status ${status}`,
+    "content-type: application/json; charset=utf-8",
+    `content-length: ${Buffer.byteLength(text)}`,
+    "connection: close",
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  return `${lines.join("\r\n")}\r\n\r\n${text}`;
+}

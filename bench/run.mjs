@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runDiscoveryScale } from "./discovery-scale.mjs";
 import {
   fmt,
   LOG_LEVEL,
@@ -195,4 +196,11 @@ try {
   process.exitCode = 1;
 } finally {
   await Promise.all([skillport?.close(), bare && stop(bare)]);
+}
+
+// Discovery at catalog scale (issue 6): in-process index figures, no server involved.
+const scale = await runDiscoveryScale();
+if (!scale.ok) {
+  console.error("CORRECTNESS: discovery at scale returned no result or missed an update");
+  process.exitCode = 1;
 }

@@ -3,6 +3,7 @@ import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
+import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { openStore } from "./store/open-store.js";
 
 /** The core with the built-in skills on the configured store; not started. */
@@ -20,5 +21,7 @@ export function createSkillport(
     retentionDays: config.retentionDays,
     skillConfig: config.skillConfig,
     adminToken: config.adminToken,
+    // Created here, loaded only by `start()`, in the background (see UseLiteEmbedder).
+    embedder: config.discoveryMode === "hybrid" ? new UseLiteEmbedder() : undefined,
   });
 }

@@ -40,6 +40,7 @@ const Env = z.object({
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
   // Long enough that guessing it is hopeless even without the failed-sign-in limit.
   SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
   SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
   SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
@@ -62,6 +63,8 @@ export interface Config {
   skillConfig: Record<string, Record<string, unknown>>;
   /** The dashboard's sign-in token; undefined means one-time links printed by `serve`. */
   adminToken: string | undefined;
+  /** `hybrid`: BM25F fused with the shipped embedding model; `lexical`: BM25F only, no model loaded. */
+  discoveryMode: "hybrid" | "lexical";
   mcp: McpConfig;
 }
 
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
     adminToken: e.SKILLPORT_ADMIN_TOKEN,
+    discoveryMode: e.SKILLPORT_DISCOVERY_MODE,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
       tags: e.SKILLPORT_MCP_TOOL_TAGS,

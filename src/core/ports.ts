@@ -215,6 +215,25 @@ export interface UsageStore {
   deleteBefore(beforeSeconds: number): Promise<number>;
 }
 
+/** A cached embedding: the vector a model gave for a text, found again by the text's hash. */
+export interface CachedEmbedding {
+  /** SHA-256 (hex) of the exact text that was embedded. */
+  textHash: string;
+  vector: Float32Array;
+}
+
+/**
+ * Embeddings computed once and kept (issue 6): discovery embeds each skill's text once per
+ * model, so a restart or a second process reuses the vectors instead of running the model
+ * again. Keyed by content, so a changed skill simply misses and is embedded anew.
+ */
+export interface EmbeddingStore {
+  /** The cached vectors of `model` among `textHashes` (missing hashes are absent). */
+  getMany(model: string, textHashes: readonly string[]): Promise<CachedEmbedding[]>;
+  /** Stores vectors; an existing (model, hash) is replaced. */
+  putMany(model: string, embeddings: readonly CachedEmbedding[]): Promise<void>;
+}
+
 /** Everything the core keeps, behind one handle. */
 export interface Store {
   keys: KeyStore;
@@ -222,6 +241,7 @@ export interface Store {
   idempotency: IdempotencyStore;
   messages: MessageStore;
   memory: MemoryStore;
+  embeddings: EmbeddingStore;
   limiter: Limiter;
   usage: UsageStore;
   /** True when the store answers (for `/readyz`). */

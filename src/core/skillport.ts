@@ -2,7 +2,7 @@ import { AccessGate } from "./access.js";
 import { AdminAuth } from "./admin/admin-auth.js";
 import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
-import { createDiscovery, type Discovery } from "./discovery/index.js";
+import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
 import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
@@ -29,6 +29,8 @@ export interface SkillportOptions {
   adminToken?: string;
   /** How often request counts are written to the store (default 5 s). */
   usageFlushMs?: number;
+  /** Hybrid discovery with this model (loaded by `start`, in the background); lexical without. */
+  embedder?: TextEmbedder;
 }
 
 /** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
@@ -59,6 +61,7 @@ export class Skillport {
   private readonly usageRecorder: UsageRecorder;
   private readonly usageFlushMs: number;
   private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly embedder: TextEmbedder | undefined;
 
   constructor(options: SkillportOptions) {
     const clock = options.clock ?? systemClock;
@@ -67,7 +70,13 @@ export class Skillport {
     this.logger = options.logger;
     this.retentionDays = options.retentionDays ?? 30;
     this.registry = new SkillRegistry(options.skills);
-    this.discovery = createDiscovery(this.registry);
+    this.embedder = options.embedder;
+    const semantic =
+      options.embedder &&
+      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown) =>
+        this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical"),
+      );
+    this.discovery = createDiscovery(this.registry, { semantic });
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
     this.usageRecorder = new UsageRecorder(this.store.usage, this.logger);
@@ -114,6 +123,8 @@ export class Skillport {
     this.retentionTimer = setInterval(prune, 3_600_000);
     this.retentionTimer.unref();
     this.warmSkills();
+    // The model loads on its own thread; discovery answers lexically (and says so) meanwhile.
+    void this.discovery.start();
   }
 
   /** Lets skills load heavy dependencies after start-up, off the path of the first request. */
@@ -138,6 +149,7 @@ export class Skillport {
   async close(): Promise<void> {
     this.discovery.close();
     await this.usageRecorder.stop();
+    await this.embedder?.close();
     await this.limiter.close();
     await this.store.close();
   }

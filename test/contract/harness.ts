@@ -288,6 +288,8 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       SKILLPORT_HOST: "127.0.0.1",
       SKILLPORT_LOG_LEVEL: "warn",
       SKILLPORT_FAILED_AUTH_PER_MINUTE: "1000000",
+      // The model costs every test server a thread and ~250 MB; discover-hybrid.test.ts covers it.
+      SKILLPORT_DISCOVERY_MODE: "lexical",
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

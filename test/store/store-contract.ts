@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeEmbeddingContract } from "./contract/embeddings.js";
 import { describeExecutionContract } from "./contract/executions.js";
 import { type MakeStore, makeExecution, useStore } from "./contract/fixtures.js";
 import { describeIdempotencyContract } from "./contract/idempotency.js";
@@ -26,6 +27,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeLimiterContract(handle);
     describeOwnerDataContract(handle);
     describeUsageContract(handle);
+    describeEmbeddingContract(handle);
 
     describe("store", () => {
       it("answers ping while open", async () => {

@@ -29,7 +29,7 @@ export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): 
 
   app.get("/skills", async (request, reply) => {
     const { q } = SearchQuery.parse(request.query ?? {});
-    const found = q ? catalog.discover({ query: q, limit: 50 }) : undefined;
+    const found = q ? await catalog.discover({ query: q, limit: 50 }) : undefined;
     const all = registry.list().map(({ skill }) => catalog.get(skill.id));
     const skills: (SkillDetail & { score?: number })[] = found
       ? found.results.map((result) => ({ ...catalog.get(result.skill_id), score: result.score }))

@@ -120,6 +120,19 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    name: "embedding cache",
+    // Vectors as little-endian float32 blobs, keyed by model and text hash (EmbeddingStore).
+    sql: `
+      create table embeddings (
+        model text not null,
+        text_hash text not null,
+        vector blob not null,
+        primary key (model, text_hash)
+      ) strict, without rowid;
+    `,
+  },
+  {
+    version: 4,
     name: "usage per key and minute; executions by time across owners",
     // usage_minutes is written in batches off the request path (see UsageRecorder). The
     // executions index serves the dashboard's listing across every owner, newest first.

@@ -16,7 +16,8 @@ export const LOG_LEVEL = "warn";
 
 /**
  * The real server on a fresh data dir with an enterprise key whose limits the bench
- * cannot reach. `prefix` runs it under another command (e.g. strace); `nodeArgs` go to node.
+ * cannot reach. `prefix` runs it under another command (e.g. strace); `nodeArgs` go to node;
+ * `env` goes to the server and to the CLI that creates the key (e.g. a PostgreSQL store).
  */
 export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
@@ -37,7 +38,7 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const key = createBenchKey(dataDir);
+    const key = createBenchKey(dataDir, {}, env);
     const port = await freePort();
     const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
     child = startProcess(command[0], command.slice(1), {
@@ -67,12 +68,13 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
 }
 
 /**
- * An enterprise key on `dataDir` with its own limits, by default ones a bench cannot
- * reach: `{ id, secret, … }`.
+ * An enterprise key on `dataDir` (or on the store `env` names) with its own limits, by
+ * default ones a bench cannot reach: `{ id, secret, … }`.
  */
 export function createBenchKey(
   dataDir,
   { name = "bench", perMinute = 100_000_000, perDay = 1_000_000_000 } = {},
+  env = {},
 ) {
   const limits = ["--plan", "enterprise", "--limit-minute", String(perMinute), "--limit-day", String(perDay)];
   const args = [
@@ -87,7 +89,9 @@ export function createBenchKey(
     "--data-dir",
     dataDir,
   ];
-  return JSON.parse(execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8" }));
+  return JSON.parse(
+    execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, ...env } }),
+  );
 }
 
 /** A port that was free a moment ago (the server binds it next). */

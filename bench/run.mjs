@@ -4,12 +4,15 @@
 //
 // Targets (issue): execute >= 60% of the bare server's requests/s, execute p99 < 10 ms,
 // at 50 connections. Then the MCP part (bench/mcp.mjs: tools/call over stdio against a
-// bare SDK server, and start-up time). Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
+// bare SDK server, and start-up time), and the scale-out figures (bench/scale-out.mjs:
+// PostgreSQL + Redis replicas against the embedded store; skipped without PostgreSQL and
+// Redis). Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
 // 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runDiscoveryScale } from "./discovery-scale.mjs";
 import {
   fmt,
   LOG_LEVEL,
@@ -24,6 +27,7 @@ import {
   table,
 } from "./lib.mjs";
 import { benchMcp } from "./mcp.mjs";
+import { benchScaleOut } from "./scale-out.mjs";
 
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 10;
@@ -165,6 +169,10 @@ try {
   const mcp = await benchMcp();
   problems.push(...mcp.problems);
 
+  // The main servers are stopped: the scale-out runs get the machine to themselves.
+  await Promise.all([skillport.close(), stop(bare)]);
+  const scaleOut = await benchScaleOut(check);
+
   const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
   const report = {
@@ -181,6 +189,7 @@ try {
     mcp,
     persisted_execution_records: persisted,
     execute_answered_200: executeOk,
+    scale_out: scaleOut ?? "skipped (no SKILLPORT_TEST_DATABASE_URL / SKILLPORT_TEST_REDIS_URL)",
     problems,
   };
   writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
@@ -195,4 +204,11 @@ try {
   process.exitCode = 1;
 } finally {
   await Promise.all([skillport?.close(), bare && stop(bare)]);
+}
+
+// Discovery at catalog scale (issue 6): in-process index figures, no server involved.
+const scale = await runDiscoveryScale();
+if (!scale.ok) {
+  console.error("CORRECTNESS: discovery at scale returned no result or missed an update");
+  process.exitCode = 1;
 }

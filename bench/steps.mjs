@@ -16,7 +16,7 @@ const { keyWindows } = await import(new URL("core/limits/rate-limit.js", dist));
 
 const dataDir = mkdtempSync(join(tmpdir(), "skillport-steps-"));
 const logger = createLogger("warn", 2);
-const sp = createSkillport(loadConfig({ SKILLPORT_DATA_DIR: dataDir }), logger);
+const sp = await createSkillport(loadConfig({ SKILLPORT_DATA_DIR: dataDir }), logger);
 await sp.start();
 const { key, secret } = await sp.keys.create({
   name: "steps",

@@ -3,6 +3,7 @@ import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
+import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { openStore } from "./store/open-store.js";
 
@@ -10,11 +11,8 @@ import { openStore } from "./store/open-store.js";
 const MODULE_EXTENSION = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /** The core with the built-in skills on the configured store; not started. */
-export function createSkillport(
-  config: Config,
-  logger: Logger,
-  store: Store = openStore(config, logger),
-): Skillport {
+export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
+  const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     workerUrl: new URL(`./isolation/skill-worker${MODULE_EXTENSION}`, import.meta.url),
     skillModules: [new URL(`../skills/index${MODULE_EXTENSION}`, import.meta.url)],
@@ -26,15 +24,19 @@ export function createSkillport(
     logger,
   });
   return new Skillport({
-    store,
+    store: opened,
     skills: builtinSkills,
     logger,
     asyncConcurrency: config.asyncConcurrency,
     failedAuthPerMinute: config.failedAuthPerMinute,
     retentionDays: config.retentionDays,
     skillConfig: config.skillConfig,
+    // Created here, loaded only by `start()`, in the background (see UseLiteEmbedder).
+    embedder: config.discoveryMode === "hybrid" ? new UseLiteEmbedder() : undefined,
+    adminToken: config.adminToken,
     maxConcurrentPerKey: config.maxConcurrentPerKey,
     maxPendingExecutions: config.maxPendingExecutions,
     executor,
+    heartbeatMs: config.heartbeatMs,
   });
 }

@@ -11,6 +11,7 @@ Usage:
         [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
   skillport keys list [--json]
   skillport keys revoke KEY_ID
+  skillport keys roll KEY_ID [--grace 24h] [--json]   new secret; the old one expires after the grace
   skillport --version
 
 Every command takes --data-dir DIR (default: SKILLPORT_DATA_DIR or ./data).`;

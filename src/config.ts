@@ -40,10 +40,25 @@ const Env = z.object({
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
+  SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
+  // Long enough that guessing it is hopeless even without the failed-sign-in limit.
+  SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   SKILLPORT_WORKER_THREADS: int(1, 256).default(Math.min(4, Math.max(2, availableParallelism()))),
   SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
   SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(64),
   SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
+  SKILLPORT_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  SKILLPORT_DATABASE_POOL_SIZE: int(1, 1000).default(10),
+  SKILLPORT_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  SKILLPORT_REDIS_KEY_PREFIX: z.string().max(100).default("skillport:"),
+  SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),
+  SKILLPORT_HEARTBEAT_MS: int(100, 600_000).default(5_000),
   SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
   SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
@@ -66,6 +81,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: boolean;
   skillConfig: Record<string, Record<string, unknown>>;
+  /** `hybrid`: BM25F fused with the shipped embedding model; `lexical`: BM25F only, no model loaded. */
+  discoveryMode: "hybrid" | "lexical";
+  /** The dashboard's sign-in token; undefined means one-time links printed by `serve`. */
+  adminToken: string | undefined;
   /** Worker threads that run isolated skills. */
   workerThreads: number;
   /** Heap limit of one worker thread, in MiB. */
@@ -74,6 +93,17 @@ export interface Config {
   maxConcurrentPerKey: number;
   /** Unfinished executions one process holds (503 service_unavailable beyond). */
   maxPendingExecutions: number;
+  /** PostgreSQL for keys, records and the queue (scale-out); the embedded SQLite file when absent. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** Redis for limit counters (required with `databaseUrl`). */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key (deployments sharing one Redis use different ones). */
+  redisKeyPrefix: string;
+  /** What limits do while Redis is unreachable (see `RedisDownPolicy`). */
+  redisDown: "local" | "refuse";
+  /** How often each process's runner beats; six silent beats mean it died. */
+  heartbeatMs: number;
   mcp: McpConfig;
 }
 
@@ -96,6 +126,7 @@ export interface McpConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
+    // Never echo the values: URLs may hold passwords.
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`Invalid configuration: ${problems}`);
   }
@@ -113,10 +144,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: e.SKILLPORT_SHUTDOWN_TIMEOUT_MS,
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
+    discoveryMode: e.SKILLPORT_DISCOVERY_MODE,
+    adminToken: e.SKILLPORT_ADMIN_TOKEN,
     workerThreads: e.SKILLPORT_WORKER_THREADS,
     workerMemoryMb: e.SKILLPORT_WORKER_MEMORY_MB,
     maxConcurrentPerKey: e.SKILLPORT_MAX_CONCURRENT_PER_KEY,
     maxPendingExecutions: e.SKILLPORT_MAX_PENDING_EXECUTIONS,
+    databaseUrl: e.SKILLPORT_DATABASE_URL,
+    databasePoolSize: e.SKILLPORT_DATABASE_POOL_SIZE,
+    redisUrl: e.SKILLPORT_REDIS_URL,
+    redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
+    redisDown: e.SKILLPORT_REDIS_DOWN,
+    heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
       tags: e.SKILLPORT_MCP_TOOL_TAGS,

@@ -7,8 +7,12 @@ import { type CreateKeyInput, KeyService, type KeyView } from "../core/keys/key-
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
 
+/** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
+const GRACE = /^(\d+)([smhd]?)$/;
+const GRACE_UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
 /**
- * `skillport keys create|list|revoke`: the dashboard's key operations for scripts and
+ * `skillport keys create|list|revoke|roll`: the dashboard's key operations for scripts and
  * headless set-ups. Works on the same store a running server uses; the server sees a
  * new or revoked key on its next request.
  */
@@ -26,6 +30,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
       env: { type: "string" },
       owner: { type: "string" },
       "expires-at": { type: "string" },
+      grace: { type: "string", default: "24h" },
       json: { type: "boolean", default: false },
       "data-dir": { type: "string" },
     },
@@ -34,7 +39,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
-  const store = openStore(config, silentLogger);
+  const store = await openStore(config, silentLogger);
   const keys = new KeyService(store.keys, systemClock);
   try {
     switch (action) {
@@ -82,8 +87,29 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         console.log(`Revoked key ${key.id} "${key.name}".`);
         return 0;
       }
+      case "roll": {
+        const id = positionals[0];
+        const grace = GRACE.exec(values.grace);
+        if (!id || !grace)
+          throw new ServiceError("invalid_request", {
+            message:
+              "Usage: skillport keys roll KEY_ID [--grace 24h] (seconds, or a number with s, m, h or d)",
+          });
+        const graceSeconds = Number(grace[1]) * (GRACE_UNIT_SECONDS[grace[2] ?? ""] ?? 1);
+        const { key, secret, previous } = await keys.roll(id, { graceSeconds });
+        if (values.json) {
+          console.log(JSON.stringify({ ...toJson(key), secret, previous: toJson(previous) }));
+        } else {
+          console.log(
+            `Rolled key ${previous.id} "${previous.name}": it stops working at ${previous.expiresAt}.`,
+          );
+          console.log(`New key ${key.id}:\n\n  ${secret}\n`);
+          console.log("Copy it now: this is the only time it is shown.");
+        }
+        return 0;
+      }
       default:
-        console.error("Usage: skillport keys create|list|revoke (see skillport --help)");
+        console.error("Usage: skillport keys create|list|revoke|roll (see skillport --help)");
         return 2;
     }
   } catch (err) {

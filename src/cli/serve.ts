@@ -5,7 +5,7 @@ import { buildHttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../version.js";
 
-/** `skillport serve`: the REST API on the embedded store, until SIGTERM or SIGINT. */
+/** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
 export async function runServe(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -18,7 +18,7 @@ export async function runServe(args: string[]): Promise<number> {
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
   const logger = createLogger(config.logLevel);
-  const skillport = createSkillport(config, logger);
+  const skillport = await createSkillport(config, logger);
   await skillport.start();
   const server = buildHttpServer(skillport, {
     logger,
@@ -30,7 +30,13 @@ export async function runServe(args: string[]): Promise<number> {
   });
   const address = await server.app.listen({ port: config.port, host: config.host });
   logger.info(
-    { address, data_dir: config.dataDir, skills: skillport.registry.size },
+    {
+      address,
+      store: config.databaseUrl ? "postgresql" : "sqlite",
+      limits: config.redisUrl ? "redis" : "store",
+      ...(config.databaseUrl ? {} : { data_dir: config.dataDir }),
+      skills: skillport.registry.size,
+    },
     "skillport is listening",
   );
 

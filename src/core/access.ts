@@ -4,6 +4,7 @@ import type { ApiKey, Scope } from "./keys/api-key.js";
 import type { KeyService } from "./keys/key-service.js";
 import { describeDecision, keyWindows, type RateLimitStatus } from "./limits/rate-limit.js";
 import type { Limiter, LimitWindow } from "./ports.js";
+import type { UsageRecorder } from "./usage/usage-recorder.js";
 
 /**
  * The outcome of admitting a request: the key and its limit status, or the error to
@@ -30,6 +31,7 @@ export class AccessGate {
     private readonly keys: KeyService,
     private readonly limiter: Limiter,
     private readonly clock: Clock,
+    private readonly usage: UsageRecorder,
     options: AccessOptions,
   ) {
     this.addressWindows = [{ limit: options.failedAuthPerMinute, windowSeconds: 60 }];
@@ -71,8 +73,34 @@ export class AccessGate {
       await this.limiter.consume(`key:${key.id}`, keyWindows(key.limits), now),
       now,
     );
+    // Counted in memory for the usage charts; written to the store later, in batches.
+    this.usage.record(key.id, limit.allowed ? "accepted" : "limited", now);
     if (!limit.allowed) return { admitted: false, error: rateLimitError(limit), limit };
     return { admitted: true, key, limit };
+  }
+
+  /** Where a key stands in each window of its plan, without counting a request. */
+  async keyStatus(key: Pick<ApiKey, "id" | "limits">): Promise<RateLimitStatus> {
+    const now = this.clock.now();
+    return describeDecision(await this.limiter.peek(`key:${key.id}`, keyWindows(key.limits), now), now);
+  }
+
+  /**
+   * Admits an attempt to authenticate by other means than an API key (the dashboard's
+   * sign-in): `verify` runs only while the address is under its limit of failed
+   * authentications, and a failure counts against that limit like a bad API key does,
+   * so neither can be guessed at speed.
+   */
+  async attemptSignIn<T>(clientAddress: string, verify: () => T | undefined): Promise<T | ServiceError> {
+    const status = await this.addressStatus(clientAddress);
+    if (!status.allowed) return rateLimitError(status);
+    const verified = verify();
+    if (verified !== undefined) return verified;
+    const wrong = new ServiceError("invalid_request", {
+      message: "The sign-in token is wrong, or the link was already used.",
+    });
+    const refusal = await this.refuseAuthentication(wrong, clientAddress);
+    return refusal.admitted ? wrong : refusal.error;
   }
 
   /** The address limit's status without counting (for responses to requests that need no key). */

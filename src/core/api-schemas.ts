@@ -49,6 +49,13 @@ export const ListExecutionsQuery = z.object({
 });
 export type ListExecutionsQuery = z.output<typeof ListExecutionsQuery>;
 
+/** The dashboard's listing across every key: the API's filters plus key and owner. */
+export const AdminExecutionsQuery = ListExecutionsQuery.extend({
+  key_id: z.string().min(1).max(200).optional(),
+  owner: z.string().min(1).max(64).optional(),
+});
+export type AdminExecutionsQuery = z.output<typeof AdminExecutionsQuery>;
+
 /** contract.md: `?wait=N` (0–60 s) long-polls until the record is terminal. */
 export const MAX_WAIT_SECONDS = 60;
 export const GetExecutionQuery = z.object({

@@ -1,6 +1,6 @@
 import type { DiscoverRequest } from "./api-schemas.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import type { Discovery } from "./discovery/index.js";
+import type { Discovery, MatchEvidence, RankingInfo } from "./discovery/index.js";
 import { ServiceError } from "./errors.js";
 import type { CatalogSkill, JsonSchema, SkillRegistry } from "./skills/registry.js";
 import type { SkillAnnotations, SkillExample } from "./skills/skill.js";
@@ -21,10 +21,15 @@ export interface SkillDetail extends SkillSummary {
   examples: SkillExample[];
 }
 
+/** A ranked skill: the contract's fields, plus `match` (why it matched; an addition the contract's shape allows). */
+export type DiscoveredSkill = SkillSummary & { score: number; match: MatchEvidence };
+
 export interface DiscoverResponse {
   query: string;
-  results: (SkillSummary & { score: number })[];
+  results: DiscoveredSkill[];
   took_ms: number;
+  /** How the results were ranked (hybrid or lexical, and why). */
+  ranking: RankingInfo;
 }
 
 export function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
@@ -54,15 +59,18 @@ export class CatalogService {
     private readonly discovery: Discovery,
   ) {}
 
-  discover(request: DiscoverRequest): DiscoverResponse {
+  async discover(request: DiscoverRequest): Promise<DiscoverResponse> {
     const started = performance.now();
-    const hits = this.discovery.search(request.query, { limit: request.limit, tags: request.tags });
-    const results = hits.flatMap(({ skill_id, score }) => {
+    const { hits, ranking } = await this.discovery.search(request.query, {
+      limit: request.limit,
+      tags: request.tags,
+    });
+    const results = hits.flatMap(({ skill_id, score, match }) => {
       const entry = this.registry.get(skill_id);
       // Significant digits, not decimals: a weak but real match must not round to 0.
-      return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)) }] : [];
+      return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)), match }] : [];
     });
-    return { query: request.query, results, took_ms: round(performance.now() - started, 3) };
+    return { query: request.query, results, took_ms: round(performance.now() - started, 3), ranking };
   }
 
   list(limit: number, cursor?: string): { data: SkillDetail[]; next_cursor: string | null } {

@@ -3,9 +3,10 @@
  * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out) and all pass one
  * contract test suite. Every method is async so that a networked adapter fits.
  */
+
 import type { ExecutionStatus, StoredExecution } from "./execution/record.js";
 import type { ApiKey } from "./keys/api-key.js";
-import type { StoredMessage } from "./skills/skill.js";
+import type { ProgressUpdate, StoredMessage } from "./skills/skill.js";
 
 export interface KeyStore {
   insert(key: ApiKey): Promise<void>;
@@ -15,12 +16,20 @@ export interface KeyStore {
   list(): Promise<ApiKey[]>;
   /** Sets `revokedAt` unless already revoked; false when no such key. */
   revoke(id: string, revokedAt: string): Promise<boolean>;
+  /**
+   * Makes the key expire at `expiresAt`, or keeps its current expiry when that is earlier
+   * (a key is never given a longer life this way); false when no such key. Used by a roll.
+   */
+  expire(id: string, expiresAt: string): Promise<boolean>;
   /** Records use of a key; may be coalesced and written later (it is not on the critical path). */
   markUsed(id: string, usedAt: string): void;
 }
 
 export interface ExecutionListQuery {
-  owner: string;
+  /** Only this owner's records; every owner's when absent (the dashboard's administrator view). */
+  owner?: string;
+  /** Only records started with this key. */
+  keyId?: string;
   status?: ExecutionStatus;
   skillId?: string;
   limit: number;
@@ -50,6 +59,26 @@ export interface ExecutionStore {
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
   ): Promise<StoredExecution[]>;
+  /**
+   * The shared queue: takes up to `limit` executions that are still `queued`, were created
+   * before `queuedBefore` and are held by another runner (alive or not: a busy runner's
+   * backlog may be run by any runner with room), oldest first, and in one atomic step
+   * reassigns them to `runnerId` and marks them `running` since `startedAt`, so that no two
+   * runners take the same one. Returns them as stored now (running).
+   */
+  takeQueued(
+    runnerId: string,
+    limit: number,
+    queuedBefore: string,
+    startedAt: string,
+  ): Promise<StoredExecution[]>;
+  /**
+   * Saves `running` (a record that moved from `queued` to `running`) only if the stored
+   * record is still `queued` and held by `running.runnerId`; true when it did. A runner
+   * calls it before running a queued execution, so that an execution taken by another
+   * runner (`takeQueued`, `claimOrphans`) or cancelled meanwhile is not run as well.
+   */
+  start(running: StoredExecution): Promise<boolean>;
   /** Deletes terminal records finished before `finishedBefore`; returns how many. */
   deleteFinishedBefore(finishedBefore: string): Promise<number>;
 }
@@ -165,6 +194,87 @@ export interface MemoryStore {
   ): Promise<{ key: string; updatedAt: string }[]>;
 }
 
+/** A cached embedding: the vector a model gave for a text, found again by the text's hash. */
+export interface CachedEmbedding {
+  /** SHA-256 (hex) of the exact text that was embedded. */
+  textHash: string;
+  vector: Float32Array;
+}
+
+/**
+ * Embeddings computed once and kept (issue 6): discovery embeds each skill's text once per
+ * model, so a restart or a second process reuses the vectors instead of running the model
+ * again. Keyed by content, so a changed skill simply misses and is embedded anew.
+ */
+export interface EmbeddingStore {
+  /** The cached vectors of `model` among `textHashes` (missing hashes are absent). */
+  getMany(model: string, textHashes: readonly string[]): Promise<CachedEmbedding[]>;
+  /** Stores vectors; an existing (model, hash) is replaced. */
+  putMany(model: string, embeddings: readonly CachedEmbedding[]): Promise<void>;
+}
+
+/** Requests of one key in one minute: those admitted and those refused with 429. */
+export interface UsageCount {
+  keyId: string;
+  /** Unix seconds of the minute's start (a multiple of 60). */
+  minuteStart: number;
+  accepted: number;
+  limited: number;
+}
+
+/** Requests summed over one bucket of a series. */
+export interface UsagePoint {
+  /** Unix seconds of the bucket's start (a multiple of the bucket length). */
+  start: number;
+  accepted: number;
+  limited: number;
+}
+
+export interface UsageSeriesQuery {
+  /** One key's requests; every key's summed when absent. */
+  keyId?: string;
+  /** Unix seconds, inclusive; minutes starting before it are left out. */
+  fromSeconds: number;
+  /** Unix seconds, exclusive. */
+  toSeconds: number;
+  /** Bucket length in seconds, a multiple of 60 (60, 3600, 86400). Buckets align to the epoch. */
+  bucketSeconds: number;
+}
+
+/**
+ * Request counts per key and minute, for the dashboard's usage charts. Counting happens in
+ * memory off the request path; this port only receives batches of counts and answers
+ * series, so it stays cheap for any adapter.
+ */
+export interface UsageStore {
+  /** Adds each count to the stored one of the same key and minute (created at 0), all in one batch. */
+  add(counts: UsageCount[]): Promise<void>;
+  /** The buckets of the range that hold any request, oldest first; empty buckets are left out. */
+  series(query: UsageSeriesQuery): Promise<UsagePoint[]>;
+  /** Deletes the minutes that start before `beforeSeconds`; returns how many rows went. */
+  deleteBefore(beforeSeconds: number): Promise<number>;
+}
+
+/**
+ * What processes sharing a store tell each other about executions. Kept small (an id, a
+ * status): a process that wants the record reads it from the store.
+ */
+export type StoreSignal =
+  | { type: "status"; executionId: string; status: ExecutionStatus; from: string }
+  | { type: "progress"; executionId: string; update: ProgressUpdate; from: string }
+  /** Asks whichever process holds the execution to cancel it. */
+  | { type: "cancel"; executionId: string; from: string };
+
+/**
+ * A broadcast channel between every process sharing the store (PostgreSQL LISTEN/NOTIFY).
+ * Delivery is prompt but not guaranteed (a dropped connection loses signals), so
+ * listeners still re-read the store now and then. Every process receives its own signals too.
+ */
+export interface SignalChannel {
+  publish(signal: StoreSignal): Promise<void>;
+  subscribe(listener: (signal: StoreSignal) => void): () => void;
+}
+
 /** Everything the core keeps, behind one handle. */
 export interface Store {
   keys: KeyStore;
@@ -172,7 +282,14 @@ export interface Store {
   idempotency: IdempotencyStore;
   messages: MessageStore;
   memory: MemoryStore;
+  embeddings: EmbeddingStore;
   limiter: Limiter;
+  usage: UsageStore;
+  /**
+   * Signals between the processes sharing the store; absent when the store has no channel
+   * (SQLite: processes then learn of each other's changes by reading the store).
+   */
+  signals?: SignalChannel;
   /** True when the store answers (for `/readyz`). */
   ping(): Promise<boolean>;
   /** Flushes pending writes and closes. */

@@ -1,12 +1,14 @@
 import { AccessGate } from "./access.js";
+import { AdminAuth } from "./admin/admin-auth.js";
 import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
-import { createDiscovery, type Discovery } from "./discovery/index.js";
+import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
 import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
 import { ExecutionService } from "./execution/execution-service.js";
 import { inlineExecutor, type SkillExecutor } from "./execution/skill-executor.js";
+import { SignalBridge } from "./execution/signal-bridge.js";
 import { KeyService } from "./keys/key-service.js";
 import { ConcurrencyGate } from "./limits/concurrency-gate.js";
 import { LeasedLimiter } from "./limits/leased-limiter.js";
@@ -14,6 +16,8 @@ import type { Logger } from "./logger.js";
 import type { Store } from "./ports.js";
 import { SkillRegistry } from "./skills/registry.js";
 import type { Skill } from "./skills/skill.js";
+import { UsageRecorder } from "./usage/usage-recorder.js";
+import { UsageService } from "./usage/usage-service.js";
 
 export interface SkillportOptions {
   store: Store;
@@ -24,13 +28,24 @@ export interface SkillportOptions {
   failedAuthPerMinute?: number;
   retentionDays?: number;
   skillConfig?: Record<string, Record<string, unknown>>;
+  /** Hybrid discovery with this model (loaded by `start`, in the background); lexical without. */
+  embedder?: TextEmbedder;
+  /** `SKILLPORT_ADMIN_TOKEN`: the dashboard's sign-in token; one-time links when absent. */
+  adminToken?: string;
+  /** How often request counts are written to the store (default 5 s). */
+  usageFlushMs?: number;
   /** Unfinished executions one key may hold at once (429 beyond; default 64). */
   maxConcurrentPerKey?: number;
   /** Unfinished executions this process holds at once (503 beyond; default 1024). */
   maxPendingExecutions?: number;
   /** Where skills run; on the main thread unless an isolating executor is given. */
   executor?: SkillExecutor;
+  /** How often the runner beats (see ExecutionRunnerOptions.heartbeatMs). */
+  heartbeatMs?: number;
 }
+
+/** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
+const MIN_USAGE_RETENTION_DAYS = 31;
 
 /**
  * The core, assembled: what every surface (REST, MCP, dashboard, CLI) calls. Surfaces
@@ -42,6 +57,8 @@ export class Skillport {
   readonly discovery: Discovery;
   readonly keys: KeyService;
   readonly access: AccessGate;
+  readonly admin: AdminAuth;
+  readonly usage: UsageService;
   readonly catalog: CatalogService;
   readonly executions: ExecutionService;
   readonly queries: ExecutionQueries;
@@ -54,7 +71,12 @@ export class Skillport {
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
+  private readonly usageRecorder: UsageRecorder;
+  private readonly usageFlushMs: number;
+  /** Present when the store has a signal channel (several processes, PostgreSQL). */
+  private readonly bridge: SignalBridge | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly embedder: TextEmbedder | undefined;
 
   constructor(options: SkillportOptions) {
     const clock = options.clock ?? systemClock;
@@ -63,12 +85,22 @@ export class Skillport {
     this.logger = options.logger;
     this.retentionDays = options.retentionDays ?? 30;
     this.registry = new SkillRegistry(options.skills);
-    this.discovery = createDiscovery(this.registry);
+    this.embedder = options.embedder;
+    const semantic =
+      options.embedder &&
+      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown) =>
+        this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical"),
+      );
+    this.discovery = createDiscovery(this.registry, { semantic });
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
-    this.access = new AccessGate(this.keys, this.limiter, clock, {
+    this.usageRecorder = new UsageRecorder(this.store.usage, this.logger);
+    this.usageFlushMs = options.usageFlushMs ?? 5_000;
+    this.usage = new UsageService(this.store.usage, this.usageRecorder, clock);
+    this.access = new AccessGate(this.keys, this.limiter, clock, this.usageRecorder, {
       failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     });
+    this.admin = new AdminAuth(this.access, clock, { adminToken: options.adminToken });
     this.catalog = new CatalogService(this.registry, this.discovery);
     this.executor = options.executor ?? inlineExecutor;
     this.concurrency = new ConcurrencyGate({
@@ -85,6 +117,7 @@ export class Skillport {
       skillConfig: options.skillConfig ?? {},
       executor: this.executor,
       concurrency: this.concurrency,
+      heartbeatMs: options.heartbeatMs,
     });
     this.executions = new ExecutionService({
       registry: this.registry,
@@ -95,20 +128,37 @@ export class Skillport {
       runner: this.runner,
       concurrency: this.concurrency,
     });
-    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock);
+    this.bridge =
+      this.store.signals &&
+      new SignalBridge({
+        signals: this.store.signals,
+        events: this.events,
+        store: this.store,
+        runnerId: this.runner.runnerId,
+        cancelLocal: (id) => this.runner.cancelLocal(id),
+        logger: this.logger,
+      });
+    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock, this.bridge);
   }
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
   async start(): Promise<void> {
     await this.runner.start();
-    const prune = () =>
-      this.store.executions
-        .deleteFinishedBefore(isoTimestamp(this.clock.now() - this.retentionDays * 86_400_000))
-        .catch((err: unknown) => this.logger.error({ err }, "could not prune old execution records"));
+    const prune = async () => {
+      const now = this.clock.now();
+      const usageDays = Math.max(this.retentionDays, MIN_USAGE_RETENTION_DAYS);
+      await Promise.all([
+        this.store.executions.deleteFinishedBefore(isoTimestamp(now - this.retentionDays * 86_400_000)),
+        this.store.usage.deleteBefore(Math.floor(now / 1000) - usageDays * 86_400),
+      ]).catch((err: unknown) => this.logger.error({ err }, "could not prune old records"));
+    };
     await prune();
+    this.usageRecorder.start(this.usageFlushMs);
     this.retentionTimer = setInterval(prune, 3_600_000);
     this.retentionTimer.unref();
     this.warmSkills();
+    // The model loads on its own thread; discovery answers lexically (and says so) meanwhile.
+    void this.discovery.start();
   }
 
   /** Lets skills load heavy dependencies after start-up, off the path of the first request. */
@@ -127,12 +177,16 @@ export class Skillport {
   async stop(deadlineMs: number): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     await this.runner.stop(deadlineMs);
+    await this.usageRecorder.stop();
   }
 
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.discovery.close();
+    await this.embedder?.close();
+    await this.usageRecorder.stop();
     await this.executor.close();
+    this.bridge?.close();
     await this.limiter.close();
     await this.store.close();
   }

@@ -9,6 +9,7 @@ import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { admitRequest, registerAdmission } from "./admission.js";
 import { answerClientError } from "./client-error.js";
+import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { registerMetrics } from "./metrics.js";
@@ -26,6 +27,8 @@ export interface HttpServerOptions {
   requestTimeoutMs: number;
   trustProxy: boolean;
   version: string;
+  /** Where the dashboard's one-time sign-in links go (default: stderr). */
+  announceSignInLink?: (url: string) => void;
   /** `/mcp`: its tools, sessions and DNS-rebinding guard. */
   mcp: Omit<McpHttpOptions, "version" | "logger">;
 }
@@ -134,6 +137,10 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   registerExecuteRoute(app, skillport);
   registerExecutionRoutes(app, skillport, shutdown.signal);
   registerSkillRoutes(app, skillport);
+  registerDashboard(app, skillport, {
+    version: options.version,
+    announceSignInLink: options.announceSignInLink,
+  });
   registerMcpRoute(app, skillport, { ...options.mcp, version: options.version, logger: options.logger });
   let openApi: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", { config: { public: true } }, async () => {

@@ -16,7 +16,7 @@ export type Opened = { backend: SkillportBackend; close: () => Promise<void> } |
 
 /** The core in this process, on the configured store, for the key of `secret`. */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
-  const skillport = createSkillport(config, logger);
+  const skillport = await createSkillport(config, logger);
   try {
     await skillport.keys.authenticate(secret);
   } catch (err) {

@@ -1,9 +1,57 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Store } from "../core/ports.js";
+import { openPostgresStore } from "./postgres/index.js";
+import { openRedisLimiter } from "./redis/index.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
-/** Opens the store the configuration names (the embedded SQLite file by default). */
-export function openStore(config: Pick<Config, "dataDir">, logger: Logger): Store {
-  return openSqliteStore({ dataDir: config.dataDir, logger });
+export type StoreConfig = Pick<
+  Config,
+  "dataDir" | "databaseUrl" | "databasePoolSize" | "redisUrl" | "redisKeyPrefix" | "redisDown"
+>;
+
+/**
+ * Opens the store the configuration names: the embedded SQLite file by default;
+ * PostgreSQL + Redis when SKILLPORT_DATABASE_URL is set (it needs SKILLPORT_REDIS_URL:
+ * PostgreSQL holds no limit counters). Redis alone replaces only SQLite's limiter.
+ */
+export async function openStore(config: StoreConfig, logger: Logger): Promise<Store> {
+  if (config.databaseUrl !== undefined && config.redisUrl === undefined) {
+    throw new Error("SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.");
+  }
+  const limiter =
+    config.redisUrl === undefined
+      ? undefined
+      : await openRedisLimiter({
+          redisUrl: config.redisUrl,
+          keyPrefix: config.redisKeyPrefix,
+          whenDown: config.redisDown,
+          logger,
+        });
+  if (config.databaseUrl !== undefined && limiter) {
+    try {
+      return await openPostgresStore({
+        databaseUrl: config.databaseUrl,
+        poolSize: config.databasePoolSize,
+        limiter,
+        logger,
+      });
+    } catch (err) {
+      await limiter.close();
+      throw err;
+    }
+  }
+  const sqlite = openSqliteStore({ dataDir: config.dataDir, logger });
+  if (!limiter) return sqlite;
+  return {
+    ...sqlite,
+    limiter,
+    async close() {
+      try {
+        await sqlite.close();
+      } finally {
+        await limiter.close();
+      }
+    },
+  };
 }

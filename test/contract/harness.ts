@@ -69,6 +69,8 @@ export interface RequestOptions {
   contentType?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** "manual" answers a redirect itself instead of following it (default "follow"). */
+  redirect?: "follow" | "manual";
 }
 
 export interface CliResult {
@@ -127,8 +129,15 @@ export function leakedSecrets(logs: string): string[] {
   return [...createdSecrets].filter((secret) => logs.includes(secret) || logs.includes(secret.slice(-24)));
 }
 
-/** `skillport keys create ... --json` on `dataDir`; generous limits unless told otherwise. */
-export async function createKey(dataDir: string, options: KeyOptions = {}): Promise<CreatedKey> {
+/**
+ * `skillport keys create ... --json` on `dataDir` (or on the store `env` names); generous
+ * limits unless told otherwise.
+ */
+export async function createKey(
+  dataDir: string,
+  options: KeyOptions = {},
+  env: Record<string, string> = {},
+): Promise<CreatedKey> {
   const args = [
     "keys",
     "create",
@@ -146,7 +155,7 @@ export async function createKey(dataDir: string, options: KeyOptions = {}): Prom
   if (options.owner) args.push("--owner", options.owner);
   if (options.env) args.push("--env", options.env);
   if (options.expiresAt) args.push("--expires-at", options.expiresAt);
-  const result = await runCli(args);
+  const result = await runCli(args, env);
   if (result.code !== 0) {
     throw new Error(`keys create failed (${result.code}): ${result.stderr}${result.stdout}`);
   }
@@ -162,13 +171,25 @@ export async function createKey(dataDir: string, options: KeyOptions = {}): Prom
  * A key that rate limits will not get in the way of: tests that are not about limits
  * use it so that their request count never matters.
  */
-export function createRoomyKey(dataDir: string, options: KeyOptions = {}): Promise<CreatedKey> {
-  return createKey(dataDir, { plan: "enterprise", limitMinute: 100_000, limitDay: 1_000_000, ...options });
+export function createRoomyKey(
+  dataDir: string,
+  options: KeyOptions = {},
+  env: Record<string, string> = {},
+): Promise<CreatedKey> {
+  return createKey(
+    dataDir,
+    { plan: "enterprise", limitMinute: 100_000, limitDay: 1_000_000, ...options },
+    env,
+  );
 }
 
 /** `skillport keys revoke ID` in a separate process. */
-export async function revokeKey(dataDir: string, id: string): Promise<void> {
-  const result = await runCli(["keys", "revoke", id, "--data-dir", dataDir]);
+export async function revokeKey(
+  dataDir: string,
+  id: string,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const result = await runCli(["keys", "revoke", id, "--data-dir", dataDir], env);
   if (result.code !== 0) throw new Error(`keys revoke failed (${result.code}): ${result.stderr}`);
 }
 
@@ -302,6 +323,8 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       // Every request line is written, so the search for leaked secrets sees everything.
       SKILLPORT_LOG_LEVEL: "info",
       SKILLPORT_FAILED_AUTH_PER_MINUTE: "1000000",
+      // The model costs every test server a thread and ~250 MB; discover-hybrid.test.ts covers it.
+      SKILLPORT_DISCOVERY_MODE: "lexical",
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -348,9 +371,9 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
     exited,
     logs: () => output,
     request: (method, path, requestOptions) => apiRequest(baseUrl, method, path, requestOptions),
-    createKey: (keyOptions) => createKey(dataDir, keyOptions),
-    createRoomyKey: (keyOptions) => createRoomyKey(dataDir, keyOptions),
-    revokeKey: (id) => revokeKey(dataDir, id),
+    createKey: (keyOptions) => createKey(dataDir, keyOptions, storeEnv(options)),
+    createRoomyKey: (keyOptions) => createRoomyKey(dataDir, keyOptions, storeEnv(options)),
+    revokeKey: (id) => revokeKey(dataDir, id, storeEnv(options)),
     stop() {
       stopped ??= (async () => {
         if (exitCode === undefined) {
@@ -371,6 +394,16 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       return stopped;
     },
   };
+}
+
+/** The variables that name the server's store, for CLI commands that must use the same one. */
+function storeEnv(options: StartOptions): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["SKILLPORT_DATABASE_URL", "SKILLPORT_REDIS_URL", "SKILLPORT_REDIS_KEY_PREFIX"]) {
+    const value = options.env?.[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
 }
 
 /** One HTTP request; the body is read in full and parsed when it is JSON. */
@@ -394,6 +427,7 @@ export async function apiRequest(
     method,
     headers,
     body,
+    redirect: options.redirect ?? "follow",
     signal: options.signal ?? AbortSignal.timeout(60_000),
   });
   const text = await res.text();

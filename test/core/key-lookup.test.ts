@@ -32,6 +32,9 @@ function recordingStore(): KeyStore & { lookups: string[]; keys: Map<string, Api
     async revoke() {
       return false;
     },
+    async expire() {
+      return false;
+    },
     markUsed() {},
   } as KeyStore & { lookups: string[]; keys: Map<string, ApiKey> };
 }

@@ -46,8 +46,10 @@ describe("discovery of the built-in skills", () => {
 
   for (const [skillId, queries] of Object.entries(OBVIOUS_QUERIES)) {
     for (const query of queries) {
-      it(`ranks ${skillId} first for "${query}"`, () => {
-        expect(discovery.search(query, { limit: 3 }).map((hit) => hit.skill_id)[0]).toBe(skillId);
+      it(`ranks ${skillId} first for "${query}"`, async () => {
+        expect((await discovery.search(query, { limit: 3 })).hits.map((hit) => hit.skill_id)[0]).toBe(
+          skillId,
+        );
       });
     }
   }

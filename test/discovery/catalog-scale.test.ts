@@ -1,10 +1,10 @@
-import { createReadStream, existsSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createGunzip } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { DiscoveryIndex } from "../../src/core/discovery/discovery.js";
 import { type DescriptionRecord, recordToDocument } from "../../src/core/discovery/document.js";
+import { readAllJsonLines } from "../../src/discovery-eval/read-json-lines.js";
+import { toolRecord } from "../../src/discovery-eval/tool-records.js";
 
 const path = fileURLToPath(new URL("../../../shared/data/catalog/openapi-tools.jsonl.gz", import.meta.url));
 const present = existsSync(path);
@@ -14,24 +14,7 @@ const SKILL_COUNT = 10_000;
 
 /** The first `count` lines only: the file holds 104k operations and the rest is not needed. */
 async function readRecords(count: number): Promise<DescriptionRecord[]> {
-  const records: DescriptionRecord[] = [];
-  const lines = createInterface({ input: createReadStream(path).pipe(createGunzip()), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim().length === 0) continue;
-    const row = JSON.parse(line) as { id: string; name?: string; description?: string; params?: unknown };
-    records.push({
-      id: row.id,
-      name: row.name ?? null,
-      description: row.description ?? "",
-      params:
-        typeof row.params === "object" && row.params !== null
-          ? (row.params as Record<string, unknown>)
-          : null,
-    });
-    if (records.length >= count) break;
-  }
-  lines.close();
-  return records;
+  return (await readAllJsonLines(path, count)).map(toolRecord);
 }
 
 function percentile(sortedMs: number[], fraction: number): number {
@@ -62,13 +45,12 @@ describe.skipIf(!present)("discovery over 10k OpenAPI operations", () => {
       "cancel a subscription",
     ];
     // Warm-up: let the JIT compile the scoring loops before timing them.
-    for (let round = 0; round < 5; round += 1)
-      for (const query of queries) index.search(query, { limit: 10 });
+    for (let round = 0; round < 5; round += 1) for (const query of queries) index.searchLexical(query, 10);
     const timesMs: number[] = [];
     for (let round = 0; round < 20; round += 1) {
       for (const query of queries) {
         started = performance.now();
-        const hits = index.search(query, { limit: 10 });
+        const hits = index.searchLexical(query, 10);
         timesMs.push(performance.now() - started);
         expect(hits.length).toBeGreaterThan(0);
       }
@@ -79,12 +61,12 @@ describe.skipIf(!present)("discovery over 10k OpenAPI operations", () => {
         `${percentile(timesMs, 0.5).toFixed(2)} ms, p99 ${percentile(timesMs, 0.99).toFixed(2)} ms`,
     );
 
-    const [top] = index.search("get the weather forecast for a city", { limit: 1 });
+    const [top] = index.searchLexical("get the weather forecast for a city", 1);
     expect(top?.skill_id).toMatch(/weather/i);
     if (top) {
       index.remove(top.skill_id);
       expect(
-        index.search("get the weather forecast for a city", { limit: 10 }).map((hit) => hit.skill_id),
+        index.searchLexical("get the weather forecast for a city", 10).map((hit) => hit.skill_id),
       ).not.toContain(top.skill_id);
     }
   });

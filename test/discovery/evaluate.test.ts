@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateRanking, ndcgAt, recallAt, reciprocalRankAt } from "../../src/core/discovery/evaluate.js";
+import { MetricsAccumulator, ndcgAt, recallAt, reciprocalRankAt } from "../../src/core/discovery/evaluate.js";
 
 const relevant = (...ids: string[]): ReadonlySet<string> => new Set(ids);
 
@@ -23,21 +23,27 @@ describe("retrieval metrics", () => {
     expect(ndcgAt([], relevant("a"), 10)).toBe(0);
   });
 
-  it("evaluateRanking averages the three metrics over queries", () => {
-    const metrics = evaluateRanking(
-      [
-        { query: "q1", relevant: ["a"] },
-        { query: "q2", relevant: ["b"] },
-      ],
-      (query) => (query === "q1" ? ["a"] : ["x", "y", "z", "w", "v", "b"]),
-    );
+  it("averages every metric over the queries added", () => {
+    const accumulator = new MetricsAccumulator();
+    accumulator.add(["a"], ["a"]);
+    accumulator.add(["x", "y", "z", "w", "v", "b"], ["b"]);
+    const metrics = accumulator.metrics();
     expect(metrics.queries).toBe(2);
+    expect(metrics.recallAt1).toBe(0.5);
     expect(metrics.recallAt5).toBe(0.5);
+    expect(metrics.recallAt10).toBe(1);
     expect(metrics.mrrAt10).toBeCloseTo((1 + 1 / 6) / 2, 12);
     expect(metrics.ndcgAt10).toBeCloseTo((1 + 1 / Math.log2(7)) / 2, 12);
   });
 
-  it("evaluateRanking of no queries is all zeros", () => {
-    expect(evaluateRanking([], () => [])).toEqual({ queries: 0, ndcgAt10: 0, recallAt5: 0, mrrAt10: 0 });
+  it("reports all zeros before any query", () => {
+    expect(new MetricsAccumulator().metrics()).toEqual({
+      queries: 0,
+      recallAt1: 0,
+      recallAt5: 0,
+      recallAt10: 0,
+      ndcgAt10: 0,
+      mrrAt10: 0,
+    });
   });
 });

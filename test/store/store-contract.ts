@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeEmbeddingContract } from "./contract/embeddings.js";
 import { describeExecutionContract } from "./contract/executions.js";
 import { type MakeStore, makeExecution, useStore } from "./contract/fixtures.js";
 import { describeIdempotencyContract } from "./contract/idempotency.js";
@@ -6,6 +7,8 @@ import { describeKeyContract } from "./contract/keys.js";
 import { describeLimiterContract } from "./contract/limiter.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
+import { describeUsageContract } from "./contract/usage.js";
+import { describeSharedDataContract } from "./contract/shared-data.js";
 
 export type { MakeStore } from "./contract/fixtures.js";
 
@@ -24,6 +27,9 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeIdempotencyContract(handle);
     describeLimiterContract(handle);
     describeOwnerDataContract(handle);
+    describeEmbeddingContract(handle);
+    describeUsageContract(handle);
+    describeSharedDataContract(handle);
 
     describe("store", () => {
       it("answers ping while open", async () => {

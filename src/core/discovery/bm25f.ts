@@ -1,7 +1,7 @@
 import { FIELD_NAMES, type FieldName, type SkillDocument } from "./document.js";
 import { PostingList } from "./posting-list.js";
-import type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
-import { analyze } from "./text-analysis.js";
+import type { MatchedFields, Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
+import { analyze, tokenize } from "./text-analysis.js";
 import { topK } from "./top-k.js";
 
 /** Weight and length normalisation of one field. */
@@ -99,6 +99,8 @@ export class Bm25fRetriever implements Retriever {
   private scores = new Float64Array(0);
   private touchedByTerm = new Int32Array(0);
   private touched = new Int32Array(0);
+  /** Scratch term counts of the field being added. */
+  private readonly fieldFrequencies = new Map<string, number>();
 
   constructor(parameters: Bm25fParameters = DEFAULT_BM25F_PARAMETERS) {
     validateParameters(parameters);
@@ -119,11 +121,12 @@ export class Bm25fRetriever implements Retriever {
     this.ids[slot] = document.id;
     this.slotById.set(document.id, slot);
     const entries = new Set<TermEntry>();
-    FIELD_NAMES.forEach((field, fieldIndex) => {
-      const fieldTerms = analyze(document.fields[field]);
+    const frequencies = this.fieldFrequencies;
+    for (let fieldIndex = 0; fieldIndex < FIELD_COUNT; fieldIndex += 1) {
+      const fieldTerms = analyze(document.fields[FIELD_NAMES[fieldIndex] ?? "description"]);
       this.fieldLengths[slot * FIELD_COUNT + fieldIndex] = fieldTerms.length;
       this.fieldLengthTotals[fieldIndex] = (this.fieldLengthTotals[fieldIndex] ?? 0) + fieldTerms.length;
-      const frequencies = new Map<string, number>();
+      frequencies.clear();
       for (const term of fieldTerms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
       for (const [term, frequency] of frequencies) {
         const entry = this.entryFor(term);
@@ -135,7 +138,7 @@ export class Bm25fRetriever implements Retriever {
         list.push(slot, frequency);
         entries.add(entry);
       }
-    });
+    }
     for (const entry of entries) entry.documentFrequency += 1;
     this.termsBySlot[slot] = [...entries];
   }
@@ -186,6 +189,30 @@ export class Bm25fRetriever implements Retriever {
       }
     }
     return this.collect(touchedCount, idealScore, options);
+  }
+
+  /**
+   * The words of `query` found in each field of document `id` (as the query spelled them, lowercase),
+   * so a result can say why it matched. Cheap enough for the few results returned.
+   */
+  explain(id: string, query: string): MatchedFields {
+    const slot = this.slotById.get(id);
+    const matched: MatchedFields = {};
+    if (slot === undefined) return matched;
+    for (const word of new Set(tokenize(query))) {
+      for (const term of analyze(word)) {
+        const entry = this.terms.get(term);
+        if (!entry) continue;
+        FIELD_NAMES.forEach((field, fieldIndex) => {
+          const list = entry.postings[fieldIndex];
+          if (!list || !list.docs.subarray(0, list.length).includes(slot)) return;
+          const words = matched[field] ?? [];
+          if (!words.includes(word)) words.push(word);
+          matched[field] = words;
+        });
+      }
+    }
+    return matched;
   }
 
   /** Sums the weighted, length-normalised frequencies of one term per document. */

@@ -46,31 +46,43 @@ export interface LabelledQuery {
 /** Means over queries, each in [0, 1]. */
 export interface RetrievalMetrics {
   queries: number;
-  ndcgAt10: number;
+  recallAt1: number;
   recallAt5: number;
+  recallAt10: number;
+  ndcgAt10: number;
   mrrAt10: number;
 }
 
 /**
- * Runs `rank` (which must return at least 10 ids, best first, when it can) on every
- * query and averages nDCG@10, recall@5 and MRR@10.
+ * Sums the metrics of ranked lists one query at a time, so that a caller may rank
+ * synchronously or not, and time each ranking, as it likes. Rankings should hold at
+ * least 10 ids, best first, when they can.
  */
-export function evaluateRanking(
-  queries: Iterable<LabelledQuery>,
-  rank: (query: string) => readonly string[],
-): RetrievalMetrics {
-  let count = 0;
-  let ndcg = 0;
-  let recall = 0;
-  let mrr = 0;
-  for (const { query, relevant } of queries) {
-    const ranked = rank(query);
+export class MetricsAccumulator {
+  private count = 0;
+  private readonly sums = { recallAt1: 0, recallAt5: 0, recallAt10: 0, ndcgAt10: 0, mrrAt10: 0 };
+
+  add(ranked: readonly string[], relevant: readonly string[]): void {
     const relevantSet = new Set(relevant);
-    ndcg += ndcgAt(ranked, relevantSet, 10);
-    recall += recallAt(ranked, relevantSet, 5);
-    mrr += reciprocalRankAt(ranked, relevantSet, 10);
-    count += 1;
+    this.sums.recallAt1 += recallAt(ranked, relevantSet, 1);
+    this.sums.recallAt5 += recallAt(ranked, relevantSet, 5);
+    this.sums.recallAt10 += recallAt(ranked, relevantSet, 10);
+    this.sums.ndcgAt10 += ndcgAt(ranked, relevantSet, 10);
+    this.sums.mrrAt10 += reciprocalRankAt(ranked, relevantSet, 10);
+    this.count += 1;
   }
-  const mean = (sum: number): number => (count === 0 ? 0 : sum / count);
-  return { queries: count, ndcgAt10: mean(ndcg), recallAt5: mean(recall), mrrAt10: mean(mrr) };
+
+  /** The means so far; all zeros before the first query. */
+  metrics(): RetrievalMetrics {
+    const mean = (sum: number): number => (this.count === 0 ? 0 : sum / this.count);
+    const { sums } = this;
+    return {
+      queries: this.count,
+      recallAt1: mean(sums.recallAt1),
+      recallAt5: mean(sums.recallAt5),
+      recallAt10: mean(sums.recallAt10),
+      ndcgAt10: mean(sums.ndcgAt10),
+      mrrAt10: mean(sums.mrrAt10),
+    };
+  }
 }

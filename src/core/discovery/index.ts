@@ -12,7 +12,11 @@ export {
   type Discovery,
   type DiscoveryHit,
   DiscoveryIndex,
+  type DiscoveryIndexOptions,
+  type DiscoveryResult,
   type DiscoverySearchOptions,
+  type MatchEvidence,
+  type RankingInfo,
 } from "./discovery.js";
 export {
   type DescriptionRecord,
@@ -23,13 +27,17 @@ export {
   schemaText,
   skillToDocument,
 } from "./document.js";
+export type { TextEmbedder } from "./embedder.js";
 export {
-  evaluateRanking,
   type LabelledQuery,
+  MetricsAccumulator,
   ndcgAt,
   type RetrievalMetrics,
   recallAt,
   reciprocalRankAt,
 } from "./evaluate.js";
+export { DEFAULT_FUSION_WEIGHTS, type FusionWeights, fuseScores } from "./fusion.js";
 export type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
+export { SemanticIndex, type SemanticState } from "./semantic-index.js";
 export { analyze, normalizeText, STOP_WORDS, splitIdentifier, stem, tokenize } from "./text-analysis.js";
+export { VectorIndex } from "./vector-index.js";

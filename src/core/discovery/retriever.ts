@@ -1,4 +1,7 @@
-import type { SkillDocument } from "./document.js";
+import type { FieldName, SkillDocument } from "./document.js";
+
+/** Query words found in each field of a document (only fields with a match are present). */
+export type MatchedFields = Partial<Record<FieldName, string[]>>;
 
 /** A document id with its relevance to a query, in (0, 1]; higher is better. */
 export interface ScoredId {
@@ -34,4 +37,6 @@ export interface Retriever {
    * documents. A query with no usable term (e.g. only stop words) yields `[]`.
    */
   search(query: string, options: RetrieverSearchOptions): ScoredId[];
+  /** Which query words matched document `id`, by field. */
+  explain(id: string, query: string): MatchedFields;
 }

@@ -8,10 +8,16 @@ export type ExecutionEvent =
 
 type Listener = (event: ExecutionEvent) => void;
 
-/** An in-process bus of execution events, by execution id. */
+/**
+ * An in-process bus of execution events, by execution id. Events this process emits with
+ * `share` also go to `outbound` (set when the store has a signal channel, so that other
+ * processes hear of them); events other processes shared arrive through `deliver`.
+ */
 export class ExecutionEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly everyListeners = new Set<Listener>();
+  /** Where shared events go besides this process's listeners (see `SignalBridge`). */
+  outbound: ((executionId: string, event: ExecutionEvent) => void) | undefined;
 
   /** Every execution's events (metrics, usage aggregation). */
   subscribeAll(listener: Listener): () => void {
@@ -32,10 +38,25 @@ export class ExecutionEvents {
     };
   }
 
-  emit(executionId: string, event: ExecutionEvent): void {
+  /** An event of an execution this process runs; `share` tells other processes too. */
+  emit(executionId: string, event: ExecutionEvent, { share = false } = {}): void {
     for (const listener of this.everyListeners) listener(event);
+    this.deliver(executionId, event);
+    if (share) this.outbound?.(executionId, event);
+  }
+
+  /**
+   * An event of an execution another process runs: only this execution's listeners get
+   * it (process-wide listeners such as metrics count what this process does).
+   */
+  deliver(executionId: string, event: ExecutionEvent): void {
     const set = this.listeners.get(executionId);
     if (!set) return;
     for (const listener of [...set]) listener(event);
+  }
+
+  /** True when someone in this process follows the execution. */
+  isFollowed(executionId: string): boolean {
+    return this.listeners.has(executionId);
   }
 }

@@ -1,29 +1,42 @@
 import { requireScope } from "../access.js";
-import type { ListExecutionsQuery } from "../api-schemas.js";
+import type { AdminExecutionsQuery, ListExecutionsQuery } from "../api-schemas.js";
 import type { Clock } from "../clock.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
 import { ServiceError } from "../errors.js";
 import type { ApiKey } from "../keys/api-key.js";
-import type { Store } from "../ports.js";
+import type { ExecutionListQuery, Store } from "../ports.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome } from "./run-skill.js";
+import type { SignalBridge } from "./signal-bridge.js";
 
 /**
- * Another process sharing the store may finish an execution; this process hears of it
- * only by reading the store, so waits re-read it this often.
+ * Another process sharing the store may finish an execution. Without a signal channel
+ * this process hears of it only by reading the store, so waits re-read it this often.
+ * With one, signals bring the news of async executions at once; the re-read still covers
+ * sync ones (not signalled: their caller gets the record in the response) and lost signals.
  */
 const STORE_POLL_MS = 1_000;
 
-/** Reading, waiting for, listing and cancelling executions, for the key's owner only. */
+/**
+ * How long a cancel waits for the process holding the execution to end it; after that
+ * (the process died, or it cannot be reached) the cancellation is recorded from here.
+ */
+const REMOTE_CANCEL_WAIT_MS = 3_000;
+
+/**
+ * Reading, waiting for, listing and cancelling executions: for the key's owner only, or
+ * across every owner for the dashboard's administrator (`listAll`, `getAny`).
+ */
 export class ExecutionQueries {
   constructor(
     private readonly store: Store,
     private readonly events: ExecutionEvents,
     private readonly runner: ExecutionRunner,
     private readonly clock: Clock,
+    private readonly bridge?: SignalBridge,
   ) {}
 
   /** The record; with `waitMs`, held until it is terminal or the wait ends (long poll). */
@@ -38,31 +51,68 @@ export class ExecutionQueries {
     query: ListExecutionsQuery,
   ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
     requireScope(key, "full-access");
+    return this.page({ owner: key.owner, status: query.status, skillId: query.skill_id }, query);
+  }
+
+  /** Every owner's records, newest first, filtered by key, owner, skill and status (the dashboard). */
+  async listAll(
+    query: AdminExecutionsQuery,
+  ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
+    return this.pageOfStored(
+      { owner: query.owner, keyId: query.key_id, status: query.status, skillId: query.skill_id },
+      query,
+    );
+  }
+
+  /** Any owner's execution with what is kept beside the record (params, key), for the dashboard. */
+  async getAny(id: string): Promise<StoredExecution> {
+    const execution = await this.store.executions.get(id);
+    if (!execution) {
+      throw new ServiceError("execution_not_found", {
+        message: `No execution has the id ${JSON.stringify(id)}.`,
+      });
+    }
+    return execution;
+  }
+
+  private async page(
+    filters: Omit<ExecutionListQuery, "limit" | "after">,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
+    const { data, next_cursor } = await this.pageOfStored(filters, query);
+    return { data: data.map((row) => row.record), next_cursor };
+  }
+
+  /** One page, newest first, and the cursor of the next (fetches one more row to know). */
+  private async pageOfStored(
+    filters: Omit<ExecutionListQuery, "limit" | "after">,
+    query: { limit: number; cursor?: string },
+  ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
     const after = query.cursor ? decodeCursor(query.cursor, ["createdAt", "id"] as const) : undefined;
-    const rows = await this.store.executions.list({
-      owner: key.owner,
-      status: query.status,
-      skillId: query.skill_id,
-      limit: query.limit + 1,
-      after,
-    });
+    const rows = await this.store.executions.list({ ...filters, limit: query.limit + 1, after });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const next_cursor =
       rows.length > query.limit && last
         ? encodeCursor({ createdAt: last.record.created_at, id: last.record.id })
         : null;
-    return { data: page.map((row) => row.record), next_cursor };
+    return { data: page, next_cursor };
   }
 
   /** Cancels a non-terminal execution; a terminal one is `execution_not_cancellable`. */
   async cancel(key: ApiKey, id: string): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
     if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
-    const local = await this.runner.cancelLocal(execution);
+    const local = await this.runner.cancelLocal(execution.record.id);
     if (local) return local.record;
-    // Held by another process sharing the store: record the cancellation; that process
-    // cannot be signalled from here (scale-out adds cross-process cancellation).
+    if (this.bridge) {
+      // Held by another process: ask it to cancel (it aborts the skill and records the outcome).
+      await this.bridge.requestCancel(execution.record.id);
+      const ended = await this.waitForTerminal(execution, REMOTE_CANCEL_WAIT_MS);
+      if (isTerminal(ended.status)) return ended;
+    }
+    // Nobody answered (no channel, or the holder is gone): record the cancellation here.
+    // A holder that is alive after all cannot overwrite it: terminal records never change.
     const now = this.clock.now();
     const cancelled = markFinished(
       execution,
@@ -70,7 +120,8 @@ export class ExecutionQueries {
       now,
     );
     await this.store.executions.save(cancelled);
-    return cancelled.record;
+    // The save has no effect if the holder ended the execution first: answer what is stored.
+    return (await this.store.executions.get(cancelled.record.id))?.record ?? cancelled.record;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { Clock } from "../clock.js";
+import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
@@ -25,7 +25,10 @@ export interface ExecutionRunnerOptions {
   asyncConcurrency: number;
   /** Per-skill configuration, by skill id (SKILLPORT_SKILL_CONFIG). */
   skillConfig: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  /** How often this process proves it is alive, and how long silence means it died. */
+  /**
+   * How often this process proves it is alive and looks for queued work other runners
+   * could not start yet; six beats of silence mean a runner died.
+   */
   heartbeatMs?: number;
   /** Where skills run (isolated in workers, or on this thread). */
   executor: SkillExecutor;
@@ -48,9 +51,16 @@ export interface RunHooks {
   onLog?: (entry: LogEntry) => void;
 }
 
-interface QueuedExecution {
+/**
+ * Where an execution stands when this runner begins it: a sync one just created (running,
+ * not stored yet), a queued one this runner holds, or one `takeQueued` already stored running.
+ */
+type Begin = "new" | "queued" | "taken";
+
+interface Job {
   execution: StoredExecution;
   hooks: RunHooks;
+  begin: Begin;
   /** Gives back the execution's concurrency slot once it ended. */
   release: ReleaseSlot;
 }
@@ -60,19 +70,25 @@ interface QueuedExecution {
  * queue. It writes each record's transitions (queued → running → terminal), owns the
  * abort controllers that timeouts, cancellation and shutdown fire, and on start-up takes
  * over the executions a dead process left behind.
+ *
+ * The queue is shared by every process on the store: an async record is stored `queued`
+ * and held by the runner that accepted it, which starts it when a slot is free; a runner
+ * with free slots takes (`takeQueued`) what others have left waiting for over a beat, and
+ * a runner starts a queued execution only through `store.executions.start`, so that each
+ * runs once whoever takes it.
  */
 export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly queue: WorkQueue<QueuedExecution>;
+  private readonly queue: WorkQueue<Job>;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue(options.asyncConcurrency, async ({ execution, hooks, release }) => {
-      await this.run(execution, hooks)
+    this.queue = new WorkQueue<Job>(options.asyncConcurrency, async ({ execution, hooks, begin, release }) => {
+      await this.run(execution, hooks, begin)
         .catch((err: unknown) => {
           options.logger.error(
             { err, execution_id: execution.record.id },
@@ -91,7 +107,9 @@ export class ExecutionRunner {
     this.timer = setInterval(() => {
       beats++;
       // Orphans appear only when another process dies: looking every few beats is enough.
-      const work = beats % 6 === 0 ? this.heartbeat().then(() => this.recoverOrphans()) : this.heartbeat();
+      const work = this.heartbeat()
+        .then(() => (beats % 6 === 0 ? this.recoverOrphans() : undefined))
+        .then(() => this.takeWaiting());
       work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
     }, this.heartbeatMs);
     this.timer.unref();
@@ -100,7 +118,7 @@ export class ExecutionRunner {
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
   runNow(execution: StoredExecution, hooks: RunHooks = {}): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, hooks, { alreadyRunning: true });
+    return this.run(execution, hooks, "new");
   }
 
   /**
@@ -109,19 +127,21 @@ export class ExecutionRunner {
    */
   enqueue(execution: StoredExecution, hooks: RunHooks, release: ReleaseSlot): void {
     this.assertAccepting();
-    this.queue.push(execution.record.id, { execution, hooks, release });
+    this.queue.push(execution.record.id, { execution, hooks, begin: "queued", release });
   }
 
   /**
    * Cancels an execution this process holds and resolves with its terminal record, or
    * returns undefined when this process does not hold it.
    */
-  async cancelLocal(execution: StoredExecution): Promise<StoredExecution | undefined> {
-    const id = execution.record.id;
-    const queued = this.queue.remove(id);
-    if (queued) {
-      queued.release();
-      return this.finish(execution, cancelledOutcome("The execution was cancelled before it started.", 0));
+  async cancelLocal(id: string): Promise<StoredExecution | undefined> {
+    const waiting = this.queue.remove(id);
+    if (waiting) {
+      waiting.release();
+      return this.finish(
+        waiting.execution,
+        cancelledOutcome("The execution was cancelled before it started.", 0),
+      );
     }
     const running = this.inFlight.get(id);
     if (!running) return undefined;
@@ -152,7 +172,7 @@ export class ExecutionRunner {
   private run(
     execution: StoredExecution,
     { onProgress, signal, onLog }: RunHooks,
-    { alreadyRunning = false } = {},
+    begin: Begin,
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new AbortController();
@@ -161,13 +181,21 @@ export class ExecutionRunner {
     if (signal?.aborted) cancel();
     signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
-      const running = alreadyRunning ? execution : markRunning(execution, clock.now());
-      // Not awaited: the terminal save usually lands in the same group commit. If the
-      // process dies first, the client got no answer and recovery ends the record.
-      store.executions.save(running).catch((err: unknown) => {
-        this.options.logger.error({ err, execution_id: id }, "could not store a running record");
-      });
-      events.emit(id, { type: "status", record: running.record });
+      let running = execution;
+      if (begin === "new") {
+        // Not awaited: the terminal save usually lands in the same group commit. If the
+        // process dies first, the client got no answer and recovery ends the record.
+        store.executions.save(running).catch((err: unknown) => {
+          this.options.logger.error({ err, execution_id: id }, "could not store a running record");
+        });
+      } else if (begin === "queued") {
+        running = markRunning(execution, clock.now());
+        // Another runner took it meanwhile, or it was cancelled: not ours to run.
+        if (!(await store.executions.start(running))) return (await store.executions.get(id)) ?? execution;
+      }
+      // Async executions are the ones others follow from other processes (polls, streams).
+      const share = { share: running.async };
+      events.emit(id, { type: "status", record: running.record }, share);
       const entry = registry.get(running.record.skill_id);
       const ownLogger = lazyChildLogger(this.options.logger, {
         execution_id: id,
@@ -188,7 +216,7 @@ export class ExecutionRunner {
               messages: ownerMessages(store.messages, running.owner, clock),
               memory: ownerMemory(store.memory, running.owner, clock),
               progress: (update) => {
-                events.emit(id, { type: "progress", execution_id: id, ...update });
+                events.emit(id, { type: "progress", execution_id: id, ...update }, share);
                 onProgress?.(update);
               },
             },
@@ -210,7 +238,7 @@ export class ExecutionRunner {
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
     const done = markFinished(execution, outcome, this.options.clock.now());
     await this.options.store.executions.save(done);
-    this.options.events.emit(done.record.id, { type: "status", record: done.record });
+    this.options.events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
     return done;
   }
 
@@ -224,6 +252,30 @@ export class ExecutionRunner {
     return this.options.store.executions.heartbeat(info);
   }
 
+  /**
+   * Runs queued executions other runners left waiting over a beat (busy or gone), as many
+   * as this runner has free slots for.
+   */
+  private async takeWaiting(): Promise<void> {
+    const room = this.queue.room;
+    if (room === 0 || !this.accepting) return;
+    const now = this.options.clock.now();
+    const taken = await this.options.store.executions.takeQueued(
+      this.runnerId,
+      room,
+      isoTimestamp(now - this.heartbeatMs),
+      isoTimestamp(now),
+    );
+    for (const execution of taken) {
+      this.queue.push(execution.record.id, {
+        execution,
+        hooks: {},
+        begin: "taken",
+        release: this.options.concurrency.track(execution.keyId),
+      });
+    }
+  }
+
   /** Queued orphans run here; running ones were cut off mid-run and end `execution_interrupted`. */
   private async recoverOrphans(): Promise<void> {
     const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
@@ -235,6 +287,7 @@ export class ExecutionRunner {
         this.queue.push(orphan.record.id, {
           execution: orphan,
           hooks: {},
+          begin: "queued",
           release: this.options.concurrency.track(orphan.keyId),
         });
       } else {

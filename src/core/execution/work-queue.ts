@@ -23,6 +23,11 @@ export class WorkQueue<T> {
     return this.waiting.splice(index, 1)[0]?.item;
   }
 
+  /** Jobs that could start at once (free slots not claimed by waiting jobs). */
+  get room(): number {
+    return Math.max(0, this.concurrency - this.running - this.waiting.length);
+  }
+
   get pending(): number {
     return this.waiting.length;
   }

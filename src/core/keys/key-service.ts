@@ -40,6 +40,21 @@ export const CreateKeyInput = z
   });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
+/** The longest grace period of a roll: 30 days. */
+export const MAX_ROLL_GRACE_SECONDS = 30 * 86_400;
+
+export const RollKeyInput = z.object({
+  /** How long the old key keeps working after the roll; 0 ends it at once. */
+  graceSeconds: z.number().int().min(0).max(MAX_ROLL_GRACE_SECONDS),
+});
+export type RollKeyInput = z.input<typeof RollKeyInput>;
+
+/** What a new key takes from its creator: everything but the secret and the timestamps. */
+type KeyAttributes = Pick<
+  ApiKey,
+  "name" | "scope" | "plan" | "limits" | "environment" | "owner" | "expiresAt"
+>;
+
 /** A key as listings show it: no hash, the secret reduced to a prefix and its last four characters. */
 export type KeyView = Omit<ApiKey, "hash">;
 
@@ -47,7 +62,10 @@ export function toKeyView({ hash: _hash, ...view }: ApiKey): KeyView {
   return view;
 }
 
-/** Creating, listing, revoking and checking API keys: the operations the dashboard and CLI share. */
+/**
+ * Creating, listing, revoking, rolling and checking API keys: the operations the dashboard
+ * and the CLI share.
+ */
 export class KeyService {
   constructor(
     private readonly keys: KeyStore,
@@ -64,25 +82,43 @@ export class KeyService {
         details: [{ path: "expiresAt", message: "must be in the future" }],
       });
     }
-    const secret = generateSecret(parsed.environment);
-    const key: ApiKey = {
-      id: newId("key"),
-      name: parsed.name,
-      scope: parsed.scope,
-      plan: parsed.plan,
-      limits: parsed.limits ?? PLAN_LIMITS[parsed.plan as "free" | "pro"],
-      environment: parsed.environment,
-      owner: parsed.owner,
-      hash: hashSecret(secret),
-      prefix: secretPrefix(secret),
-      last4: secretLast4(secret),
-      createdAt: isoTimestamp(now),
-      lastUsedAt: null,
-      expiresAt: parsed.expiresAt ? isoTimestamp(Date.parse(parsed.expiresAt)) : null,
-      revokedAt: null,
-    };
-    await this.keys.insert(key);
-    return { key: toKeyView(key), secret };
+    return this.insertNew(
+      {
+        name: parsed.name,
+        scope: parsed.scope,
+        plan: parsed.plan,
+        limits: parsed.limits ?? PLAN_LIMITS[parsed.plan as "free" | "pro"],
+        environment: parsed.environment,
+        owner: parsed.owner,
+        expiresAt: parsed.expiresAt ? isoTimestamp(Date.parse(parsed.expiresAt)) : null,
+      },
+      now,
+    );
+  }
+
+  /**
+   * Replaces a key with a new one of the same name, scope, plan, limits, environment, owner
+   * and expiry, and makes the old one expire after `graceSeconds`, so that clients can move
+   * to the new secret without an outage. Only an active key can be rolled.
+   */
+  async roll(id: string, input: RollKeyInput): Promise<{ key: KeyView; secret: string; previous: KeyView }> {
+    const { graceSeconds } = parseOrThrow(RollKeyInput, input);
+    const old = await this.findOrThrow(id);
+    const now = this.clock.now();
+    const status = keyStatus(old, now);
+    if (status !== "active") {
+      throw new ServiceError("invalid_request", {
+        message: `The key ${id} is ${status}; only an active key can be rolled.`,
+      });
+    }
+    const created = await this.insertNew(old, now);
+    await this.keys.expire(id, isoTimestamp(now + graceSeconds * 1000));
+    return { ...created, previous: toKeyView((await this.keys.findById(id)) ?? old) };
+  }
+
+  /** One key, without its hash. */
+  async get(id: string): Promise<KeyView> {
+    return toKeyView(await this.findOrThrow(id));
   }
 
   async list(): Promise<KeyView[]> {
@@ -91,8 +127,7 @@ export class KeyService {
 
   /** Revokes a key; it is refused from the next request on, by every process sharing the store. */
   async revoke(id: string): Promise<KeyView> {
-    const key = await this.keys.findById(id);
-    if (!key) throw new ServiceError("invalid_request", { message: `No API key has the id ${id}.` });
+    const key = await this.findOrThrow(id);
     await this.keys.revoke(id, isoTimestamp(this.clock.now()));
     return toKeyView((await this.keys.findById(id)) ?? key);
   }
@@ -110,5 +145,34 @@ export class KeyService {
     }
     this.keys.markUsed(key.id, isoTimestamp(now));
     return key;
+  }
+
+  private async findOrThrow(id: string): Promise<ApiKey> {
+    const key = await this.keys.findById(id);
+    if (!key) throw new ServiceError("invalid_request", { message: `No API key has the id ${id}.` });
+    return key;
+  }
+
+  /** Makes a secret for `attributes`, stores the key (its hash only) and returns both. */
+  private async insertNew(attributes: KeyAttributes, now: number): Promise<{ key: KeyView; secret: string }> {
+    const secret = generateSecret(attributes.environment);
+    const key: ApiKey = {
+      id: newId("key", now),
+      name: attributes.name,
+      scope: attributes.scope,
+      plan: attributes.plan,
+      limits: attributes.limits,
+      environment: attributes.environment,
+      owner: attributes.owner,
+      expiresAt: attributes.expiresAt,
+      hash: hashSecret(secret),
+      prefix: secretPrefix(secret),
+      last4: secretLast4(secret),
+      createdAt: isoTimestamp(now),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.keys.insert(key);
+    return { key: toKeyView(key), secret };
   }
 }

@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { StoredExecution } from "../../core/execution/record.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
-import { type ExecutionRow, fromExecutionRow, toExecutionRow } from "./execution-row.js";
+import { type ExecutionRow, fromExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import type { GroupCommit } from "./group-commit.js";
 
 /** `queued` and `running`, as SQL (contract.md, "Execution record"). */
@@ -29,6 +29,12 @@ export class SqliteExecutionStore implements ExecutionStore {
   private readonly orphanCandidates: Database.Statement<[string], OrphanRow>;
   private readonly reassign: Database.Statement<[string, string]>;
   private readonly deleteFinishedChunk: Database.Statement<[string]>;
+  private readonly queuedCandidates: Database.Statement<[string, string, number], ExecutionRow>;
+  private readonly startStatement: Database.Statement<[ExecutionRow]>;
+  private readonly takeStatement: Database.Statement<[ExecutionRow]>;
+  private readonly take: Database.Transaction<
+    (runnerId: string, limit: number, queuedBefore: string, startedAt: string) => StoredExecution[]
+  >;
   private readonly claim: Database.Transaction<
     (runnerId: string, isRunnerGone: (runner: RunnerInfo | undefined) => boolean) => StoredExecution[]
   >;
@@ -74,6 +80,24 @@ export class SqliteExecutionStore implements ExecutionStore {
          limit ${DELETE_CHUNK})`,
     );
     this.claim = db.transaction((runnerId, isRunnerGone) => this.claimInTransaction(runnerId, isRunnerGone));
+    this.queuedCandidates = db.prepare(
+      `select * from executions where status = 'queued' and runner_id <> ? and created_at < ?
+       order by created_at, id limit ?`,
+    );
+    this.take = db.transaction((runnerId, limit, queuedBefore, startedAt) =>
+      this.queuedCandidates.all(runnerId, queuedBefore, limit).map((row) => {
+        const taken = { ...row, runner_id: runnerId, status: "running", started_at: startedAt };
+        this.takeStatement.run(taken);
+        return fromExecutionRow(taken);
+      }),
+    );
+    this.takeStatement = db.prepare(
+      "update executions set runner_id = @runner_id, status = @status, started_at = @started_at where id = @id",
+    );
+    this.startStatement = db.prepare(
+      `update executions set status = @status, started_at = @started_at
+       where id = @id and runner_id = @runner_id and status = 'queued'`,
+    );
   }
 
   save(execution: StoredExecution): Promise<void> {
@@ -96,6 +120,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
     const params = {
       owner: query.owner,
+      keyId: query.keyId,
       status: query.status,
       skillId: query.skillId,
       afterCreatedAt: query.after?.createdAt,
@@ -125,6 +150,26 @@ export class SqliteExecutionStore implements ExecutionStore {
     return this.claim.immediate(runnerId, isRunnerGone);
   }
 
+  /** One IMMEDIATE transaction, like `claimOrphans`: each queued execution goes to one runner. */
+  async takeQueued(
+    runnerId: string,
+    limit: number,
+    queuedBefore: string,
+    startedAt: string,
+  ): Promise<StoredExecution[]> {
+    if (limit <= 0) return [];
+    return this.take.immediate(runnerId, limit, queuedBefore, startedAt);
+  }
+
+  /**
+   * A conditional update of its own rather than a group-commit write: the runner waits for
+   * the answer before running the skill, and losing it in a crash only leaves the record
+   * `queued`, which recovery runs again.
+   */
+  async start(running: StoredExecution): Promise<boolean> {
+    return this.startStatement.run(toExecutionRow(running)).changes > 0;
+  }
+
   async deleteFinishedBefore(finishedBefore: string): Promise<number> {
     let deleted = 0;
     for (;;) {
@@ -138,27 +183,24 @@ export class SqliteExecutionStore implements ExecutionStore {
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
   ): StoredExecution[] {
-    const verdicts = new Map<string, boolean>();
-    const claimed: StoredExecution[] = [];
-    for (const row of this.orphanCandidates.all(runnerId)) {
-      let gone = verdicts.get(row.runner_id);
-      if (gone === undefined) {
-        gone = isRunnerGone(toRunner(row));
-        verdicts.set(row.runner_id, gone);
-      }
-      if (!gone) continue;
+    return rowsOfGoneRunners(this.orphanCandidates.all(runnerId), isRunnerGone).map((row) => {
       this.reassign.run(runnerId, row.id);
-      claimed.push({ ...fromExecutionRow(row), runnerId });
-    }
-    return claimed;
+      return { ...fromExecutionRow(row), runnerId };
+    });
   }
 
-  /** One statement per combination of filters, so each uses the owner index fully. */
+  /**
+   * One statement per combination of filters, so each uses an index fully: the owner's
+   * index for a key's own listing, the time index for the dashboard's listing across owners.
+   */
   private listStatement(query: ExecutionListQuery): Database.Statement {
-    const shape = `${query.status !== undefined}:${query.skillId !== undefined}:${query.after !== undefined}`;
+    const filters = [query.owner, query.keyId, query.status, query.skillId, query.after];
+    const shape = filters.map((filter) => filter !== undefined).join(":");
     let statement = this.listStatements.get(shape);
     if (!statement) {
-      const conditions = ["owner = @owner"];
+      const conditions = ["1 = 1"];
+      if (query.owner !== undefined) conditions.push("owner = @owner");
+      if (query.keyId !== undefined) conditions.push("key_id = @keyId");
       if (query.status !== undefined) conditions.push("status = @status");
       if (query.skillId !== undefined) conditions.push("skill_id = @skillId");
       // Newest first, so "after" the cursor means strictly older in (created_at, id).
@@ -171,16 +213,4 @@ export class SqliteExecutionStore implements ExecutionStore {
     }
     return statement;
   }
-}
-
-function toRunner(row: OrphanRow): RunnerInfo | undefined {
-  if (row.runner_host === null || row.runner_pid === null || row.runner_heartbeat_at === null) {
-    return undefined;
-  }
-  return {
-    id: row.runner_id,
-    host: row.runner_host,
-    pid: row.runner_pid,
-    heartbeatAt: row.runner_heartbeat_at,
-  };
 }

@@ -1,15 +1,6 @@
 import type Database from "better-sqlite3";
 import type { IdempotencyEntry, IdempotencyStore } from "../../core/ports.js";
-
-interface IdempotencyRow {
-  key_id: string;
-  idempotency_key: string;
-  request_hash: string;
-  execution_id: string;
-  mode: string;
-  created_at: string;
-  expires_at: string;
-}
+import { fromIdempotencyRow, type IdempotencyRow, toIdempotencyRow } from "../idempotency-row.js";
 
 type Reservation = { reserved: true } | { reserved: false; existing: IdempotencyEntry };
 
@@ -40,9 +31,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.reserveTransaction = db.transaction((entry: IdempotencyEntry): Reservation => {
       const row = this.find.get(entry.keyId, entry.idempotencyKey);
       if (row && Date.parse(row.expires_at) > Date.parse(entry.createdAt)) {
-        return { reserved: false, existing: fromRow(row) };
+        return { reserved: false, existing: fromIdempotencyRow(row) };
       }
-      this.put.run(toRow(entry));
+      this.put.run(toIdempotencyRow(entry));
       return { reserved: true };
     });
   }
@@ -59,29 +50,4 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     }
     return reservation;
   }
-}
-
-function toRow(entry: IdempotencyEntry): IdempotencyRow {
-  return {
-    key_id: entry.keyId,
-    idempotency_key: entry.idempotencyKey,
-    request_hash: entry.requestHash,
-    execution_id: entry.executionId,
-    mode: entry.mode,
-    created_at: entry.createdAt,
-    expires_at: entry.expiresAt,
-  };
-}
-
-function fromRow(row: IdempotencyRow): IdempotencyEntry {
-  return {
-    keyId: row.key_id,
-    idempotencyKey: row.idempotency_key,
-    requestHash: row.request_hash,
-    executionId: row.execution_id,
-    // Only toRow writes this column, from the typed union.
-    mode: row.mode as IdempotencyEntry["mode"],
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
 }

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
+import { SqliteEmbeddingStore } from "./embedding-store.js";
 import { SqliteExecutionStore } from "./execution-store.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteIdempotencyStore } from "./idempotency-store.js";
@@ -14,6 +15,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
+import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
@@ -64,7 +66,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     idempotency: new SqliteIdempotencyStore(db),
     messages: new SqliteMessageStore(db),
     memory: new SqliteMemoryStore(db),
+    embeddings: new SqliteEmbeddingStore(db),
     limiter: new SqliteLimiter(limiterDb),
+    usage: new SqliteUsageStore(db),
     groupCommitStats: writer.stats,
     async ping() {
       try {

@@ -1,30 +1,13 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import type { ApiKey, Environment, Plan, Scope } from "../../core/keys/api-key.js";
+import type { ApiKey } from "../../core/keys/api-key.js";
 import type { KeyStore } from "../../core/ports.js";
+import { type KeyRow, toApiKey } from "../key-row.js";
+import { MarkUsedThrottle } from "../mark-used-throttle.js";
 import type { GroupCommit } from "./group-commit.js";
 import type { KeyChangeSignal } from "./key-change-signal.js";
 
-interface KeyRow {
-  id: string;
-  name: string;
-  scope: string;
-  plan: string;
-  limit_per_minute: number;
-  limit_per_day: number;
-  environment: string;
-  owner: string;
-  hash: string;
-  prefix: string;
-  last4: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-/** How often one process writes a key's `last_used_at` at most: it is informational. */
-export const MARK_USED_INTERVAL_MS = 30_000;
+export { MARK_USED_INTERVAL_MS } from "../mark-used-throttle.js";
 
 /**
  * A cached key is re-read at least this often, so that even a change whose signal was
@@ -44,10 +27,10 @@ export class SqliteKeyStore implements KeyStore {
   private readonly byId: Database.Statement<[string], KeyRow>;
   private readonly all: Database.Statement<[], KeyRow>;
   private readonly revokeStatement: Database.Statement<[{ id: string; revokedAt: string }]>;
+  private readonly expireStatement: Database.Statement<[{ id: string; expiresAt: string }]>;
   private readonly exists: Database.Statement<[string], { found: number }>;
   private readonly markUsedStatement: Database.Statement<[{ id: string; usedAt: string }]>;
-  /** When this process last queued a `last_used_at` write per key (clock milliseconds). */
-  private readonly lastMarkedAt = new Map<string, number>();
+  private readonly markUsedThrottle: MarkUsedThrottle;
   /** Found keys by hash, with when they were read; valid while the signal's version holds. */
   private readonly cache = new Map<string, { key: ApiKey; readAt: number }>();
   private cacheVersion = -1;
@@ -58,6 +41,7 @@ export class SqliteKeyStore implements KeyStore {
     private readonly clock: Clock,
     private readonly changes: KeyChangeSignal,
   ) {
+    this.markUsedThrottle = new MarkUsedThrottle(clock);
     this.insertStatement = db.prepare(
       `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
          owner, hash, prefix, last4, created_at, last_used_at, expires_at, revoked_at)
@@ -69,6 +53,11 @@ export class SqliteKeyStore implements KeyStore {
     this.all = db.prepare("select * from api_keys order by created_at desc, id desc");
     this.revokeStatement = db.prepare(
       "update api_keys set revoked_at = @revokedAt where id = @id and revoked_at is null",
+    );
+    // Timestamps are ISO UTC with milliseconds, so text order is time order.
+    this.expireStatement = db.prepare(
+      `update api_keys set expires_at = @expiresAt
+       where id = @id and (expires_at is null or expires_at > @expiresAt)`,
     );
     this.exists = db.prepare("select 1 as found from api_keys where id = ?");
     // Never moves last_used_at backwards when writes from two processes cross.
@@ -135,46 +124,23 @@ export class SqliteKeyStore implements KeyStore {
     return this.exists.get(id) !== undefined;
   }
 
+  async expire(id: string, expiresAt: string): Promise<boolean> {
+    if (this.expireStatement.run({ id, expiresAt }).changes > 0) {
+      this.changes.announce();
+      return true;
+    }
+    return this.exists.get(id) !== undefined;
+  }
+
   /**
    * Queued into the executions' group commit instead of a transaction of its own: it is
    * written on every authenticated request, and a durable commit per request would cost
    * an fsync each. At most one write per key per `MARK_USED_INTERVAL_MS` per process.
    */
   markUsed(id: string, usedAt: string): void {
-    const nowMs = this.clock.now();
-    const last = this.lastMarkedAt.get(id);
-    if (last !== undefined && nowMs - last < MARK_USED_INTERVAL_MS) return;
-    this.lastMarkedAt.set(id, nowMs);
-    if (this.lastMarkedAt.size > 10_000) this.forgetOldMarks(nowMs);
+    if (!this.markUsedThrottle.admit(id)) return;
     this.writer.writeDetached(`key-used:${id}`, () => {
       this.markUsedStatement.run({ id, usedAt });
     });
   }
-
-  /** Keeps the throttle map from growing with every key ever seen. */
-  private forgetOldMarks(nowMs: number): void {
-    for (const [id, markedAt] of this.lastMarkedAt) {
-      if (nowMs - markedAt >= MARK_USED_INTERVAL_MS) this.lastMarkedAt.delete(id);
-    }
-  }
-}
-
-function toApiKey(row: KeyRow): ApiKey {
-  return {
-    id: row.id,
-    name: row.name,
-    // The row was written from a typed ApiKey; these casts only restore its types.
-    scope: row.scope as Scope,
-    plan: row.plan as Plan,
-    limits: { perMinute: row.limit_per_minute, perDay: row.limit_per_day },
-    environment: row.environment as Environment,
-    owner: row.owner,
-    hash: row.hash,
-    prefix: row.prefix,
-    last4: row.last4,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
 }

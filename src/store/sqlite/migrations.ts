@@ -118,6 +118,36 @@ export const MIGRATIONS: readonly Migration[] = [
       create index executions_unfinished on executions (status) where status in ('queued', 'running');
     `,
   },
+  {
+    version: 3,
+    name: "embedding cache",
+    // Vectors as little-endian float32 blobs, keyed by model and text hash (EmbeddingStore).
+    sql: `
+      create table embeddings (
+        model text not null,
+        text_hash text not null,
+        vector blob not null,
+        primary key (model, text_hash)
+      ) strict, without rowid;
+    `,
+  },
+  {
+    version: 4,
+    name: "usage per key and minute; executions by time across owners",
+    // usage_minutes is written in batches off the request path (see UsageRecorder). The
+    // executions index serves the dashboard's listing across every owner, newest first.
+    sql: `
+      create table usage_minutes (
+        key_id text not null,
+        minute_start integer not null,
+        accepted integer not null,
+        limited integer not null,
+        primary key (key_id, minute_start)
+      ) strict, without rowid;
+      create index usage_minutes_start on usage_minutes (minute_start);
+      create index executions_created on executions (created_at, id);
+    `,
+  },
 ];
 
 /**

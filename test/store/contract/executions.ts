@@ -129,6 +129,36 @@ export function describeExecutionContract(handle: StoreHandle): void {
         }
         expect(seen).toEqual(["exe_g", "exe_f", "exe_e", "exe_d", "exe_c", "exe_b", "exe_a"]);
       });
+
+      it("lists every owner's records when no owner is given, newest first", async () => {
+        await seed();
+        const all = await handle.store.executions.list({ limit: 100 });
+        // exe_other (globex) shares exe_a's created_at: the id breaks the tie.
+        expect(ids(all)).toEqual([
+          "exe_g",
+          "exe_f",
+          "exe_e",
+          "exe_d",
+          "exe_c",
+          "exe_b",
+          "exe_other",
+          "exe_a",
+        ]);
+        expect(ids(await handle.store.executions.list({ limit: 2, status: "completed" }))).toEqual([
+          "exe_g",
+          "exe_e",
+        ]);
+      });
+
+      it("filters by the key that started a record, alone or with the owner", async () => {
+        await seed();
+        await handle.store.executions.save(
+          makeExecution({ id: "exe_k", owner: "acme", keyId: "key_2", createdAt: isoTimestamp(T0 + 500) }),
+        );
+        expect(ids(await handle.store.executions.list({ keyId: "key_2", limit: 100 }))).toEqual(["exe_k"]);
+        expect(ids(await list({ keyId: "key_2" }))).toEqual(["exe_k"]);
+        expect(await list({ keyId: "key_2", owner: "globex" })).toEqual([]);
+      });
     });
   });
 }

@@ -5,12 +5,18 @@ import type { ExecutionStatus, StoredExecution } from "../../../src/core/executi
 import type { ApiKey } from "../../../src/core/keys/api-key.js";
 import type { Store } from "../../../src/core/ports.js";
 
-/** Builds a store for one test; it must start empty, and `cleanup` must close it. */
-export type MakeStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
+/**
+ * Builds a store for one test; it must start empty, and `cleanup` must close it and every
+ * store `open` gave. `open` opens another store on the same data (what another process,
+ * another replica, sees).
+ */
+export type MakeStore = () => Promise<{ store: Store; open(): Promise<Store>; cleanup(): Promise<void> }>;
 
 /** The store of the running test. */
 export interface StoreHandle {
   readonly store: Store;
+  /** Another store on the same data, closed after the test. */
+  openAnother(): Promise<Store>;
 }
 
 /** A fresh store per test, cleaned up after it. */
@@ -23,11 +29,15 @@ export function useStore(makeStore: MakeStore): StoreHandle {
     await current?.cleanup();
     current = undefined;
   });
+  const test = () => {
+    if (!current) throw new Error("No store: used outside a test.");
+    return current;
+  };
   return {
     get store(): Store {
-      if (!current) throw new Error("No store: used outside a test.");
-      return current.store;
+      return test().store;
     },
+    openAnother: () => test().open(),
   };
 }
 

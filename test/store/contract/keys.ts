@@ -57,6 +57,19 @@ export function describeKeyContract(handle: StoreHandle): void {
       expect((await handle.store.keys.findById(key.id))?.revokedAt).toBe(isoTimestamp(T0 + 1000));
     });
 
+    it("sets an expiry, never lengthening one already earlier, and sees it on the next lookup", async () => {
+      const key = makeKey();
+      await handle.store.keys.insert(key);
+      expect(await handle.store.keys.findByHash(key.hash)).toEqual(key);
+      expect(await handle.store.keys.expire(key.id, isoTimestamp(T0 + 60_000))).toBe(true);
+      expect((await handle.store.keys.findByHash(key.hash))?.expiresAt).toBe(isoTimestamp(T0 + 60_000));
+      expect(await handle.store.keys.expire(key.id, isoTimestamp(T0 + 120_000))).toBe(true);
+      expect((await handle.store.keys.findById(key.id))?.expiresAt).toBe(isoTimestamp(T0 + 60_000));
+      expect(await handle.store.keys.expire(key.id, isoTimestamp(T0 + 1000))).toBe(true);
+      expect((await handle.store.keys.findById(key.id))?.expiresAt).toBe(isoTimestamp(T0 + 1000));
+      expect(await handle.store.keys.expire("key_unknown", isoTimestamp(T0))).toBe(false);
+    });
+
     it("answers false when revoking a key that does not exist", async () => {
       expect(await handle.store.keys.revoke("key_unknown", isoTimestamp(T0))).toBe(false);
     });

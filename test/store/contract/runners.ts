@@ -86,6 +86,80 @@ export function describeRunnerContract(handle: StoreHandle): void {
       expect(claimedIds).not.toContain(records.dead.record.id);
     });
 
+    it("takes and starts queued executions of other runners, oldest first, created before the cutoff", async () => {
+      const { executions } = handle.store;
+      const queued = (offsetMs: number, runnerId: string) =>
+        makeExecution({ status: "queued", runnerId, createdAt: isoTimestamp(T0 + offsetMs) });
+      const oldest = queued(0, "runner_busy");
+      const middle = queued(1000, "runner_dead");
+      const newest = queued(2000, "runner_busy");
+      const tooRecent = queued(10_000, "runner_busy");
+      const mine = queued(-5000, "runner_me");
+      const running = makeExecution({ status: "running", runnerId: "runner_busy" });
+      const finished = makeExecution({ status: "completed", runnerId: "runner_busy" });
+      const all = [oldest, middle, newest, tooRecent, mine, running, finished];
+      await Promise.all(all.map((record) => executions.save(record)));
+      const cutoff = isoTimestamp(T0 + 5000);
+      const startedAt = isoTimestamp(T0 + 6000);
+      const started = (execution: typeof oldest, runnerId: string) => ({
+        ...execution,
+        runnerId,
+        record: { ...execution.record, status: "running", started_at: startedAt },
+      });
+      const first = await executions.takeQueued("runner_me", 2, cutoff, startedAt);
+      expect(first).toEqual([started(oldest, "runner_me"), started(middle, "runner_me")]);
+      expect(await executions.get(oldest.record.id)).toEqual(started(oldest, "runner_me"));
+      const rest = await executions.takeQueued("runner_other", 10, cutoff, startedAt);
+      expect(rest.map((e) => e.record.id)).toEqual([mine.record.id, newest.record.id]);
+      expect(await executions.takeQueued("runner_third", 10, cutoff, startedAt)).toEqual([]);
+      expect(await executions.get(tooRecent.record.id)).toEqual(tooRecent);
+      expect(await executions.takeQueued("runner_me", 0, isoTimestamp(T0 + 60_000), startedAt)).toEqual([]);
+    });
+
+    it("gives each queued execution to exactly one of several runners taking at once", async () => {
+      const { executions } = handle.store;
+      const backlog = Array.from({ length: 30 }, (_, i) =>
+        makeExecution({ status: "queued", runnerId: "runner_busy", createdAt: isoTimestamp(T0 + i) }),
+      );
+      await Promise.all(backlog.map((record) => executions.save(record)));
+      const takes = await Promise.all(
+        ["runner_1", "runner_2", "runner_3"].map((runner) =>
+          executions.takeQueued(runner, 15, isoTimestamp(T0 + 60_000), isoTimestamp(T0 + 60_000)),
+        ),
+      );
+      const taken = takes.flat().map((e) => e.record.id);
+      expect(taken).toHaveLength(30);
+      expect(new Set(taken).size).toBe(30);
+    });
+
+    it("starts a queued execution only for the runner holding it, and only once", async () => {
+      const { executions } = handle.store;
+      const queued = makeExecution({ status: "queued", runnerId: "runner_a" });
+      await executions.save(queued);
+      const startedAt = isoTimestamp(T0 + 250);
+      const running = (runnerId: string) => ({
+        ...queued,
+        runnerId,
+        record: { ...queued.record, status: "running" as const, started_at: startedAt },
+      });
+      expect(await executions.start(running("runner_b"))).toBe(false);
+      expect(await executions.get(queued.record.id)).toEqual(queued);
+      expect(await executions.start(running("runner_a"))).toBe(true);
+      expect(await executions.get(queued.record.id)).toEqual(running("runner_a"));
+      expect(await executions.start(running("runner_a"))).toBe(false);
+    });
+
+    it("does not start an execution cancelled while it was queued", async () => {
+      const { executions } = handle.store;
+      const queued = makeExecution({ status: "queued", runnerId: "runner_a" });
+      await executions.save(queued);
+      const cancelled = makeExecution({ id: queued.record.id, status: "cancelled", runnerId: "runner_a" });
+      await executions.save(cancelled);
+      const running = { ...queued, record: { ...queued.record, status: "running" as const } };
+      expect(await executions.start(running)).toBe(false);
+      expect(await executions.get(queued.record.id)).toEqual(cancelled);
+    });
+
     it("deletes only terminal records finished before the cutoff, and says how many", async () => {
       const { executions } = handle.store;
       const old = makeExecution({ status: "completed", finishedAt: isoTimestamp(T0 - 2000) });

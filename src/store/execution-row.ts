@@ -1,6 +1,7 @@
-import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
+import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../core/execution/record.js";
+import type { RunnerInfo } from "../core/ports.js";
 
-/** An `executions` row as better-sqlite3 returns it. */
+/** An `executions` row as better-sqlite3 returns it, and the parameters both adapters write. */
 export interface ExecutionRow {
   id: string;
   owner: string;
@@ -72,4 +73,45 @@ export function fromExecutionRow(row: ExecutionRow): StoredExecution {
     timeoutMs: row.timeout_ms,
     runnerId: row.runner_id,
   };
+}
+
+/** The runner columns an orphan query joins to each execution (null: the runner has no row). */
+export interface RunnerColumns {
+  runner_id: string;
+  runner_host: string | null;
+  runner_pid: number | null;
+  /** Unix milliseconds; pg returns a bigint column as a string. */
+  runner_heartbeat_at: number | string | null;
+}
+
+/** The runner of an orphan-query row, or undefined when the runner has no row. */
+export function runnerOf(row: RunnerColumns): RunnerInfo | undefined {
+  if (row.runner_host === null || row.runner_pid === null || row.runner_heartbeat_at === null) {
+    return undefined;
+  }
+  return {
+    id: row.runner_id,
+    host: row.runner_host,
+    pid: row.runner_pid,
+    heartbeatAt: Number(row.runner_heartbeat_at),
+  };
+}
+
+/**
+ * The rows, among orphan candidates, whose runner `isRunnerGone` judges gone; each runner
+ * is judged once however many executions it left.
+ */
+export function rowsOfGoneRunners<Row extends RunnerColumns>(
+  rows: Row[],
+  isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
+): Row[] {
+  const verdicts = new Map<string, boolean>();
+  return rows.filter((row) => {
+    let gone = verdicts.get(row.runner_id);
+    if (gone === undefined) {
+      gone = isRunnerGone(runnerOf(row));
+      verdicts.set(row.runner_id, gone);
+    }
+    return gone;
+  });
 }

@@ -1,0 +1,18 @@
+/**
+ * A sentence-embedding model, as discovery needs it (a port: the core never loads a model
+ * itself; `src/embeddings/` adapts the shipped one). Vectors are unit length, so a dot
+ * product is their cosine similarity.
+ */
+export interface TextEmbedder {
+  /** Names the model and its version: cached vectors are only reused under the same id. */
+  readonly modelId: string;
+  readonly dimensions: number;
+  /** Starts loading the model if not yet done; resolves when `embed` can answer. */
+  load(): Promise<void>;
+  /** True once `load` has finished: until then discovery ranks lexically. */
+  readonly loaded: boolean;
+  /** One unit vector per text, in order. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** Frees the model (and any thread it runs on). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,58 @@
+// skillport dashboard: small enhancements only. Every page works without this script.
+
+document.addEventListener("DOMContentLoaded", () => {
+  // Copy buttons: data-copy names the element whose text is copied; the result is announced.
+  for (const button of document.querySelectorAll("[data-copy]")) {
+    button.addEventListener("click", async () => {
+      const source = document.getElementById(button.getAttribute("data-copy"));
+      const status = document.querySelector("[data-copy-status]");
+      if (!source) return;
+      try {
+        await navigator.clipboard.writeText(source.textContent.trim());
+        button.textContent = "Copied";
+        if (status) status.textContent = "The key is on your clipboard.";
+      } catch {
+        // Clipboard refused (e.g. not a secure context): select the text for a manual copy.
+        const range = document.createRange();
+        range.selectNodeContents(source);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        if (status) status.textContent = "Press Ctrl+C (or ⌘C) to copy the selected key.";
+      }
+    });
+  }
+
+  // The enterprise limits only matter for the enterprise plan: hide them otherwise.
+  const plan = document.querySelector("[data-plan-select]");
+  const limits = document.querySelector("[data-enterprise-limits]");
+  if (plan && limits) {
+    const sync = () => {
+      limits.hidden = plan.value !== "enterprise";
+    };
+    plan.addEventListener("change", sync);
+    sync();
+  }
+
+  // Selects marked data-autosubmit apply at once; their form's button stays for keyboards.
+  for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+    select.addEventListener("change", () => select.form?.requestSubmit());
+  }
+
+  // Times are rendered in UTC on the server; show them in the reader's zone, UTC on hover.
+  // In tables, a compact form (no year when it is this year) keeps the columns narrow.
+  const full = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const short = new Intl.DateTimeFormat(undefined, {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+  const thisYear = new Date().getFullYear();
+  for (const time of document.querySelectorAll("time[datetime]")) {
+    const date = new Date(time.getAttribute("datetime"));
+    if (Number.isNaN(date.getTime())) continue;
+    const compact = time.closest("table") && date.getFullYear() === thisYear;
+    time.textContent = (compact ? short : full).format(date);
+  }
+});

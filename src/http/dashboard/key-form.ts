@@ -1,0 +1,163 @@
+import type { ServiceError } from "../../core/errors.js";
+import { ENVIRONMENTS, PLANS, SCOPES } from "../../core/keys/api-key.js";
+import type { CreateKeyInput } from "../../core/keys/key-service.js";
+import { PLAN_LIMITS } from "../../core/limits/plans.js";
+import { integer } from "./format.js";
+import { html, type SafeHtml } from "./html.js";
+import { csrfField, type PageContext } from "./layout.js";
+
+/** The create form's fields, as typed (kept to show the form again after an error). */
+export interface CreateKeyForm {
+  name: string;
+  scope: string;
+  plan: string;
+  limit_minute: string;
+  limit_day: string;
+  environment: string;
+  owner: string;
+  expires_on: string;
+}
+
+/** Where each of the core's error paths shows on the form. */
+const FIELD_OF_PATH: Record<string, keyof CreateKeyForm> = {
+  name: "name",
+  scope: "scope",
+  plan: "plan",
+  limits: "limit_minute",
+  "limits.perMinute": "limit_minute",
+  "limits.perDay": "limit_day",
+  environment: "environment",
+  owner: "owner",
+  expiresAt: "expires_on",
+};
+
+/**
+ * Turns the posted form into the core's `CreateKeyInput`; the core validates it (the same
+ * rules as the CLI). Blank optional fields mean "not given".
+ */
+export function readCreateKeyForm(body: unknown): {
+  values: CreateKeyForm;
+  input: CreateKeyInput;
+  errorsOf(err: ServiceError): Map<string, string>;
+} {
+  const fields = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const text = (name: keyof CreateKeyForm) => {
+    const value = fields[name];
+    return typeof value === "string" ? value.trim() : "";
+  };
+  const values: CreateKeyForm = {
+    name: text("name"),
+    scope: text("scope"),
+    plan: text("plan"),
+    limit_minute: text("limit_minute"),
+    limit_day: text("limit_day"),
+    environment: text("environment"),
+    owner: text("owner"),
+    expires_on: text("expires_on"),
+  };
+  const number = (value: string) => (value === "" ? Number.NaN : Number(value));
+  const input = {
+    name: values.name,
+    scope: values.scope,
+    plan: values.plan || undefined,
+    // Only an enterprise key takes its own limits; the fields are ignored for other plans.
+    limits:
+      values.plan === "enterprise"
+        ? { perMinute: number(values.limit_minute), perDay: number(values.limit_day) }
+        : undefined,
+    environment: values.environment || undefined,
+    owner: values.owner || undefined,
+    // A date means "until the end of that day, UTC".
+    expiresAt: values.expires_on ? `${values.expires_on}T23:59:59.999Z` : undefined,
+  } as CreateKeyInput;
+  return {
+    values,
+    input,
+    errorsOf(err) {
+      const errors = new Map<string, string>();
+      for (const detail of err.details ?? [{ path: "name", message: err.message }]) {
+        const field = FIELD_OF_PATH[detail.path] ?? "name";
+        if (!errors.has(field)) errors.set(field, detail.message);
+      }
+      return errors;
+    },
+  };
+}
+
+/** The create form: every field labelled, errors tied to their fields for screen readers. */
+export function keyForm(
+  ctx: PageContext,
+  values: Partial<CreateKeyForm>,
+  errors: Map<string, string>,
+): SafeHtml {
+  const error = (field: string) =>
+    errors.has(field) ? html`<p class="field-error" id="${field}-error">${errors.get(field)}</p>` : "";
+  const invalid = (field: string) =>
+    errors.has(field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : "";
+  const scope = values.scope || "read-only";
+  const plan = values.plan || "free";
+  const environment = values.environment || "production";
+  const option = (value: string, selected: string, label = value) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+  const planLabel = (p: string) =>
+    p === "enterprise"
+      ? "Enterprise: custom limits"
+      : `${p[0]?.toUpperCase()}${p.slice(1)}: ${integer(PLAN_LIMITS[p as "free" | "pro"].perMinute)}/min, ${integer(PLAN_LIMITS[p as "free" | "pro"].perDay)}/day`;
+
+  return html`<form method="post" action="/dashboard/keys" class="panel form-grid" novalidate>
+  ${csrfField(ctx)}
+  ${errors.size > 0 && html`<p class="alert alert-error span-2" role="alert">The key was not created: check the highlighted fields.</p>`}
+  <div class="field span-2">
+    <label for="name">Name</label>
+    <input id="name" name="name" value="${values.name ?? ""}" required maxlength="100" placeholder="e.g. support agent (production)"${invalid("name")}>
+    ${error("name")}
+  </div>
+  <fieldset class="field span-2">
+    <legend>Scope</legend>
+    <div class="choice-row">
+    ${SCOPES.map(
+      (
+        s,
+      ) => html`<label class="choice"><input type="radio" name="scope" value="${s}"${s === scope ? html` checked` : ""}>
+      <span><strong>${s}</strong><small>${s === "read-only" ? "Discover skills only" : "Discover and execute skills"}</small></span></label>`,
+    )}
+    </div>
+    ${error("scope")}
+  </fieldset>
+  <div class="field">
+    <label for="plan">Plan</label>
+    <select id="plan" name="plan" data-plan-select${invalid("plan")}>${PLANS.map((p) => option(p, plan, planLabel(p)))}</select>
+    ${error("plan")}
+  </div>
+  <div class="field">
+    <label for="environment">Environment</label>
+    <select id="environment" name="environment"${invalid("environment")}>${ENVIRONMENTS.map((e) => option(e, environment))}</select>
+    ${error("environment")}
+  </div>
+  <fieldset class="field span-2 enterprise-limits" data-enterprise-limits>
+    <legend>Enterprise limits <small class="muted">(enterprise plan only)</small></legend>
+    <div class="form-grid inner">
+      <div class="field"><label for="limit_minute">Requests per minute</label>
+      <input id="limit_minute" name="limit_minute" inputmode="numeric" pattern="[0-9]*" value="${values.limit_minute ?? ""}"${invalid("limit_minute")}>${error("limit_minute")}</div>
+      <div class="field"><label for="limit_day">Requests per day</label>
+      <input id="limit_day" name="limit_day" inputmode="numeric" pattern="[0-9]*" value="${values.limit_day ?? ""}"${invalid("limit_day")}>${error("limit_day")}</div>
+    </div>
+  </fieldset>
+  <div class="field">
+    <label for="owner">Owner</label>
+    <input id="owner" name="owner" value="${values.owner ?? ""}" placeholder="default" maxlength="64" aria-describedby="owner-hint"${invalid("owner")}>
+    <p class="hint" id="owner-hint">A tenant label: keys of one owner share execution records.</p>
+    ${error("owner")}
+  </div>
+  <div class="field">
+    <label for="expires_on">Expires on <small class="muted">(optional)</small></label>
+    <input id="expires_on" name="expires_on" type="date" value="${values.expires_on ?? ""}" aria-describedby="expires-hint"${invalid("expires_on")}>
+    <p class="hint" id="expires-hint">The key stops working at the end of that day (UTC).</p>
+    ${error("expires_on")}
+  </div>
+  <div class="inline-actions span-2">
+    <button type="submit" class="button button-primary">Create key</button>
+    <a class="button button-quiet" href="/dashboard/keys">Cancel</a>
+  </div>
+</form>`;
+}

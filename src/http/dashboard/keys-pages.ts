@@ -1,0 +1,238 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "../../core/errors.js";
+import { keyStatus } from "../../core/keys/api-key.js";
+import type { KeyView } from "../../core/keys/key-service.js";
+import { badge, time } from "./format.js";
+import { html, type SafeHtml } from "./html.js";
+import { keyDetail } from "./key-detail.js";
+import { type CreateKeyForm, keyForm, readCreateKeyForm } from "./key-form.js";
+import { csrfField, type PageContext, page } from "./layout.js";
+import type { Dashboard } from "./plugin.js";
+import { formField } from "./session.js";
+import { parseRange } from "./usage-page.js";
+
+type IdParams = { Params: { id: string } };
+
+/** Columns the key list sorts by, and how. */
+const SORTS: Record<string, (key: KeyView, now: number) => string> = {
+  name: (key) => key.name.toLowerCase(),
+  created: (key) => key.createdAt,
+  last_used: (key) => key.lastUsedAt ?? "",
+  status: (key, now) => keyStatus(key, now),
+  scope: (key) => key.scope,
+  plan: (key) => key.plan,
+};
+
+const ListQuery = z.object({
+  q: z.string().max(200).optional().default(""),
+  sort: z.enum(Object.keys(SORTS) as [string, ...string[]]).catch("created"),
+  dir: z.enum(["asc", "desc"]).catch("desc"),
+});
+
+/** Grace periods offered when rolling a key, in seconds. */
+const GRACE_CHOICES: { seconds: number; label: string }[] = [
+  { seconds: 0, label: "None: the old key stops now" },
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 86_400, label: "24 hours" },
+  { seconds: 7 * 86_400, label: "7 days" },
+  { seconds: 30 * 86_400, label: "30 days" },
+];
+
+/** The API Keys section: list, create (secret shown once), detail, revoke, roll. */
+export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): void {
+  const { keys } = dashboard.skillport;
+
+  app.get("/keys", async (request, reply) => {
+    const query = ListQuery.parse(request.query ?? {});
+    const all = await keys.list();
+    return dashboard.send(reply, keyList(dashboard.context(request), all, query));
+  });
+
+  app.get("/keys/new", async (request, reply) =>
+    dashboard.send(reply, newKeyPage(dashboard.context(request), {}, new Map())),
+  );
+
+  app.post("/keys", async (request, reply) => {
+    const ctx = dashboard.context(request);
+    const form = readCreateKeyForm(request.body);
+    try {
+      const { key, secret } = await keys.create(form.input);
+      return dashboard.send(reply, secretPage(ctx, key, secret, "Key created"));
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.code !== "invalid_request") throw err;
+      return dashboard.send(reply, newKeyPage(ctx, form.values, form.errorsOf(err)), 400);
+    }
+  });
+
+  app.get<IdParams>("/keys/:id", async (request, reply) => {
+    const key = await keys.get(request.params.id);
+    const range = parseRange(request.query);
+    return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range));
+  });
+
+  /** A page about one key, for routes that only show something. */
+  const keyPage = (path: string, render: (ctx: PageContext, key: KeyView) => string) =>
+    app.get<IdParams>(path, async (request, reply) =>
+      dashboard.send(reply, render(dashboard.context(request), await keys.get(request.params.id))),
+    );
+
+  keyPage("/keys/:id/revoke", revokePage);
+  app.post<IdParams>("/keys/:id/revoke", async (request, reply) => {
+    const key = await keys.revoke(request.params.id);
+    return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}`, 303);
+  });
+
+  keyPage("/keys/:id/roll", rollPage);
+
+  app.post<IdParams>("/keys/:id/roll", async (request, reply) => {
+    const graceSeconds = Number(formField(request, "grace_seconds"));
+    const { key, secret, previous } = await keys.roll(request.params.id, { graceSeconds });
+    const note = html`The previous key <code>${previous.prefix}…${previous.last4}</code> keeps working until ${time(previous.expiresAt)}.`;
+    return dashboard.send(reply, secretPage(dashboard.context(request), key, secret, "Key rolled", note));
+  });
+}
+
+function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQuery>): string {
+  const now = Date.now();
+  const needle = query.q.trim().toLowerCase();
+  const shown = all.filter(
+    (key) =>
+      needle === "" ||
+      [key.name, key.id, key.owner, key.prefix, key.last4, key.environment, key.plan, key.scope].some(
+        (field) => field.toLowerCase().includes(needle),
+      ),
+  );
+  const sortKey = SORTS[query.sort] ?? SORTS.created;
+  if (sortKey) {
+    shown.sort((a, b) => sortKey(a, now).localeCompare(sortKey(b, now)) || a.id.localeCompare(b.id));
+    if (query.dir === "desc") shown.reverse();
+  }
+  const header = (column: string, label: string, extra = "") => {
+    const active = query.sort === column;
+    const dir = active && query.dir === "asc" ? "desc" : "asc";
+    const params = new URLSearchParams({ ...(query.q && { q: query.q }), sort: column, dir });
+    const sortState = active ? (query.dir === "asc" ? "ascending" : "descending") : "none";
+    return html`<th scope="col" aria-sort="${sortState}" class="${extra}"><a href="/dashboard/keys?${params.toString()}">${label}<span class="sort-mark" aria-hidden="true">${active ? (query.dir === "asc" ? "▲" : "▼") : ""}</span></a></th>`;
+  };
+  const rows = shown.map((key) => {
+    const status = keyStatus(key, now);
+    return html`<tr>
+<td><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a>
+<span class="sub"><span class="visually-hidden">Owner </span>${key.owner} · <span class="visually-hidden">environment </span>${key.environment}</span></td>
+<td><code class="key-mask">${key.prefix}…${key.last4}</code></td>
+<td class="hide-narrow">${key.scope}</td><td class="hide-narrow">${key.plan}</td>
+<td class="hide-medium">${time(key.createdAt)}</td><td class="hide-narrow">${time(key.lastUsedAt, "never")}</td>
+<td>${badge(status)}</td>
+</tr>`;
+  });
+  const body = html`<form class="toolbar" method="get" action="/dashboard/keys" role="search">
+  <label class="visually-hidden" for="key-search">Search keys</label>
+  <input id="key-search" type="search" name="q" value="${query.q}" placeholder="Search by name, owner, id or key prefix">
+  <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
+  <button type="submit" class="button">Search</button>
+  ${query.q && html`<a class="button button-quiet" href="/dashboard/keys">Clear</a>`}
+</form>
+${
+  all.length === 0
+    ? emptyKeys()
+    : html`<div class="table-wrap panel flush"><table class="table" id="keys-table">
+<caption class="visually-hidden">API keys, ${shown.length} shown</caption>
+<thead><tr>${header("name", "Name")}<th scope="col">Key</th>${header("scope", "Scope", "hide-narrow")}${header("plan", "Plan", "hide-narrow")}${header("created", "Created", "hide-medium")}${header("last_used", "Last used", "hide-narrow")}${header("status", "Status")}</tr></thead>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">No key matches “${query.q}”.</td></tr>`}</tbody>
+</table></div>`
+}`;
+  return page(
+    ctx,
+    {
+      title: "API Keys",
+      section: "keys",
+      lead: "Keys open the API (/v1 and /mcp). Each secret is shown once, when it is created; only its hash is kept.",
+      actions: html`<a class="button button-primary" href="/dashboard/keys/new">Create key</a>`,
+    },
+    body,
+  );
+}
+
+function emptyKeys(): SafeHtml {
+  return html`<section class="panel empty"><h2>No keys yet</h2><p>Create a key to let an agent discover and run skills.</p>
+<p><a class="button button-primary" href="/dashboard/keys/new">Create your first key</a></p></section>`;
+}
+
+function newKeyPage(ctx: PageContext, values: Partial<CreateKeyForm>, errors: Map<string, string>): string {
+  return page(
+    ctx,
+    {
+      title: "Create an API key",
+      section: "keys",
+      lead: "Use one key per agent and environment, and read-only keys where execution is not needed.",
+    },
+    keyForm(ctx, values, errors),
+  );
+}
+
+/** The secret, once: a copy button and a plain warning. Never stored, never in a URL. */
+function secretPage(ctx: PageContext, key: KeyView, secret: string, title: string, note?: SafeHtml): string {
+  return page(
+    ctx,
+    { title, section: "keys" },
+    html`<section class="panel secret-panel" aria-labelledby="secret-title">
+  <h2 id="secret-title">Copy the key for “${key.name}” now</h2>
+  <p class="alert alert-warn" role="note"><strong>This is the only time the key is shown.</strong> skillport keeps only a hash of it. If you lose it, roll the key or create a new one.</p>
+  <div class="secret-box">
+    <code id="new-secret" class="secret" data-secret>${secret}</code>
+    <button type="button" class="button" data-copy="new-secret">Copy</button>
+  </div>
+  <p class="copy-status" role="status" aria-live="polite" data-copy-status></p>
+  ${note && html`<p>${note}</p>`}
+  <dl class="facts">
+    <div><dt>Scope</dt><dd>${key.scope}</dd></div><div><dt>Plan</dt><dd>${key.plan}</dd></div>
+    <div><dt>Environment</dt><dd>${key.environment}</dd></div><div><dt>Owner</dt><dd>${key.owner}</dd></div>
+    <div><dt>Expires</dt><dd>${time(key.expiresAt, "never")}</dd></div>
+  </dl>
+  <p class="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Keep it out of repositories and client-side code.</p>
+  <p><a class="button button-primary" href="/dashboard/keys/${key.id}">I have copied it</a></p>
+</section>`,
+  );
+}
+
+/** Revoking asks first: it cannot be undone. */
+function revokePage(ctx: PageContext, key: KeyView): string {
+  return page(
+    ctx,
+    { title: `Revoke “${key.name}”?`, section: "keys" },
+    html`<section class="panel danger-zone">
+  <p>Requests with <code>${key.prefix}…${key.last4}</code> will be refused from the very next one, on every process sharing this data directory. This cannot be undone.</p>
+  <form method="post" action="/dashboard/keys/${key.id}/revoke" class="inline-actions">
+${csrfField(ctx)}
+<button type="submit" class="button button-danger">Revoke key</button>
+<a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
+  </form>
+</section>`,
+  );
+}
+
+/** Rolling asks for the grace period of the old key. */
+function rollPage(ctx: PageContext, key: KeyView): string {
+  return page(
+    ctx,
+    {
+      title: `Roll “${key.name}”`,
+      section: "keys",
+      lead: "A new key with the same name, scope, plan, limits, environment and owner. The old key keeps working for the grace period, so clients can switch without an outage.",
+    },
+    html`<section class="panel narrow-panel">
+  <form method="post" action="/dashboard/keys/${key.id}/roll" class="stack narrow">
+${csrfField(ctx)}
+<label for="grace">Grace period for <code>${key.prefix}…${key.last4}</code></label>
+<select id="grace" name="grace_seconds">
+  ${GRACE_CHOICES.map((c) => html`<option value="${c.seconds}"${c.seconds === 86_400 ? html` selected` : ""}>${c.label}</option>`)}
+</select>
+<div class="inline-actions">
+  <button type="submit" class="button button-primary">Roll key</button>
+  <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
+</div>
+  </form>
+</section>`,
+  );
+}

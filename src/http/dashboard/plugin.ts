@@ -1,0 +1,201 @@
+import type { AddressInfo } from "node:net";
+import fastifyCookie from "@fastify/cookie";
+import fastifyFormbody from "@fastify/formbody";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Skillport } from "../../core/skillport.js";
+import { toHttpError } from "../error-response.js";
+import { loadAssets } from "./assets.js";
+import { registerExecutionPages } from "./executions-pages.js";
+import { html } from "./html.js";
+import { registerKeyPages } from "./keys-pages.js";
+import { barePage, type PageContext, page } from "./layout.js";
+import { registerOverviewPage } from "./overview-page.js";
+import { PageError } from "./page-error.js";
+import { CsrfTokens, refuseCrossSite, sessionOf } from "./session.js";
+import { registerSignInPages } from "./sign-in-pages.js";
+import { registerSkillPages } from "./skills-pages.js";
+import { registerUsagePage } from "./usage-page.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** A dashboard route open without a session (sign-in, static assets). */
+    signedOut?: boolean;
+  }
+}
+
+export interface DashboardOptions {
+  version: string;
+  /** Shows a one-time sign-in link to the person running the server (default: stderr). */
+  announceSignInLink?: (url: string) => void;
+}
+
+/** What the dashboard's page modules share. */
+export interface Dashboard {
+  skillport: Skillport;
+  /** The page context of a signed-in request. */
+  context(request: FastifyRequest): PageContext;
+  /** Sends a full page as HTML. */
+  send(reply: FastifyReply, markup: string, status?: number): FastifyReply;
+  /** Announces the next one-time sign-in link after the last one was used. */
+  announceNextLink(): void;
+  assets: PageContext["assets"];
+}
+
+/**
+ * Content-Security-Policy of every dashboard response: scripts, styles and images from
+ * this origin only, nothing inline (charts are SVG elements, not styles), no framing.
+ */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+/**
+ * The dashboard at `/dashboard`: server-rendered pages for an administrator signed in with
+ * a session cookie. Everything here is scoped to this plugin (cookies, form bodies, error
+ * pages), so `/v1` never parses a form or looks at a cookie, and this surface never looks
+ * at an API key.
+ */
+export function registerDashboard(
+  app: FastifyInstance,
+  skillport: Skillport,
+  options: DashboardOptions,
+): void {
+  const announce = options.announceSignInLink ?? printSignInLink;
+  let baseUrl = "";
+  const announceLink = () => {
+    const token = skillport.admin.issueSignInToken();
+    if (token !== undefined) announce(`${baseUrl}/dashboard/sign-in?token=${token}`);
+  };
+  app.addHook("onListen", async () => {
+    baseUrl = consoleBaseUrl(app.server.address());
+    announceLink();
+  });
+
+  app.register(
+    async (scope) => {
+      await scope.register(fastifyCookie);
+      await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
+      const assets = loadAssets();
+      const csrf = new CsrfTokens();
+      const dashboard: Dashboard = {
+        skillport,
+        assets,
+        context(request) {
+          const session = request.adminSession;
+          if (!session) throw new PageError(401, "Signed out", "Sign in to use the dashboard.");
+          return { assets, csrf: csrf.forSession(session), version: options.version };
+        },
+        send: (reply, markup, status = 200) =>
+          reply.code(status).type("text/html; charset=utf-8").send(markup),
+        announceNextLink: announceLink,
+      };
+
+      scope.addHook("onSend", async (request, reply, payload) => {
+        reply.header("content-security-policy", CSP);
+        reply.header("x-content-type-options", "nosniff");
+        reply.header("x-frame-options", "DENY");
+        // The sign-in link carries its token in the URL: never send it on as a referrer.
+        reply.header("referrer-policy", "no-referrer");
+        reply.header("cross-origin-opener-policy", "same-origin");
+        if (!request.url.startsWith("/dashboard/assets/")) reply.header("cache-control", "no-store");
+        return payload;
+      });
+      // The session is checked before the body is read; API keys are never consulted.
+      scope.addHook("onRequest", async (request, reply) => {
+        if (request.routeOptions.config?.signedOut) return;
+        const session = sessionOf(request, skillport.admin);
+        if (session) {
+          request.adminSession = session;
+          return;
+        }
+        if (request.method === "GET" || request.method === "HEAD") {
+          return reply.redirect("/dashboard/sign-in", 303);
+        }
+        throw new PageError(401, "Signed out", "Your session has ended. Sign in again.");
+      });
+      // Every state-changing request carries the session's CSRF token (the sign-in form its own).
+      scope.addHook("preHandler", async (request) => {
+        if (request.method !== "POST" || request.routeOptions.config?.signedOut) return;
+        refuseCrossSite(request);
+        if (request.adminSession) csrf.verify(request, request.adminSession);
+      });
+      scope.setErrorHandler(async (err, request, reply) => renderError(dashboard, request, reply, err));
+      scope.setNotFoundHandler(async (request, reply) =>
+        renderError(dashboard, request, reply, new PageError(404, "Not found", "There is no such page.")),
+      );
+
+      for (const asset of Object.values(assets)) {
+        scope.get(
+          asset.path.slice("/dashboard".length),
+          { config: { signedOut: true } },
+          async (_request, reply) =>
+            reply
+              .type(asset.type)
+              .header("cache-control", "public, max-age=31536000, immutable")
+              .send(asset.body),
+        );
+      }
+      registerSignInPages(scope, dashboard);
+      registerOverviewPage(scope, dashboard);
+      registerKeyPages(scope, dashboard);
+      registerUsagePage(scope, dashboard);
+      registerExecutionPages(scope, dashboard);
+      registerSkillPages(scope, dashboard);
+    },
+    { prefix: "/dashboard" },
+  );
+}
+
+/** An error as a page: signed-in ones inside the shell, others on a bare page. */
+function renderError(
+  dashboard: Dashboard,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+): FastifyReply {
+  let status: number;
+  let title: string;
+  let message: string;
+  if (err instanceof PageError) {
+    ({ status, title, message } = err);
+  } else {
+    const error = toHttpError(err);
+    status = error.status;
+    title = status === 404 ? "Not found" : status >= 500 ? "Something went wrong" : "Request refused";
+    message = error.message;
+    if (status >= 500) request.log.error({ err: error.cause ?? error }, "dashboard request failed");
+    if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
+  }
+  const body = html`<section class="panel notice" role="alert"><h2>${title}</h2><p>${message}</p>
+<p><a class="button" href="/dashboard">Back to the dashboard</a></p></section>`;
+  const markup = request.adminSession
+    ? page(dashboard.context(request), { title, section: "overview" }, body)
+    : barePage(dashboard.assets, title, body);
+  return dashboard.send(reply, markup, status);
+}
+
+/** The address to print: a wildcard bind is reached as localhost from the same machine. */
+function consoleBaseUrl(address: string | AddressInfo | null): string {
+  if (address === null || typeof address === "string") return "";
+  const host =
+    address.address === "0.0.0.0" || address.address === "::"
+      ? "localhost"
+      : address.family === "IPv6"
+        ? `[${address.address}]`
+        : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Like a notebook server: the link goes to the console, never into the JSON logs. */
+function printSignInLink(url: string): void {
+  process.stderr.write(
+    `\nskillport dashboard: sign in with this one-time link (a new one is printed after each use):\n\n    ${url}\n\nSet SKILLPORT_ADMIN_TOKEN to sign in with a fixed token instead.\n\n`,
+  );
+}

@@ -1,0 +1,98 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { KeyView } from "../../core/keys/key-service.js";
+import type { RateLimitStatus } from "../../core/limits/rate-limit.js";
+import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js";
+import { usageChart } from "./chart.js";
+import { duration, integer, seconds } from "./format.js";
+import { html, type SafeHtml } from "./html.js";
+import { page } from "./layout.js";
+import type { Dashboard } from "./plugin.js";
+
+const RANGE_LABELS: Record<UsageRange, { tab: string; caption: string }> = {
+  hour: { tab: "Last hour", caption: "Requests per minute, last hour" },
+  day: { tab: "Last 24 hours", caption: "Requests per hour, last 24 hours" },
+  month: { tab: "Last 30 days", caption: "Requests per day, last 30 days" },
+};
+
+const RangeQuery = z.object({ range: z.enum(Object.keys(USAGE_RANGES) as [UsageRange]).catch("hour") });
+
+/** The `range` query parameter; the last hour unless another known range is asked for. */
+export function parseRange(query: unknown): UsageRange {
+  return RangeQuery.parse(query ?? {}).range;
+}
+
+/** Tabs between the ranges, keeping the other query parameters (e.g. the key). */
+export function rangeTabs(path: string, current: UsageRange, keep: Record<string, string> = {}): SafeHtml {
+  return html`<nav class="tabs" aria-label="Time range">${(Object.keys(USAGE_RANGES) as UsageRange[]).map(
+    (range) => {
+      const params = new URLSearchParams({ ...keep, range });
+      return html`<a href="${path}?${params.toString()}"${range === current ? html` aria-current="true"` : ""}>${RANGE_LABELS[range].tab}</a>`;
+    },
+  )}</nav>`;
+}
+
+/** A usage chart of one key, or of every key, for a range. */
+export async function usagePanel(dashboard: Dashboard, range: UsageRange, keyId?: string): Promise<SafeHtml> {
+  const series = await dashboard.skillport.usage.series(range, keyId);
+  return usageChart(series, RANGE_LABELS[range].caption);
+}
+
+/** Where a key stands now in each window of its plan. */
+export function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
+  const now = Date.now() / 1000;
+  return html`<ul class="meters">${status.windows.map((window) => {
+    const used = window.limit - window.remaining;
+    const name =
+      window.windowSeconds === 60
+        ? "This minute"
+        : window.windowSeconds === 86_400
+          ? "Today (UTC)"
+          : seconds(window.windowSeconds);
+    const resetIn = Math.max(0, Math.ceil(window.resetAtSeconds - now));
+    const id = `meter-${key.id}-${window.windowSeconds}`;
+    return html`<li class="meter-row">
+  <div class="meter-label"><label for="${id}">${name}</label><span><strong>${integer(used)}</strong> of ${integer(window.limit)} used</span></div>
+  <meter id="${id}" min="0" max="${window.limit}" value="${used}" low="${window.limit * 0.75}" high="${window.limit * 0.9}" optimum="0">${integer(used)} of ${integer(window.limit)}</meter>
+  <p class="hint">${integer(window.remaining)} left · resets in ${duration(resetIn)}</p>
+</li>`;
+  })}</ul>`;
+}
+
+/** Usage of every key, or of one chosen key with its position against its plan's windows. */
+export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): void {
+  app.get<{ Querystring: { key?: string } }>("/usage", async (request, reply) => {
+    const range = parseRange(request.query);
+    const keys = await dashboard.skillport.keys.list();
+    const chosen = keys.find((key) => key.id === request.query.key);
+    const picker = html`<form class="toolbar" method="get" action="/dashboard/usage">
+  <label for="usage-key">Key</label>
+  <select id="usage-key" name="key" data-autosubmit>
+    <option value="">All keys</option>
+    ${keys.map((key) => html`<option value="${key.id}"${key.id === chosen?.id ? html` selected` : ""}>${key.name} (${key.prefix}…${key.last4})</option>`)}
+  </select>
+  <input type="hidden" name="range" value="${range}">
+  <button type="submit" class="button">Show</button>
+</form>`;
+    const limits = chosen
+      ? html`<section class="panel"><h2>Limits now: ${chosen.name}</h2>${limitMeters(chosen, await dashboard.skillport.access.keyStatus(chosen))}</section>`
+      : "";
+    return dashboard.send(
+      reply,
+      page(
+        dashboard.context(request),
+        {
+          title: "Usage",
+          section: "usage",
+          lead: "Requests admitted and refused with 429, per key or for all keys. Counts are collected off the request path and written every few seconds.",
+        },
+        html`${picker}
+<section class="panel">
+  ${rangeTabs("/dashboard/usage", range, chosen ? { key: chosen.id } : {})}
+  ${await usagePanel(dashboard, range, chosen?.id)}
+</section>
+${limits}`,
+      ),
+    );
+  });
+}

@@ -1,0 +1,229 @@
+import type pg from "pg";
+import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
+import { isTerminal } from "../../core/execution/record.js";
+import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
+import { type ExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
+import { SaveBatcher } from "./save-batcher.js";
+
+/** An `executions` row as pg returns it (json parsed, booleans, timestamps as ISO strings). */
+interface PgExecutionRow {
+  id: string;
+  owner: string;
+  key_id: string;
+  skill_id: string;
+  status: string;
+  success: boolean;
+  error: ExecutionRecord["error"];
+  latency_ms: number | null;
+  result: ExecutionRecord["result"];
+  params: Record<string, unknown>;
+  async: boolean;
+  timeout_ms: number;
+  runner_id: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+interface OrphanRow extends PgExecutionRow {
+  runner_host: string | null;
+  runner_pid: number | null;
+  runner_heartbeat_at: string | null;
+}
+
+const NOT_TERMINAL_SQL = "('queued', 'running')";
+/** Rows deleted per statement by retention, so that no statement holds many row locks. */
+const DELETE_CHUNK = 1000;
+
+/**
+ * Execution records and runners in PostgreSQL. Saves are batched (`SaveBatcher`): the
+ * saves of one event-loop turn become one multi-row upsert, one round trip, and a record
+ * saved twice in a turn (running, then already finished) is written once.
+ */
+export class PostgresExecutionStore implements ExecutionStore {
+  private readonly batcher: SaveBatcher;
+
+  constructor(private readonly pool: pg.Pool) {
+    this.batcher = new SaveBatcher(pool);
+  }
+
+  save(execution: StoredExecution): Promise<void> {
+    let row: ExecutionRow;
+    try {
+      row = toExecutionRow(execution);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.batcher.save(row, isTerminal(execution.record.status));
+  }
+
+  async get(id: string): Promise<StoredExecution | undefined> {
+    const { rows } = await this.pool.query<PgExecutionRow>({
+      name: "execution-by-id",
+      text: "select * from executions where id = $1",
+      values: [id],
+    });
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
+    const values: unknown[] = [query.owner];
+    const conditions = ["owner = $1"];
+    if (query.status !== undefined) {
+      values.push(query.status);
+      conditions.push(`status = $${values.length}`);
+    }
+    if (query.skillId !== undefined) {
+      values.push(query.skillId);
+      conditions.push(`skill_id = $${values.length}`);
+    }
+    if (query.after !== undefined) {
+      // Newest first, so "after" the cursor means strictly older in (created_at, id).
+      values.push(query.after.createdAt, query.after.id);
+      conditions.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
+    }
+    values.push(query.limit);
+    const { rows } = await this.pool.query<PgExecutionRow>(
+      `select * from executions where ${conditions.join(" and ")}
+       order by created_at desc, id desc limit $${values.length}`,
+      values,
+    );
+    return rows.map(fromRow);
+  }
+
+  async heartbeat(runner: RunnerInfo): Promise<void> {
+    await this.pool.query(
+      `insert into runners (id, host, pid, heartbeat_at) values ($1, $2, $3, $4)
+       on conflict (id) do update set host = excluded.host, pid = excluded.pid, heartbeat_at = excluded.heartbeat_at`,
+      [runner.id, runner.host, runner.pid, runner.heartbeatAt],
+    );
+  }
+
+  async retireRunner(runnerId: string): Promise<void> {
+    await this.pool.query("delete from runners where id = $1", [runnerId]);
+  }
+
+  /**
+   * One transaction: the candidates are locked (`for update skip locked`, so a replica
+   * claiming at the same time skips them instead of waiting), judged, and reassigned.
+   */
+  async claimOrphans(
+    runnerId: string,
+    isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
+  ): Promise<StoredExecution[]> {
+    return this.transaction(async (client) => {
+      const { rows } = await client.query<OrphanRow>(
+        `select e.*, r.host as runner_host, r.pid as runner_pid, r.heartbeat_at as runner_heartbeat_at
+         from executions e left join runners r on r.id = e.runner_id
+         where e.status in ${NOT_TERMINAL_SQL} and e.runner_id <> $1
+         for update of e skip locked`,
+        [runnerId],
+      );
+      const claimed = rowsOfGoneRunners(rows, isRunnerGone).map((row) => ({ ...fromRow(row), runnerId }));
+      if (claimed.length > 0) {
+        await client.query("update executions set runner_id = $1 where id = any($2)", [
+          runnerId,
+          claimed.map((execution) => execution.record.id),
+        ]);
+      }
+      return claimed;
+    });
+  }
+
+  /** One statement; `skip locked` lets replicas taking at once each take different rows. */
+  async takeQueued(
+    runnerId: string,
+    limit: number,
+    queuedBefore: string,
+    startedAt: string,
+  ): Promise<StoredExecution[]> {
+    if (limit <= 0) return [];
+    const { rows } = await this.pool.query<PgExecutionRow>(
+      `update executions set runner_id = $1, status = 'running', started_at = $4
+       where id in (
+         select id from executions
+         where status = 'queued' and runner_id <> $1 and created_at < $3
+         order by created_at, id limit $2
+         for update skip locked)
+       returning *`,
+      [runnerId, limit, queuedBefore, startedAt],
+    );
+    return rows.map(fromRow).sort(byCreation);
+  }
+
+  async start(running: StoredExecution): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: "execution-start",
+      text: `update executions set status = $2, started_at = $3
+             where id = $1 and runner_id = $4 and status = 'queued'`,
+      values: [running.record.id, running.record.status, running.record.started_at, running.runnerId],
+    });
+    return (rowCount ?? 0) > 0;
+  }
+
+  async deleteFinishedBefore(finishedBefore: string): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const { rowCount } = await this.pool.query(
+        `delete from executions where id in (
+           select id from executions
+           where finished_at is not null and finished_at < $1 and status not in ${NOT_TERMINAL_SQL}
+           limit ${DELETE_CHUNK})`,
+        [finishedBefore],
+      );
+      deleted += rowCount ?? 0;
+      if ((rowCount ?? 0) < DELETE_CHUNK) return deleted;
+    }
+  }
+
+  /** Waits for every save issued so far. */
+  flush(): Promise<void> {
+    return this.batcher.flush();
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("begin");
+      const result = await work(client);
+      await client.query("commit");
+      return result;
+    } catch (err) {
+      await client.query("rollback").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function fromRow(row: PgExecutionRow): StoredExecution {
+  return {
+    record: {
+      id: row.id,
+      skill_id: row.skill_id,
+      // Rows are only written from typed records: the cast restores the type.
+      status: row.status as ExecutionStatus,
+      success: row.success,
+      error: row.error,
+      latency_ms: row.latency_ms,
+      result: row.result,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+    },
+    owner: row.owner,
+    keyId: row.key_id,
+    params: row.params,
+    async: row.async,
+    timeoutMs: row.timeout_ms,
+    runnerId: row.runner_id,
+  };
+}
+
+/** Oldest first, as the queue hands them out (ISO timestamps sort like their instants). */
+function byCreation(a: StoredExecution, b: StoredExecution): number {
+  const keyA = `${a.record.created_at} ${a.record.id}`;
+  const keyB = `${b.record.created_at} ${b.record.id}`;
+  return keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
+}

@@ -1,0 +1,94 @@
+import type pg from "pg";
+import type { Clock } from "../../core/clock.js";
+import type { ApiKey } from "../../core/keys/api-key.js";
+import type { Logger } from "../../core/logger.js";
+import type { KeyStore } from "../../core/ports.js";
+import { type KeyRow, toApiKey } from "../key-row.js";
+import { MarkUsedThrottle } from "../mark-used-throttle.js";
+
+/**
+ * API keys in `api_keys`. Every lookup reads the database (one indexed round trip), with
+ * no cache in the process: that is what makes a key revoked through any replica refused
+ * by every replica on its very next request (contract.md, "API keys"), with nothing to
+ * invalidate and no window in which a notification is still on its way.
+ */
+export class PostgresKeyStore implements KeyStore {
+  private readonly markUsedThrottle: MarkUsedThrottle;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.markUsedThrottle = new MarkUsedThrottle(clock);
+  }
+
+  async insert(key: ApiKey): Promise<void> {
+    await this.pool.query(
+      `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
+         owner, hash, prefix, last4, created_at, last_used_at, expires_at, revoked_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [
+        key.id,
+        key.name,
+        key.scope,
+        key.plan,
+        key.limits.perMinute,
+        key.limits.perDay,
+        key.environment,
+        key.owner,
+        key.hash,
+        key.prefix,
+        key.last4,
+        key.createdAt,
+        key.lastUsedAt,
+        key.expiresAt,
+        key.revokedAt,
+      ],
+    );
+  }
+
+  async findByHash(hash: string): Promise<ApiKey | undefined> {
+    const { rows } = await this.pool.query<KeyRow>({
+      name: "key-by-hash",
+      text: "select * from api_keys where hash = $1",
+      values: [hash],
+    });
+    return rows[0] && toApiKey(rows[0]);
+  }
+
+  async findById(id: string): Promise<ApiKey | undefined> {
+    const { rows } = await this.pool.query<KeyRow>("select * from api_keys where id = $1", [id]);
+    return rows[0] && toApiKey(rows[0]);
+  }
+
+  async list(): Promise<ApiKey[]> {
+    const { rows } = await this.pool.query<KeyRow>(
+      "select * from api_keys order by created_at desc, id desc",
+    );
+    return rows.map(toApiKey);
+  }
+
+  async revoke(id: string, revokedAt: string): Promise<boolean> {
+    // Already revoked still counts as found: the port's false means "no such key".
+    const { rows } = await this.pool.query<{ found: boolean }>(
+      `with revoked as (update api_keys set revoked_at = $2 where id = $1 and revoked_at is null)
+       select exists (select 1 from api_keys where id = $1) as found`,
+      [id, revokedAt],
+    );
+    return rows[0]?.found === true;
+  }
+
+  /** Not awaited by anyone: at most one write per key per interval per process. */
+  markUsed(id: string, usedAt: string): void {
+    if (!this.markUsedThrottle.admit(id)) return;
+    this.pool
+      .query(
+        // Never moves last_used_at backwards when writes from two replicas cross.
+        `update api_keys set last_used_at = $2
+         where id = $1 and (last_used_at is null or last_used_at < $2)`,
+        [id, usedAt],
+      )
+      .catch((err: unknown) => this.logger.warn({ err, key_id: id }, "could not record a key's last use"));
+  }
+}

@@ -1,0 +1,155 @@
+import pg from "pg";
+
+const { escapeIdentifier } = pg;
+
+/** One schema change; `version` numbers are consecutive from 1 and never reused. */
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The PostgreSQL schema, as an append-only list (a released step is never edited; a change
+ * is a new step). Identifiers and keys that are ordered or compared use the "C" collation,
+ * so they sort byte-wise whatever the database's locale, exactly as in SQLite. Timestamps
+ * are `timestamptz`; JSON is `json` (kept as written, key order included).
+ */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: "initial schema",
+    sql: `
+      create table api_keys (
+        id text collate "C" primary key,
+        name text not null,
+        scope text not null,
+        plan text not null,
+        limit_per_minute integer not null,
+        limit_per_day integer not null,
+        environment text not null,
+        owner text not null,
+        hash text not null unique,
+        prefix text not null,
+        last4 text not null,
+        created_at timestamptz not null,
+        last_used_at timestamptz,
+        expires_at timestamptz,
+        revoked_at timestamptz
+      );
+      create index api_keys_created on api_keys (created_at desc, id desc);
+
+      create table executions (
+        id text collate "C" primary key,
+        owner text collate "C" not null,
+        key_id text not null,
+        skill_id text collate "C" not null,
+        status text not null,
+        success boolean not null,
+        error json,
+        latency_ms double precision,
+        result json,
+        params json not null,
+        async boolean not null,
+        timeout_ms integer not null,
+        runner_id text not null,
+        created_at timestamptz not null,
+        started_at timestamptz,
+        finished_at timestamptz
+      );
+      create index executions_owner_created on executions (owner, created_at desc, id desc);
+      -- Unfinished executions only: orphan recovery and the shared queue read these.
+      create index executions_unfinished on executions (status, created_at)
+        where status in ('queued', 'running');
+      create index executions_finished on executions (finished_at) where finished_at is not null;
+
+      create table runners (
+        id text primary key,
+        host text not null,
+        pid integer not null,
+        heartbeat_at bigint not null
+      );
+
+      create table idempotency (
+        key_id text not null,
+        idempotency_key text not null,
+        request_hash text not null,
+        execution_id text not null,
+        mode text not null,
+        created_at timestamptz not null,
+        expires_at timestamptz not null,
+        primary key (key_id, idempotency_key)
+      );
+      create index idempotency_expires on idempotency (expires_at);
+
+      create table messages (
+        id text collate "C" primary key,
+        owner text collate "C" not null,
+        channel text not null,
+        text text not null,
+        created_at timestamptz not null
+      );
+      create index messages_owner_created on messages (owner, created_at desc, id desc);
+
+      create table memory (
+        owner text collate "C" not null,
+        key text collate "C" not null,
+        value json not null,
+        updated_at timestamptz not null,
+        primary key (owner, key)
+      );
+    `,
+  },
+];
+
+/**
+ * Brings `schema` (the connection's `search_path`) up to date in one transaction under a
+ * transaction-scoped advisory lock: when several replicas start at once, one migrates
+ * (creating the schema if it is not `public`) while the others wait for the lock, then
+ * find the versions applied and apply nothing twice. A schema written by a newer
+ * skillport is refused. Returns the version.
+ */
+export async function migratePostgres(
+  client: pg.ClientBase,
+  schema: string,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+): Promise<number> {
+  for (const [i, migration] of migrations.entries()) {
+    if (migration.version !== i + 1) throw new Error(`Migration ${migration.name} is out of sequence.`);
+  }
+  const latest = migrations.length;
+  await client.query("begin");
+  try {
+    await client.query("select pg_advisory_xact_lock(hashtext('skillport.migrate.' || $1::text))", [schema]);
+    if (schema !== "public") await client.query(`create schema if not exists ${escapeIdentifier(schema)}`);
+    await client.query(
+      `create table if not exists schema_migrations (
+         version integer primary key,
+         name text not null,
+         applied_at timestamptz not null default now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      "select max(version) as version from schema_migrations",
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > latest) {
+      throw new Error(
+        `The database schema is version ${current}, newer than this skillport knows (${latest}).`,
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql);
+      await client.query("insert into schema_migrations (version, name) values ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    await client.query("commit");
+    return latest;
+  } catch (err) {
+    await client.query("rollback").catch(() => undefined);
+    throw err;
+  }
+}

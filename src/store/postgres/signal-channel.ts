@@ -1,0 +1,104 @@
+import pg from "pg";
+import type { Logger } from "../../core/logger.js";
+import type { SignalChannel, StoreSignal } from "../../core/ports.js";
+
+/** NOTIFY payloads must stay under 8000 bytes; a longer progress message is cut. */
+const MAX_PAYLOAD_BYTES = 7_000;
+const RECONNECT_MS = 1_000;
+
+/**
+ * Signals over PostgreSQL LISTEN/NOTIFY: one dedicated connection listens (a pooled one
+ * cannot: it would be handed to other queries); publishing is a `pg_notify` through the
+ * pool. PostgreSQL delivers a notification to every listening session, the sender's
+ * included. When the listening connection drops, it reconnects after a second, and
+ * signals sent meanwhile are lost (the port allows it: followers also re-read the store).
+ */
+export class PostgresSignalChannel implements SignalChannel {
+  private readonly listeners = new Set<(signal: StoreSignal) => void>();
+  private client: pg.Client | undefined;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly clientConfig: pg.ClientConfig,
+    /** The channel name: one per schema, so deployments (and tests) sharing a database stay apart. */
+    private readonly channel: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(
+    pool: pg.Pool,
+    clientConfig: pg.ClientConfig,
+    schema: string,
+    logger: Logger,
+  ): Promise<PostgresSignalChannel> {
+    const channel = new PostgresSignalChannel(pool, clientConfig, `skillport_${schema}`.slice(0, 63), logger);
+    await channel.listen();
+    return channel;
+  }
+
+  async publish(signal: StoreSignal): Promise<void> {
+    let payload = JSON.stringify(signal);
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && signal.type === "progress") {
+      payload = JSON.stringify({ ...signal, update: { ...signal.update, message: undefined } });
+    }
+    await this.pool.query("select pg_notify($1, $2)", [this.channel, payload]);
+  }
+
+  subscribe(listener: (signal: StoreSignal) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client(this.clientConfig);
+    client.on("notification", (message) => {
+      if (message.channel !== this.channel || message.payload === undefined) return;
+      let signal: StoreSignal;
+      try {
+        signal = JSON.parse(message.payload) as StoreSignal;
+      } catch {
+        return;
+      }
+      for (const listener of this.listeners) listener(signal);
+    });
+    client.on("error", (err) => {
+      this.logger.warn({ err }, "the signal connection to PostgreSQL failed; reconnecting");
+      this.reconnectLater(client);
+    });
+    client.on("end", () => this.reconnectLater(client));
+    try {
+      await client.connect();
+      await client.query(`listen ${pg.escapeIdentifier(this.channel)}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closed) await client.end().catch(() => undefined);
+    else this.client = client;
+  }
+
+  private reconnectLater(failed: pg.Client): void {
+    if (this.closed || this.client !== failed) return;
+    this.client = undefined;
+    failed.end().catch(() => undefined);
+    this.listenLater();
+  }
+
+  private listenLater(): void {
+    this.reconnectTimer = setTimeout(() => {
+      this.listen().catch((err: unknown) => {
+        this.logger.warn({ err }, "could not listen for signals on PostgreSQL; retrying");
+        if (!this.closed) this.listenLater();
+      });
+    }, RECONNECT_MS);
+    this.reconnectTimer.unref();
+  }
+}

@@ -1,0 +1,125 @@
+import Database from "better-sqlite3";
+import { ServiceError } from "../../core/errors.js";
+import type { Logger } from "../../core/logger.js";
+import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
+import { SqliteLimiter } from "../sqlite/limiter.js";
+import { migrate } from "../sqlite/migrations.js";
+
+/**
+ * What the service does while Redis is unreachable (SKILLPORT_REDIS_DOWN):
+ * - `local`: each replica counts in its own memory, with the same windows and limits, so
+ *   a key is still limited, but per replica: across N replicas it may get up to N times
+ *   its limit until Redis is back. Requests keep being answered.
+ * - `refuse`: requests that need a limit decision are answered 503 `service_unavailable`
+ *   (with Retry-After) until Redis is back. Nothing is over-admitted.
+ * Either way it is logged: an error when Redis is lost, a reminder every minute while it
+ * stays lost, and an info line when it is back.
+ */
+export type RedisDownPolicy = "local" | "refuse";
+
+const REMINDER_MS = 60_000;
+
+/**
+ * The Redis limiter with the degradation policy above. It is degraded while `isUp()` is
+ * false (the Redis connection is not ready) or a call fails: the call is answered by the
+ * policy instead. It recovers as soon as the connection is ready again.
+ *
+ * The local counters are the embedded limiter (`SqliteLimiter`) on an in-memory database:
+ * the same code, so the same answers, as the single-machine service. A lease granted
+ * locally and given back once Redis is up returns to Redis's counters: it can lower them
+ * by at most one lease (a small share of a limit), once per outage.
+ */
+export class DegradableLimiter implements Limiter {
+  private readonly localDb: Database.Database;
+  private readonly local: SqliteLimiter;
+  private degradedSince: number | undefined;
+  private lastReminderMs = 0;
+
+  constructor(
+    private readonly primary: Limiter & { close(): Promise<void> },
+    private readonly isUp: () => boolean,
+    private readonly policy: RedisDownPolicy,
+    private readonly logger: Logger,
+  ) {
+    this.localDb = new Database(":memory:");
+    migrate(this.localDb);
+    this.local = new SqliteLimiter(this.localDb);
+  }
+
+  /** True while requests are limited by the policy rather than by Redis. */
+  get degraded(): boolean {
+    return this.degradedSince !== undefined;
+  }
+
+  consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
+    return this.call((limiter) => limiter.consume(bucket, windows, nowMs));
+  }
+
+  peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
+    return this.call((limiter) => limiter.peek(bucket, windows, nowMs));
+  }
+
+  acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {
+    return this.call((limiter) => limiter.acquire(bucket, windows, wanted, nowMs));
+  }
+
+  /** A give-back that cannot reach Redis is dropped: it errs on the side of fewer requests. */
+  async release(bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
+    await this.call((limiter) => limiter.release(bucket, windows, count, grantedAtMs)).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.localDb.close();
+    await this.primary.close();
+  }
+
+  private async call<T>(work: (limiter: Limiter) => Promise<T>): Promise<T> {
+    if (this.isUp()) {
+      try {
+        const answer = await work(this.primary);
+        this.recovered();
+        return answer;
+      } catch (err) {
+        this.lost(err);
+      }
+    } else {
+      this.lost(undefined);
+    }
+    if (this.policy === "refuse") {
+      throw new ServiceError("service_unavailable", {
+        message: "Rate limits cannot be checked right now. Retry shortly.",
+        retryAfterSeconds: 5,
+      });
+    }
+    return work(this.local);
+  }
+
+  private lost(err: unknown): void {
+    const now = Date.now();
+    if (this.degradedSince === undefined) {
+      this.degradedSince = now;
+      this.lastReminderMs = now;
+      this.logger.error(
+        { err, policy: this.policy },
+        this.policy === "local"
+          ? "Redis is unreachable: limits are counted per replica until it is back"
+          : "Redis is unreachable: refusing requests (503) until it is back",
+      );
+    } else if (now - this.lastReminderMs >= REMINDER_MS) {
+      this.lastReminderMs = now;
+      this.logger.error(
+        { policy: this.policy, degraded_for_ms: now - this.degradedSince },
+        "Redis is still unreachable",
+      );
+    }
+  }
+
+  private recovered(): void {
+    if (this.degradedSince === undefined) return;
+    this.logger.info(
+      { degraded_for_ms: Date.now() - this.degradedSince },
+      "Redis is back: limits are shared again",
+    );
+    this.degradedSince = undefined;
+  }
+}

@@ -1,0 +1,43 @@
+import { Redis } from "ioredis";
+import { type Logger, silentLogger } from "../../core/logger.js";
+import { DegradableLimiter, type RedisDownPolicy } from "./degradable-limiter.js";
+import { RedisLimiter } from "./limiter.js";
+
+export type { RedisDownPolicy } from "./degradable-limiter.js";
+
+export interface RedisLimiterOptions {
+  /** `redis://[:password@]host:port[/db]` (SKILLPORT_REDIS_URL). */
+  redisUrl: string;
+  /** Prefix of every key; default `skillport:`. */
+  keyPrefix?: string;
+  whenDown?: RedisDownPolicy;
+  logger?: Logger;
+}
+
+/**
+ * The shared limiter on Redis, wrapped in the degradation policy. Commands fail at once
+ * while the connection is down (no offline queue) or after a second without an answer,
+ * so a lost Redis costs a request at most that, and ioredis keeps reconnecting. Start-up
+ * waits for the first connection: a replica never starts degraded without saying so.
+ */
+export async function openRedisLimiter(options: RedisLimiterOptions): Promise<DegradableLimiter> {
+  const logger = options.logger ?? silentLogger;
+  const redis = new Redis(options.redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 1_000,
+    connectTimeout: 5_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  // Connection errors surface through the policy's log lines; without a listener ioredis prints them.
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${(err as Error).message}`);
+  }
+  const limiter = new RedisLimiter(redis, options.keyPrefix);
+  return new DegradableLimiter(limiter, () => redis.status === "ready", options.whenDown ?? "local", logger);
+}

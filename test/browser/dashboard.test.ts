@@ -1,0 +1,297 @@
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiRequest,
+  awayFromMinuteBoundary,
+  bodyOf,
+  expectError,
+  startServer,
+  type TestServer,
+} from "../contract/harness.js";
+import { launchBrowser, screenshot, skipBrowserTests } from "./browser.js";
+
+const SIGN_IN_LINK = /http:\/\/\S+\/dashboard\/sign-in\?token=[A-Za-z0-9]+/g;
+
+/** The last one-time sign-in link the server printed on its console. */
+function printedLinks(server: TestServer): string[] {
+  return server.logs().match(SIGN_IN_LINK) ?? [];
+}
+
+/**
+ * The dashboard in Debian's Chromium against the real built server: sign-in with the
+ * printed link, a key created, used, charted and revoked in the page, and the refusals
+ * (no session, a wrong one, an API key, a form without its CSRF token). Steps run in
+ * order and share the key they create.
+ */
+describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_000 }, () => {
+  let server: TestServer;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let context: BrowserContext;
+  let page: Page;
+  let keyId = "";
+  let secret = "";
+
+  const visit = async (path: string) => {
+    const response = await page.goto(`${server.baseUrl}${path}`);
+    expect(response?.status(), path).toBe(200);
+  };
+  const sessionCookie = async () => {
+    const cookie = (await context.cookies(`${server.baseUrl}/dashboard`)).find(
+      (c) => c.name === "skillport_session",
+    );
+    if (!cookie) throw new Error("no session cookie in the browser");
+    return `${cookie.name}=${cookie.value}`;
+  };
+  const discover = (key: string) =>
+    apiRequest(server.baseUrl, "POST", "/v1/discover", { key, json: { query: "send a message" } });
+
+  // Starting the server and Chromium can take a while on a busy machine: more than the default hook timeout.
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_ADMIN_TOKEN: undefined } });
+    browser = await launchBrowser();
+    context = browser.context;
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  }, 60_000);
+
+  it("sends a browser without a session to the sign-in page, which refuses a wrong token", async () => {
+    await page.goto(`${server.baseUrl}/dashboard/keys`);
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    await screenshot(page, "01-sign-in");
+    await page.getByLabel("Token").fill("not-the-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    expect(await page.getByRole("alert").textContent()).toMatch(/wrong/);
+    await screenshot(page, "02-sign-in-refused");
+    expect(await context.cookies(`${server.baseUrl}/dashboard`)).not.toContainEqual(
+      expect.objectContaining({ name: "skillport_session" }),
+    );
+  });
+
+  it("signs in with the one-time link printed on the console; the link works once", async () => {
+    const [link] = printedLinks(server);
+    expect(link, server.logs()).toBeDefined();
+    await page.goto(link ?? "");
+    expect(new URL(page.url()).pathname).toBe("/dashboard");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Overview");
+    const cookie = (await context.cookies(`${server.baseUrl}/dashboard`)).find(
+      (c) => c.name === "skillport_session",
+    );
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/dashboard" });
+    await screenshot(page, "03-overview-empty");
+
+    // Spent: the same link no longer signs in, and the server printed the next one.
+    const again = await apiRequest(
+      server.baseUrl,
+      "GET",
+      new URL(link ?? "").pathname + new URL(link ?? "").search,
+    );
+    expect(again.status).toBe(401);
+    expect(printedLinks(server).length).toBe(2);
+  });
+
+  it("creates a key and shows its secret once, with a copy button and a warning", async () => {
+    await visit("/dashboard/keys");
+    await screenshot(page, "04-keys-empty");
+    await page.getByRole("link", { name: "Create key" }).first().click();
+    await page.getByLabel("Name").fill("browser test agent");
+    await page.getByLabel(/full-access/).check();
+    await page.getByLabel("Plan").selectOption("enterprise");
+    await page.getByLabel("Requests per minute").fill("4");
+    await page.getByLabel("Requests per day").fill("1000");
+    await page.getByLabel("Owner").fill("acme");
+    await screenshot(page, "05-key-form");
+    await page.getByRole("button", { name: "Create key" }).click();
+
+    secret = (await page.locator("[data-secret]").textContent())?.trim() ?? "";
+    expect(secret).toMatch(/^sk_live_[0-9A-Za-z]{36}$/);
+    expect(await page.getByRole("note").textContent()).toMatch(/only time the key is shown/);
+    await expect(page.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(true);
+    await screenshot(page, "06-key-secret");
+
+    await page.getByRole("link", { name: "I have copied it" }).click();
+    keyId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+    expect(keyId).toMatch(/^key_/);
+    // Never again: neither the key's page nor the list shows the secret.
+    expect(await page.content()).not.toContain(secret);
+    await visit("/dashboard/keys");
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.locator("#keys-table").textContent()).toContain("browser test agent");
+    await screenshot(page, "07-keys-list");
+  });
+
+  it("the key works on /v1/discover; the usage chart shows those requests and the 429", async () => {
+    // The key allows 4 requests a minute: stay inside one minute window.
+    await awayFromMinuteBoundary(20);
+    for (let i = 0; i < 3; i++) expect((await discover(secret)).status).toBe(200);
+    const executed = await apiRequest(server.baseUrl, "POST", "/v1/execute", {
+      key: secret,
+      json: { skill_id: "math.evaluate", params: { expression: "6 * 7" } },
+    });
+    expect(bodyOf<{ result: unknown }>(executed).result).toMatchObject({ value: 42 });
+    expectError(await discover(secret), 429, "rate_limit_exceeded");
+
+    await visit(`/dashboard/keys/${keyId}`);
+    const chart = page.locator("[data-chart=usage]");
+    expect(await chart.locator("[data-total=accepted]").textContent()).toBe("4");
+    expect(await chart.locator("[data-total=limited]").textContent()).toBe("1");
+    const bars = await chart
+      .locator("g.bar")
+      .evaluateAll((nodes) =>
+        nodes.map((node) => [
+          Number(node.getAttribute("data-accepted")),
+          Number(node.getAttribute("data-limited")),
+        ]),
+      );
+    expect(bars).toHaveLength(60);
+    expect(bars.reduce((sum, [accepted]) => sum + (accepted ?? 0), 0)).toBe(4);
+    expect(bars.reduce((sum, [, limited]) => sum + (limited ?? 0), 0)).toBe(1);
+    // The minute window is used up: the meter says so.
+    expect(await page.getByLabel("This minute").getAttribute("value")).toBe("4");
+    await screenshot(page, "08-key-detail");
+
+    await visit("/dashboard/usage");
+    expect(await page.locator("[data-chart=usage] [data-total=accepted]").textContent()).toBe("4");
+    await screenshot(page, "09-usage");
+    await visit("/dashboard");
+    await screenshot(page, "10-overview");
+  });
+
+  it("lists executions across keys, filters them and shows one in detail", async () => {
+    await visit("/dashboard/executions");
+    await page.getByLabel("Skill").selectOption("math.evaluate");
+    await page.getByLabel("Owner").selectOption("acme");
+    await page.getByRole("button", { name: "Filter" }).click();
+    expect(new URL(page.url()).searchParams.get("skill_id")).toBe("math.evaluate");
+    const rows = page.locator("table tbody tr");
+    expect(await rows.count()).toBe(1);
+    await screenshot(page, "11-executions");
+    await rows.first().getByRole("link").click();
+    expect(await page.locator("pre").first().textContent()).toContain('"expression": "6 * 7"');
+    expect(await page.locator("pre").nth(1).textContent()).toContain('"value": 42');
+    await screenshot(page, "12-execution-detail");
+  });
+
+  it("shows the catalog and searches it with discovery", async () => {
+    await visit("/dashboard/skills");
+    await screenshot(page, "13-skills");
+    await page.getByLabel("Describe what an agent needs").fill("send a message to a channel");
+    await page.getByRole("button", { name: "Discover" }).click();
+    expect(await page.locator(".skill-card code").first().textContent()).toBe("message.send");
+    await screenshot(page, "14-skills-search");
+    await page.locator(".skill-card h2 a").first().click();
+    expect(await page.getByRole("heading", { name: "Params schema" }).isVisible()).toBe(true);
+    expect(await page.content()).toContain("channel");
+    await screenshot(page, "15-skill-detail");
+  });
+
+  it("rolls a key: a new secret, the old one still working through the grace period", async () => {
+    await visit(`/dashboard/keys/${keyId}/roll`);
+    await page.getByLabel(/Grace period/).selectOption("3600");
+    await page.getByRole("button", { name: "Roll key" }).click();
+    const rolled = (await page.locator("[data-secret]").textContent())?.trim() ?? "";
+    expect(rolled).toMatch(/^sk_live_/);
+    expect(rolled).not.toBe(secret);
+    await screenshot(page, "16-key-rolled");
+    // Both keys open the API now (the new one has a fresh minute window of its own).
+    expect((await discover(rolled)).status).toBe(200);
+    expect((await discover(`sk_live_${"0".repeat(36)}`)).status).toBe(401);
+  });
+
+  it("revokes the key in the page after a confirmation; its next request is refused", async () => {
+    await visit(`/dashboard/keys/${keyId}`);
+    await page.getByRole("link", { name: "Revoke" }).click();
+    await screenshot(page, "17-revoke-confirm");
+    await page.getByRole("button", { name: "Revoke key" }).click();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${keyId}`);
+    expect(await page.locator(".lead .badge").textContent()).toBe("revoked");
+    await screenshot(page, "18-key-revoked");
+    expectError(await discover(secret), 401, "invalid_api_key");
+  });
+
+  it("refuses a missing or wrong session; API keys never open the dashboard, nor sessions /v1", async () => {
+    const cookie = await sessionCookie();
+    const get = (headers: Record<string, string>) =>
+      apiRequest(server.baseUrl, "GET", "/dashboard/keys", { headers, redirect: "manual" });
+    const refused: Record<string, string>[] = [
+      {},
+      { cookie: "skillport_session=wrong" },
+      { authorization: `Bearer ${secret}` },
+    ];
+    for (const headers of refused) {
+      const res = await get(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(303);
+      expect(res.headers.get("location")).toBe("/dashboard/sign-in");
+    }
+    const fresh = (await server.createKey({ scope: "read-only" })).secret;
+    expect((await get({ authorization: `Bearer ${fresh}` })).status).toBe(303);
+    // A state-changing request without a session is refused outright.
+    const post = await apiRequest(server.baseUrl, "POST", "/dashboard/keys", {
+      rawBody: "name=x&scope=read-only",
+      contentType: "application/x-www-form-urlencoded",
+      redirect: "manual",
+    });
+    expect(post.status).toBe(401);
+    // The session cookie is no credential for the API.
+    const api = await apiRequest(server.baseUrl, "POST", "/v1/discover", {
+      headers: { cookie },
+      json: { query: "send a message" },
+    });
+    expectError(api, 401, "missing_api_key");
+    expect((await get({ cookie })).status).toBe(200);
+  });
+
+  it("refuses a state-changing request without its CSRF token", async () => {
+    const cookie = await sessionCookie();
+    const target = await server.createKey({ name: "csrf target" });
+    const revoke = (body: string) =>
+      apiRequest(server.baseUrl, "POST", `/dashboard/keys/${target.id}/revoke`, {
+        headers: { cookie },
+        rawBody: body,
+        contentType: "application/x-www-form-urlencoded",
+        redirect: "manual",
+      });
+    expect((await revoke("")).status).toBe(403);
+    expect((await revoke("_csrf=forged")).status).toBe(403);
+    expect((await discover(target.secret)).status).toBe(200);
+    // The page's own form carries the token and works.
+    const form = await apiRequest(server.baseUrl, "GET", `/dashboard/keys/${target.id}/revoke`, {
+      headers: { cookie },
+    });
+    const token = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? "";
+    expect(token).not.toBe("");
+    expect((await revoke(`_csrf=${encodeURIComponent(token)}`)).status).toBe(303);
+    expectError(await discover(target.secret), 401, "invalid_api_key");
+  });
+
+  it("works at phone width and in dark mode", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await visit("/dashboard/keys");
+    await screenshot(page, "19-phone-keys");
+    await visit(`/dashboard/keys/${keyId}`);
+    await screenshot(page, "20-phone-key-detail");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await visit("/dashboard");
+    await screenshot(page, "21-phone-dark-overview");
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await visit("/dashboard/usage");
+    await screenshot(page, "22-dark-usage");
+    await page.emulateMedia({ colorScheme: "light" });
+  });
+
+  it("signs out: the old session no longer opens the dashboard", async () => {
+    const cookie = await sessionCookie();
+    await visit("/dashboard");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    expect(await page.getByRole("status").textContent()).toMatch(/signed out/);
+    const res = await apiRequest(server.baseUrl, "GET", "/dashboard", {
+      headers: { cookie },
+      redirect: "manual",
+    });
+    expect(res.status).toBe(303);
+  });
+});

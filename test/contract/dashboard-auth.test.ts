@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRequest, type CreatedKey, expectError, runCli, startServer, type TestServer } from "./harness.js";
+
+const ADMIN_TOKEN = "contract-admin-token-0123456789";
+
+/** The `Set-Cookie` header of `name`, or undefined. */
+function setCookie(headers: Headers, name: string): string | undefined {
+  return headers.getSetCookie().find((cookie) => cookie.startsWith(`${name}=`));
+}
+
+/**
+ * The dashboard's sign-in with a configured SKILLPORT_ADMIN_TOKEN, its cookies and headers
+ * (the browser tests cover the one-time link and the pages themselves).
+ */
+describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer({
+      env: { SKILLPORT_ADMIN_TOKEN: ADMIN_TOKEN, SKILLPORT_TRUST_PROXY: "true" },
+    });
+  });
+  afterAll(() => server?.stop());
+
+  /** GET the sign-in page: its double-submit cookie and the form's matching hidden field. */
+  const signInForm = async (headers: Record<string, string> = {}) => {
+    const page = await apiRequest(server.baseUrl, "GET", "/dashboard/sign-in", { headers });
+    const cookie = setCookie(page.headers, "skillport_sign_in")?.split(";")[0] ?? "";
+    const field = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
+    return { page, cookie, field };
+  };
+  const postSignIn = (body: string, headers: Record<string, string>) =>
+    apiRequest(server.baseUrl, "POST", "/dashboard/sign-in", {
+      rawBody: body,
+      contentType: "application/x-www-form-urlencoded",
+      headers,
+      redirect: "manual",
+    });
+
+  it("prints no sign-in link when a token is configured", () => {
+    expect(server.logs()).not.toMatch(/sign-in\?token=/);
+  });
+
+  it("signs in with the token: an HttpOnly, SameSite=Strict session cookie for /dashboard only", async () => {
+    const { page, cookie, field } = await signInForm();
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toMatch(/script-src 'self'/);
+    expect(page.headers.get("content-security-policy")).not.toMatch(/unsafe-inline/);
+    const res = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/dashboard");
+    const session = setCookie(res.headers, "skillport_session") ?? "";
+    expect(session).toMatch(/; Path=\/dashboard/);
+    expect(session).toMatch(/; HttpOnly/);
+    expect(session).toMatch(/; SameSite=Strict/);
+    expect(session).not.toMatch(/; Secure/);
+    const keys = await apiRequest(server.baseUrl, "GET", "/dashboard/keys", {
+      headers: { cookie: session.split(";")[0] ?? "" },
+    });
+    expect(keys.status).toBe(200);
+    expect(keys.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("marks the session cookie Secure behind https", async () => {
+    const https = { "x-forwarded-proto": "https" };
+    const { cookie, field } = await signInForm(https);
+    const res = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie, ...https });
+    expect(res.status).toBe(303);
+    expect(setCookie(res.headers, "skillport_session")).toMatch(/; Secure/);
+  });
+
+  it("refuses a wrong token, and a sign-in form without its CSRF value", async () => {
+    const { cookie, field } = await signInForm();
+    const wrong = await postSignIn(`_csrf=${field}&token=not-the-token`, { cookie });
+    expect(wrong.status).toBe(401);
+    expect(setCookie(wrong.headers, "skillport_session")).toBeUndefined();
+    const forged = await postSignIn(`_csrf=forged&token=${ADMIN_TOKEN}`, { cookie });
+    expect(forged.status).toBe(403);
+    const cookieless = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, {});
+    expect(cookieless.status).toBe(403);
+    const crossSite = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, {
+      cookie,
+      origin: "https://evil.example",
+    });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {
+    const res = await apiRequest(server.baseUrl, "POST", "/v1/discover", {
+      rawBody: "query=x",
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expectError(res, 401, "missing_api_key");
+  });
+});
+
+describe("contract: keys roll", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server?.stop());
+
+  const discover = (key: string) =>
+    apiRequest(server.baseUrl, "POST", "/v1/discover", { key, json: { query: "send a message" } });
+  const roll = async (id: string, grace: string) => {
+    const result = await runCli([
+      "keys",
+      "roll",
+      id,
+      "--grace",
+      grace,
+      "--json",
+      "--data-dir",
+      server.dataDir,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as CreatedKey & { previous: { id: string; expires_at: string } };
+  };
+
+  it("prints a new key; the old one keeps working through the grace period", async () => {
+    const old = await server.createRoomyKey({ name: "rolled", owner: "acme" });
+    const rolled = await roll(old.id, "1h");
+    expect(rolled).toMatchObject({ name: "rolled", owner: "acme", plan: "enterprise" });
+    expect(rolled.secret).not.toBe(old.secret);
+    expect(rolled.previous.id).toBe(old.id);
+    expect(Date.parse(rolled.previous.expires_at) - Date.now()).toBeGreaterThan(3_500_000);
+    expect((await discover(old.secret)).status).toBe(200);
+    expect((await discover(rolled.secret)).status).toBe(200);
+  });
+
+  it("with --grace 0, the old key is refused on its next request", async () => {
+    const old = await server.createRoomyKey();
+    const rolled = await roll(old.id, "0");
+    expectError(await discover(old.secret), 401, "invalid_api_key");
+    expect((await discover(rolled.secret)).status).toBe(200);
+  });
+
+  it("refuses a malformed grace period or an unknown key with a message", async () => {
+    const bad = await runCli(["keys", "roll", "key_nope", "--grace", "soon", "--data-dir", server.dataDir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--grace/);
+    const unknown = await runCli(["keys", "roll", "key_nope", "--data-dir", server.dataDir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/No API key/);
+  });
+});

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bodyOf, type CreatedKey, serverErrors, startServer, type TestServer } from "./harness.js";
+
+interface HybridResponse {
+  results: { skill_id: string; score: number; match: { lexical: number; semantic?: number } }[];
+  ranking: { mode: "hybrid" | "lexical"; semantic: string };
+}
+
+// Issue 6: the default mode fuses BM25F with the shipped model, loaded in the background
+// after start-up; until it is ready, answers are lexical and say so.
+describe("contract: hybrid discovery (SKILLPORT_DISCOVERY_MODE=hybrid)", () => {
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_DISCOVERY_MODE: "hybrid" } });
+    key = await server.createRoomyKey({ name: "hybrid", scope: "read-only" });
+  });
+  afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
+    await server?.stop();
+    expect(errors).toEqual([]);
+  });
+
+  const discover = async (query: string): Promise<HybridResponse> => {
+    const res = await server.request("POST", "/v1/discover", { key: key.secret, json: { query } });
+    expect(res.status, res.text).toBe(200);
+    return bodyOf<HybridResponse>(res);
+  };
+
+  it("answers at once, then ranks with semantic evidence once the model is ready", async () => {
+    let body = await discover("send a message to a channel");
+    expect(["hybrid", "lexical"]).toContain(body.ranking.mode);
+    expect(body.results[0]?.skill_id).toBe("message.send");
+    while (body.ranking.mode === "lexical") {
+      expect(body.ranking.semantic).toBe("loading");
+      expect(body.results[0]?.match.semantic).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      body = await discover("send a message to a channel");
+    }
+    expect(body.ranking).toEqual({ mode: "hybrid", semantic: "ready" });
+    expect(body.results[0]?.skill_id).toBe("message.send");
+    for (const result of body.results) {
+      expect(result.match.semantic).toEqual(expect.any(Number));
+      expect(result.score > 0 && result.score < 1).toBe(true);
+    }
+  }, 120_000);
+
+  it("says lexical mode is chosen by configuration in lexical mode", async () => {
+    const lexical = await startServer({ env: { SKILLPORT_DISCOVERY_MODE: "lexical" } });
+    try {
+      const lexicalKey = await lexical.createRoomyKey({ name: "lexical", scope: "read-only" });
+      const res = await lexical.request("POST", "/v1/discover", {
+        key: lexicalKey.secret,
+        json: { query: "send a message" },
+      });
+      expect(bodyOf<HybridResponse>(res).ranking).toEqual({ mode: "lexical", semantic: "off" });
+    } finally {
+      await lexical.stop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,192 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { AdminAuth, type AdminSession } from "../../src/core/admin/admin-auth.js";
+import { ManualClock } from "../../src/core/clock.js";
+import { ServiceError } from "../../src/core/errors.js";
+import { keyStatus } from "../../src/core/keys/api-key.js";
+import { makeCore } from "./make-core.js";
+import { testSkills } from "./test-skills.js";
+
+let core: Awaited<ReturnType<typeof makeCore>>;
+const clock = new ManualClock();
+
+beforeEach(async () => {
+  clock.set(Date.UTC(2026, 10, 22, 12, 0, 30)); // 30 s into a minute
+  core = await makeCore(testSkills, { clock, failedAuthPerMinute: 3 });
+});
+afterEach(() => core.cleanup());
+
+const sessionOf = (outcome: AdminSession | ServiceError): AdminSession => {
+  if (outcome instanceof ServiceError) throw outcome;
+  return outcome;
+};
+
+describe("KeyService.roll", () => {
+  it("makes a new key with the same attributes; the old one works until the grace period ends", async () => {
+    const { key: old, secret: oldSecret } = await core.createKey({
+      name: "agent",
+      plan: "enterprise",
+      limits: { perMinute: 7, perDay: 70 },
+      environment: "staging",
+      owner: "acme",
+    });
+    const { key, secret, previous } = await core.skillport.keys.roll(old.id, { graceSeconds: 3600 });
+    expect(secret).not.toBe(oldSecret);
+    expect(key).toMatchObject({ name: "agent", plan: "enterprise", limits: { perMinute: 7, perDay: 70 } });
+    expect(key).toMatchObject({ environment: "staging", owner: "acme", scope: old.scope, expiresAt: null });
+    expect(key.id).not.toBe(old.id);
+    expect(previous.expiresAt).toBe(new Date(clock.now() + 3_600_000).toISOString());
+
+    expect((await core.skillport.access.admit(oldSecret, "a")).admitted).toBe(true);
+    expect((await core.skillport.access.admit(secret, "a")).admitted).toBe(true);
+    clock.advance(3_600_000);
+    const late = await core.skillport.access.admit(oldSecret, "a");
+    expect(!late.admitted && late.error.code).toBe("invalid_api_key");
+    expect((await core.skillport.access.admit(secret, "a")).admitted).toBe(true);
+  });
+
+  it("with no grace period, refuses the old key at once", async () => {
+    const { key: old, secret: oldSecret } = await core.createKey();
+    await core.skillport.keys.roll(old.id, { graceSeconds: 0 });
+    const after = await core.skillport.access.admit(oldSecret, "a");
+    expect(!after.admitted && after.error.code).toBe("invalid_api_key");
+    expect(keyStatus(await core.skillport.keys.get(old.id), clock.now())).toBe("expired");
+  });
+
+  it("refuses to roll a revoked key, an unknown key, or with a grace period out of range", async () => {
+    const { key } = await core.createKey();
+    await expect(core.skillport.keys.roll(key.id, { graceSeconds: -1 })).rejects.toThrow(/graceSeconds/);
+    await expect(core.skillport.keys.roll(key.id, { graceSeconds: 31 * 86_400 })).rejects.toThrow(
+      /graceSeconds/,
+    );
+    await expect(core.skillport.keys.roll("key_nope", { graceSeconds: 0 })).rejects.toThrow(/No API key/);
+    await core.skillport.keys.revoke(key.id);
+    await expect(core.skillport.keys.roll(key.id, { graceSeconds: 0 })).rejects.toThrow(/revoked/);
+  });
+});
+
+describe("AdminAuth", () => {
+  it("signs in once with a one-time token, then refuses it", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock);
+    const token = admin.issueSignInToken() ?? "";
+    expect(token).toMatch(/^[0-9A-Za-z]{32}$/);
+    const session = sessionOf(await admin.signIn(token, "10.0.0.1"));
+    expect(admin.session(session.id)).toEqual(session);
+    expect(await admin.signIn(token, "10.0.0.1")).toBeInstanceOf(ServiceError);
+  });
+
+  it("with a configured token, issues no links and accepts that token every time", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock, { adminToken: "a-long-admin-token-1234" });
+    expect(admin.issueSignInToken()).toBeUndefined();
+    sessionOf(await admin.signIn("a-long-admin-token-1234", "10.0.0.1"));
+    sessionOf(await admin.signIn("a-long-admin-token-1234", "10.0.0.1"));
+    expect(await admin.signIn("a-long-admin-token-12345", "10.0.0.1")).toBeInstanceOf(ServiceError);
+  });
+
+  it("ends a session when it expires and when its administrator signs out", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock, {
+      adminToken: "x".repeat(16),
+      sessionTtlMs: 60_000,
+    });
+    const first = sessionOf(await admin.signIn("x".repeat(16), "a"));
+    const second = sessionOf(await admin.signIn("x".repeat(16), "a"));
+    clock.advance(59_999);
+    expect(admin.session(first.id)).toBeDefined();
+    admin.signOut(second.id);
+    expect(admin.session(second.id)).toBeUndefined();
+    clock.advance(1);
+    expect(admin.session(first.id)).toBeUndefined();
+    expect(admin.session("unknown")).toBeUndefined();
+  });
+
+  it("limits wrong tokens per address like bad API keys, refusing even the right one meanwhile", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock, { adminToken: "y".repeat(16) });
+    for (let i = 0; i < 3; i++) {
+      const wrong = await admin.signIn("wrong", "10.0.0.9");
+      expect(wrong instanceof ServiceError && wrong.code).toBe("invalid_request");
+    }
+    const limited = await admin.signIn("y".repeat(16), "10.0.0.9");
+    expect(limited instanceof ServiceError && limited.code).toBe("rate_limit_exceeded");
+    sessionOf(await admin.signIn("y".repeat(16), "10.0.0.10"));
+    clock.advance(30_000);
+    sessionOf(await admin.signIn("y".repeat(16), "10.0.0.9"));
+  });
+});
+
+describe("usage", () => {
+  it("counts admitted and rate-limited requests per key and minute, and answers them at once", async () => {
+    const { key, secret } = await core.createKey({
+      plan: "enterprise",
+      limits: { perMinute: 2, perDay: 100 },
+    });
+    const other = await core.createKey();
+    for (let i = 0; i < 3; i++) await core.skillport.access.admit(secret, "a");
+    await core.skillport.access.admit(other.secret, "a");
+    await core.skillport.access.admit("sk_live_invalid", "a");
+
+    const series = await core.skillport.usage.series("hour", key.id);
+    expect(series.points).toHaveLength(60);
+    expect(series.points.at(-1)).toEqual({
+      start: Date.UTC(2026, 10, 22, 12, 0) / 1000,
+      accepted: 2,
+      limited: 1,
+    });
+    expect(series.totals).toEqual({ accepted: 2, limited: 1 });
+    expect((await core.skillport.usage.series("hour")).totals).toEqual({ accepted: 3, limited: 1 });
+  });
+
+  it("places requests in minute, hour and day buckets, oldest first, the current one last", async () => {
+    const { key, secret } = await core.createKey();
+    await core.skillport.access.admit(secret, "a");
+    clock.advance(2 * 3_600_000);
+    await core.skillport.access.admit(secret, "a");
+    await core.skillport.access.admit(secret, "a");
+
+    const hour = await core.skillport.usage.series("hour", key.id);
+    expect(hour.totals.accepted).toBe(2);
+    const day = await core.skillport.usage.series("day", key.id);
+    expect(day.points).toHaveLength(24);
+    expect(day.points.slice(-3).map((p) => p.accepted)).toEqual([1, 0, 2]);
+    const month = await core.skillport.usage.series("month", key.id);
+    expect(month.points).toHaveLength(30);
+    expect(month.points.at(-1)?.accepted).toBe(3);
+    expect(month.points.at(-1)?.start).toBe(Date.UTC(2026, 10, 22) / 1000);
+  });
+
+  it("shows where a key stands in its windows without counting a request", async () => {
+    const { secret } = await core.createKey();
+    const key = await core.skillport.keys.authenticate(secret);
+    await core.skillport.access.admit(secret, "a");
+    const before = await core.skillport.access.keyStatus(key);
+    const again = await core.skillport.access.keyStatus(key);
+    expect(before.windows.map((w) => w.remaining)).toEqual([59, 999]);
+    expect(again.windows.map((w) => w.remaining)).toEqual([59, 999]);
+  });
+});
+
+describe("ExecutionQueries.listAll", () => {
+  it("lists every owner's executions with key, owner, skill and status filters", async () => {
+    const acme = await core.keyFor({ owner: "acme" });
+    const globex = await core.keyFor({ owner: "globex" });
+    const run = (key: typeof acme, expression: string) =>
+      core.skillport.executions.execute(key, {
+        skill_id: "test.echo",
+        params: { text: expression },
+        async: false,
+        timeout_ms: 5000,
+      });
+    await run(acme, "a");
+    await run(globex, "b");
+    const all = await core.skillport.queries.listAll({ limit: 10 });
+    expect(all.data.map((e) => e.owner).sort()).toEqual(["acme", "globex"]);
+    const byKey = await core.skillport.queries.listAll({ limit: 10, key_id: globex.id });
+    expect(byKey.data.map((e) => e.params)).toEqual([{ text: "b" }]);
+    expect((await core.skillport.queries.listAll({ limit: 10, owner: "acme" })).data).toHaveLength(1);
+    expect((await core.skillport.queries.listAll({ limit: 10, status: "failed" })).data).toHaveLength(0);
+    const one = await core.skillport.queries.listAll({ limit: 1 });
+    expect(one.next_cursor).not.toBeNull();
+    const rest = await core.skillport.queries.listAll({ limit: 1, cursor: one.next_cursor ?? "" });
+    expect(rest.data[0]?.record.id).not.toBe(one.data[0]?.record.id);
+    expect((await core.skillport.queries.getAny(one.data[0]?.record.id ?? "")).owner).toBeDefined();
+    await expect(core.skillport.queries.getAny("exec_nope")).rejects.toThrow(/No execution/);
+  });
+});

@@ -1,0 +1,127 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
+import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
+import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
+import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+
+const records = [
+  { id: "scholar", name: "ScholarSearch", description: "Look up academic literature and journal articles." },
+  { id: "weather", name: "WeatherNow", description: "Current conditions and forecasts for a city." },
+  { id: "pizza", name: "PizzaOrder", description: "Order a pizza for delivery." },
+];
+
+/** The real model, counting how many texts it was asked to embed. */
+class CountingEmbedder implements TextEmbedder {
+  embedded = 0;
+  constructor(private readonly inner: TextEmbedder) {}
+  get modelId() {
+    return this.inner.modelId;
+  }
+  get dimensions() {
+    return this.inner.dimensions;
+  }
+  get loaded() {
+    return this.inner.loaded;
+  }
+  load() {
+    return this.inner.load();
+  }
+  embed(texts: readonly string[]) {
+    this.embedded += texts.length;
+    return this.inner.embed(texts);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+describe("hybrid discovery with the shipped model", () => {
+  const model = new UseLiteEmbedder();
+  let dir: string;
+  let store: SqliteStore;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "skillport-semantic-"));
+    store = openSqliteStore({ dataDir: dir });
+  });
+  afterAll(async () => {
+    await model.close();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("answers lexically, and says so, until the model is loaded", async () => {
+    const embedder = new CountingEmbedder(model);
+    const semantic = new SemanticIndex(embedder, store.embeddings);
+    const index = createDiscoveryIndex(records, { semantic });
+    if (!model.loaded) {
+      const before = await index.search("forecast for Paris");
+      expect(before.ranking).toEqual({ mode: "lexical", semantic: "loading" });
+      expect(before.hits[0]?.match.semantic).toBeUndefined();
+    }
+    await semantic.start();
+    await semantic.idle();
+    const after = await index.search("forecast for Paris");
+    expect(after.ranking).toEqual({ mode: "hybrid", semantic: "ready" });
+    expect(after.hits[0]?.skill_id).toBe("weather");
+    expect(after.hits[0]?.match.semantic).toEqual(expect.any(Number));
+  }, 120_000);
+
+  it("finds a skill that shares no word with the query, which lexical ranking cannot", async () => {
+    const semantic = new SemanticIndex(model, store.embeddings);
+    const index = createDiscoveryIndex(records, { semantic });
+    await semantic.start();
+    await semantic.idle();
+    const query = "can I find peer-reviewed papers on this?";
+    expect(index.searchLexical(query, 3).map((hit) => hit.skill_id)).not.toContain("scholar");
+    expect((await index.search(query, { limit: 1 })).hits.map((hit) => hit.skill_id)).toEqual(["scholar"]);
+    // Tag filters and limits apply to hybrid ranking as to lexical.
+    expect((await index.search(query, { limit: 1, tags: ["none"] })).hits).toEqual([]);
+  }, 120_000);
+
+  it("embeds each skill text once: a second index on the same store reuses the cached vectors", async () => {
+    const first = new CountingEmbedder(model);
+    const semanticA = new SemanticIndex(first, store.embeddings);
+    createDiscoveryIndex(records, { semantic: semanticA });
+    await semanticA.start();
+    await semanticA.idle();
+    const second = new CountingEmbedder(model);
+    const semanticB = new SemanticIndex(second, store.embeddings);
+    const index = createDiscoveryIndex(records, { semantic: semanticB });
+    await semanticB.start();
+    await semanticB.idle();
+    expect(second.embedded).toBe(0);
+    expect(semanticB.vectors.size).toBe(records.length);
+    // A changed skill misses the cache and is embedded anew; a removed one leaves the index.
+    index.add({
+      ...createDiscoveryIndexDocument("pizza"),
+      fields: { ...createDiscoveryIndexDocument("pizza").fields, description: "Bakes bread." },
+    });
+    await semanticB.idle();
+    expect(second.embedded).toBe(1);
+    index.remove("weather");
+    expect(semanticB.vectors.has("weather")).toBe(false);
+  }, 120_000);
+});
+
+function createDiscoveryIndexDocument(id: string) {
+  const record = records.find((candidate) => candidate.id === id);
+  if (!record) throw new Error(id);
+  return {
+    id,
+    tags: [],
+    fields: {
+      id,
+      title: record.name,
+      tags: "",
+      description: record.description,
+      params: "",
+      examples: "",
+      extra: "",
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { afterEach, describe, expect, it } from "vitest";
+import { ServiceError } from "../../src/core/errors.js";
+import type { Logger } from "../../src/core/logger.js";
+import { openRedisLimiter, type RedisDownPolicy } from "../../src/store/redis/index.js";
+import { freePort } from "../contract/harness.js";
+import { scaleOutServices, skipWithoutServices } from "../support/scale-out-services.js";
+import { eventually, T0, uniqueId } from "./contract/fixtures.js";
+
+/** A Redis of this test's own (redis-server on a free port), so that it can be killed. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await eventually(
+    async () => output,
+    (text) => text.includes("Ready to accept connections"),
+  );
+  return child;
+}
+
+function recordingLogger(): Logger & { lines: { level: string; msg: string }[] } {
+  const lines: { level: string; msg: string }[] = [];
+  const logger = {
+    lines,
+    debug: (_: object, msg = "") => void lines.push({ level: "debug", msg }),
+    info: (_: object, msg = "") => void lines.push({ level: "info", msg }),
+    warn: (_: object, msg = "") => void lines.push({ level: "warn", msg }),
+    error: (_: object, msg = "") => void lines.push({ level: "error", msg }),
+    child: () => logger,
+  };
+  return logger;
+}
+
+// The Redis-down policy (docs/deploy.md): never every request let through silently.
+describe("redis limiter: when Redis is unreachable", () => {
+  if (!scaleOutServices()) {
+    skipWithoutServices("the Redis degradation tests");
+    return;
+  }
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
+  });
+
+  const setUp = async (policy: RedisDownPolicy) => {
+    const port = await freePort();
+    const redis = await startRedis(port);
+    children.push(redis);
+    const logger = recordingLogger();
+    const limiter = await openRedisLimiter({
+      redisUrl: `redis://127.0.0.1:${port}`,
+      whenDown: policy,
+      logger,
+    });
+    const kill = async () => {
+      redis.kill("SIGKILL");
+      await once(redis, "exit");
+    };
+    return { port, logger, limiter, kill };
+  };
+  const windows = [{ limit: 3, windowSeconds: 60 }];
+
+  it("refuses to start without a reachable Redis", async () => {
+    const port = await freePort();
+    await expect(openRedisLimiter({ redisUrl: `redis://127.0.0.1:${port}` })).rejects.toThrow(
+      /Cannot connect to Redis/,
+    );
+  });
+
+  it("local: keeps limiting, per replica, says so in an error log line, and shares again once Redis is back", async () => {
+    const { port, logger, limiter, kill } = await setUp("local");
+    try {
+      const bucket = uniqueId("bucket");
+      expect((await limiter.consume(bucket, windows, T0)).allowed).toBe(true);
+      await kill();
+      const during = [];
+      for (let i = 0; i < 5; i++) during.push((await limiter.consume(bucket, windows, T0)).allowed);
+      // The local counters start afresh, but still stop at the limit.
+      expect(during).toEqual([true, true, true, false, false]);
+      expect(limiter.degraded).toBe(true);
+      expect(logger.lines.filter((line) => line.level === "error")).toHaveLength(1);
+      expect(logger.lines[0]?.msg).toMatch(/Redis is unreachable: limits are counted per replica/);
+
+      children.push(await startRedis(port));
+      const fresh = uniqueId("bucket");
+      await eventually(
+        async () => (await limiter.consume(fresh, windows, T0)).allowed && !limiter.degraded,
+        (back) => back,
+      );
+      expect(limiter.degraded).toBe(false);
+      expect(logger.lines.at(-1)).toEqual({ level: "info", msg: "Redis is back: limits are shared again" });
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it("refuse: answers service_unavailable while Redis is unreachable, never admitting", async () => {
+    const { logger, limiter, kill } = await setUp("refuse");
+    try {
+      await kill();
+      const refusal = await limiter.consume(uniqueId("bucket"), windows, T0).catch((err: unknown) => err);
+      expect(refusal).toBeInstanceOf(ServiceError);
+      expect((refusal as ServiceError).code).toBe("service_unavailable");
+      expect(logger.lines[0]).toMatchObject({ level: "error" });
+      expect(logger.lines[0]?.msg).toMatch(/refusing requests/);
+    } finally {
+      await limiter.close();
+    }
+  });
+});

@@ -35,6 +35,8 @@ export interface WorkerPoolOptions {
    * is terminated (a skill in a CPU loop never looks at its signal).
    */
   abortGraceMs?: number;
+  /** When the threads start if no isolated skill ran before (default 1 s after construction). */
+  startDelayMs?: number;
 }
 
 /**
@@ -46,7 +48,9 @@ export interface WorkerPoolOptions {
  * messages and memory are relayed to the main thread; light skills run there directly.
  */
 export class WorkerPoolExecutor implements SkillExecutor {
-  private readonly pool: Tinypool;
+  private started: Tinypool | undefined;
+  private readonly startTimer: NodeJS.Timeout;
+  private readonly setup: WorkerSetup;
   private readonly up: BroadcastChannel;
   private readonly down: BroadcastChannel;
   private readonly isolatable: ReadonlySet<Skill>;
@@ -58,25 +62,12 @@ export class WorkerPoolExecutor implements SkillExecutor {
     this.abortGraceMs = options.abortGraceMs ?? 500;
     this.isolatable = new Set([...options.skills].filter(runsIsolated));
     const channelName = `skillport-pool-${randomBase62(12)}`;
-    const setup: WorkerSetup = {
-      channelName,
-      skillModules: options.skillModules.map((url) => url.href),
-    };
-    this.pool = new Tinypool({
-      filename: options.workerUrl.href,
-      // All threads start at once and stay: a thread started on demand would make its
-      // first caller wait for the skills to load.
-      minThreads: options.threads,
-      maxThreads: options.threads,
-      maxQueue: options.maxQueue,
-      // Measured: with Atomics, a task that can be aborted (ours all can) costs ~3x more
-      // per run than with plain message passing.
-      useAtomics: false,
-      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
-      workerData: setup,
-    });
-    // A worker that dies between runs has no run to fail: log it; the pool replaces it.
-    this.pool.on("error", (err: unknown) => options.logger.error({ err }, "a skill worker failed"));
+    this.setup = { channelName, skillModules: options.skillModules.map((url) => url.href) };
+    // The threads start shortly after the process, not with it: loading every skill's
+    // libraries in two threads at once would slow start-up (an MCP client waiting for
+    // tools/list), while the first isolated call comes rarely that soon.
+    this.startTimer = setTimeout(() => this.pool, options.startDelayMs ?? 1_000);
+    this.startTimer.unref();
     this.up = new BroadcastChannel(upChannelName(channelName));
     this.down = new BroadcastChannel(downChannelName(channelName));
     this.up.unref();
@@ -94,11 +85,13 @@ export class WorkerPoolExecutor implements SkillExecutor {
   }
 
   get load(): ExecutorLoad {
-    return { threads: this.pool.threads.length, queued: this.pool.queueSize };
+    if (!this.started) return { threads: 0, queued: 0 };
+    return { threads: this.started.threads.length, queued: this.started.queueSize };
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    clearTimeout(this.startTimer);
+    await this.started?.destroy();
     this.up.close();
     this.down.close();
   }
@@ -141,6 +134,32 @@ export class WorkerPoolExecutor implements SkillExecutor {
       signal.removeEventListener("abort", onAbort);
       this.runs.delete(executionId);
     }
+  }
+
+  /** The pool, started on first use or after the start delay. */
+  private get pool(): Tinypool {
+    this.started ??= this.startPool();
+    return this.started;
+  }
+
+  private startPool(): Tinypool {
+    const { options } = this;
+    const pool = new Tinypool({
+      filename: options.workerUrl.href,
+      // All threads start at once and stay: a thread started on demand would make its
+      // first caller wait for the skills to load.
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      maxQueue: options.maxQueue,
+      // Measured: with Atomics, a task that can be aborted (ours all can) costs ~3x more
+      // per run than with plain message passing.
+      useAtomics: false,
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+      workerData: this.setup,
+    });
+    // A worker that dies between runs has no run to fail: log it; the pool replaces it.
+    pool.on("error", (err: unknown) => options.logger.error({ err }, "a skill worker failed"));
+    return pool;
   }
 
   /** A worker's death or a full queue, in words for the record (a SkillError is shown). */

@@ -109,8 +109,12 @@ describe("contract: crash and restart", { timeout: 120_000 }, () => {
       status: "failed",
       error: { code: "execution_interrupted" },
     });
+    // Both waits were interrupted; so may be short executions of the stream that were in
+    // flight at the kill — but only ones whose client got no answer.
     const interrupted = settled.filter((r) => r.error?.code === "execution_interrupted");
-    expect(interrupted.map((r) => r.skill_id).sort()).toEqual(["util.wait", "util.wait"]);
+    expect(interrupted.filter((r) => r.skill_id === "util.wait")).toHaveLength(2);
+    const answeredIds = new Set(answered.map((r) => r.id));
+    for (const record of interrupted) expect(answeredIds.has(record.id)).toBe(false);
     // The queued one resumed in the new process and completed.
     expect(byId.get(queued.id)).toMatchObject({ status: "completed", result: { waited_ms: 50 } });
 

@@ -87,16 +87,19 @@ export class ExecutionRunner {
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
-    this.queue = new WorkQueue<Job>(options.asyncConcurrency, async ({ execution, hooks, begin, release }) => {
-      await this.run(execution, hooks, begin)
-        .catch((err: unknown) => {
-          options.logger.error(
-            { err, execution_id: execution.record.id },
-            "could not store an execution's outcome",
-          );
-        })
-        .finally(release);
-    });
+    this.queue = new WorkQueue<Job>(
+      options.asyncConcurrency,
+      async ({ execution, hooks, begin, release }) => {
+        await this.run(execution, hooks, begin)
+          .catch((err: unknown) => {
+            options.logger.error(
+              { err, execution_id: execution.record.id },
+              "could not store an execution's outcome",
+            );
+          })
+          .finally(release);
+      },
+    );
   }
 
   /** Registers this process and takes over what dead ones left; then keeps doing so periodically. */

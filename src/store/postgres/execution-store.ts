@@ -67,16 +67,16 @@ export class PostgresExecutionStore implements ExecutionStore {
   }
 
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
-    const values: unknown[] = [query.owner];
-    const conditions = ["owner = $1"];
-    if (query.status !== undefined) {
-      values.push(query.status);
-      conditions.push(`status = $${values.length}`);
-    }
-    if (query.skillId !== undefined) {
-      values.push(query.skillId);
-      conditions.push(`skill_id = $${values.length}`);
-    }
+    const values: unknown[] = [];
+    const conditions: string[] = [];
+    const where = (sql: (placeholder: string) => string, value: unknown) => {
+      values.push(value);
+      conditions.push(sql(`$${values.length}`));
+    };
+    if (query.owner !== undefined) where((p) => `owner = ${p}`, query.owner);
+    if (query.keyId !== undefined) where((p) => `key_id = ${p}`, query.keyId);
+    if (query.status !== undefined) where((p) => `status = ${p}`, query.status);
+    if (query.skillId !== undefined) where((p) => `skill_id = ${p}`, query.skillId);
     if (query.after !== undefined) {
       // Newest first, so "after" the cursor means strictly older in (created_at, id).
       values.push(query.after.createdAt, query.after.id);
@@ -84,7 +84,7 @@ export class PostgresExecutionStore implements ExecutionStore {
     }
     values.push(query.limit);
     const { rows } = await this.pool.query<PgExecutionRow>(
-      `select * from executions where ${conditions.join(" and ")}
+      `select * from executions ${conditions.length > 0 ? `where ${conditions.join(" and ")}` : ""}
        order by created_at desc, id desc limit $${values.length}`,
       values,
     );

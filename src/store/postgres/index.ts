@@ -2,6 +2,7 @@ import pg from "pg";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Limiter, Store } from "../../core/ports.js";
+import { PostgresEmbeddingStore } from "./embedding-store.js";
 import { PostgresExecutionStore } from "./execution-store.js";
 import { PostgresIdempotencyStore } from "./idempotency-store.js";
 import { PostgresKeyStore } from "./key-store.js";
@@ -9,6 +10,7 @@ import { PostgresMemoryStore } from "./memory-store.js";
 import { PostgresMessageStore } from "./message-store.js";
 import { migratePostgres } from "./migrations.js";
 import { PostgresSignalChannel } from "./signal-channel.js";
+import { PostgresUsageStore } from "./usage-store.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (SKILLPORT_DATABASE_URL). */
@@ -40,8 +42,8 @@ const types = {
 };
 
 /**
- * The scale-out store: keys, execution records, runners, idempotency, messages and memory
- * in PostgreSQL, shared by any number of replicas; signals between replicas over
+ * The scale-out store: keys, execution records, runners, idempotency, messages, memory,
+ * cached embeddings and usage counts in PostgreSQL, shared by any number of replicas; signals between replicas over
  * LISTEN/NOTIFY; limit counters in the given limiter (Redis). The schema is migrated on
  * open, safely when several replicas open it at once (see `migratePostgres`).
  */
@@ -79,6 +81,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     idempotency: new PostgresIdempotencyStore(pool),
     messages: new PostgresMessageStore(pool),
     memory: new PostgresMemoryStore(pool),
+    embeddings: new PostgresEmbeddingStore(pool),
+    usage: new PostgresUsageStore(pool),
     limiter: options.limiter,
     signals,
     async ping() {

@@ -79,6 +79,17 @@ export class PostgresKeyStore implements KeyStore {
     return rows[0]?.found === true;
   }
 
+  async expire(id: string, expiresAt: string): Promise<boolean> {
+    // Only ever earlier: a key is never given a longer life this way. False means no such key.
+    const { rows } = await this.pool.query<{ found: boolean }>(
+      `with expired as (
+         update api_keys set expires_at = $2 where id = $1 and (expires_at is null or expires_at > $2))
+       select exists (select 1 from api_keys where id = $1) as found`,
+      [id, expiresAt],
+    );
+    return rows[0]?.found === true;
+  }
+
   /** Not awaited by anyone: at most one write per key per interval per process. */
   markUsed(id: string, usedAt: string): void {
     if (!this.markUsedThrottle.admit(id)) return;

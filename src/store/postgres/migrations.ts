@@ -100,6 +100,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "embedding cache",
+    // Vectors as little-endian float32 bytes, keyed by model and text hash (EmbeddingStore).
+    sql: `
+      create table embeddings (
+        model text not null,
+        text_hash text not null,
+        vector bytea not null,
+        primary key (model, text_hash)
+      );
+    `,
+  },
+  {
+    version: 3,
+    name: "usage per key and minute; executions by time across owners",
+    sql: `
+      create table usage_minutes (
+        key_id text not null,
+        minute_start bigint not null,
+        accepted integer not null,
+        limited integer not null,
+        primary key (key_id, minute_start)
+      );
+      create index usage_minutes_start on usage_minutes (minute_start);
+      create index executions_created on executions (created_at desc, id desc);
+    `,
+  },
 ];
 
 /**

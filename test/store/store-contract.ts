@@ -7,8 +7,8 @@ import { describeKeyContract } from "./contract/keys.js";
 import { describeLimiterContract } from "./contract/limiter.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
-import { describeUsageContract } from "./contract/usage.js";
 import { describeSharedDataContract } from "./contract/shared-data.js";
+import { describeUsageContract } from "./contract/usage.js";
 
 export type { MakeStore } from "./contract/fixtures.js";
 

@@ -105,7 +105,7 @@ describe("client retries against the real server", () => {
     } finally {
       await Promise.all([client.close(), readOnly.close(), stranger.close()]);
     }
-  });
+  }, 90_000); // awayFromMinuteBoundary may sleep up to 20 s before the calls
 
   it("after a connection dropped mid-request, the retry returns the first record and the skill ran once", async () => {
     const { client, retries, proxy, secret, server } = await clientWithFirstConnectionCut("dropped-fast");

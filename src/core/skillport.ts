@@ -71,6 +71,7 @@ export class Skillport {
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
+  private closing = false;
   private readonly usageRecorder: UsageRecorder;
   private readonly usageFlushMs: number;
   /** Present when the store has a signal channel (several processes, PostgreSQL). */
@@ -88,9 +89,10 @@ export class Skillport {
     this.embedder = options.embedder;
     const semantic =
       options.embedder &&
-      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown) =>
-        this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical"),
-      );
+      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown) => {
+        // Closing stops the model's thread, which fails a load still under way: not news.
+        if (!this.closing) this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical");
+      });
     this.discovery = createDiscovery(this.registry, { semantic });
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
@@ -182,6 +184,7 @@ export class Skillport {
 
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
+    this.closing = true;
     this.discovery.close();
     await this.embedder?.close();
     await this.usageRecorder.stop();

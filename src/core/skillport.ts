@@ -19,6 +19,9 @@ import type { Skill } from "./skills/skill.js";
 import { UsageRecorder } from "./usage/usage-recorder.js";
 import { UsageService } from "./usage/usage-service.js";
 
+/** How long after start the embedding model begins to load (see `start`). */
+const MODEL_LOAD_DELAY_MS = 1_000;
+
 export interface SkillportOptions {
   store: Store;
   skills: Iterable<Skill>;
@@ -72,6 +75,7 @@ export class Skillport {
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
   private closing = false;
+  private modelTimer: NodeJS.Timeout | undefined;
   private readonly usageRecorder: UsageRecorder;
   private readonly usageFlushMs: number;
   /** Present when the store has a signal channel (several processes, PostgreSQL). */
@@ -160,7 +164,12 @@ export class Skillport {
     this.retentionTimer.unref();
     this.warmSkills();
     // The model loads on its own thread; discovery answers lexically (and says so) meanwhile.
-    void this.discovery.start();
+    // Loading takes seconds of CPU: it begins once the process has had a moment to answer
+    // its first requests (an assistant that spawns `skillport mcp` waits for those).
+    this.modelTimer = setTimeout(() => {
+      if (!this.closing) void this.discovery.start();
+    }, MODEL_LOAD_DELAY_MS);
+    this.modelTimer.unref();
   }
 
   /** Lets skills load heavy dependencies after start-up, off the path of the first request. */
@@ -178,6 +187,7 @@ export class Skillport {
   /** Stops taking executions; running ones finish, or are interrupted at `deadlineMs`. */
   async stop(deadlineMs: number): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
+    clearTimeout(this.modelTimer);
     await this.runner.stop(deadlineMs);
     await this.usageRecorder.stop();
   }
@@ -185,6 +195,7 @@ export class Skillport {
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.modelTimer);
     this.discovery.close();
     await this.embedder?.close();
     await this.usageRecorder.stop();

@@ -1,8 +1,6 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Store } from "../core/ports.js";
-import { openPostgresStore } from "./postgres/index.js";
-import { openRedisLimiter } from "./redis/index.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
 export type StoreConfig = Pick<
@@ -19,10 +17,12 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
   if (config.databaseUrl !== undefined && config.redisUrl === undefined) {
     throw new Error("SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.");
   }
+  // The scale-out adapters (and their drivers) load only when configured: the embedded
+  // default, e.g. a `skillport mcp` an assistant spawns, starts without them.
   const limiter =
     config.redisUrl === undefined
       ? undefined
-      : await openRedisLimiter({
+      : await (await import("./redis/index.js")).openRedisLimiter({
           redisUrl: config.redisUrl,
           keyPrefix: config.redisKeyPrefix,
           whenDown: config.redisDown,
@@ -30,6 +30,7 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
         });
   if (config.databaseUrl !== undefined && limiter) {
     try {
+      const { openPostgresStore } = await import("./postgres/index.js");
       return await openPostgresStore({
         databaseUrl: config.databaseUrl,
         poolSize: config.databasePoolSize,

@@ -28,10 +28,19 @@ describe("contract: overload", { timeout: 60_000 }, () => {
     server = await startServer({
       env: { SKILLPORT_MAX_CONCURRENT_PER_KEY: "2", SKILLPORT_MAX_PENDING_EXECUTIONS: "3" },
     });
-    [first, second] = await Promise.all([
+    let warm: CreatedKey;
+    [first, second, warm] = await Promise.all([
       server.createRoomyKey({ name: "first", owner: "one" }),
       server.createRoomyKey({ name: "second", owner: "two" }),
+      server.createRoomyKey({ name: "warm", owner: "three" }),
     ]);
+    // One isolated skill run starts the worker pool now (it would start a second after the
+    // process anyway), so that /readyz reports its threads whatever the timing.
+    const warmUp = await server.request("POST", "/v1/execute", {
+      key: warm.secret,
+      json: { skill_id: "math.evaluate", params: { expression: "1+1" } },
+    });
+    expect(warmUp.status, warmUp.text).toBe(200);
   });
   afterAll(async () => {
     const errors = server ? serverErrors(server) : [];

@@ -12,7 +12,9 @@ import {
 // Issue 7, "Isolation": built-in skills that block a thread (a CPU-heavy expression, a
 // catastrophic regular expression, a heap-exhausting product) run in worker threads; the
 // server keeps answering, timeouts fire, and the pool recovers.
-const CPU_HEAVY = "sum(ones(1000, 1000) * ones(1000, 1000))"; // 10^9 multiply-adds: many seconds
+// Many seconds of arithmetic in a few MB (an LU decomposition of 800 × 800): it must hit
+// its timeout, never the 64 MB memory limit, whatever the garbage collector does.
+const CPU_HEAVY = "det(identity(800) + ones(800, 800))";
 const MEMORY_HEAVY = "size(kron(ones(100, 100), ones(100, 100)))"; // 10^8 elements: far over 64 MB
 const CATASTROPHIC = { schema: { type: "string", pattern: "^(a+)+$" }, data: `${"a".repeat(40)}!` };
 

@@ -13,9 +13,9 @@ import {
 // catastrophic regular expression, a heap-exhausting product) run in worker threads; the
 // server keeps answering, timeouts fire, and the pool recovers.
 // Many seconds of arithmetic in a few MB (an LU decomposition of 800 × 800): it must hit
-// its timeout, never the 64 MB memory limit, whatever the garbage collector does.
+// its timeout, never the 256 MB memory limit, whatever the garbage collector does.
 const CPU_HEAVY = "det(identity(800) + ones(800, 800))";
-const MEMORY_HEAVY = "size(kron(ones(100, 100), ones(100, 100)))"; // 10^8 elements: far over 64 MB
+const MEMORY_HEAVY = "size(kron(ones(100, 100), ones(100, 100)))"; // 10^8 elements: far over 256 MB
 const CATASTROPHIC = { schema: { type: "string", pattern: "^(a+)+$" }, data: `${"a".repeat(40)}!` };
 
 describe("contract: isolation of skills that block", { timeout: 120_000 }, () => {
@@ -23,7 +23,7 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
   let key: CreatedKey;
 
   beforeAll(async () => {
-    server = await startServer({ env: { SKILLPORT_WORKER_THREADS: "2", SKILLPORT_WORKER_MEMORY_MB: "64" } });
+    server = await startServer({ env: { SKILLPORT_WORKER_THREADS: "2", SKILLPORT_WORKER_MEMORY_MB: "256" } });
     key = await server.createRoomyKey({ name: "isolation" });
   });
   afterAll(async () => {
@@ -91,7 +91,7 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
     const res = await execute({ skill_id: "math.evaluate", params: { expression: MEMORY_HEAVY } });
     const failed = bodyOf<ExecutionRecord>(res);
     expect(failed).toMatchObject({ status: "failed", success: false, error: { code: "execution_failed" } });
-    expect(failed.error?.message).toContain("memory limit of 64 MB");
+    expect(failed.error?.message).toContain("memory limit of 256 MB");
   });
 
   it("stays healthy after its workers were terminated: every worker serves again", async () => {

@@ -255,6 +255,67 @@ export interface UsageStore {
   deleteBefore(beforeSeconds: number): Promise<number>;
 }
 
+/** A key's latest discover: what learning from use links a following execution to. */
+export interface DiscoverNote {
+  keyId: string;
+  owner: string;
+  query: string;
+  /** The skills the discover answered with, best first. */
+  resultIds: string[];
+  /** Unix milliseconds. */
+  at: number;
+}
+
+/** A query that led an owner to execute a skill. */
+export interface LearnedQuery {
+  skillId: string;
+  query: string;
+  /** How many discovers with this query were followed by an execution of the skill. */
+  count: number;
+  /** Unix milliseconds of the latest such execution. */
+  lastAt: number;
+}
+
+/** One (query → executed skill) link to count. */
+export interface LearnedQueryEvent {
+  owner: string;
+  query: string;
+  skillId: string;
+  /** `at` of the discover the execution followed: one discover counts once per skill. */
+  discoveredAt: number;
+  /** Unix milliseconds of the execution. */
+  at: number;
+}
+
+/** How many learned queries are kept; the least recently used go first. */
+export interface LearnedQueryCaps {
+  perSkill: number;
+  perOwner: number;
+}
+
+/**
+ * Learning from use (issue 6): each key's latest discover, and per owner the queries that
+ * were followed by executing a skill. Both live in the store, not in one process's memory,
+ * so a discover answered by one replica and an execution on another still link up.
+ */
+export interface LearnedQueryStore {
+  /** Stores each key's latest discover, replacing its previous one (an older note never replaces a newer). */
+  noteDiscovers(notes: readonly DiscoverNote[]): Promise<void>;
+  /** The key's latest discover, if any. */
+  lastDiscover(keyId: string): Promise<DiscoverNote | undefined>;
+  /**
+   * Adds one to (owner, query, skill), created at 1, unless the same discover was already
+   * counted for it (a stored `discoveredAt` at or after this one); then keeps at most
+   * `caps.perSkill` queries of that owner and skill and `caps.perOwner` of that owner,
+   * deleting the least recently executed. True when it counted.
+   */
+  record(event: LearnedQueryEvent, caps: LearnedQueryCaps): Promise<boolean>;
+  /** The owner's learned queries, most recently executed first, at most `limit`. */
+  list(owner: string, limit: number): Promise<LearnedQuery[]>;
+  /** Deletes discover notes taken before `beforeMs` (they can no longer link anything); returns how many. */
+  deleteNotesBefore(beforeMs: number): Promise<number>;
+}
+
 /**
  * What processes sharing a store tell each other about executions. Kept small (an id, a
  * status): a process that wants the record reads it from the store.
@@ -285,6 +346,7 @@ export interface Store {
   embeddings: EmbeddingStore;
   limiter: Limiter;
   usage: UsageStore;
+  learnedQueries: LearnedQueryStore;
   /**
    * Signals between the processes sharing the store; absent when the store has no channel
    * (SQLite: processes then learn of each other's changes by reading the store).

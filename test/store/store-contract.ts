@@ -4,6 +4,7 @@ import { describeExecutionContract } from "./contract/executions.js";
 import { type MakeStore, makeExecution, useStore } from "./contract/fixtures.js";
 import { describeIdempotencyContract } from "./contract/idempotency.js";
 import { describeKeyContract } from "./contract/keys.js";
+import { describeLearnedQueryContract } from "./contract/learned-queries.js";
 import { describeLimiterContract } from "./contract/limiter.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
@@ -29,6 +30,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeOwnerDataContract(handle);
     describeEmbeddingContract(handle);
     describeUsageContract(handle);
+    describeLearnedQueryContract(handle);
     describeSharedDataContract(handle);
 
     describe("store", () => {

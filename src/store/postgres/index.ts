@@ -6,6 +6,7 @@ import { PostgresEmbeddingStore } from "./embedding-store.js";
 import { PostgresExecutionStore } from "./execution-store.js";
 import { PostgresIdempotencyStore } from "./idempotency-store.js";
 import { PostgresKeyStore } from "./key-store.js";
+import { PostgresLearnedQueryStore } from "./learned-query-store.js";
 import { PostgresMemoryStore } from "./memory-store.js";
 import { PostgresMessageStore } from "./message-store.js";
 import { migratePostgres } from "./migrations.js";
@@ -83,6 +84,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     memory: new PostgresMemoryStore(pool),
     embeddings: new PostgresEmbeddingStore(pool),
     usage: new PostgresUsageStore(pool),
+    learnedQueries: new PostgresLearnedQueryStore(pool),
     limiter: options.limiter,
     signals,
     async ping() {

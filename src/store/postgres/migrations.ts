@@ -128,6 +128,31 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       create index executions_created on executions (created_at desc, id desc);
     `,
   },
+  {
+    version: 4,
+    name: "learning from use: discover notes and learned queries",
+    // Times in Unix milliseconds, as in SQLite; see LearnedQueryStore.
+    sql: `
+      create table discover_notes (
+        key_id text collate "C" primary key,
+        owner text collate "C" not null,
+        query text not null,
+        result_ids jsonb not null,
+        at_ms bigint not null
+      );
+      create index discover_notes_at on discover_notes (at_ms);
+      create table learned_queries (
+        owner text collate "C" not null,
+        skill_id text collate "C" not null,
+        query text collate "C" not null,
+        count integer not null,
+        last_at_ms bigint not null,
+        last_discover_ms bigint not null,
+        primary key (owner, skill_id, query)
+      );
+      create index learned_queries_recent on learned_queries (owner, last_at_ms);
+    `,
+  },
 ];
 
 /**

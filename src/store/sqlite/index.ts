@@ -10,6 +10,7 @@ import { GroupCommit } from "./group-commit.js";
 import { SqliteIdempotencyStore } from "./idempotency-store.js";
 import { KeyChangeSignal } from "./key-change-signal.js";
 import { SqliteKeyStore } from "./key-store.js";
+import { SqliteLearnedQueryStore } from "./learned-query-store.js";
 import { SqliteLimiter } from "./limiter.js";
 import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
@@ -69,6 +70,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     embeddings: new SqliteEmbeddingStore(db),
     limiter: new SqliteLimiter(limiterDb),
     usage: new SqliteUsageStore(db),
+    learnedQueries: new SqliteLearnedQueryStore(db),
     groupCommitStats: writer.stats,
     async ping() {
       try {

@@ -148,6 +148,32 @@ export const MIGRATIONS: readonly Migration[] = [
       create index executions_created on executions (created_at, id);
     `,
   },
+  {
+    version: 5,
+    name: "learning from use: discover notes and learned queries",
+    // Times in Unix milliseconds. discover_notes holds each key's latest discover (read
+    // when the key executes a skill); learned_queries the (query -> skill) links per owner.
+    sql: `
+      create table discover_notes (
+        key_id text primary key,
+        owner text not null,
+        query text not null,
+        result_ids text not null,
+        at_ms integer not null
+      ) strict;
+      create index discover_notes_at on discover_notes (at_ms);
+      create table learned_queries (
+        owner text not null,
+        skill_id text not null,
+        query text not null,
+        count integer not null,
+        last_at_ms integer not null,
+        last_discover_ms integer not null,
+        primary key (owner, skill_id, query)
+      ) strict, without rowid;
+      create index learned_queries_recent on learned_queries (owner, last_at_ms);
+    `,
+  },
 ];
 
 /**

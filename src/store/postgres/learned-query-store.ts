@@ -1,0 +1,120 @@
+import type pg from "pg";
+import type {
+  DiscoverNote,
+  LearnedQuery,
+  LearnedQueryCaps,
+  LearnedQueryEvent,
+  LearnedQueryStore,
+} from "../../core/ports.js";
+
+/**
+ * Learning from use in `discover_notes` and `learned_queries`, shared by every replica:
+ * a discover answered by one replica links to an execution on another.
+ */
+export class PostgresLearnedQueryStore implements LearnedQueryStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** One statement for the batch; of two notes of one key, the later wins. */
+  async noteDiscovers(notes: readonly DiscoverNote[]): Promise<void> {
+    if (notes.length === 0) return;
+    // ON CONFLICT cannot touch a row twice in one statement: one note per key.
+    const latest = new Map<string, DiscoverNote>();
+    for (const note of notes) {
+      const seen = latest.get(note.keyId);
+      if (!seen || seen.at <= note.at) latest.set(note.keyId, note);
+    }
+    const rows = [...latest.values()];
+    await this.pool.query(
+      `insert into discover_notes (key_id, owner, query, result_ids, at_ms)
+       select key_id, owner, query, result_ids::jsonb, at_ms
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+         as t(key_id, owner, query, result_ids, at_ms)
+       on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
+         result_ids = excluded.result_ids, at_ms = excluded.at_ms
+       where excluded.at_ms >= discover_notes.at_ms`,
+      [
+        rows.map((note) => note.keyId),
+        rows.map((note) => note.owner),
+        rows.map((note) => note.query),
+        rows.map((note) => JSON.stringify(note.resultIds)),
+        rows.map((note) => note.at),
+      ],
+    );
+  }
+
+  async lastDiscover(keyId: string): Promise<DiscoverNote | undefined> {
+    const { rows } = await this.pool.query<{
+      owner: string;
+      query: string;
+      result_ids: string[];
+      at_ms: string;
+    }>("select owner, query, result_ids, at_ms from discover_notes where key_id = $1", [keyId]);
+    const row = rows[0];
+    // bigint comes back as a string.
+    return (
+      row && { keyId, owner: row.owner, query: row.query, resultIds: row.result_ids, at: Number(row.at_ms) }
+    );
+  }
+
+  /** The count and both trims in one transaction, as in SQLite. */
+  async record(event: LearnedQueryEvent, caps: LearnedQueryCaps): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("begin");
+      const { rowCount } = await client.query(
+        `insert into learned_queries (owner, skill_id, query, count, last_at_ms, last_discover_ms)
+         values ($1, $2, $3, 1, $4, $5)
+         on conflict (owner, skill_id, query) do update set count = learned_queries.count + 1,
+           last_at_ms = excluded.last_at_ms, last_discover_ms = excluded.last_discover_ms
+         where learned_queries.last_discover_ms < excluded.last_discover_ms`,
+        [event.owner, event.skillId, event.query, event.at, event.discoveredAt],
+      );
+      const counted = (rowCount ?? 0) > 0;
+      if (counted) {
+        await client.query(
+          `delete from learned_queries where owner = $1 and skill_id = $2 and query not in (
+             select query from learned_queries where owner = $1 and skill_id = $2
+             order by last_at_ms desc, query desc limit $3)`,
+          [event.owner, event.skillId, caps.perSkill],
+        );
+        await client.query(
+          `delete from learned_queries where owner = $1 and (last_at_ms, skill_id, query) < (
+             select last_at_ms, skill_id, query from learned_queries where owner = $1
+             order by last_at_ms desc, skill_id desc, query desc limit 1 offset $2 - 1)`,
+          [event.owner, caps.perOwner],
+        );
+      }
+      await client.query("commit");
+      return counted;
+    } catch (err) {
+      await client.query("rollback").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async list(owner: string, limit: number): Promise<LearnedQuery[]> {
+    const { rows } = await this.pool.query<{
+      skill_id: string;
+      query: string;
+      count: number;
+      last_at_ms: string;
+    }>(
+      `select skill_id, query, count, last_at_ms from learned_queries where owner = $1
+       order by last_at_ms desc, skill_id, query limit $2`,
+      [owner, limit],
+    );
+    return rows.map((row) => ({
+      skillId: row.skill_id,
+      query: row.query,
+      count: row.count,
+      lastAt: Number(row.last_at_ms),
+    }));
+  }
+
+  async deleteNotesBefore(beforeMs: number): Promise<number> {
+    const { rowCount } = await this.pool.query("delete from discover_notes where at_ms < $1", [beforeMs]);
+    return rowCount ?? 0;
+  }
+}

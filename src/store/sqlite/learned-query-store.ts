@@ -1,0 +1,120 @@
+import type Database from "better-sqlite3";
+import type {
+  DiscoverNote,
+  LearnedQuery,
+  LearnedQueryCaps,
+  LearnedQueryEvent,
+  LearnedQueryStore,
+} from "../../core/ports.js";
+
+interface NoteRow {
+  key_id: string;
+  owner: string;
+  query: string;
+  result_ids: string;
+  at_ms: number;
+}
+
+interface LearnedRow {
+  skill_id: string;
+  query: string;
+  count: number;
+  last_at_ms: number;
+}
+
+/**
+ * Learning from use in `discover_notes` and `learned_queries`. Writes go straight to the
+ * database (not through the group commit): a note or a count lost in a crash only costs a
+ * little learning.
+ */
+export class SqliteLearnedQueryStore implements LearnedQueryStore {
+  private readonly upsertNote: Database.Statement<[Record<string, string | number>]>;
+  private readonly noteBatch: Database.Transaction<(notes: readonly DiscoverNote[]) => void>;
+  private readonly selectNote: Database.Statement<[string], NoteRow>;
+  private readonly recordOne: Database.Transaction<
+    (event: LearnedQueryEvent, caps: LearnedQueryCaps) => boolean
+  >;
+  private readonly selectLearned: Database.Statement<[string, number], LearnedRow>;
+  private readonly deleteNotes: Database.Statement<[number]>;
+
+  constructor(db: Database.Database) {
+    this.upsertNote = db.prepare(
+      `insert into discover_notes (key_id, owner, query, result_ids, at_ms)
+       values (@keyId, @owner, @query, @resultIds, @at)
+       on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
+         result_ids = excluded.result_ids, at_ms = excluded.at_ms
+       where excluded.at_ms >= discover_notes.at_ms`,
+    );
+    this.noteBatch = db.transaction((notes: readonly DiscoverNote[]) => {
+      for (const note of notes) {
+        this.upsertNote.run({ ...note, resultIds: JSON.stringify(note.resultIds) });
+      }
+    });
+    this.selectNote = db.prepare("select * from discover_notes where key_id = ?");
+    const upsertLearned = db.prepare(
+      `insert into learned_queries (owner, skill_id, query, count, last_at_ms, last_discover_ms)
+       values (@owner, @skillId, @query, 1, @at, @discoveredAt)
+       on conflict (owner, skill_id, query) do update set count = count + 1,
+         last_at_ms = excluded.last_at_ms, last_discover_ms = excluded.last_discover_ms
+       where learned_queries.last_discover_ms < excluded.last_discover_ms`,
+    );
+    // Keep the newest `cap` rows (by last_at_ms, then skill and query, so ties cut exactly).
+    const trimSkill = db.prepare(
+      `delete from learned_queries where owner = @owner and skill_id = @skillId and query not in (
+         select query from learned_queries where owner = @owner and skill_id = @skillId
+         order by last_at_ms desc, query desc limit @cap)`,
+    );
+    const trimOwner = db.prepare(
+      `delete from learned_queries where owner = @owner and (last_at_ms, skill_id, query) < (
+         select last_at_ms, skill_id, query from learned_queries where owner = @owner
+         order by last_at_ms desc, skill_id desc, query desc limit 1 offset @cap - 1)`,
+    );
+    this.recordOne = db.transaction((event: LearnedQueryEvent, caps: LearnedQueryCaps) => {
+      const counted = upsertLearned.run(event).changes > 0;
+      if (counted) {
+        trimSkill.run({ owner: event.owner, skillId: event.skillId, cap: caps.perSkill });
+        trimOwner.run({ owner: event.owner, cap: caps.perOwner });
+      }
+      return counted;
+    });
+    this.selectLearned = db.prepare(
+      `select skill_id, query, count, last_at_ms from learned_queries where owner = ?
+       order by last_at_ms desc, skill_id, query limit ?`,
+    );
+    this.deleteNotes = db.prepare("delete from discover_notes where at_ms < ?");
+  }
+
+  async noteDiscovers(notes: readonly DiscoverNote[]): Promise<void> {
+    if (notes.length > 0) this.noteBatch(notes);
+  }
+
+  async lastDiscover(keyId: string): Promise<DiscoverNote | undefined> {
+    const row = this.selectNote.get(keyId);
+    return (
+      row && {
+        keyId: row.key_id,
+        owner: row.owner,
+        query: row.query,
+        resultIds: JSON.parse(row.result_ids) as string[],
+        at: row.at_ms,
+      }
+    );
+  }
+
+  async record(event: LearnedQueryEvent, caps: LearnedQueryCaps): Promise<boolean> {
+    return this.recordOne(event, caps);
+  }
+
+  async list(owner: string, limit: number): Promise<LearnedQuery[]> {
+    return this.selectLearned.all(owner, limit).map((row) => ({
+      skillId: row.skill_id,
+      query: row.query,
+      count: row.count,
+      lastAt: row.last_at_ms,
+    }));
+  }
+
+  async deleteNotesBefore(beforeMs: number): Promise<number> {
+    return this.deleteNotes.run(beforeMs).changes;
+  }
+}

@@ -33,6 +33,7 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
     skillConfig: config.skillConfig,
     // Created here, loaded only by `start()`, in the background (see UseLiteEmbedder).
     embedder: config.discoveryMode === "hybrid" ? new UseLiteEmbedder() : undefined,
+    learnWindowMs: config.discoveryLearnWindowMs,
     adminToken: config.adminToken,
     maxConcurrentPerKey: config.maxConcurrentPerKey,
     maxPendingExecutions: config.maxPendingExecutions,

@@ -41,6 +41,7 @@ const Env = z.object({
   SKILLPORT_TRUST_PROXY: bool.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
   SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
+  SKILLPORT_DISCOVERY_LEARN_WINDOW_SECONDS: int(0, 86_400).default(300),
   // Long enough that guessing it is hopeless even without the failed-sign-in limit.
   SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   SKILLPORT_WORKER_THREADS: int(1, 256).default(Math.min(4, Math.max(2, availableParallelism()))),
@@ -83,6 +84,8 @@ export interface Config {
   skillConfig: Record<string, Record<string, unknown>>;
   /** `hybrid`: BM25F fused with the shipped embedding model; `lexical`: BM25F only, no model loaded. */
   discoveryMode: "hybrid" | "lexical";
+  /** Learning from use: an execution this long after the same key's discover is learned from; 0: off. */
+  discoveryLearnWindowMs: number;
   /** The dashboard's sign-in token; undefined means one-time links printed by `serve`. */
   adminToken: string | undefined;
   /** Worker threads that run isolated skills. */
@@ -145,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: e.SKILLPORT_TRUST_PROXY,
     skillConfig: e.SKILLPORT_SKILL_CONFIG,
     discoveryMode: e.SKILLPORT_DISCOVERY_MODE,
+    discoveryLearnWindowMs: e.SKILLPORT_DISCOVERY_LEARN_WINDOW_SECONDS * 1000,
     adminToken: e.SKILLPORT_ADMIN_TOKEN,
     workerThreads: e.SKILLPORT_WORKER_THREADS,
     workerMemoryMb: e.SKILLPORT_WORKER_MEMORY_MB,

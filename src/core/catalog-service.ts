@@ -1,6 +1,7 @@
 import type { DiscoverRequest } from "./api-schemas.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { Discovery, MatchEvidence, RankingInfo } from "./discovery/index.js";
+import type { Caller, UsageLearning } from "./discovery/usage-learning.js";
 import { ServiceError } from "./errors.js";
 import type { CatalogSkill, JsonSchema, SkillRegistry } from "./skills/registry.js";
 import type { SkillAnnotations, SkillExample } from "./skills/skill.js";
@@ -57,19 +58,36 @@ export class CatalogService {
   constructor(
     private readonly registry: SkillRegistry,
     private readonly discovery: Discovery,
+    /** Learning from use; absent when it is turned off. */
+    private readonly learning?: UsageLearning,
   ) {}
 
-  async discover(request: DiscoverRequest): Promise<DiscoverResponse> {
+  /**
+   * Ranked skills for the request. With a `caller` (an API key), the caller's owner's
+   * learned queries count as evidence, and the discover is noted so that an execution
+   * that follows can be learned from (learning from use); without one (the dashboard),
+   * neither.
+   */
+  async discover(request: DiscoverRequest, caller?: Caller): Promise<DiscoverResponse> {
     const started = performance.now();
+    const usage = caller && (await this.learning?.evidenceFor(caller.owner));
     const { hits, ranking } = await this.discovery.search(request.query, {
       limit: request.limit,
       tags: request.tags,
+      usage,
     });
     const results = hits.flatMap(({ skill_id, score, match }) => {
       const entry = this.registry.get(skill_id);
       // Significant digits, not decimals: a weak but real match must not round to 0.
       return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)), match }] : [];
     });
+    if (caller) {
+      this.learning?.noteDiscover(
+        caller,
+        request.query,
+        results.map((result) => result.skill_id),
+      );
+    }
     return { query: request.query, results, took_ms: round(performance.now() - started, 3), ranking };
   }
 

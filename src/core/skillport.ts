@@ -3,6 +3,7 @@ import { AdminAuth } from "./admin/admin-auth.js";
 import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
 import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
+import { UsageLearning } from "./discovery/usage-learning.js";
 import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
@@ -35,6 +36,11 @@ export interface SkillportOptions {
   embedder?: TextEmbedder;
   /** `SKILLPORT_ADMIN_TOKEN`: the dashboard's sign-in token; one-time links when absent. */
   adminToken?: string;
+  /**
+   * Learning from use: an execution within this many milliseconds of the same key's
+   * discover teaches discovery (query → skill) for the key's owner. Default 5 minutes; 0 turns it off.
+   */
+  learnWindowMs?: number;
   /** How often request counts are written to the store (default 5 s). */
   usageFlushMs?: number;
   /** Unfinished executions one key may hold at once (429 beyond; default 64). */
@@ -47,6 +53,9 @@ export interface SkillportOptions {
   heartbeatMs?: number;
 }
 
+/** Learning from use links an execution to a discover at most this long before it. */
+const DEFAULT_LEARN_WINDOW_MS = 5 * 60_000;
+
 /** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
 const MIN_USAGE_RETENTION_DAYS = 31;
 
@@ -58,6 +67,8 @@ export class Skillport {
   readonly store: Store;
   readonly registry: SkillRegistry;
   readonly discovery: Discovery;
+  /** Learning from use; undefined when turned off. */
+  readonly learning: UsageLearning | undefined;
   readonly keys: KeyService;
   readonly access: AccessGate;
   readonly admin: AdminAuth;
@@ -98,6 +109,14 @@ export class Skillport {
         if (!this.closing) this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical");
       });
     this.discovery = createDiscovery(this.registry, { semantic });
+    const learnWindowMs = options.learnWindowMs ?? DEFAULT_LEARN_WINDOW_MS;
+    const learning =
+      learnWindowMs > 0
+        ? new UsageLearning(this.store.learnedQueries, semantic, clock, this.logger, {
+            windowMs: learnWindowMs,
+          })
+        : undefined;
+    this.learning = learning;
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
     this.usageRecorder = new UsageRecorder(this.store.usage, this.logger);
@@ -107,7 +126,7 @@ export class Skillport {
       failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     });
     this.admin = new AdminAuth(this.access, clock, { adminToken: options.adminToken });
-    this.catalog = new CatalogService(this.registry, this.discovery);
+    this.catalog = new CatalogService(this.registry, this.discovery, this.learning);
     this.executor = options.executor ?? inlineExecutor;
     this.concurrency = new ConcurrencyGate({
       perKey: options.maxConcurrentPerKey ?? 64,
@@ -133,6 +152,7 @@ export class Skillport {
       events: this.events,
       runner: this.runner,
       concurrency: this.concurrency,
+      onExecutionStarted: learning && ((key, skillId) => learning.noteExecution(key, skillId)),
     });
     this.bridge =
       this.store.signals &&
@@ -156,6 +176,7 @@ export class Skillport {
       await Promise.all([
         this.store.executions.deleteFinishedBefore(isoTimestamp(now - this.retentionDays * 86_400_000)),
         this.store.usage.deleteBefore(Math.floor(now / 1000) - usageDays * 86_400),
+        this.learning?.prune(),
       ]).catch((err: unknown) => this.logger.error({ err }, "could not prune old records"));
     };
     await prune();
@@ -199,6 +220,7 @@ export class Skillport {
     this.discovery.close();
     await this.embedder?.close();
     await this.usageRecorder.stop();
+    await this.learning?.close();
     await this.executor.close();
     this.bridge?.close();
     await this.limiter.close();

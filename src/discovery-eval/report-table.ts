@@ -9,7 +9,7 @@ export function reportTable(report: EvaluationReport): string {
   const rows: [string, string][] = [
     ["ranking", report.mode],
     ["tools", String(report.tools)],
-    ["queries", String(metrics.queries)],
+    [report.usage ? "queries (held out, no usage)" : "queries", String(metrics.queries)],
     ["recall@1", percent(metrics.recallAt1)],
     ["recall@5", percent(metrics.recallAt5)],
     ["recall@10", percent(metrics.recallAt10)],
@@ -22,10 +22,47 @@ export function reportTable(report: EvaluationReport): string {
     ["index heap (MiB)", report.indexHeapMiB.toFixed(1)],
     ["resident memory (MiB)", report.rssMiB.toFixed(0)],
   ];
-  const width = Math.max(...rows.map(([name]) => name.length));
+  return markdownTable(["metric", "value"], rows);
+}
+
+/** Learning from use: the held-out queries without and with the usage fed. */
+export function usageTable(report: EvaluationReport): string {
+  const { usage } = report;
+  if (!usage) return "";
+  const before = report.metrics;
+  const after = usage.metrics;
+  const row = (name: string, pick: (m: typeof before) => number): [string, string, string] => [
+    name,
+    percent(pick(before)),
+    percent(pick(after)),
+  ];
   return [
-    `| ${"metric".padEnd(width)} | value |`,
-    `|${"-".repeat(width + 2)}|-------|`,
-    ...rows.map(([name, value]) => `| ${name.padEnd(width)} | ${value} |`),
+    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.learned} (query → skill) links learned; ${after.queries} other queries evaluated`,
+    "",
+    markdownTable(
+      ["metric", "before", "after"],
+      [
+        row("recall@1", (m) => m.recallAt1),
+        row("recall@5", (m) => m.recallAt5),
+        row("recall@10", (m) => m.recallAt10),
+        row("nDCG@10", (m) => m.ndcgAt10),
+        row("MRR@10", (m) => m.mrrAt10),
+        ["query p50 (ms)", ms(report.latency.p50Ms), ms(usage.latency.p50Ms)],
+        ["query p99 (ms)", ms(report.latency.p99Ms), ms(usage.latency.p99Ms)],
+      ],
+    ),
+  ].join("\n");
+}
+
+function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((name, column) =>
+    Math.max(name.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`,
+    ...rows.map(line),
   ].join("\n");
 }

@@ -38,8 +38,7 @@ export class EmbeddedBackend implements SkillportBackend {
   }
 
   async discover(request: DiscoverRequest) {
-    await this.charged();
-    return this.skillport.catalog.discover(request);
+    return this.skillport.catalog.discover(request, await this.charged());
   }
 
   async execute({

@@ -1,10 +1,20 @@
 import type { SkillRegistry } from "../skills/registry.js";
 import { Bm25fRetriever } from "./bm25f.js";
 import { type DescriptionRecord, recordToDocument, type SkillDocument, skillToDocument } from "./document.js";
-import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, fusedDisplayScore, fuseScores } from "./fusion.js";
+import {
+  DEFAULT_FUSION_WEIGHTS,
+  DEFAULT_USAGE_WEIGHTS,
+  type FusionWeights,
+  fusedDisplayScore,
+  fuseScores,
+  lexicalWithUsage,
+  type UsageWeights,
+  usageBonus,
+} from "./fusion.js";
 import type { MatchedFields, Retriever } from "./retriever.js";
 import type { SemanticIndex, SemanticState } from "./semantic-index.js";
 import { analyze } from "./text-analysis.js";
+import type { UsageEvidence, UsageSignal } from "./usage-evidence.js";
 
 /** What `POST /v1/discover` passes to the core (contract: limit 1–50, default 10). */
 export interface DiscoverySearchOptions {
@@ -15,6 +25,20 @@ export interface DiscoverySearchOptions {
    * narrows the result. Empty or absent: no filter.
    */
   tags?: readonly string[];
+  /** The caller's owner's learned queries (learning from use); absent: none count. */
+  usage?: UsageEvidence;
+}
+
+/** The caller's own past query that counted for a skill (learning from use). */
+export interface UsageMatch {
+  /** The past query that led the caller's owner to execute this skill and matches best. */
+  query: string;
+  /** How many times that query was followed by executing the skill. */
+  count: number;
+  /** Its cosine similarity to this query, in hybrid mode. */
+  similarity?: number;
+  /** BM25F share of this query that the skill's past queries cover, in [0, 1]. */
+  lexical: number;
 }
 
 /** Why a skill matched, so an agent can judge the result (issue 6). */
@@ -25,6 +49,8 @@ export interface MatchEvidence {
   fields: MatchedFields;
   /** Cosine similarity of the query and the skill's text, when semantic matching counted. */
   semantic?: number;
+  /** Present when the owner's past queries counted for this skill (learning from use). */
+  usage?: UsageMatch;
 }
 
 /** One ranked skill. */
@@ -60,6 +86,7 @@ export interface DiscoveryIndexOptions {
   /** Semantic matching; absent in lexical mode. */
   semantic?: SemanticIndex;
   fusion?: FusionWeights;
+  usageWeights?: UsageWeights;
 }
 
 /**
@@ -71,12 +98,14 @@ export class DiscoveryIndex {
   private readonly lexical: Retriever;
   readonly semantic: SemanticIndex | undefined;
   private readonly fusion: FusionWeights;
+  private readonly usageWeights: UsageWeights;
   private readonly tagsById = new Map<string, ReadonlySet<string>>();
 
   constructor(options: DiscoveryIndexOptions = {}) {
     this.lexical = options.lexical ?? new Bm25fRetriever();
     this.semantic = options.semantic;
     this.fusion = options.fusion ?? DEFAULT_FUSION_WEIGHTS;
+    this.usageWeights = options.usageWeights ?? DEFAULT_USAGE_WEIGHTS;
   }
 
   get size(): number {
@@ -117,18 +146,53 @@ export class DiscoveryIndex {
     const filter = this.tagFilter(options.tags);
     const ranking = this.ranking();
     if (ranking.mode === "lexical" || !this.semantic || analyze(query).length === 0) {
-      return { hits: this.searchLexical(query, limit, filter), ranking };
+      return { hits: this.searchLexical(query, limit, filter, options.usage), ranking };
     }
-    return { hits: await this.searchHybrid(this.semantic, query, limit, filter), ranking };
+    return { hits: await this.searchHybrid(this.semantic, query, limit, filter, options.usage), ranking };
   }
 
-  /** BM25F alone: the lexical mode, and the answer while the model loads. */
-  searchLexical(query: string, limit: number, filter?: (id: string) => boolean): DiscoveryHit[] {
-    return this.lexical.search(query, filter ? { limit, filter } : { limit }).map(({ id, score }) => ({
-      skill_id: id,
-      score,
-      match: { lexical: score, fields: this.lexical.explain(id, query) },
-    }));
+  /**
+   * BM25F alone: the lexical mode, and the answer while the model loads. With usage
+   * evidence, a skill's share is raised by the share its past queries cover.
+   */
+  searchLexical(
+    query: string,
+    limit: number,
+    filter?: (id: string) => boolean,
+    usage?: UsageEvidence,
+  ): DiscoveryHit[] {
+    const signals = this.usageSignals(usage, query, undefined, filter);
+    if (signals.size === 0) {
+      return this.lexical.search(query, filter ? { limit, filter } : { limit }).map(({ id, score }) => ({
+        skill_id: id,
+        score,
+        match: { lexical: score, fields: this.lexical.explain(id, query) },
+      }));
+    }
+    const count = Math.max(limit, FUSION_CANDIDATES);
+    const lexicalById = this.lexicalScores(query, count, filter, signals);
+    return [...new Set([...lexicalById.keys(), ...signals.keys()])]
+      .map((id) => {
+        const lexical = lexicalById.get(id) ?? 0;
+        const signal = signals.get(id);
+        return {
+          id,
+          lexical,
+          signal,
+          score: lexicalWithUsage(lexical, signal?.lexical ?? 0, this.usageWeights),
+        };
+      })
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit)
+      .map(({ id, lexical, signal, score }) => ({
+        skill_id: id,
+        score,
+        match: {
+          lexical,
+          fields: this.lexical.explain(id, query),
+          ...(signal && { usage: usageMatch(signal) }),
+        },
+      }));
   }
 
   private async searchHybrid(
@@ -136,23 +200,29 @@ export class DiscoveryIndex {
     query: string,
     limit: number,
     filter: ((id: string) => boolean) | undefined,
+    usage: UsageEvidence | undefined,
   ): Promise<DiscoveryHit[]> {
     if (limit === 0) return [];
     const queryVector = await semantic.embedQuery(query);
+    const signals = this.usageSignals(usage, query, queryVector, filter);
     const count = Math.max(limit, FUSION_CANDIDATES);
-    const lexicalHits = this.lexical.search(query, filter ? { limit: count, filter } : { limit: count });
+    const lexicalById = this.lexicalScores(query, count, filter, signals);
     const semanticHits = semantic.vectors.search(queryVector, count, filter);
-    const lexicalById = new Map(lexicalHits.map((hit) => [hit.id, hit.score]));
     const semanticById = new Map(semanticHits.map((hit) => [hit.id, hit.score]));
     // A skill whose vector is still being computed gets neutral semantic evidence.
     const neutral = semanticHits.reduce((sum, hit) => sum + hit.score, 0) / Math.max(1, semanticHits.length);
-    const ids = new Set([...lexicalById.keys(), ...semanticById.keys()]);
+    const ids = new Set([...lexicalById.keys(), ...semanticById.keys(), ...signals.keys()]);
     const candidates = [...ids].map((id) => ({
       id,
       lexical: lexicalById.get(id) ?? 0,
       semantic: semanticById.get(id) ?? semantic.vectors.similarity(queryVector, id) ?? neutral,
     }));
     return fuseScores(candidates, this.fusion)
+      .map((candidate) => {
+        const signal = signals.get(candidate.id);
+        return { ...candidate, fused: candidate.fused + (signal?.bonus ?? 0), signal };
+      })
+      .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit)
       .map((candidate) => ({
         skill_id: candidate.id,
@@ -161,8 +231,54 @@ export class DiscoveryIndex {
           lexical: candidate.lexical,
           fields: this.lexical.explain(candidate.id, query),
           semantic: candidate.semantic,
+          ...(candidate.signal && { usage: usageMatch(candidate.signal) }),
         },
       }));
+  }
+
+  /**
+   * The owner's usage evidence that counts (a positive bonus) for skills still in the
+   * index and accepted by the filter, with its bonus.
+   */
+  private usageSignals(
+    usage: UsageEvidence | undefined,
+    query: string,
+    queryVector: Float32Array | undefined,
+    filter: ((id: string) => boolean) | undefined,
+  ): Map<string, UsageSignal & { bonus: number }> {
+    const counted = new Map<string, UsageSignal & { bonus: number }>();
+    if (!usage) return counted;
+    const accepts = (id: string): boolean => this.has(id) && (!filter || filter(id));
+    for (const [id, signal] of usage.signals(query, queryVector, accepts)) {
+      const bonus = usageBonus(signal, this.usageWeights);
+      if (bonus > 0) counted.set(id, { ...signal, bonus });
+    }
+    return counted;
+  }
+
+  /**
+   * BM25F shares of the top `count` skills, and of every skill with usage evidence (a
+   * skill lifted by its past queries is ranked with its own share, not with 0).
+   */
+  private lexicalScores(
+    query: string,
+    count: number,
+    filter: ((id: string) => boolean) | undefined,
+    signals: ReadonlyMap<string, UsageSignal>,
+  ): Map<string, number> {
+    const scores = new Map(
+      this.lexical
+        .search(query, filter ? { limit: count, filter } : { limit: count })
+        .map((hit) => [hit.id, hit.score]),
+    );
+    const missing = [...signals.keys()].filter((id) => !scores.has(id));
+    if (missing.length > 0) {
+      const wanted = new Set(missing);
+      for (const hit of this.lexical.search(query, { limit: wanted.size, filter: (id) => wanted.has(id) })) {
+        scores.set(hit.id, hit.score);
+      }
+    }
+    return scores;
   }
 
   private tagFilter(tags: readonly string[] | undefined): ((id: string) => boolean) | undefined {
@@ -173,6 +289,15 @@ export class DiscoveryIndex {
       return own !== undefined && wanted.every((tag) => own.has(tag));
     };
   }
+}
+
+function usageMatch(signal: UsageSignal): UsageMatch {
+  return {
+    query: signal.query,
+    count: signal.count,
+    ...(signal.semantic !== undefined && { similarity: signal.semantic }),
+    lexical: signal.lexical,
+  };
 }
 
 /** A discovery index that follows a registry. */

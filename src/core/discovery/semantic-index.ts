@@ -7,6 +7,12 @@ import { VectorIndex } from "./vector-index.js";
 /** Skills embedded per model call: large enough to amortise a call, small enough to yield often. */
 const EMBED_BATCH = 32;
 
+/**
+ * Query vectors kept in memory: an execution following a discover learns from the same
+ * query, and agents repeat queries; 1,000 vectors of 512 floats are 2 MB.
+ */
+const RECENT_QUERIES = 1_000;
+
 /** Why semantic matching is or is not part of ranking right now. */
 export type SemanticState = "ready" | "loading" | "failed";
 
@@ -27,6 +33,8 @@ export class SemanticIndex {
   private readonly pending = new Map<string, Pending>();
   private draining: Promise<void> | undefined;
   private failure: unknown;
+  /** Recently embedded queries, least recently used first (a Map keeps insertion order). */
+  private readonly recentQueries = new Map<string, Float32Array>();
 
   constructor(
     private readonly embedder: TextEmbedder,
@@ -71,9 +79,49 @@ export class SemanticIndex {
 
   /** The query's unit vector; throws when the model is not ready (callers check `state`). */
   async embedQuery(query: string): Promise<Float32Array> {
+    const recent = this.recentQueries.get(query);
+    if (recent) {
+      this.recentQueries.delete(query);
+      this.recentQueries.set(query, recent);
+      return recent;
+    }
     const [vector] = await this.embedder.embed([query]);
     if (!vector) throw new Error("the embedder returned no vector");
+    this.rememberQuery(query, vector);
     return vector;
+  }
+
+  /**
+   * Unit vectors of texts other than skills (queries learned from use), from recent
+   * queries, then the embedding cache, then the model (whose answers are cached). Throws
+   * when the model is not ready.
+   */
+  async embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
+    const found = new Map<string, Float32Array>();
+    const rest: Pending[] = [];
+    for (const text of new Set(texts)) {
+      const recent = this.recentQueries.get(text);
+      if (recent) found.set(text, recent);
+      else rest.push({ id: text, text, hash: textHash(text) });
+    }
+    const vectors = await this.cachedVectors(rest);
+    for (const item of rest) {
+      const vector = vectors.get(item.hash);
+      if (vector) found.set(item.text, vector);
+    }
+    return texts.map((text) => {
+      const vector = found.get(text);
+      if (!vector) throw new Error("the embedder returned no vector");
+      return vector;
+    });
+  }
+
+  private rememberQuery(query: string, vector: Float32Array): void {
+    this.recentQueries.set(query, vector);
+    if (this.recentQueries.size > RECENT_QUERIES) {
+      const oldest = this.recentQueries.keys().next().value;
+      if (oldest !== undefined) this.recentQueries.delete(oldest);
+    }
   }
 
   private drain(): Promise<void> {
@@ -93,32 +141,40 @@ export class SemanticIndex {
   private async embedPending(): Promise<void> {
     while (this.pending.size > 0) {
       const batch = [...this.pending.values()].slice(0, EMBED_BATCH * 8);
-      const cached = new Map(
-        (
-          await this.cache?.getMany(
-            this.embedder.modelId,
-            batch.map((item) => item.hash),
-          )
-        )?.map((entry) => [entry.textHash, entry.vector]) ?? [],
-      );
-      const missing = batch.filter((item) => !cached.has(item.hash));
-      for (let start = 0; start < missing.length; start += EMBED_BATCH) {
-        const slice = missing.slice(start, start + EMBED_BATCH);
-        const vectors = await this.embedder.embed(slice.map((item) => item.text));
-        const fresh = slice.map((item, index) => ({
-          textHash: item.hash,
-          vector: vectors[index] as Float32Array,
-        }));
-        await this.cache?.putMany(this.embedder.modelId, fresh);
-        for (const entry of fresh) cached.set(entry.textHash, entry.vector);
-      }
+      const vectors = await this.cachedVectors(batch);
       for (const item of batch) {
         // Skip items removed or changed while the model was busy: their newer state is pending.
         if (this.pending.get(item.id) !== item) continue;
-        const vector = cached.get(item.hash);
+        const vector = vectors.get(item.hash);
         if (vector) this.vectors.set(item.id, vector);
         this.pending.delete(item.id);
       }
     }
+  }
+
+  /** Vectors by text hash: from the cache, else from the model in batches (then cached). */
+  private async cachedVectors(items: readonly Pending[]): Promise<Map<string, Float32Array>> {
+    const cached = new Map(
+      (
+        await this.cache?.getMany(
+          this.embedder.modelId,
+          items.map((item) => item.hash),
+        )
+      )?.map((entry) => [entry.textHash, entry.vector]) ?? [],
+    );
+    const missing = [
+      ...new Map(items.filter((item) => !cached.has(item.hash)).map((item) => [item.hash, item])).values(),
+    ];
+    for (let start = 0; start < missing.length; start += EMBED_BATCH) {
+      const slice = missing.slice(start, start + EMBED_BATCH);
+      const vectors = await this.embedder.embed(slice.map((item) => item.text));
+      const fresh = slice.map((item, index) => ({
+        textHash: item.hash,
+        vector: vectors[index] as Float32Array,
+      }));
+      await this.cache?.putMany(this.embedder.modelId, fresh);
+      for (const entry of fresh) cached.set(entry.textHash, entry.vector);
+    }
+    return cached;
   }
 }

@@ -40,6 +40,8 @@ export interface ExecutionServiceDeps {
   events: ExecutionEvents;
   runner: ExecutionRunner;
   concurrency: ConcurrencyGate;
+  /** Told of each new execution (learning from use links it to the key's latest discover). */
+  onExecutionStarted?: (key: ApiKey, skillId: string) => Promise<void>;
 }
 
 /**
@@ -77,6 +79,9 @@ export class ExecutionService {
         if (replay) return replay;
       }
 
+      // Learned in parallel with the run; a sync answer waits for it (so that the caller's
+      // next discover already has the evidence), an async one does not. It never rejects.
+      const learned = this.deps.onExecutionStarted?.(key, entry.skill.id);
       const now = clock.now();
       const execution: StoredExecution = {
         record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
@@ -95,6 +100,7 @@ export class ExecutionService {
         return { record: execution.record, mode, replayed: false };
       }
       const finished = await runner.runNow(execution, options);
+      await learned;
       return { record: finished.record, mode, replayed: false };
     } finally {
       if (!handedToQueue) release();

@@ -1,0 +1,184 @@
+import type { LearnedQuery } from "../ports.js";
+import { Bm25fRetriever } from "./bm25f.js";
+import type { SkillDocument } from "./document.js";
+import { analyze } from "./text-analysis.js";
+import { VectorIndex } from "./vector-index.js";
+
+/** What one owner's past queries say about one skill for the current query. */
+export interface UsageSignal {
+  /** Highest cosine of the query to a past query that led to the skill; absent without vectors. */
+  semantic?: number;
+  /** BM25F share of the query covered by the skill's past queries taken together, in [0, 1]. */
+  lexical: number;
+  /** The past query that matched best (semantically when vectors exist, else lexically). */
+  query: string;
+  /** How many discovers with that query were followed by executing the skill. */
+  count: number;
+}
+
+interface Entry {
+  skillId: string;
+  query: string;
+  count: number;
+  lastAt: number;
+  /** The query's analysed terms (for telling which past query matched lexically). */
+  terms: ReadonlySet<string>;
+  /** Key of the query's vector in `vectors`, when it has one. */
+  vectorKey?: string;
+}
+
+/** Past-query neighbours looked at per search: enough to cover the skills that matter. */
+const NEIGHBOURS = 200;
+
+/** The past queries of one skill as one document: BM25F reads them like a skill's examples. */
+function skillDocument(skillId: string, queries: readonly string[]): SkillDocument {
+  return {
+    id: skillId,
+    tags: [],
+    fields: {
+      id: "",
+      title: "",
+      tags: "",
+      description: "",
+      params: "",
+      examples: queries.join("\n"),
+      extra: "",
+    },
+  };
+}
+
+/**
+ * One owner's learned queries, searchable (issue 6, learning from use): a BM25F index with
+ * one document per skill made of the queries that led the owner to execute it, and the
+ * queries' unit vectors for nearest-neighbour evidence. Held in memory per owner by
+ * `UsageLearning`; bounded by the store's caps.
+ */
+export class UsageEvidence {
+  private readonly lexical = new Bm25fRetriever();
+  private readonly vectors: VectorIndex | undefined;
+  private readonly bySkill = new Map<string, Entry[]>();
+  private readonly byVectorKey = new Map<string, Entry>();
+  private nextVectorKey = 0;
+  private entryCount = 0;
+
+  /**
+   * @param dimensions of the query vectors; absent when discovery is lexical.
+   * @param perSkill queries kept per skill (the least recently executed go first), as in the store.
+   */
+  constructor(
+    dimensions: number | undefined,
+    private readonly perSkill: number,
+  ) {
+    this.vectors = dimensions === undefined ? undefined : new VectorIndex(dimensions);
+  }
+
+  /** Number of past queries held. */
+  get size(): number {
+    return this.entryCount;
+  }
+
+  /** True when every past query has its vector (false when built without vectors). */
+  get complete(): boolean {
+    return this.vectors !== undefined && this.vectors.size === this.entryCount;
+  }
+
+  /** How many times (query → skill) was learned; 0 when it is not held. */
+  countOf(skillId: string, query: string): number {
+    return this.bySkill.get(skillId)?.find((entry) => entry.query === query)?.count ?? 0;
+  }
+
+  /**
+   * Adds a learned query, or updates the same (skill, query): its count and time, and its
+   * vector when one is given. A skill over the cap loses its least recently executed query.
+   */
+  add(learned: LearnedQuery, vector?: Float32Array): void {
+    const entries = this.bySkill.get(learned.skillId) ?? [];
+    let entry = entries.find((candidate) => candidate.query === learned.query);
+    if (entry) {
+      entry.count = learned.count;
+      entry.lastAt = Math.max(entry.lastAt, learned.lastAt);
+    } else {
+      entry = {
+        skillId: learned.skillId,
+        query: learned.query,
+        count: learned.count,
+        lastAt: learned.lastAt,
+        terms: new Set(analyze(learned.query)),
+      };
+      entries.push(entry);
+      this.entryCount += 1;
+    }
+    if (vector && this.vectors) {
+      entry.vectorKey ??= String(this.nextVectorKey++);
+      this.vectors.set(entry.vectorKey, vector);
+      this.byVectorKey.set(entry.vectorKey, entry);
+    }
+    entries.sort((a, b) => b.lastAt - a.lastAt);
+    for (const dropped of entries.splice(this.perSkill)) this.forget(dropped);
+    this.bySkill.set(learned.skillId, entries);
+    this.lexical.add(
+      skillDocument(
+        learned.skillId,
+        entries.map((kept) => kept.query),
+      ),
+    );
+  }
+
+  /**
+   * The evidence for each skill with any, given the query (and its vector in hybrid
+   * mode), among the skills `filter` accepts.
+   */
+  signals(
+    query: string,
+    queryVector?: Float32Array,
+    filter?: (id: string) => boolean,
+  ): Map<string, UsageSignal> {
+    const signals = new Map<string, UsageSignal>();
+    if (this.entryCount === 0) return signals;
+    const queryTerms = analyze(query);
+    for (const { id, score } of this.lexical.search(query, {
+      limit: this.bySkill.size,
+      ...(filter && { filter }),
+    })) {
+      const best = this.lexicalBest(id, queryTerms);
+      if (best) signals.set(id, { lexical: score, query: best.query, count: best.count });
+    }
+    if (queryVector && this.vectors && this.vectors.size > 0) {
+      const accepts = filter && ((key: string) => filter(this.byVectorKey.get(key)?.skillId ?? ""));
+      for (const { id: key, score } of this.vectors.search(queryVector, NEIGHBOURS, accepts)) {
+        const entry = this.byVectorKey.get(key);
+        if (!entry) continue;
+        const signal = signals.get(entry.skillId);
+        if (signal?.semantic !== undefined) continue; // neighbours come best first
+        signals.set(entry.skillId, {
+          lexical: signal?.lexical ?? 0,
+          semantic: score,
+          query: entry.query,
+          count: entry.count,
+        });
+      }
+    }
+    return signals;
+  }
+
+  /** The skill's past query sharing most analysed terms with the query (ties: most recent). */
+  private lexicalBest(skillId: string, queryTerms: readonly string[]): Entry | undefined {
+    let best: Entry | undefined;
+    let bestShared = -1;
+    for (const entry of this.bySkill.get(skillId) ?? []) {
+      const shared = queryTerms.filter((term) => entry.terms.has(term)).length;
+      if (shared > bestShared) {
+        best = entry;
+        bestShared = shared;
+      }
+    }
+    return best;
+  }
+
+  private forget(entry: Entry): void {
+    this.entryCount -= 1;
+    if (entry.vectorKey === undefined) return;
+    this.vectors?.remove(entry.vectorKey);
+    this.byVectorKey.delete(entry.vectorKey);
+  }
+}

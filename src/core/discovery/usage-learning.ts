@@ -1,0 +1,234 @@
+import type { Clock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import type { DiscoverNote, LearnedQuery, LearnedQueryCaps, LearnedQueryStore } from "../ports.js";
+import type { SemanticIndex } from "./semantic-index.js";
+import { UsageEvidence } from "./usage-evidence.js";
+
+/** Who asks: discovery learns per key (the discover → execute link) and per owner (the evidence). */
+export interface Caller {
+  id: string;
+  owner: string;
+}
+
+export interface UsageLearningOptions {
+  /** An execution counts for the key's latest discover only within this many milliseconds of it. */
+  windowMs: number;
+  /** Learned queries kept per owner and skill, and per owner. */
+  caps?: LearnedQueryCaps;
+  /** Past queries held in memory across all owners; least recently searched owners go first. */
+  maxCachedQueries?: number;
+  /** An owner's evidence is re-read from the store (for other processes' learning) after this long. */
+  refreshMs?: number;
+  /** Discover notes are written to the store in batches this often. */
+  noteFlushMs?: number;
+}
+
+/** 50 phrasings per skill are plenty of evidence; 10,000 per owner bound its memory (~20 MB of vectors). */
+export const DEFAULT_LEARNED_QUERY_CAPS: LearnedQueryCaps = { perSkill: 50, perOwner: 10_000 };
+const DEFAULT_MAX_CACHED_QUERIES = 50_000;
+const DEFAULT_REFRESH_MS = 60_000;
+const DEFAULT_NOTE_FLUSH_MS = 100;
+/** Keys whose latest discover this process remembers (the store has them all). */
+const MAX_LOCAL_NOTES = 10_000;
+
+interface OwnerCache {
+  evidence: UsageEvidence;
+  loadedAt: number;
+}
+
+/** Whitespace runs as one space, ends trimmed: the same request is learned once. */
+export function normalizeQuery(query: string): string {
+  return query.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Learning from use (issue 6). Each key's latest discover is noted (in the store, so that
+ * any process can link it; and locally, so that this one need not wait for the write);
+ * when the same key then executes one of the skills that discover offered, within the
+ * window, the store counts (query → skill) for the key's owner. An owner's learned queries
+ * become evidence for that owner's later searches, and only theirs.
+ */
+export class UsageLearning {
+  readonly windowMs: number;
+  private readonly caps: LearnedQueryCaps;
+  private readonly maxCachedQueries: number;
+  private readonly refreshMs: number;
+  private readonly noteFlushMs: number;
+  private readonly localNotes = new Map<string, DiscoverNote>();
+  private readonly unwritten = new Map<string, DiscoverNote>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  /** Owners' evidence, least recently searched first. */
+  private readonly owners = new Map<string, OwnerCache>();
+  private readonly loading = new Map<string, Promise<OwnerCache>>();
+  private readonly recording = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: LearnedQueryStore,
+    private readonly semantic: SemanticIndex | undefined,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    options: UsageLearningOptions,
+  ) {
+    this.windowMs = options.windowMs;
+    this.caps = options.caps ?? DEFAULT_LEARNED_QUERY_CAPS;
+    this.maxCachedQueries = options.maxCachedQueries ?? DEFAULT_MAX_CACHED_QUERIES;
+    this.refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
+    this.noteFlushMs = options.noteFlushMs ?? DEFAULT_NOTE_FLUSH_MS;
+  }
+
+  /** Notes the caller's discover; written to the store shortly, off the response path. */
+  noteDiscover(caller: Caller, query: string, resultIds: readonly string[]): void {
+    const note: DiscoverNote = {
+      keyId: caller.id,
+      owner: caller.owner,
+      query: normalizeQuery(query),
+      resultIds: [...resultIds],
+      at: this.clock.now(),
+    };
+    this.localNotes.delete(caller.id);
+    this.localNotes.set(caller.id, note);
+    if (this.localNotes.size > MAX_LOCAL_NOTES) {
+      const oldest = this.localNotes.keys().next().value;
+      if (oldest !== undefined) this.localNotes.delete(oldest);
+    }
+    this.unwritten.set(caller.id, note);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flushNotes(), this.noteFlushMs);
+      this.flushTimer.unref();
+    }
+  }
+
+  /**
+   * The caller started executing `skillId`: if its latest discover (here or in any process
+   * sharing the store) offered that skill within the window, learn (query → skill) for the
+   * caller's owner. Never rejects (a failure is logged: learning is best effort).
+   */
+  noteExecution(caller: Caller, skillId: string): Promise<void> {
+    const done = this.learn(caller, skillId)
+      .catch((err: unknown) =>
+        this.logger.warn({ err, skill_id: skillId }, "could not learn from an execution"),
+      )
+      .finally(() => this.recording.delete(done));
+    this.recording.add(done);
+    return done;
+  }
+
+  /**
+   * The owner's learned queries, ready to search, or undefined when there are none. The
+   * first search of an owner reads them from the store; later ones use memory, re-read
+   * in the background once `refreshMs` old (or at once when vectors are missing and the
+   * model has become ready).
+   */
+  async evidenceFor(owner: string): Promise<UsageEvidence | undefined> {
+    let cache = this.owners.get(owner);
+    if (!cache) cache = await this.load(owner);
+    else if (this.isStale(cache)) void this.load(owner).catch(() => {});
+    this.owners.delete(owner);
+    this.owners.set(owner, cache);
+    return cache.evidence.size > 0 ? cache.evidence : undefined;
+  }
+
+  /** Writes pending notes and waits for learning under way (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.flushNotes();
+    while (this.recording.size > 0) await Promise.all([...this.recording]);
+  }
+
+  /** Flushes what is pending; the learner is not used afterwards. */
+  async close(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.idle();
+  }
+
+  /** Deletes notes too old to link anything (called by the core's hourly pruning). */
+  async prune(): Promise<void> {
+    await this.store.deleteNotesBefore(this.clock.now() - this.windowMs);
+  }
+
+  private async learn(caller: Caller, skillId: string): Promise<void> {
+    const now = this.clock.now();
+    const local = this.localNotes.get(caller.id);
+    const stored = await this.store.lastDiscover(caller.id);
+    const note = stored && (!local || stored.at > local.at) ? stored : local;
+    if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
+    if (!note.resultIds.includes(skillId)) return;
+    const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
+    if (!(await this.store.record(event, this.caps))) return;
+    const cache = this.owners.get(caller.owner);
+    if (!cache) return; // read from the store at the owner's next search
+    const previous = cache.evidence.countOf(skillId, note.query);
+    cache.evidence.add(
+      { skillId, query: note.query, count: previous + 1, lastAt: now },
+      await this.vectorOf(note.query),
+    );
+    this.evictOwners();
+  }
+
+  private isStale(cache: OwnerCache): boolean {
+    if (this.clock.now() - cache.loadedAt >= this.refreshMs) return true;
+    return this.semantic?.state === "ready" && !cache.evidence.complete;
+  }
+
+  /** Reads the owner's learned queries (one read at a time per owner) and embeds them. */
+  private load(owner: string): Promise<OwnerCache> {
+    let loading = this.loading.get(owner);
+    if (!loading) {
+      loading = this.read(owner).finally(() => this.loading.delete(owner));
+      this.loading.set(owner, loading);
+    }
+    return loading;
+  }
+
+  private async read(owner: string): Promise<OwnerCache> {
+    const loadedAt = this.clock.now();
+    const learned = await this.store.list(owner, this.caps.perOwner);
+    const vectors = await this.vectorsOf(learned);
+    const ready = this.semantic?.state === "ready";
+    const evidence = new UsageEvidence(
+      ready ? this.semantic?.vectors.dimensions : undefined,
+      this.caps.perSkill,
+    );
+    // Oldest first, so that each skill keeps its most recent queries.
+    for (const [index, entry] of [...learned.entries()].reverse()) evidence.add(entry, vectors?.[index]);
+    const cache = { evidence, loadedAt };
+    this.owners.delete(owner);
+    this.owners.set(owner, cache);
+    this.evictOwners();
+    return cache;
+  }
+
+  private async vectorsOf(learned: readonly LearnedQuery[]): Promise<Float32Array[] | undefined> {
+    if (learned.length === 0 || this.semantic?.state !== "ready") return undefined;
+    return this.semantic.embedTexts(learned.map((entry) => entry.query));
+  }
+
+  private async vectorOf(query: string): Promise<Float32Array | undefined> {
+    return (await this.vectorsOf([{ skillId: "", query, count: 0, lastAt: 0 }]))?.[0];
+  }
+
+  private evictOwners(): void {
+    let total = 0;
+    for (const cache of this.owners.values()) total += cache.evidence.size;
+    for (const [owner, cache] of this.owners) {
+      if (total <= this.maxCachedQueries || this.owners.size === 1) break;
+      this.owners.delete(owner);
+      total -= cache.evidence.size;
+    }
+  }
+
+  private flushNotes(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const notes = [...this.unwritten.values()];
+    this.unwritten.clear();
+    this.flushing = this.flushing.then(async () => {
+      if (notes.length === 0) return;
+      await this.store
+        .noteDiscovers(notes)
+        .catch((err: unknown) => this.logger.warn({ err }, "could not store discover notes"));
+    });
+    return this.flushing;
+  }
+}

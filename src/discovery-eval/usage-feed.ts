@@ -1,0 +1,71 @@
+import { ManualClock } from "../core/clock.js";
+import type { DiscoveryIndex } from "../core/discovery/discovery.js";
+import type { LabelledQuery } from "../core/discovery/evaluate.js";
+import { type Caller, UsageLearning } from "../core/discovery/usage-learning.js";
+import { silentLogger } from "../core/logger.js";
+import type { LearnedQueryStore } from "../core/ports.js";
+
+/** How the labelled queries are divided between usage fed and queries evaluated. */
+export type UsageSplit = "even-odd" | "odd-even";
+
+export const USAGE_SPLITS: readonly UsageSplit[] = ["even-odd", "odd-even"];
+
+/**
+ * `even-odd`: queries on even-numbered lines (0, 2, …) are fed as usage, the others
+ * evaluated; `odd-even` the reverse. Never the same query in both halves.
+ */
+export function splitQueries(
+  queries: readonly LabelledQuery[],
+  split: UsageSplit,
+): { fed: LabelledQuery[]; evaluated: LabelledQuery[] } {
+  const fedParity = split === "even-odd" ? 0 : 1;
+  return {
+    fed: queries.filter((_, index) => index % 2 === fedParity),
+    evaluated: queries.filter((_, index) => index % 2 !== fedParity),
+  };
+}
+
+/** The one owner (and key) the evaluation feeds and then searches as. */
+export const EVALUATION_CALLER: Caller = { id: "key_evaluation", owner: "evaluation" };
+
+export interface FeedSummary {
+  /** Queries fed (each one discover). */
+  discovers: number;
+  /** (query → skill) links the learning counted: only skills the discover offered count. */
+  learned: number;
+}
+
+/**
+ * Feeds usage through the learning code the service runs: for each fed query, a discover
+ * as `POST /v1/discover` makes it (with the evidence learned so far, then noted), and an
+ * execution of each relevant skill a second later, as `POST /v1/execute` reports it. An
+ * execution of a skill the discover did not offer teaches nothing, as in the service.
+ */
+export async function feedUsage(
+  index: DiscoveryIndex,
+  store: LearnedQueryStore,
+  fed: readonly LabelledQuery[],
+  discoverLimit: number,
+): Promise<{ learning: UsageLearning; summary: FeedSummary }> {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const learning = new UsageLearning(store, index.semantic, clock, silentLogger, {
+    windowMs: 5 * 60_000,
+    // Nothing else writes this store: the evidence in memory is always current.
+    refreshMs: Number.POSITIVE_INFINITY,
+  });
+  let learned = 0;
+  for (const { query, relevant } of fed) {
+    const usage = await learning.evidenceFor(EVALUATION_CALLER.owner);
+    const { hits } = await index.search(query, { limit: discoverLimit, usage });
+    const offered = hits.map((hit) => hit.skill_id);
+    learning.noteDiscover(EVALUATION_CALLER, query, offered);
+    clock.advance(1_000);
+    for (const skillId of relevant) {
+      await learning.noteExecution(EVALUATION_CALLER, skillId);
+      if (offered.includes(skillId)) learned += 1;
+    }
+    clock.advance(1_000);
+  }
+  await learning.idle();
+  return { learning, summary: { discovers: fed.length, learned } };
+}

@@ -21,6 +21,7 @@ export async function makeCore(
     logger?: Logger;
     maxConcurrentPerKey?: number;
     maxPendingExecutions?: number;
+    learnWindowMs?: number;
   } = {},
 ) {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "skillport-core-")));
@@ -34,6 +35,7 @@ export async function makeCore(
     ...(options.executor && { executor: options.executor }),
     ...(options.maxConcurrentPerKey && { maxConcurrentPerKey: options.maxConcurrentPerKey }),
     ...(options.maxPendingExecutions && { maxPendingExecutions: options.maxPendingExecutions }),
+    ...(options.learnWindowMs !== undefined && { learnWindowMs: options.learnWindowMs }),
     failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     asyncConcurrency: options.asyncConcurrency ?? 4,
   });

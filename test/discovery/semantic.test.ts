@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
+import { DEFAULT_USAGE_WEIGHTS } from "../../src/core/discovery/fusion.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
+import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
 import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 
@@ -105,6 +107,33 @@ describe("hybrid discovery with the shipped model", () => {
     expect(second.embedded).toBe(1);
     index.remove("weather");
     expect(semanticB.vectors.has("weather")).toBe(false);
+  }, 120_000);
+
+  it("counts an owner's past query that means the same as the query, though worded differently", async () => {
+    const semantic = new SemanticIndex(model, store.embeddings);
+    const index = createDiscoveryIndex(records, { semantic });
+    await semantic.start();
+    await semantic.idle();
+    const query = "something hot for tonight's dinner";
+    const plain = await index.search(query);
+    const evidence = new UsageEvidence(model.dimensions, 10);
+    const past = "what should we eat this evening";
+    const [vector] = await semantic.embedTexts([past]);
+    evidence.add({ skillId: "pizza", query: past, count: 2, lastAt: 1 }, vector);
+    const learned = await index.search(query, { usage: evidence });
+    const hit = learned.hits[0];
+    expect(hit?.skill_id).toBe("pizza");
+    expect(hit?.match.usage).toMatchObject({ query: past, count: 2, lexical: 0 });
+    expect(hit?.match.usage?.similarity).toBeGreaterThan(DEFAULT_USAGE_WEIGHTS.similarityFloor);
+    expect(hit?.score).toBeGreaterThan(
+      plain.hits.find((candidate) => candidate.skill_id === "pizza")?.score ?? 1,
+    );
+    // An unrelated past query is below the floor and counts for nothing.
+    const unrelated = new UsageEvidence(model.dimensions, 10);
+    const far = "convert these miles to kilometres";
+    const [farVector] = await semantic.embedTexts([far]);
+    unrelated.add({ skillId: "weather", query: far, count: 1, lastAt: 1 }, farVector);
+    expect((await index.search(query, { usage: unrelated })).hits).toEqual(plain.hits);
   }, 120_000);
 });
 

@@ -129,10 +129,15 @@ export class UsageLearning {
     return cache.evidence.size > 0 ? cache.evidence : undefined;
   }
 
-  /** Writes pending notes and waits for learning under way (tests, shutdown). */
+  /** Writes pending notes and waits for learning and reading under way (tests, shutdown). */
   async idle(): Promise<void> {
     await this.flushNotes();
-    while (this.recording.size > 0) await Promise.all([...this.recording]);
+    while (this.recording.size > 0 || this.loading.size > 0) {
+      await Promise.all([
+        ...this.recording,
+        ...[...this.loading.values()].map((load) => load.catch(() => {})),
+      ]);
+    }
   }
 
   /** Flushes what is pending; the learner is not used afterwards. */

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectMcp } from "../mcp/mcp-clients.js";
+import { bodyOf, type CreatedKey, type Json, serverErrors, startServer, type TestServer } from "./harness.js";
+
+interface DiscoveredSkill {
+  skill_id: string;
+  score: number;
+  match: Json & { usage?: { query: string; count: number; lexical: number } };
+}
+
+interface DiscoverResponse {
+  results: DiscoveredSkill[];
+}
+
+// Learning from use (issue 6) on the real server: REST and MCP both feed it.
+describe("discovery learns from use, per owner", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
+    await server?.stop();
+    expect(errors).toEqual([]);
+  });
+
+  const discover = async (key: CreatedKey, query: string) => {
+    const res = await server.request("POST", "/v1/discover", { key: key.secret, json: { query } });
+    expect(res.status, res.text).toBe(200);
+    return bodyOf<DiscoverResponse>(res).results;
+  };
+  const execute = async (key: CreatedKey, skillId: string, params: Json) => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: skillId, params },
+    });
+    expect(res.status, res.text).toBe(200);
+  };
+
+  it("ranks the executed skill higher for a later similar discover of the same owner, never for another", async () => {
+    const alice = await server.createRoomyKey({ owner: "alice" });
+    const aliceReader = await server.createRoomyKey({ owner: "alice", scope: "read-only" });
+    const bob = await server.createRoomyKey({ owner: "bob" });
+    const query = "time in another zone";
+    const similar = "the time in another zone, please";
+    const bobBefore = await discover(bob, similar);
+
+    const offered = await discover(alice, query);
+    expect(offered[0]?.skill_id).not.toBe("time.now");
+    const rankBefore = offered.findIndex((result) => result.skill_id === "time.now");
+    expect(rankBefore).toBeGreaterThan(0);
+    await execute(alice, "time.now", { timezone: "Asia/Tokyo" });
+
+    const after = await discover(alice, similar);
+    expect(after[0]?.skill_id).toBe("time.now");
+    expect(after[0]?.match.usage).toMatchObject({ query, count: 1 });
+    // Evidence is the owner's: alice's other key has it too; bob's ranking is exactly as before.
+    expect((await discover(aliceReader, similar))[0]?.skill_id).toBe("time.now");
+    expect(await discover(bob, similar)).toEqual(bobBefore);
+  });
+
+  it("learns from an MCP discover_skills followed by execute_skill with the same key", async () => {
+    const carol = await server.createRoomyKey({ owner: "carol" });
+    const carolRest = await server.createRoomyKey({ owner: "carol", scope: "read-only" });
+    const query = "pause for a moment";
+    const before = await discover(carolRest, query);
+    expect(before.some((result) => result.match.usage)).toBe(false);
+    const mcp = await connectMcp("http", server, carol.secret);
+    try {
+      const found = await mcp.client.callTool({ name: "discover_skills", arguments: { query } });
+      expect(found.isError).not.toBe(true);
+      const ran = await mcp.client.callTool({
+        name: "execute_skill",
+        arguments: { skill_id: "time.diff", params: { start: "2024-01-01", end: "2024-03-01" } },
+      });
+      expect(ran.isError, JSON.stringify(ran.content)).not.toBe(true);
+    } finally {
+      await mcp.close();
+    }
+    const after = await discover(carolRest, query);
+    const learned = after.find((result) => result.skill_id === "time.diff");
+    expect(learned?.match.usage).toMatchObject({ query, count: 1 });
+    const scoreBefore = before.find((result) => result.skill_id === "time.diff")?.score ?? 0;
+    expect(learned?.score).toBeGreaterThan(scoreBefore);
+  });
+});

@@ -1,0 +1,169 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ManualClock } from "../../src/core/clock.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
+import { defineSkill } from "../../src/core/skills/skill.js";
+import { makeCore } from "./make-core.js";
+
+const annotations = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
+const textSkill = (id: string, title: string, description: string) =>
+  defineSkill({
+    id,
+    title,
+    description,
+    tags: ["text"],
+    params: z.object({ text: z.string() }),
+    result: z.object({ ok: z.boolean() }),
+    annotations,
+    examples: [],
+    run: async () => ({ ok: true }),
+  });
+
+const skills = [
+  textSkill("text.store", "Store text", "Stores a text in a file."),
+  textSkill("text.keep", "Keep a note", "Keeps a short note with a text."),
+  textSkill("text.count", "Count words", "Counts the words of a text."),
+];
+const QUERY = "store a short text";
+const SIMILAR = "please store a short text";
+const TARGET = "text.keep";
+const WINDOW_MS = 5 * 60_000;
+
+type Core = Awaited<ReturnType<typeof makeCore>>;
+
+describe("learning from use", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function core(options: Parameters<typeof makeCore>[1] = {}): Promise<Core> {
+    const made = await makeCore(skills, options);
+    cleanups.push(made.cleanup);
+    return made;
+  }
+
+  const discover = (c: Core, key: ApiKey, query: string) =>
+    c.skillport.catalog.discover({ query, limit: 10 }, key);
+  const run = (c: Core, key: ApiKey, skillId: string) =>
+    c.skillport.executions.execute(key, {
+      skill_id: skillId,
+      params: { text: "x" },
+      async: false,
+      timeout_ms: 5000,
+    });
+  const ids = async (c: Core, key: ApiKey, query: string) =>
+    (await discover(c, key, query)).results.map((r) => r.skill_id);
+
+  it("ranks a skill higher for its owner after a discover then an execution of it, and only for that owner", async () => {
+    const c = await core();
+    const alice = await c.keyFor({ owner: "alice" });
+    const aliceOther = await c.keyFor({ owner: "alice" });
+    const bob = await c.keyFor({ owner: "bob" });
+    const before = await discover(c, bob, SIMILAR);
+    const offered = await ids(c, alice, QUERY);
+    expect(offered[0]).not.toBe(TARGET);
+    expect(offered).toContain(TARGET);
+
+    await run(c, alice, TARGET);
+    const after = await discover(c, alice, SIMILAR);
+    expect(after.results[0]?.skill_id).toBe(TARGET);
+    expect(after.results[0]?.match.usage).toMatchObject({ query: QUERY, count: 1 });
+    expect(after.results[0]?.match.usage?.lexical).toBeGreaterThan(0);
+    // Evidence belongs to the owner: another key of alice's has it, bob's ranking is unchanged.
+    expect((await ids(c, aliceOther, SIMILAR))[0]).toBe(TARGET);
+    const bobAfter = await discover(c, bob, SIMILAR);
+    expect(bobAfter.results).toEqual(before.results);
+    expect(bobAfter.results.some((result) => result.match.usage)).toBe(false);
+    expect(await c.skillport.store.learnedQueries.list("bob", 10)).toEqual([]);
+  });
+
+  it("learns nothing from an execution after the window", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const c = await core({ clock });
+    const alice = await c.keyFor({ owner: "alice" });
+    await discover(c, alice, QUERY);
+    clock.advance(WINDOW_MS + 1);
+    await run(c, alice, TARGET);
+    expect(await c.skillport.store.learnedQueries.list("alice", 10)).toEqual([]);
+    expect((await ids(c, alice, SIMILAR))[0]).not.toBe(TARGET);
+  });
+
+  it("learns at the edge of the window", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const c = await core({ clock });
+    const alice = await c.keyFor({ owner: "alice" });
+    await discover(c, alice, QUERY);
+    clock.advance(WINDOW_MS);
+    await run(c, alice, TARGET);
+    expect(await c.skillport.store.learnedQueries.list("alice", 10)).toMatchObject([
+      { skillId: TARGET, query: QUERY },
+    ]);
+  });
+
+  it("learns nothing from a skill the discover did not offer, nor from another key's discover", async () => {
+    const c = await core();
+    const alice = await c.keyFor({ owner: "alice" });
+    const aliceOther = await c.keyFor({ owner: "alice" });
+    expect(await ids(c, alice, "count the words")).not.toContain(TARGET);
+    await run(c, alice, TARGET);
+    await discover(c, aliceOther, QUERY);
+    await run(c, alice, TARGET);
+    expect(await c.skillport.store.learnedQueries.list("alice", 10)).toEqual([]);
+  });
+
+  it("counts one discover once, however often the skill runs after it", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const c = await core({ clock });
+    const alice = await c.keyFor({ owner: "alice" });
+    await discover(c, alice, QUERY);
+    await run(c, alice, TARGET);
+    await run(c, alice, TARGET);
+    expect((await c.skillport.store.learnedQueries.list("alice", 10))[0]?.count).toBe(1);
+    clock.advance(1000);
+    await discover(c, alice, QUERY);
+    await run(c, alice, TARGET);
+    expect((await c.skillport.store.learnedQueries.list("alice", 10))[0]?.count).toBe(2);
+  });
+
+  it("learns and uses nothing when turned off", async () => {
+    const c = await core({ learnWindowMs: 0 });
+    expect(c.skillport.learning).toBeUndefined();
+    const alice = await c.keyFor({ owner: "alice" });
+    await discover(c, alice, QUERY);
+    await run(c, alice, TARGET);
+    expect(await c.skillport.store.learnedQueries.lastDiscover(alice.id)).toBeUndefined();
+    expect(await c.skillport.store.learnedQueries.list("alice", 10)).toEqual([]);
+  });
+
+  it("links a discover answered by one process to an execution in another, and the first sees it once refreshed", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-learning-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    // Two cores on one SQLite file, as two processes; their own cleanups must keep the directory.
+    const first = await makeCore(skills, { dir, clock });
+    const second = await makeCore(skills, { dir, clock });
+    cleanups.push(async () => {
+      await second.skillport.stop(1000);
+      await second.skillport.close();
+      await first.skillport.stop(1000);
+      await first.skillport.close();
+    });
+    const alice = await first.keyFor({ owner: "alice" });
+    expect((await ids(first, alice, QUERY))[0]).not.toBe(TARGET);
+    await first.skillport.learning?.idle(); // the note is written to the store
+    await run(second, alice, TARGET);
+    expect(await second.skillport.store.learnedQueries.list("alice", 10)).toMatchObject([
+      { skillId: TARGET },
+    ]);
+    // The first process read alice's (empty) evidence before; it re-reads it once a minute old.
+    expect((await ids(first, alice, SIMILAR))[0]).not.toBe(TARGET);
+    clock.advance(60_000);
+    await ids(first, alice, SIMILAR);
+    await first.skillport.learning?.idle();
+    expect((await ids(first, alice, SIMILAR))[0]).toBe(TARGET);
+  });
+});

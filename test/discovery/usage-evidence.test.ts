@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
+
+const learned = (skillId: string, query: string, lastAt: number, count = 1) => ({
+  skillId,
+  query,
+  count,
+  lastAt,
+});
+const unit = (...values: number[]) => {
+  const norm = Math.hypot(...values);
+  return Float32Array.from(values.map((value) => value / norm));
+};
+
+const records = [
+  { id: "files.write", name: "Write a file", description: "Writes text to a file on disk." },
+  { id: "notes.keep", name: "Keep a note", description: "Keeps a short note." },
+  { id: "weather.now", name: "Weather now", description: "Current weather for a city." },
+];
+
+describe("usage evidence (one owner's learned queries)", () => {
+  it("finds the past query sharing the query's words, with its count, as lexical evidence", () => {
+    const evidence = new UsageEvidence(undefined, 10);
+    evidence.add(learned("notes.keep", "jot down my shopping list", 1, 3));
+    evidence.add(learned("notes.keep", "remember the plumber's number", 2));
+    evidence.add(learned("weather.now", "is it raining in paris", 3));
+    const signals = evidence.signals("jot down the list");
+    expect([...signals.keys()]).toEqual(["notes.keep"]);
+    expect(signals.get("notes.keep")).toMatchObject({ query: "jot down my shopping list", count: 3 });
+    expect(signals.get("notes.keep")?.lexical).toBeGreaterThan(0);
+    expect(signals.get("notes.keep")?.semantic).toBeUndefined();
+    expect(evidence.signals("send an email").size).toBe(0);
+  });
+
+  it("keeps at most the cap of queries per skill, dropping the least recently executed", () => {
+    const evidence = new UsageEvidence(undefined, 2);
+    evidence.add(learned("notes.keep", "alpha note", 1));
+    evidence.add(learned("notes.keep", "beta note", 2));
+    evidence.add(learned("notes.keep", "gamma note", 3));
+    expect(evidence.size).toBe(2);
+    expect(evidence.countOf("notes.keep", "alpha note")).toBe(0);
+    expect(evidence.signals("alpha").size).toBe(0);
+    // A newer execution of a kept query updates it in place.
+    evidence.add(learned("notes.keep", "beta note", 4, 2));
+    evidence.add(learned("notes.keep", "delta note", 5));
+    expect(evidence.size).toBe(2);
+    expect(evidence.countOf("notes.keep", "beta note")).toBe(2);
+    expect(evidence.countOf("notes.keep", "gamma note")).toBe(0);
+  });
+
+  it("gives the nearest past query's cosine per skill, honouring the filter", () => {
+    const evidence = new UsageEvidence(3, 10);
+    evidence.add(learned("notes.keep", "first", 1), unit(1, 0, 0));
+    evidence.add(learned("notes.keep", "second", 2), unit(1, 1, 0));
+    evidence.add(learned("weather.now", "third", 3), unit(0, 0, 1));
+    expect(evidence.complete).toBe(true);
+    const signals = evidence.signals("unrelated words", unit(1, 0.2, 0));
+    expect(signals.get("notes.keep")?.query).toBe("first");
+    expect(signals.get("notes.keep")?.semantic).toBeCloseTo(1 / Math.hypot(1, 0.2), 5);
+    expect(signals.get("weather.now")?.semantic).toBeCloseTo(0, 5);
+    const filtered = evidence.signals("unrelated words", unit(1, 0.2, 0), (id) => id === "weather.now");
+    expect([...filtered.keys()]).toEqual(["weather.now"]);
+    // A query without a vector makes the evidence incomplete (re-read once the model is ready).
+    evidence.add(learned("weather.now", "fourth", 4));
+    expect(evidence.complete).toBe(false);
+  });
+
+  it("lifts a skill in lexical ranking and says why in match.usage; without evidence nothing changes", async () => {
+    const index = createDiscoveryIndex(records);
+    const query = "write down a short text";
+    const plain = await index.search(query);
+    expect(plain.hits[0]?.skill_id).toBe("files.write");
+    expect(plain.hits.some((hit) => hit.match.usage)).toBe(false);
+    const evidence = new UsageEvidence(undefined, 10);
+    evidence.add(learned("notes.keep", "write down a short text for later", 1));
+    const lifted = await index.search(query, { usage: evidence });
+    expect(lifted.hits[0]?.skill_id).toBe("notes.keep");
+    expect(lifted.hits[0]?.match.usage).toMatchObject({
+      query: "write down a short text for later",
+      count: 1,
+    });
+    expect(lifted.hits[0]?.score).toBeLessThanOrEqual(1);
+    // The skill's own evidence is unchanged; the other hits keep theirs and have no usage.
+    const own = plain.hits.find((hit) => hit.skill_id === "notes.keep");
+    expect(lifted.hits[0]?.match.lexical).toBe(own?.match.lexical);
+    expect(lifted.hits.filter((hit) => hit.match.usage).map((hit) => hit.skill_id)).toEqual(["notes.keep"]);
+    // The tags filter and removed skills hold against usage evidence too.
+    expect((await index.search(query, { usage: evidence, tags: ["none"] })).hits).toEqual([]);
+    index.remove("notes.keep");
+    expect((await index.search(query, { usage: evidence })).hits.map((hit) => hit.skill_id)).not.toContain(
+      "notes.keep",
+    );
+  });
+});

@@ -11,6 +11,7 @@ import {
   type UsageWeights,
   usageBonus,
 } from "./fusion.js";
+import { DEFAULT_FEEDBACK, expandQuery, type FeedbackParameters } from "./query-expansion.js";
 import type { MatchedFields, Retriever } from "./retriever.js";
 import type { SemanticIndex, SemanticState } from "./semantic-index.js";
 import { analyze } from "./text-analysis.js";
@@ -47,7 +48,10 @@ export interface MatchEvidence {
   lexical: number;
   /** The query's words found in each field of the skill (id, title, tags, description, params, examples, extra). */
   fields: MatchedFields;
-  /** Cosine similarity of the query and the skill's text, when semantic matching counted. */
+  /**
+   * Cosine similarity of the query (moved towards its nearest skills: pseudo-relevance
+   * feedback, query-expansion.ts) and the skill's text, when semantic matching counted.
+   */
   semantic?: number;
   /** Present when the owner's past queries counted for this skill (learning from use). */
   usage?: UsageMatch;
@@ -87,6 +91,8 @@ export interface DiscoveryIndexOptions {
   semantic?: SemanticIndex;
   fusion?: FusionWeights;
   usageWeights?: UsageWeights;
+  /** Pseudo-relevance feedback on the query vector (hybrid mode). */
+  feedback?: FeedbackParameters;
 }
 
 /**
@@ -99,6 +105,7 @@ export class DiscoveryIndex {
   readonly semantic: SemanticIndex | undefined;
   private readonly fusion: FusionWeights;
   private readonly usageWeights: UsageWeights;
+  private readonly feedback: FeedbackParameters;
   private readonly tagsById = new Map<string, ReadonlySet<string>>();
 
   constructor(options: DiscoveryIndexOptions = {}) {
@@ -106,6 +113,7 @@ export class DiscoveryIndex {
     this.semantic = options.semantic;
     this.fusion = options.fusion ?? DEFAULT_FUSION_WEIGHTS;
     this.usageWeights = options.usageWeights ?? DEFAULT_USAGE_WEIGHTS;
+    this.feedback = options.feedback ?? DEFAULT_FEEDBACK;
   }
 
   get size(): number {
@@ -208,14 +216,26 @@ export class DiscoveryIndex {
     const count = Math.max(limit, FUSION_CANDIDATES);
     const lexicalById = this.lexicalScores(query, count, filter, signals);
     const semanticHits = semantic.vectors.search(queryVector, count, filter);
-    const semanticById = new Map(semanticHits.map((hit) => [hit.id, hit.score]));
+    // Pseudo-relevance feedback: the candidates are scored against the query moved towards
+    // its nearest skills (only the candidates: a second pass over the catalog is not needed).
+    const feedback = semanticHits
+      .slice(0, this.feedback.documents)
+      .flatMap((hit) => semantic.vectors.vectorOf(hit.id) ?? []);
+    const expanded = expandQuery(queryVector, feedback, this.feedback.queryWeight);
+    const ids = new Set([...lexicalById.keys(), ...semanticHits.map((hit) => hit.id), ...signals.keys()]);
+    const semanticById = new Map<string, number>();
+    for (const id of ids) {
+      const similarity = semantic.vectors.similarity(expanded, id);
+      if (similarity !== undefined) semanticById.set(id, similarity);
+    }
     // A skill whose vector is still being computed gets neutral semantic evidence.
-    const neutral = semanticHits.reduce((sum, hit) => sum + hit.score, 0) / Math.max(1, semanticHits.length);
-    const ids = new Set([...lexicalById.keys(), ...semanticById.keys(), ...signals.keys()]);
+    let total = 0;
+    for (const similarity of semanticById.values()) total += similarity;
+    const neutral = total / Math.max(1, semanticById.size);
     const candidates = [...ids].map((id) => ({
       id,
       lexical: lexicalById.get(id) ?? 0,
-      semantic: semanticById.get(id) ?? semantic.vectors.similarity(queryVector, id) ?? neutral,
+      semantic: semanticById.get(id) ?? neutral,
     }));
     return fuseScores(candidates, this.fusion)
       .map((candidate) => {

@@ -122,8 +122,17 @@ export class UsageLearning {
    */
   async evidenceFor(owner: string): Promise<UsageEvidence | undefined> {
     let cache = this.owners.get(owner);
-    if (!cache) cache = await this.load(owner);
-    else if (this.isStale(cache)) void this.load(owner).catch(() => {});
+    if (!cache) {
+      try {
+        cache = await this.load(owner);
+      } catch (err) {
+        // Discovery answers without the evidence rather than fail.
+        this.logger.warn({ err }, "could not read learned queries");
+        return undefined;
+      }
+    } else if (this.isStale(cache)) {
+      void this.load(owner).catch((err: unknown) => this.logger.warn({ err }, "could not read learned queries"));
+    }
     this.owners.delete(owner);
     this.owners.set(owner, cache);
     return cache.evidence.size > 0 ? cache.evidence : undefined;

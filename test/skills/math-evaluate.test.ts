@@ -121,7 +121,13 @@ describe("math.evaluate's light calls (run on the main thread, unisolated)", () 
 
   it("judges plain scalar arithmetic light once mathjs is loaded", async () => {
     await mathEvaluate.warm?.();
-    for (const expression of ["2+3*4", "sqrt(2) * pi", "-(1.5e3 / 7) % 4 ^ 2", "max(1, 2, abs(-3)) >= 3", "2pi"]) {
+    for (const expression of [
+      "2+3*4",
+      "sqrt(2) * pi",
+      "-(1.5e3 / 7) % 4 ^ 2",
+      "max(1, 2, abs(-3)) >= 3",
+      "2pi",
+    ]) {
       expect(isLight(expression), expression).toBe(true);
     }
   });

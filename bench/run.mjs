@@ -7,7 +7,8 @@
 // bare SDK server, and start-up time), and the scale-out figures (bench/scale-out.mjs:
 // PostgreSQL + Redis replicas against the embedded store; skipped without PostgreSQL and
 // Redis). Settings: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default
-// 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed.
+// 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed,
+// BENCH_SKIP=mcp,scale-out,discovery to leave those parts out (e.g. while tuning one).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -35,6 +36,7 @@ const EXECUTE_BODY = JSON.stringify({ skill_id: "math.evaluate", params: { expre
 const DISCOVER_BODY = JSON.stringify({ query: "send a message to a channel" });
 
 const problems = []; // correctness failures: any of them fails the run
+const skipped = new Set((process.env.BENCH_SKIP ?? "").split(",").map((part) => part.trim()));
 const check = (ok, message) => ok || problems.push(message);
 
 let skillport;
@@ -166,12 +168,12 @@ try {
       "latencies are 2xx response times, percentiles exact over every sample.",
   );
 
-  const mcp = await benchMcp();
-  problems.push(...mcp.problems);
+  const mcp = skipped.has("mcp") ? "skipped (BENCH_SKIP)" : await benchMcp();
+  problems.push(...(mcp.problems ?? []));
 
   // The main servers are stopped: the scale-out runs get the machine to themselves.
   await Promise.all([skillport.close(), stop(bare)]);
-  const scaleOut = await benchScaleOut(check);
+  const scaleOut = skipped.has("scale-out") ? "skipped (BENCH_SKIP)" : await benchScaleOut(check);
 
   const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
@@ -207,7 +209,7 @@ try {
 }
 
 // Discovery at catalog scale (issue 6): in-process index figures, no server involved.
-const scale = await runDiscoveryScale();
+const scale = skipped.has("discovery") ? { ok: true } : await runDiscoveryScale();
 if (!scale.ok) {
   console.error("CORRECTNESS: discovery at scale returned no result or missed an update");
   process.exitCode = 1;

@@ -2,7 +2,8 @@ import type { EvalFunction, MathJsInstance, MathNode } from "mathjs";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
-import { loadMath } from "./lib/math.js";
+import { isLightExpression } from "./lib/light-expression.js";
+import { loadMath, type RestrictedMath } from "./lib/math.js";
 
 /** Longer inputs are not "an expression" any more, and parsing cost grows with them. */
 const MAX_EXPRESSION_LENGTH = 2000;
@@ -62,9 +63,19 @@ export const mathEvaluate = defineSkill({
   async warm() {
     await loadMath();
   },
+  isLightCall(params) {
+    const loaded = loadMath.loaded();
+    if (!loaded) return false;
+    try {
+      return prepareCached(loaded, params.expression).light;
+    } catch {
+      return false; // a malformed expression: its run says what is wrong
+    }
+  },
   async run(params) {
-    const { math, parse } = await loadMath();
-    const compiled = compileCached(parse, params.expression);
+    const loaded = await loadMath();
+    const { math } = loaded;
+    const { compiled } = prepareCached(loaded, params.expression);
     let result: unknown;
     try {
       // A fresh scope per call: variables never leak between executions or owners.
@@ -78,28 +89,35 @@ export const mathEvaluate = defineSkill({
   },
 });
 
+/** An expression ready to evaluate, and whether it is light enough for the main thread. */
+interface PreparedExpression {
+  compiled: EvalFunction;
+  light: boolean;
+}
+
 /**
- * Compiled expressions by source text, least recently used dropped first. Agents repeat
+ * Prepared expressions by source text, least recently used dropped first. Agents repeat
  * expressions, and parsing plus compiling costs more than evaluating; a compiled
  * expression holds no state (each call gets a fresh scope), so sharing it is safe.
  */
-const compiledCache = new Map<string, EvalFunction>();
-const COMPILED_CACHE_SIZE = 500;
+const preparedCache = new Map<string, PreparedExpression>();
+const PREPARED_CACHE_SIZE = 500;
 
-function compileCached(parse: (expression: string) => MathNode, expression: string): EvalFunction {
-  const cached = compiledCache.get(expression);
+function prepareCached({ math, parse }: RestrictedMath, expression: string): PreparedExpression {
+  const cached = preparedCache.get(expression);
   if (cached) {
-    compiledCache.delete(expression);
-    compiledCache.set(expression, cached);
+    preparedCache.delete(expression);
+    preparedCache.set(expression, cached);
     return cached;
   }
-  const compiled = parseExpression(parse, expression).compile();
-  compiledCache.set(expression, compiled);
-  if (compiledCache.size > COMPILED_CACHE_SIZE) {
-    const oldest = compiledCache.keys().next();
-    if (!oldest.done) compiledCache.delete(oldest.value);
+  const node = parseExpression(parse, expression);
+  const prepared = { compiled: node.compile(), light: isLightExpression(math, node) };
+  preparedCache.set(expression, prepared);
+  if (preparedCache.size > PREPARED_CACHE_SIZE) {
+    const oldest = preparedCache.keys().next();
+    if (!oldest.done) preparedCache.delete(oldest.value);
   }
-  return compiled;
+  return prepared;
 }
 
 function parseExpression(parse: (expression: string) => MathNode, expression: string): MathNode {

@@ -1,5 +1,10 @@
 #!/usr/bin/env node
+import nodeModule from "node:module";
 import { packageVersion } from "./version.js";
+
+// Node 22.1 and later keep compiled code on disk (in the OS's temporary directory), so
+// every later start skips most of the compiling; Node 20 has no such cache.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const USAGE = `skillport — find and run skills for AI agents
 

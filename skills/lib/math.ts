@@ -1,5 +1,5 @@
 import type { MathJsInstance, MathNode } from "mathjs";
-import { lazy } from "./lazy.js";
+import { type Lazy, lazy } from "./lazy.js";
 
 /**
  * One restricted mathjs instance shared by `math.evaluate` and `units.convert`. mathjs
@@ -14,7 +14,7 @@ export interface RestrictedMath {
 /** Matrices larger than this would let one expression exhaust the process's memory. */
 export const MAX_MATRIX_ELEMENTS = 1_000_000;
 
-export const loadMath: () => Promise<RestrictedMath> = lazy(createRestrictedMath);
+export const loadMath: Lazy<RestrictedMath> = lazy(createRestrictedMath);
 
 async function createRestrictedMath(): Promise<RestrictedMath> {
   const { create, all } = await import("mathjs");

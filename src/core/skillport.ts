@@ -20,8 +20,8 @@ import type { Skill } from "./skills/skill.js";
 import { UsageRecorder } from "./usage/usage-recorder.js";
 import { UsageService } from "./usage/usage-service.js";
 
-/** How long after start the embedding model begins to load (see `start`). */
-const MODEL_LOAD_DELAY_MS = 1_000;
+/** How long after start skills warm up and the embedding model begins to load (see `start`). */
+const BACKGROUND_LOAD_DELAY_MS = 1_000;
 
 export interface SkillportOptions {
   store: Store;
@@ -86,7 +86,7 @@ export class Skillport {
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
   private closing = false;
-  private modelTimer: NodeJS.Timeout | undefined;
+  private backgroundTimer: NodeJS.Timeout | undefined;
   private readonly usageRecorder: UsageRecorder;
   private readonly usageFlushMs: number;
   /** Present when the store has a signal channel (several processes, PostgreSQL). */
@@ -183,32 +183,35 @@ export class Skillport {
     this.usageRecorder.start(this.usageFlushMs);
     this.retentionTimer = setInterval(prune, 3_600_000);
     this.retentionTimer.unref();
-    this.warmSkills();
-    // The model loads on its own thread; discovery answers lexically (and says so) meanwhile.
-    // Loading takes seconds of CPU: it begins once the process has had a moment to answer
-    // its first requests (an assistant that spawns `skillport mcp` waits for those).
-    this.modelTimer = setTimeout(() => {
-      if (!this.closing) void this.discovery.start();
-    }, MODEL_LOAD_DELAY_MS);
-    this.modelTimer.unref();
+    // Skills' libraries load here and the model on its own thread (discovery answers
+    // lexically, and says so, meanwhile). Both take CPU, so they begin once the process
+    // has had a moment to answer its first requests (an assistant that spawns
+    // `skillport mcp` waits for those).
+    this.backgroundTimer = setTimeout(() => {
+      if (this.closing) return;
+      this.warmSkills();
+      void this.discovery.start();
+    }, BACKGROUND_LOAD_DELAY_MS);
+    this.backgroundTimer.unref();
   }
 
-  /** Lets skills load heavy dependencies after start-up, off the path of the first request. */
+  /**
+   * Lets skills that run on this thread (light ones, and isolated ones for their light
+   * calls) load heavy dependencies off the path of their first call; workers warm the rest.
+   */
   private warmSkills(): void {
-    setImmediate(() => {
-      for (const { skill } of this.registry.list()) {
-        if (this.executor.isolates(skill)) continue; // its workers warm it
-        skill
-          .warm?.()
-          .catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
-      }
-    }).unref();
+    for (const { skill } of this.registry.list()) {
+      if (this.executor.isolates(skill) && !skill.isLightCall) continue;
+      skill
+        .warm?.()
+        .catch((err: unknown) => this.logger.warn({ err, skill_id: skill.id }, "skill warm-up failed"));
+    }
   }
 
   /** Stops taking executions; running ones finish, or are interrupted at `deadlineMs`. */
   async stop(deadlineMs: number): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
-    clearTimeout(this.modelTimer);
+    clearTimeout(this.backgroundTimer);
     await this.runner.stop(deadlineMs);
     await this.usageRecorder.stop();
   }
@@ -216,7 +219,7 @@ export class Skillport {
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.closing = true;
-    clearTimeout(this.modelTimer);
+    clearTimeout(this.backgroundTimer);
     this.discovery.close();
     await this.embedder?.close();
     await this.usageRecorder.stop();

@@ -1,7 +1,7 @@
 import { BroadcastChannel } from "node:worker_threads";
 import { Tinypool } from "tinypool";
 import type { ExecutorLoad, SkillExecutor } from "../core/execution/skill-executor.js";
-import { runsIsolated } from "../core/execution/skill-executor.js";
+import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Logger } from "../core/logger.js";
 import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
@@ -76,7 +76,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
   }
 
   invoke(skill: Skill, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown> {
-    if (!this.isolates(skill)) return skill.run(params, ctx);
+    if (!this.isolates(skill) || isLightCall(skill, params)) return skill.run(params, ctx);
     return this.runInWorker(skill, params, ctx);
   }
 

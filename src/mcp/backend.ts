@@ -36,6 +36,14 @@ export interface SkillportBackend {
   discover(request: DiscoverRequest): Promise<DiscoverResponse>;
   execute(call: ExecuteCall): Promise<ExecutionRecord>;
   getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord>;
+  /**
+   * A record as it stands, for MCP tasks (`tasks/get`, `tasks/result`). Task requests are
+   * not tool calls, so embedded mode does not count them; remote mode reads over REST,
+   * where every request counts.
+   */
+  readExecution(id: string): Promise<ExecutionRecord>;
+  /** Cancels an execution (`tasks/cancel`); not a tool call either. */
+  cancelExecution(id: string): Promise<ExecutionRecord>;
   /** Called when the catalog changes (embedded mode only). Returns an unsubscribe function. */
   onSkillsChanged?(listener: () => void): () => void;
 }

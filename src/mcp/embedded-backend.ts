@@ -79,6 +79,14 @@ export class EmbeddedBackend implements SkillportBackend {
     return this.skillport.queries.get(key, id, waitMs, signal);
   }
 
+  async readExecution(id: string): Promise<ExecutionRecord> {
+    return this.skillport.queries.get(await this.caller(), id);
+  }
+
+  async cancelExecution(id: string): Promise<ExecutionRecord> {
+    return this.skillport.queries.cancel(await this.caller(), id);
+  }
+
   /** The caller's key, with this call counted against its limits (contract.md: `tools/call` counts). */
   private async charged(): Promise<ApiKey> {
     const admission = await this.skillport.access.charge(await this.caller());

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { DiscoverRequest, ExecuteRequest, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
 import { ExecutionRecordInline } from "../core/execution/record.js";
+import { OPTIONAL_TASKS } from "./execution-tasks.js";
 
 /**
  * The three tools every client sees (contract.md, "MCP surface"). Their input schemas
@@ -74,6 +75,7 @@ export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
       idempotentHint: false,
       openWorldHint: true,
     },
+    execution: OPTIONAL_TASKS,
     _meta: ALWAYS_LOAD,
   },
   get_execution: {

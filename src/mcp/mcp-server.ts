@@ -3,6 +3,7 @@ import {
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -13,10 +14,11 @@ import { toServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";
-import type { SkillportBackend } from "./backend.js";
+import type { ExecuteCall, SkillportBackend } from "./backend.js";
+import { ExecutionTaskStore } from "./execution-tasks.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorResult, outcomeResult, recordResult } from "./tool-results.js";
+import { errorMeta, errorResult, errorText, outcomeResult, recordResult } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
@@ -54,7 +56,16 @@ export interface McpEndpoint {
 export function createMcpServer(backend: SkillportBackend, options: McpServerOptions): McpEndpoint {
   const server = new Server(
     { name: "skillport", title: "skillport", version: options.version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        // Task-augmented tools/call (optional per tool: clients without tasks get plain results).
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
+      instructions: INSTRUCTIONS,
+      taskStore: new ExecutionTaskStore(backend),
+    },
   );
   const inFlight = new Set<Promise<unknown>>();
   const catalogs = new WeakMap<readonly SkillDetail[], ToolCatalog>();
@@ -79,18 +90,21 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     }
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    // Tracked from its first step, so that a shutdown starting meanwhile waits for it.
-    const call = answerCall(request, extra);
-    inFlight.add(call);
-    try {
-      return await call;
-    } finally {
-      inFlight.delete(call);
-    }
-  });
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
+      // Tracked from its first step, so that a shutdown starting meanwhile waits for it.
+      const call = request.params.task ? startTask(request, extra) : answerCall(request, extra);
+      inFlight.add(call);
+      try {
+        return await call;
+      } finally {
+        inFlight.delete(call);
+      }
+    },
+  );
 
-  async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
+  async function resolveTool(request: CallToolRequest): Promise<ToolTarget> {
     const target = (await toolCatalog()).resolve(request.params.name);
     if (!target) {
       throw new McpError(
@@ -98,10 +112,14 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
         `Unknown tool ${JSON.stringify(request.params.name)}; call tools/list, or discover_skills and execute_skill.`,
       );
     }
+    return target;
+  }
+
+  function callContext(request: CallToolRequest, extra: CallExtra): CallContext {
     const meta = request.params._meta;
     const progressToken = meta?.progressToken;
     const idempotencyKey = meta?.[IDEMPOTENCY_META];
-    const context: CallContext = {
+    return {
       signal: extra.signal,
       onProgress:
         progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification),
@@ -116,6 +134,11 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
           .catch(() => {});
       },
     };
+  }
+
+  async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
+    const target = await resolveTool(request);
+    const context = callContext(request, extra);
     try {
       return await callTool(backend, target, request.params.arguments ?? {}, context);
     } catch (err) {
@@ -123,6 +146,42 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       if (error.code === "internal_error")
         options.logger.error({ err, tool: request.params.name }, "tool call failed");
       return errorResult(error);
+    }
+  }
+
+  /**
+   * A task-augmented call: the execution starts asynchronously and the answer is its task
+   * (task id = execution id), followed with tasks/get and tasks/result, cancelled with
+   * tasks/cancel. A refusal is a JSON-RPC error here: a task creation has no isError result.
+   */
+  async function startTask(request: CallToolRequest, extra: CallExtra): Promise<CreateTaskResult> {
+    const target = await resolveTool(request);
+    const { onProgress, onLog, idempotencyKey } = callContext(request, extra);
+    if (!extra.taskStore) throw new McpError(ErrorCode.InternalError, "tasks are not available");
+    try {
+      const execution = taskExecution(target, request.params.arguments ?? {});
+      // The execution outlives this request: only tasks/cancel cancels it.
+      const signal = new AbortController().signal;
+      const record = await backend.execute({
+        request: execution,
+        waitMs: 0,
+        idempotencyKey,
+        signal,
+        onProgress,
+        onLog,
+      });
+      const task = await extra.taskStore.createTask({ ttl: request.params.task?.ttl, context: { record } });
+      return { task };
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      const error = toServiceError(err);
+      if (error.code === "internal_error")
+        options.logger.error({ err, tool: request.params.name }, "task failed to start");
+      const code =
+        error.code === "invalid_params" || error.code === "skill_not_found"
+          ? ErrorCode.InvalidParams
+          : ErrorCode.InvalidRequest;
+      throw new McpError(code, errorText(error), errorMeta(error));
     }
   }
 
@@ -145,6 +204,20 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     await nextTurn();
   };
   return { server, drained };
+}
+
+/** What a task-augmented call runs: a skill's own tool, or execute_skill (its wait_ms has no use here). */
+function taskExecution(target: ToolTarget, args: Record<string, unknown>): ExecuteCall["request"] {
+  if (target.kind === "skill")
+    return parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args });
+  if (target.name === "execute_skill") {
+    const { wait_ms: _, ...request } = parseOrThrow(ExecuteSkillArgs, args);
+    return request;
+  }
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `${target.name} does not support task-augmented calls (its taskSupport is forbidden).`,
+  );
 }
 
 async function callTool(

@@ -82,6 +82,14 @@ export class RemoteBackend implements SkillportBackend {
     return waitMs > 0 ? this.follow(current, waitMs, signal, undefined, false) : current;
   }
 
+  readExecution(id: string): Promise<ExecutionRecord> {
+    return remote(() => this.client.getExecution(id));
+  }
+
+  cancelExecution(id: string): Promise<ExecutionRecord> {
+    return remote(() => this.client.cancelExecution(id));
+  }
+
   /**
    * Follows an execution on its event stream until it is terminal or `waitMs` passes,
    * passing progress on; the latest record. A cancelled call cancels the execution

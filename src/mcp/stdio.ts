@@ -1,21 +1,22 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createSkillport } from "../bootstrap.js";
-import { Skillport as SkillportClient } from "../client/index.js";
 import type { Config } from "../config.js";
 import { ServiceError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
 import { packageVersion } from "../version.js";
 import type { SkillportBackend } from "./backend.js";
-import { EmbeddedBackend } from "./embedded-backend.js";
 import { createMcpServer } from "./mcp-server.js";
-import { RemoteBackend } from "./remote-backend.js";
 
 /** A backend ready to answer tool calls, or why the key does not work. */
 export type Opened = { backend: SkillportBackend; close: () => Promise<void> } | { refused: string };
 
 /** The core in this process, on the configured store, for the key of `secret`. */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
+  // Each mode loads only its own modules (start-up time matters to assistants that spawn us).
+  const [{ createSkillport }, { EmbeddedBackend }] = await Promise.all([
+    import("../bootstrap.js"),
+    import("./embedded-backend.js"),
+  ]);
   const skillport = await createSkillport(config, logger);
   try {
     await skillport.keys.authenticate(secret);
@@ -40,6 +41,10 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
  * `secret`: this process runs nothing itself and opens no store.
  */
 export async function openRemote(baseUrl: string, secret: string): Promise<Opened> {
+  const [{ Skillport: SkillportClient }, { RemoteBackend }] = await Promise.all([
+    import("../client/index.js"),
+    import("./remote-backend.js"),
+  ]);
   // No retries: a refusal (429 above all) is the tool call's answer, at once, as in
   // embedded mode; the assistant decides whether to call again.
   const client = new SkillportClient({ apiKey: secret, baseUrl, maxRetries: 0 });

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillDetail } from "../core/catalog-service.js";
 import type { Scope } from "../core/keys/api-key.js";
+import { OPTIONAL_TASKS } from "./execution-tasks.js";
 import { GENERIC_TOOL_NAMES, GENERIC_TOOLS, type GenericToolName } from "./generic-tools.js";
 import { assignToolNames } from "./tool-names.js";
 
@@ -68,6 +69,7 @@ function skillTool(skill: SkillDetail, name: string): Tool {
       idempotentHint: annotations.idempotent,
       openWorldHint: annotations.openWorld,
     },
+    execution: OPTIONAL_TASKS,
     _meta: { [SKILL_ID_META]: skill.skill_id },
   };
 }

@@ -58,22 +58,30 @@ function runningResult(record: ExecutionRecord): CallToolResult {
 
 /** A refused call: the code, the message, where the input was wrong, when to retry. */
 export function errorResult(error: ServiceError): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: "text", text: errorText(error) }],
+    _meta: { "skillport/error": errorMeta(error) },
+  };
+}
+
+/** An error as an agent reads it: the code and message, where and what was expected, when to retry. */
+export function errorText(error: ServiceError): string {
   const lines = [`${error.code}: ${error.message}`];
   for (const { path, message } of error.details ?? []) {
     // parseOrThrow's message already is the first detail; say each place once.
     if (error.message !== `${path}: ${message}`) lines.push(`- ${path}: ${message}`);
   }
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
+  return lines.join("\n");
+}
+
+/** An error as a program reads it: the contract's fields. */
+export function errorMeta(error: ServiceError): Record<string, unknown> {
   return {
-    isError: true,
-    content: [{ type: "text", text: lines.join("\n") }],
-    _meta: {
-      "skillport/error": {
-        code: error.code,
-        message: error.message,
-        ...(error.details ? { details: error.details } : {}),
-        ...(error.retryAfterSeconds !== undefined ? { retry_after: error.retryAfterSeconds } : {}),
-      },
-    },
+    code: error.code,
+    message: error.message,
+    ...(error.details ? { details: error.details } : {}),
+    ...(error.retryAfterSeconds !== undefined ? { retry_after: error.retryAfterSeconds } : {}),
   };
 }

@@ -135,6 +135,26 @@ describe("hybrid discovery with the shipped model", () => {
     unrelated.add({ skillId: "weather", query: far, count: 1, lastAt: 1 }, farVector);
     expect((await index.search(query, { usage: unrelated })).hits).toEqual(plain.hits);
   }, 120_000);
+
+  it("answers concurrent requests (batched on the model's thread) exactly as it answers each alone", async () => {
+    await model.load();
+    const texts = ["forecast for Paris", "order a margherita", "journal articles on coral reefs", "hello"];
+    const alone: Float32Array[] = [];
+    for (const text of texts) alone.push(...(await model.embed([text])));
+    const together = await Promise.all([
+      model.embed(texts.slice(0, 2)),
+      ...texts.slice(2).map((t) => model.embed([t])),
+    ]);
+    const flat = together.flat();
+    expect(flat).toHaveLength(texts.length);
+    flat.forEach((vector, i) => {
+      const own = alone[i] as Float32Array;
+      const maxDifference = Math.max(...vector.map((value, d) => Math.abs(value - (own[d] as number))));
+      expect(maxDifference, texts[i]).toBeLessThan(1e-5);
+    });
+    // Distinct texts give distinct vectors (each request got its own answer, not a neighbour's).
+    expect(flat[0]).not.toEqual(flat[1]);
+  }, 120_000);
 });
 
 function createDiscoveryIndexDocument(id: string) {

@@ -94,6 +94,13 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     expect(record.result).toEqual({ thread: "main" });
   });
 
+  it("runs a call its isolated skill judges light on the main thread, and every other call in a worker", async () => {
+    expect((await run("fixture.judged", { size: "small" })).record.result).toEqual({ thread: "main" });
+    expect((await run("fixture.judged", { size: "large" })).record.result).toEqual({ thread: "worker" });
+    // A judgement that throws counts as "not light": the call is isolated, not failed.
+    expect((await run("fixture.judged", { size: "odd" })).record.result).toEqual({ thread: "worker" });
+  });
+
   it("times out a skill stuck in a CPU loop while the main thread's event loop keeps turning", async () => {
     let settled = false;
     const pending = run("fixture.spin", {}, { timeout_ms: 1_000 }).finally(() => {

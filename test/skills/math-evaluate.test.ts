@@ -115,3 +115,37 @@ describe("math.evaluate's text of small integers", () => {
     }
   });
 });
+
+describe("math.evaluate's light calls (run on the main thread, unisolated)", () => {
+  const isLight = (expression: string) => mathEvaluate.isLightCall?.({ expression });
+
+  it("judges plain scalar arithmetic light once mathjs is loaded", async () => {
+    await mathEvaluate.warm?.();
+    for (const expression of [
+      "2+3*4",
+      "sqrt(2) * pi",
+      "-(1.5e3 / 7) % 4 ^ 2",
+      "max(1, 2, abs(-3)) >= 3",
+      "2pi",
+    ]) {
+      expect(isLight(expression), expression).toBe(true);
+    }
+  });
+
+  it("isolates everything whose cost is not bounded by its length, or that it cannot parse", async () => {
+    await mathEvaluate.warm?.();
+    for (const expression of [
+      "det(identity(800) + ones(800, 800))",
+      "sum(1:1e6)",
+      "5 cm to inch",
+      "a = 3; a^2",
+      "factorial(170)",
+      "[1, 2] * 2",
+      "f(2)",
+      "2+*3",
+      Array.from({ length: 300 }, () => "1").join("+"),
+    ]) {
+      expect(isLight(expression), expression).toBe(false);
+    }
+  });
+});

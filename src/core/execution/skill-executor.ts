@@ -28,6 +28,19 @@ export function runsIsolated(skill: Skill): boolean {
   return skill.annotations.lightAsyncIo !== true;
 }
 
+/**
+ * Whether one call of an isolated skill may run on the main thread all the same: the
+ * skill says the call is light. A failing judgement counts as "no".
+ */
+export function isLightCall(skill: Skill, params: Record<string, unknown>): boolean {
+  if (!skill.isLightCall) return false;
+  try {
+    return skill.isLightCall(params);
+  } catch {
+    return false;
+  }
+}
+
 /** Runs every skill on the calling thread: for tests and for skills declared light. */
 export const inlineExecutor: SkillExecutor = {
   invoke: (skill, params, ctx) => skill.run(params, ctx),

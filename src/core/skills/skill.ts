@@ -90,6 +90,14 @@ export interface SkillDefinition<P extends AnyObjectSchema, R extends AnyObjectS
   examples: SkillExample[];
   run(params: z.output<P>, ctx: SkillContext): Promise<z.input<R>>;
   /**
+   * For a skill that runs isolated (not `lightAsyncIo`): whether THIS call is known to be
+   * small and bounded, e.g. plain arithmetic for `math.evaluate`, so it runs on the main
+   * thread without the worker round trip. It runs on every call, so it must be fast; it
+   * must answer false whenever it is unsure (before the skill's libraries are loaded, on
+   * input it cannot judge). A wrong `true` lets one call stall the service.
+   */
+  isLightCall?(params: z.output<P>): boolean;
+  /**
    * Loads heavy dependencies ahead of the first call. The service calls it in the
    * background after start-up, so start-up stays fast and the first call is not slow.
    */

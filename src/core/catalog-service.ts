@@ -82,11 +82,7 @@ export class CatalogService {
       return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)), match }] : [];
     });
     if (caller) {
-      this.learning?.noteDiscover(
-        caller,
-        request.query,
-        results.map((result) => result.skill_id),
-      );
+      this.learning?.noteDiscover(caller, request.query);
     }
     return { query: request.query, results, took_ms: round(performance.now() - started, 3), ranking };
   }

@@ -260,8 +260,6 @@ export interface DiscoverNote {
   keyId: string;
   owner: string;
   query: string;
-  /** The skills the discover answered with, best first. */
-  resultIds: string[];
   /** Unix milliseconds. */
   at: number;
 }

@@ -37,7 +37,7 @@ export function usageTable(report: EvaluationReport): string {
     percent(pick(after)),
   ];
   return [
-    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.learned} (query → skill) links learned; ${after.queries} other queries evaluated`,
+    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.executions} executions learned from (${usage.feed.offered} of them of a skill the discover had offered in its top ${usage.feed.discoverLimit}); ${after.queries} other queries evaluated`,
     "",
     markdownTable(
       ["metric", "before", "after"],

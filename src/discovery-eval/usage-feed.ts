@@ -31,15 +31,18 @@ export const EVALUATION_CALLER: Caller = { id: "key_evaluation", owner: "evaluat
 export interface FeedSummary {
   /** Queries fed (each one discover). */
   discovers: number;
-  /** (query → skill) links the learning counted: only skills the discover offered count. */
-  learned: number;
+  /** Results per discover. */
+  discoverLimit: number;
+  /** Executions fed: one per relevant skill of each fed query. */
+  executions: number;
+  /** Fed (query → skill) links whose skill the discover had offered (all are learned). */
+  offered: number;
 }
 
 /**
  * Feeds usage through the learning code the service runs: for each fed query, a discover
  * as `POST /v1/discover` makes it (with the evidence learned so far, then noted), and an
- * execution of each relevant skill a second later, as `POST /v1/execute` reports it. An
- * execution of a skill the discover did not offer teaches nothing, as in the service.
+ * execution of each relevant skill a second later, as `POST /v1/execute` reports it.
  */
 export async function feedUsage(
   index: DiscoveryIndex,
@@ -53,19 +56,20 @@ export async function feedUsage(
     // Nothing else writes this store: the evidence in memory is always current.
     refreshMs: Number.POSITIVE_INFINITY,
   });
-  let learned = 0;
+  let offered = 0;
+  let executions = 0;
   for (const { query, relevant } of fed) {
     const usage = await learning.evidenceFor(EVALUATION_CALLER.owner);
     const { hits } = await index.search(query, { limit: discoverLimit, usage });
-    const offered = hits.map((hit) => hit.skill_id);
-    learning.noteDiscover(EVALUATION_CALLER, query, offered);
+    learning.noteDiscover(EVALUATION_CALLER, query);
     clock.advance(1_000);
     for (const skillId of relevant) {
       await learning.noteExecution(EVALUATION_CALLER, skillId);
-      if (offered.includes(skillId)) learned += 1;
+      executions += 1;
+      if (hits.some((hit) => hit.skill_id === skillId)) offered += 1;
     }
     clock.advance(1_000);
   }
   await learning.idle();
-  return { learning, summary: { discovers: fed.length, learned } };
+  return { learning, summary: { discovers: fed.length, discoverLimit, executions, offered } };
 }

@@ -104,15 +104,29 @@ describe("learning from use", () => {
     ]);
   });
 
-  it("learns nothing from a skill the discover did not offer, nor from another key's discover", async () => {
+  it("learns nothing from another key's discover, nor without a discover", async () => {
     const c = await core();
     const alice = await c.keyFor({ owner: "alice" });
     const aliceOther = await c.keyFor({ owner: "alice" });
-    expect(await ids(c, alice, "count the words")).not.toContain(TARGET);
     await run(c, alice, TARGET);
     await discover(c, aliceOther, QUERY);
     await run(c, alice, TARGET);
     expect(await c.skillport.store.learnedQueries.list("alice", 10)).toEqual([]);
+  });
+
+  it("learns a skill the discover did not offer: the agent found it some other way", async () => {
+    const c = await core();
+    const alice = await c.keyFor({ owner: "alice" });
+    expect(await ids(c, alice, "count the words")).not.toContain(TARGET);
+    await run(c, alice, TARGET);
+    expect(await c.skillport.store.learnedQueries.list("alice", 10)).toMatchObject([
+      { skillId: TARGET, query: "count the words", count: 1 },
+    ]);
+    // Now offered, for the owner's similar request, with the reason.
+    const after = await discover(c, alice, "count all the words");
+    expect(after.results.find((result) => result.skill_id === TARGET)?.match.usage?.query).toBe(
+      "count the words",
+    );
   });
 
   it("counts one discover once, however often the skill runs after it", async () => {

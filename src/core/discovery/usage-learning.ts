@@ -23,8 +23,12 @@ export interface UsageLearningOptions {
   noteFlushMs?: number;
 }
 
-/** 50 phrasings per skill are plenty of evidence; 10,000 per owner bound its memory (~20 MB of vectors). */
-export const DEFAULT_LEARNED_QUERY_CAPS: LearnedQueryCaps = { perSkill: 50, perOwner: 10_000 };
+/**
+ * 10,000 queries per owner bound its memory (~20 MB of vectors, a few MB of text and
+ * index). 200 per skill keeps one skill from taking it all; 50 was measured 3 points of
+ * nDCG@10 lower on metatool-dev, whose busiest tools have 100–300 queries.
+ */
+export const DEFAULT_LEARNED_QUERY_CAPS: LearnedQueryCaps = { perSkill: 200, perOwner: 10_000 };
 const DEFAULT_MAX_CACHED_QUERIES = 50_000;
 const DEFAULT_REFRESH_MS = 60_000;
 const DEFAULT_NOTE_FLUSH_MS = 100;
@@ -44,8 +48,8 @@ export function normalizeQuery(query: string): string {
 /**
  * Learning from use (issue 6). Each key's latest discover is noted (in the store, so that
  * any process can link it; and locally, so that this one need not wait for the write);
- * when the same key then executes one of the skills that discover offered, within the
- * window, the store counts (query → skill) for the key's owner. An owner's learned queries
+ * when the same key then executes a skill within the window, the store counts
+ * (query → skill) for the key's owner. An owner's learned queries
  * become evidence for that owner's later searches, and only theirs.
  */
 export class UsageLearning {
@@ -78,12 +82,11 @@ export class UsageLearning {
   }
 
   /** Notes the caller's discover; written to the store shortly, off the response path. */
-  noteDiscover(caller: Caller, query: string, resultIds: readonly string[]): void {
+  noteDiscover(caller: Caller, query: string): void {
     const note: DiscoverNote = {
       keyId: caller.id,
       owner: caller.owner,
       query: normalizeQuery(query),
-      resultIds: [...resultIds],
       at: this.clock.now(),
     };
     this.localNotes.delete(caller.id);
@@ -101,8 +104,10 @@ export class UsageLearning {
 
   /**
    * The caller started executing `skillId`: if its latest discover (here or in any process
-   * sharing the store) offered that skill within the window, learn (query → skill) for the
-   * caller's owner. Never rejects (a failure is logged: learning is best effort).
+   * sharing the store) was within the window, learn (query → skill) for the caller's
+   * owner, whether or not that discover offered the skill: an agent that found the skill
+   * some other way after the discover missed it is the case learning helps most. Never
+   * rejects (a failure is logged: learning is best effort).
    */
   noteExecution(caller: Caller, skillId: string): Promise<void> {
     const done = this.learn(caller, skillId)
@@ -131,7 +136,9 @@ export class UsageLearning {
         return undefined;
       }
     } else if (this.isStale(cache)) {
-      void this.load(owner).catch((err: unknown) => this.logger.warn({ err }, "could not read learned queries"));
+      void this.load(owner).catch((err: unknown) =>
+        this.logger.warn({ err }, "could not read learned queries"),
+      );
     }
     this.owners.delete(owner);
     this.owners.set(owner, cache);
@@ -167,7 +174,6 @@ export class UsageLearning {
     const stored = await this.store.lastDiscover(caller.id);
     const note = stored && (!local || stored.at > local.at) ? stored : local;
     if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
-    if (!note.resultIds.includes(skillId)) return;
     const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
     if (!(await this.store.record(event, this.caps))) return;
     const cache = this.owners.get(caller.owner);

@@ -25,18 +25,15 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
     }
     const rows = [...latest.values()];
     await this.pool.query(
-      `insert into discover_notes (key_id, owner, query, result_ids, at_ms)
-       select key_id, owner, query, result_ids::jsonb, at_ms
-       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
-         as t(key_id, owner, query, result_ids, at_ms)
+      `insert into discover_notes (key_id, owner, query, at_ms)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
        on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
-         result_ids = excluded.result_ids, at_ms = excluded.at_ms
+         at_ms = excluded.at_ms
        where excluded.at_ms >= discover_notes.at_ms`,
       [
         rows.map((note) => note.keyId),
         rows.map((note) => note.owner),
         rows.map((note) => note.query),
-        rows.map((note) => JSON.stringify(note.resultIds)),
         rows.map((note) => note.at),
       ],
     );
@@ -46,14 +43,11 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
     const { rows } = await this.pool.query<{
       owner: string;
       query: string;
-      result_ids: string[];
       at_ms: string;
-    }>("select owner, query, result_ids, at_ms from discover_notes where key_id = $1", [keyId]);
+    }>("select owner, query, at_ms from discover_notes where key_id = $1", [keyId]);
     const row = rows[0];
     // bigint comes back as a string.
-    return (
-      row && { keyId, owner: row.owner, query: row.query, resultIds: row.result_ids, at: Number(row.at_ms) }
-    );
+    return row && { keyId, owner: row.owner, query: row.query, at: Number(row.at_ms) };
   }
 
   /** The count and both trims in one transaction, as in SQLite. */

@@ -137,7 +137,6 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         key_id text collate "C" primary key,
         owner text collate "C" not null,
         query text not null,
-        result_ids jsonb not null,
         at_ms bigint not null
       );
       create index discover_notes_at on discover_notes (at_ms);

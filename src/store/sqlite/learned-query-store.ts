@@ -11,7 +11,6 @@ interface NoteRow {
   key_id: string;
   owner: string;
   query: string;
-  result_ids: string;
   at_ms: number;
 }
 
@@ -39,15 +38,15 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
 
   constructor(db: Database.Database) {
     this.upsertNote = db.prepare(
-      `insert into discover_notes (key_id, owner, query, result_ids, at_ms)
-       values (@keyId, @owner, @query, @resultIds, @at)
+      `insert into discover_notes (key_id, owner, query, at_ms)
+       values (@keyId, @owner, @query, @at)
        on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
-         result_ids = excluded.result_ids, at_ms = excluded.at_ms
+         at_ms = excluded.at_ms
        where excluded.at_ms >= discover_notes.at_ms`,
     );
     this.noteBatch = db.transaction((notes: readonly DiscoverNote[]) => {
       for (const note of notes) {
-        this.upsertNote.run({ ...note, resultIds: JSON.stringify(note.resultIds) });
+        this.upsertNote.run({ keyId: note.keyId, owner: note.owner, query: note.query, at: note.at });
       }
     });
     this.selectNote = db.prepare("select * from discover_notes where key_id = ?");
@@ -95,7 +94,6 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
         keyId: row.key_id,
         owner: row.owner,
         query: row.query,
-        resultIds: JSON.parse(row.result_ids) as string[],
         at: row.at_ms,
       }
     );

@@ -158,7 +158,6 @@ export const MIGRATIONS: readonly Migration[] = [
         key_id text primary key,
         owner text not null,
         query text not null,
-        result_ids text not null,
         at_ms integer not null
       ) strict;
       create index discover_notes_at on discover_notes (at_ms);

@@ -9,7 +9,6 @@ const note = (overrides: Partial<DiscoverNote> = {}): DiscoverNote => ({
   keyId: "key_a",
   owner: "alice",
   query: "find papers",
-  resultIds: ["research.papers", "web.search"],
   at: T0,
   ...overrides,
 });
@@ -26,16 +25,14 @@ const event = (overrides: Partial<LearnedQueryEvent> = {}): LearnedQueryEvent =>
 /** `LearnedQueryStore`: each key's latest discover, and the queries each owner's executions followed. */
 export function describeLearnedQueryContract(handle: StoreHandle): void {
   describe("learned queries", () => {
-    it("keeps each key's latest discover, result ids in order, and never lets an older note replace it", async () => {
+    it("keeps each key's latest discover and never lets an older note replace it", async () => {
       const store = handle.store.learnedQueries;
       expect(await store.lastDiscover("key_a")).toBeUndefined();
       await store.noteDiscovers([note(), note({ keyId: "key_b", owner: "bob", query: "weather" })]);
       expect(await store.lastDiscover("key_a")).toEqual(note());
-      await store.noteDiscovers([note({ query: "later", resultIds: ["b", "a"], at: T0 + 5 })]);
+      await store.noteDiscovers([note({ query: "later", at: T0 + 5 })]);
       await store.noteDiscovers([note({ query: "older", at: T0 + 1 })]);
-      expect(await store.lastDiscover("key_a")).toEqual(
-        note({ query: "later", resultIds: ["b", "a"], at: T0 + 5 }),
-      );
+      expect(await store.lastDiscover("key_a")).toEqual(note({ query: "later", at: T0 + 5 }));
       expect((await store.lastDiscover("key_b"))?.query).toBe("weather");
     });
 

@@ -27,9 +27,13 @@ describe("usage evidence (one owner's learned queries)", () => {
     evidence.add(learned("weather.now", "is it raining in paris", 3));
     const signals = evidence.signals("jot down the list");
     expect([...signals.keys()]).toEqual(["notes.keep"]);
-    expect(signals.get("notes.keep")).toMatchObject({ query: "jot down my shopping list", count: 3 });
-    expect(signals.get("notes.keep")?.lexical).toBeGreaterThan(0);
-    expect(signals.get("notes.keep")?.semantic).toBeUndefined();
+    const signal = signals.get("notes.keep");
+    expect(signal?.lexical).toBeGreaterThan(0);
+    expect(signal?.semantic).toBeUndefined();
+    expect(signal && evidence.pastQueryFor("notes.keep", "jot down the list", signal)).toEqual({
+      query: "jot down my shopping list",
+      count: 3,
+    });
     expect(evidence.signals("send an email").size).toBe(0);
   });
 
@@ -56,7 +60,7 @@ describe("usage evidence (one owner's learned queries)", () => {
     evidence.add(learned("weather.now", "third", 3), unit(0, 0, 1));
     expect(evidence.complete).toBe(true);
     const signals = evidence.signals("unrelated words", unit(1, 0.2, 0));
-    expect(signals.get("notes.keep")?.query).toBe("first");
+    expect(signals.get("notes.keep")?.nearest).toEqual({ query: "first", count: 1 });
     expect(signals.get("notes.keep")?.semantic).toBeCloseTo(1 / Math.hypot(1, 0.2), 5);
     expect(signals.get("weather.now")?.semantic).toBeCloseTo(0, 5);
     const filtered = evidence.signals("unrelated words", unit(1, 0.2, 0), (id) => id === "weather.now");

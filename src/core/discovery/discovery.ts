@@ -198,7 +198,7 @@ export class DiscoveryIndex {
         match: {
           lexical,
           fields: this.lexical.explain(id, query),
-          ...(signal && { usage: usageMatch(signal) }),
+          ...(signal && usage && { usage: usageMatch(usage, id, query, signal) }),
         },
       }));
   }
@@ -251,7 +251,8 @@ export class DiscoveryIndex {
           lexical: candidate.lexical,
           fields: this.lexical.explain(candidate.id, query),
           semantic: candidate.semantic,
-          ...(candidate.signal && { usage: usageMatch(candidate.signal) }),
+          ...(candidate.signal &&
+            usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
         },
       }));
   }
@@ -311,10 +312,11 @@ export class DiscoveryIndex {
   }
 }
 
-function usageMatch(signal: UsageSignal): UsageMatch {
+function usageMatch(usage: UsageEvidence, skillId: string, query: string, signal: UsageSignal): UsageMatch {
+  const past = usage.pastQueryFor(skillId, query, signal);
   return {
-    query: signal.query,
-    count: signal.count,
+    query: past?.query ?? "",
+    count: past?.count ?? 0,
     ...(signal.semantic !== undefined && { similarity: signal.semantic }),
     lexical: signal.lexical,
   };

@@ -10,9 +10,13 @@ export interface UsageSignal {
   semantic?: number;
   /** BM25F share of the query covered by the skill's past queries taken together, in [0, 1]. */
   lexical: number;
-  /** The past query that matched best (semantically when vectors exist, else lexically). */
+  /** The semantically nearest past query, when vectors exist. */
+  nearest?: PastQuery;
+}
+
+/** A past query that led the owner to a skill, and how many times. */
+export interface PastQuery {
   query: string;
-  /** How many discovers with that query were followed by executing the skill. */
   count: number;
 }
 
@@ -135,13 +139,11 @@ export class UsageEvidence {
   ): Map<string, UsageSignal> {
     const signals = new Map<string, UsageSignal>();
     if (this.entryCount === 0) return signals;
-    const queryTerms = analyze(query);
     for (const { id, score } of this.lexical.search(query, {
       limit: this.bySkill.size,
       ...(filter && { filter }),
     })) {
-      const best = this.lexicalBest(id, queryTerms);
-      if (best) signals.set(id, { lexical: score, query: best.query, count: best.count });
+      signals.set(id, { lexical: score });
     }
     if (queryVector && this.vectors && this.vectors.size > 0) {
       const accepts = filter && ((key: string) => filter(this.byVectorKey.get(key)?.skillId ?? ""));
@@ -153,16 +155,21 @@ export class UsageEvidence {
         signals.set(entry.skillId, {
           lexical: signal?.lexical ?? 0,
           semantic: score,
-          query: entry.query,
-          count: entry.count,
+          nearest: { query: entry.query, count: entry.count },
         });
       }
     }
     return signals;
   }
 
-  /** The skill's past query sharing most analysed terms with the query (ties: most recent). */
-  private lexicalBest(skillId: string, queryTerms: readonly string[]): Entry | undefined {
+  /**
+   * The past query to show for a skill's signal: the nearest one, else the one sharing
+   * most analysed terms with the query (ties: the most recent). Asked only for the skills
+   * shown, so a search does not scan every past query.
+   */
+  pastQueryFor(skillId: string, query: string, signal: UsageSignal): PastQuery | undefined {
+    if (signal.nearest) return signal.nearest;
+    const queryTerms = analyze(query);
     let best: Entry | undefined;
     let bestShared = -1;
     for (const entry of this.bySkill.get(skillId) ?? []) {
@@ -172,7 +179,7 @@ export class UsageEvidence {
         bestShared = shared;
       }
     }
-    return best;
+    return best && { query: best.query, count: best.count };
   }
 
   private forget(entry: Entry): void {

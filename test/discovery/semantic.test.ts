@@ -109,6 +109,22 @@ describe("hybrid discovery with the shipped model", () => {
     expect(semanticB.vectors.has("weather")).toBe(false);
   }, 120_000);
 
+  it("remembers recent query vectors, unless told to embed every query anew", async () => {
+    const remembering = new CountingEmbedder(model);
+    const semantic = new SemanticIndex(remembering, undefined);
+    await semantic.start();
+    const first = await semantic.embedQuery("forecast for Paris");
+    expect(await semantic.embedQuery("forecast for Paris")).toBe(first);
+    expect(await semantic.embedTexts(["forecast for Paris"])).toEqual([first]);
+    expect(remembering.embedded).toBe(1);
+    const forgetting = new CountingEmbedder(model);
+    const fresh = new SemanticIndex(forgetting, undefined, undefined, { recentQueries: 0 });
+    await fresh.start();
+    await fresh.embedQuery("forecast for Paris");
+    await fresh.embedQuery("forecast for Paris");
+    expect(forgetting.embedded).toBe(2);
+  }, 120_000);
+
   it("counts an owner's past query that means the same as the query, though worded differently", async () => {
     const semantic = new SemanticIndex(model, store.embeddings);
     const index = createDiscoveryIndex(records, { semantic });

@@ -8,10 +8,15 @@ import { VectorIndex } from "./vector-index.js";
 const EMBED_BATCH = 32;
 
 /**
- * Query vectors kept in memory: an execution following a discover learns from the same
- * query, and agents repeat queries; 1,000 vectors of 512 floats are 2 MB.
+ * Query vectors kept in memory by default: an execution following a discover learns from
+ * the same query, and agents repeat queries; 1,000 vectors of 512 floats are 2 MB.
  */
-const RECENT_QUERIES = 1_000;
+const DEFAULT_RECENT_QUERIES = 1_000;
+
+export interface SemanticIndexOptions {
+  /** Query vectors remembered (least recently used dropped); 0 embeds every query anew (benchmarks). */
+  recentQueries?: number;
+}
 
 /** Why semantic matching is or is not part of ranking right now. */
 export type SemanticState = "ready" | "loading" | "failed";
@@ -36,12 +41,16 @@ export class SemanticIndex {
   /** Recently embedded queries, least recently used first (a Map keeps insertion order). */
   private readonly recentQueries = new Map<string, Float32Array>();
 
+  private readonly recentLimit: number;
+
   constructor(
     private readonly embedder: TextEmbedder,
     private readonly cache: EmbeddingStore | undefined,
     private readonly onError: (err: unknown) => void = () => {},
+    options: SemanticIndexOptions = {},
   ) {
     this.vectors = new VectorIndex(embedder.dimensions);
+    this.recentLimit = options.recentQueries ?? DEFAULT_RECENT_QUERIES;
   }
 
   get state(): SemanticState {
@@ -117,8 +126,9 @@ export class SemanticIndex {
   }
 
   private rememberQuery(query: string, vector: Float32Array): void {
+    if (this.recentLimit <= 0) return;
     this.recentQueries.set(query, vector);
-    if (this.recentQueries.size > RECENT_QUERIES) {
+    if (this.recentQueries.size > this.recentLimit) {
       const oldest = this.recentQueries.keys().next().value;
       if (oldest !== undefined) this.recentQueries.delete(oldest);
     }

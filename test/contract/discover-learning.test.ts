@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectMcp } from "../mcp/mcp-clients.js";
-import { bodyOf, type CreatedKey, type Json, serverErrors, startServer, type TestServer } from "./harness.js";
+import { bodyOf, type CreatedKey, type Json, serverForSuite } from "./harness.js";
 
 interface DiscoveredSkill {
   skill_id: string;
@@ -14,24 +14,15 @@ interface DiscoverResponse {
 
 // Learning from use (issue 6) on the real server: REST and MCP both feed it.
 describe("discovery learns from use, per owner", () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startServer();
-  });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  const server = serverForSuite();
 
   const discover = async (key: CreatedKey, query: string) => {
-    const res = await server.request("POST", "/v1/discover", { key: key.secret, json: { query } });
+    const res = await server().request("POST", "/v1/discover", { key: key.secret, json: { query } });
     expect(res.status, res.text).toBe(200);
     return bodyOf<DiscoverResponse>(res).results;
   };
   const execute = async (key: CreatedKey, skillId: string, params: Json) => {
-    const res = await server.request("POST", "/v1/execute", {
+    const res = await server().request("POST", "/v1/execute", {
       key: key.secret,
       json: { skill_id: skillId, params },
     });
@@ -39,9 +30,9 @@ describe("discovery learns from use, per owner", () => {
   };
 
   it("ranks the executed skill higher for a later similar discover of the same owner, never for another", async () => {
-    const alice = await server.createRoomyKey({ owner: "alice" });
-    const aliceReader = await server.createRoomyKey({ owner: "alice", scope: "read-only" });
-    const bob = await server.createRoomyKey({ owner: "bob" });
+    const alice = await server().createRoomyKey({ owner: "alice" });
+    const aliceReader = await server().createRoomyKey({ owner: "alice", scope: "read-only" });
+    const bob = await server().createRoomyKey({ owner: "bob" });
     const query = "time in another zone";
     const similar = "the time in another zone, please";
     const bobBefore = await discover(bob, similar);
@@ -61,12 +52,12 @@ describe("discovery learns from use, per owner", () => {
   });
 
   it("learns from an MCP discover_skills followed by execute_skill with the same key", async () => {
-    const carol = await server.createRoomyKey({ owner: "carol" });
-    const carolRest = await server.createRoomyKey({ owner: "carol", scope: "read-only" });
+    const carol = await server().createRoomyKey({ owner: "carol" });
+    const carolRest = await server().createRoomyKey({ owner: "carol", scope: "read-only" });
     const query = "pause for a moment";
     const before = await discover(carolRest, query);
     expect(before.some((result) => result.match.usage)).toBe(false);
-    const mcp = await connectMcp("http", server, carol.secret);
+    const mcp = await connectMcp("http", server(), carol.secret);
     try {
       const found = await mcp.client.callTool({ name: "discover_skills", arguments: { query } });
       expect(found.isError).not.toBe(true);

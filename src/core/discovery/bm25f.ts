@@ -205,7 +205,7 @@ export class Bm25fRetriever implements Retriever {
         if (!entry) continue;
         FIELD_NAMES.forEach((field, fieldIndex) => {
           const list = entry.postings[fieldIndex];
-          if (!list || !list.docs.subarray(0, list.length).includes(slot)) return;
+          if (!list?.docs.subarray(0, list.length).includes(slot)) return;
           const words = matched[field] ?? [];
           if (!words.includes(word)) words.push(word);
           matched[field] = words;

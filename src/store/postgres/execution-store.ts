@@ -112,13 +112,34 @@ export class PostgresExecutionStore implements ExecutionStore {
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
   ): Promise<StoredExecution[]> {
     return this.transaction(async (client) => {
-      const { rows } = await client.query<OrphanRow>(
-        `select e.*, r.host as runner_host, r.pid as runner_pid, r.heartbeat_at as runner_heartbeat_at
-         from executions e left join runners r on r.id = e.runner_id
-         where e.status in ${NOT_TERMINAL_SQL} and e.runner_id <> $1
-         for update of e skip locked`,
+      // Lock first, then read the runners in a statement of its own. Joined in one
+      // statement, a row that another replica claimed (and committed) while this one
+      // waited for its lock comes back in its new version but beside its OLD runner's
+      // join row (read committed re-checks the row, not the join), and would be claimed
+      // twice; a fresh read sees the new runner alive.
+      const { rows: locked } = await client.query<PgExecutionRow>(
+        `select * from executions
+         where status in ${NOT_TERMINAL_SQL} and runner_id <> $1
+         for update skip locked`,
         [runnerId],
       );
+      const runnerIds = [...new Set(locked.map((row) => row.runner_id))];
+      const { rows: runners } = await client.query<{
+        id: string;
+        host: string;
+        pid: number;
+        heartbeat_at: string;
+      }>("select id, host, pid, heartbeat_at from runners where id = any($1)", [runnerIds]);
+      const byId = new Map(runners.map((runner) => [runner.id, runner]));
+      const rows: OrphanRow[] = locked.map((row) => {
+        const runner = byId.get(row.runner_id);
+        return {
+          ...row,
+          runner_host: runner?.host ?? null,
+          runner_pid: runner?.pid ?? null,
+          runner_heartbeat_at: runner?.heartbeat_at ?? null,
+        };
+      });
       const claimed = rowsOfGoneRunners(rows, isRunnerGone).map((row) => ({ ...fromRow(row), runnerId }));
       if (claimed.length > 0) {
         await client.query("update executions set runner_id = $1 where id = any($2)", [

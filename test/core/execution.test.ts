@@ -19,13 +19,7 @@ const run = (
   skill_id: string,
   params: Record<string, unknown>,
   extra: { async?: boolean; timeout_ms?: number } = {},
-) =>
-  core.skillport.executions.execute(key, {
-    skill_id,
-    params,
-    async: extra.async ?? false,
-    timeout_ms: extra.timeout_ms ?? 30_000,
-  });
+) => core.run(key, skill_id, params, extra);
 
 describe("synchronous execution", () => {
   it("returns a completed, stored record with the skill's result", async () => {

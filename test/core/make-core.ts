@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Clock, ManualClock } from "../../src/core/clock.js";
 import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
 import { type Logger, silentLogger } from "../../src/core/logger.js";
 import { Skillport } from "../../src/core/skillport.js";
@@ -46,12 +47,26 @@ export async function makeCore(
     const { secret } = await createKey(input);
     return skillport.keys.authenticate(secret);
   };
+  /** A sync execution (or async with `extra.async`) of `skill_id` by `key`, default timeout 30 s. */
+  const run = (
+    key: ApiKey,
+    skill_id: string,
+    params: Record<string, unknown>,
+    extra: { async?: boolean; timeout_ms?: number } = {},
+  ) =>
+    skillport.executions.execute(key, {
+      skill_id,
+      params,
+      async: extra.async ?? false,
+      timeout_ms: extra.timeout_ms ?? 30_000,
+    });
   return {
     skillport,
     clock,
     dir,
     createKey,
     keyFor,
+    run,
     async cleanup() {
       await skillport.stop(1000);
       await skillport.close();

@@ -55,13 +55,7 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     skill_id: string,
     params: Record<string, unknown>,
     extra: { async?: boolean; timeout_ms?: number } = {},
-  ) =>
-    core.skillport.executions.execute(key, {
-      skill_id,
-      params,
-      async: extra.async ?? false,
-      timeout_ms: extra.timeout_ms ?? 30_000,
-    });
+  ) => core.run(key, skill_id, params, extra);
 
   it("runs a skill that is not light in a worker thread, relaying progress, logs, messages and memory", async () => {
     const progress: ProgressUpdate[] = [];

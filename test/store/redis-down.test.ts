@@ -66,7 +66,7 @@ describe("redis limiter: when Redis is unreachable", () => {
       redis.kill("SIGKILL");
       await once(redis, "exit");
     };
-    return { port, logger, limiter, kill };
+    return { port, redis, logger, limiter, kill };
   };
   const windows = [{ limit: 3, windowSeconds: 60 }];
 
@@ -100,6 +100,46 @@ describe("redis limiter: when Redis is unreachable", () => {
       expect(limiter.degraded).toBe(false);
       expect(logger.lines.at(-1)).toEqual({ level: "info", msg: "Redis is back: limits are shared again" });
     } finally {
+      await limiter.close();
+    }
+  });
+
+  it("does not take a busy event loop for a lost Redis: an answer that arrived meanwhile counts", async () => {
+    const { logger, limiter } = await setUp("local");
+    try {
+      const pending = limiter.consume(uniqueId("bucket"), windows, T0);
+      // Redis answers within a millisecond, but this thread only reads it after 1.5 s of
+      // work (a module load, a big JSON parse on a loaded machine): past the 1 s deadline.
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        // busy
+      }
+      expect((await pending).allowed).toBe(true);
+      expect(limiter.degraded).toBe(false);
+      expect(logger.lines).toEqual([]);
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it("takes a Redis that stops answering for lost after its deadline, and shares again once it answers", async () => {
+    const { redis, logger, limiter } = await setUp("local");
+    try {
+      const bucket = uniqueId("bucket");
+      expect((await limiter.consume(bucket, windows, T0)).allowed).toBe(true);
+      redis.kill("SIGSTOP");
+      const started = Date.now();
+      expect((await limiter.consume(bucket, windows, T0)).allowed).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(limiter.degraded).toBe(true);
+      expect(logger.lines[0]?.msg).toMatch(/Redis is unreachable/);
+      redis.kill("SIGCONT");
+      await eventually(
+        async () => (await limiter.consume(uniqueId("bucket"), windows, T0)).allowed && !limiter.degraded,
+        (back) => back,
+      );
+    } finally {
+      redis.kill("SIGCONT");
       await limiter.close();
     }
   });

@@ -26,7 +26,6 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<De
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 1_000,
     connectTimeout: 5_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
+import { withinDeadline } from "./answer-deadline.js";
 import { ACQUIRE_SCRIPT, RELEASE_SCRIPT } from "./scripts.js";
 
 /** Counters live this long beyond a window's length after their last count, then Redis drops them. */
@@ -25,6 +26,9 @@ type ScriptRedis = Redis & {
  * limiter, so both give the same answers. `acquire` (and `consume`, an acquire of one) is
  * ONE script call: every window is checked and counted atomically, on one server, for
  * every replica: exact under any concurrency. `peek` is one MGET.
+ *
+ * A call that Redis does not answer within `deadlineMs` fails (the degradation policy then
+ * answers it), so a hung Redis costs a request at most that.
  */
 export class RedisLimiter implements Limiter {
   private readonly redis: ScriptRedis;
@@ -33,6 +37,7 @@ export class RedisLimiter implements Limiter {
     redis: Redis,
     /** Prefixes every key (deployments or tests sharing one Redis stay apart). */
     private readonly keyPrefix = "skillport:",
+    private readonly deadlineMs = 1_000,
   ) {
     redis.defineCommand("skillportAcquire", { lua: ACQUIRE_SCRIPT });
     redis.defineCommand("skillportRelease", { lua: RELEASE_SCRIPT });
@@ -49,7 +54,7 @@ export class RedisLimiter implements Limiter {
     const counts =
       counters.length === 0
         ? []
-        : (await this.redis.mget(counters.map((c) => c.key))).map((v) => Number(v ?? 0));
+        : (await this.answer(this.redis.mget(counters.map((c) => c.key)))).map((v) => Number(v ?? 0));
     const states = this.states(windows, counters, counts, 0);
     return { allowed: states.every((state) => state.remaining > 0), windows: states };
   }
@@ -65,7 +70,7 @@ export class RedisLimiter implements Limiter {
     for (const counter of counters) {
       args.push(counter.limit, counter.windowSeconds + KEEP_ENDED_WINDOWS_SECONDS);
     }
-    const [granted = 0, ...counts] = (await this.redis.skillportAcquire(...args)).map(Number);
+    const [granted = 0, ...counts] = (await this.answer(this.redis.skillportAcquire(...args))).map(Number);
     return { granted, windows: this.states(windows, counters, counts, granted) };
   }
 
@@ -73,12 +78,16 @@ export class RedisLimiter implements Limiter {
     if (count <= 0) return;
     const counters = this.counters(bucket, windows, grantedAtMs);
     if (counters.length === 0) return;
-    await this.redis.skillportRelease(counters.length, ...counters.map((c) => c.key), count);
+    await this.answer(this.redis.skillportRelease(counters.length, ...counters.map((c) => c.key), count));
   }
 
   /** Closes the connection. */
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private answer<T>(call: Promise<T>): Promise<T> {
+    return withinDeadline(call, this.deadlineMs, "Redis");
   }
 
   /** One counter per distinct window length; the hash tag `{bucket}` keeps them in one slot. */

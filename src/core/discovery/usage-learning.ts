@@ -60,7 +60,10 @@ export class UsageLearning {
   private readonly noteFlushMs: number;
   private readonly localNotes = new Map<string, DiscoverNote>();
   /** Recent reads of keys' latest stored discover (see `storedNote`). */
-  private readonly storedNotes = new Map<string, { note: Promise<DiscoverNote | undefined>; readAt: number }>();
+  private readonly storedNotes = new Map<
+    string,
+    { note: Promise<DiscoverNote | undefined>; readAt: number }
+  >();
   private readonly unwritten = new Map<string, DiscoverNote>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();

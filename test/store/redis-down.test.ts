@@ -144,6 +144,17 @@ describe("redis limiter: when Redis is unreachable", () => {
     }
   });
 
+  it("closes within its deadline when Redis stops answering (a shutdown does not hang on it)", async () => {
+    const { redis, limiter } = await setUp("local");
+    try {
+      redis.kill("SIGSTOP");
+      // Without a deadline the QUIT waits for ever, and the test's own timeout fails it.
+      await limiter.close();
+    } finally {
+      redis.kill("SIGCONT");
+    }
+  });
+
   it("refuse: answers service_unavailable while Redis is unreachable, never admitting", async () => {
     const { logger, limiter, kill } = await setUp("refuse");
     try {

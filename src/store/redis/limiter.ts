@@ -81,9 +81,9 @@ export class RedisLimiter implements Limiter {
     await this.answer(this.redis.skillportRelease(counters.length, ...counters.map((c) => c.key), count));
   }
 
-  /** Closes the connection. */
+  /** Closes the connection: politely (QUIT) if Redis answers within the deadline, else at once. */
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await this.answer(this.redis.quit()).catch(() => this.redis.disconnect());
   }
 
   private answer<T>(call: Promise<T>): Promise<T> {

@@ -29,9 +29,9 @@ const MAX_BATCH_TEXTS = 64;
 // The backend first: initModel starts tf.ready() and the model's loading together, and
 // when loading wins (the WebAssembly backend compiles slowly on a busy machine) it fails
 // with "Backend 'wasm' has not yet been initialized".
-ready()
-  .then(() => initModel(modelSource))
-  .then(
+const loaded = ready().then(() => initModel(modelSource));
+
+loaded.then(
   (model) => {
     const waiting = [];
     let busy = false;

@@ -4,6 +4,7 @@ import { isTerminal } from "../../core/execution/record.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
 import { type ExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import { SaveBatcher } from "./save-batcher.js";
+import { inTransaction } from "./transaction.js";
 
 /** An `executions` row as pg returns it (json parsed, booleans, timestamps as ISO strings). */
 interface PgExecutionRow {
@@ -111,7 +112,7 @@ export class PostgresExecutionStore implements ExecutionStore {
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
   ): Promise<StoredExecution[]> {
-    return this.transaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       // Lock first, then read the runners in a statement of its own. Joined in one
       // statement, a row that another replica claimed (and committed) while this one
       // waited for its lock comes back in its new version but beside its OLD runner's
@@ -200,21 +201,6 @@ export class PostgresExecutionStore implements ExecutionStore {
   /** Waits for every save issued so far. */
   flush(): Promise<void> {
     return this.batcher.flush();
-  }
-
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("begin");
-      const result = await work(client);
-      await client.query("commit");
-      return result;
-    } catch (err) {
-      await client.query("rollback").catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
   }
 }
 

@@ -6,6 +6,7 @@ import type {
   LearnedQueryEvent,
   LearnedQueryStore,
 } from "../../core/ports.js";
+import { inTransaction } from "./transaction.js";
 
 /**
  * Learning from use in `discover_notes` and `learned_queries`, shared by every replica:
@@ -52,9 +53,7 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
 
   /** The count and both trims in one transaction, as in SQLite. */
   async record(event: LearnedQueryEvent, caps: LearnedQueryCaps): Promise<boolean> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("begin");
+    return inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query(
         `insert into learned_queries (owner, skill_id, query, count, last_at_ms, last_discover_ms)
          values ($1, $2, $3, 1, $4, $5)
@@ -78,14 +77,8 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
           [event.owner, caps.perOwner],
         );
       }
-      await client.query("commit");
       return counted;
-    } catch (err) {
-      await client.query("rollback").catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async list(owner: string, limit: number): Promise<LearnedQuery[]> {

@@ -65,6 +65,26 @@ describe("synchronous execution", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it("makes no AbortController for a skill that never reads its signal, and one for a skill that does", async () => {
+    const made: AbortController[] = [];
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made.push(this);
+      }
+    };
+    try {
+      await run("test.echo", { text: "hi" });
+      expect(made).toHaveLength(0);
+      const { record } = await run("test.sleep", { ms: 1 });
+      expect(record.status).toBe("completed");
+      expect(made).toHaveLength(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+
   it("refuses read-only keys, unknown skills and params that do not match the schema", async () => {
     const readOnly = await core.keyFor({ scope: "read-only" });
     await expect(

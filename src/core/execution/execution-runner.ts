@@ -8,9 +8,10 @@ import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
 import type { ExecutionEvents } from "./events.js";
+import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
-import { type AbortReason, cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
+import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { ownerMemory, ownerMessages } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
 import { WorkQueue } from "./work-queue.js";
@@ -37,7 +38,7 @@ export interface ExecutionRunnerOptions {
 }
 
 interface InFlight {
-  controller: AbortController;
+  controller: LazyAbortController;
   finished: Promise<StoredExecution>;
 }
 
@@ -148,7 +149,7 @@ export class ExecutionRunner {
     }
     const running = this.inFlight.get(id);
     if (!running) return undefined;
-    running.controller.abort("cancel" satisfies AbortReason);
+    running.controller.abort("cancel");
     return running.finished;
   }
 
@@ -167,7 +168,7 @@ export class ExecutionRunner {
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
     const deadline = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
     await Promise.race([all(), deadline]);
-    for (const flight of this.inFlight.values()) flight.controller.abort("shutdown" satisfies AbortReason);
+    for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();
     await this.options.store.executions.retireRunner(this.runnerId);
   }
@@ -178,9 +179,9 @@ export class ExecutionRunner {
     begin: Begin,
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
-    const controller = new AbortController();
+    const controller = new LazyAbortController();
     const id = execution.record.id;
-    const cancel = () => controller.abort("cancel" satisfies AbortReason);
+    const cancel = () => controller.abort("cancel");
     if (signal?.aborted) cancel();
     signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {

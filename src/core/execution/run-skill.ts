@@ -1,6 +1,7 @@
 import type { ExecutionErrorCode } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
+import type { LazyAbortController } from "./lazy-abort-controller.js";
 import type { SkillExecutor } from "./skill-executor.js";
 
 /** Why an execution's signal fired; the reason decides its terminal status. */
@@ -21,7 +22,7 @@ export interface RunOutcome {
 export interface RunOptions {
   timeoutMs: number;
   /** Aborted with an `AbortReason` by whoever cancels or shuts down. */
-  controller: AbortController;
+  controller: LazyAbortController;
   context: Omit<SkillContext, "signal">;
   logger: Logger;
   /** Where `run` executes: on this thread or isolated in a worker. */
@@ -45,14 +46,16 @@ export async function runSkill(
   let detachAbort = () => {};
   try {
     const aborted = new Promise<never>((_, reject) => {
-      const onAbort = () => reject(controller.signal.reason);
-      if (controller.signal.aborted) onAbort();
-      controller.signal.addEventListener("abort", onAbort, { once: true });
-      detachAbort = () => controller.signal.removeEventListener("abort", onAbort);
+      detachAbort = controller.onAbort(reject);
     });
-    const running = Promise.resolve().then(() =>
-      options.executor.invoke(skill, params, { ...options.context, signal: controller.signal }),
-    );
+    // The signal is a getter: made only if the skill (or the executor) reads it.
+    const context: SkillContext = {
+      ...options.context,
+      get signal() {
+        return controller.signal;
+      },
+    };
+    const running = Promise.resolve().then(() => options.executor.invoke(skill, params, context));
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
     running.catch(() => {});
     const output = await Promise.race([running, aborted]);
@@ -67,7 +70,7 @@ export async function runSkill(
     }
     return { status: "completed", result: parsed.data, error: null, latencyMs: elapsed() };
   } catch (err) {
-    return outcomeOfError(err, controller.signal, skill, timeoutMs, elapsed(), logger);
+    return outcomeOfError(err, controller.reason, skill, timeoutMs, elapsed(), logger);
   } finally {
     clearTimeout(timer);
     detachAbort();
@@ -76,14 +79,14 @@ export async function runSkill(
 
 function outcomeOfError(
   err: unknown,
-  signal: AbortSignal,
+  abortReason: AbortReason | undefined,
   skill: Skill,
   timeoutMs: number,
   latencyMs: number,
   logger: Logger,
 ): RunOutcome {
-  if (signal.aborted) {
-    switch (signal.reason as AbortReason) {
+  if (abortReason !== undefined) {
+    switch (abortReason) {
       case "timeout":
         return {
           status: "timed_out",

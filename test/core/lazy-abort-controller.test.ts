@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { LazyAbortController } from "../../src/core/execution/lazy-abort-controller.js";
+
+describe("LazyAbortController", () => {
+  it("aborts a signal made before the abort, with the reason", () => {
+    const controller = new LazyAbortController();
+    const { signal } = controller;
+    const seen: unknown[] = [];
+    signal.addEventListener("abort", () => seen.push(signal.reason));
+    controller.abort("timeout");
+    expect(signal.aborted).toBe(true);
+    expect(seen).toEqual(["timeout"]);
+  });
+
+  it("makes a signal already aborted when it is asked for after the abort", () => {
+    const controller = new LazyAbortController();
+    controller.abort("cancel");
+    expect(controller.signal.aborted).toBe(true);
+    expect(controller.signal.reason).toBe("cancel");
+  });
+
+  it("keeps the first reason", () => {
+    const controller = new LazyAbortController();
+    controller.abort("cancel");
+    controller.abort("shutdown");
+    expect(controller.reason).toBe("cancel");
+    expect(controller.signal.reason).toBe("cancel");
+  });
+
+  it("calls each listener once, at once when already aborted, never once removed", () => {
+    const controller = new LazyAbortController();
+    const heard: string[] = [];
+    controller.onAbort((reason) => heard.push(`first:${reason}`));
+    const remove = controller.onAbort((reason) => heard.push(`removed:${reason}`));
+    remove();
+    expect(controller.aborted).toBe(false);
+    controller.abort("timeout");
+    controller.abort("cancel");
+    controller.onAbort((reason) => heard.push(`late:${reason}`));
+    expect(heard).toEqual(["first:timeout", "late:timeout"]);
+  });
+
+  it("makes no AbortController until its signal is read", () => {
+    const made: AbortController[] = [];
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made.push(this);
+      }
+    };
+    try {
+      const controller = new LazyAbortController();
+      controller.onAbort(() => {});
+      controller.abort("timeout");
+      expect(made).toHaveLength(0);
+      expect(controller.signal.aborted).toBe(true);
+      expect(made).toHaveLength(1);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { admitRequest, registerAdmission } from "./admission.js";
 import { answerClientError } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
+import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { registerMetrics } from "./metrics.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -56,6 +57,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     loggerInstance: options.logger,
     // One line per request, written in `onResponse` below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: options.maxBodyBytes,
     // A request must arrive whole in time, its headers sooner (slowloris); Node checks
     // every second instead of every 30 s so a slow client is cut off close to the limit.

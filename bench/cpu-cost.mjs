@@ -1,0 +1,75 @@
+// CPU time each server spends per request, bare node:http against skillport's execute
+// path, for comparing code changes on a machine whose other load varies: requests/s moves
+// with whatever else runs, CPU time per request much less. Counts every thread of the
+// server (the fsync thread pool and skill workers included), from /proc (Linux only).
+// The ratio bare/skillport is what `npm run bench`'s requests/s ratio would be if each
+// server had a core to itself and the load generator cost nothing.
+// Usage: node bench/cpu-cost.mjs  (BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS apply;
+// BENCH_ROUNDS, default 3: measurements per server, alternating, the median is kept)
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { fmt, listeningPort, load, settings, startNode, startSkillport, stop, table } from "./lib.mjs";
+
+const EXECUTE_BODY = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "2+3*4" } });
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** User + system CPU seconds of a process, all its threads. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  return (fields[11] + fields[12]) / TICKS_PER_SECOND;
+}
+
+async function measure(name, pid, options) {
+  const before = cpuSeconds(pid);
+  const r = await load({ ...options, duration: settings.duration });
+  const cpu = cpuSeconds(pid) - before;
+  if (r.non_2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non_2xx} non-2xx, ${r.errors} errors`);
+  return { name, usPerRequest: (cpu * 1e6) / r.ok_2xx, cpuShare: cpu / r.duration_s, rps: r.requests_per_s };
+}
+
+// Lexical discovery: the embedding model's one-off load (seconds of CPU on its own thread)
+// would otherwise land in the first rounds; execute does not use it.
+const skillport = await startSkillport({ env: { SKILLPORT_DISCOVERY_MODE: "lexical" } });
+const bare = startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url)));
+try {
+  const barePort = await listeningPort(bare);
+  const targets = [
+    { name: "bare node:http", pid: bare.pid, url: `http://127.0.0.1:${barePort}/` },
+    { name: "skillport execute", pid: skillport.pid, url: skillport.url("/v1/execute") },
+  ].map((t) => ({
+    ...t,
+    options: { url: t.url, method: "POST", headers: skillport.headers, body: EXECUTE_BODY },
+  }));
+  for (const t of targets) await load({ ...t.options, duration: settings.warmup });
+  const runs = new Map(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of targets) runs.get(t.name).push(await measure(t.name, t.pid, t.options));
+  }
+  const median = (xs) => [...xs].sort((a, b) => a.usPerRequest - b.usPerRequest)[Math.floor(xs.length / 2)];
+  const rows = targets.map((t) => {
+    const all = runs.get(t.name);
+    const m = median(all);
+    return [
+      t.name,
+      fmt(m.usPerRequest, 1),
+      all.map((x) => fmt(x.usPerRequest, 1)).join(" "),
+      fmt(m.cpuShare * 100, 0),
+      Math.round(m.rps),
+    ];
+  });
+  console.log(
+    `CPU per request, ${settings.connections} connections, ${ROUNDS} x ${settings.duration} s each, alternating; ` +
+      `node ${process.version}`,
+  );
+  console.log(table(["server", "CPU µs/req", "each round", "% of a core", "req/s"], rows));
+  const bareUs = median(runs.get("bare node:http")).usPerRequest;
+  const ourUs = median(runs.get("skillport execute")).usPerRequest;
+  console.log(`\nbare/skillport CPU per request = ${fmt(bareUs / ourUs, 3)}`);
+} finally {
+  await Promise.all([skillport.close(), stop(bare)]);
+}

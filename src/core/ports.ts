@@ -112,6 +112,11 @@ export interface IdempotencyStore {
   reserve(
     entry: IdempotencyEntry,
   ): Promise<{ reserved: true } | { reserved: false; existing: IdempotencyEntry }>;
+  /**
+   * Deletes the entry of `executionId` when it still holds the key: a reservation whose
+   * execution was refused before it was stored, so that a repeat can run.
+   */
+  withdraw(keyId: string, idempotencyKey: string, executionId: string): Promise<void>;
 }
 
 export interface LimitWindow {

@@ -152,6 +152,7 @@ export class Skillport {
       events: this.events,
       runner: this.runner,
       concurrency: this.concurrency,
+      uncharge: (key) => this.access.uncharge(key),
       onExecutionStarted: learning && ((key, skillId) => learning.noteExecution(key, skillId)),
     });
     this.bridge =

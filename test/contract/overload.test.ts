@@ -122,4 +122,44 @@ describe("contract: overload", { timeout: 60_000 }, () => {
       }
     }
   });
+
+  it("answers an idempotent repeat at the cap, counts no 429 against the rate limit, and runs a refused Idempotency-Key later", async () => {
+    // 98 a day: the window with the fewest remaining, so the headers describe it; a limit
+    // under 200 is counted exactly, request by request.
+    const capped = await server.createKey({
+      name: "capped",
+      owner: "four",
+      plan: "enterprise",
+      limitMinute: 1000,
+      limitDay: 98,
+    });
+    const math = (idempotencyKey: string) =>
+      server.request("POST", "/v1/execute", {
+        key: capped.secret,
+        json: { skill_id: "math.evaluate", params: { expression: "6*7" } },
+        headers: { "idempotency-key": idempotencyKey },
+      });
+    const remaining = (res: { headers: Headers }) => Number(res.headers.get("x-ratelimit-remaining"));
+
+    const original = await math("replayed");
+    expect(original.status, original.text).toBe(200);
+    const held = await Promise.all([wait(capped), wait(capped)]);
+    for (const res of held) expect(res.status, res.text).toBe(202);
+    const left = Math.min(...held.map(remaining));
+
+    expectError(await math("refused-first"), 429, "concurrency_limit_exceeded");
+    const replay = await math("replayed");
+    expect(replay.status, replay.text).toBe(200);
+    expect(bodyOf<ExecutionRecord>(replay).id).toBe(bodyOf<ExecutionRecord>(original).id);
+    // The replay counted; the 429 before it did not.
+    expect(remaining(replay)).toBe(left - 1);
+
+    const [one, two] = held.map((res) => bodyOf<ExecutionRecord>(res).id);
+    expect((await cancel(capped, one ?? "")).status).toBe(200);
+    // The refused request left no idempotency entry behind (else: 409 idempotency_in_progress).
+    const later = await math("refused-first");
+    expect(later.status, later.text).toBe(200);
+    expect(bodyOf<ExecutionRecord>(later).status).toBe("completed");
+    expect((await cancel(capped, two ?? "")).status).toBe(200);
+  });
 });

@@ -40,6 +40,8 @@ export interface ExecutionServiceDeps {
   events: ExecutionEvents;
   runner: ExecutionRunner;
   concurrency: ConcurrencyGate;
+  /** Takes back the rate-limit count of a request refused with 429 here (`AccessGate.uncharge`). */
+  uncharge: (key: ApiKey) => Promise<void>;
   /** Told of each new execution (learning from use links it to the key's latest discover). */
   onExecutionStarted?: (key: ApiKey, skillId: string) => Promise<void>;
 }
@@ -70,15 +72,14 @@ export class ExecutionService {
     const mode = input.async ? "async" : "sync";
     const id = newId("exec");
     runner.assertAccepting();
-    // Held until the execution ends; refused here (429/503) before anything is stored.
-    const release = this.deps.concurrency.acquire(key.id);
+    // A repeat is answered before the concurrency cap: it runs nothing, so it takes no slot.
+    if (options.idempotencyKey !== undefined) {
+      const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
+      if (replay) return replay;
+    }
+    const release = await this.takeSlot(key, id, options.idempotencyKey);
     let handedToQueue = false;
     try {
-      if (options.idempotencyKey !== undefined) {
-        const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
-        if (replay) return replay;
-      }
-
       // Learned in parallel with the run; a sync answer waits for it (so that the caller's
       // next discover already has the evidence), an async one does not. It never rejects.
       const learned = this.deps.onExecutionStarted?.(key, entry.skill.id);
@@ -104,6 +105,25 @@ export class ExecutionService {
       return { record: finished.record, mode, replayed: false };
     } finally {
       if (!handedToQueue) release();
+    }
+  }
+
+  /**
+   * A concurrency slot for the execution, held until it ends; or the refusal (429 or 503),
+   * thrown before anything is stored. A refused execution leaves no trace: its
+   * idempotency reservation is withdrawn, and a 429 does not count against the key's rate
+   * limit.
+   */
+  private async takeSlot(key: ApiKey, executionId: string, idempotencyKey: string | undefined) {
+    try {
+      return this.deps.concurrency.acquire(key.id);
+    } catch (err) {
+      await Promise.all([
+        idempotencyKey !== undefined &&
+          this.deps.store.idempotency.withdraw(key.id, idempotencyKey, executionId),
+        err instanceof ServiceError && err.status === 429 && this.deps.uncharge(key),
+      ]);
+      throw err;
     }
   }
 

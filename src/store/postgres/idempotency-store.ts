@@ -57,4 +57,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       if (rows[0]) return { reserved: false, existing: fromIdempotencyRow(rows[0]) };
     }
   }
+
+  async withdraw(keyId: string, idempotencyKey: string, executionId: string): Promise<void> {
+    await this.pool.query(
+      "delete from idempotency where key_id = $1 and idempotency_key = $2 and execution_id = $3",
+      [keyId, idempotencyKey, executionId],
+    );
+  }
 }

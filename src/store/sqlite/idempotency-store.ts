@@ -16,6 +16,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly find: Database.Statement<[string, string], IdempotencyRow>;
   private readonly put: Database.Statement<[IdempotencyRow]>;
   private readonly pruneExpired: Database.Statement<[string]>;
+  private readonly deleteOf: Database.Statement<[string, string, string]>;
   private readonly reserveTransaction: Database.Transaction<(entry: IdempotencyEntry) => Reservation>;
   private reservationsSincePrune = 0;
 
@@ -28,6 +29,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
        values (@key_id, @idempotency_key, @request_hash, @execution_id, @mode, @created_at, @expires_at)`,
     );
     this.pruneExpired = db.prepare("delete from idempotency where expires_at <= ?");
+    this.deleteOf = db.prepare(
+      "delete from idempotency where key_id = ? and idempotency_key = ? and execution_id = ?",
+    );
     this.reserveTransaction = db.transaction((entry: IdempotencyEntry): Reservation => {
       const row = this.find.get(entry.keyId, entry.idempotencyKey);
       if (row && Date.parse(row.expires_at) > Date.parse(entry.createdAt)) {
@@ -49,5 +53,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       this.pruneExpired.run(entry.createdAt);
     }
     return reservation;
+  }
+
+  async withdraw(keyId: string, idempotencyKey: string, executionId: string): Promise<void> {
+    this.deleteOf.run(keyId, idempotencyKey, executionId);
   }
 }

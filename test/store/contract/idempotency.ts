@@ -45,6 +45,16 @@ export function describeIdempotencyContract(handle: StoreHandle): void {
       expect(await handle.store.idempotency.reserve(third)).toEqual({ reserved: false, existing: second });
     });
 
+    it("withdraws a reservation of its own execution only, so that a repeat reserves again", async () => {
+      const first = entry();
+      await handle.store.idempotency.reserve(first);
+      await handle.store.idempotency.withdraw(first.keyId, first.idempotencyKey, uniqueId("exe"));
+      const repeat = entry({ createdAt: isoTimestamp(T0 + 1000) });
+      expect(await handle.store.idempotency.reserve(repeat)).toEqual({ reserved: false, existing: first });
+      await handle.store.idempotency.withdraw(first.keyId, first.idempotencyKey, first.executionId);
+      expect(await handle.store.idempotency.reserve(repeat)).toEqual({ reserved: true });
+    });
+
     it("reserves a key exactly once when 20 requests race for it", async () => {
       const results = await Promise.all(
         Array.from({ length: 20 }, () => handle.store.idempotency.reserve(entry())),

@@ -88,6 +88,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
 
   // Only JSON bodies are accepted (contract.md: anything else is 415).
   app.removeContentTypeParser(["text/plain"]);
+  acceptEmptyJsonBodies(app);
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -191,4 +192,19 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       }
     },
   };
+}
+
+/**
+ * Fastify's JSON parser (with its prototype-poisoning checks), except that an empty body
+ * is no body rather than invalid JSON: clients that send `Content-Type: application/json`
+ * on every request (the README's own curl examples do) must be able to cancel an
+ * execution, whose POST has no body. Routes that need a body still refuse its absence.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body === "") done(null, undefined);
+    else parseJson(request, String(body), done);
+  });
 }

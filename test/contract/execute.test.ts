@@ -175,6 +175,21 @@ describe("contract: POST /v1/execute", () => {
     );
   });
 
+  it("cancels when the client declares a JSON body it does not send (as the README's curl examples do)", async () => {
+    const res = await execute({ skill_id: "util.wait", params: { ms: 30_000 }, async: true });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const withoutBody = () =>
+      server.request("POST", `/v1/executions/${id}/cancel`, {
+        key: key.secret,
+        rawBody: "",
+        contentType: "application/json",
+      });
+    const cancel = await withoutBody();
+    expect(cancel.status, cancel.text).toBe(200);
+    expect(bodyOf<ExecutionRecord>(cancel)).toMatchObject({ id, status: "cancelled" });
+    expectError(await withoutBody(), 409, "execution_not_cancellable");
+  });
+
   it("a long poll returns a still-running record when ?wait runs out", async () => {
     const res = await execute({ skill_id: "util.wait", params: { ms: 10_000 }, async: true });
     const { id } = bodyOf<ExecutionRecord>(res);

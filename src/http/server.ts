@@ -205,6 +205,6 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (body === "") done(null, undefined);
-    else parseJson(request, String(body), done);
+    else void parseJson(request, String(body), done);
   });
 }

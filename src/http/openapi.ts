@@ -51,7 +51,7 @@ const common = ["missing_api_key", "invalid_api_key", "rate_limit_exceeded", "in
  */
 export function buildOpenApiDocument(version: string): Json {
   const record = ref("ExecutionRecord");
-  return {
+  return withDefinitionsInComponents({
     openapi: "3.1.0",
     info: { title: "skillport", version, description: "Find and run skills for AI agents." },
     servers: [{ url: "/" }],
@@ -140,7 +140,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "One execution; ?wait=N long-polls until it is terminal",
           parameters: [idParameter, ...queryParameters(GetExecutionQuery)],
           responses: {
-            "200": json(record),
+            "200": { description: "The record, terminal or as it stands when the wait ends", ...json(record) },
             ...errors("insufficient_scope", "execution_not_found", ...common),
           },
         },
@@ -150,7 +150,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Cancel a running or queued execution",
           parameters: [idParameter],
           responses: {
-            "200": json(record),
+            "200": { description: "The cancelled record", ...json(record) },
             ...errors("insufficient_scope", "execution_not_found", "execution_not_cancellable", ...common),
           },
         },
@@ -183,5 +183,40 @@ export function buildOpenApiDocument(version: string): Json {
         get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } },
       },
     },
+  });
+}
+
+const DEFINITION = "#/$defs/";
+const COMPONENT = "#/components/schemas/";
+
+/**
+ * zod puts a schema that has an id (ExecutionRecord does) in `$defs` and refers to it as
+ * `#/$defs/<id>`. Inside an OpenAPI document that pointer resolves against the document's
+ * root, where there is no `$defs`: every such definition moves to `components.schemas`,
+ * and the references follow it.
+ */
+function withDefinitionsInComponents(doc: Json): Json {
+  const components = (doc.components as { schemas: Record<string, unknown> }).schemas;
+  const hoist = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(hoist);
+    if (node === null || typeof node !== "object") return node;
+    const { $defs, ...rest } = node as Json;
+    for (const [id, definition] of Object.entries(($defs ?? {}) as Json)) components[id] = hoist(definition);
+    return Object.fromEntries(
+      Object.entries(rest).map(([key, value]) => [
+        key,
+        key === "$ref" && typeof value === "string" && value.startsWith(DEFINITION)
+          ? COMPONENT + value.slice(DEFINITION.length)
+          : hoist(value),
+      ]),
+    );
   };
+  const { components: _, ...rest } = doc;
+  const hoisted = hoist(rest) as Json;
+  for (const [name, component] of Object.entries({ ...components })) {
+    const moved = hoist(component) as Json;
+    // A component that only pointed at its own definition is that definition, now hoisted.
+    if (moved.$ref !== COMPONENT + name) components[name] = moved;
+  }
+  return { ...hoisted, components: doc.components };
 }

@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from "node:http";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   apiRequest,
@@ -90,6 +91,10 @@ describe("contract: health and the OpenAPI document", () => {
         "/v1/skills/{skill_id}",
       ]),
     );
+    // A document that tools can use: valid against the OpenAPI 3.1 schema, every $ref resolves.
+    const validator = new Validator();
+    expect(await validator.validate(doc)).toEqual({ valid: true });
+    expect(() => validator.resolveRefs()).not.toThrow();
   });
 
   it("an unknown path outside /v1 is 404 not_found in the same envelope", async () => {

@@ -140,7 +140,10 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "One execution; ?wait=N long-polls until it is terminal",
           parameters: [idParameter, ...queryParameters(GetExecutionQuery)],
           responses: {
-            "200": { description: "The record, terminal or as it stands when the wait ends", ...json(record) },
+            "200": {
+              description: "The record, terminal or as it stands when the wait ends",
+              ...json(record),
+            },
             ...errors("insufficient_scope", "execution_not_found", ...common),
           },
         },

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ApiKey } from "../core/keys/api-key.js";
+import { requireScope } from "../core/access.js";
+import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import { sendError } from "./error-response.js";
 import { setRateLimitHeaders } from "./rate-limit-headers.js";
@@ -10,8 +11,10 @@ declare module "fastify" {
     apiKey?: ApiKey;
   }
   interface FastifyContextConfig {
-    /** The route needs no API key (e.g. the OpenAPI document). */
+    /** The route needs no API key (e.g. the OpenAPI document); one given still counts. */
     public?: boolean;
+    /** The scope the route needs, checked at admission, before the query or body is read. */
+    scope?: Scope;
   }
 }
 
@@ -26,12 +29,20 @@ export function bearerToken(header: string | undefined): string | undefined {
 /**
  * Admits every `/v1` request through the core's gate before its body is read: the key,
  * then its limits (contract.md: every request with a valid key counts once, 404s
- * included). Every response carries the limit headers, refusals too.
+ * included), then the route's scope. Every response carries the limit headers
+ * (interface-spec.md, "Limits"), refusals too: a response outside `/v1` describes the
+ * client address's limit, without counting.
  */
 export function registerAdmission(app: FastifyInstance, skillport: Skillport): void {
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) =>
     admitRequest(skillport, request, reply),
   );
+  app.addHook("onSend", async (request, reply, payload) => {
+    if (!reply.hasHeader("x-ratelimit-limit")) {
+      setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), Date.now());
+    }
+    return payload;
+  });
 }
 
 /**
@@ -45,19 +56,31 @@ export async function admitRequest(
 ): Promise<FastifyReply | undefined> {
   if (!isV1Request(request)) return undefined;
   const now = Date.now();
-  if (request.routeOptions.config?.public) {
-    setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
-    return undefined;
-  }
   // Node keeps the first of several Authorization headers; which one a proxy used is
   // anyone's guess, so an ambiguous request is refused like a malformed key.
   const bearer = hasOneAuthorization(request.raw.rawHeaders)
     ? bearerToken(request.headers.authorization)
     : AMBIGUOUS_BEARER;
+  const { config } = request.routeOptions;
+  if (config?.public && bearer === undefined) {
+    setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
+    return undefined;
+  }
   const admission = await skillport.access.admit(bearer, request.ip);
   if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
-  if (!admission.admitted) return sendError(request, reply, admission.error);
+  if (!admission.admitted) {
+    // A public route answers a wrong key as if there were none, unless the limit refused it.
+    if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
+    return sendError(request, reply, admission.error);
+  }
   request.apiKey = admission.key;
+  if (config?.scope) {
+    try {
+      requireScope(admission.key, config.scope);
+    } catch (err) {
+      return sendError(request, reply, err);
+    }
+  }
   return undefined;
 }
 

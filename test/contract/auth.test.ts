@@ -8,6 +8,7 @@ import {
   createKey,
   type ExecutionRecord,
   expectError,
+  type RequestOptions,
   rawHttp,
   runCli,
   serverErrors,
@@ -369,6 +370,24 @@ describe("contract: the security suite on every route", () => {
       }
     });
   }
+
+  it("answers a read-only key 403 before reading a malformed body or query", async () => {
+    const cases: [string, string, RequestOptions][] = [
+      ["POST", "/v1/execute", { rawBody: "", contentType: "application/json" }],
+      ["POST", "/v1/execute", { rawBody: "{", contentType: "application/json" }],
+      ["POST", "/v1/execute", { json: {} }],
+      ["POST", "/v1/execute", { rawBody: "x", contentType: "text/plain" }],
+      ["GET", "/v1/executions?limit=1000", {}],
+      ["GET", `/v1/executions/${executionId}?wait=100`, {}],
+    ];
+    for (const [method, path, options] of cases) {
+      expectError(
+        await server.request(method, path, { key: readOnly.secret, ...options }),
+        403,
+        "insufficient_scope",
+      );
+    }
+  });
 
   it("an absolute-form request target (GET http://host/v1/...) is authenticated like any other", async () => {
     for (const target of ["http://example.com/v1/skills", "http://example.com/%761/skills"]) {

@@ -126,6 +126,18 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
     const openapi = await server.request("GET", "/v1/openapi.json");
     expect(openapi.status).toBe(200);
     limitHeaders(openapi);
+    // With a valid key it counts against the key, like every /v1 request; a wrong key
+    // does not stop a document that needs none.
+    const counted = await server.request("GET", "/v1/openapi.json", { key: key.secret });
+    expect(counted.status).toBe(200);
+    expect(limitHeaders(counted)).toMatchObject({ limit: 60, remaining: expectedRemaining - 1, window: 60 });
+    expect(counted.headers.get("ratelimit-policy")).toContain('"day";q=1000;w=86400');
+    expect((await server.request("GET", "/v1/openapi.json", { key: "sk_live_wrong" })).status).toBe(200);
+    // Every response carries the headers (interface-spec.md): outside /v1, the address limit's.
+    for (const path of ["/healthz", "/readyz", "/metrics", "/no/such/path"]) {
+      const res = await server.request("GET", path);
+      expect(limitHeaders(res).window, `${path}: ${res.status}`).toBe(60);
+    }
   });
 
   it("RateLimit-Policy and RateLimit describe both the minute and the day window", async () => {

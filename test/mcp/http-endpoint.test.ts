@@ -126,6 +126,22 @@ describe("/mcp over HTTP", () => {
     expect(res.status).toBe(404);
   });
 
+  it("every /mcp response carries the request id and the key's limit headers", async () => {
+    const res = await post(initialize, { authorization: `Bearer ${key.secret}` });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    for (const name of [
+      "x-ratelimit-limit",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+      "x-ratelimit-window",
+    ]) {
+      expect(res.headers.get(name), name).toMatch(/^\d+$/);
+    }
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100000");
+    expect(res.headers.get("ratelimit-policy")).toMatch(/"minute";q=100000;w=60, "day";q=1000000;w=86400/);
+  });
+
   it("does not count initialize and tools/list against the key's limits; tools/call does", async () => {
     await awayFromMinuteBoundary(10);
     const free = await server.createKey({ plan: "free" });

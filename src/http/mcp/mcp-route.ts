@@ -42,12 +42,19 @@ export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, opt
         return sendError(request, reply, authenticated.error);
       }
       request.apiKey = authenticated.key;
+      // The key's limits as they stand: a tools/call is counted later, in the tool layer.
+      setRateLimitHeaders(reply, await skillport.access.keyStatus(authenticated.key), Date.now());
       const session = await sessionFor(request, sessions);
       session.key = authenticated.key;
       session.lastUsed = Date.now();
       session.active++;
       try {
         reply.hijack();
+        // The transport writes the response itself: give it the headers set so far (the
+        // request id, the limits), which Fastify would have sent.
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined) reply.raw.setHeader(name, value);
+        }
         await session.transport.handleRequest(request.raw, reply.raw, request.body);
       } finally {
         session.active--;

@@ -9,7 +9,8 @@ import { keyOf } from "../admission.js";
  * `Location` (contract.md). A failed execution is a record, not an HTTP error.
  */
 export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport): void {
-  app.post("/v1/execute", async (request, reply) => {
+  // Scope is checked at admission, before the body (contract.md: 403 for a read-only key).
+  app.post("/v1/execute", { config: { scope: "full-access" } }, async (request, reply) => {
     const key = keyOf(request);
     const input = parseOrThrow(ExecuteRequest, request.body);
     const idempotencyKey = request.headers["idempotency-key"];

@@ -14,21 +14,23 @@ export function registerExecutionRoutes(
   shutdown: AbortSignal,
 ): void {
   const { queries } = skillport;
+  // Scope is checked at admission, before the query or body (contract.md: 403 for a read-only key).
+  const fullAccess = { config: { scope: "full-access" as const } };
 
-  app.get("/v1/executions", async (request) =>
+  app.get("/v1/executions", fullAccess, async (request) =>
     queries.list(keyOf(request), parseOrThrow(ListExecutionsQuery, request.query)),
   );
 
-  app.get<IdParams>("/v1/executions/:id", async (request, reply) => {
+  app.get<IdParams>("/v1/executions/:id", fullAccess, async (request, reply) => {
     const { wait } = parseOrThrow(GetExecutionQuery, request.query);
     return queries.get(keyOf(request), request.params.id, wait * 1000, untilGone(request, reply, shutdown));
   });
 
-  app.post<IdParams>("/v1/executions/:id/cancel", async (request) =>
+  app.post<IdParams>("/v1/executions/:id/cancel", fullAccess, async (request) =>
     queries.cancel(keyOf(request), request.params.id),
   );
 
-  app.get<IdParams>("/v1/executions/:id/events", async (request, reply) => {
+  app.get<IdParams>("/v1/executions/:id/events", fullAccess, async (request, reply) => {
     const events = queries.subscribe(keyOf(request), request.params.id, untilGone(request, reply, shutdown));
     await streamEvents(reply, events);
   });

@@ -1,9 +1,9 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
+import { ensureDirectory } from "./data-directory.js";
 import { SqliteEmbeddingStore } from "./embedding-store.js";
 import { SqliteExecutionStore } from "./execution-store.js";
 import { GroupCommit } from "./group-commit.js";
@@ -46,7 +46,7 @@ export interface SqliteStore extends Store {
  * the limiter's (see `SqliteLimiter`). The schema is migrated on open.
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  mkdirSync(options.dataDir, { recursive: true });
+  ensureDirectory(options.dataDir);
   const filePath = join(options.dataDir, options.fileName ?? DEFAULT_DATABASE_FILE);
   const logger = options.logger ?? silentLogger;
 

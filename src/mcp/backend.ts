@@ -44,6 +44,12 @@ export interface SkillportBackend {
   readExecution(id: string): Promise<ExecutionRecord>;
   /** Cancels an execution (`tasks/cancel`); not a tool call either. */
   cancelExecution(id: string): Promise<ExecutionRecord>;
+  /**
+   * Counts a tool call refused before it became a backend call (an unknown tool, invalid
+   * arguments): it still counts once against the key's limits, and a key over its limit
+   * is refused for that first (429), as on `/v1`.
+   */
+  countRefusedCall(): Promise<void>;
   /** Called when the catalog changes (embedded mode only). Returns an unsubscribe function. */
   onSkillsChanged?(listener: () => void): () => void;
 }

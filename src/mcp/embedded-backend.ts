@@ -87,6 +87,10 @@ export class EmbeddedBackend implements SkillportBackend {
     return this.skillport.queries.cancel(await this.caller(), id);
   }
 
+  async countRefusedCall(): Promise<void> {
+    await this.charged();
+  }
+
   /** The caller's key, with this call counted against its limits (contract.md: `tools/call` counts). */
   private async charged(): Promise<ApiKey> {
     const admission = await this.skillport.access.charge(await this.caller());

@@ -9,6 +9,7 @@ import {
   McpError,
   type ProgressToken,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
 import { toServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
@@ -37,6 +38,8 @@ interface CallContext {
   onProgress: ((update: ProgressUpdate) => void) | undefined;
   onLog: (entry: LogEntry) => void;
   idempotencyKey: string | undefined;
+  /** Stops sending progress for the call (it was answered). */
+  close(): void;
 }
 
 /** MCP's names for the logging port's levels. */
@@ -119,10 +122,15 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     const meta = request.params._meta;
     const progressToken = meta?.progressToken;
     const idempotencyKey = meta?.[IDEMPOTENCY_META];
+    let open = true;
+    const sendProgress =
+      progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
     return {
       signal: extra.signal,
-      onProgress:
-        progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification),
+      onProgress: sendProgress && ((update) => open && sendProgress(update)),
+      close: () => {
+        open = false;
+      },
       idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,
       // The client's logging/setLevel decides which lines are sent (the SDK filters).
       onLog: ({ level, message, fields }) => {
@@ -136,16 +144,35 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     };
   }
 
+  /**
+   * Resolves the tool and parses its arguments. A call refused here never reaches the
+   * backend, yet counts against the key's limits like any tools/call (contract.md), and a
+   * key over its limit hears that first, as on `/v1`.
+   */
+  async function prepare<T>(request: CallToolRequest, parse: (target: ToolTarget) => T): Promise<T> {
+    try {
+      return parse(await resolveTool(request));
+    } catch (err) {
+      await backend.countRefusedCall();
+      throw err;
+    }
+  }
+
   async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
-    const target = await resolveTool(request);
     const context = callContext(request, extra);
     try {
-      return await callTool(backend, target, request.params.arguments ?? {}, context);
+      const call = await prepare(request, (target) => parseToolCall(target, request.params.arguments ?? {}));
+      return await runToolCall(backend, call, context);
     } catch (err) {
+      if (err instanceof McpError) throw err;
       const error = toServiceError(err);
       if (error.code === "internal_error")
         options.logger.error({ err, tool: request.params.name }, "tool call failed");
       return errorResult(error);
+    } finally {
+      // Progress is for the call's lifetime (MCP): an execution that runs on after a
+      // `wait_ms` answer reports no more of it here.
+      context.close();
     }
   }
 
@@ -155,11 +182,12 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * tasks/cancel. A refusal is a JSON-RPC error here: a task creation has no isError result.
    */
   async function startTask(request: CallToolRequest, extra: CallExtra): Promise<CreateTaskResult> {
-    const target = await resolveTool(request);
     const { onProgress, onLog, idempotencyKey } = callContext(request, extra);
     if (!extra.taskStore) throw new McpError(ErrorCode.InternalError, "tasks are not available");
     try {
-      const execution = taskExecution(target, request.params.arguments ?? {});
+      const execution = await prepare(request, (target) =>
+        taskExecution(target, request.params.arguments ?? {}),
+      );
       // The execution outlives this request: only tasks/cancel cancels it.
       const signal = new AbortController().signal;
       const record = await backend.execute({
@@ -220,34 +248,54 @@ function taskExecution(target: ToolTarget, args: Record<string, unknown>): Execu
   );
 }
 
-async function callTool(
-  backend: SkillportBackend,
-  target: ToolTarget,
-  args: Record<string, unknown>,
-  { signal, onProgress, onLog, idempotencyKey }: CallContext,
-): Promise<CallToolResult> {
+/** A tool call with its arguments parsed: what the backend is asked. */
+type ToolCall =
+  | { tool: "execute"; request: ExecuteCall["request"]; waitMs?: number }
+  | { tool: "discover"; request: DiscoverRequest }
+  | { tool: "get_execution"; id: string; waitMs: number };
+
+function parseToolCall(target: ToolTarget, args: Record<string, unknown>): ToolCall {
   if (target.kind === "skill") {
-    const request = parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args });
-    return outcomeResult(await backend.execute({ request, idempotencyKey, signal, onProgress, onLog }));
+    return {
+      tool: "execute",
+      request: parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args }),
+    };
   }
   switch (target.name) {
-    case "discover_skills": {
-      const response = await backend.discover(parseOrThrow(DiscoverSkillsArgs, args));
+    case "discover_skills":
+      return { tool: "discover", request: parseOrThrow(DiscoverSkillsArgs, args) };
+    case "execute_skill": {
+      const { wait_ms, ...request } = parseOrThrow(ExecuteSkillArgs, args);
+      return { tool: "execute", request, waitMs: wait_ms };
+    }
+    case "get_execution": {
+      const { id, wait_ms } = parseOrThrow(GetExecutionArgs, args);
+      return { tool: "get_execution", id, waitMs: wait_ms };
+    }
+  }
+}
+
+async function runToolCall(
+  backend: SkillportBackend,
+  call: ToolCall,
+  { signal, onProgress, onLog, idempotencyKey }: CallContext,
+): Promise<CallToolResult> {
+  switch (call.tool) {
+    case "execute": {
+      const { request, waitMs } = call;
+      return outcomeResult(
+        await backend.execute({ request, waitMs, idempotencyKey, signal, onProgress, onLog }),
+      );
+    }
+    case "discover": {
+      const response = await backend.discover(call.request);
       return {
         content: [{ type: "text", text: JSON.stringify(response) }],
         structuredContent: response as unknown as Record<string, unknown>,
       };
     }
-    case "execute_skill": {
-      const { wait_ms, ...request } = parseOrThrow(ExecuteSkillArgs, args);
-      return outcomeResult(
-        await backend.execute({ request, waitMs: wait_ms, idempotencyKey, signal, onProgress, onLog }),
-      );
-    }
-    case "get_execution": {
-      const { id, wait_ms } = parseOrThrow(GetExecutionArgs, args);
-      return recordResult(await backend.getExecution(id, wait_ms, signal));
-    }
+    case "get_execution":
+      return recordResult(await backend.getExecution(call.id, call.waitMs, signal));
   }
 }
 

@@ -91,6 +91,12 @@ export class RemoteBackend implements SkillportBackend {
   }
 
   /**
+   * Nothing to do: the skillport behind counts the REST requests it receives, and a call
+   * refused here sends none (the one way remote mode counts differently from embedded).
+   */
+  async countRefusedCall(): Promise<void> {}
+
+  /**
    * Follows an execution on its event stream until it is terminal or `waitMs` passes,
    * passing progress on; the latest record. A cancelled call cancels the execution
    * (`cancelOnAbort`), as a cancelled embedded call does.

@@ -146,6 +146,27 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     });
   });
 
+  it("sends no progress for a call once it was answered, while its execution runs on", async () => {
+    const errors: Error[] = [];
+    const previous = client.onerror;
+    client.onerror = (error) => errors.push(error);
+    try {
+      const started = await call(
+        "execute_skill",
+        { skill_id: "util.wait", params: { ms: 1500 }, wait_ms: 10 },
+        { onprogress: () => {} },
+      );
+      const { id } = started.structuredContent as unknown as ExecutionRecord;
+      const done = await call("get_execution", { id, wait_ms: 30_000 });
+      expect(done.structuredContent).toMatchObject({ id, status: "completed" });
+      // A notification sent after the answer reaches the client as an unknown progress token.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(errors.map((error) => error.message)).toEqual([]);
+    } finally {
+      client.onerror = previous;
+    }
+  });
+
   it("sends the skill's progress as notifications/progress", async () => {
     const updates: { progress: number; total?: number }[] = [];
     const result = await call("util_wait", { ms: 1200 }, { onprogress: (update) => updates.push(update) });
@@ -249,6 +270,39 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       await session.close();
     }
   }, 90_000);
+
+  // Remote mode sends nothing for a call it refuses itself; the REST API counts what it receives.
+  it.skipIf(kind === "remote")(
+    "counts a call refused for an unknown tool or invalid arguments, like a 400 on /v1",
+    async () => {
+      await awayFromMinuteBoundary(10);
+      const free = await server.createKey({ plan: "free", name: `refused-${kind}` });
+      const session = await connectMcp(kind, server, free.secret);
+      const remaining = async () =>
+        Number(
+          (await server.request("GET", "/v1/skills?limit=1", { key: free.secret })).headers.get(
+            "x-ratelimit-remaining",
+          ),
+        );
+      try {
+        const before = await remaining();
+        await expect(session.client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(
+          /Unknown tool/,
+        );
+        const invalid = (await session.client.callTool({
+          name: "discover_skills",
+          arguments: { limit: 51 },
+        })) as CallToolResult;
+        expect(invalid.isError).toBe(true);
+        expect(textOf(invalid)).toMatch(/^invalid_request: /);
+        // Two tool calls and one REST request since `before`.
+        expect(await remaining()).toBe(before - 3);
+      } finally {
+        await session.close();
+      }
+    },
+    60_000,
+  );
 
   it("refuses every call of a key revoked while connected", async () => {
     const doomed = await server.createKey({ name: `doomed-${kind}` });

@@ -7,8 +7,14 @@ import { packageVersion } from "../version.js";
 import type { SkillportBackend } from "./backend.js";
 import { createMcpServer } from "./mcp-server.js";
 
-/** A backend ready to answer tool calls, or why the key does not work. */
-export type Opened = { backend: SkillportBackend; close: () => Promise<void> } | { refused: string };
+/**
+ * A backend ready to answer tool calls, or why the key does not work. `finishWork` lets
+ * the executions running in this process end until the shutdown deadline and interrupts
+ * the rest; `close` then releases what the backend holds.
+ */
+export type Opened =
+  | { backend: SkillportBackend; finishWork: () => Promise<void>; close: () => Promise<void> }
+  | { refused: string };
 
 /** The core in this process, on the configured store, for the key of `secret`. */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
@@ -29,10 +35,8 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
   return {
     // Authenticated on every call, so that a revocation stops this process's key at once.
     backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret)),
-    close: async () => {
-      await skillport.stop(config.shutdownTimeoutMs);
-      await skillport.close();
-    },
+    finishWork: () => skillport.stop(config.shutdownTimeoutMs),
+    close: () => skillport.close(),
   };
 }
 
@@ -49,7 +53,12 @@ export async function openRemote(baseUrl: string, secret: string): Promise<Opene
   // embedded mode; the assistant decides whether to call again.
   const client = new SkillportClient({ apiKey: secret, baseUrl, maxRetries: 0 });
   try {
-    return { backend: await RemoteBackend.connect(client), close: () => client.close() };
+    // The executions run in the skillport behind, which outlives this bridge.
+    return {
+      backend: await RemoteBackend.connect(client),
+      finishWork: async () => {},
+      close: () => client.close(),
+    };
   } catch (err) {
     await client.close();
     if (err instanceof ServiceError && err.status === 401) return { refused: `${err.code}: ${err.message}` };
@@ -61,7 +70,7 @@ export async function openRemote(baseUrl: string, secret: string): Promise<Opene
 
 /** Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. */
 export async function serveStdio(
-  { backend, close }: Extract<Opened, { backend: SkillportBackend }>,
+  { backend, finishWork, close }: Extract<Opened, { backend: SkillportBackend }>,
   config: Config,
   logger: ReturnType<typeof createLogger>,
 ): Promise<void> {
@@ -71,7 +80,10 @@ export async function serveStdio(
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, "mcp: stopping");
-    // Calls in progress finish (until the shutdown deadline) and are answered first.
+    // Executions in progress finish until the shutdown deadline, then end
+    // `execution_interrupted`; every call is answered before the transport closes (closing
+    // it first would cancel them instead).
+    await finishWork();
     await Promise.race([drained(), new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs))]);
     await server.close();
     await close();

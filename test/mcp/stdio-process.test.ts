@@ -87,4 +87,48 @@ describe("skillport mcp (stdio process)", () => {
     expect(stderr).toContain('"msg":"mcp: serving on stdio"');
     expect(stderr).not.toContain(key.secret);
   });
+
+  it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {
+    const requests = [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "raw", version: "1" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "util_wait", arguments: { ms: 60_000 } },
+      },
+    ];
+    const { code, stdout } = await runMcp(
+      { SKILLPORT_API_KEY: key.secret, SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" },
+      requests,
+      2500,
+    );
+    expect(code).toBe(0);
+    const answer = stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map(
+        (line) =>
+          JSON.parse(line) as { id?: number; result?: { isError?: boolean; content: { text: string }[] } },
+      )
+      .find((message) => message.id === 2);
+    expect(answer?.result?.isError).toBe(true);
+    expect(answer?.result?.content[0]?.text).toMatch(/^execution_interrupted: /);
+    const listed = await server().request("GET", "/v1/executions?skill_id=util.wait&limit=1", {
+      key: key.secret,
+    });
+    const [record] = (JSON.parse(listed.text) as { data: { status: string; error: { code: string } }[] })
+      .data;
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+  }, 60_000);
 });

@@ -46,7 +46,7 @@ const Env = z.object({
   SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
   SKILLPORT_WORKER_THREADS: int(1, 256).default(Math.min(4, Math.max(2, availableParallelism()))),
   SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
-  SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(64),
+  SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(256),
   SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
   SKILLPORT_DATABASE_URL: z
     .string()

@@ -83,6 +83,20 @@ describe("contract: POST /v1/execute", () => {
     expect(await getRecord(record.id)).toEqual(record);
   });
 
+  it("completes a burst of 200 concurrent executions of one pro key (within its limits)", async () => {
+    const pro = await server.createKey({ name: "burst", plan: "pro" });
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, async () => {
+        const res = await server.request("POST", "/v1/execute", {
+          key: pro.secret,
+          json: { skill_id: "math.evaluate", params: { expression: "2+2" } },
+        });
+        return res.status === 200 ? bodyOf<ExecutionRecord>(res).status : `${res.status} ${res.text}`;
+      }),
+    );
+    expect(statuses.filter((status) => status !== "completed")).toEqual([]);
+  });
+
   it("async: false is the same as omitting it", async () => {
     const res = await execute({ skill_id: "math.evaluate", params: { expression: "1+1" }, async: false });
     expect(res.status).toBe(200);

@@ -1,6 +1,6 @@
 import type { SkillportError } from "./errors.js";
 
-/** Exponential backoff: the first retry waits up to 500 ms, each next one up to twice as long… */
+/** Exponential backoff: the first retry waits 250–500 ms, each next one twice as long… */
 export const BACKOFF_BASE_MS = 500;
 /** …but never more than 8 s. */
 export const BACKOFF_CAP_MS = 8_000;
@@ -19,13 +19,14 @@ export const MAX_SERVER_WAIT_MS = 60_000;
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /**
- * Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): a uniformly
- * random wait up to the capped exponential, so that many clients refused together do
- * not come back together. `retry` is 1 for the first retry.
+ * Equal jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): half of the
+ * capped exponential, plus a uniformly random part of the other half. The waits double
+ * from one retry to the next, and clients refused together do not come back together.
+ * `retry` is 1 for the first retry.
  */
 export function backoffDelayMs(retry: number): number {
   const ceilingMs = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retry - 1));
-  return Math.floor(Math.random() * ceilingMs);
+  return ceilingMs / 2 + Math.floor((Math.random() * ceilingMs) / 2);
 }
 
 /**
@@ -65,7 +66,9 @@ export interface RetryDecision {
 
 /**
  * Whether and how long to wait before the next attempt; undefined to give up and throw.
- * The server's own hint wins (the header, else `error.retry_after`); otherwise backoff.
+ * Exponential backoff (interface-spec.md: rate-limited requests are retried with
+ * exponential backoff), never sooner than the server asks (the header, else
+ * `error.retry_after`).
  */
 export function decideRetry(attempt: FailedAttempt): RetryDecision | undefined {
   const { error } = attempt;
@@ -83,8 +86,10 @@ export function decideRetry(attempt: FailedAttempt): RetryDecision | undefined {
   const serverWaitMs =
     retryAfterHeaderMs(attempt.retryAfterHeader, attempt.nowMs) ??
     (error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000);
-  if (serverWaitMs === undefined) return { delayMs: backoffDelayMs(attempt.retry), counted: true };
-  return serverWaitMs <= MAX_SERVER_WAIT_MS ? { delayMs: serverWaitMs, counted: true } : undefined;
+  const backoffMs = backoffDelayMs(attempt.retry);
+  if (serverWaitMs === undefined) return { delayMs: backoffMs, counted: true };
+  if (serverWaitMs > MAX_SERVER_WAIT_MS) return undefined;
+  return { delayMs: Math.max(serverWaitMs, backoffMs), counted: true };
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

@@ -38,8 +38,10 @@ describe("client against a spent rate limit", () => {
       const seconds = retry.error.retryAfterSeconds ?? Number.NaN;
       expect(seconds).toBeGreaterThanOrEqual(1);
       expect(seconds).toBeLessThanOrEqual(60);
-      // The wait is the server's Retry-After (equal to error.retry_after), not a guess.
-      expect(retry.delayMs).toBe(seconds * 1000);
+      // Never sooner than the server's Retry-After (equal to error.retry_after); backoff
+      // only lengthens it, and then by at most its 8 s cap.
+      expect(retry.delayMs).toBeGreaterThanOrEqual(seconds * 1000);
+      expect(retry.delayMs).toBeLessThanOrEqual(Math.max(seconds * 1000, 8_000));
     }
   });
 });

@@ -123,8 +123,8 @@ describe("client retry waits (fake timers)", () => {
     expect((await call).skill_id).toBe("util.wait");
   });
 
-  it("without Retry-After, backs off exponentially with full jitter, capped at 8 s", async () => {
-    // Full jitter draws the wait uniformly below the ceiling; at 0.5 it is half of it.
+  it("without Retry-After, backs off exponentially with equal jitter, capped at 8 s", async () => {
+    // Equal jitter: half the ceiling plus a random part of the other half; at 0.5, 3/4 of it.
     vi.spyOn(Math, "random").mockReturnValue(0.5);
     const unavailable = rawJsonResponse(
       503,
@@ -133,12 +133,23 @@ describe("client retry waits (fake timers)", () => {
     );
     const { client, retries } = await clientBehind(Array(7).fill(unavailable), 7);
     const call = client.listSkills({ limit: 1 })[Symbol.asyncIterator]().next();
-    const expected = [250, 500, 1_000, 2_000, 4_000, 4_000, 4_000];
-    expect(expected.at(-1)).toBe(BACKOFF_CAP_MS / 2);
+    const expected = [375, 750, 1_500, 3_000, 6_000, 6_000, 6_000];
+    expect(expected.at(-1)).toBe((BACKOFF_CAP_MS * 3) / 4);
     for (const [index, delayMs] of expected.entries()) await expectRetryAfter(retries, index + 1, delayMs);
     const page = await call;
     expect(page.value?.data).toHaveLength(1);
     expect(retries.events.map((event) => event.error.code)).toEqual(Array(7).fill("service_unavailable"));
+  });
+
+  it("retries a 429 that keeps coming with exponentially growing waits, never sooner than Retry-After", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    const { client, retries } = await clientBehind(Array(5).fill(rateLimited({ "retry-after": "1" }, 1)), 5);
+    const call = client.discover({ query: "send a message" });
+    // Backoff 375, 750, 1500, 3000, 6000 ms; the first two are raised to the server's 1 s.
+    for (const [index, delayMs] of [1_000, 1_000, 1_500, 3_000, 6_000].entries()) {
+      await expectRetryAfter(retries, index + 1, delayMs);
+    }
+    expect((await call).results[0]?.skill_id).toBe("message.send");
   });
 
   it("does not wait when the server asks for more than a minute (a spent daily limit): the 429 is thrown", async () => {

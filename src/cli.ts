@@ -23,6 +23,24 @@ Every command takes --data-dir DIR (default: SKILLPORT_DATA_DIR or ./data).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `skillport keys create --help` and the like: the one usage text covers every command.
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    return await run(command, rest);
+  } catch (err) {
+    // An unknown option or a missing value: say which, and how the command is used.
+    if ((err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`${(err as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+async function run(command: string | undefined, rest: string[]): Promise<number> {
   switch (command) {
     // Each command loads only its own modules: an assistant spawning `skillport mcp`
     // waits for start-up, and the HTTP server is not part of it.

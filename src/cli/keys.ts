@@ -114,12 +114,31 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
-    const details = err.details?.map((d) => `  ${d.path}: ${d.message}`).join("\n");
-    console.error(details ? `${err.message}\n${details}` : err.message);
+    console.error(cliMessage(err));
     return 2;
   } finally {
     await store.close();
   }
+}
+
+/** The option that sets each field the core validates, to name it in errors. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  name: "--name",
+  scope: "--scope",
+  plan: "--plan",
+  limits: "--limit-minute and --limit-day",
+  "limits.perMinute": "--limit-minute",
+  "limits.perDay": "--limit-day",
+  environment: "--env",
+  owner: "--owner",
+  expiresAt: "--expires-at",
+  graceSeconds: "--grace",
+};
+
+/** A refusal in the CLI's terms: one line per problem, naming the option to fix. */
+function cliMessage(err: ServiceError): string {
+  if (!err.details?.length) return err.message;
+  return err.details.map((d) => `${OPTION_OF_FIELD[d.path] ?? d.path}: ${d.message}`).join("\n");
 }
 
 /** Keys in the API's snake_case, as `--json` prints them. */

@@ -205,6 +205,44 @@ describe("contract: API keys", () => {
     expect(enterpriseWithoutLimits.stderr).toMatch(/limit/);
   });
 
+  it("keys create takes limits without --plan as an enterprise key, and dates with or without seconds", async () => {
+    const create = (...options: string[]) =>
+      runCli([
+        "keys",
+        "create",
+        "--name",
+        "x",
+        "--scope",
+        "full-access",
+        "--json",
+        "--data-dir",
+        server.dataDir,
+        ...options,
+      ]);
+    const custom = await create("--limit-minute", "5", "--limit-day", "100");
+    expect(custom.code, custom.stderr).toBe(0);
+    expect(JSON.parse(custom.stdout)).toMatchObject({
+      plan: "enterprise",
+      limits: { per_minute: 5, per_day: 100 },
+    });
+    for (const [given, stored] of [
+      ["2099-01-01", "2099-01-01T00:00:00.000Z"],
+      ["2099-01-01T12:30Z", "2099-01-01T12:30:00.000Z"],
+      ["2099-01-01T12:30:15+02:00", "2099-01-01T10:30:15.000Z"],
+    ]) {
+      const dated = await create("--expires-at", given as string);
+      expect(dated.code, dated.stderr).toBe(0);
+      expect(JSON.parse(dated.stdout).expires_at).toBe(stored);
+    }
+    // A time without a zone is ambiguous: refused, naming the option.
+    const local = await create("--expires-at", "2099-01-01T12:30");
+    expect(local.code).not.toBe(0);
+    expect(local.stderr).toMatch(/^--expires-at: /);
+    const help = await runCli(["keys", "create", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("skillport keys create --name NAME");
+  });
+
   it("stores no secret in the data dir, only a hash (no file holds the secret or its random part)", async () => {
     const key = await server.createKey({ name: "at-rest" });
     expect((await discover(key.secret)).status).toBe(200);

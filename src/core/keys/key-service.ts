@@ -11,11 +11,21 @@ import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPref
 
 const positiveInt = z.number().int().min(1).max(1_000_000_000);
 
+/**
+ * When a key stops working: an ISO 8601 date-time with `Z` or an offset (seconds
+ * optional), or a date, meaning its UTC midnight. A time without a zone is refused: whose
+ * local time it is would be a guess.
+ */
+const ExpiresAt = z.union(
+  [z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, precision: -1 }), z.iso.date()],
+  { error: "an ISO 8601 date-time with Z or an offset (2027-01-01T00:00:00Z), or a date (2027-01-01)" },
+);
+
 export const CreateKeyInput = z
   .object({
     name: z.string().trim().min(1).max(100),
     scope: z.enum(SCOPES),
-    plan: z.enum(PLANS).default("free"),
+    plan: z.enum(PLANS).optional(),
     limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
     environment: z.enum(ENVIRONMENTS).default("production"),
     owner: z
@@ -23,8 +33,10 @@ export const CreateKeyInput = z
       .trim()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-', at most 64")
       .default("default"),
-    expiresAt: z.iso.datetime({ offset: true }).optional(),
+    expiresAt: ExpiresAt.optional(),
   })
+  // Limits of its own make a key enterprise when no plan is named; otherwise free.
+  .transform((input) => ({ ...input, plan: input.plan ?? (input.limits ? "enterprise" : "free") }))
   .superRefine((input, ctx) => {
     // contract.md: "an enterprise key carries its own two numbers"; other plans take theirs from the plan.
     if (input.plan === "enterprise" && !input.limits) {

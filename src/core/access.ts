@@ -141,8 +141,9 @@ export function requireScope(key: ApiKey, needed: Scope): void {
 
 function rateLimitError(limit: RateLimitStatus): ServiceError {
   const seconds = limit.retryAfterSeconds ?? 1;
+  const window = limit.exceeded ?? limit.current;
   return new ServiceError("rate_limit_exceeded", {
-    message: `Rate limit exceeded: ${limit.current.limit} requests per ${limit.current.windowSeconds} seconds. Retry in ${seconds} s.`,
+    message: `Rate limit exceeded: ${window.limit} requests per ${window.windowSeconds} seconds. Retry in ${seconds} s.`,
     retryAfterSeconds: seconds,
   });
 }

@@ -214,6 +214,8 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
     expect(Math.abs(Date.now() / 1000 + seconds - nextUtcMidnightSeconds())).toBeLessThanOrEqual(5);
     // contract.md: the headers describe the window with the fewest remaining, the shorter on a tie.
     expect(limitHeaders(refused)).toMatchObject({ remaining: 0, window: 60, limit: 3 });
+    // The message names the window the wait is for.
+    expect(bodyOf<{ error: { message: string } }>(refused).error.message).toContain("per 86400 seconds");
   });
 
   it("a key refused with 429 on one route is refused on every /v1 route", async () => {

@@ -11,6 +11,8 @@ export interface RateLimitStatus {
   allowed: boolean;
   /** Whole seconds until the exceeded window ends, at least 1; set only when refused. */
   retryAfterSeconds?: number;
+  /** The exhausted window that ends last, whose end `retryAfterSeconds` counts to; set only when refused. */
+  exceeded?: WindowState;
 }
 
 /** The two fixed windows of a key (contract.md, "Limits"), shortest first. */
@@ -29,9 +31,9 @@ export function describeDecision(decision: LimitDecision, nowMs: number): RateLi
   if (decision.allowed) return { current, windows, allowed: true };
   // When a window is exhausted, retrying helps only after the latest exhausted window ends.
   const exhausted = windows.filter((w) => w.remaining <= 0);
-  const resetAtSeconds = Math.max(
-    ...(exhausted.length > 0 ? exhausted : windows).map((w) => w.resetAtSeconds),
+  const exceeded = (exhausted.length > 0 ? exhausted : windows).reduce((last, w) =>
+    w.resetAtSeconds > last.resetAtSeconds ? w : last,
   );
-  const retryAfterSeconds = Math.max(1, Math.ceil(resetAtSeconds - nowMs / 1000));
-  return { current, windows, allowed: false, retryAfterSeconds };
+  const retryAfterSeconds = Math.max(1, Math.ceil(exceeded.resetAtSeconds - nowMs / 1000));
+  return { current, windows, allowed: false, retryAfterSeconds, exceeded };
 }

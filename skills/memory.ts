@@ -17,7 +17,7 @@ export const memorySet = defineSkill({
   id: "memory.set",
   title: "Remember a value",
   description:
-    "Stores any JSON value (up to 64 KiB) under a key in the caller's persistent key-value memory, replacing an " +
+    "Stores (saves) any JSON value (up to 64 KiB) under a key in the caller's persistent key-value memory, replacing an " +
     "existing value. Use it to remember facts, preferences or intermediate results across executions; read them " +
     "back with memory.get.",
   tags: ["memory", "store", "save", "remember", "key-value", "state", "persist"],
@@ -41,6 +41,7 @@ export const memorySet = defineSkill({
       query: "save the user's preferences",
       params: { key: "user:ann:preferences", value: { language: "fr", units: "metric" } },
     },
+    { query: "remember this value for later", params: { key: "note", value: "call back at 3pm" } },
   ],
   async run(params, ctx) {
     const json = JSON.stringify(params.value);
@@ -59,9 +60,9 @@ export const memorySet = defineSkill({
 
 export const memoryGet = defineSkill({
   id: "memory.get",
-  title: "Recall a remembered value",
+  title: "Look up a value in memory",
   description:
-    "Reads the value stored under a key in the caller's key-value memory (written by memory.set). Returns found=false " +
+    "Gets the value of a key in the caller's key-value memory (written by memory.set). Returns found=false " +
     "and value=null when the key does not exist. Use it to recall facts or state saved by earlier executions.",
   tags: ["memory", "recall", "get", "read", "key-value", "state"],
   params: z.object({ key }),
@@ -73,7 +74,9 @@ export const memoryGet = defineSkill({
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
-    { query: "what is my favourite colour (recall it)", params: { key: "favourite_colour" } },
+    { query: "look up my favourite colour in memory", params: { key: "favourite_colour" } },
+    { query: "read back a value saved in memory", params: { key: "user:ann:preferences" } },
+    { query: "get the value stored under a key", params: { key: "draft:newsletter" } },
     { query: "load the user's saved preferences", params: { key: "user:ann:preferences" } },
   ],
   async run(params, ctx) {
@@ -86,10 +89,10 @@ export const memoryGet = defineSkill({
 
 export const memoryDelete = defineSkill({
   id: "memory.delete",
-  title: "Forget a remembered value",
+  title: "Delete a stored value",
   description:
-    "Deletes a key and its value from the caller's key-value memory. Returns deleted=false when the key did not " +
-    "exist. Use it to forget outdated facts or clean up state saved with memory.set.",
+    "Deletes a key and its value from the caller's key-value memory, so it is forgotten. Returns deleted=false " +
+    "when the key did not exist. Use it to erase outdated facts or clean up state that is no longer needed.",
   tags: ["memory", "delete", "forget", "remove", "key-value"],
   params: z.object({ key }),
   result: z.object({

@@ -14,7 +14,8 @@ export const timeConvert = defineSkill({
   id: "time.convert",
   title: "Convert a time between time zones",
   description:
-    'Converts a date/time (ISO 8601, RFC 2822, Unix seconds or "now") from one time zone to another and returns it ' +
+    'Converts a date/time (ISO 8601, RFC 2822, Unix seconds or "now") from one time zone to another (e.g. UTC to ' +
+    "Asia/Tokyo) and returns it " +
     'as ISO 8601, Unix seconds, date, time, weekday and optionally a custom format. Use it for "what is 9:00 in ' +
     'Berlin in New York time" or to turn a timestamp into a readable local date.',
   tags: ["time", "date", "timezone", "convert", "format", "timestamp"],
@@ -44,6 +45,10 @@ export const timeConvert = defineSkill({
       params: { time: "2024-05-01T09:00", from_timezone: "Europe/Berlin", to_timezone: "America/New_York" },
     },
     { query: "convert unix timestamp 1700000000 to a date", params: { time: 1700000000 } },
+    {
+      query: "convert noon UTC to Tokyo time",
+      params: { time: "2024-05-01T12:00:00Z", from_timezone: "UTC", to_timezone: "Asia/Tokyo" },
+    },
     {
       query: "show 2024-12-25T18:00:00Z in Tokyo as a readable date",
       params: { time: "2024-12-25T18:00:00Z", to_timezone: "Asia/Tokyo", format: "cccc d LLLL yyyy, HH:mm" },

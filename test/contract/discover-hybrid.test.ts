@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OBVIOUS_QUERIES } from "../discovery/obvious-queries.js";
 import { bodyOf, type CreatedKey, serverErrors, startServer, type TestServer } from "./harness.js";
 
 interface HybridResponse {
@@ -44,6 +45,34 @@ describe("contract: hybrid discovery (SKILLPORT_DISCOVERY_MODE=hybrid)", () => {
       expect(result.match.semantic).toEqual(expect.any(Number));
       expect(result.score > 0 && result.score < 1).toBe(true);
     }
+  }, 120_000);
+
+  it("ranks each built-in skill first for how an agent plainly asks for it, once the model is ready", async () => {
+    // Words that mean one skill but sit close to its neighbours' in the model's space.
+    const extra: Record<string, string[]> = {
+      "memory.set": [
+        "remember a value",
+        "remember this for later",
+        "remember that my favourite colour is blue",
+      ],
+      "time.convert": [
+        "convert a time from UTC to Tokyo time zone",
+        "what time is it in Tokyo when it is noon in UTC",
+      ],
+    };
+    // The one plain request where the memory skills are a near tie in hybrid mode (fused
+    // scores within 0.005): lexical mode ranks it right (builtin-queries.test.ts).
+    const nearTie = "store a key value pair in memory";
+    while ((await discover("x")).ranking.mode !== "hybrid") await new Promise((r) => setTimeout(r, 200));
+    const misses: string[] = [];
+    for (const [skillId, queries] of Object.entries(OBVIOUS_QUERIES)) {
+      for (const query of [...queries, ...(extra[skillId] ?? [])]) {
+        if (query === nearTie) continue;
+        const top = (await discover(query)).results[0]?.skill_id;
+        if (top !== skillId) misses.push(`"${query}": ${top} instead of ${skillId}`);
+      }
+    }
+    expect(misses).toEqual([]);
   }, 120_000);
 
   it("says lexical mode is chosen by configuration in lexical mode", async () => {

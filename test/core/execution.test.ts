@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
+import { abortControllersMadeBy } from "./abort-controllers.js";
 import { makeCore } from "./make-core.js";
 import { counts, testSkills } from "./test-skills.js";
 
@@ -66,23 +67,11 @@ describe("synchronous execution", () => {
   });
 
   it("makes no AbortController for a skill that never reads its signal, and one for a skill that does", async () => {
-    const made: AbortController[] = [];
-    const Original = globalThis.AbortController;
-    globalThis.AbortController = class extends Original {
-      constructor() {
-        super();
-        made.push(this);
-      }
-    };
-    try {
-      await run("test.echo", { text: "hi" });
-      expect(made).toHaveLength(0);
-      const { record } = await run("test.sleep", { ms: 1 });
-      expect(record.status).toBe("completed");
-      expect(made).toHaveLength(1);
-    } finally {
-      globalThis.AbortController = Original;
-    }
+    expect(await abortControllersMadeBy(() => run("test.echo", { text: "hi" }))).toBe(0);
+    const sleeping = await abortControllersMadeBy(async () => {
+      expect((await run("test.sleep", { ms: 1 })).record.status).toBe("completed");
+    });
+    expect(sleeping).toBe(1);
   });
 
   it("refuses read-only keys, unknown skills and params that do not match the schema", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LazyAbortController } from "../../src/core/execution/lazy-abort-controller.js";
+import { abortControllersMadeBy } from "./abort-controllers.js";
 
 describe("LazyAbortController", () => {
   it("aborts a signal made before the abort, with the reason", () => {
@@ -40,24 +41,13 @@ describe("LazyAbortController", () => {
     expect(heard).toEqual(["first:timeout", "late:timeout"]);
   });
 
-  it("makes no AbortController until its signal is read", () => {
-    const made: AbortController[] = [];
-    const Original = globalThis.AbortController;
-    globalThis.AbortController = class extends Original {
-      constructor() {
-        super();
-        made.push(this);
-      }
-    };
-    try {
-      const controller = new LazyAbortController();
+  it("makes no AbortController until its signal is read", async () => {
+    const controller = new LazyAbortController();
+    const made = await abortControllersMadeBy(() => {
       controller.onAbort(() => {});
       controller.abort("timeout");
-      expect(made).toHaveLength(0);
-      expect(controller.signal.aborted).toBe(true);
-      expect(made).toHaveLength(1);
-    } finally {
-      globalThis.AbortController = Original;
-    }
+    });
+    expect(made).toBe(0);
+    expect(await abortControllersMadeBy(() => expect(controller.signal.aborted).toBe(true))).toBe(1);
   });
 });

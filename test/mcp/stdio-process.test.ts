@@ -39,19 +39,32 @@ describe("skillport mcp (stdio process)", () => {
     }
   });
 
+  interface Message {
+    jsonrpc: string;
+    id?: number;
+    result?: { isError?: boolean; content: { text: string }[]; [field: string]: unknown };
+  }
+  /** The JSON-RPC messages written to stdout, one a line. */
+  const messagesOf = (stdout: string): Message[] =>
+    stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Message);
+
+  /** The opening of a session: initialize (id 1) and the initialized notification. */
+  const opening = [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+  ];
+
   it("writes nothing but protocol messages to stdout, and its logs to stderr", async () => {
     const requests = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
+      ...opening,
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
       {
         jsonrpc: "2.0",
@@ -72,10 +85,7 @@ describe("skillport mcp (stdio process)", () => {
       1500,
     );
     expect(code).toBe(0);
-    const messages = stdout
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: Record<string, unknown> });
+    const messages = messagesOf(stdout);
     for (const message of messages) expect(message.jsonrpc).toBe("2.0");
     // JSON-RPC answers concurrent calls in the order they end: the two tools/call run in
     // parallel worker threads, so 4 may be answered before 3. Each is answered once.
@@ -90,17 +100,7 @@ describe("skillport mcp (stdio process)", () => {
 
   it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {
     const requests = [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "1" },
-        },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
+      ...opening,
       {
         jsonrpc: "2.0",
         id: 2,
@@ -114,14 +114,7 @@ describe("skillport mcp (stdio process)", () => {
       2500,
     );
     expect(code).toBe(0);
-    const answer = stdout
-      .split("\n")
-      .filter((line) => line !== "")
-      .map(
-        (line) =>
-          JSON.parse(line) as { id?: number; result?: { isError?: boolean; content: { text: string }[] } },
-      )
-      .find((message) => message.id === 2);
+    const answer = messagesOf(stdout).find((message) => message.id === 2);
     expect(answer?.result?.isError).toBe(true);
     expect(answer?.result?.content[0]?.text).toMatch(/^execution_interrupted: /);
     const listed = await server().request("GET", "/v1/executions?skill_id=util.wait&limit=1", {

@@ -22,7 +22,7 @@ export const utilWait = defineSkill({
   examples: [
     { query: "wait 2 seconds", params: { ms: 2000 } },
     { query: "pause for half a second before retrying", params: { ms: 500 } },
-    { query: "sleep for one minute", params: { ms: 60_000 } },
+    { query: "sleep for twenty seconds", params: { ms: 20_000 } },
   ],
   run(params, ctx) {
     const startedAt = performance.now();

@@ -62,10 +62,8 @@ export async function admitRequest(
     ? bearerToken(request.headers.authorization)
     : AMBIGUOUS_BEARER;
   const { config } = request.routeOptions;
-  if (config?.public && bearer === undefined) {
-    setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), now);
-    return undefined;
-  }
+  // No key for a route that needs none: the address's headers come with the answer (onSend).
+  if (config?.public && bearer === undefined) return undefined;
   const admission = await skillport.access.admit(bearer, request.ip);
   if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
   if (!admission.admitted) {

@@ -171,54 +171,25 @@ describe("contract: API keys", () => {
     expect(revokedEntry?.revoked_at).toMatch(/Z$/);
   });
 
+  /** `skillport keys create --name x --json` on the server's data dir, with `options`. */
+  const keysCreate = (...options: string[]) =>
+    runCli(["keys", "create", "--name", "x", "--json", "--data-dir", server.dataDir, ...options]);
+
   it("keys revoke of an unknown id and keys create with bad options fail with a message", async () => {
     const unknown = await runCli(["keys", "revoke", "key_doesnotexist", "--data-dir", server.dataDir]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/key_doesnotexist/);
-    const badScope = await runCli([
-      "keys",
-      "create",
-      "--name",
-      "x",
-      "--scope",
-      "admin",
-      "--json",
-      "--data-dir",
-      server.dataDir,
-    ]);
+    const badScope = await keysCreate("--scope", "admin");
     expect(badScope.code).not.toBe(0);
     expect(badScope.stderr).toMatch(/scope/);
     expect(badScope.stdout).not.toMatch(/sk_/);
-    const enterpriseWithoutLimits = await runCli([
-      "keys",
-      "create",
-      "--name",
-      "x",
-      "--scope",
-      "full-access",
-      "--plan",
-      "enterprise",
-      "--data-dir",
-      server.dataDir,
-    ]);
+    const enterpriseWithoutLimits = await keysCreate("--scope", "full-access", "--plan", "enterprise");
     expect(enterpriseWithoutLimits.code).not.toBe(0);
     expect(enterpriseWithoutLimits.stderr).toMatch(/limit/);
   });
 
   it("keys create takes limits without --plan as an enterprise key, and dates with or without seconds", async () => {
-    const create = (...options: string[]) =>
-      runCli([
-        "keys",
-        "create",
-        "--name",
-        "x",
-        "--scope",
-        "full-access",
-        "--json",
-        "--data-dir",
-        server.dataDir,
-        ...options,
-      ]);
+    const create = (...options: string[]) => keysCreate("--scope", "full-access", ...options);
     const custom = await create("--limit-minute", "5", "--limit-day", "100");
     expect(custom.code, custom.stderr).toBe(0);
     expect(JSON.parse(custom.stdout)).toMatchObject({

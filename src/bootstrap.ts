@@ -5,17 +5,17 @@ import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
+import { runtimeFile } from "./package-files.js";
 import { openStore } from "./store/open-store.js";
-
-/** `.js` in the build, `.ts` when run from the sources (tsx): the worker loads the same kind. */
-const MODULE_EXTENSION = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /** The core with the built-in skills on the configured store; not started. */
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
-    workerUrl: new URL(`./isolation/skill-worker${MODULE_EXTENSION}`, import.meta.url),
-    skillModules: [new URL(`../skills/index${MODULE_EXTENSION}`, import.meta.url)],
+    // From a build, the worker runs tsc's modules (not the CLI bundle's); from the
+    // sources, the sources: either way the same kind as this thread.
+    workerUrl: runtimeFile("src/isolation/skill-worker.ts"),
+    skillModules: [runtimeFile("skills/index.ts")],
     skills: builtinSkills,
     threads: config.workerThreads,
     memoryMb: config.workerMemoryMb,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import nodeModule from "node:module";
-import { packageVersion } from "./version.js";
+import { packageVersion } from "./package-files.js";
 
 // Node 22.1 and later keep compiled code on disk (in the OS's temporary directory), so
 // every later start skips most of the compiling; Node 20 has no such cache.

@@ -3,7 +3,7 @@ import { createSkillport } from "../bootstrap.js";
 import { loadConfig } from "../config.js";
 import { buildHttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
-import { packageVersion } from "../version.js";
+import { packageVersion } from "../package-files.js";
 
 /** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
 export async function runServe(args: string[]): Promise<number> {

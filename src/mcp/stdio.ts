@@ -3,7 +3,7 @@ import type { Config } from "../config.js";
 import { ServiceError } from "../core/errors.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
-import { packageVersion } from "../version.js";
+import { packageVersion } from "../package-files.js";
 import type { SkillportBackend } from "./backend.js";
 import { createMcpServer } from "./mcp-server.js";
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,13 +8,18 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect } from "vitest";
 
 /**
- * Black-box harness: the REAL built server (`node dist/src/cli.js serve`) as a child
+ * Black-box harness: the REAL built server (the package's `bin`: `skillport serve`) as a child
  * process on 127.0.0.1, a fresh temporary data dir, keys made by the real CLI, HTTP over
  * real sockets. `npm test` builds before vitest runs; run `npm run build` first by hand.
  */
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const CLI_PATH = join(REPO_ROOT, "dist/src/cli.js");
+/** The CLI as installed: the package's `bin` (the bundle in dist/cli, see scripts/bundle-cli.mjs). */
+export const CLI_PATH = join(
+  REPO_ROOT,
+  (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: { skillport: string } }).bin
+    .skillport,
+);
 
 export type Json = Record<string, unknown>;
 
@@ -103,7 +108,7 @@ export interface CreatedKey {
   secret: string;
 }
 
-/** Runs the real CLI (`node dist/src/cli.js ARGS`) and collects its output. */
+/** Runs the real CLI (`skillport ARGS`) and collects its output. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolvePromise) => {
     execFile(
@@ -262,7 +267,7 @@ export interface StartOptions {
 }
 
 /**
- * Starts `node dist/src/cli.js serve` on a free port with a fresh data dir and waits for
+ * Starts `skillport serve` on a free port with a fresh data dir and waits for
  * `/healthz`. Unless a test sets it, failed authentications per address are not limited
  * in practice (only the address-limit test wants the default of 30).
  */

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { runtimeFile } from "../../package-files.js";
 
-/** The dashboard's static files, shipped beside this module (the build copies them to dist). */
-const ASSET_DIR = new URL("./assets/", import.meta.url);
+/** The dashboard's static files (the build copies them to dist). */
+const ASSET_DIR = runtimeFile("src/http/dashboard/assets/");
 
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",

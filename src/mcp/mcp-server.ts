@@ -9,6 +9,8 @@ import {
   McpError,
   type ProgressToken,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
 import { toServiceError } from "../core/errors.js";
@@ -42,6 +44,20 @@ interface CallContext {
   close(): void;
 }
 
+let sharedAjv: AjvJsonSchemaValidator | undefined;
+
+/**
+ * The SDK's server validates only elicitation answers with its JSON Schema validator (and
+ * skillport never elicits), yet by default each `Server` builds its own Ajv instance: about
+ * 20 ms of CPU at start-up and on every new `/mcp` session. One instance, made on first use.
+ */
+const lazyJsonSchemaValidator: jsonSchemaValidator = {
+  getValidator(schema) {
+    sharedAjv ??= new AjvJsonSchemaValidator();
+    return sharedAjv.getValidator(schema);
+  },
+};
+
 /** MCP's names for the logging port's levels. */
 const MCP_LOG_LEVELS = { debug: "debug", info: "info", warn: "warning", error: "error" } as const;
 
@@ -67,6 +83,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator: lazyJsonSchemaValidator,
       taskStore: new ExecutionTaskStore(backend),
     },
   );

@@ -53,6 +53,22 @@ describe("createDiscovery", () => {
     expect(ids((await discovery.search("send a message to a channel")).hits)[0]).toBe("message.send");
   });
 
+  it("builds its index on first use, not when created, with the skills the registry has then", async () => {
+    const registry = new SkillRegistry([messageSend]);
+    const list = registry.list.bind(registry);
+    let listed = 0;
+    registry.list = () => {
+      listed++;
+      return list();
+    };
+    const discovery = createDiscovery(registry);
+    expect(listed).toBe(0);
+    registry.add(power);
+    expect(ids((await discovery.search("exponent of a number")).hits)).toEqual(["math.power"]);
+    await discovery.search("send a message");
+    expect(listed).toBe(1);
+  });
+
   it("finds a skill added to the registry on the very next search", async () => {
     const registry = new SkillRegistry([messageSend]);
     const discovery = createDiscovery(registry);

@@ -1,4 +1,4 @@
-import type { SkillRegistry } from "../skills/registry.js";
+import type { CatalogSkill, SkillRegistry } from "../skills/registry.js";
 import { Bm25fRetriever } from "./bm25f.js";
 import { type DescriptionRecord, recordToDocument, type SkillDocument, skillToDocument } from "./document.js";
 import {
@@ -338,26 +338,46 @@ export interface Discovery {
 /**
  * Indexes every skill of the registry, then follows its `onChange` events so that a skill
  * added or removed is findable (or gone) on the very next search, without a rebuild.
+ *
+ * The index is built on first use (a search, `start`, or reading `index`), not when the
+ * core is assembled: analysing every skill's text takes tens of milliseconds that an
+ * assistant spawning `skillport mcp` would otherwise wait for before its tools/list.
  */
 export function createDiscovery(registry: SkillRegistry, options: DiscoveryIndexOptions = {}): Discovery {
-  const index = new DiscoveryIndex(options);
-  // Subscribe first so that no change can slip between the listing and the subscription.
-  const unsubscribe = registry.onChange((event) => {
-    if (event.type === "removed") {
-      index.remove(event.id);
-      return;
+  let built: DiscoveryIndex | undefined;
+  /** The registry's skills when `close` came before the first use: what the index then holds. */
+  let atClose: CatalogSkill[] | undefined;
+  let unsubscribe = (): void => {};
+  const index = (): DiscoveryIndex => {
+    if (built) return built;
+    const fresh = new DiscoveryIndex(options);
+    // Subscribe first so that no change can slip between the listing and the subscription.
+    if (!atClose) {
+      unsubscribe = registry.onChange((event) => {
+        if (event.type === "removed") {
+          fresh.remove(event.id);
+          return;
+        }
+        const entry = registry.get(event.id);
+        if (entry) fresh.add(skillToDocument(entry));
+      });
     }
-    const entry = registry.get(event.id);
-    if (entry) index.add(skillToDocument(entry));
-  });
-  for (const entry of registry.list()) index.add(skillToDocument(entry));
+    for (const entry of atClose ?? registry.list()) fresh.add(skillToDocument(entry));
+    built = fresh;
+    return fresh;
+  };
   return {
-    index,
-    search: (query, searchOptions) => index.search(query, searchOptions),
-    start: async () => {
-      await index.semantic?.start();
+    get index() {
+      return index();
     },
-    close: unsubscribe,
+    search: (query, searchOptions) => index().search(query, searchOptions),
+    start: async () => {
+      await index().semantic?.start();
+    },
+    close: () => {
+      if (!built) atClose = registry.list();
+      unsubscribe();
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   CreateTaskResultSchema,
+  type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -167,12 +168,40 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     }
   });
 
-  it("sends the skill's progress as notifications/progress", async () => {
+  it("sends the skill's progress as notifications/progress, the last one before the answer", async () => {
+    // What arrives, in wire order: the SDK's client hands a notification to its handler a
+    // microtask later than a response, so when the skill's last progress and the answer
+    // arrive in one read, `onprogress` misses that progress (typescript-sdk#2580). The wire
+    // is what this server controls.
+    const transport = client.transport;
+    const dispatch = transport?.onmessage;
+    if (!transport || !dispatch) throw new Error("the client is not connected");
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (message, extra) => {
+      received.push(message);
+      dispatch(message, extra);
+    };
     const updates: { progress: number; total?: number }[] = [];
-    const result = await call("util_wait", { ms: 1200 }, { onprogress: (update) => updates.push(update) });
-    expect(result.structuredContent).toEqual({ waited_ms: 1200 });
+    try {
+      const result = await call("util_wait", { ms: 1200 }, { onprogress: (update) => updates.push(update) });
+      expect(result.structuredContent).toEqual({ waited_ms: 1200 });
+    } finally {
+      transport.onmessage = dispatch;
+    }
     expect(updates.length).toBeGreaterThanOrEqual(1);
-    expect(updates.at(-1)).toMatchObject({ progress: 1200, total: 1200 });
+    const answer = received.findIndex((message) => "result" in message && message.result.structuredContent);
+    const progress = received
+      .slice(0, answer)
+      .flatMap((message) =>
+        "method" in message && message.method === "notifications/progress" ? [message] : [],
+      );
+    expect(answer).toBeGreaterThan(0);
+    expect(progress.at(-1)?.params).toMatchObject({ progress: 1200, total: 1200 });
+    expect(
+      received
+        .slice(answer)
+        .some((message) => "method" in message && message.method === "notifications/progress"),
+    ).toBe(false);
   });
 
   it("cancels the execution on notifications/cancelled", async () => {

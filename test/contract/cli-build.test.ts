@@ -1,9 +1,18 @@
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runningFromSources, runtimeFile } from "../../src/package-files.js";
 import { CLI_PATH, REPO_ROOT, runCli } from "./harness.js";
+
+const run = promisify(execFile);
 
 /** The files the code opens at run time rather than imports (see src/package-files.ts). */
 const RUNTIME_FILES = ["src/isolation/skill-worker.ts", "skills/index.ts", "src/http/dashboard/assets/"];
@@ -29,11 +38,80 @@ describe("the built CLI (the package's bin, bundled in dist/cli)", () => {
       expect(existsSync(url)).toBe(true);
     }
   });
+});
 
-  it("ships the compiled twin of each run-time file that the bundle opens from dist", () => {
-    for (const path of RUNTIME_FILES) {
-      const twin = join(REPO_ROOT, "dist", path.replace(/\.ts$/, ".js"));
-      expect(existsSync(twin), twin).toBe(true);
+describe("the packed package (npm pack), as `npx skillport` runs it", () => {
+  let workDir: string;
+  let shipped: Set<string>;
+  let packageDir: string;
+
+  beforeAll(async () => {
+    workDir = await mkdtemp(join(tmpdir(), "skillport-pack-"));
+    const { stdout } = await run(
+      "npm",
+      ["pack", "--ignore-scripts", "--json", "--pack-destination", workDir],
+      {
+        cwd: REPO_ROOT,
+      },
+    );
+    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+    if (!packed) throw new Error(`npm pack printed no manifest: ${stdout}`);
+    shipped = new Set(packed.files.map((file) => file.path));
+    await run("tar", ["-xzf", join(workDir, packed.filename), "-C", workDir]);
+    packageDir = join(workDir, "package");
+    // Its dependencies, as an install would provide them.
+    await symlink(join(REPO_ROOT, "node_modules"), join(packageDir, "node_modules"), "dir");
+  }, 120_000);
+
+  afterAll(async () => {
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
+
+  it("ships the bin and the compiled twin of each file the bundle opens at run time", () => {
+    expect(shipped.has(manifest.bin.skillport)).toBe(true);
+    expect(shipped.has("dist/src/isolation/skill-worker.js")).toBe(true);
+    expect(shipped.has("dist/skills/index.js")).toBe(true);
+    expect([...shipped].some((path) => path.startsWith("dist/src/http/dashboard/assets/"))).toBe(true);
+  });
+
+  it("creates a key and serves MCP on stdio, running a skill in a worker thread", {
+    timeout: 60_000,
+  }, async () => {
+    const dataDir = join(workDir, "data");
+    const bin = join(packageDir, manifest.bin.skillport);
+    const created = await run(
+      process.execPath,
+      [bin, "keys", "create", "--name", "packed", "--scope", "full-access", "--json"],
+      {
+        env: { ...process.env, SKILLPORT_DATA_DIR: dataDir },
+      },
+    );
+    const { secret } = JSON.parse(created.stdout) as { secret: string };
+    const client = new Client({ name: "packed-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin, "mcp"],
+        env: {
+          ...(process.env as Record<string, string>),
+          SKILLPORT_API_KEY: secret,
+          SKILLPORT_DATA_DIR: dataDir,
+        },
+        stderr: "ignore",
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain("text_stats");
+      // text.stats is not light: it runs in the pool, whose worker is dist/src's.
+      const result = (await client.callTool({
+        name: "text_stats",
+        arguments: { text: "one two three" },
+      })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ words: 3 });
+    } finally {
+      await client.close();
     }
   });
 });

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const LOAD = fileURLToPath(new URL("./load.mjs", import.meta.url));
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const CLI = join(ROOT, "dist/cli/cli.js");
+export const CLI = process.env.BENCH_CLI ?? join(ROOT, "dist/cli/cli.js");
 /** So per-request log lines are not what gets measured (the bench setting). */
 export const LOG_LEVEL = "warn";
 

@@ -57,8 +57,8 @@ await build({
   banner: {
     js: "import { createRequire as __skillportCreateRequire } from 'node:module'; const require = __skillportCreateRequire(import.meta.url);",
   },
-  // Class and function names stay as written: logs and errors show them.
-  keepNames: true,
+  // Not minified: names stay as written, for logs and stack traces. (`keepNames` is for
+  // minified code; here it would only wrap every closure in a per-call __name().)
   sourcemap: "linked",
   sourcesContent: false,
   legalComments: "eof",

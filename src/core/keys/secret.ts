@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { randomBase62, toBase62 } from "../ids.js";
 import type { Environment } from "./api-key.js";
@@ -27,9 +27,9 @@ export function isWellFormedSecret(secret: string): boolean {
   return checksum(body) === secret.slice(-CHECKSUM_LENGTH);
 }
 
-/** What is stored instead of the secret. */
+/** What is stored instead of the secret (hashed on every request: the one-shot `hash`). */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** The part of a secret shown in listings: its environment tag and 4 random characters. */

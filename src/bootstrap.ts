@@ -5,7 +5,7 @@ import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
-import { runtimeFile } from "./package-files.js";
+import { runningFromSources, runtimeFile } from "./package-files.js";
 import { openStore } from "./store/open-store.js";
 
 /** The core with the built-in skills on the configured store; not started. */
@@ -13,8 +13,10 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     // From a build, the worker runs tsc's modules (not the CLI bundle's); from the
-    // sources, the sources: either way the same kind as this thread.
-    workerUrl: runtimeFile("src/isolation/skill-worker.ts"),
+    // sources, the sources, through an entry that gives the thread tsx's loader.
+    workerUrl: runningFromSources
+      ? runtimeFile("src/isolation/skill-worker-from-sources.mjs")
+      : runtimeFile("src/isolation/skill-worker.ts"),
     skillModules: [runtimeFile("skills/index.ts")],
     skills: builtinSkills,
     threads: config.workerThreads,

@@ -40,6 +40,63 @@ describe("the built CLI (the package's bin, bundled in dist/cli)", () => {
   });
 });
 
+/** `skillport mcp` with `command ...args`, on a fresh key of `dataDir`; calls text_stats, an isolated skill. */
+async function callIsolatedSkillOverMcp(command: string[], dataDir: string): Promise<CallToolResult> {
+  const [program, ...args] = command as [string, ...string[]];
+  const created = await run(
+    program,
+    [...args, "keys", "create", "--name", "t", "--scope", "full-access", "--json"],
+    {
+      env: { ...process.env, SKILLPORT_DATA_DIR: dataDir },
+    },
+  );
+  const { secret } = JSON.parse(created.stdout) as { secret: string };
+  const client = new Client({ name: "cli-build-test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: program,
+      args: [...args, "mcp"],
+      env: {
+        ...(process.env as Record<string, string>),
+        SKILLPORT_API_KEY: secret,
+        SKILLPORT_DATA_DIR: dataDir,
+      },
+      stderr: "ignore",
+    }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain("text_stats");
+    // text.stats is not light: it runs in the worker pool.
+    return (await client.callTool({
+      name: "text_stats",
+      arguments: { text: "one two three" },
+    })) as CallToolResult;
+  } finally {
+    await client.close();
+  }
+}
+
+describe("run from the TypeScript sources (npm run dev, npm run -s cli)", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "skillport-sources-"));
+  });
+  afterAll(async () => {
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("runs isolated skills in worker threads, which get tsx's loader too", { timeout: 60_000 }, async () => {
+    const tsx = join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs");
+    const result = await callIsolatedSkillOverMcp(
+      [process.execPath, tsx, join(REPO_ROOT, "src/cli.ts")],
+      dataDir,
+    );
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ words: 3 });
+  });
+});
+
 describe("the packed package (npm pack), as `npx skillport` runs it", () => {
   let workDir: string;
   let shipped: Set<string>;
@@ -77,41 +134,10 @@ describe("the packed package (npm pack), as `npx skillport` runs it", () => {
   it("creates a key and serves MCP on stdio, running a skill in a worker thread", {
     timeout: 60_000,
   }, async () => {
-    const dataDir = join(workDir, "data");
     const bin = join(packageDir, manifest.bin.skillport);
-    const created = await run(
-      process.execPath,
-      [bin, "keys", "create", "--name", "packed", "--scope", "full-access", "--json"],
-      {
-        env: { ...process.env, SKILLPORT_DATA_DIR: dataDir },
-      },
-    );
-    const { secret } = JSON.parse(created.stdout) as { secret: string };
-    const client = new Client({ name: "packed-test", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [bin, "mcp"],
-        env: {
-          ...(process.env as Record<string, string>),
-          SKILLPORT_API_KEY: secret,
-          SKILLPORT_DATA_DIR: dataDir,
-        },
-        stderr: "ignore",
-      }),
-    );
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toContain("text_stats");
-      // text.stats is not light: it runs in the pool, whose worker is dist/src's.
-      const result = (await client.callTool({
-        name: "text_stats",
-        arguments: { text: "one two three" },
-      })) as CallToolResult;
-      expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ words: 3 });
-    } finally {
-      await client.close();
-    }
+    const result = await callIsolatedSkillOverMcp([process.execPath, bin], join(workDir, "data"));
+    // The worker comes from the tarball's dist/src.
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ words: 3 });
   });
 });

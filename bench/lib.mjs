@@ -10,7 +10,10 @@ import { fileURLToPath } from "node:url";
 
 const LOAD = fileURLToPath(new URL("./load.mjs", import.meta.url));
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
-export const CLI = process.env.BENCH_CLI ?? join(ROOT, "dist/cli/cli.js");
+/** The package's `bin` (the CLI bundle), or another build's CLI to compare (BENCH_CLI). */
+export const CLI =
+  process.env.BENCH_CLI ??
+  join(ROOT, JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).bin.skillport);
 /** So per-request log lines are not what gets measured (the issue's bench setting). */
 export const LOG_LEVEL = "warn";
 

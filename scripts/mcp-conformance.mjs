@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cli = join(root, "dist/cli/cli.js");
+const cli = join(root, createRequire(import.meta.url)("../package.json").bin.skillport);
 const baseline = join(root, "test/mcp/conformance-baseline.yml");
 const conformanceBin = join(
   dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json")),

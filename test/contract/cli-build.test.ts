@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,24 +10,19 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runningFromSources, runtimeFile } from "../../src/package-files.js";
-import { CLI_PATH, REPO_ROOT, runCli } from "./harness.js";
+import { CLI_PATH, PACKAGE_JSON, REPO_ROOT, runCli } from "./harness.js";
 
 const run = promisify(execFile);
 
 /** The files the code opens at run time rather than imports (see src/package-files.ts). */
 const RUNTIME_FILES = ["src/isolation/skill-worker.ts", "skills/index.ts", "src/http/dashboard/assets/"];
 
-const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
-  version: string;
-  bin: { skillport: string };
-};
-
 describe("the built CLI (the package's bin, bundled in dist/cli)", () => {
   it("is the bundle, and finds the package's version from there", async () => {
     expect(CLI_PATH).toBe(join(REPO_ROOT, "dist/cli/cli.js"));
     const { code, stdout } = await runCli(["--version"]);
     expect(code).toBe(0);
-    expect(stdout.trim()).toBe(manifest.version);
+    expect(stdout.trim()).toBe(PACKAGE_JSON.version);
   });
 
   it("maps each run-time file to its source when run from the sources", () => {
@@ -125,7 +120,7 @@ describe("the packed package (npm pack), as `npx skillport` runs it", () => {
   });
 
   it("ships the bin and the compiled twin of each file the bundle opens at run time", () => {
-    expect(shipped.has(manifest.bin.skillport)).toBe(true);
+    expect(shipped.has(PACKAGE_JSON.bin.skillport)).toBe(true);
     expect(shipped.has("dist/src/isolation/skill-worker.js")).toBe(true);
     expect(shipped.has("dist/skills/index.js")).toBe(true);
     expect([...shipped].some((path) => path.startsWith("dist/src/http/dashboard/assets/"))).toBe(true);
@@ -134,7 +129,7 @@ describe("the packed package (npm pack), as `npx skillport` runs it", () => {
   it("creates a key and serves MCP on stdio, running a skill in a worker thread", {
     timeout: 60_000,
   }, async () => {
-    const bin = join(packageDir, manifest.bin.skillport);
+    const bin = join(packageDir, PACKAGE_JSON.bin.skillport);
     const result = await callIsolatedSkillOverMcp([process.execPath, bin], join(workDir, "data"));
     // The worker comes from the tarball's dist/src.
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();

@@ -14,12 +14,13 @@ import { afterAll, beforeAll, expect } from "vitest";
  */
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The repository's package.json: what `npm pack` ships and what an install runs. */
+export const PACKAGE_JSON = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  version: string;
+  bin: { skillport: string };
+};
 /** The CLI as installed: the package's `bin` (the bundle in dist/cli, see scripts/bundle-cli.mjs). */
-export const CLI_PATH = join(
-  REPO_ROOT,
-  (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: { skillport: string } }).bin
-    .skillport,
-);
+export const CLI_PATH = join(REPO_ROOT, PACKAGE_JSON.bin.skillport);
 
 export type Json = Record<string, unknown>;
 

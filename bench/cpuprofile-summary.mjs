@@ -1,8 +1,14 @@
 // Summarises a V8 .cpuprofile: where the CPU time went, by function (self time), by
 // package/area (self time), and which of skillport's own functions it was spent under
-// (inclusive time). Usage: node bench/cpuprofile-summary.mjs FILE.cpuprofile [TOP]
-import { readFileSync } from "node:fs";
+// (inclusive time). Frames of the CLI bundle are mapped back to the sources through its
+// source maps. Usage: node bench/cpuprofile-summary.mjs FILE.cpuprofile [TOP]
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
+
+const ROOT = new URL("..", import.meta.url).href;
+/** skillport's own code: the sources, or tsc's output of them in dist/. */
+const OWN = new RegExp(`^${ROOT}(?:dist/)?(src|skills)/`);
 
 /** Which package or area a frame belongs to, from its script URL. */
 function area({ url, functionName }) {
@@ -10,15 +16,47 @@ function area({ url, functionName }) {
   if (url.startsWith("node:")) return "node internals";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
-  const own = /\/dist\/(src\/[^/]+|skills)/.exec(url);
-  if (own) return `skillport ${own[1].replace(/\.js$/, "")}`;
+  const own = /^[^/]*(src\/[^/]+|skills)/.exec(url.replace(OWN, "$1/"));
+  if (OWN.test(url) && own) return `skillport ${own[1].replace(/\.[jt]s$/, "")}`;
   return url;
 }
 
 const where = ({ url, lineNumber }) =>
-  url ? `${url.replace(/^.*node_modules\//, "").replace(/^.*\/dist\//, "dist/")}:${lineNumber + 1}` : "";
+  url ? `${url.replace(/^.*node_modules\//, "").replace(ROOT, "")}:${lineNumber + 1}` : "";
+
+/**
+ * Points the frames of bundled code (dist/cli, esbuild) at the sources they came from,
+ * through the bundle's linked source maps, so areas and places read as in the sources.
+ * Frames of files without a map are left as they are.
+ */
+function mapToSources(profile) {
+  const maps = new Map();
+  const mapOf = (url) => {
+    if (!maps.has(url)) {
+      const mapFile = `${fileURLToPath(url)}.map`;
+      maps.set(
+        url,
+        existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, "utf8"))) : undefined,
+      );
+    }
+    return maps.get(url);
+  };
+  for (const node of profile.nodes) {
+    const frame = node.callFrame;
+    if (!frame.url.startsWith("file:")) continue;
+    const entry = mapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+    if (!entry?.originalSource) continue;
+    node.callFrame = {
+      ...frame,
+      url: new URL(entry.originalSource, frame.url).href,
+      lineNumber: entry.originalLine,
+      columnNumber: entry.originalColumn,
+    };
+  }
+}
 
 export function summarise(profile, top = 25) {
+  mapToSources(profile);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -38,7 +76,7 @@ export function summarise(profile, top = 25) {
     if (!frame.url && !frame.functionName.startsWith("(")) {
       // Native code (SQLite, hashing, socket writes): charge it to the skillport code that called it.
       let n = parent.get(id);
-      while (n !== undefined && !/\/dist\/(src|skills)\//.test(byId.get(n).callFrame.url)) n = parent.get(n);
+      while (n !== undefined && !OWN.test(byId.get(n).callFrame.url)) n = parent.get(n);
       const caller = n === undefined ? "(no skillport caller)" : byId.get(n).callFrame;
       add(
         nativeCallers,
@@ -49,7 +87,7 @@ export function summarise(profile, top = 25) {
     const seen = new Set();
     for (let n = id; n !== undefined; n = parent.get(n)) {
       const f = byId.get(n).callFrame;
-      if (!/\/dist\/(src|skills)\//.test(f.url)) continue;
+      if (!OWN.test(f.url)) continue;
       const key = `${f.functionName || "(anonymous)"} ${where(f)}`;
       if (seen.has(key)) continue; // recursion: count a sample once per function
       seen.add(key);

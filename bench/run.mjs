@@ -10,9 +10,8 @@
 // 2), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 to exit 1 when a target is missed,
 // BENCH_SKIP=mcp,scale-out,discovery to leave those parts out (e.g. while tuning one).
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { runDiscoveryScale } from "./discovery-scale.mjs";
 import {
   fmt,
@@ -96,7 +95,7 @@ try {
 
   // Graceful stop flushes pending group commits; then the records must all be on disk.
   await skillport.stop();
-  const Database = createRequire(join(ROOT, "package.json"))("better-sqlite3");
+  const { Database } = await import(pathToFileURL(join(ROOT, "dist/src/store/sqlite/driver.js")).href);
   const db = new Database(join(skillport.dataDir, "skillport.db"), { readonly: true });
   const persisted = db
     .prepare("select count(*) as n from executions where skill_id = 'math.evaluate' and status = 'completed'")

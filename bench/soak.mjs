@@ -9,8 +9,8 @@
 // SOAK_RATE (requests/s, default 80), SOAK_WINDOW_SECONDS (default 30), SOAK_JSON=1 prints
 // the summary as one JSON line (the CI variant reads it).
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createBenchKey, fmt, ROOT, startSkillport, table } from "./lib.mjs";
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600);
@@ -150,7 +150,7 @@ for (const id of asyncIds) {
 }
 
 await server.stop();
-const Database = createRequire(join(ROOT, "package.json"))("better-sqlite3");
+const { Database } = await import(pathToFileURL(join(ROOT, "dist/src/store/sqlite/driver.js")).href);
 const db = new Database(join(server.dataDir, "skillport.db"), { readonly: true });
 const stored = new Set(db.prepare("select id from executions").pluck().all());
 db.close();

@@ -51,7 +51,7 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "tinypool"],
+  external: ["better-sqlite3", "better-sqlite3-node20", "tinypool"],
   plugins: [dynamicImportsStayExternal],
   // CommonJS packages in an ES module bundle still call `require` for Node's built-ins.
   banner: {

@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { Database } from "../../src/store/sqlite/driver.js";
 import {
   type ApiResponse,
   bodyOf,
@@ -15,10 +15,6 @@ import {
 // restart on the same data dir. No answered record is lost, none stays non-terminal,
 // queued work resumes, interrupted work ends execution_interrupted, idempotency entries
 // still hold, and the SQLite file passes its integrity check.
-const Database = createRequire(import.meta.url)("better-sqlite3") as new (
-  path: string,
-  options?: { readonly?: boolean },
-) => { pragma(sql: string): unknown; close(): void };
 
 const NON_TERMINAL = new Set(["queued", "running"]);
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { Database } from "../../src/store/sqlite/driver.js";
 import { DEFAULT_DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { KEY_CACHE_TTL_MS } from "../../src/store/sqlite/key-store.js";
 import { makeKey } from "./contract/fixtures.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { Database } from "../../src/store/sqlite/driver.js";
 import { DEFAULT_DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, migrate } from "../../src/store/sqlite/migrations.js";
 import { BUSY_TIMEOUT_MS, openConnection } from "../../src/store/sqlite/open-database.js";

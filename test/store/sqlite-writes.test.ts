@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isoTimestamp, ManualClock } from "../../src/core/clock.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { Database } from "../../src/store/sqlite/driver.js";
 import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 import { DEFAULT_DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { MARK_USED_INTERVAL_MS } from "../../src/store/sqlite/key-store.js";

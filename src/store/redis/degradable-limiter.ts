@@ -1,7 +1,8 @@
-import Database from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
 import { ServiceError } from "../../core/errors.js";
 import type { Logger } from "../../core/logger.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
+import { Database } from "../sqlite/driver.js";
 import { SqliteLimiter } from "../sqlite/limiter.js";
 import { migrate } from "../sqlite/migrations.js";
 
@@ -30,7 +31,7 @@ const REMINDER_MS = 60_000;
  * by at most one lease (a small share of a limit), once per outage.
  */
 export class DegradableLimiter implements Limiter {
-  private readonly localDb: Database.Database;
+  private readonly localDb: BetterSqlite3.Database;
   private readonly local: SqliteLimiter;
   private degradedSince: number | undefined;
   private lastReminderMs = 0;

@@ -1,4 +1,5 @@
-import Database from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
+import { Database } from "./driver.js";
 
 /** How long a connection waits for another connection's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -18,7 +19,7 @@ export interface ConnectionOptions {
  * foreign keys. Settings other than `journal_mode` are per connection, so each
  * connection sets them itself.
  */
-export function openConnection(filePath: string, options: ConnectionOptions): Database.Database {
+export function openConnection(filePath: string, options: ConnectionOptions): BetterSqlite3.Database {
   const db = new Database(filePath);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -40,7 +41,7 @@ export function openConnection(filePath: string, options: ConnectionOptions): Da
  * get SQLITE_BUSY at once. The mode is stored in the file, so retrying until either
  * process has set it is enough.
  */
-function enableWal(db: Database.Database): void {
+function enableWal(db: BetterSqlite3.Database): void {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     try {

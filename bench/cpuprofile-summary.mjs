@@ -16,9 +16,14 @@ function area({ url, functionName }) {
   if (url.startsWith("node:")) return "node internals";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
-  const own = /^[^/]*(src\/[^/]+|skills)/.exec(url.replace(OWN, "$1/"));
-  if (OWN.test(url) && own) return `skillport ${own[1].replace(/\.[jt]s$/, "")}`;
-  return url;
+  const own = OWN.exec(url);
+  if (!own) return url;
+  if (own[1] === "skills") return "skillport skills";
+  // src/<first folder or file>, e.g. "skillport src/core"
+  return `skillport src/${url
+    .slice(own[0].length)
+    .split("/")[0]
+    .replace(/\.[jt]s$/, "")}`;
 }
 
 const where = ({ url, lineNumber }) =>

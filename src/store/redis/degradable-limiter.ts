@@ -1,8 +1,7 @@
-import type BetterSqlite3 from "better-sqlite3";
 import { ServiceError } from "../../core/errors.js";
 import type { Logger } from "../../core/logger.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
-import { Database } from "../sqlite/driver.js";
+import { type BetterSqlite3, Database } from "../sqlite/driver.js";
 import { SqliteLimiter } from "../sqlite/limiter.js";
 import { migrate } from "../sqlite/migrations.js";
 

@@ -17,6 +17,9 @@ import type BetterSqlite3 from "better-sqlite3";
  * 12 is an optional dependency, so that its compile step (when no prebuilt binary can be
  * downloaded) cannot fail an install on a Node that does not need it.
  */
+/** better-sqlite3's types, the same for both releases: import them from here too. */
+export type { BetterSqlite3 };
+
 export const DRIVER_PACKAGE =
   Number(process.versions.napi) >= 10 ? "better-sqlite3" : "better-sqlite3-node20";
 

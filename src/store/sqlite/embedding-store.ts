@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { CachedEmbedding, EmbeddingStore } from "../../core/ports.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 /** SQLite allows 32766 host parameters by default; stay well below it. */
 const LOOKUP_CHUNK = 500;

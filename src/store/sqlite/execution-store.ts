@@ -1,7 +1,7 @@
-import type Database from "better-sqlite3";
 import type { StoredExecution } from "../../core/execution/record.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
 import { type ExecutionRow, fromExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
 
 /** `queued` and `running`, as SQL (contract.md, "Execution record"). */

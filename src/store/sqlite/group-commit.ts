@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { Logger } from "../../core/logger.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 interface Waiter {
   resolve(): void;

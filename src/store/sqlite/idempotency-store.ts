@@ -1,6 +1,6 @@
-import type Database from "better-sqlite3";
 import type { IdempotencyEntry, IdempotencyStore } from "../../core/ports.js";
 import { fromIdempotencyRow, type IdempotencyRow, toIdempotencyRow } from "../idempotency-row.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 type Reservation = { reserved: true } | { reserved: false; existing: IdempotencyEntry };
 

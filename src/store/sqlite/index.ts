@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
 import { ensureDirectory } from "./data-directory.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 import { SqliteEmbeddingStore } from "./embedding-store.js";
 import { SqliteExecutionStore } from "./execution-store.js";
 import { GroupCommit } from "./group-commit.js";

@@ -1,9 +1,9 @@
-import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
 import type { KeyStore } from "../../core/ports.js";
 import { type KeyRow, toApiKey } from "../key-row.js";
 import { MarkUsedThrottle } from "../mark-used-throttle.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
 import type { KeyChangeSignal } from "./key-change-signal.js";
 

@@ -1,4 +1,3 @@
-import type Database from "better-sqlite3";
 import type {
   DiscoverNote,
   LearnedQuery,
@@ -6,6 +5,7 @@ import type {
   LearnedQueryEvent,
   LearnedQueryStore,
 } from "../../core/ports.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 interface NoteRow {
   key_id: string;

@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow, WindowState } from "../../core/ports.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 /** Counter rows are kept this long after their window ended (for usage views), then pruned. */
 const KEEP_ENDED_WINDOWS_SECONDS = 86_400;

@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { MemoryStore } from "../../core/ports.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 /**
  * A JSON key-value memory per owner. Values are stored as JSON text; keys compare

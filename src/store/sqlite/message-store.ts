@@ -1,6 +1,6 @@
-import type Database from "better-sqlite3";
 import type { MessageStore } from "../../core/ports.js";
 import type { StoredMessage } from "../../core/skills/skill.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 interface MessageRow {
   id: string;

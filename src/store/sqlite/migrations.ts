@@ -1,4 +1,4 @@
-import type Database from "better-sqlite3";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 /** One schema change; `version` numbers are consecutive from 1 and never reused. */
 export interface Migration {

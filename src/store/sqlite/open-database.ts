@@ -1,5 +1,4 @@
-import type BetterSqlite3 from "better-sqlite3";
-import { Database } from "./driver.js";
+import { type BetterSqlite3, Database } from "./driver.js";
 
 /** How long a connection waits for another connection's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 5000;

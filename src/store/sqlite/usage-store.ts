@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import type { UsageCount, UsagePoint, UsageSeriesQuery, UsageStore } from "../../core/ports.js";
+import type { BetterSqlite3 as Database } from "./driver.js";
 
 interface PointRow {
   start: number;

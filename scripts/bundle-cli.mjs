@@ -7,14 +7,14 @@
 // command starts in about 30 % less time and 40 % less CPU (issue 3, `node bench/mcp.mjs`).
 //
 // What stays outside the bundle, loaded from node_modules as usual:
-// - better-sqlite3, a native addon;
 // - tinypool, which starts its worker threads from its own files;
 // - every package that our code (not a dependency's) loads with a dynamic `import()` (the
 //   skills' libraries: undici, mathjs, ajv…). They load on a skill's first call, not at
 //   start-up, and esbuild's chunk for a CommonJS package exports only `default`, where
 //   Node's own loader (which the skills' tests use) also gives the named exports;
-// - the packages loaded through createRequire (the stemmer and stop words, the embedding
-//   model), which esbuild leaves alone.
+// - the packages loaded through createRequire, which esbuild leaves alone: better-sqlite3,
+//   a native addon, in the release that src/store/sqlite/driver.ts picks for the running
+//   Node; the stemmer and stop words; the embedding model.
 // The skill worker threads run tsc's modules in dist/src (see src/package-files.ts), so
 // the library in dist/src and the CLI bundle are the same code.
 import { rmSync } from "node:fs";
@@ -51,7 +51,7 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "better-sqlite3-node20", "tinypool"],
+  external: ["tinypool"],
   plugins: [dynamicImportsStayExternal],
   // CommonJS packages in an ES module bundle still call `require` for Node's built-ins.
   banner: {

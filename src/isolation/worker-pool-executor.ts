@@ -57,6 +57,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
   /** The runs in workers, by execution id, to route what their workers say. */
   private readonly runs = new Map<string, RelayedRun>();
   private readonly abortGraceMs: number;
+  private closing = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.abortGraceMs = options.abortGraceMs ?? 500;
@@ -90,6 +91,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearTimeout(this.startTimer);
     await this.started?.destroy();
     this.up.close();
@@ -116,7 +118,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const result = (await this.pool.run(task, { signal: termination.signal })) as TaskResult;
+      const result = await this.runTask(task, termination.signal);
       if (result.relayed > run.received) {
         await new Promise<void>((resolve) => {
           run.expected = result.relayed;
@@ -133,6 +135,31 @@ export class WorkerPoolExecutor implements SkillExecutor {
       clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);
       this.runs.delete(executionId);
+    }
+  }
+
+  /**
+   * Runs a task in the pool, again if the pool handed it to a dying worker. When another
+   * run's worker is terminated (after its grace period) and that worker's answer arrives
+   * before it has exited, tinypool 2.2 frees the worker to its queue: the next task is
+   * posted to a thread already told to stop, and fails with "Terminating worker thread".
+   * That task never started (its message came after the termination began; a test checks
+   * it), so running it again is safe for any skill. Its own termination, or the pool's
+   * closing, ends it for good.
+   */
+  private async runTask(task: SkillTask, termination: AbortSignal): Promise<TaskResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.pool.run(task, { signal: termination })) as TaskResult;
+      } catch (err) {
+        const handedToDyingWorker =
+          isThreadTermination(err) && !termination.aborted && !this.closing && attempt < MAX_TASK_ATTEMPTS;
+        if (!handedToDyingWorker) throw err;
+        this.options.logger.debug(
+          { execution_id: task.executionId, attempt },
+          "a run handed to a stopping worker is submitted again",
+        );
+      }
     }
   }
 
@@ -223,6 +250,14 @@ export class WorkerPoolExecutor implements SkillExecutor {
 
 /** How long a finished run waits at most for the messages its worker relayed before the result. */
 const RELAY_WAIT_MS = 1_000;
+
+/** How often a task handed to a dying worker is submitted before its failure stands. */
+const MAX_TASK_ATTEMPTS = 3;
+
+/** tinypool's rejection of the tasks on a worker it terminates (it has no error code). */
+function isThreadTermination(err: unknown): boolean {
+  return err instanceof Error && err.message === "Terminating worker thread";
+}
 
 /** A run in a worker: its context, and the relayed messages received so far. */
 interface RelayedRun {

@@ -1,9 +1,12 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { Logger } from "../../src/core/logger.js";
-import type { ProgressUpdate, Skill } from "../../src/core/skills/skill.js";
+import type { ProgressUpdate, Skill, SkillContext } from "../../src/core/skills/skill.js";
 import { WorkerPoolExecutor } from "../../src/isolation/worker-pool-executor.js";
 import { makeCore } from "../core/make-core.js";
 import { fixtureSkills } from "./fixtures/skills.mjs";
@@ -157,4 +160,88 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     }
     throw new Error(`${id} never ran`);
   }
+});
+
+describe("the worker pool when a run's termination races its answer", { timeout: 60_000 }, () => {
+  const lines: Record<string, unknown>[] = [];
+  const skills = fixtureSkills as unknown as Skill[];
+  const skill = (id: string) => skills.find((candidate) => candidate.id === id) as Skill;
+  let executor: WorkerPoolExecutor;
+
+  beforeAll(async () => {
+    executor = new WorkerPoolExecutor({
+      workerUrl: WORKER_URL,
+      skillModules: [FIXTURES_URL],
+      skills,
+      threads: 1,
+      memoryMb: MEMORY_MB,
+      maxQueue: 100,
+      logger: capturingLogger(lines),
+      abortGraceMs: 100,
+    });
+    // Started and warm: the runs below must find the one thread ready.
+    await executor.invoke(skill("fixture.busy"), { ms: 0 }, contextFor("exec_warm", new AbortController()));
+  });
+  afterAll(() => executor?.close());
+
+  function contextFor(executionId: string, controller: AbortController): SkillContext {
+    const unused = () => Promise.reject(new Error("not in this test"));
+    return {
+      signal: controller.signal,
+      progress: () => {},
+      logger: capturingLogger(lines, { execution_id: executionId }),
+      executionId,
+      owner: "race",
+      config: {},
+      messages: { send: unused, list: unused },
+      memory: { get: unused, set: unused, delete: unused, list: unused },
+    };
+  }
+
+  it("runs the next queued run to completion when the terminated worker answered at the last moment", async () => {
+    // The first run ignores its (already fired) signal and answers after 300 ms; the second
+    // waits in the pool's queue for the only thread. The main thread stays blocked past
+    // both the grace period (100 ms) and that answer: when it wakes, the grace timer
+    // terminates the worker first, and then the answer arrives, freeing the worker to the queue.
+    const dir = await mkdtemp(join(tmpdir(), "skillport-race-"));
+    const [firstMark, secondMark] = [join(dir, "first.log"), join(dir, "second.log")];
+    const aborted = new AbortController();
+    aborted.abort("timeout");
+    const first = executor.invoke(
+      skill("fixture.busy"),
+      { ms: 300, mark: firstMark },
+      contextFor("exec_first", aborted),
+    );
+    const second = executor.invoke(
+      skill("fixture.busy"),
+      { ms: 0, mark: secondMark },
+      contextFor("exec_second", new AbortController()),
+    );
+    const firstSettled = first.then(
+      () => "answered",
+      () => "stopped",
+    );
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        const started = Date.now();
+        const finished = () => existsSync(firstMark) && readFileSync(firstMark, "utf8").includes("finished");
+        while (!finished() && Date.now() - started < 10_000) {}
+        // Time for the answer to be posted, and the grace period long past.
+        const until = Math.max(Date.now() + 50, started + 200);
+        while (Date.now() < until) {}
+        resolve();
+      }),
+    );
+    await firstSettled;
+    await expect(second).resolves.toEqual({ done: true });
+    // The race did happen (the pool handed the second run to the dying worker)…
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        execution_id: "exec_second",
+        msg: "a run handed to a stopping worker is submitted again",
+      }),
+    );
+    // …and, handed first to the dying worker, it did not start there: it ran once.
+    expect(await readFile(secondMark, "utf8")).toBe("started\nfinished\n");
+  });
 });

@@ -1,5 +1,6 @@
-// CPU time each server spends per request, bare node:http against skillport's execute
-// path, for comparing code changes on a machine whose other load varies: requests/s moves
+// CPU time each server spends per request: bare node:http, the floor of a durable execute
+// (floor-server.mjs: what any implementation of the contract must do) and skillport's
+// execute path, for comparing code changes on a machine whose other load varies: requests/s moves
 // with whatever else runs, CPU time per request much less. Counts every thread of the
 // server (the fsync thread pool and skill workers included), from /proc (Linux only).
 // The ratio bare/skillport is what `npm run bench`'s requests/s ratio would be if each
@@ -36,14 +37,23 @@ async function measure(name, pid, options) {
 // would otherwise land in the first rounds; execute does not use it.
 const skillport = await startSkillport({ env: { SKILLPORT_DISCOVERY_MODE: "lexical" } });
 const bare = startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url)));
+const floor = startNode(fileURLToPath(new URL("./floor-server.mjs", import.meta.url)));
 try {
   const barePort = await listeningPort(bare);
+  const floorPort = await listeningPort(floor);
+  const floorKey = /\{"key":"([^"]+)"\}/.exec(floor.output)[1];
   const targets = [
     { name: "bare node:http", pid: bare.pid, url: `http://127.0.0.1:${barePort}/` },
+    {
+      name: "floor execute",
+      pid: floor.pid,
+      url: `http://127.0.0.1:${floorPort}/v1/execute`,
+      headers: { ...skillport.headers, authorization: `Bearer ${floorKey}` },
+    },
     { name: "skillport execute", pid: skillport.pid, url: skillport.url("/v1/execute") },
   ].map((t) => ({
     ...t,
-    options: { url: t.url, method: "POST", headers: skillport.headers, body: EXECUTE_BODY },
+    options: { url: t.url, method: "POST", headers: t.headers ?? skillport.headers, body: EXECUTE_BODY },
   }));
   for (const t of targets) await load({ ...t.options, duration: settings.warmup });
   const runs = new Map(targets.map((t) => [t.name, []]));
@@ -68,8 +78,10 @@ try {
   );
   console.log(table(["server", "CPU µs/req", "each round", "% of a core", "req/s"], rows));
   const bareUs = median(runs.get("bare node:http")).usPerRequest;
+  const floorUs = median(runs.get("floor execute")).usPerRequest;
   const ourUs = median(runs.get("skillport execute")).usPerRequest;
-  console.log(`\nbare/skillport CPU per request = ${fmt(bareUs / ourUs, 3)}`);
+  console.log(`\nbare/floor CPU per request = ${fmt(bareUs / floorUs, 3)}`);
+  console.log(`bare/skillport CPU per request = ${fmt(bareUs / ourUs, 3)}`);
 } finally {
-  await Promise.all([skillport.close(), stop(bare)]);
+  await Promise.all([skillport.close(), stop(bare), stop(floor)]);
 }

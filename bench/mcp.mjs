@@ -1,7 +1,8 @@
 // `npm run bench` (MCP part): tools/call round trips over stdio, skillport's `skillport mcp`
 // (auth, limits, an execution record committed per call) against a bare SDK server whose
-// only tool does the same arithmetic, in the same run; and the time from spawning
-// `skillport mcp` to the answer of its first tools/list.
+// only tool does the same arithmetic, in the same run, and the same server as a floor
+// (each call made durable by floor-execute.mjs: the least any durable call does); and the
+// time from spawning `skillport mcp` to the answer of its first tools/list.
 //
 // Targets (issue 3): calls/s >= 80% of the bare server's; start-up to the first tools/list
 // under 500 ms. Settings: BENCH_DURATION (s), BENCH_WARMUP (s), BENCH_MCP_CONCURRENCY
@@ -33,6 +34,11 @@ export async function benchMcp() {
         command: process.execPath,
         args: [fileURLToPath(new URL("./mcp-bare-server.mjs", import.meta.url))],
       },
+      "floor SDK server": {
+        command: process.execPath,
+        args: [fileURLToPath(new URL("./mcp-bare-server.mjs", import.meta.url))],
+        env: { BENCH_MCP_FLOOR: "1" },
+      },
       "skillport mcp": { command: process.execPath, args: [CLI, "mcp"], env },
     };
     const results = {};
@@ -56,6 +62,7 @@ export async function benchMcp() {
     const bare = results[`bare SDK server, ${concurrency} in flight`];
     const ours = results[`skillport mcp, ${concurrency} in flight`];
     const ratio = ours.calls_per_s / bare.calls_per_s;
+    const floorRatio = results[`floor SDK server, ${concurrency} in flight`].calls_per_s / bare.calls_per_s;
     const sequentialRatio =
       results["skillport mcp, 1 in flight"].calls_per_s / results["bare SDK server, 1 in flight"].calls_per_s;
     const pass = { ratio: ratio >= TARGET_RATIO, startup: startup.median_ms < TARGET_STARTUP_MS };
@@ -84,10 +91,21 @@ export async function benchMcp() {
       `skillport/bare (1 in flight)  = ${fmt(sequentialRatio, 3)}   (each call waits for its record's commit)`,
     );
     console.log(
+      `floor/bare (${concurrency} in flight)     = ${fmt(floorRatio, 3)}   (the least a durable call does: floor-execute.mjs)`,
+    );
+    console.log(
       `spawn -> first tools/list answered: median ${fmt(startup.median_ms, 0)} ms, max ${fmt(startup.max_ms, 0)} ms over ${STARTUP_RUNS} runs   ` +
         `target < ${TARGET_STARTUP_MS} ms   ${pass.startup ? "PASS" : "FAIL"}`,
     );
-    return { results, ratio, sequential_ratio: sequentialRatio, startup, pass, problems };
+    return {
+      results,
+      ratio,
+      sequential_ratio: sequentialRatio,
+      floor_ratio: floorRatio,
+      startup,
+      pass,
+      problems,
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,6 +1,8 @@
 // `npm run bench`: skillport's full request path (auth, rate limit, execution, record
 // persisted) against a bare node:http server that only parses JSON and answers, measured
-// in the same run by a separate load-generator process on 127.0.0.1.
+// in the same run by a separate load-generator process on 127.0.0.1. A floor server
+// (floor-server.mjs: only what any durable execute must do) shows how much of the gap
+// belongs to skillport and how much to durability on this machine.
 //
 // Targets (issue): execute >= 60% of the bare server's requests/s, execute p99 < 10 ms,
 // at 50 connections. Then the MCP part (bench/mcp.mjs: tools/call over stdio against a
@@ -40,15 +42,25 @@ const check = (ok, message) => ok || problems.push(message);
 
 let skillport;
 let bare;
+let floor;
 try {
-  [skillport, bare] = await Promise.all([
+  [skillport, bare, floor] = await Promise.all([
     startSkillport(),
     startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url))),
+    startNode(fileURLToPath(new URL("./floor-server.mjs", import.meta.url))),
   ]);
-  const barePort = await listeningPort(bare);
+  const [barePort, floorPort] = await Promise.all([listeningPort(bare), listeningPort(floor)]);
   const headers = skillport.headers;
+  const floorKey = /\{"key":"([^"]+)"\}/.exec(floor.output)[1];
   const targets = [
     { name: "bare node:http", url: `http://127.0.0.1:${barePort}/`, body: EXECUTE_BODY },
+    // The least any durable execute does (floor-execute.mjs), on plain node:http.
+    {
+      name: "floor execute",
+      url: `http://127.0.0.1:${floorPort}/v1/execute`,
+      body: EXECUTE_BODY,
+      headers: { ...headers, authorization: `Bearer ${floorKey}` },
+    },
     { name: "skillport discover", url: skillport.url("/v1/discover"), body: DISCOVER_BODY },
     { name: "skillport execute", url: skillport.url("/v1/execute"), body: EXECUTE_BODY },
   ];
@@ -56,11 +68,12 @@ try {
   // One request each before any load: checks the answers, and pays one-off costs (the
   // math skill loads mathjs on first use) outside the warm-up.
   const probe = async (t) => {
-    const res = await fetch(t.url, { method: "POST", headers, body: t.body });
+    const res = await fetch(t.url, { method: "POST", headers: t.headers ?? headers, body: t.body });
     return { status: res.status, body: await res.json() };
   };
-  const [pBare, pDiscover, pExecute] = await Promise.all(targets.map(probe));
+  const [pBare, pFloor, pDiscover, pExecute] = await Promise.all(targets.map(probe));
   check(pBare.status === 200, `bare server answered ${pBare.status}`);
+  check(pFloor.status === 200 && pFloor.body.result?.value === 14, `floor: ${JSON.stringify(pFloor)}`);
   check(
     pDiscover.status === 200 && pDiscover.body.results?.length > 0,
     `discover: ${JSON.stringify(pDiscover)}`,
@@ -79,12 +92,18 @@ try {
   );
   const results = {};
   for (const t of targets) {
-    const opts = { url: t.url, method: "POST", headers, body: t.body, connections: settings.connections };
+    const opts = {
+      url: t.url,
+      method: "POST",
+      headers: t.headers ?? headers,
+      body: t.body,
+      connections: settings.connections,
+    };
     const warm = await load({ ...opts, duration: settings.warmup });
-    const others = otherCpu([skillport.child.pid, bare.pid]);
+    const others = otherCpu([skillport.child.pid, bare.pid, floor.pid]);
     const r = await load({ ...opts, duration: settings.duration });
     r.other_processes_cpu_pct = others();
-    if (t.name.endsWith("execute")) executeOk += warm.ok_2xx + r.ok_2xx;
+    if (t.name === "skillport execute") executeOk += warm.ok_2xx + r.ok_2xx;
     check(
       r.ok_2xx > 0 && r.non_2xx === 0 && r.errors === 0 && r.timeouts === 0,
       `${t.name}: ${r.ok_2xx} 2xx, ${r.non_2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`,
@@ -113,6 +132,7 @@ try {
   const e = results["skillport execute"];
   const ratio = {
     execute_vs_bare: e.requests_per_s / b.requests_per_s,
+    floor_vs_bare: results["floor execute"].requests_per_s / b.requests_per_s,
     discover_vs_bare: d.requests_per_s / b.requests_per_s,
   };
   const pass = {
@@ -156,6 +176,9 @@ try {
   console.log(
     `execute p99   = ${fmt(e.p99_ms)} ms   target < ${TARGET_P99_MS} ms   ${pass.execute_p99 ? "PASS" : "FAIL"}`,
   );
+  console.log(
+    `floor/bare    = ${fmt(ratio.floor_vs_bare, 3)}   (the least a durable execute does: floor-execute.mjs)`,
+  );
   console.log(`discover/bare = ${fmt(ratio.discover_vs_bare, 3)}   (no target)`);
   console.log(
     `records persisted: ${persisted} completed math.evaluate executions for ${executeOk} answered 200`,
@@ -171,7 +194,7 @@ try {
   problems.push(...(mcp.problems ?? []));
 
   // The main servers are stopped: the scale-out runs get the machine to themselves.
-  await Promise.all([skillport.close(), stop(bare)]);
+  await Promise.all([skillport.close(), stop(bare), stop(floor)]);
   const scaleOut = skipped.has("scale-out") ? "skipped (BENCH_SKIP)" : await benchScaleOut(check);
 
   const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
@@ -204,7 +227,7 @@ try {
   console.error(err);
   process.exitCode = 1;
 } finally {
-  await Promise.all([skillport?.close(), bare && stop(bare)]);
+  await Promise.all([skillport?.close(), bare && stop(bare), floor && stop(floor)]);
 }
 
 // Discovery at catalog scale (issue 6): in-process index figures, no server involved.

@@ -9,7 +9,17 @@
 // BENCH_ROUNDS, default 3: measurements per server, alternating, the median is kept)
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { fmt, listeningPort, load, settings, startNode, startSkillport, stop, table } from "./lib.mjs";
+import {
+  fmt,
+  listeningPort,
+  load,
+  settings,
+  startFloor,
+  startNode,
+  startSkillport,
+  stop,
+  table,
+} from "./lib.mjs";
 
 const EXECUTE_BODY = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "2+3*4" } });
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,18 +47,16 @@ async function measure(name, pid, options) {
 // would otherwise land in the first rounds; execute does not use it.
 const skillport = await startSkillport({ env: { SKILLPORT_DISCOVERY_MODE: "lexical" } });
 const bare = startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url)));
-const floor = startNode(fileURLToPath(new URL("./floor-server.mjs", import.meta.url)));
+const floor = await startFloor();
 try {
   const barePort = await listeningPort(bare);
-  const floorPort = await listeningPort(floor);
-  const floorKey = /\{"key":"([^"]+)"\}/.exec(floor.output)[1];
   const targets = [
     { name: "bare node:http", pid: bare.pid, url: `http://127.0.0.1:${barePort}/` },
     {
       name: "floor execute",
-      pid: floor.pid,
-      url: `http://127.0.0.1:${floorPort}/v1/execute`,
-      headers: { ...skillport.headers, authorization: `Bearer ${floorKey}` },
+      pid: floor.child.pid,
+      url: floor.url,
+      headers: { ...skillport.headers, authorization: floor.authorization },
     },
     { name: "skillport execute", pid: skillport.pid, url: skillport.url("/v1/execute") },
   ].map((t) => ({
@@ -83,5 +91,5 @@ try {
   console.log(`\nbare/floor CPU per request = ${fmt(bareUs / floorUs, 3)}`);
   console.log(`bare/skillport CPU per request = ${fmt(bareUs / ourUs, 3)}`);
 } finally {
-  await Promise.all([skillport.close(), stop(bare), stop(floor)]);
+  await Promise.all([skillport.close(), stop(bare), stop(floor.child)]);
 }

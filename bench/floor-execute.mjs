@@ -122,15 +122,19 @@ export function openFloor() {
         started_at: started,
         finished_at: finished,
       };
-      const params = JSON.stringify(body?.params ?? {});
-      await write(
-        [record.id, key.id, key.owner, record.skill_id, "completed", params, JSON.stringify(result)].concat([
-          started,
-          started,
-          finished,
-          0.05,
-        ]),
-      );
+      await write([
+        record.id,
+        key.id,
+        key.owner,
+        record.skill_id,
+        "completed",
+        JSON.stringify(body?.params ?? {}),
+        JSON.stringify(result),
+        started,
+        started,
+        finished,
+        0.05,
+      ]);
       const headers = {
         "x-ratelimit-limit": String(LIMITS.minute.max),
         "x-ratelimit-remaining": String(LIMITS.minute.max - counts.minute),

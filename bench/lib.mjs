@@ -135,6 +135,22 @@ export async function listeningPort(child, timeoutMs = 10_000) {
   throw new Error(`server did not start:\n${child.output}`);
 }
 
+/**
+ * The floor server (floor-server.mjs: the least any durable execute does) started on a free
+ * port: its process, its execute URL and the Authorization header of its one key.
+ */
+export async function startFloor() {
+  const child = startNode(fileURLToPath(new URL("./floor-server.mjs", import.meta.url)));
+  try {
+    const port = await listeningPort(child);
+    const key = /\{"key":"([^"]+)"\}/.exec(child.output)[1];
+    return { child, url: `http://127.0.0.1:${port}/v1/execute`, authorization: `Bearer ${key}` };
+  } catch (err) {
+    await stop(child);
+    throw err;
+  }
+}
+
 /** Polls `url` until it answers 200 (skillport's /readyz). */
 export async function waitReady(url, child, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;

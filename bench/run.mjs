@@ -23,6 +23,7 @@ import {
   otherCpu,
   ROOT,
   settings,
+  startFloor,
   startNode,
   startSkillport,
   stop,
@@ -47,19 +48,18 @@ try {
   [skillport, bare, floor] = await Promise.all([
     startSkillport(),
     startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url))),
-    startNode(fileURLToPath(new URL("./floor-server.mjs", import.meta.url))),
+    startFloor(),
   ]);
-  const [barePort, floorPort] = await Promise.all([listeningPort(bare), listeningPort(floor)]);
+  const barePort = await listeningPort(bare);
   const headers = skillport.headers;
-  const floorKey = /\{"key":"([^"]+)"\}/.exec(floor.output)[1];
   const targets = [
     { name: "bare node:http", url: `http://127.0.0.1:${barePort}/`, body: EXECUTE_BODY },
     // The least any durable execute does (floor-execute.mjs), on plain node:http.
     {
       name: "floor execute",
-      url: `http://127.0.0.1:${floorPort}/v1/execute`,
+      url: floor.url,
       body: EXECUTE_BODY,
-      headers: { ...headers, authorization: `Bearer ${floorKey}` },
+      headers: { ...headers, authorization: floor.authorization },
     },
     { name: "skillport discover", url: skillport.url("/v1/discover"), body: DISCOVER_BODY },
     { name: "skillport execute", url: skillport.url("/v1/execute"), body: EXECUTE_BODY },
@@ -100,7 +100,7 @@ try {
       connections: settings.connections,
     };
     const warm = await load({ ...opts, duration: settings.warmup });
-    const others = otherCpu([skillport.child.pid, bare.pid, floor.pid]);
+    const others = otherCpu([skillport.child.pid, bare.pid, floor.child.pid]);
     const r = await load({ ...opts, duration: settings.duration });
     r.other_processes_cpu_pct = others();
     if (t.name === "skillport execute") executeOk += warm.ok_2xx + r.ok_2xx;
@@ -194,7 +194,7 @@ try {
   problems.push(...(mcp.problems ?? []));
 
   // The main servers are stopped: the scale-out runs get the machine to themselves.
-  await Promise.all([skillport.close(), stop(bare), stop(floor)]);
+  await Promise.all([skillport.close(), stop(bare), stop(floor.child)]);
   const scaleOut = skipped.has("scale-out") ? "skipped (BENCH_SKIP)" : await benchScaleOut(check);
 
   const resultsDir = fileURLToPath(new URL("./results/", import.meta.url));
@@ -227,7 +227,7 @@ try {
   console.error(err);
   process.exitCode = 1;
 } finally {
-  await Promise.all([skillport?.close(), bare && stop(bare), floor && stop(floor)]);
+  await Promise.all([skillport?.close(), bare && stop(bare), floor && stop(floor.child)]);
 }
 
 // Discovery at catalog scale (issue 6): in-process index figures, no server involved.

@@ -85,6 +85,27 @@ describe("sqlite: group commit", () => {
     db.close();
   });
 
+  it("holds the writes of every turn during an fsync and commits them together after it", async () => {
+    const fsync = manualSync();
+    const { writer, put, count, db } = await openWriter(fsync.sync);
+    const first = settled(writer.write("a", put("a", 1)));
+    await turn();
+    const later = [writer.write("b", put("b", 2))];
+    await turn();
+    later.push(writer.write("c", put("c", 3)));
+    await turn();
+    expect(count()).toBe(1); // b and c wait for the fsync under way
+    fsync.calls[0]?.resolve();
+    await turn();
+    expect(first.done).toBe(true);
+    expect(count()).toBe(3);
+    expect(writer.stats).toMatchObject({ batches: 2, writes: 3 }); // one transaction for b and c
+    fsync.calls[1]?.resolve();
+    await Promise.all(later);
+    expect(writer.stats).toMatchObject({ batches: 2, syncs: 2 });
+    db.close();
+  });
+
   it("rejects the writes an fsync covered when it fails, and keeps working", async () => {
     const fsync = manualSync();
     const { writer, put, db } = await openWriter(fsync.sync);

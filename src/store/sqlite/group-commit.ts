@@ -13,16 +13,16 @@ type Write = () => void;
 export type SyncWal = () => Promise<void>;
 
 /**
- * Group commit: writes requested in the same event-loop turn are applied in ONE
- * transaction, and one fsync makes a whole batch durable. Each awaited write resolves
- * only after its batch is committed AND on disk; a failed batch rejects exactly the
- * writes it held, and the next batch starts clean.
+ * Group commit: writes requested in the same event-loop turn, or while an fsync runs,
+ * are applied in ONE transaction, and one fsync makes a whole batch durable. Each
+ * awaited write resolves only after its batch is committed AND on disk; a failed batch
+ * rejects exactly the writes it held, and the next batch starts clean.
  *
  * The fsync is not SQLite's: the connection runs `synchronous=NORMAL` (a commit writes
  * its WAL frames but does not sync them) and `syncWal` fdatasyncs the WAL file on
  * libuv's thread pool. That is exactly what `synchronous=FULL` does at each commit, but
- * off the event loop: requests keep being served while the disk works, and batches that
- * commit meanwhile share the next fsync.
+ * off the event loop: requests keep being served while the disk works, and their writes
+ * are committed together when it ends, to share the next fsync.
  *
  * Writes carry a coalescing key: a later write with the same key replaces the earlier
  * one in the same batch (the last state of an execution is the only one worth writing),
@@ -87,8 +87,10 @@ export class GroupCommit {
   }
 
   private schedule(): void {
-    // setImmediate runs after the I/O callbacks of this loop iteration, so writes from
-    // every request handled in the same turn share one batch.
+    // While an fsync runs, writes wait for it to end and are committed together then (see
+    // `startSync`). Otherwise setImmediate runs after the I/O callbacks of this loop
+    // iteration, so writes from every request handled in the same turn share one batch.
+    if (this.syncing) return;
     this.scheduled ??= setImmediate(() => this.commit());
   }
 
@@ -139,7 +141,12 @@ export class GroupCommit {
       )
       .finally(() => {
         this.syncing = undefined;
-        this.startSync();
+        // Writes queued during the fsync are committed now, in one transaction, and share
+        // the next fsync. Committing them one loop turn at a time instead would write
+        // every page they touch (the table's and each index's) once per turn, and the
+        // next fsync would have to flush all of those pages.
+        if (this.pending.size > 0) this.commit();
+        else this.startSync();
       });
   }
 }

@@ -1,7 +1,8 @@
 // The floor of a durable execute, with nothing of skillport's code: what the contract makes
 // every execution do, whichever surface it comes through. Find the key by its SHA-256,
-// count the request against the key's minute and day windows (one SQLite transaction),
-// evaluate the expression (mathjs, compiled once per expression), and store the execution
+// count the request against the key's minute and day windows (from a lease of requests
+// claimed from the shared counters in one SQLite transaction, as skillport's
+// LeasedLimiter does for busy keys), evaluate the expression (mathjs, compiled once per expression), and store the execution
 // record through a group commit whose WAL is fsynced off the main thread (the way
 // skillport's store does it): the answer waits for that. No validation, idempotency,
 // concurrency cap, timeout, logs or metrics. `floor-server.mjs` (REST) and
@@ -15,6 +16,8 @@ import { all, create } from "mathjs";
 import { Database } from "../dist/src/store/sqlite/driver.js";
 
 const LIMITS = { minute: { ms: 60_000, max: 1e9 }, day: { ms: 86_400_000, max: 1e9 } };
+/** Requests claimed per lease: about 100 ms of this load, what LeasedLimiter aims at. */
+const LEASE_SIZE = 1000;
 const sha256 = (text) => createHash("sha256").update(text).digest();
 
 /** A floor on a fresh temporary data dir, with one key (`secret`). */
@@ -35,24 +38,38 @@ export function openFloor() {
 
   const findKey = db.prepare("SELECT id, owner FROM keys WHERE hash = ? AND revoked_at IS NULL");
   const count = db.prepare(`
-    INSERT INTO counters VALUES (?, ?, ?, 1)
+    INSERT INTO counters VALUES (?, ?, ?, ?)
     ON CONFLICT (key_id, window) DO UPDATE SET
-      count = CASE WHEN start = excluded.start THEN count + 1 ELSE 1 END, start = excluded.start
+      count = CASE WHEN start = excluded.start THEN count + excluded.count ELSE excluded.count END,
+      start = excluded.start
     RETURNING count`);
-  const countWindows = db.transaction((keyId, now) => {
+  const countWindows = db.transaction((keyId, now, requests) => {
     const counts = {};
     for (const [window, { ms }] of Object.entries(LIMITS)) {
-      counts[window] = count.get(keyId, window, Math.floor(now / ms) * ms).count;
+      counts[window] = count.get(keyId, window, Math.floor(now / ms) * ms, requests).count;
     }
     return counts;
   });
+  // One lease at a time (one key): requests counted in the store, not yet used here.
+  const lease = { minuteStart: -1, unused: 0, counts: undefined };
+  const takeFromLease = (keyId, now) => {
+    const minuteStart = Math.floor(now / LIMITS.minute.ms) * LIMITS.minute.ms;
+    if (lease.unused === 0 || lease.minuteStart !== minuteStart) {
+      lease.counts = countWindows.immediate(keyId, now, LEASE_SIZE);
+      lease.minuteStart = minuteStart;
+      lease.unused = LEASE_SIZE;
+    }
+    lease.unused--;
+    return { minute: lease.counts.minute - lease.unused, day: lease.counts.day - lease.unused };
+  };
   const insert = db.prepare("INSERT INTO executions VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)");
   const insertAll = db.transaction((rows) => {
     for (const row of rows) insert.run(row);
   });
 
-  // Group commit: rows of one loop turn share a transaction; one fdatasync of the WAL at a
-  // time covers every commit made before it started.
+  // Group commit (as skillport's GroupCommit): rows of one loop turn, or of every turn
+  // while an fdatasync of the WAL runs, share a transaction; one fdatasync at a time
+  // covers every commit made before it started.
   let pending = [];
   let scheduled = false;
   let unsynced = [];
@@ -61,13 +78,14 @@ export function openFloor() {
   const write = (row) =>
     new Promise((resolve) => {
       pending.push({ row, resolve });
-      if (!scheduled) {
+      if (!scheduled && !syncing) {
         scheduled = true;
         setImmediate(commit);
       }
     });
   function commit() {
     scheduled = false;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
     insertAll.immediate(batch.map((w) => w.row));
@@ -84,7 +102,8 @@ export function openFloor() {
       if (err) throw err;
       syncing = false;
       for (const w of covered) w.resolve();
-      startSync();
+      if (pending.length > 0) commit();
+      else startSync();
     });
   }
 
@@ -103,7 +122,7 @@ export function openFloor() {
       const key = findKey.get(sha256(secretGiven));
       if (!key) return undefined;
       const now = Date.now();
-      const counts = countWindows.immediate(key.id, now);
+      const counts = takeFromLease(key.id, now);
       const expression = String(body?.params?.expression ?? "");
       const started = new Date().toISOString();
       if (!compiled.has(expression)) compiled.set(expression, math.compile(expression));

@@ -2,12 +2,13 @@
 // every execution do, whichever surface it comes through. Find the key by its SHA-256,
 // count the request against the key's minute and day windows (from a lease of requests
 // claimed from the shared counters in one SQLite transaction, as skillport's
-// LeasedLimiter does for busy keys), evaluate the expression (mathjs, compiled once per expression), and store the execution
-// record through a group commit whose WAL is fsynced off the main thread (the way
-// skillport's store does it): the answer waits for that. No validation, idempotency,
-// concurrency cap, timeout, logs or metrics. `floor-server.mjs` (REST) and
-// `mcp-floor-server.mjs` (MCP) put it behind plain node:http and the bare SDK server; what
-// they cost bounds what any implementation of the contract can reach against the bare ones.
+// LeasedLimiter does for busy keys), evaluate the expression (mathjs, compiled once per
+// expression), and store the execution record through a group commit whose WAL is fsynced
+// off the main thread (the way skillport's store does it): the answer waits for that. No
+// validation, idempotency, concurrency cap, timeout, logs or metrics. `floor-server.mjs`
+// (REST) and `mcp-bare-server.mjs` with BENCH_MCP_FLOOR=1 (MCP) put it behind plain
+// node:http and the bare SDK server; what they cost bounds what any implementation of the
+// contract can reach against the bare ones.
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, fdatasync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

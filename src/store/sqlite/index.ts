@@ -53,16 +53,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { db, limiterDb } = openConnections(filePath);
   const walSync = createWalSync(filePath);
   const writer = new GroupCommit(db, logger, walSync.sync);
+  const keyChanges = new KeyChangeSignal(`${filePath}-keys`);
   const ping = db.prepare("select 1 as one").pluck();
   let closed = false;
 
   return {
-    keys: new SqliteKeyStore(
-      db,
-      writer,
-      options.clock ?? systemClock,
-      new KeyChangeSignal(`${filePath}-keys`),
-    ),
+    keys: new SqliteKeyStore(db, writer, options.clock ?? systemClock, keyChanges),
     executions: new SqliteExecutionStore(db, writer),
     idempotency: new SqliteIdempotencyStore(db),
     messages: new SqliteMessageStore(db),
@@ -86,6 +82,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         await writer.close();
       } finally {
         walSync.close();
+        keyChanges.close();
         limiterDb.close();
         db.close();
       }

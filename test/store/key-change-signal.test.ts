@@ -1,0 +1,55 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { KeyChangeSignal } from "../../src/store/sqlite/key-change-signal.js";
+import { useTempStores } from "./support/temp-store.js";
+
+describe("sqlite: key-change signal", () => {
+  const temp = useTempStores();
+  const open: KeyChangeSignal[] = [];
+  afterEach(() => {
+    for (const signal of open.splice(0)) signal.close();
+  });
+
+  /** Two signals on one file, as two processes sharing a data dir hold them. */
+  const openPair = async (prepare?: (path: string) => void) => {
+    const path = join(await temp.dataDir(), "store.db-keys");
+    prepare?.(path);
+    const writer = new KeyChangeSignal(path);
+    const reader = new KeyChangeSignal(path);
+    open.push(writer, reader);
+    return { writer, reader };
+  };
+
+  it("holds its version until another holder announces, then changes it once", async () => {
+    const pair = await openPair();
+    const first = pair.reader.version();
+    expect(pair.reader.version()).toBe(first);
+    pair.writer.announce();
+    const second = pair.reader.version();
+    expect(second).not.toBe(first);
+    expect(pair.reader.version()).toBe(second);
+  });
+
+  it("sees every one of many changes made back to back (no clock-tick blind spot)", async () => {
+    const pair = await openPair();
+    let last = pair.reader.version();
+    for (let i = 0; i < 1_000; i++) {
+      pair.writer.announce();
+      const now = pair.reader.version();
+      expect(now).not.toBe(last);
+      last = now;
+    }
+  });
+
+  it.each([
+    ["empty", ""],
+    ["shorter than a token", "abc"],
+    ["left by an older build", "12345678"],
+  ])("works on an existing file that is %s", async (_case, content) => {
+    const pair = await openPair((path) => writeFileSync(path, content));
+    const before = pair.reader.version();
+    pair.writer.announce();
+    expect(pair.reader.version()).not.toBe(before);
+  });
+});

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { requireScope } from "../core/access.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
@@ -27,27 +27,11 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
- * Admits every `/v1` request through the core's gate before its body is read: the key,
- * then its limits (contract.md: every request with a valid key counts once, 404s
- * included), then the route's scope. Every response carries the limit headers
- * (interface-spec.md, "Limits"), refusals too: a response outside `/v1` describes the
- * client address's limit, without counting.
- */
-export function registerAdmission(app: FastifyInstance, skillport: Skillport): void {
-  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) =>
-    admitRequest(skillport, request, reply),
-  );
-  app.addHook("onSend", async (request, reply, payload) => {
-    if (!reply.hasHeader("x-ratelimit-limit")) {
-      setRateLimitHeaders(reply, await skillport.access.addressStatus(request.ip), Date.now());
-    }
-    return payload;
-  });
-}
-
-/**
- * Admits one request (see `registerAdmission`); answers and returns the reply when it is
- * refused. Also used for requests Fastify refuses before routing, which skip the hooks.
+ * Admits a request through the core's gate before its body is read (the server's
+ * `onRequest` hook; also used for requests Fastify refuses before routing, which skip
+ * the hooks). Only `/v1` requests are admitted: the key, then its limits (contract.md:
+ * every request with a valid key counts once, 404s included), then the route's scope.
+ * Answers and returns the reply when the request is refused.
  */
 export async function admitRequest(
   skillport: Skillport,
@@ -62,7 +46,7 @@ export async function admitRequest(
     ? bearerToken(request.headers.authorization)
     : AMBIGUOUS_BEARER;
   const { config } = request.routeOptions;
-  // No key for a route that needs none: the address's headers come with the answer (onSend).
+  // No key for a route that needs none: the address's headers come with the answer.
   if (config?.public && bearer === undefined) return undefined;
   const admission = await skillport.access.admit(bearer, request.ip);
   if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
@@ -82,6 +66,32 @@ export async function admitRequest(
   return undefined;
 }
 
+/**
+ * Every response carries the limit headers (interface-spec.md, "Limits"), refusals too.
+ * One that has none from admission (outside `/v1`, a public route without a key, a
+ * refusal before admission) describes the client address's limit, without counting.
+ * Calls `done` once they are set; synchronously when admission set them (the server's
+ * `onSend` hook runs this on every response).
+ */
+export function ensureRateLimitHeaders(
+  skillport: Skillport,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (err?: Error) => void,
+): void {
+  if (reply.hasHeader("x-ratelimit-limit")) {
+    done();
+    return;
+  }
+  skillport.access.addressStatus(request.ip).then(
+    (status) => {
+      setRateLimitHeaders(reply, status, Date.now());
+      done();
+    },
+    (err: Error) => done(err),
+  );
+}
+
 /** Not a well-formed secret: the gate refuses it as `invalid_api_key`, counting the address. */
 const AMBIGUOUS_BEARER = "(more than one Authorization header)";
 
@@ -93,7 +103,7 @@ function hasOneAuthorization(rawHeaders: string[]): boolean {
   return seen <= 1;
 }
 
-/** The admitted key of a request that passed `registerAdmission`. */
+/** The admitted key of a request that passed `admitRequest`. */
 export function keyOf(request: FastifyRequest): ApiKey {
   if (!request.apiKey) throw new Error(`route ${request.url} reached without an admitted key`);
   return request.apiKey;

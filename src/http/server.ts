@@ -7,7 +7,7 @@ import Fastify, {
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
-import { admitRequest, registerAdmission } from "./admission.js";
+import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
 import { answerClientError } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
@@ -90,6 +90,8 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   app.removeContentTypeParser(["text/plain"]);
   acceptEmptyJsonBodies(app);
 
+  // Hooks run on every request: one of each kind, and callback-style where nothing is
+  // awaited, since each async hook costs a promise and a microtask turn.
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     if (closing) {
@@ -102,29 +104,31 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
         }),
       );
     }
+    return admitRequest(skillport, request, reply);
   });
-  registerAdmission(app, skillport);
-  // While closing, an answer ends its connection: a client's keep-alive socket would
-  // otherwise hold `close()` (and the process) open past the shutdown deadline.
-  app.addHook("onSend", async (_request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
+    // While closing, an answer ends its connection: a client's keep-alive socket would
+    // otherwise hold `close()` (and the process) open past the shutdown deadline.
     if (closing) reply.header("connection", "close");
-    return payload;
+    ensureRateLimitHeaders(skillport, request, reply, (err) => (err ? done(err) : done(null, payload)));
   });
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     // Skip building the entry at all when info lines are not written (every request passes here).
-    if (!LEVELS_WRITING_INFO.has(request.log.level)) return;
-    request.log.info(
-      {
-        method: request.method,
-        // An unmatched path is logged as sent, except anything shaped like a key secret
-        // (a client that put its key in the URL must not have it logged).
-        path: request.routeOptions.url ?? redactSecrets(request.url.split("?")[0] ?? ""),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-        key_id: request.apiKey?.id,
-      },
-      "request",
-    );
+    if (LEVELS_WRITING_INFO.has(request.log.level)) {
+      request.log.info(
+        {
+          method: request.method,
+          // An unmatched path is logged as sent, except anything shaped like a key secret
+          // (a client that put its key in the URL must not have it logged).
+          path: request.routeOptions.url ?? redactSecrets(request.url.split("?")[0] ?? ""),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+          key_id: request.apiKey?.id,
+        },
+        "request",
+      );
+    }
+    done();
   });
 
   const routes = new Map<string, Set<string>>();

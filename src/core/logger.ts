@@ -25,18 +25,38 @@ export const silentLogger: Logger = {
  * child per execution shows up on the hot path.
  */
 export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>): Logger {
-  let child: Logger | undefined;
-  const get = () => {
-    child ??= parent.child(bindings);
-    return child;
-  };
-  return {
-    debug: (obj, msg) => get().debug(obj, msg),
-    info: (obj, msg) => get().info(obj, msg),
-    warn: (obj, msg) => get().warn(obj, msg),
-    error: (obj, msg) => get().error(obj, msg),
-    child: (more) => get().child(more),
-  };
+  return new LazyChildLogger(parent, bindings);
+}
+
+/** A class rather than an object of closures: one allocation per execution, methods shared. */
+class LazyChildLogger implements Logger {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+  ) {}
+
+  private get real(): Logger {
+    this.made ??= this.parent.child(this.bindings);
+    return this.made;
+  }
+
+  debug(obj: object, msg?: string): void {
+    this.real.debug(obj, msg);
+  }
+  info(obj: object, msg?: string): void {
+    this.real.info(obj, msg);
+  }
+  warn(obj: object, msg?: string): void {
+    this.real.warn(obj, msg);
+  }
+  error(obj: object, msg?: string): void {
+    this.real.error(obj, msg);
+  }
+  child(more: Record<string, unknown>): Logger {
+    return this.real.child(more);
+  }
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -12,29 +12,53 @@ export function lazyRequestLogger(
   bindings: Bindings,
   options: ChildLoggerOptions,
 ): FastifyBaseLogger {
-  let child: FastifyBaseLogger | undefined;
-  const real = (): FastifyBaseLogger => {
-    child ??= parent.child(bindings, options);
-    return child;
-  };
-  const line =
-    (level: "fatal" | "error" | "warn" | "info" | "debug" | "trace"): LogFn =>
-    (...args: Parameters<LogFn>) =>
-      real()[level](...args);
-  return {
-    get level() {
-      return child?.level ?? options.level ?? parent.level;
-    },
-    set level(level: string) {
-      real().level = level;
-    },
-    fatal: line("fatal"),
-    error: line("error"),
-    warn: line("warn"),
-    info: line("info"),
-    debug: line("debug"),
-    trace: line("trace"),
-    silent: () => {},
-    child: (more, moreOptions) => real().child(more, moreOptions),
-  };
+  return new LazyRequestLogger(parent, bindings, options);
+}
+
+/** A class rather than an object of closures: one allocation per request, methods shared. */
+class LazyRequestLogger implements FastifyBaseLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private get real(): FastifyBaseLogger {
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
+  }
+
+  get level(): string {
+    return this.made?.level ?? this.options.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real.level = level;
+  }
+
+  fatal(...args: Parameters<LogFn>): void {
+    this.real.fatal(...args);
+  }
+  error(...args: Parameters<LogFn>): void {
+    this.real.error(...args);
+  }
+  warn(...args: Parameters<LogFn>): void {
+    this.real.warn(...args);
+  }
+  info(...args: Parameters<LogFn>): void {
+    this.real.info(...args);
+  }
+  debug(...args: Parameters<LogFn>): void {
+    this.real.debug(...args);
+  }
+  trace(...args: Parameters<LogFn>): void {
+    this.real.trace(...args);
+  }
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.real.child(bindings, options);
+  }
 }

@@ -6,7 +6,11 @@
 // The ratio bare/skillport is what `npm run bench`'s requests/s ratio would be if each
 // server had a core to itself and the load generator cost nothing.
 // Usage: node bench/cpu-cost.mjs  (BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS apply;
-// BENCH_ROUNDS, default 3: measurements per server, alternating, the median is kept)
+// BENCH_ROUNDS, default 3: measurements per server, alternating, the median is kept).
+// BENCH_COMPARE_CLI=<another build's dist/cli/cli.js> adds that build's execute, measured
+// right after this one's in every round, and the median of their per-round ratios: on a
+// shared VM, a change of less than about 10 % needs many short rounds to show (say
+// BENCH_ROUNDS=20 BENCH_DURATION=3).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -45,7 +49,10 @@ async function measure(name, pid, options) {
 
 // Lexical discovery: the embedding model's one-off load (seconds of CPU on its own thread)
 // would otherwise land in the first rounds; execute does not use it.
-const skillport = await startSkillport({ env: { SKILLPORT_DISCOVERY_MODE: "lexical" } });
+const LEXICAL = { SKILLPORT_DISCOVERY_MODE: "lexical" };
+const COMPARE_CLI = process.env.BENCH_COMPARE_CLI;
+const skillport = await startSkillport({ env: LEXICAL });
+const other = COMPARE_CLI ? await startSkillport({ env: LEXICAL, cli: COMPARE_CLI }) : undefined;
 const bare = startNode(fileURLToPath(new URL("./bare-server.mjs", import.meta.url)));
 const floor = await startFloor();
 try {
@@ -59,6 +66,16 @@ try {
       headers: { ...skillport.headers, authorization: floor.authorization },
     },
     { name: "skillport execute", pid: skillport.pid, url: skillport.url("/v1/execute") },
+    ...(other
+      ? [
+          {
+            name: "compared build execute",
+            pid: other.pid,
+            url: other.url("/v1/execute"),
+            headers: other.headers,
+          },
+        ]
+      : []),
   ].map((t) => ({
     ...t,
     options: { url: t.url, method: "POST", headers: t.headers ?? skillport.headers, body: EXECUTE_BODY },
@@ -90,6 +107,18 @@ try {
   const ourUs = median(runs.get("skillport execute")).usPerRequest;
   console.log(`\nbare/floor CPU per request = ${fmt(bareUs / floorUs, 3)}`);
   console.log(`bare/skillport CPU per request = ${fmt(bareUs / ourUs, 3)}`);
+  if (other) {
+    const ours = runs.get("skillport execute");
+    const ratios = runs
+      .get("compared build execute")
+      .map((r, i) => r.usPerRequest / ours[i].usPerRequest)
+      .sort((a, b) => a - b);
+    const at = (q) => fmt(ratios[Math.floor(q * (ratios.length - 1))], 3);
+    console.log(
+      `compared build / this build, CPU per request, per round: median ${at(0.5)}, quartiles ${at(0.25)} to ${at(0.75)}`,
+    );
+    console.log(`  (compared build: ${COMPARE_CLI})`);
+  }
 } finally {
-  await Promise.all([skillport.close(), stop(bare), stop(floor.child)]);
+  await Promise.all([skillport.close(), other?.close(), stop(bare), stop(floor.child)]);
 }

@@ -20,9 +20,10 @@ export const LOG_LEVEL = "warn";
 /**
  * The real server on a fresh data dir with an enterprise key whose limits the bench
  * cannot reach. `prefix` runs it under another command (e.g. strace); `nodeArgs` go to node;
- * `env` goes to the server and to the CLI that creates the key (e.g. a PostgreSQL store).
+ * `env` goes to the server and to the CLI that creates the key (e.g. a PostgreSQL store);
+ * `cli` is the build to run (another build's `dist/cli/cli.js` to compare two).
  */
-export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = {}) {
+export async function startSkillport({ nodeArgs = [], prefix = [], env = {}, cli = CLI } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "skillport-bench-"));
   let child;
   // Under a prefix (strace) the signal must reach node itself, so it shuts down
@@ -41,9 +42,9 @@ export async function startSkillport({ nodeArgs = [], prefix = [], env = {} } = 
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const key = createBenchKey(dataDir, {}, env);
+    const key = createBenchKey(dataDir, {}, env, cli);
     const port = await freePort();
-    const command = [...prefix, process.execPath, ...nodeArgs, CLI, "serve"];
+    const command = [...prefix, process.execPath, ...nodeArgs, cli, "serve"];
     child = startProcess(command[0], command.slice(1), {
       SKILLPORT_PORT: String(port),
       SKILLPORT_HOST: "127.0.0.1",
@@ -78,6 +79,7 @@ export function createBenchKey(
   dataDir,
   { name = "bench", perMinute = 100_000_000, perDay = 1_000_000_000 } = {},
   env = {},
+  cli = CLI,
 ) {
   const limits = ["--plan", "enterprise", "--limit-minute", String(perMinute), "--limit-day", String(perDay)];
   const args = [
@@ -93,7 +95,7 @@ export function createBenchKey(
     dataDir,
   ];
   return JSON.parse(
-    execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, ...env } }),
+    execFileSync(process.execPath, [cli, ...args], { encoding: "utf8", env: { ...process.env, ...env } }),
   );
 }
 

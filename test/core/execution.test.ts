@@ -66,6 +66,14 @@ describe("synchronous execution", () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it("gives a skill that copies its context every member of it", async () => {
+    const { record } = await run("test.context_copy", {});
+    expect(record).toMatchObject({
+      status: "completed",
+      result: { aborted: false, sent: "copied", remembered: "v" },
+    });
+  });
+
   it("makes no AbortController for a skill that never reads its signal, and one for a skill that does", async () => {
     expect(await abortControllersMadeBy(() => run("test.echo", { text: "hi" }))).toBe(0);
     const sleeping = await abortControllersMadeBy(async () => {

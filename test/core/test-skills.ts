@@ -96,4 +96,22 @@ export const counter = defineSkill({
 });
 export const counts = new Map<string, number>();
 
-export const testSkills = [echo, fail, sleep, stubborn, badResult, counter];
+/** Copies its context, as a skill may, and uses the copy's signal, messages and memory. */
+export const contextCopy = defineSkill({
+  id: "test.context_copy",
+  title: "Context copy",
+  description: "Uses a copy of its context.",
+  tags: ["test"],
+  params: z.object({}),
+  result: z.object({ aborted: z.boolean(), sent: z.string(), remembered: z.unknown() }),
+  annotations,
+  examples: [],
+  run: async (_params, ctx) => {
+    const copy = { ...ctx };
+    const sent = await copy.messages.send("ops", "copied");
+    await copy.memory.set("k", "v");
+    return { aborted: copy.signal.aborted, sent: sent.text, remembered: (await copy.memory.get("k"))?.value };
+  },
+});
+
+export const testSkills = [echo, fail, sleep, stubborn, badResult, counter, contextCopy];

@@ -12,7 +12,7 @@ import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
-import { ownerMemory, ownerMessages } from "./skill-context.js";
+import { skillContext } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
 import { WorkQueue } from "./work-queue.js";
 
@@ -212,18 +212,19 @@ export class ExecutionRunner {
             controller,
             logger,
             executor: this.options.executor,
-            context: {
+            context: skillContext({
               executionId: id,
               owner: running.owner,
               config: this.options.skillConfig[running.record.skill_id] ?? {},
               logger,
-              messages: ownerMessages(store.messages, running.owner, clock),
-              memory: ownerMemory(store.memory, running.owner, clock),
+              controller,
+              store,
+              clock,
               progress: (update) => {
                 events.emit(id, { type: "progress", execution_id: id, ...update }, share);
                 onProgress?.(update);
               },
-            },
+            }),
           })
         : failedOutcome(
             "execution_failed",

@@ -23,7 +23,8 @@ export interface RunOptions {
   timeoutMs: number;
   /** Aborted with an `AbortReason` by whoever cancels or shuts down. */
   controller: LazyAbortController;
-  context: Omit<SkillContext, "signal">;
+  /** Its signal must be `controller`'s. */
+  context: SkillContext;
   logger: Logger;
   /** Where `run` executes: on this thread or isolated in a worker. */
   executor: SkillExecutor;
@@ -48,14 +49,7 @@ export async function runSkill(
     const aborted = new Promise<never>((_, reject) => {
       detachAbort = controller.onAbort(reject);
     });
-    // The signal is a getter: made only if the skill (or the executor) reads it.
-    const context: SkillContext = {
-      ...options.context,
-      get signal() {
-        return controller.signal;
-      },
-    };
-    const running = Promise.resolve().then(() => options.executor.invoke(skill, params, context));
+    const running = Promise.resolve().then(() => options.executor.invoke(skill, params, options.context));
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
     running.catch(() => {});
     const output = await Promise.race([running, aborted]);

@@ -73,17 +73,34 @@ export interface LogEntry {
  * skill's log as `notifications/message`).
  */
 export function teeLogger(logger: Logger, listener: (entry: LogEntry) => void): Logger {
-  const line =
-    (level: LogLevel) =>
-    (fields: object, message?: string): void => {
-      logger[level](fields, message);
-      listener({ level, message, fields });
-    };
-  return {
-    debug: line("debug"),
-    info: line("info"),
-    warn: line("warn"),
-    error: line("error"),
-    child: (bindings) => teeLogger(logger.child(bindings), listener),
-  };
+  return new TeeLogger(logger, listener);
+}
+
+/** A class rather than an object of closures: MCP calls make one per execution. */
+class TeeLogger implements Logger {
+  constructor(
+    private readonly logger: Logger,
+    private readonly listener: (entry: LogEntry) => void,
+  ) {}
+
+  debug(fields: object, message?: string): void {
+    this.line("debug", fields, message);
+  }
+  info(fields: object, message?: string): void {
+    this.line("info", fields, message);
+  }
+  warn(fields: object, message?: string): void {
+    this.line("warn", fields, message);
+  }
+  error(fields: object, message?: string): void {
+    this.line("error", fields, message);
+  }
+  child(bindings: Record<string, unknown>): Logger {
+    return new TeeLogger(this.logger.child(bindings), this.listener);
+  }
+
+  private line(level: LogLevel, fields: object, message?: string): void {
+    this.logger[level](fields, message);
+    this.listener({ level, message, fields });
+  }
 }

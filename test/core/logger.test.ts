@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Logger, lazyChildLogger } from "../../src/core/logger.js";
+import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../../src/core/logger.js";
 
 /** A logger recording the children it makes and the lines written through them. */
 function recordingLogger(
@@ -32,6 +32,24 @@ describe("lazyChildLogger", () => {
       { level: "info", execution_id: "exec_1", step: 1, msg: "first" },
       { level: "error", execution_id: "exec_1", step: 2, msg: "second" },
       { level: "warn", execution_id: "exec_1", part: "x", msg: "third" },
+    ]);
+  });
+});
+
+describe("teeLogger", () => {
+  it("writes every line to the logger and tells the listener, children included", () => {
+    const { logger, record } = recordingLogger();
+    const heard: LogEntry[] = [];
+    const log = teeLogger(logger, (entry) => heard.push(entry));
+    log.warn({ step: 1 }, "first");
+    log.child({ part: "x" }).debug({ step: 2 });
+    expect(record.lines).toEqual([
+      { level: "warn", step: 1, msg: "first" },
+      { level: "debug", part: "x", step: 2, msg: undefined },
+    ]);
+    expect(heard).toEqual([
+      { level: "warn", message: "first", fields: { step: 1 } },
+      { level: "debug", message: undefined, fields: { step: 2 } },
     ]);
   });
 });

@@ -45,6 +45,8 @@ export function toBase62(value: number, width: number): string {
 let lastMs = 0;
 let sequence = 0;
 
+type IdPrefix = "exec" | "key" | "msg" | "runner";
+
 /**
  * A prefixed identifier that sorts by creation time: 8 base62 characters of Unix
  * milliseconds, 3 of a per-process sequence (so ids made in the same millisecond keep
@@ -52,7 +54,7 @@ let sequence = 0;
  * comparing ids as strings compares their times: "newest first" is exact even for
  * records created in the same millisecond.
  */
-export function newId(prefix: "exec" | "key" | "msg" | "runner", nowMs = Date.now()): string {
+export function newId(prefix: IdPrefix, nowMs = Date.now()): string {
   if (nowMs === lastMs) {
     sequence = (sequence + 1) % 62 ** 3;
   } else {
@@ -60,4 +62,12 @@ export function newId(prefix: "exec" | "key" | "msg" | "runner", nowMs = Date.no
     sequence = 0;
   }
   return `${prefix}_${toBase62(nowMs, 8)}${toBase62(sequence, 3)}${randomBase62(14)}`;
+}
+
+/**
+ * Every id `newId(prefix, t)` makes sorts below this string when t < ms, and above it
+ * otherwise: `id < idFloor(prefix, ms)` selects the ids made before `ms`.
+ */
+export function idFloor(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${toBase62(ms, 8)}`;
 }

@@ -33,8 +33,8 @@ export interface ExecutionListQuery {
   status?: ExecutionStatus;
   skillId?: string;
   limit: number;
-  /** Continue after this record (newest first: strictly older than it). */
-  after?: { createdAt: string; id: string };
+  /** Continue after the record with this id: newest first, so with the ids below it. */
+  after?: string;
 }
 
 export interface ExecutionStore {
@@ -46,6 +46,10 @@ export interface ExecutionStore {
    */
   save(execution: StoredExecution): Promise<void>;
   get(id: string): Promise<StoredExecution | undefined>;
+  /**
+   * Newest first, which is descending id order: an execution's id begins with its
+   * `created_at` (see `newRecord`), so no adapter needs an index of the times.
+   */
   list(query: ExecutionListQuery): Promise<StoredExecution[]>;
   /** Registers or refreshes a runner (a process that runs executions). */
   heartbeat(runner: RunnerInfo): Promise<void>;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
+import { ManualClock, systemClock } from "../../src/core/clock.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
+import { toBase62 } from "../../src/core/ids.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
 import { makeCore } from "./make-core.js";
@@ -217,6 +218,29 @@ describe("owners", () => {
     });
     expect(page2.data.map((r) => r.id)).toEqual(mine.slice(0, 2).reverse());
     expect(page2.next_cursor).toBeNull();
+  });
+});
+
+describe("record ids", () => {
+  it("begin with the record's created_at, so listing by id lists by creation time", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    const timed = await makeCore(testSkills, { clock });
+    try {
+      const owner = await timed.keyFor();
+      // The clock goes back and forth (a corrected system clock does too); c and d share
+      // a millisecond.
+      const runs = { a: 2000, b: 0, c: 1000, d: 1000 };
+      for (const [text, offset] of Object.entries(runs)) {
+        clock.set(Date.UTC(2026, 10, 22, 12, 0, 0) + offset);
+        const { record } = await timed.run(owner, "test.echo", { text });
+        expect(record.id.slice("exec_".length, "exec_".length + 8)).toBe(toBase62(clock.now(), 8));
+        expect(record.created_at).toBe(new Date(clock.now()).toISOString());
+      }
+      const listed = (await timed.skillport.queries.list(owner, { limit: 10 })).data;
+      expect(listed.map((r) => r.result)).toEqual(["a", "d", "c", "b"].map((text) => ({ text })));
+    } finally {
+      await timed.cleanup();
+    }
   });
 });
 

@@ -69,6 +69,22 @@ describe("postgresql: schema migrations", () => {
     expect(rows).toEqual(POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })));
   });
 
+  it("indexes executions by id (the primary key) and by owner and id, not by time", async () => {
+    const namespace = uniqueNamespace();
+    cleanups.push(() => dropNamespace(services, namespace));
+    const store = await open(services, namespace);
+    await store.close();
+    const rows = await query(
+      "select indexname from pg_indexes where schemaname = current_schema() and tablename = 'executions' order by indexname",
+      namespace.schema,
+    );
+    expect(rows.map((row) => row.indexname)).toEqual([
+      "executions_owner",
+      "executions_pkey",
+      "executions_unfinished",
+    ]);
+  });
+
   it("refuses a database whose schema is newer than this skillport", async () => {
     const namespace = uniqueNamespace();
     cleanups.push(() => dropNamespace(services, namespace));

@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Database } from "../../src/store/sqlite/driver.js";
+import { isoTimestamp } from "../../src/core/clock.js";
+import { newId } from "../../src/core/ids.js";
+import { type BetterSqlite3, Database } from "../../src/store/sqlite/driver.js";
 import { DEFAULT_DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, migrate } from "../../src/store/sqlite/migrations.js";
 import { BUSY_TIMEOUT_MS, openConnection } from "../../src/store/sqlite/open-database.js";
-import { makeExecution, makeKey } from "./contract/fixtures.js";
+import { makeExecution, makeKey, T0 } from "./contract/fixtures.js";
 import { useTempStores } from "./support/temp-store.js";
 
 const LATEST = MIGRATIONS.length;
@@ -78,6 +80,54 @@ describe("sqlite: file, connections and migrations", () => {
     db.close();
   });
 
+  it("moves a version-5 database's executions to id order, keeping every record", async () => {
+    const file = join(await temp.dataDir(), "v5.db");
+    const db = openConnection(file, { synchronous: "NORMAL" });
+    migrate(db, MIGRATIONS.slice(0, 5));
+    const insert = db.prepare(
+      `insert into executions (id, owner, key_id, skill_id, status, success, params, async, timeout_ms,
+         runner_id, created_at, finished_at)
+       values (?, 'acme', 'key_1', 'math.evaluate', 'completed', 1, '{}', 0, 1000, 'runner_a', ?, ?)`,
+    );
+    for (let i = 0; i < 5; i++) {
+      const at = isoTimestamp(T0 + i * 1000);
+      insert.run(newId("exec", T0 + i * 1000), at, at);
+    }
+    expect(executionIndexes(db)).toEqual([
+      "executions_created",
+      "executions_finished",
+      "executions_owner_created",
+      "executions_unfinished",
+    ]);
+    migrate(db);
+    expect(executionIndexes(db)).toEqual(["executions_owner", "executions_unfinished"]);
+    expect(db.prepare("select count(*) as n from executions").get()).toEqual({ n: 5 });
+    db.close();
+  });
+
+  it("lists executions and finds old ones by the primary key or the owner's index, never by a sort", async () => {
+    const dataDir = await temp.dataDir();
+    await temp.open({ dataDir }).close();
+    const db = new Database(join(dataDir, DEFAULT_DATABASE_FILE), { readonly: true });
+    const plan = (sql: string) =>
+      (db.prepare(`explain query plan ${sql}`).all() as { detail: string }[])
+        .map((row) => row.detail)
+        .join("; ");
+    // The statements SqliteExecutionStore prepares for these cases.
+    const everyOwner = plan("select * from executions where 1 = 1 and id < 'x' order by id desc limit 10");
+    const oneOwner = plan(
+      "select * from executions where 1 = 1 and owner = 'acme' and id < 'x' order by id desc limit 10",
+    );
+    const old = plan(
+      "select rowid from executions where id < 'x' and finished_at < 'y' and status not in ('queued', 'running') limit 10",
+    );
+    expect(everyOwner).toMatch(/USING INDEX sqlite_autoindex_executions_1 \(id<\?\)/);
+    expect(oneOwner).toMatch(/USING (COVERING )?INDEX executions_owner \(owner=\? AND id<\?\)/);
+    expect(old).toMatch(/USING INDEX sqlite_autoindex_executions_1 \(id<\?\)/);
+    for (const detail of [everyOwner, oneOwner, old]) expect(detail).not.toMatch(/TEMP B-TREE|SCAN/);
+    db.close();
+  });
+
   it("passes PRAGMA integrity_check after writes, close and reopen", async () => {
     const dataDir = await temp.dataDir();
     const store = temp.open({ dataDir });
@@ -95,3 +145,12 @@ describe("sqlite: file, connections and migrations", () => {
     db.close();
   });
 });
+
+function executionIndexes(db: BetterSqlite3.Database): string[] {
+  const rows = db
+    .prepare(
+      "select name from sqlite_schema where type = 'index' and tbl_name = 'executions' and sql is not null",
+    )
+    .all() as { name: string }[];
+  return rows.map((row) => row.name).sort();
+}

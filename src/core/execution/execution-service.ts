@@ -5,7 +5,6 @@ import { canonicalJson } from "../canonical-json.js";
 import type { Clock } from "../clock.js";
 import { isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
-import { newId } from "../ids.js";
 import type { ApiKey } from "../keys/api-key.js";
 import type { ConcurrencyGate } from "../limits/concurrency-gate.js";
 import type { Logger } from "../logger.js";
@@ -70,7 +69,8 @@ export class ExecutionService {
       unknown
     >;
     const mode = input.async ? "async" : "sync";
-    const id = newId("exec");
+    const record = newRecord(entry.skill.id, clock.now(), mode === "async" ? "queued" : "running");
+    const { id } = record;
     runner.assertAccepting();
     // A repeat is answered before the concurrency cap: it runs nothing, so it takes no slot.
     if (options.idempotencyKey !== undefined) {
@@ -83,9 +83,8 @@ export class ExecutionService {
       // Learned in parallel with the run; a sync answer waits for it (so that the caller's
       // next discover already has the evidence), an async one does not. It never rejects.
       const learned = this.deps.onExecutionStarted?.(key, entry.skill.id);
-      const now = clock.now();
       const execution: StoredExecution = {
-        record: newRecord(id, entry.skill.id, now, mode === "async" ? "queued" : "running"),
+        record,
         owner: key.owner,
         keyId: key.id,
         params,

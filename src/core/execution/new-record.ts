@@ -1,17 +1,17 @@
 import { isoTimestamp } from "../clock.js";
+import { newId } from "../ids.js";
 import type { ExecutionRecord, StoredExecution } from "./record.js";
 import type { RunOutcome } from "./run-skill.js";
 
-/** A record as it starts: `queued` (async) or `running` (sync, started at once). */
-export function newRecord(
-  id: string,
-  skillId: string,
-  nowMs: number,
-  status: "queued" | "running",
-): ExecutionRecord {
+/**
+ * A record as it starts: `queued` (async) or `running` (sync, started at once). Its id is
+ * made here, from the same instant as its `created_at`: listing newest first is then
+ * listing by id (see `ExecutionStore.list`), which the primary key serves.
+ */
+export function newRecord(skillId: string, nowMs: number, status: "queued" | "running"): ExecutionRecord {
   const at = isoTimestamp(nowMs);
   return {
-    id,
+    id: newId("exec", nowMs),
     skill_id: skillId,
     status,
     success: false,

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
 import { isTerminal } from "../../core/execution/record.js";
+import { idFloor } from "../../core/ids.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
 import { type ExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import { SaveBatcher } from "./save-batcher.js";
@@ -78,15 +79,11 @@ export class PostgresExecutionStore implements ExecutionStore {
     if (query.keyId !== undefined) where((p) => `key_id = ${p}`, query.keyId);
     if (query.status !== undefined) where((p) => `status = ${p}`, query.status);
     if (query.skillId !== undefined) where((p) => `skill_id = ${p}`, query.skillId);
-    if (query.after !== undefined) {
-      // Newest first, so "after" the cursor means strictly older in (created_at, id).
-      values.push(query.after.createdAt, query.after.id);
-      conditions.push(`(created_at, id) < ($${values.length - 1}, $${values.length})`);
-    }
+    if (query.after !== undefined) where((p) => `id < ${p}`, query.after);
     values.push(query.limit);
     const { rows } = await this.pool.query<PgExecutionRow>(
       `select * from executions ${conditions.length > 0 ? `where ${conditions.join(" and ")}` : ""}
-       order by created_at desc, id desc limit $${values.length}`,
+       order by id desc limit $${values.length}`,
       values,
     );
     return rows.map(fromRow);
@@ -187,11 +184,12 @@ export class PostgresExecutionStore implements ExecutionStore {
     let deleted = 0;
     for (;;) {
       const { rowCount } = await this.pool.query(
+        // A record finished before the cutoff was created before it: a primary-key range.
         `delete from executions where id in (
            select id from executions
-           where finished_at is not null and finished_at < $1 and status not in ${NOT_TERMINAL_SQL}
+           where id < $1 and finished_at < $2 and status not in ${NOT_TERMINAL_SQL}
            limit ${DELETE_CHUNK})`,
-        [finishedBefore],
+        [idFloor("exec", Date.parse(finishedBefore)), finishedBefore],
       );
       deleted += rowCount ?? 0;
       if ((rowCount ?? 0) < DELETE_CHUNK) return deleted;

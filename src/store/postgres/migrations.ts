@@ -152,6 +152,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       create index learned_queries_recent on learned_queries (owner, last_at_ms);
     `,
   },
+  {
+    version: 5,
+    name: "executions in id order",
+    // As SQLite's migration 6: an execution's id begins with its created_at, so the
+    // primary key orders records by time (ids compare bytewise, collate "C").
+    sql: `
+      drop index executions_created;
+      drop index executions_finished;
+      drop index executions_owner_created;
+      create index executions_owner on executions (owner, id);
+    `,
+  },
 ];
 
 /**

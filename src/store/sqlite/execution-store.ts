@@ -1,4 +1,5 @@
 import type { StoredExecution } from "../../core/execution/record.js";
+import { idFloor } from "../../core/ids.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
 import { type ExecutionRow, fromExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
@@ -28,7 +29,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   private readonly deleteRunner: Database.Statement<[string]>;
   private readonly orphanCandidates: Database.Statement<[string], OrphanRow>;
   private readonly reassign: Database.Statement<[string, string]>;
-  private readonly deleteFinishedChunk: Database.Statement<[string]>;
+  private readonly deleteFinishedChunk: Database.Statement<[{ idFloor: string; finishedBefore: string }]>;
   private readonly queuedCandidates: Database.Statement<[string, string, number], ExecutionRow>;
   private readonly startStatement: Database.Statement<[ExecutionRow]>;
   private readonly takeStatement: Database.Statement<[ExecutionRow]>;
@@ -73,10 +74,12 @@ export class SqliteExecutionStore implements ExecutionStore {
        where e.status in ${NOT_TERMINAL_SQL} and e.runner_id <> ?`,
     );
     this.reassign = db.prepare("update executions set runner_id = ? where id = ?");
+    // A record finished before the cutoff was created before it too, so its id is below the
+    // cutoff's floor: the scan is a range of the primary key, not of the whole table.
     this.deleteFinishedChunk = db.prepare(
       `delete from executions where rowid in (
          select rowid from executions
-         where finished_at is not null and finished_at < ? and status not in ${NOT_TERMINAL_SQL}
+         where id < @idFloor and finished_at < @finishedBefore and status not in ${NOT_TERMINAL_SQL}
          limit ${DELETE_CHUNK})`,
     );
     this.claim = db.transaction((runnerId, isRunnerGone) => this.claimInTransaction(runnerId, isRunnerGone));
@@ -123,8 +126,7 @@ export class SqliteExecutionStore implements ExecutionStore {
       keyId: query.keyId,
       status: query.status,
       skillId: query.skillId,
-      afterCreatedAt: query.after?.createdAt,
-      afterId: query.after?.id,
+      after: query.after,
       limit: query.limit,
     };
     const rows = this.listStatement(query).all(params) as ExecutionRow[];
@@ -173,7 +175,10 @@ export class SqliteExecutionStore implements ExecutionStore {
   async deleteFinishedBefore(finishedBefore: string): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const { changes } = this.deleteFinishedChunk.run(finishedBefore);
+      const { changes } = this.deleteFinishedChunk.run({
+        idFloor: idFloor("exec", Date.parse(finishedBefore)),
+        finishedBefore,
+      });
       deleted += changes;
       if (changes < DELETE_CHUNK) return deleted;
     }
@@ -191,7 +196,7 @@ export class SqliteExecutionStore implements ExecutionStore {
 
   /**
    * One statement per combination of filters, so each uses an index fully: the owner's
-   * index for a key's own listing, the time index for the dashboard's listing across owners.
+   * index for a key's own listing, the primary key for the dashboard's listing across owners.
    */
   private listStatement(query: ExecutionListQuery): Database.Statement {
     const filters = [query.owner, query.keyId, query.status, query.skillId, query.after];
@@ -203,11 +208,9 @@ export class SqliteExecutionStore implements ExecutionStore {
       if (query.keyId !== undefined) conditions.push("key_id = @keyId");
       if (query.status !== undefined) conditions.push("status = @status");
       if (query.skillId !== undefined) conditions.push("skill_id = @skillId");
-      // Newest first, so "after" the cursor means strictly older in (created_at, id).
-      if (query.after !== undefined) conditions.push("(created_at, id) < (@afterCreatedAt, @afterId)");
+      if (query.after !== undefined) conditions.push("id < @after");
       statement = this.db.prepare(
-        `select * from executions where ${conditions.join(" and ")}
-         order by created_at desc, id desc limit @limit`,
+        `select * from executions where ${conditions.join(" and ")} order by id desc limit @limit`,
       );
       this.listStatements.set(shape, statement);
     }

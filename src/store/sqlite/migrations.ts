@@ -173,6 +173,20 @@ export const MIGRATIONS: readonly Migration[] = [
       create index learned_queries_recent on learned_queries (owner, last_at_ms);
     `,
   },
+  {
+    version: 6,
+    name: "executions in id order",
+    // An execution's id begins with the millisecond of its created_at (see `newRecord`), so
+    // the primary key already orders records by creation time: the listing across owners
+    // and retention read it, and an owner's listing needs only (owner, id). Two indexes
+    // fewer for every record written: each one cost a page write per group commit.
+    sql: `
+      drop index executions_created;
+      drop index executions_finished;
+      drop index executions_owner_created;
+      create index executions_owner on executions (owner, id);
+    `,
+  },
 ];
 
 /**

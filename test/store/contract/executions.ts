@@ -4,8 +4,6 @@ import type { StoredExecution } from "../../../src/core/execution/record.js";
 import type { ExecutionListQuery } from "../../../src/core/ports.js";
 import { makeExecution, type StoreHandle, T0 } from "./fixtures.js";
 
-const ids = (executions: StoredExecution[]): string[] => executions.map((execution) => execution.record.id);
-
 /** `ExecutionStore`: saving (with group commit), reading and listing records. */
 export function describeExecutionContract(handle: StoreHandle): void {
   describe("executions", () => {
@@ -69,85 +67,98 @@ export function describeExecutionContract(handle: StoreHandle): void {
     });
 
     describe("list", () => {
-      // Two records share a created_at, so the id must break the tie.
+      // Records are listed by id, newest first: the core makes an id from the instant of the
+      // record's created_at (newRecord), as makeExecution does. b and c share a created_at,
+      // so their ids keep the order they were made in.
+      const names = new Map<string, string>();
+      const named = (executions: StoredExecution[]) =>
+        executions.map((execution) => names.get(execution.record.id) ?? execution.record.id);
+      const idOf = (name: string): string => {
+        for (const [id, n] of names) if (n === name) return id;
+        throw new Error(`no record named ${name}`);
+      };
       const seed = async (): Promise<StoredExecution[]> => {
         const specs = [
-          { id: "exe_a", createdAt: T0, status: "completed", skillId: "math.evaluate" },
-          { id: "exe_b", createdAt: T0 + 1000, status: "failed", skillId: "message.send" },
-          { id: "exe_c", createdAt: T0 + 1000, status: "completed", skillId: "message.send" },
-          { id: "exe_d", createdAt: T0 + 2000, status: "running", skillId: "math.evaluate" },
-          { id: "exe_e", createdAt: T0 + 3000, status: "completed", skillId: "math.evaluate" },
-          { id: "exe_f", createdAt: T0 + 4000, status: "queued", skillId: "message.send" },
-          { id: "exe_g", createdAt: T0 + 5000, status: "completed", skillId: "message.send" },
+          { name: "a", createdAt: T0, status: "completed", skillId: "math.evaluate" },
+          { name: "b", createdAt: T0 + 1000, status: "failed", skillId: "message.send" },
+          { name: "c", createdAt: T0 + 1000, status: "completed", skillId: "message.send" },
+          { name: "d", createdAt: T0 + 2000, status: "running", skillId: "math.evaluate" },
+          { name: "e", createdAt: T0 + 3000, status: "completed", skillId: "math.evaluate" },
+          { name: "f", createdAt: T0 + 4000, status: "queued", skillId: "message.send" },
+          { name: "g", createdAt: T0 + 5000, status: "completed", skillId: "message.send" },
         ] as const;
-        const executions = specs.map((spec) =>
-          makeExecution({ ...spec, owner: "acme", createdAt: isoTimestamp(spec.createdAt) }),
+        names.clear();
+        const executions = specs.map(({ name, ...spec }) => {
+          const execution = makeExecution({
+            ...spec,
+            owner: "acme",
+            createdAt: isoTimestamp(spec.createdAt),
+          });
+          names.set(execution.record.id, name);
+          return execution;
+        });
+        // Saved in another order than made: the store orders them, not the insertion.
+        await Promise.all(
+          [...executions].reverse().map((execution) => handle.store.executions.save(execution)),
         );
-        await Promise.all(executions.map((execution) => handle.store.executions.save(execution)));
-        await handle.store.executions.save(makeExecution({ id: "exe_other", owner: "globex" }));
+        const other = makeExecution({ owner: "globex", createdAt: isoTimestamp(T0 + 500) });
+        names.set(other.record.id, "other");
+        await handle.store.executions.save(other);
         return executions;
       };
       const list = (query: Partial<ExecutionListQuery>) =>
         handle.store.executions.list({ owner: "acme", limit: 100, ...query });
 
-      it("lists one owner's records newest first, ties broken by id descending", async () => {
+      it("lists one owner's records newest first, ties in created_at in the order they were made", async () => {
         const executions = await seed();
-        expect(ids(await list({}))).toEqual(["exe_g", "exe_f", "exe_e", "exe_d", "exe_c", "exe_b", "exe_a"]);
+        expect(named(await list({}))).toEqual(["g", "f", "e", "d", "c", "b", "a"]);
         expect(await list({ limit: 1 })).toEqual([executions[6]]);
       });
 
       it("never lists another owner's records", async () => {
         await seed();
-        expect(ids(await list({ owner: "globex" }))).toEqual(["exe_other"]);
+        expect(named(await list({ owner: "globex" }))).toEqual(["other"]);
         expect(await list({ owner: "nobody" })).toEqual([]);
       });
 
       it("filters by status, by skill id, and by both", async () => {
         await seed();
-        expect(ids(await list({ status: "completed" }))).toEqual(["exe_g", "exe_e", "exe_c", "exe_a"]);
-        expect(ids(await list({ skillId: "message.send" }))).toEqual(["exe_g", "exe_f", "exe_c", "exe_b"]);
-        expect(ids(await list({ status: "completed", skillId: "message.send" }))).toEqual(["exe_g", "exe_c"]);
+        expect(named(await list({ status: "completed" }))).toEqual(["g", "e", "c", "a"]);
+        expect(named(await list({ skillId: "message.send" }))).toEqual(["g", "f", "c", "b"]);
+        expect(named(await list({ status: "completed", skillId: "message.send" }))).toEqual(["g", "c"]);
       });
 
-      it("continues strictly after the cursor, across a created_at tie", async () => {
+      it("continues strictly after the cursor's record, across a created_at tie", async () => {
         await seed();
-        const after = { createdAt: isoTimestamp(T0 + 1000), id: "exe_c" };
-        expect(ids(await list({ after }))).toEqual(["exe_b", "exe_a"]);
-        expect(ids(await list({ after, status: "failed" }))).toEqual(["exe_b"]);
+        const after = idOf("c");
+        expect(named(await list({ after }))).toEqual(["b", "a"]);
+        expect(named(await list({ after, status: "failed" }))).toEqual(["b"]);
       });
 
       it("pages through every record once, in order, with the last item as cursor", async () => {
         await seed();
         const seen: string[] = [];
-        let after: ExecutionListQuery["after"];
+        let after: string | undefined;
         for (let page = 0; page < 10; page++) {
           const items = await list({ limit: 3, after });
-          seen.push(...ids(items));
+          seen.push(...named(items));
           const last = items.at(-1);
           if (items.length < 3 || !last) break;
-          after = { createdAt: last.record.created_at, id: last.record.id };
+          after = last.record.id;
         }
-        expect(seen).toEqual(["exe_g", "exe_f", "exe_e", "exe_d", "exe_c", "exe_b", "exe_a"]);
+        expect(seen).toEqual(["g", "f", "e", "d", "c", "b", "a"]);
       });
 
       it("lists every owner's records when no owner is given, newest first", async () => {
         await seed();
         const all = await handle.store.executions.list({ limit: 100 });
-        // exe_other (globex) shares exe_a's created_at: the id breaks the tie.
-        expect(ids(all)).toEqual([
-          "exe_g",
-          "exe_f",
-          "exe_e",
-          "exe_d",
-          "exe_c",
-          "exe_b",
-          "exe_other",
-          "exe_a",
+        expect(named(all)).toEqual(["g", "f", "e", "d", "c", "b", "other", "a"]);
+        expect(named(await handle.store.executions.list({ limit: 2, status: "completed" }))).toEqual([
+          "g",
+          "e",
         ]);
-        expect(ids(await handle.store.executions.list({ limit: 2, status: "completed" }))).toEqual([
-          "exe_g",
-          "exe_e",
-        ]);
+        const after = idOf("b");
+        expect(named(await handle.store.executions.list({ limit: 100, after }))).toEqual(["other", "a"]);
       });
 
       it("filters by the key that started a record, alone or with the owner", async () => {
@@ -155,8 +166,8 @@ export function describeExecutionContract(handle: StoreHandle): void {
         await handle.store.executions.save(
           makeExecution({ id: "exe_k", owner: "acme", keyId: "key_2", createdAt: isoTimestamp(T0 + 500) }),
         );
-        expect(ids(await handle.store.executions.list({ keyId: "key_2", limit: 100 }))).toEqual(["exe_k"]);
-        expect(ids(await list({ keyId: "key_2" }))).toEqual(["exe_k"]);
+        expect(named(await handle.store.executions.list({ keyId: "key_2", limit: 100 }))).toEqual(["exe_k"]);
+        expect(named(await list({ keyId: "key_2" }))).toEqual(["exe_k"]);
         expect(await list({ keyId: "key_2", owner: "globex" })).toEqual([]);
       });
     });

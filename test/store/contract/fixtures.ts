@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach } from "vitest";
 import { isoTimestamp } from "../../../src/core/clock.js";
 import type { ExecutionStatus, StoredExecution } from "../../../src/core/execution/record.js";
+import { newId } from "../../../src/core/ids.js";
 import type { ApiKey } from "../../../src/core/keys/api-key.js";
 import type { Store } from "../../../src/core/ports.js";
 
@@ -90,7 +91,8 @@ export function makeExecution(overrides: ExecutionOverrides = {}): StoredExecuti
   const completed = status === "completed";
   return {
     record: {
-      id: overrides.id ?? uniqueId("exe"),
+      // As the core makes them: an id that begins with the record's created_at (newRecord).
+      id: overrides.id ?? newId("exec", Date.parse(createdAt)),
       skill_id: overrides.skillId ?? "math.evaluate",
       status,
       success: completed,

@@ -162,17 +162,35 @@ export function describeRunnerContract(handle: StoreHandle): void {
 
     it("deletes only terminal records finished before the cutoff, and says how many", async () => {
       const { executions } = handle.store;
-      const old = makeExecution({ status: "completed", finishedAt: isoTimestamp(T0 - 2000) });
-      const oldFailed = makeExecution({ status: "failed", finishedAt: isoTimestamp(T0 - 1000) });
-      const recent = makeExecution({ status: "completed", finishedAt: isoTimestamp(T0) });
-      const running = makeExecution({ status: "running", createdAt: isoTimestamp(T0 - 5000) });
-      await Promise.all([old, oldFailed, recent, running].map((record) => executions.save(record)));
+      const created = (ms: number) => ({ createdAt: isoTimestamp(ms) });
+      const old = makeExecution({
+        status: "completed",
+        ...created(T0 - 9000),
+        finishedAt: isoTimestamp(T0 - 2000),
+      });
+      const oldFailed = makeExecution({
+        status: "failed",
+        ...created(T0 - 1001),
+        finishedAt: isoTimestamp(T0 - 1),
+      });
+      // Created before the cutoff like the two above, but finished at it: kept.
+      const recent = makeExecution({
+        status: "completed",
+        ...created(T0 - 9000),
+        finishedAt: isoTimestamp(T0),
+      });
+      const running = makeExecution({ status: "running", ...created(T0 - 5000) });
+      const later = makeExecution({ status: "completed", ...created(T0 + 1000) });
+      await Promise.all([old, oldFailed, recent, running, later].map((record) => executions.save(record)));
       expect(await executions.deleteFinishedBefore(isoTimestamp(T0))).toBe(2);
       expect(await executions.get(old.record.id)).toBeUndefined();
       expect(await executions.get(oldFailed.record.id)).toBeUndefined();
       expect(await executions.get(recent.record.id)).toEqual(recent);
       expect(await executions.get(running.record.id)).toEqual(running);
+      expect(await executions.get(later.record.id)).toEqual(later);
       expect(await executions.deleteFinishedBefore(isoTimestamp(T0))).toBe(0);
+      expect(await executions.deleteFinishedBefore(isoTimestamp(T0 + 1))).toBe(1);
+      expect(await executions.get(recent.record.id)).toBeUndefined();
     });
   });
 }

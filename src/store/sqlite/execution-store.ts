@@ -8,6 +8,29 @@ import type { GroupCommit } from "./group-commit.js";
 /** `queued` and `running`, as SQL (contract.md, "Execution record"). */
 const NOT_TERMINAL_SQL = "('queued', 'running')";
 
+/**
+ * The columns the upsert writes, in the order it binds them: positional parameters bind in
+ * about half the time of named ones, and every execution is written this way.
+ */
+const COLUMNS = [
+  "id",
+  "owner",
+  "key_id",
+  "skill_id",
+  "status",
+  "success",
+  "error",
+  "latency_ms",
+  "result",
+  "params",
+  "async",
+  "timeout_ms",
+  "runner_id",
+  "created_at",
+  "started_at",
+  "finished_at",
+] as const satisfies readonly (keyof ExecutionRow)[];
+
 /** Rows deleted per transaction by retention, so other writers get the lock in between. */
 const DELETE_CHUNK = 1000;
 
@@ -22,7 +45,7 @@ interface OrphanRow extends ExecutionRow {
  * the group commit; everything else is a statement of its own.
  */
 export class SqliteExecutionStore implements ExecutionStore {
-  private readonly upsert: Database.Statement<[ExecutionRow]>;
+  private readonly upsert: Database.Statement<[unknown[]]>;
   private readonly byId: Database.Statement<[string], ExecutionRow>;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly upsertRunner: Database.Statement<[RunnerInfo]>;
@@ -48,17 +71,11 @@ export class SqliteExecutionStore implements ExecutionStore {
     // "Execution record"), even when a runner that was judged gone and lost its
     // executions to claimOrphans wakes up and saves its own outcome.
     this.upsert = db.prepare(
-      `insert into executions (id, owner, key_id, skill_id, status, success, error, latency_ms,
-         result, params, async, timeout_ms, runner_id, created_at, started_at, finished_at)
-       values (@id, @owner, @key_id, @skill_id, @status, @success, @error, @latency_ms,
-         @result, @params, @async, @timeout_ms, @runner_id, @created_at, @started_at, @finished_at)
+      `insert into executions (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})
        on conflict (id) do update set
-         owner = excluded.owner, key_id = excluded.key_id, skill_id = excluded.skill_id,
-         status = excluded.status, success = excluded.success, error = excluded.error,
-         latency_ms = excluded.latency_ms, result = excluded.result, params = excluded.params,
-         async = excluded.async, timeout_ms = excluded.timeout_ms, runner_id = excluded.runner_id,
-         created_at = excluded.created_at, started_at = excluded.started_at,
-         finished_at = excluded.finished_at
+         ${COLUMNS.filter((column) => column !== "id")
+           .map((column) => `${column} = excluded.${column}`)
+           .join(", ")}
        where executions.status in ${NOT_TERMINAL_SQL}`,
     );
     this.byId = db.prepare("select * from executions where id = ?");
@@ -111,7 +128,7 @@ export class SqliteExecutionStore implements ExecutionStore {
       return Promise.reject(err);
     }
     return this.writer.write(`execution:${row.id}`, () => {
-      this.upsert.run(row);
+      this.upsert.run(COLUMNS.map((column) => row[column]));
     });
   }
 

@@ -21,6 +21,38 @@ export interface ExecutionRow {
   finished_at: string | null;
 }
 
+/** The columns of an `executions` row, in the order both adapters' upserts bind them. */
+export const EXECUTION_COLUMNS = [
+  "id",
+  "owner",
+  "key_id",
+  "skill_id",
+  "status",
+  "success",
+  "error",
+  "latency_ms",
+  "result",
+  "params",
+  "async",
+  "timeout_ms",
+  "runner_id",
+  "created_at",
+  "started_at",
+  "finished_at",
+] as const satisfies readonly (keyof ExecutionRow)[];
+
+/**
+ * What follows `insert into executions (...) values (...)` in both adapters' upserts. The
+ * `where` keeps a terminal record from ever changing again (contract.md, "Execution
+ * record"), even when a runner judged gone, whose executions another runner claimed,
+ * wakes up and saves its own outcome.
+ */
+export const EXECUTION_UPSERT_TAIL = `on conflict (id) do update set
+  ${EXECUTION_COLUMNS.filter((column) => column !== "id")
+    .map((column) => `${column} = excluded.${column}`)
+    .join(", ")}
+  where executions.status in ('queued', 'running')`;
+
 /**
  * The bind parameters of an `executions` row. Serialising happens when `save` is called,
  * not when the batch commits: a record that cannot be stored (say, a result that is not

@@ -1,37 +1,8 @@
 import type pg from "pg";
-import type { ExecutionRow } from "../execution-row.js";
-
-const COLUMNS = [
-  "id",
-  "owner",
-  "key_id",
-  "skill_id",
-  "status",
-  "success",
-  "error",
-  "latency_ms",
-  "result",
-  "params",
-  "async",
-  "timeout_ms",
-  "runner_id",
-  "created_at",
-  "started_at",
-  "finished_at",
-] as const satisfies readonly (keyof ExecutionRow)[];
+import { EXECUTION_COLUMNS, EXECUTION_UPSERT_TAIL, type ExecutionRow } from "../execution-row.js";
 
 /** Rows per statement at most (PostgreSQL takes up to 65 535 parameters). */
 const MAX_ROWS = 500;
-
-/**
- * The upsert's `where` keeps a terminal record from ever changing again (contract.md,
- * "Execution record"), even when a runner judged gone wakes up and saves its own outcome.
- */
-const UPSERT_TAIL = `on conflict (id) do update set
-  ${COLUMNS.filter((c) => c !== "id")
-    .map((c) => `${c} = excluded.${c}`)
-    .join(", ")}
-  where executions.status in ('queued', 'running')`;
 
 interface Pending {
   row: ExecutionRow;
@@ -137,13 +108,13 @@ export class SaveBatcher {
     const values: unknown[] = [];
     const tuples = rows.map((row) => {
       const start = values.length;
-      for (const column of COLUMNS) values.push(row[column]);
-      return `(${COLUMNS.map((_, i) => `$${start + i + 1}`).join(", ")})`;
+      for (const column of EXECUTION_COLUMNS) values.push(row[column]);
+      return `(${EXECUTION_COLUMNS.map((_, i) => `$${start + i + 1}`).join(", ")})`;
     });
     await this.pool.query({
       // One prepared statement per batch size that occurs; most batches are small.
       name: rows.length <= 8 ? `execution-save-${rows.length}` : undefined,
-      text: `insert into executions (${COLUMNS.join(", ")}) values ${tuples.join(", ")} ${UPSERT_TAIL}`,
+      text: `insert into executions (${EXECUTION_COLUMNS.join(", ")}) values ${tuples.join(", ")} ${EXECUTION_UPSERT_TAIL}`,
       values,
     });
   }

@@ -1,35 +1,19 @@
 import type { StoredExecution } from "../../core/execution/record.js";
 import { idFloor } from "../../core/ids.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
-import { type ExecutionRow, fromExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
+import {
+  EXECUTION_COLUMNS,
+  EXECUTION_UPSERT_TAIL,
+  type ExecutionRow,
+  fromExecutionRow,
+  rowsOfGoneRunners,
+  toExecutionRow,
+} from "../execution-row.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
 
 /** `queued` and `running`, as SQL (contract.md, "Execution record"). */
 const NOT_TERMINAL_SQL = "('queued', 'running')";
-
-/**
- * The columns the upsert writes, in the order it binds them: positional parameters bind in
- * about half the time of named ones, and every execution is written this way.
- */
-const COLUMNS = [
-  "id",
-  "owner",
-  "key_id",
-  "skill_id",
-  "status",
-  "success",
-  "error",
-  "latency_ms",
-  "result",
-  "params",
-  "async",
-  "timeout_ms",
-  "runner_id",
-  "created_at",
-  "started_at",
-  "finished_at",
-] as const satisfies readonly (keyof ExecutionRow)[];
 
 /** Rows deleted per transaction by retention, so other writers get the lock in between. */
 const DELETE_CHUNK = 1000;
@@ -67,16 +51,11 @@ export class SqliteExecutionStore implements ExecutionStore {
     private readonly db: Database.Database,
     private readonly writer: GroupCommit,
   ) {
-    // The `where` keeps a terminal record from ever changing again (contract.md,
-    // "Execution record"), even when a runner that was judged gone and lost its
-    // executions to claimOrphans wakes up and saves its own outcome.
+    // Positional parameters bind in about half the time of named ones (better-sqlite3 looks
+    // each name up on the row), and every execution is written this way.
     this.upsert = db.prepare(
-      `insert into executions (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})
-       on conflict (id) do update set
-         ${COLUMNS.filter((column) => column !== "id")
-           .map((column) => `${column} = excluded.${column}`)
-           .join(", ")}
-       where executions.status in ${NOT_TERMINAL_SQL}`,
+      `insert into executions (${EXECUTION_COLUMNS.join(", ")})
+       values (${EXECUTION_COLUMNS.map(() => "?").join(", ")}) ${EXECUTION_UPSERT_TAIL}`,
     );
     this.byId = db.prepare("select * from executions where id = ?");
     this.upsertRunner = db.prepare(
@@ -128,7 +107,7 @@ export class SqliteExecutionStore implements ExecutionStore {
       return Promise.reject(err);
     }
     return this.writer.write(`execution:${row.id}`, () => {
-      this.upsert.run(COLUMNS.map((column) => row[column]));
+      this.upsert.run(EXECUTION_COLUMNS.map((column) => row[column]));
     });
   }
 

@@ -21,6 +21,9 @@ export interface ExecutionRow {
   finished_at: string | null;
 }
 
+/** `queued` and `running`, as SQL (contract.md, "Execution record"), for both adapters. */
+export const NOT_TERMINAL_SQL = "('queued', 'running')";
+
 /** The columns of an `executions` row, in the order both adapters' upserts bind them. */
 export const EXECUTION_COLUMNS = [
   "id",
@@ -51,7 +54,7 @@ export const EXECUTION_UPSERT_TAIL = `on conflict (id) do update set
   ${EXECUTION_COLUMNS.filter((column) => column !== "id")
     .map((column) => `${column} = excluded.${column}`)
     .join(", ")}
-  where executions.status in ('queued', 'running')`;
+  where executions.status in ${NOT_TERMINAL_SQL}`;
 
 /**
  * The bind parameters of an `executions` row. Serialising happens when `save` is called,

@@ -3,7 +3,7 @@ import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../co
 import { isTerminal } from "../../core/execution/record.js";
 import { idFloor } from "../../core/ids.js";
 import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
-import { type ExecutionRow, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
+import { type ExecutionRow, NOT_TERMINAL_SQL, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
 import { SaveBatcher } from "./save-batcher.js";
 import { inTransaction } from "./transaction.js";
 
@@ -33,7 +33,6 @@ interface OrphanRow extends PgExecutionRow {
   runner_heartbeat_at: string | null;
 }
 
-const NOT_TERMINAL_SQL = "('queued', 'running')";
 /** Rows deleted per statement by retention, so that no statement holds many row locks. */
 const DELETE_CHUNK = 1000;
 

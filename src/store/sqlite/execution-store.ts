@@ -6,14 +6,12 @@ import {
   EXECUTION_UPSERT_TAIL,
   type ExecutionRow,
   fromExecutionRow,
+  NOT_TERMINAL_SQL,
   rowsOfGoneRunners,
   toExecutionRow,
 } from "../execution-row.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
-
-/** `queued` and `running`, as SQL (contract.md, "Execution record"). */
-const NOT_TERMINAL_SQL = "('queued', 'running')";
 
 /** Rows deleted per transaction by retention, so other writers get the lock in between. */
 const DELETE_CHUNK = 1000;

@@ -88,6 +88,10 @@ describe("contract: crash and restart", { timeout: 120_000 }, () => {
     killed = true;
     await Promise.all(lanes);
     expect(await syncInFlight).toBeInstanceOf(Error);
+    // The harness names a dead server in a failed request's error, and how it ended.
+    await expect(first.request("GET", "/healthz")).rejects.toThrow(
+      /the server had exited \(code null, signal SIGKILL\)/,
+    );
     expect(integrityCheck(first.dataDir)).toEqual([{ integrity_check: "ok" }]);
 
     const second = await startServer({ dataDir: first.dataDir });

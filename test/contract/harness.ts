@@ -344,13 +344,32 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
   });
   liveChildren.add(child);
   let exitCode: number | null | undefined;
+  let exitSignal: NodeJS.Signals | null = null;
   const exited = new Promise<number | null>((resolvePromise) => {
-    child.once("exit", (code) => {
+    child.once("exit", (code, signal) => {
       liveChildren.delete(child);
       exitCode = code;
+      exitSignal = signal;
       resolvePromise(code);
     });
   });
+  /**
+   * A request that failed because the server is gone says so, with how it ended and its
+   * last output: "fetch failed" alone does not tell a crash from a kill by something else.
+   */
+  const request: TestServer["request"] = async (method, path, requestOptions) => {
+    try {
+      return await apiRequest(baseUrl, method, path, requestOptions);
+    } catch (err) {
+      // The socket can fail a moment before the exit is reported.
+      if (exitCode === undefined) await Promise.race([exited, sleep(500)]);
+      if (exitCode === undefined) throw err;
+      throw new Error(
+        `the server had exited (code ${exitCode}, signal ${exitSignal}); its last output:\n${output.slice(-4000)}`,
+        { cause: err },
+      );
+    }
+  };
 
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -376,7 +395,7 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
     child,
     exited,
     logs: () => output,
-    request: (method, path, requestOptions) => apiRequest(baseUrl, method, path, requestOptions),
+    request,
     createKey: (keyOptions) => createKey(dataDir, keyOptions, storeEnv(options)),
     createRoomyKey: (keyOptions) => createRoomyKey(dataDir, keyOptions, storeEnv(options)),
     revokeKey: (id) => revokeKey(dataDir, id, storeEnv(options)),

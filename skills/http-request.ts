@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { anySignal } from "../src/core/any-signal.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/address-policy.js";
 import { createGuardedAgent } from "./lib/guarded-agent.js";
@@ -124,6 +125,7 @@ export const httpRequest = defineSkill({
       () => timeout.abort(new SkillError(`Request timed out after ${params.timeout_ms} ms`)),
       params.timeout_ms,
     );
+    const signal = anySignal([ctx.signal, timeout.signal]);
     try {
       return await fetchFollowingRedirects(
         {
@@ -134,13 +136,14 @@ export const httpRequest = defineSkill({
           maxBytes: params.max_bytes,
           maxRedirects: MAX_REDIRECTS,
           followRedirects: params.follow_redirects,
-          signal: AbortSignal.any([ctx.signal, timeout.signal]),
+          signal: signal.signal,
           responseEncoding: params.response_encoding,
         },
         dependencies,
       );
     } finally {
       clearTimeout(timer);
+      signal.dispose();
     }
   },
 });

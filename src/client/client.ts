@@ -101,9 +101,15 @@ export class Skillport {
    */
   async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+    // One signal for the deadline and the caller's abort, which a listener forwards until
+    // the wait ends: the caller's signal may outlive many waits (an application's shutdown
+    // signal), and on it `AbortSignal.any` would keep every wait's signal alive.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const forwardAbort = () => deadline.abort(options.signal?.reason);
+    if (options.signal?.aborted) forwardAbort();
+    else options.signal?.addEventListener("abort", forwardAbort, { once: true });
+    const { signal } = deadline;
     const deadlineMs = Date.now() + timeoutMs;
     try {
       for (;;) {
@@ -119,6 +125,7 @@ export class Skillport {
       throw err;
     } finally {
       clearTimeout(timer);
+      options.signal?.removeEventListener("abort", forwardAbort);
     }
   }
 

@@ -1,4 +1,5 @@
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
+import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import { ERROR_CODES, type ErrorCode, ServiceError } from "../core/errors.js";
@@ -109,10 +110,10 @@ export class RemoteBackend implements SkillportBackend {
     cancelOnAbort = true,
   ): Promise<ExecutionRecord> {
     if (isTerminal(record.status)) return record;
-    const waited = AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
+    const waited = anySignal([signal, AbortSignal.timeout(waitMs)]);
     let latest = record;
     try {
-      for await (const event of this.client.executionEvents(record.id, { signal: waited })) {
+      for await (const event of this.client.executionEvents(record.id, { signal: waited.signal })) {
         if (event.type === "progress") {
           const { execution_id: _, type: __, ...update } = event;
           onProgress?.(update);
@@ -122,7 +123,9 @@ export class RemoteBackend implements SkillportBackend {
         }
       }
     } catch (err) {
-      if (!waited.aborted) throw toServiceError(err);
+      if (!waited.signal.aborted) throw toServiceError(err);
+    } finally {
+      waited.dispose();
     }
     if (signal.aborted && cancelOnAbort) {
       return remote(() => this.client.cancelExecution(record.id)).catch(() => latest);

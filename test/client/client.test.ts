@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ExecutionEvent,
@@ -113,6 +114,21 @@ describe("client: every method against the real server", () => {
     const err = await rejectionOf(client.waitForExecution(queued.id, { timeoutMs: 300 }));
     expect(err).toBeInstanceOf(SkillportError);
     expect(err.code).toBe("timeout");
+    await client.cancelExecution(queued.id);
+  });
+
+  it("waitForExecution ends with the caller's abort reason, and lets go of the caller's signal", async () => {
+    const shutdown = new AbortController(); // an application's signal, outliving each wait
+    const done = await client.execute({ skill_id: "math.evaluate", params: { expression: "1" } });
+    for (let i = 0; i < 3; i++) await client.waitForExecution(done.id, { signal: shutdown.signal });
+    expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
+
+    const queued = await client.execute({ skill_id: "util.wait", params: { ms: 20_000 }, async: true });
+    const reason = new Error("shutting down");
+    const waiting = client.waitForExecution(queued.id, { signal: shutdown.signal });
+    setTimeout(() => shutdown.abort(reason), 100);
+    await expect(waiting).rejects.toBe(reason);
+    expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
     await client.cancelExecution(queued.id);
   });
 

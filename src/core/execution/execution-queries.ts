@@ -1,4 +1,5 @@
 import { requireScope } from "../access.js";
+import { anySignal } from "../any-signal.js";
 import type { AdminExecutionsQuery, ListExecutionsQuery } from "../api-schemas.js";
 import type { Clock } from "../clock.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
@@ -196,12 +197,14 @@ export class ExecutionQueries {
     signal?: AbortSignal,
   ): Promise<ExecutionRecord> {
     const deadline = AbortSignal.timeout(waitMs);
+    const waited = anySignal(signal ? [signal, deadline] : [deadline]);
     let latest = execution.record;
-    for await (const event of this.follow(
-      execution,
-      signal ? AbortSignal.any([signal, deadline]) : deadline,
-    )) {
-      if (event.type === "status") latest = event.record;
+    try {
+      for await (const event of this.follow(execution, waited.signal)) {
+        if (event.type === "status") latest = event.record;
+      }
+    } finally {
+      waited.dispose();
     }
     // A wait that ran out answers with the record as stored now, whoever changed it.
     if (!isTerminal(latest.status)) latest = (await this.store.executions.get(latest.id))?.record ?? latest;

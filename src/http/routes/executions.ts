@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { EventEmitter } from "node:events";
+import type { FastifyInstance } from "fastify";
+import { anySignal } from "../../core/any-signal.js";
 import { GetExecutionQuery, ListExecutionsQuery } from "../../core/api-schemas.js";
 import type { Skillport } from "../../core/skillport.js";
 import { parseOrThrow } from "../../core/validation.js";
@@ -23,7 +25,9 @@ export function registerExecutionRoutes(
 
   app.get<IdParams>("/v1/executions/:id", fullAccess, async (request, reply) => {
     const { wait } = parseOrThrow(GetExecutionQuery, request.query);
-    return queries.get(keyOf(request), request.params.id, wait * 1000, untilGone(request, reply, shutdown));
+    // Only a long poll needs to know that its client left.
+    const gone = wait > 0 ? untilGone(reply.raw, shutdown) : undefined;
+    return queries.get(keyOf(request), request.params.id, wait * 1000, gone);
   });
 
   app.post<IdParams>("/v1/executions/:id/cancel", fullAccess, async (request) =>
@@ -31,14 +35,19 @@ export function registerExecutionRoutes(
   );
 
   app.get<IdParams>("/v1/executions/:id/events", fullAccess, async (request, reply) => {
-    const events = queries.subscribe(keyOf(request), request.params.id, untilGone(request, reply, shutdown));
+    const events = queries.subscribe(keyOf(request), request.params.id, untilGone(reply.raw, shutdown));
     await streamEvents(reply, events);
   });
 }
 
-/** A signal that fires when the client goes away or the server shuts down, ending long waits. */
-function untilGone(_request: FastifyRequest, reply: FastifyReply, shutdown: AbortSignal): AbortSignal {
-  const gone = new AbortController();
-  reply.raw.once("close", () => gone.abort());
-  return AbortSignal.any([gone.signal, shutdown]);
+/**
+ * A signal that fires when the response closes (the client went away, or it was sent) or
+ * the server shuts down, ending long waits. The close lets go of the shutdown signal, which
+ * outlives every request.
+ */
+export function untilGone(response: EventEmitter, shutdown: AbortSignal): AbortSignal {
+  const closed = new AbortController();
+  const linked = anySignal([closed.signal, shutdown]);
+  response.once("close", () => closed.abort());
+  return linked.signal;
 }

@@ -125,7 +125,7 @@ export const httpRequest = defineSkill({
       () => timeout.abort(new SkillError(`Request timed out after ${params.timeout_ms} ms`)),
       params.timeout_ms,
     );
-    const signal = anySignal([ctx.signal, timeout.signal]);
+    const linked = anySignal([ctx.signal, timeout.signal]);
     try {
       return await fetchFollowingRedirects(
         {
@@ -136,14 +136,14 @@ export const httpRequest = defineSkill({
           maxBytes: params.max_bytes,
           maxRedirects: MAX_REDIRECTS,
           followRedirects: params.follow_redirects,
-          signal: signal.signal,
+          signal: linked.signal,
           responseEncoding: params.response_encoding,
         },
         dependencies,
       );
     } finally {
       clearTimeout(timer);
-      signal.dispose();
+      linked.dispose();
     }
   },
 });

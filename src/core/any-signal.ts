@@ -9,7 +9,7 @@ export interface LinkedSignal {
  * `AbortSignal.any`, except that the sources let go of the signal once it aborts or is
  * disposed. On Node 20, every signal `AbortSignal.any` makes stays reachable from each
  * source for as long as the source lives: a server that linked each request to its
- * shutdown signal kept about 2 KB per request until it ran out of memory.
+ * shutdown signal kept a few KB per request until it ran out of memory.
  */
 export function anySignal(sources: readonly AbortSignal[]): LinkedSignal {
   const controller = new AbortController();

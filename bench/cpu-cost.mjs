@@ -12,9 +12,9 @@
 // per request and of requests/s (the second shows work moved off the event loop, to another
 // thread, which the first counts as a cost): on a shared VM, a change of less than about
 // 10 % needs many short rounds to show (say BENCH_ROUNDS=20 BENCH_DURATION=3).
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
+  cpuSeconds,
   fmt,
   listeningPort,
   load,
@@ -28,17 +28,6 @@ import {
 
 const EXECUTE_BODY = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "2+3*4" } });
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-
-/** User + system CPU seconds of a process, all its threads. */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat
-    .slice(stat.lastIndexOf(")") + 2)
-    .split(" ")
-    .map(Number);
-  return (fields[11] + fields[12]) / TICKS_PER_SECOND;
-}
 
 async function measure(name, pid, options) {
   const before = cpuSeconds(pid);

@@ -210,11 +210,7 @@ function cpuTicks(pids) {
   const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
   const ours = ["self", ...pids].reduce((sum, pid) => {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat
-        .slice(stat.lastIndexOf(")") + 2)
-        .split(" ")
-        .map(Number);
+      const fields = procStat(pid);
       return sum + fields[11] + fields[12] + fields[13] + fields[14]; // utime stime cutime cstime
     } catch {
       return sum; // exited
@@ -243,6 +239,23 @@ export function otherCpu(pids) {
     const other = end.busy - start.busy - (end.ours - start.ours);
     return total > 0 ? Math.max(0, Math.round((1000 * other) / total) / 10) : null;
   };
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** The numeric fields of /proc/<pid>/stat after the command name: utime is [11], stime [12]. */
+function procStat(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+}
+
+/** User + system CPU seconds of a process so far, all its threads (Linux only). */
+export function cpuSeconds(pid) {
+  const fields = procStat(pid);
+  return (fields[11] + fields[12]) / TICKS_PER_SECOND;
 }
 
 /** Fixed-width table for the terminal. */

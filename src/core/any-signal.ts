@@ -1,6 +1,8 @@
 /** A signal that aborts when any of its sources does, until it is let go of. */
 export interface LinkedSignal {
   readonly signal: AbortSignal;
+  /** Aborts the signal now, whatever its sources do, and unhooks it from them. */
+  abort(reason: unknown): void;
   /** Unhooks the signal from its sources; call it once the signal is no longer needed. */
   dispose(): void;
 }
@@ -18,18 +20,18 @@ export function anySignal(sources: readonly AbortSignal[]): LinkedSignal {
     for (const { source, onAbort } of hooked) source.removeEventListener("abort", onAbort);
     hooked.length = 0;
   };
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    dispose();
+  };
   for (const source of sources) {
     if (source.aborted) {
-      controller.abort(source.reason);
-      dispose();
+      abort(source.reason);
       break;
     }
-    const onAbort = () => {
-      controller.abort(source.reason);
-      dispose();
-    };
+    const onAbort = () => abort(source.reason);
     source.addEventListener("abort", onAbort, { once: true });
     hooked.push({ source, onAbort });
   }
-  return { signal: controller.signal, dispose };
+  return { signal: controller.signal, abort, dispose };
 }

@@ -37,6 +37,15 @@ describe("anySignal", () => {
     expect(getEventListeners(live.signal, "abort")).toHaveLength(0);
   });
 
+  it("can be aborted directly, and then lets go of its sources", () => {
+    const longLived = new AbortController();
+    const linked = anySignal([longLived.signal]);
+    linked.abort("response closed");
+    expect(linked.signal.aborted).toBe(true);
+    expect(linked.signal.reason).toBe("response closed");
+    expect(getEventListeners(longLived.signal, "abort")).toHaveLength(0);
+  });
+
   it("lets go of every source once it aborts or is disposed", () => {
     const longLived = new AbortController();
     const perCall = new AbortController();

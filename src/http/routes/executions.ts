@@ -46,8 +46,8 @@ export function registerExecutionRoutes(
  * outlives every request.
  */
 export function untilGone(response: EventEmitter, shutdown: AbortSignal): AbortSignal {
-  const closed = new AbortController();
-  const linked = anySignal([closed.signal, shutdown]);
-  response.once("close", () => closed.abort());
-  return linked.signal;
+  const gone = anySignal([shutdown]);
+  // A plain reason: without one, abort() builds a DOMException with its stack, per request.
+  response.once("close", () => gone.abort("response closed"));
+  return gone.signal;
 }

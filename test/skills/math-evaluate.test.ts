@@ -26,6 +26,16 @@ describe("math.evaluate", () => {
     });
   });
 
+  // mathjs is loaded from its minified bundle, which renames classes; typeOf reads them.
+  it.each([
+    ["typeOf(index(1))", "Index"],
+    ["typeOf(help(sqrt))", "Help"],
+    ["typeOf(5 cm)", "Unit"],
+    ["typeOf([1, 2])", "DenseMatrix"],
+  ])("names the class of a value as mathjs does: %s", async (expression, name) => {
+    expect(await runSkill(mathEvaluate, { expression })).toMatchObject({ value: name, type: "string" });
+  });
+
   it("returns Infinity as text because JSON cannot carry it", async () => {
     expect(await runSkill(mathEvaluate, { expression: "1/0" })).toMatchObject({
       value: "Infinity",

@@ -103,10 +103,14 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
  * `Decimal` in either build, and `typeOf` names it BigNumber without reading it.)
  */
 function restoreClassNames(math: MathJsInstance): void {
-  for (const [name, value] of Object.entries(math)) {
-    if (typeof value === "function" && /^[A-Z]/.test(name) && name !== "BigNumber" && value.name !== name) {
+  // By key, since reading a property builds it: reading all of them would build every
+  // function of the instance (200 ms), not only the 45 classes.
+  const exports = math as unknown as Record<string, unknown>;
+  for (const name of Object.keys(math)) {
+    if (!/^[A-Z]/.test(name) || name === "BigNumber") continue;
+    const value = exports[name];
+    if (typeof value === "function" && value.name !== name)
       Object.defineProperty(value, "name", { value: name });
-    }
   }
 }
 

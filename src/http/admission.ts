@@ -31,14 +31,16 @@ export function bearerToken(header: string | undefined): string | undefined {
  * `onRequest` hook; also used for requests Fastify refuses before routing, which skip
  * the hooks). Only `/v1` requests are admitted: the key, then its limits (contract.md:
  * every request with a valid key counts once, 404s included), then the route's scope.
- * Answers and returns the reply when the request is refused.
+ * Answers the request and resolves true when it is refused. (Not the reply itself: a
+ * Fastify reply is a thenable that settles only once the response has gone, to
+ * `undefined`, so a caller awaiting it could not tell a refusal from an admission.)
  */
 export async function admitRequest(
   skillport: Skillport,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<FastifyReply | undefined> {
-  if (!isV1Request(request)) return undefined;
+): Promise<boolean> {
+  if (!isV1Request(request)) return false;
   const now = Date.now();
   // Node keeps the first of several Authorization headers; which one a proxy used is
   // anyone's guess, so an ambiguous request is refused like a malformed key.
@@ -47,23 +49,25 @@ export async function admitRequest(
     : AMBIGUOUS_BEARER;
   const { config } = request.routeOptions;
   // No key for a route that needs none: the address's headers come with the answer.
-  if (config?.public && bearer === undefined) return undefined;
+  if (config?.public && bearer === undefined) return false;
   const admission = await skillport.access.admit(bearer, request.ip);
   if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
   if (!admission.admitted) {
     // A public route answers a wrong key as if there were none, unless the limit refused it.
-    if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
-    return sendError(request, reply, admission.error);
+    if (config?.public && admission.error.code !== "rate_limit_exceeded") return false;
+    sendError(request, reply, admission.error);
+    return true;
   }
   request.apiKey = admission.key;
   if (config?.scope) {
     try {
       requireScope(admission.key, config.scope);
     } catch (err) {
-      return sendError(request, reply, err);
+      sendError(request, reply, err);
+      return true;
     }
   }
-  return undefined;
+  return false;
 }
 
 /**

@@ -104,7 +104,8 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
         }),
       );
     }
-    return admitRequest(skillport, request, reply);
+    // Returning the reply tells Fastify the request was answered here.
+    if (await admitRequest(skillport, request, reply)) return reply;
   });
   app.addHook("onSend", (request, reply, payload, done) => {
     // While closing, an answer ends its connection: a client's keep-alive socket would

@@ -376,7 +376,14 @@ describe("contract: secrets stay out of the logs", { timeout: 60_000 }, () => {
         json: { skill_id: "message.send", params: { channel: "c", text: key.secret } },
       });
       await server.request("POST", "/v1/execute", { key: "Bearer", json: { secret: key.secret } });
+      // Paths Fastify refuses before routing (a malformed encoding, an over-long parameter),
+      // with no key or a wrong one: answered once, and the URL is not logged.
+      for (const path of [`/v1/skills/%ZZ/${key.secret}`, `/v1/executions/${"a".repeat(120)}${key.secret}`]) {
+        expect((await server.request("GET", path)).status).toBe(401);
+        expect((await server.request("GET", path, { key: "sk_live_wrong" })).status).toBe(401);
+      }
       expect(server.logs()).toContain('"msg":"request"');
+      expect(server.logs()).not.toContain("FST_ERR_REP_ALREADY_SENT");
       expect(leakedSecrets(server.logs())).toEqual([]);
     } finally {
       await server.stop();

@@ -42,13 +42,6 @@ export interface HttpServer {
 
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
 
-/** `sk_<env>_` and what follows, however it is encoded in a path. */
-const SECRET_IN_PATH = /sk(_|%5f)(live|test|dev)(_|%5f)[^/?#]*/gi;
-
-function redactSecrets(path: string): string {
-  return path.replace(SECRET_IN_PATH, "sk_[redacted]");
-}
-
 const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
@@ -119,9 +112,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       request.log.info(
         {
           method: request.method,
-          // An unmatched path is logged as sent, except anything shaped like a key secret
-          // (a client that put its key in the URL must not have it logged).
-          path: request.routeOptions.url ?? redactSecrets(request.url.split("?")[0] ?? ""),
+          // An unmatched path is logged as sent; a key a client put in it is redacted as the
+          // line is written (createLogger).
+          path: request.routeOptions.url ?? request.url.split("?")[0],
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
           key_id: request.apiKey?.id,

@@ -147,7 +147,10 @@ describe("contract: overload", { timeout: 60_000 }, () => {
     for (const res of held) expect(res.status, res.text).toBe(202);
     const left = Math.min(...held.map(remaining));
 
-    expectError(await math("refused-first"), 429, "concurrency_limit_exceeded");
+    const refused = await math("refused-first");
+    expectError(refused, 429, "concurrency_limit_exceeded");
+    // Its own headers say it did not count.
+    expect(remaining(refused)).toBe(left);
     const replay = await math("replayed");
     expect(replay.status, replay.text).toBe(200);
     expect(bodyOf<ExecutionRecord>(replay).id).toBe(bodyOf<ExecutionRecord>(original).id);

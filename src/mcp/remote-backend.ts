@@ -100,7 +100,10 @@ export class RemoteBackend implements SkillportBackend {
   /**
    * Follows an execution on its event stream until it is terminal or `waitMs` passes,
    * passing progress on; the latest record. A cancelled call cancels the execution
-   * (`cancelOnAbort`), as a cancelled embedded call does.
+   * (`cancelOnAbort`), as a cancelled embedded call does. If following fails (the stream
+   * is refused for the key's rate limit, the server goes away), the answer is still the
+   * latest record, running, for the caller to poll: the execution was started, and
+   * reporting the refusal instead would have an agent that retries run it twice.
    */
   private async follow(
     record: ExecutionRecord,
@@ -122,8 +125,8 @@ export class RemoteBackend implements SkillportBackend {
           if (isTerminal(latest.status)) return latest;
         }
       }
-    } catch (err) {
-      if (!waited.signal.aborted) throw toServiceError(err);
+    } catch {
+      // Aborted (by the caller or the wait's end), or following failed: see above.
     } finally {
       waited.dispose();
     }

@@ -284,6 +284,30 @@ describe("recovery after a crash", () => {
   });
 });
 
+describe("shutdown", () => {
+  it("starts no queued execution once stopping, even as running ones end; the next start runs it", async () => {
+    const dir = core.dir;
+    // asyncConcurrency is 2: two run, the third waits for a slot.
+    const running = await Promise.all([1, 2].map(() => run("test.sleep", { ms: 200 }, { async: true })));
+    const queued = await run("test.echo", { text: "after restart" }, { async: true });
+    await waitForStatus(running[1]?.record.id ?? "", "running");
+    expect((await core.skillport.store.executions.get(queued.record.id))?.record.status).toBe("queued");
+
+    await core.skillport.stop(5_000);
+    for (const { record } of running) {
+      expect((await core.skillport.store.executions.get(record.id))?.record.status).toBe("completed");
+    }
+    expect((await core.skillport.store.executions.get(queued.record.id))?.record.status).toBe("queued");
+    await core.skillport.close();
+
+    core = await makeCore(testSkills, { clock: systemClock, dir });
+    expect(await core.skillport.queries.get(key, queued.record.id, 10)).toMatchObject({
+      status: "completed",
+      result: { text: "after restart" },
+    });
+  });
+});
+
 async function waitForStatus(id: string, status: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if ((await core.skillport.store.executions.get(id))?.record.status === status) return;

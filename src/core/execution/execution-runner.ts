@@ -164,6 +164,9 @@ export class ExecutionRunner {
    */
   async stop(deadlineMs: number): Promise<void> {
     this.accepting = false;
+    // A slot freed from now on must not start a queued execution: the process would
+    // leave it running, and the next one would end it interrupted instead of running it.
+    this.queue.stopStarting();
     if (this.timer) clearInterval(this.timer);
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
     const deadline = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());

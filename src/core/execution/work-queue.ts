@@ -5,6 +5,7 @@
 export class WorkQueue<T> {
   private readonly waiting: { id: string; item: T }[] = [];
   private running = 0;
+  private starting = true;
 
   constructor(
     private readonly concurrency: number,
@@ -23,6 +24,11 @@ export class WorkQueue<T> {
     return this.waiting.splice(index, 1)[0]?.item;
   }
 
+  /** Starts no more jobs (shutting down): running ones go on, waiting ones stay waiting. */
+  stopStarting(): void {
+    this.starting = false;
+  }
+
   /** Jobs that could start at once (free slots not claimed by waiting jobs). */
   get room(): number {
     return Math.max(0, this.concurrency - this.running - this.waiting.length);
@@ -37,7 +43,7 @@ export class WorkQueue<T> {
   }
 
   private pump(): void {
-    while (this.running < this.concurrency) {
+    while (this.starting && this.running < this.concurrency) {
       const job = this.waiting.shift();
       if (!job) return;
       this.running++;

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
 import { toBase62 } from "../../src/core/ids.js";
@@ -125,6 +125,27 @@ describe("asynchronous execution", () => {
       code: "execution_not_cancellable",
       status: 409,
     });
+  });
+
+  it("refuses a cancel that reaches the execution only after it completed, and leaves it completed", async () => {
+    const { record } = await run("test.sleep", { ms: 50 }, { async: true });
+    await waitForStatus(record.id, "running");
+    // The cancel read the record while it ran; the run ends before the cancel acts on it.
+    const { runner } = core.skillport;
+    const cancelLocal = runner.cancelLocal.bind(runner);
+    const late = vi.spyOn(runner, "cancelLocal").mockImplementation(async (id) => {
+      await waitForStatus(id, "completed");
+      return cancelLocal(id);
+    });
+    try {
+      await expect(core.skillport.queries.cancel(key, record.id)).rejects.toMatchObject({
+        code: "execution_not_cancellable",
+        status: 409,
+      });
+    } finally {
+      late.mockRestore();
+    }
+    expect(await core.skillport.queries.get(key, record.id)).toMatchObject({ status: "completed" });
   });
 
   it("cancels a queued execution before it starts", async () => {

@@ -98,10 +98,20 @@ export class ExecutionQueries {
     return { data: page, next_cursor };
   }
 
-  /** Cancels a non-terminal execution; a terminal one is `execution_not_cancellable`. */
+  /**
+   * Cancels a non-terminal execution; a terminal one is `execution_not_cancellable`, and
+   * so is one that ended some other way while the cancel reached it (it completed, failed
+   * or timed out first): nothing was cancelled, and a 200 would say otherwise.
+   */
   async cancel(key: ApiKey, id: string): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
     if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
+    const ended = await this.endByCancelling(execution);
+    if (ended.status !== "cancelled") throw new ServiceError("execution_not_cancellable");
+    return ended;
+  }
+
+  private async endByCancelling(execution: StoredExecution): Promise<ExecutionRecord> {
     const local = await this.runner.cancelLocal(execution.record.id);
     if (local) return local.record;
     if (this.bridge) {

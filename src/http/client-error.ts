@@ -1,17 +1,33 @@
 import type { Socket } from "node:net";
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
+import type { RateLimitStatus } from "../core/limits/rate-limit.js";
+import { rateLimitHeaders } from "./rate-limit-headers.js";
 
 /**
  * Answers what Node's HTTP parser refuses before Fastify sees a request — control
  * characters or bytes outside the grammar in a header, an oversized header block, a
  * request (headers or body) not received within the request timeout (slowloris) — in
- * the contract's error envelope, then closes the connection.
+ * the contract's error envelope, with the limit headers every response carries (the
+ * connecting address's, as for any request without a valid key), then closes the
+ * connection.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  // A reset connection has nobody left to answer.
-  if (err.code === "ECONNRESET" || socket.destroyed) return;
-  const error = serviceErrorOf(err);
+export function clientErrorAnswerer(
+  addressStatus: (address: string) => Promise<RateLimitStatus>,
+): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  return (err, socket) => {
+    // A reset connection has nobody left to answer.
+    if (err.code === "ECONNRESET" || socket.destroyed) return;
+    const error = serviceErrorOf(err);
+    addressStatus(socket.remoteAddress ?? "").then(
+      (status) => answer(socket, error, rateLimitHeaders(status, Date.now())),
+      // The store failing is no reason to leave the client without its answer.
+      () => answer(socket, error, {}),
+    );
+  };
+}
+
+function answer(socket: Socket, error: ServiceError, headers: Record<string, string>): void {
   const requestId = `req_${randomBase62(20)}`;
   const body = JSON.stringify({ error: { code: error.code, message: error.message, request_id: requestId } });
   if (socket.writable) {
@@ -20,6 +36,9 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
         "content-type: application/json; charset=utf-8\r\n" +
         `content-length: ${Buffer.byteLength(body)}\r\n` +
         `x-request-id: ${requestId}\r\n` +
+        Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join("") +
         "connection: close\r\n\r\n" +
         body,
     );

@@ -8,7 +8,7 @@ import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
-import { answerClientError } from "./client-error.js";
+import { clientErrorAnswerer } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
@@ -59,7 +59,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       headersTimeout: Math.min(10_000, options.requestTimeoutMs),
       connectionsCheckingInterval: 1_000,
     },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswerer((address) => skillport.access.addressStatus(address)),
     trustProxy: options.trustProxy,
     genReqId: () => `req_${randomBase62(20)}`,
     return503OnClosing: false,

@@ -29,6 +29,15 @@ function expectContractAnswer(res: ApiResponse | RawResponse, context: string): 
   const where = `${context} → ${res.status} ${res.text.slice(0, 300)}`;
   expect(res.status, where).toBeLessThan(500);
   expect(res.status, where).toBeGreaterThanOrEqual(200);
+  // interface-spec.md, "Limits": every response carries them, refusals of malformed HTTP too.
+  for (const name of [
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+    "x-ratelimit-window",
+  ]) {
+    expect(res.headers.get(name), `${name}: ${where}`).toMatch(/^\d+$/);
+  }
   if (res.status < 400) return;
   const error = (res.body as { error?: { code?: string; message?: string; request_id?: string } })?.error;
   expect(error, where).toBeTypeOf("object");

@@ -49,6 +49,8 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
     case "mcp":
       return (await import("./cli/mcp.js")).runMcp(rest);
     case "keys":
+      // `skillport keys list | head`: a reader that stops early is no failure of ours.
+      process.stdout.on("error", exitQuietlyWhenReaderLeft);
       return (await import("./cli/keys.js")).runKeysCommand(rest);
     case "--version":
     case "-v":
@@ -64,6 +66,11 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       console.error(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
       return 2;
   }
+}
+
+function exitQuietlyWhenReaderLeft(err: NodeJS.ErrnoException): void {
+  if (err.code !== "EPIPE") throw err;
+  process.exit(0);
 }
 
 main(process.argv.slice(2)).then(

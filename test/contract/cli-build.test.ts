@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -89,6 +90,25 @@ describe("run from the TypeScript sources (npm run dev, npm run -s cli)", () => 
     );
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ words: 3 });
+  });
+
+  it("ends quietly when its reader stops reading (`keys list | head`)", { timeout: 60_000 }, async () => {
+    const tsx = join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs");
+    const child = spawn(
+      process.execPath,
+      [tsx, join(REPO_ROOT, "src/cli.ts"), "keys", "list", "--data-dir", dataDir],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });
 

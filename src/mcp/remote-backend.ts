@@ -20,30 +20,39 @@ const PAGE_SIZE = 100;
  */
 export class RemoteBackend implements SkillportBackend {
   private catalog: { skills: readonly SkillDetail[]; fetchedAt: number } | undefined;
+  private callerScope: Promise<Scope> | undefined;
 
-  private constructor(
-    private readonly client: SkillportClient,
-    private readonly callerScope: Scope,
-  ) {}
+  private constructor(private readonly client: SkillportClient) {}
 
   /**
-   * Connects with the key of `client`, and learns its scope by asking for the one thing
-   * only full-access keys may read. Throws the server's refusal (e.g. `invalid_api_key`).
+   * Connects with the key of `client`, checking that it works: throws the server's refusal
+   * (e.g. `invalid_api_key`). A key over its rate limit works, and starts: its scope is
+   * learned on the first call that needs it, as the limit allows.
    */
   static async connect(client: SkillportClient): Promise<RemoteBackend> {
-    const scope = await remote(async (): Promise<Scope> => {
+    const backend = new RemoteBackend(client);
+    try {
+      await backend.scope();
+    } catch (err) {
+      if (!(err instanceof ServiceError && err.code === "rate_limit_exceeded")) throw err;
+    }
+    return backend;
+  }
+
+  /** The key's scope, found by asking for the one thing only full-access keys may read. */
+  scope(): Promise<Scope> {
+    this.callerScope ??= remote(async (): Promise<Scope> => {
       try {
-        await client.listExecutions({ limit: 1 }).next();
+        await this.client.listExecutions({ limit: 1 }).next();
         return "full-access";
       } catch (err) {
         if (err instanceof SkillportError && err.code === "insufficient_scope") return "read-only";
         throw err;
       }
+    }).catch((err: unknown) => {
+      this.callerScope = undefined; // asked again next time
+      throw err;
     });
-    return new RemoteBackend(client, scope);
-  }
-
-  async scope(): Promise<Scope> {
     return this.callerScope;
   }
 

@@ -19,35 +19,34 @@ const RUNNING = {
   finished_at: null,
 };
 
-/** A REST API that starts executions but refuses to let them be followed (the key's limit is spent). */
-async function refusingToFollow(): Promise<{ baseUrl: string; requests: string[]; close(): Promise<void> }> {
+type Answer = [status: number, body: unknown, headers?: Record<string, string>];
+
+/** The limit of a key that spent its day: longer than the client waits for, so it gives up at once. */
+const RATE_LIMITED: Answer = [
+  429,
+  {
+    error: {
+      code: "rate_limit_exceeded",
+      message: "Rate limit exceeded.",
+      retry_after: 7200,
+      request_id: "r",
+    },
+  },
+  { "retry-after": "7200" },
+];
+
+/** A REST API answering each request (`METHOD /path?query`, numbered from 0) as `route` says. */
+async function fakeApi(
+  route: (request: string, index: number) => Answer,
+): Promise<{ baseUrl: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
-  const answer = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
-    res.writeHead(status, { "content-type": "application/json", ...headers });
-    res.end(JSON.stringify(body));
-  };
-  const server = createServer((req: IncomingMessage, res) => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on("end", () => {
-      requests.push(`${req.method} ${req.url}`);
-      if (req.method === "GET" && req.url?.startsWith("/v1/executions?")) {
-        return answer(res, 200, { data: [], next_cursor: null });
-      }
-      if (req.method === "POST" && req.url === "/v1/execute") return answer(res, 202, RUNNING);
-      // A day's limit: longer than the client waits for, so it gives up at once.
-      answer(
-        res,
-        429,
-        {
-          error: {
-            code: "rate_limit_exceeded",
-            message: "Rate limit exceeded.",
-            retry_after: 7200,
-            request_id: "r",
-          },
-        },
-        { "retry-after": "7200" },
-      );
+      const request = `${req.method} ${req.url}`;
+      const [status, body, headers = {}] = route(request, requests.push(request) - 1);
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify(body));
     });
   });
   server.listen(0, "127.0.0.1");
@@ -60,14 +59,22 @@ async function refusingToFollow(): Promise<{ baseUrl: string; requests: string[]
   };
 }
 
+const NO_EXECUTIONS: Answer = [200, { data: [], next_cursor: null }];
+const client = (baseUrl: string) =>
+  new Skillport({ apiKey: generateSecret("production"), baseUrl, maxRetries: 0 });
+
 describe("the remote backend", () => {
-  let api: Awaited<ReturnType<typeof refusingToFollow>> | undefined;
+  let api: Awaited<ReturnType<typeof fakeApi>> | undefined;
   afterEach(() => api?.close());
 
   it("answers a started execution it cannot follow with its running record, never with the refusal", async () => {
-    api = await refusingToFollow();
-    const client = new Skillport({ apiKey: generateSecret("production"), baseUrl: api.baseUrl });
-    const backend = await RemoteBackend.connect(client);
+    // Starting is allowed; following (the event stream) is refused for the key's limit.
+    api = await fakeApi((request) => {
+      if (request.startsWith("GET /v1/executions?")) return NO_EXECUTIONS;
+      if (request === "POST /v1/execute") return [202, RUNNING];
+      return RATE_LIMITED;
+    });
+    const backend = await RemoteBackend.connect(client(api.baseUrl));
     const record = await backend.execute({
       request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 30_000 },
       signal: new AbortController().signal,
@@ -78,5 +85,23 @@ describe("the remote backend", () => {
       "POST /v1/execute",
       `GET /v1/executions/${RUNNING.id}/events`,
     ]);
+  });
+
+  it("starts with a key over its rate limit, and learns its scope once the limit allows", async () => {
+    api = await fakeApi((_, index) => (index === 0 ? RATE_LIMITED : NO_EXECUTIONS));
+    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    expect(await backend.scope()).toBe("full-access");
+    expect(await backend.scope()).toBe("full-access");
+    expect(api.requests).toEqual(["GET /v1/executions?limit=1", "GET /v1/executions?limit=1"]);
+  });
+
+  it("refuses to start with a key the server refuses", async () => {
+    api = await fakeApi(() => [
+      401,
+      { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
+    ]);
+    await expect(RemoteBackend.connect(client(api.baseUrl))).rejects.toMatchObject({
+      code: "invalid_api_key",
+    });
   });
 });

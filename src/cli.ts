@@ -15,6 +15,8 @@ Usage:
         [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
         [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
   skillport keys list [--json]
+  skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise]
+        [--limit-minute N --limit-day N] [--json]   same secret, new name, plan or limits
   skillport keys revoke KEY_ID
   skillport keys roll KEY_ID [--grace 24h] [--json]   new secret; the old one expires after the grace
   skillport --version

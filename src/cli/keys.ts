@@ -3,7 +3,12 @@ import { loadConfig } from "../config.js";
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
 import { keyStatus } from "../core/keys/api-key.js";
-import { type CreateKeyInput, KeyService, type KeyView } from "../core/keys/key-service.js";
+import {
+  type CreateKeyInput,
+  type EditKeyInput,
+  KeyService,
+  type KeyView,
+} from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
 
@@ -12,9 +17,9 @@ const GRACE = /^(\d+)([smhd]?)$/;
 const GRACE_UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
 
 /**
- * `skillport keys create|list|revoke|roll`: the dashboard's key operations for scripts and
- * headless set-ups. Works on the same store a running server uses; the server sees a
- * new or revoked key on its next request.
+ * `skillport keys create|list|edit|revoke|roll`: the dashboard's key operations for scripts
+ * and headless set-ups. Works on the same store a running server uses; the server sees a
+ * new, edited or revoked key on its next request.
  */
 export async function runKeysCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
@@ -44,17 +49,12 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   try {
     switch (action) {
       case "create": {
-        const minute = values["limit-minute"];
-        const day = values["limit-day"];
         // Raw strings: `create` validates them and names every bad option.
         const input = {
           name: values.name ?? "",
           scope: values.scope,
           plan: values.plan,
-          limits:
-            minute !== undefined || day !== undefined
-              ? { perMinute: Number(minute), perDay: Number(day) }
-              : undefined,
+          limits: limitsOption(values["limit-minute"], values["limit-day"]),
           environment: values.env,
           owner: values.owner,
           expiresAt: values["expires-at"],
@@ -87,6 +87,25 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         console.log(`Revoked key ${key.id} "${key.name}".`);
         return 0;
       }
+      case "edit": {
+        const id = positionals[0];
+        if (!id)
+          throw new ServiceError("invalid_request", {
+            message:
+              "Usage: skillport keys edit KEY_ID [--name NAME] [--plan PLAN] [--limit-minute N --limit-day N]",
+          });
+        const key = await keys.edit(id, {
+          name: values.name,
+          plan: values.plan as EditKeyInput["plan"],
+          limits: limitsOption(values["limit-minute"], values["limit-day"]),
+        });
+        if (values.json) console.log(JSON.stringify(toJson(key)));
+        else
+          console.log(
+            `Edited key ${key.id} "${key.name}": ${key.plan}, ${key.limits.perMinute} a minute, ${key.limits.perDay} a day.`,
+          );
+        return 0;
+      }
       case "roll": {
         const id = positionals[0];
         const grace = GRACE.exec(values.grace);
@@ -109,7 +128,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       default:
-        console.error("Usage: skillport keys create|list|revoke|roll (see skillport --help)");
+        console.error("Usage: skillport keys create|list|edit|revoke|roll (see skillport --help)");
         return 2;
     }
   } catch (err) {
@@ -119,6 +138,12 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/** `--limit-minute` and `--limit-day`, given together or not at all (the core names what is wrong). */
+function limitsOption(minute: string | undefined, day: string | undefined) {
+  if (minute === undefined && day === undefined) return undefined;
+  return { perMinute: Number(minute), perDay: Number(day) };
 }
 
 /** The option that sets each field the core validates, to name it in errors. */

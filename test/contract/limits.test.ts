@@ -8,6 +8,7 @@ import {
   limitHeaders,
   nextUtcMidnightSeconds,
   parseRateLimitField,
+  runCli,
   serverErrors,
   startServer,
   type TestServer,
@@ -202,6 +203,32 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
     expectRetryAfter(refused, 60);
     expect(limitHeaders(refused)).toMatchObject({ limit: 5, remaining: 0, window: 60 });
     expect(parseRateLimitField(refused.headers.get("ratelimit")).get("day")?.r).toBe(2);
+  });
+
+  it("an enterprise key edited with the CLI has its new limits on the server's very next request", async () => {
+    const key = await server.createKey({ name: "edited", plan: "enterprise", limitMinute: 2, limitDay: 100 });
+    await awayFromMinuteBoundary(20);
+    for (let i = 0; i < 2; i++) expect((await discover(key.secret)).status).toBe(200);
+    expectRetryAfter(await discover(key.secret), 60);
+
+    const edited = await runCli([
+      "keys",
+      "edit",
+      key.id,
+      "--limit-minute",
+      "5",
+      "--limit-day",
+      "100",
+      "--json",
+      "--data-dir",
+      server.dataDir,
+    ]);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ id: key.id, limits: { per_minute: 5, per_day: 100 } });
+    // Same secret, new limit: two of the five are spent (the 429 did not count).
+    const res = await discover(key.secret);
+    expect(res.status, res.text).toBe(200);
+    expect(limitHeaders(res)).toMatchObject({ limit: 5, remaining: 2 });
   });
 
   it("when the day window is exhausted too, Retry-After runs until UTC midnight", async () => {

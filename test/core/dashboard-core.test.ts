@@ -64,6 +64,61 @@ describe("KeyService.roll", () => {
   });
 });
 
+describe("KeyService.edit", () => {
+  const limitsOf = async (secret: string) => {
+    const admission = await core.skillport.access.admit(secret, "a");
+    if (!admission.admitted) throw admission.error;
+    return { limit: admission.limit?.current.limit, key: admission.key };
+  };
+
+  it("gives an enterprise key new limits, applied from its next request, with the same secret", async () => {
+    const { key, secret } = await core.createKey({
+      plan: "enterprise",
+      limits: { perMinute: 7, perDay: 70 },
+    });
+    expect((await limitsOf(secret)).limit).toBe(7);
+    const edited = await core.skillport.keys.edit(key.id, { limits: { perMinute: 50, perDay: 500 } });
+    expect(edited).toMatchObject({ id: key.id, plan: "enterprise", limits: { perMinute: 50, perDay: 500 } });
+    const after = await limitsOf(secret);
+    expect(after.key.limits).toEqual({ perMinute: 50, perDay: 500 });
+    expect(after.limit).toBe(50);
+  });
+
+  it("moves a key between plans: limits imply enterprise, a named plan takes its own limits", async () => {
+    const { key } = await core.createKey({ name: "first" });
+    expect(await core.skillport.keys.edit(key.id, { limits: { perMinute: 5, perDay: 9 } })).toMatchObject({
+      plan: "enterprise",
+      limits: { perMinute: 5, perDay: 9 },
+    });
+    // Renaming keeps an enterprise key's own limits.
+    expect(await core.skillport.keys.edit(key.id, { name: "second" })).toMatchObject({
+      name: "second",
+      plan: "enterprise",
+      limits: { perMinute: 5, perDay: 9 },
+    });
+    expect(await core.skillport.keys.edit(key.id, { plan: "pro" })).toMatchObject({
+      name: "second",
+      plan: "pro",
+      limits: { perMinute: 600, perDay: 50_000 },
+    });
+  });
+
+  it("refuses what would leave a key inconsistent, an unknown or revoked key, and an empty edit", async () => {
+    const { key } = await core.createKey();
+    const refused = (input: Parameters<typeof core.skillport.keys.edit>[1], id = key.id) =>
+      expect(core.skillport.keys.edit(id, input)).rejects.toMatchObject({ code: "invalid_request" });
+    await refused({ plan: "enterprise" }); // an enterprise key needs its two numbers
+    await refused({ plan: "free", limits: { perMinute: 5, perDay: 9 } }); // free has fixed limits
+    await refused({ limits: { perMinute: 0, perDay: 9 } });
+    await refused({ name: " " });
+    await refused({});
+    await refused({ name: "x" }, "key_nope");
+    await core.skillport.keys.revoke(key.id);
+    await refused({ name: "x" });
+    expect(await core.skillport.keys.get(key.id)).toMatchObject({ name: "test", plan: "free" });
+  });
+});
+
 describe("AdminAuth", () => {
   it("signs in once with a one-time token, then refuses it", async () => {
     const admin = new AdminAuth(core.skillport.access, clock);

@@ -35,6 +35,9 @@ function recordingStore(): KeyStore & { lookups: string[]; keys: Map<string, Api
     async expire() {
       return false;
     },
+    async update() {
+      return false;
+    },
     markUsed() {},
   } as KeyStore & { lookups: string[]; keys: Map<string, ApiKey> };
 }

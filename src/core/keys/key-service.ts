@@ -52,6 +52,22 @@ export const CreateKeyInput = z
   });
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
+/**
+ * What editing a key may change. A plan is named, or implied by limits (enterprise) or
+ * kept; an enterprise key keeps its limits unless new ones are given, and a key moving to
+ * free or pro takes that plan's.
+ */
+export const EditKeyInput = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional(),
+    plan: z.enum(PLANS).optional(),
+    limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
+  })
+  .refine((input) => Object.values(input).some((value) => value !== undefined), {
+    message: "nothing to change: give a name, a plan or limits",
+  });
+export type EditKeyInput = z.input<typeof EditKeyInput>;
+
 /** The longest grace period of a roll: 30 days. */
 export const MAX_ROLL_GRACE_SECONDS = 30 * 86_400;
 
@@ -128,6 +144,28 @@ export class KeyService {
     return { ...created, previous: toKeyView((await this.keys.findById(id)) ?? old) };
   }
 
+  /**
+   * Changes an active key's name, plan or limits (contract.md: an enterprise key's limits
+   * are set when it is created or edited). Its secret stays the same, and every process
+   * sharing the store applies the change from its next request.
+   */
+  async edit(id: string, input: EditKeyInput): Promise<KeyView> {
+    const changes = parseOrThrow(EditKeyInput, input);
+    const key = await this.findOrThrow(id);
+    const status = keyStatus(key, this.clock.now());
+    if (status !== "active") {
+      throw new ServiceError("invalid_request", {
+        message: `The key ${id} is ${status}; only an active key can be edited.`,
+      });
+    }
+    const plan = changes.plan ?? (changes.limits ? "enterprise" : key.plan);
+    // An enterprise key keeps its own numbers unless given new ones; other plans have theirs.
+    const kept = plan === "enterprise" && key.plan === "enterprise" ? key.limits : undefined;
+    const limits = limitsOf(plan, changes.limits ?? kept);
+    await this.keys.update(id, { name: changes.name ?? key.name, plan, limits });
+    return toKeyView((await this.keys.findById(id)) ?? key);
+  }
+
   /** One key, without its hash. */
   async get(id: string): Promise<KeyView> {
     return toKeyView(await this.findOrThrow(id));
@@ -187,4 +225,25 @@ export class KeyService {
     await this.keys.insert(key);
     return { key: toKeyView(key), secret };
   }
+}
+
+/** A plan's limits: its own for free and pro, the given ones for enterprise (which needs them). */
+function limitsOf(plan: ApiKey["plan"], limits: ApiKey["limits"] | undefined): ApiKey["limits"] {
+  if (plan === "enterprise") {
+    if (limits) return limits;
+    throw new ServiceError("invalid_request", {
+      message: "limits: an enterprise key needs per-minute and per-day limits",
+      details: [{ path: "limits", message: "an enterprise key needs per-minute and per-day limits" }],
+    });
+  }
+  if (
+    limits &&
+    (limits.perMinute !== PLAN_LIMITS[plan].perMinute || limits.perDay !== PLAN_LIMITS[plan].perDay)
+  ) {
+    throw new ServiceError("invalid_request", {
+      message: `limits: the ${plan} plan has fixed limits`,
+      details: [{ path: "limits", message: `the ${plan} plan has fixed limits` }],
+    });
+  }
+  return PLAN_LIMITS[plan];
 }

@@ -79,6 +79,18 @@ export class PostgresKeyStore implements KeyStore {
     return rows[0]?.found === true;
   }
 
+  async update(
+    id: string,
+    { name, plan, limits }: Pick<ApiKey, "name" | "plan" | "limits">,
+  ): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `update api_keys set name = $2, plan = $3, limit_per_minute = $4, limit_per_day = $5
+       where id = $1`,
+      [id, name, plan, limits.perMinute, limits.perDay],
+    );
+    return rowCount === 1;
+  }
+
   async expire(id: string, expiresAt: string): Promise<boolean> {
     // Only ever earlier: a key is never given a longer life this way. False means no such key.
     const { rows } = await this.pool.query<{ found: boolean }>(

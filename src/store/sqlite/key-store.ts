@@ -28,6 +28,9 @@ export class SqliteKeyStore implements KeyStore {
   private readonly all: Database.Statement<[], KeyRow>;
   private readonly revokeStatement: Database.Statement<[{ id: string; revokedAt: string }]>;
   private readonly expireStatement: Database.Statement<[{ id: string; expiresAt: string }]>;
+  private readonly updateStatement: Database.Statement<
+    [{ id: string; name: string; plan: string; perMinute: number; perDay: number }]
+  >;
   private readonly exists: Database.Statement<[string], { found: number }>;
   private readonly markUsedStatement: Database.Statement<[{ id: string; usedAt: string }]>;
   private readonly markUsedThrottle: MarkUsedThrottle;
@@ -55,6 +58,11 @@ export class SqliteKeyStore implements KeyStore {
       "update api_keys set revoked_at = @revokedAt where id = @id and revoked_at is null",
     );
     // Timestamps are ISO UTC with milliseconds, so text order is time order.
+    this.updateStatement = db.prepare(
+      `update api_keys set name = @name, plan = @plan, limit_per_minute = @perMinute,
+         limit_per_day = @perDay
+       where id = @id`,
+    );
     this.expireStatement = db.prepare(
       `update api_keys set expires_at = @expiresAt
        where id = @id and (expires_at is null or expires_at > @expiresAt)`,
@@ -122,6 +130,15 @@ export class SqliteKeyStore implements KeyStore {
     }
     // Already revoked still counts as found: the port's false means "no such key".
     return this.exists.get(id) !== undefined;
+  }
+
+  async update(
+    id: string,
+    { name, plan, limits }: Pick<ApiKey, "name" | "plan" | "limits">,
+  ): Promise<boolean> {
+    if (this.updateStatement.run({ id, name, plan, ...limits }).changes === 0) return false;
+    this.changes.announce();
+    return true;
   }
 
   async expire(id: string, expiresAt: string): Promise<boolean> {

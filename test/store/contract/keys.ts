@@ -70,6 +70,17 @@ export function describeKeyContract(handle: StoreHandle): void {
       expect(await handle.store.keys.expire("key_unknown", isoTimestamp(T0))).toBe(false);
     });
 
+    it("changes a key's name, plan and limits, seen on the very next lookup, and nothing else", async () => {
+      const key = makeKey();
+      await handle.store.keys.insert(key);
+      expect(await handle.store.keys.findByHash(key.hash)).toEqual(key);
+      const changes = { name: "renamed", plan: "enterprise" as const, limits: { perMinute: 9, perDay: 99 } };
+      expect(await handle.store.keys.update(key.id, changes)).toBe(true);
+      expect(await handle.store.keys.findByHash(key.hash)).toEqual({ ...key, ...changes });
+      expect(await handle.store.keys.findById(key.id)).toEqual({ ...key, ...changes });
+      expect(await handle.store.keys.update("key_unknown", changes)).toBe(false);
+    });
+
     it("answers false when revoking a key that does not exist", async () => {
       expect(await handle.store.keys.revoke("key_unknown", isoTimestamp(T0))).toBe(false);
     });

@@ -145,18 +145,24 @@ describe("learning from use", () => {
     );
   });
 
-  it("counts one discover once, however often the skill runs after it", async () => {
+  it("counts one discover once, however often the skill runs after it, writing it once", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     const c = await core({ clock });
+    const writes = vi.spyOn(c.skillport.store.learnedQueries, "record");
     const alice = await c.keyFor({ owner: "alice" });
     await discover(c, alice, QUERY);
-    await run(c, alice, TARGET);
-    await run(c, alice, TARGET);
+    for (let i = 0; i < 5; i++) await run(c, alice, TARGET);
     expect((await c.skillport.store.learnedQueries.list("alice", 10))[0]?.count).toBe(1);
+    // An agent running the skill again and again after one discover costs one write, not one each.
+    expect(writes).toHaveBeenCalledTimes(1);
+    await run(c, alice, "text.count"); // another skill after the same discover counts too
+    expect(writes).toHaveBeenCalledTimes(2);
     clock.advance(1000);
     await discover(c, alice, QUERY);
     await run(c, alice, TARGET);
-    expect((await c.skillport.store.learnedQueries.list("alice", 10))[0]?.count).toBe(2);
+    expect(writes).toHaveBeenCalledTimes(3);
+    const counts = await c.skillport.store.learnedQueries.list("alice", 10);
+    expect(counts.find((learned) => learned.skillId === TARGET)?.count).toBe(2);
   });
 
   it("learns and uses nothing when turned off", async () => {

@@ -65,6 +65,13 @@ export class UsageLearning {
     { note: Promise<DiscoverNote | undefined>; readAt: number }
   >();
   private readonly unwritten = new Map<string, DiscoverNote>();
+  /**
+   * By key: the latest discover this process has counted executions for, and the skills
+   * counted. The store counts a discover → skill link once, so an agent executing again
+   * and again after one discover needs no write after its first (it cost a transaction
+   * on every execution: a fifth of an execute's CPU).
+   */
+  private readonly counted = new Map<string, { discoveredAt: number; skills: Set<string> }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   /** Owners' evidence, least recently searched first. */
@@ -179,6 +186,7 @@ export class UsageLearning {
     const stored = await this.storedNote(caller.id, now);
     const note = stored && (!local || stored.at > local.at) ? stored : local;
     if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
+    if (!this.countOnce(caller.id, note.at, skillId)) return;
     const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
     if (!(await this.store.record(event, this.caps))) return;
     const cache = this.owners.get(caller.owner);
@@ -211,6 +219,27 @@ export class UsageLearning {
       if (oldest !== undefined) this.storedNotes.delete(oldest);
     }
     return note;
+  }
+
+  /**
+   * True the first time this process sees the key execute `skillId` after the discover
+   * made at `discoveredAt`; false afterwards. (A failed write is not retried: learning is
+   * best effort.)
+   */
+  private countOnce(keyId: string, discoveredAt: number, skillId: string): boolean {
+    let entry = this.counted.get(keyId);
+    if (!entry || entry.discoveredAt !== discoveredAt) {
+      entry = { discoveredAt, skills: new Set() };
+      this.counted.delete(keyId);
+      this.counted.set(keyId, entry);
+      if (this.counted.size > MAX_LOCAL_NOTES) {
+        const oldest = this.counted.keys().next().value;
+        if (oldest !== undefined) this.counted.delete(oldest);
+      }
+    }
+    if (entry.skills.has(skillId)) return false;
+    entry.skills.add(skillId);
+    return true;
   }
 
   private isStale(cache: OwnerCache): boolean {

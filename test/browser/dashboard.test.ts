@@ -5,6 +5,7 @@ import {
   awayFromMinuteBoundary,
   bodyOf,
   expectError,
+  limitHeaders,
   startServer,
   type TestServer,
 } from "../contract/harness.js";
@@ -19,7 +20,7 @@ function printedLinks(server: TestServer): string[] {
 
 /**
  * The dashboard in Debian's Chromium against the real built server: sign-in with the
- * printed link, a key created, used, charted and revoked in the page, and the refusals
+ * printed link, a key created, used, charted, edited and revoked in the page, and the refusals
  * (no session, a wrong one, an API key, a form without its CSRF token). Steps run in
  * order and share the key they create.
  */
@@ -44,6 +45,14 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
   };
   const discover = (key: string) =>
     apiRequest(server.baseUrl, "POST", "/v1/discover", { key, json: { query: "send a message" } });
+  /** The key's details as its page shows them now. */
+  const keyFacts = async () => {
+    const res = await apiRequest(server.baseUrl, "GET", `/dashboard/keys/${keyId}`, {
+      headers: { cookie: await sessionCookie() },
+    });
+    expect(res.status).toBe(200);
+    return { plan: /<dt>Plan<\/dt><dd>([^<]*)<\/dd>/.exec(res.text)?.[1] ?? "" };
+  };
 
   // Starting the server and Chromium can take a while on a busy machine: more than the default hook timeout.
   beforeAll(async () => {
@@ -188,6 +197,44 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await screenshot(page, "15-skill-detail");
   });
 
+  it("edits the key's limits in a form filled with what it has; the API applies them from its next request", async () => {
+    await visit(`/dashboard/keys/${keyId}`);
+    await page.getByRole("link", { name: "Edit key" }).click();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${keyId}/edit`);
+    expect(await page.getByLabel("Name").inputValue()).toBe("browser test agent");
+    expect(await page.getByLabel("Plan").inputValue()).toBe("enterprise");
+    const perMinute = page.getByLabel("Requests per minute");
+    const perDay = page.getByLabel("Requests per day");
+    expect(await perMinute.inputValue()).toBe("4");
+    expect(await perDay.inputValue()).toBe("1000");
+    await screenshot(page, "15a-key-edit");
+
+    // A limit the core refuses shows the form again, the error at its field; nothing changes.
+    await perMinute.fill("0");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    expect(await page.getByRole("alert").textContent()).toMatch(/not changed/);
+    expect(await perMinute.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator("#limit_minute-error").textContent()).not.toBe("");
+    expect(await perDay.inputValue()).toBe("1000");
+    await screenshot(page, "15b-key-edit-refused");
+    expect((await keyFacts()).plan).toMatch(/4\/min, 1,000\/day/);
+
+    await perMinute.fill("50");
+    await perDay.fill("5000");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${keyId}`);
+    expect(await page.locator("main .alert[role=status]").textContent()).toMatch(/saved/);
+    expect((await keyFacts()).plan).toBe("enterprise · 50/min, 5,000/day");
+    expect(await page.getByLabel("This minute").getAttribute("max")).toBe("50");
+    expect(await page.getByLabel("Today (UTC)").getAttribute("max")).toBe("5000");
+    await screenshot(page, "15c-key-edited");
+
+    // The same secret, the new limits: the minute window (fewest left) reports 50.
+    const res = await discover(secret);
+    expect(res.status).toBe(200);
+    expect(limitHeaders(res).limit).toBe(50);
+  });
+
   it("rolls a key: a new secret, the old one still working through the grace period", async () => {
     await visit(`/dashboard/keys/${keyId}/roll`);
     await page.getByLabel(/Grace period/).selectOption("3600");
@@ -208,6 +255,8 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await page.getByRole("button", { name: "Revoke key" }).click();
     expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${keyId}`);
     expect(await page.locator(".lead .badge").textContent()).toBe("revoked");
+    // Only an active key can be edited or rolled: the page no longer offers either.
+    expect(await page.getByRole("link", { name: "Edit key" }).count()).toBe(0);
     await screenshot(page, "18-key-revoked");
     expectError(await discover(secret), 401, "invalid_api_key");
   });
@@ -265,6 +314,37 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(token).not.toBe("");
     expect((await revoke(`_csrf=${encodeURIComponent(token)}`)).status).toBe(303);
     expectError(await discover(target.secret), 401, "invalid_api_key");
+  });
+
+  it("refuses an edit without its CSRF token", async () => {
+    const cookie = await sessionCookie();
+    const target = await server.createKey({
+      name: "csrf edit target",
+      plan: "enterprise",
+      limitMinute: 7,
+      limitDay: 70,
+    });
+    const edit = (csrf: string) =>
+      apiRequest(server.baseUrl, "POST", `/dashboard/keys/${target.id}/edit`, {
+        headers: { cookie },
+        rawBody: `${csrf}name=edited&plan=enterprise&limit_minute=9&limit_day=90`,
+        contentType: "application/x-www-form-urlencoded",
+        redirect: "manual",
+      });
+    const limit = async () => limitHeaders(await discover(target.secret)).limit;
+    expect((await edit("")).status).toBe(403);
+    expect((await edit("_csrf=forged&")).status).toBe(403);
+    expect(await limit()).toBe(7);
+    // The page's own form carries the token and works.
+    const form = await apiRequest(server.baseUrl, "GET", `/dashboard/keys/${target.id}/edit`, {
+      headers: { cookie },
+    });
+    const token = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? "";
+    expect(token).not.toBe("");
+    const saved = await edit(`_csrf=${encodeURIComponent(token)}&`);
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get("location")).toBe(`/dashboard/keys/${target.id}?edited=1`);
+    expect(await limit()).toBe(9);
   });
 
   it("works at phone width and in dark mode", async () => {

@@ -13,11 +13,14 @@ export async function keyDetail(
   ctx: PageContext,
   key: KeyView,
   range: UsageRange,
+  /** A short confirmation of what was just done (e.g. an edit), shown above the details. */
+  notice?: string,
 ): Promise<string> {
   const status = keyStatus(key, Date.now());
   const active = status === "active";
   const actions = active
-    ? html`<a class="button" href="/dashboard/keys/${key.id}/roll">Roll key</a>
+    ? html`<a class="button" href="/dashboard/keys/${key.id}/edit">Edit key</a>
+<a class="button" href="/dashboard/keys/${key.id}/roll">Roll key</a>
 <a class="button button-danger" href="/dashboard/keys/${key.id}/revoke">Revoke</a>`
     : undefined;
   const limitStatus = await dashboard.skillport.access.keyStatus(key);
@@ -29,7 +32,8 @@ export async function keyDetail(
       actions,
       lead: html`<code class="key-mask">${key.prefix}…${key.last4}</code> ${badge(status)}`,
     },
-    html`${status === "revoked" && html`<p class="alert alert-error" role="status">This key is revoked: every request with it is refused.</p>`}
+    html`${notice && html`<p class="alert" role="status">${notice}</p>`}
+${status === "revoked" && html`<p class="alert alert-error" role="status">This key is revoked: every request with it is refused.</p>`}
 <div class="grid-2">
   <section class="panel">
     <h2>Details</h2>

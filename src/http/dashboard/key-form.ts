@@ -1,6 +1,6 @@
 import type { ServiceError } from "../../core/errors.js";
 import { ENVIRONMENTS, PLANS, SCOPES } from "../../core/keys/api-key.js";
-import type { CreateKeyInput } from "../../core/keys/key-service.js";
+import type { CreateKeyInput, EditKeyInput, KeyView } from "../../core/keys/key-service.js";
 import { PLAN_LIMITS } from "../../core/limits/plans.js";
 import { integer } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -31,56 +31,150 @@ const FIELD_OF_PATH: Record<string, keyof CreateKeyForm> = {
   expiresAt: "expires_on",
 };
 
+/** The edit form's fields, as typed: what editing a key may change. */
+export type EditKeyForm = Pick<CreateKeyForm, "name" | "plan" | "limit_minute" | "limit_day">;
+
+/** What reading a posted key form gives: the fields as typed, the core's input, and its errors by field. */
+interface ReadKeyForm<Values, Input> {
+  values: Values;
+  input: Input;
+  errorsOf(err: ServiceError): Map<string, string>;
+}
+
+/** The posted fields of a form, trimmed; a missing or repeated field is "". */
+function readFields<K extends string>(body: unknown, names: readonly K[]): Record<K, string> {
+  const fields = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const values = {} as Record<K, string>;
+  for (const name of names) {
+    const value = fields[name];
+    values[name] = typeof value === "string" ? value.trim() : "";
+  }
+  return values;
+}
+
+/** Only an enterprise key takes its own limits; the fields are ignored for other plans. */
+function limitsOf(values: EditKeyForm): CreateKeyInput["limits"] {
+  const number = (value: string) => (value === "" ? Number.NaN : Number(value));
+  return values.plan === "enterprise"
+    ? { perMinute: number(values.limit_minute), perDay: number(values.limit_day) }
+    : undefined;
+}
+
+/** The core's `details` by form field, the first message of each (the name's when none says where). */
+function errorsOf(err: ServiceError): Map<string, string> {
+  const errors = new Map<string, string>();
+  for (const detail of err.details ?? [{ path: "name", message: err.message }]) {
+    const field = FIELD_OF_PATH[detail.path] ?? "name";
+    if (!errors.has(field)) errors.set(field, detail.message);
+  }
+  return errors;
+}
+
 /**
  * Turns the posted form into the core's `CreateKeyInput`; the core validates it (the same
  * rules as the CLI). Blank optional fields mean "not given".
  */
-export function readCreateKeyForm(body: unknown): {
-  values: CreateKeyForm;
-  input: CreateKeyInput;
-  errorsOf(err: ServiceError): Map<string, string>;
-} {
-  const fields = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-  const text = (name: keyof CreateKeyForm) => {
-    const value = fields[name];
-    return typeof value === "string" ? value.trim() : "";
-  };
-  const values: CreateKeyForm = {
-    name: text("name"),
-    scope: text("scope"),
-    plan: text("plan"),
-    limit_minute: text("limit_minute"),
-    limit_day: text("limit_day"),
-    environment: text("environment"),
-    owner: text("owner"),
-    expires_on: text("expires_on"),
-  };
-  const number = (value: string) => (value === "" ? Number.NaN : Number(value));
+export function readCreateKeyForm(body: unknown): ReadKeyForm<CreateKeyForm, CreateKeyInput> {
+  const values: CreateKeyForm = readFields(body, [
+    "name",
+    "scope",
+    "plan",
+    "limit_minute",
+    "limit_day",
+    "environment",
+    "owner",
+    "expires_on",
+  ]);
   const input = {
     name: values.name,
     scope: values.scope,
     plan: values.plan || undefined,
-    // Only an enterprise key takes its own limits; the fields are ignored for other plans.
-    limits:
-      values.plan === "enterprise"
-        ? { perMinute: number(values.limit_minute), perDay: number(values.limit_day) }
-        : undefined,
+    limits: limitsOf(values),
     environment: values.environment || undefined,
     owner: values.owner || undefined,
     // A date means "until the end of that day, UTC".
     expiresAt: values.expires_on ? `${values.expires_on}T23:59:59.999Z` : undefined,
   } as CreateKeyInput;
+  return { values, input, errorsOf };
+}
+
+/**
+ * Turns the posted edit form into the core's `EditKeyInput`, validated by the core as
+ * `skillport keys edit` is. The form always sends the name and plan it was filled with.
+ */
+export function readEditKeyForm(body: unknown): ReadKeyForm<EditKeyForm, EditKeyInput> {
+  const values: EditKeyForm = readFields(body, ["name", "plan", "limit_minute", "limit_day"]);
+  const input = {
+    name: values.name,
+    plan: values.plan || undefined,
+    limits: limitsOf(values),
+  } as EditKeyInput;
+  return { values, input, errorsOf };
+}
+
+/** The edit form's values for a key as it is now. */
+export function editKeyValues(key: KeyView): EditKeyForm {
   return {
-    values,
-    input,
-    errorsOf(err) {
-      const errors = new Map<string, string>();
-      for (const detail of err.details ?? [{ path: "name", message: err.message }]) {
-        const field = FIELD_OF_PATH[detail.path] ?? "name";
-        if (!errors.has(field)) errors.set(field, detail.message);
-      }
-      return errors;
-    },
+    name: key.name,
+    plan: key.plan,
+    limit_minute: String(key.limits.perMinute),
+    limit_day: String(key.limits.perDay),
+  };
+}
+
+/** A field's error message and the attributes tying it to its input, when it has one. */
+function fieldErrors(errors: Map<string, string>) {
+  return {
+    error: (field: string) =>
+      errors.has(field) ? html`<p class="field-error" id="${field}-error">${errors.get(field)}</p>` : "",
+    invalid: (field: string) =>
+      errors.has(field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : "",
+  };
+}
+
+function option(value: string, selected: string, label = value): SafeHtml {
+  return html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
+}
+
+/** The key's name, in both forms. */
+function nameField(values: Partial<EditKeyForm>, errors: Map<string, string>): SafeHtml {
+  const { error, invalid } = fieldErrors(errors);
+  return html`<div class="field span-2">
+    <label for="name">Name</label>
+    <input id="name" name="name" value="${values.name ?? ""}" required maxlength="100" placeholder="e.g. support agent (production)"${invalid("name")}>
+    ${error("name")}
+  </div>`;
+}
+
+/**
+ * The plan and the enterprise limits, in both forms: the plan's select (a grid cell) and the
+ * limits' fieldset (a full row), shown by the page's script for the enterprise plan only.
+ */
+function planFields(
+  values: Partial<EditKeyForm>,
+  errors: Map<string, string>,
+): { plan: SafeHtml; limits: SafeHtml } {
+  const { error, invalid } = fieldErrors(errors);
+  const plan = values.plan || "free";
+  const planLabel = (p: string) =>
+    p === "enterprise"
+      ? "Enterprise: custom limits"
+      : `${p[0]?.toUpperCase()}${p.slice(1)}: ${integer(PLAN_LIMITS[p as "free" | "pro"].perMinute)}/min, ${integer(PLAN_LIMITS[p as "free" | "pro"].perDay)}/day`;
+  return {
+    plan: html`<div class="field">
+    <label for="plan">Plan</label>
+    <select id="plan" name="plan" data-plan-select${invalid("plan")}>${PLANS.map((p) => option(p, plan, planLabel(p)))}</select>
+    ${error("plan")}
+  </div>`,
+    limits: html`<fieldset class="field span-2 enterprise-limits" data-enterprise-limits>
+    <legend>Enterprise limits <small class="muted">(enterprise plan only)</small></legend>
+    <div class="form-grid inner">
+      <div class="field"><label for="limit_minute">Requests per minute</label>
+      <input id="limit_minute" name="limit_minute" inputmode="numeric" pattern="[0-9]*" value="${values.limit_minute ?? ""}"${invalid("limit_minute")}>${error("limit_minute")}</div>
+      <div class="field"><label for="limit_day">Requests per day</label>
+      <input id="limit_day" name="limit_day" inputmode="numeric" pattern="[0-9]*" value="${values.limit_day ?? ""}"${invalid("limit_day")}>${error("limit_day")}</div>
+    </div>
+  </fieldset>`,
   };
 }
 
@@ -90,28 +184,15 @@ export function keyForm(
   values: Partial<CreateKeyForm>,
   errors: Map<string, string>,
 ): SafeHtml {
-  const error = (field: string) =>
-    errors.has(field) ? html`<p class="field-error" id="${field}-error">${errors.get(field)}</p>` : "";
-  const invalid = (field: string) =>
-    errors.has(field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : "";
+  const { error, invalid } = fieldErrors(errors);
   const scope = values.scope || "read-only";
-  const plan = values.plan || "free";
   const environment = values.environment || "production";
-  const option = (value: string, selected: string, label = value) =>
-    html`<option value="${value}"${value === selected ? html` selected` : ""}>${label}</option>`;
-  const planLabel = (p: string) =>
-    p === "enterprise"
-      ? "Enterprise: custom limits"
-      : `${p[0]?.toUpperCase()}${p.slice(1)}: ${integer(PLAN_LIMITS[p as "free" | "pro"].perMinute)}/min, ${integer(PLAN_LIMITS[p as "free" | "pro"].perDay)}/day`;
+  const { plan, limits } = planFields(values, errors);
 
   return html`<form method="post" action="/dashboard/keys" class="panel form-grid" novalidate>
   ${csrfField(ctx)}
   ${errors.size > 0 && html`<p class="alert alert-error span-2" role="alert">The key was not created: check the highlighted fields.</p>`}
-  <div class="field span-2">
-    <label for="name">Name</label>
-    <input id="name" name="name" value="${values.name ?? ""}" required maxlength="100" placeholder="e.g. support agent (production)"${invalid("name")}>
-    ${error("name")}
-  </div>
+  ${nameField(values, errors)}
   <fieldset class="field span-2">
     <legend>Scope</legend>
     <div class="choice-row">
@@ -124,25 +205,13 @@ export function keyForm(
     </div>
     ${error("scope")}
   </fieldset>
-  <div class="field">
-    <label for="plan">Plan</label>
-    <select id="plan" name="plan" data-plan-select${invalid("plan")}>${PLANS.map((p) => option(p, plan, planLabel(p)))}</select>
-    ${error("plan")}
-  </div>
+  ${plan}
   <div class="field">
     <label for="environment">Environment</label>
     <select id="environment" name="environment"${invalid("environment")}>${ENVIRONMENTS.map((e) => option(e, environment))}</select>
     ${error("environment")}
   </div>
-  <fieldset class="field span-2 enterprise-limits" data-enterprise-limits>
-    <legend>Enterprise limits <small class="muted">(enterprise plan only)</small></legend>
-    <div class="form-grid inner">
-      <div class="field"><label for="limit_minute">Requests per minute</label>
-      <input id="limit_minute" name="limit_minute" inputmode="numeric" pattern="[0-9]*" value="${values.limit_minute ?? ""}"${invalid("limit_minute")}>${error("limit_minute")}</div>
-      <div class="field"><label for="limit_day">Requests per day</label>
-      <input id="limit_day" name="limit_day" inputmode="numeric" pattern="[0-9]*" value="${values.limit_day ?? ""}"${invalid("limit_day")}>${error("limit_day")}</div>
-    </div>
-  </fieldset>
+  ${limits}
   <div class="field">
     <label for="owner">Owner</label>
     <input id="owner" name="owner" value="${values.owner ?? ""}" placeholder="default" maxlength="64" aria-describedby="owner-hint"${invalid("owner")}>
@@ -158,6 +227,30 @@ export function keyForm(
   <div class="inline-actions span-2">
     <button type="submit" class="button button-primary">Create key</button>
     <a class="button button-quiet" href="/dashboard/keys">Cancel</a>
+  </div>
+</form>`;
+}
+
+/**
+ * The edit form: the name, plan and limits a key has now, the same fields as the create
+ * form's. Scope, environment, owner and expiry stay as they are (roll or create a key for those).
+ */
+export function editKeyForm(
+  ctx: PageContext,
+  key: KeyView,
+  values: Partial<EditKeyForm>,
+  errors: Map<string, string>,
+): SafeHtml {
+  const { plan, limits } = planFields(values, errors);
+  return html`<form method="post" action="/dashboard/keys/${key.id}/edit" class="panel form-grid" novalidate>
+  ${csrfField(ctx)}
+  ${errors.size > 0 && html`<p class="alert alert-error span-2" role="alert">The key was not changed: check the highlighted fields.</p>`}
+  ${nameField(values, errors)}
+  ${plan}
+  ${limits}
+  <div class="inline-actions span-2">
+    <button type="submit" class="button button-primary">Save changes</button>
+    <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>
   </div>
 </form>`;
 }

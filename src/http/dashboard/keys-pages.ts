@@ -6,13 +6,22 @@ import type { KeyView } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { keyDetail } from "./key-detail.js";
-import { type CreateKeyForm, keyForm, readCreateKeyForm } from "./key-form.js";
+import {
+  type CreateKeyForm,
+  type EditKeyForm,
+  editKeyForm,
+  editKeyValues,
+  keyForm,
+  readCreateKeyForm,
+  readEditKeyForm,
+} from "./key-form.js";
 import { csrfField, type PageContext, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 import { formField } from "./session.js";
 import { parseRange } from "./usage-page.js";
 
 type IdParams = { Params: { id: string } };
+type KeyDetailRequest = IdParams & { Querystring: { edited?: string } };
 
 /** Columns the key list sorts by, and how. */
 const SORTS: Record<string, (key: KeyView, now: number) => string> = {
@@ -39,7 +48,7 @@ const GRACE_CHOICES: { seconds: number; label: string }[] = [
   { seconds: 30 * 86_400, label: "30 days" },
 ];
 
-/** The API Keys section: list, create (secret shown once), detail, revoke, roll. */
+/** The API Keys section: list, create (secret shown once), detail, edit, revoke, roll. */
 export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { keys } = dashboard.skillport;
 
@@ -65,10 +74,12 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     }
   });
 
-  app.get<IdParams>("/keys/:id", async (request, reply) => {
+  app.get<KeyDetailRequest>("/keys/:id", async (request, reply) => {
     const key = await keys.get(request.params.id);
     const range = parseRange(request.query);
-    return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range));
+    // After an edit (POST, then 303 here): a short confirmation above the key's details.
+    const notice = request.query?.edited === undefined ? undefined : "Changes saved.";
+    return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range, notice));
   });
 
   /** A page about one key, for routes that only show something. */
@@ -81,6 +92,24 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   app.post<IdParams>("/keys/:id/revoke", async (request, reply) => {
     const key = await keys.revoke(request.params.id);
     return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}`, 303);
+  });
+
+  keyPage("/keys/:id/edit", (ctx, key) => editPage(ctx, key, editKeyValues(key), new Map()));
+  app.post<IdParams>("/keys/:id/edit", async (request, reply) => {
+    const form = readEditKeyForm(request.body);
+    try {
+      const key = await keys.edit(request.params.id, form.input);
+      return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}?edited=1`, 303);
+    } catch (err) {
+      // A field the core refused shows on the form; an unknown or inactive key is an error page.
+      if (!(err instanceof ServiceError) || err.code !== "invalid_request" || !err.details) throw err;
+      const key = await keys.get(request.params.id);
+      return dashboard.send(
+        reply,
+        editPage(dashboard.context(request), key, form.values, form.errorsOf(err)),
+        400,
+      );
+    }
   });
 
   keyPage("/keys/:id/roll", rollPage);
@@ -193,6 +222,19 @@ function secretPage(ctx: PageContext, key: KeyView, secret: string, title: strin
   <p class="muted">Send it as <code>Authorization: Bearer &lt;key&gt;</code>. Keep it out of repositories and client-side code.</p>
   <p><a class="button button-primary" href="/dashboard/keys/${key.id}">I have copied it</a></p>
 </section>`,
+  );
+}
+
+/** Editing changes the name, plan or limits; the secret stays the same. */
+function editPage(ctx: PageContext, key: KeyView, values: EditKeyForm, errors: Map<string, string>): string {
+  return page(
+    ctx,
+    {
+      title: `Edit “${key.name}”`,
+      section: "keys",
+      lead: "The key keeps its secret, so clients need no change. New limits apply from its next request, on every process sharing this data directory.",
+    },
+    editKeyForm(ctx, key, values, errors),
   );
 }
 

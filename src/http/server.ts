@@ -102,8 +102,11 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   });
   app.addHook("onSend", (request, reply, payload, done) => {
     // While closing, an answer ends its connection: a client's keep-alive socket would
-    // otherwise hold `close()` (and the process) open past the shutdown deadline.
-    if (closing) reply.header("connection", "close");
+    // otherwise hold `close()` (and the process) open past the shutdown deadline. So does
+    // an answer sent before the request's body has all arrived (a refusal at admission):
+    // Node would wait for the rest of the body to reuse the connection, and answer a body
+    // that stalls a second time, with a 408 nobody asked for.
+    if (closing || !request.raw.complete) reply.header("connection", "close");
     ensureRateLimitHeaders(skillport, request, reply, (err) => (err ? done(err) : done(null, payload)));
   });
   app.addHook("onResponse", (request, reply, done) => {

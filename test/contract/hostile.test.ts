@@ -309,6 +309,15 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expectContractAnswer(res, "slow body");
     });
 
+    it("answers a keyless request whose body stalls once (401), never with a second, unasked-for 408", async () => {
+      const head =
+        "POST /v1/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+      const res = await sendRaw(server, [head, '{"skill_id":']);
+      expect(res.status).toBe(401);
+      expectContractAnswer(res, "stalled body without a key");
+      expect(res.text).not.toContain("HTTP/1.1");
+    });
+
     it("closes a truncated body (shorter than its Content-Length) without answering 5xx", async () => {
       const head =
         "POST /v1/execute HTTP/1.1\r\nHost: x\r\n" +

@@ -201,6 +201,11 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   async function startTask(request: CallToolRequest, extra: CallExtra): Promise<CreateTaskResult> {
     const { onProgress, onLog, idempotencyKey } = callContext(request, extra);
     if (!extra.taskStore) throw new McpError(ErrorCode.InternalError, "tasks are not available");
+    // Checked before the execution starts: a task that could not be kept must not run.
+    const ttl = request.params.task?.ttl;
+    if (ttl !== undefined && ttl !== null && !(Number.isInteger(ttl) && ttl >= 0)) {
+      throw new McpError(ErrorCode.InvalidParams, "task.ttl: a whole number of milliseconds, at least 0");
+    }
     try {
       const execution = await prepare(request, (target) =>
         taskExecution(target, request.params.arguments ?? {}),

@@ -459,6 +459,27 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       await expect(startTask("math_evaluate", { expression: 42 })).rejects.toThrow(/invalid_params/);
     });
 
+    it("refuses a task whose ttl is not a whole number of milliseconds, before anything runs", async () => {
+      const before = bodyOf<{ data: ExecutionRecord[] }>(
+        await server.request("GET", "/v1/executions?limit=1", { key: key.secret }),
+      ).data[0]?.id;
+      for (const ttl of [-1, 1.5]) {
+        await expect(
+          client.request(
+            {
+              method: "tools/call",
+              params: { name: "math_evaluate", arguments: { expression: "1+1" }, task: { ttl } },
+            },
+            CreateTaskResultSchema,
+          ),
+        ).rejects.toThrow(/ttl/);
+      }
+      const after = bodyOf<{ data: ExecutionRecord[] }>(
+        await server.request("GET", "/v1/executions?limit=1", { key: key.secret }),
+      ).data[0]?.id;
+      expect(after).toBe(before);
+    });
+
     it("keeps a task to the session that created it", async () => {
       const task = await startTask("math_evaluate", { expression: "1+1" });
       const other = await connectMcp(kind, server, key.secret);

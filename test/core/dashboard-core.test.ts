@@ -64,6 +64,28 @@ describe("KeyService.roll", () => {
   });
 });
 
+describe("KeyService.create", () => {
+  it("gives free and pro keys their plan's limits, and an enterprise key the ones it names", async () => {
+    expect((await core.createKey({ plan: "pro" })).key.limits).toEqual({ perMinute: 600, perDay: 50_000 });
+    expect((await core.createKey({ limits: { perMinute: 3, perDay: 4 } })).key).toMatchObject({
+      plan: "enterprise",
+      limits: { perMinute: 3, perDay: 4 },
+    });
+  });
+
+  it("refuses an enterprise key without limits, and limits on a plan that has its own, at the limits field", async () => {
+    for (const input of [
+      { plan: "enterprise" as const },
+      { plan: "pro" as const, limits: { perMinute: 3, perDay: 4 } },
+    ]) {
+      await expect(core.createKey(input)).rejects.toMatchObject({
+        code: "invalid_request",
+        details: [{ path: "limits" }],
+      });
+    }
+  });
+});
+
 describe("KeyService.edit", () => {
   const limitsOf = async (secret: string) => {
     const admission = await core.skillport.access.admit(secret, "a");

@@ -101,12 +101,7 @@ export class UsageLearning {
       query: normalizeQuery(query),
       at: this.clock.now(),
     };
-    this.localNotes.delete(caller.id);
-    this.localNotes.set(caller.id, note);
-    if (this.localNotes.size > MAX_LOCAL_NOTES) {
-      const oldest = this.localNotes.keys().next().value;
-      if (oldest !== undefined) this.localNotes.delete(oldest);
-    }
+    setAsNewest(this.localNotes, caller.id, note);
     this.unwritten.set(caller.id, note);
     if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => void this.flushNotes(), this.noteFlushMs);
@@ -210,14 +205,9 @@ export class UsageLearning {
     const cached = this.storedNotes.get(keyId);
     if (cached && now - cached.readAt < this.noteFlushMs) return cached.note;
     const note = this.store.lastDiscover(keyId);
-    this.storedNotes.delete(keyId);
-    this.storedNotes.set(keyId, { note, readAt: now });
+    setAsNewest(this.storedNotes, keyId, { note, readAt: now });
     // A failed read is not remembered.
     note.catch(() => this.storedNotes.delete(keyId));
-    if (this.storedNotes.size > MAX_LOCAL_NOTES) {
-      const oldest = this.storedNotes.keys().next().value;
-      if (oldest !== undefined) this.storedNotes.delete(oldest);
-    }
     return note;
   }
 
@@ -230,12 +220,7 @@ export class UsageLearning {
     let entry = this.counted.get(keyId);
     if (!entry || entry.discoveredAt !== discoveredAt) {
       entry = { discoveredAt, skills: new Set() };
-      this.counted.delete(keyId);
-      this.counted.set(keyId, entry);
-      if (this.counted.size > MAX_LOCAL_NOTES) {
-        const oldest = this.counted.keys().next().value;
-        if (oldest !== undefined) this.counted.delete(oldest);
-      }
+      setAsNewest(this.counted, keyId, entry);
     }
     if (entry.skills.has(skillId)) return false;
     entry.skills.add(skillId);
@@ -306,5 +291,18 @@ export class UsageLearning {
         .catch((err: unknown) => this.logger.warn({ err }, "could not store discover notes"));
     });
     return this.flushing;
+  }
+}
+
+/**
+ * Sets `key` as the map's most recent entry (maps keep insertion order), dropping the
+ * oldest past `MAX_LOCAL_NOTES`: the per-key maps stay bounded however many keys call.
+ */
+function setAsNewest<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_LOCAL_NOTES) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
   }
 }

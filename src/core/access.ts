@@ -83,10 +83,12 @@ export class AccessGate {
    * Takes back the count of a request `admit` let through that is answered 429 after all
    * (a key over its concurrency cap): a request answered 429 counts in no window
    * (contract.md, "Limits"). The give-back lands on the windows containing now, which are
-   * the windows it was counted in unless one ended in the instant between.
+   * the windows it was counted in unless one ended in the instant between. Resolves with
+   * where the key stands afterwards.
    */
-  async uncharge(key: Pick<ApiKey, "id" | "limits">): Promise<void> {
+  async uncharge(key: Pick<ApiKey, "id" | "limits">): Promise<RateLimitStatus> {
     await this.limiter.release(`key:${key.id}`, keyWindows(key.limits), 1, this.clock.now());
+    return this.keyStatus(key);
   }
 
   /** Where a key stands in each window of its plan, without counting a request. */

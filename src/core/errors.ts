@@ -1,3 +1,5 @@
+import type { RateLimitStatus } from "./limits/rate-limit.js";
+
 /**
  * The one table of error codes (contract.md, "Errors"). Every surface maps a
  * `ServiceError` through this table: REST to a status and body, MCP to an
@@ -59,6 +61,11 @@ export interface ServiceErrorOptions {
   retryAfterSeconds?: number;
   /** Extra response headers a surface should send (e.g. `Allow` on 405). */
   headers?: Record<string, string>;
+  /**
+   * Where the caller's rate limits stand after this refusal, when it changed them after
+   * admission (a 429 gives its count back): surfaces describe these, not admission's.
+   */
+  limit?: RateLimitStatus;
   cause?: unknown;
 }
 
@@ -72,6 +79,7 @@ export class ServiceError extends Error {
   readonly details: ErrorDetail[] | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly limit: RateLimitStatus | undefined;
 
   constructor(code: ErrorCode, options: ServiceErrorOptions = {}) {
     super(options.message ?? ERROR_CODES[code].message, { cause: options.cause });
@@ -81,6 +89,13 @@ export class ServiceError extends Error {
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.headers = options.headers;
+    this.limit = options.limit;
+  }
+
+  /** The same error, telling where the caller's limits stand after it (see `limit`). */
+  withLimit(limit: RateLimitStatus): ServiceError {
+    const { message, details, retryAfterSeconds, headers, cause } = this;
+    return new ServiceError(this.code, { message, details, retryAfterSeconds, headers, cause, limit });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
+import { setRateLimitHeaders } from "./rate-limit-headers.js";
 
 /** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -64,6 +65,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
     reply.header("retry-after", String(error.retryAfterSeconds));
   }
   if (error.status === 401) reply.header("www-authenticate", 'Bearer realm="skillport"');
+  // A refusal that gave back what admission counted (a 429 counts in no window).
+  if (error.limit) setRateLimitHeaders(reply, error.limit, Date.now());
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   body.request_id = request.id;
   return reply.code(error.status).type("application/json; charset=utf-8").send({ error: body });

@@ -7,6 +7,7 @@ import { isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import type { ApiKey } from "../keys/api-key.js";
 import type { ConcurrencyGate } from "../limits/concurrency-gate.js";
+import type { RateLimitStatus } from "../limits/rate-limit.js";
 import type { Logger } from "../logger.js";
 import type { Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
@@ -40,7 +41,7 @@ export interface ExecutionServiceDeps {
   runner: ExecutionRunner;
   concurrency: ConcurrencyGate;
   /** Takes back the rate-limit count of a request refused with 429 here (`AccessGate.uncharge`). */
-  uncharge: (key: ApiKey) => Promise<void>;
+  uncharge: (key: ApiKey) => Promise<RateLimitStatus>;
   /** Told of each new execution (learning from use links it to the key's latest discover). */
   onExecutionStarted?: (key: ApiKey, skillId: string) => Promise<void>;
 }
@@ -117,12 +118,13 @@ export class ExecutionService {
     try {
       return this.deps.concurrency.acquire(key.id);
     } catch (err) {
-      await Promise.all([
+      const refusal = err instanceof ServiceError ? err : undefined;
+      const [, limit] = await Promise.all([
         idempotencyKey !== undefined &&
           this.deps.store.idempotency.withdraw(key.id, idempotencyKey, executionId),
-        err instanceof ServiceError && err.status === 429 && this.deps.uncharge(key),
+        refusal?.status === 429 ? this.deps.uncharge(key) : undefined,
       ]);
-      throw err;
+      throw refusal && limit ? refusal.withLimit(limit) : err;
     }
   }
 

@@ -1,11 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { ExecuteRequest } from "../../core/api-schemas.js";
-import { ServiceError } from "../../core/errors.js";
-import type { ExecuteResult } from "../../core/execution/execution-service.js";
 import type { Skillport } from "../../core/skillport.js";
 import { parseOrThrow } from "../../core/validation.js";
 import { keyOf } from "../admission.js";
-import { setRateLimitHeaders } from "../rate-limit-headers.js";
 
 /**
  * POST /v1/execute — sync answers 200 with the terminal record, async 202 at once with
@@ -17,20 +14,9 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
     const key = keyOf(request);
     const input = parseOrThrow(ExecuteRequest, request.body);
     const idempotencyKey = request.headers["idempotency-key"];
-    let result: ExecuteResult;
-    try {
-      result = await skillport.executions.execute(key, input, {
-        idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(",") : idempotencyKey,
-      });
-    } catch (err) {
-      // The core gave this request's count back (contract.md: a 429 does not count), so
-      // the headers set at admission, which counted it, are one request short.
-      if (err instanceof ServiceError && err.code === "concurrency_limit_exceeded") {
-        setRateLimitHeaders(reply, await skillport.access.keyStatus(key), Date.now());
-      }
-      throw err;
-    }
-    const { record, mode, replayed } = result;
+    const { record, mode, replayed } = await skillport.executions.execute(key, input, {
+      idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(",") : idempotencyKey,
+    });
     if (replayed) reply.header("idempotent-replayed", "true");
     if (mode === "async") reply.code(202).header("location", `/v1/executions/${record.id}`);
     return record;

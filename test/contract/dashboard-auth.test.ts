@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiRequest, type CreatedKey, expectError, runCli, startServer, type TestServer } from "./harness.js";
+import {
+  apiRequest,
+  type CreatedKey,
+  createKey,
+  expectError,
+  runCli,
+  startServer,
+  type TestServer,
+} from "./harness.js";
 
 const ADMIN_TOKEN = "contract-admin-token-0123456789";
 
@@ -83,6 +91,29 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
       origin: "https://evil.example",
     });
     expect(crossSite.status).toBe(403);
+  });
+
+  it("answers the key and skill searches whatever the address holds: a term too long, or given twice", async () => {
+    const { cookie, field } = await signInForm();
+    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
+    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    await createKey(server.dataDir, { name: "findable-key" });
+    const get = (path: string) => apiRequest(server.baseUrl, "GET", path, { headers: { cookie: session } });
+
+    const found = await get("/dashboard/keys?q=findable");
+    expect(found.status).toBe(200);
+    expect(found.text).toContain("findable-key");
+    expect(found.text).toContain('maxlength="200"');
+    // A term past the box's length (a hand-made address) is no search; of two, the first counts.
+    const tooLong = await get(`/dashboard/keys?q=${"a".repeat(250)}`);
+    expect(tooLong.status).toBe(200);
+    expect(tooLong.text).toContain("findable-key");
+    const twice = await get("/dashboard/keys?q=nothing-matches&q=findable");
+    expect(twice.status).toBe(200);
+    expect(twice.text).toContain("No key matches “nothing-matches”");
+    const skills = await get(`/dashboard/skills?q=${"b".repeat(1001)}`);
+    expect(skills.status).toBe(200);
+    expect(skills.text).toContain("math.evaluate");
   });
 
   it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {

@@ -17,6 +17,7 @@ import {
 } from "./key-form.js";
 import { csrfField, type PageContext, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
+import { searchTerm } from "./search-term.js";
 import { formField } from "./session.js";
 import { parseRange } from "./usage-page.js";
 
@@ -33,8 +34,11 @@ const SORTS: Record<string, (key: KeyView, now: number) => string> = {
   plan: (key) => key.plan,
 };
 
+/** Longest key search: a key's name has at most 100 characters, its other fields fewer. */
+const KEY_SEARCH_MAX = 200;
+
 const ListQuery = z.object({
-  q: z.string().max(200).optional().default(""),
+  q: searchTerm(KEY_SEARCH_MAX),
   sort: z.enum(Object.keys(SORTS) as [string, ...string[]]).catch("created"),
   dir: z.enum(["asc", "desc"]).catch("desc"),
 });
@@ -124,7 +128,7 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
 
 function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQuery>): string {
   const now = Date.now();
-  const needle = query.q.trim().toLowerCase();
+  const needle = query.q.toLowerCase();
   const shown = all.filter(
     (key) =>
       needle === "" ||
@@ -157,7 +161,7 @@ function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQu
   });
   const body = html`<form class="toolbar" method="get" action="/dashboard/keys" role="search">
   <label class="visually-hidden" for="key-search">Search keys</label>
-  <input id="key-search" type="search" name="q" value="${query.q}" placeholder="Search by name, owner, id or key prefix">
+  <input id="key-search" type="search" name="q" value="${query.q}" maxlength="${KEY_SEARCH_MAX}" placeholder="Search by name, owner, id or key prefix">
   <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
   <button type="submit" class="button">Search</button>
   ${query.q && html`<a class="button button-quiet" href="/dashboard/keys">Clear</a>`}

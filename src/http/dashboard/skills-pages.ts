@@ -5,9 +5,13 @@ import type { SkillAnnotations } from "../../core/skills/skill.js";
 import { integer, jsonBlock } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { page } from "./layout.js";
+import { searchTerm } from "./search-term.js";
 import type { Dashboard } from "./plugin.js";
 
-const SearchQuery = z.object({ q: z.string().trim().max(1000).catch("") });
+/** Discovery's longest query (contract.md: 1–1000 characters). */
+const SKILL_SEARCH_MAX = 1000;
+
+const SearchQuery = z.object({ q: searchTerm(SKILL_SEARCH_MAX) });
 
 const ANNOTATION_LABELS: Record<keyof SkillAnnotations, string> = {
   readOnly: "read-only",
@@ -56,7 +60,7 @@ export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): 
         { title: "Skills", section: "skills", lead: "The catalog agents discover and run." },
         html`<form class="toolbar" method="get" action="/dashboard/skills" role="search">
   <label class="visually-hidden" for="skill-search">Describe what an agent needs</label>
-  <input id="skill-search" type="search" name="q" value="${q}" placeholder="Describe a capability, e.g. “send a message to a channel”">
+  <input id="skill-search" type="search" name="q" value="${q}" maxlength="${SKILL_SEARCH_MAX}" placeholder="Describe a capability, e.g. “send a message to a channel”">
   <button type="submit" class="button button-primary">Discover</button>
   ${q && html`<a class="button button-quiet" href="/dashboard/skills">Show all</a>`}
 </form>

@@ -5,8 +5,8 @@ import type { SkillAnnotations } from "../../core/skills/skill.js";
 import { integer, jsonBlock } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { page } from "./layout.js";
-import { searchTerm } from "./search-term.js";
 import type { Dashboard } from "./plugin.js";
+import { searchTerm } from "./search-term.js";
 
 /** Discovery's longest query (contract.md: 1–1000 characters). */
 const SKILL_SEARCH_MAX = 1000;

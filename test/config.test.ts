@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+
+describe("configuration from the environment", () => {
+  it("takes the defaults for variables that are not set", () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.shutdownTimeoutMs).toBe(10_000);
+  });
+
+  it("reads whole numbers, blanks around them allowed", () => {
+    expect(loadConfig({ SKILLPORT_PORT: "3000" }).port).toBe(3000);
+    expect(loadConfig({ SKILLPORT_PORT: " 0 " }).port).toBe(0);
+    expect(loadConfig({ SKILLPORT_SHUTDOWN_TIMEOUT_MS: "0" }).shutdownTimeoutMs).toBe(0);
+  });
+
+  it("refuses an empty or blank number instead of reading it as 0 (a random port)", () => {
+    for (const value of ["", " "]) {
+      expect(() => loadConfig({ SKILLPORT_PORT: value })).toThrow(/SKILLPORT_PORT: must be a whole number/);
+    }
+    expect(() => loadConfig({ SKILLPORT_SHUTDOWN_TIMEOUT_MS: "" })).toThrow(/SKILLPORT_SHUTDOWN_TIMEOUT_MS/);
+  });
+
+  it("refuses numbers in other notations and out of range, naming the variable", () => {
+    for (const value of ["0x1f90", "8e3", "80.5", "-1", "abc"]) {
+      expect(() => loadConfig({ SKILLPORT_PORT: value }), value).toThrow(/SKILLPORT_PORT/);
+    }
+    expect(() => loadConfig({ SKILLPORT_PORT: "65536" })).toThrow(/SKILLPORT_PORT/);
+  });
+});

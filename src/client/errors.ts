@@ -5,9 +5,11 @@ import type { ExecutionRecord } from "../core/execution/record.js";
  * Codes the client itself raises when there is no error body from the server:
  * - `missing_api_key`: no key was passed and `SKILLPORT_API_KEY` is not set (the
  *   server's code for the same situation; nothing was sent);
- * - `connection_error`: the connection failed or dropped (retried before it is thrown);
+ * - `connection_error`: the connection, name resolution or TLS failed, or the connection
+ *   dropped (retried before it is thrown);
  * - `timeout`: an attempt took longer than `timeoutMs`, or `waitForExecution` passed its deadline;
- * - `unexpected_response`: an answer without the contract's shape (e.g. a proxy's HTML page).
+ * - `unexpected_response`: an answer without the contract's shape (e.g. a proxy's HTML page), or
+ *   not HTTP at all.
  */
 export type ClientErrorCode = "missing_api_key" | "connection_error" | "timeout" | "unexpected_response";
 

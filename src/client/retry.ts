@@ -19,6 +19,16 @@ export const MAX_SERVER_WAIT_MS = 60_000;
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /**
+ * Whether an attempt that failed this way may have reached the service and still be
+ * running there: its connection dropped, or a proxy in front of the service gave up on
+ * it (502, 504) while the service may not have. A retry of such an `execute` meets
+ * `idempotency_in_progress` until that run ends.
+ */
+export function mayHaveReachedService(error: SkillportError): boolean {
+  return error.code === "connection_error" || error.status === 502 || error.status === 504;
+}
+
+/**
  * Equal jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): half of the
  * capped exponential, plus a uniformly random part of the other half. The waits double
  * from one retry to the next, and clients refused together do not come back together.
@@ -37,6 +47,9 @@ export function retryAfterHeaderMs(value: string | undefined, nowMs: number): nu
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP-date names its day and month ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse
+  // would also read "1.5" or "7" as dates, long past, and retry at once.
+  if (!/[a-z]/i.test(text)) return undefined;
   const dateMs = Date.parse(text);
   return Number.isNaN(dateMs) ? undefined : Math.max(0, dateMs - nowMs);
 }
@@ -51,8 +64,8 @@ export interface FailedAttempt {
   /** Retries the call may still make under `maxRetries`. */
   retriesLeft: number;
   /**
-   * True when an earlier attempt of this same call (same Idempotency-Key) reached the
-   * server and lost its connection, and may therefore still be running there.
+   * True when an earlier attempt of this same call (same Idempotency-Key) may have reached
+   * the service and still be running there (`mayHaveReachedService`).
    */
   ownAttemptMayBeRunning: boolean;
   nowMs: number;

@@ -1,7 +1,7 @@
 import type { Dispatcher } from "undici";
 import type { ClientConfig } from "./config.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
-import { decideRetry, sleep } from "./retry.js";
+import { decideRetry, mayHaveReachedService, sleep } from "./retry.js";
 
 /** One logical call; the transport may send it several times. */
 export interface RequestSpec {
@@ -21,20 +21,20 @@ export interface RequestSpec {
 /** How long a stream may stay silent: the server sends a keep-alive comment every 15 s. */
 const STREAM_IDLE_MS = 45_000;
 
-/** Errors of the socket or of name resolution that mean "try again", not "your request is wrong". */
-const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set([
-  "UND_ERR_SOCKET",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "ECONNRESET",
-  "ECONNREFUSED",
-  "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EAI_AGAIN",
-]);
 const TIMEOUT_ERROR_CODES: ReadonlySet<string> = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+/**
+ * undici's refusals of the request itself or of a closed client: a bug in the calling
+ * code, rethrown as it is. Every other failure below HTTP (the socket, name resolution,
+ * TLS) is a `connection_error`.
+ */
+const MISUSE_ERROR_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_INVALID_ARG",
+  "UND_ERR_INVALID_RETURN_VALUE",
+  "UND_ERR_NOT_SUPPORTED",
+  "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH",
+  "UND_ERR_CLOSED",
+  "UND_ERR_DESTROYED",
+]);
 
 type Attempt<T> = { ok: true; value: T } | { ok: false; error: SkillportError; retryAfterHeader?: string };
 
@@ -77,19 +77,19 @@ export class Transport {
     const { maxRetries, timeoutMs, onRetry } = this.config;
     const startedMs = Date.now();
     let retriesLeft = maxRetries;
-    let connectionLost = false;
+    let ownAttemptMayBeRunning = false;
     for (let retry = 1; ; retry++) {
       const outcome = await this.attempt(spec, streaming, read);
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
-      if (error.code === "connection_error") connectionLost = true;
+      if (mayHaveReachedService(error)) ownAttemptMayBeRunning = true;
       const decision = decideRetry({
         error,
         retryAfterHeader: outcome.retryAfterHeader,
         retry,
         retriesLeft,
         ownAttemptMayBeRunning:
-          connectionLost && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
+          ownAttemptMayBeRunning && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
         nowMs: Date.now(),
       });
       if (decision === undefined) throw error;
@@ -132,17 +132,29 @@ export class Transport {
 }
 
 /**
- * A failure below HTTP (socket, timeout) as a `SkillportError`. A `SkillportError` passes
- * through; anything else is a bug or a misuse (e.g. an invalid header) and is rethrown.
+ * A failure below HTTP as a `SkillportError`: a timeout; an answer that is not HTTP, or
+ * shorter than it said (`unexpected_response`); any failure to connect, resolve the name,
+ * agree on TLS, or keep the connection (`connection_error`, retried). A `SkillportError`
+ * passes through; a misuse of undici (an invalid header, a closed client) is rethrown.
  */
 export function failureOf(err: unknown, origin: string): SkillportError {
   if (err instanceof SkillportError) return err;
-  const code = (err as { code?: unknown }).code;
+  const code = (err as { code?: unknown } | null)?.code;
   const reason = err instanceof Error ? err.message : String(err);
   if (typeof code === "string" && TIMEOUT_ERROR_CODES.has(code)) {
     return clientError("timeout", `No answer from ${origin} in time (${reason}).`, err);
   }
-  if (typeof code === "string" && CONNECTION_ERROR_CODES.has(code)) {
+  if (
+    (err instanceof Error && err.name === "HTTPParserError") ||
+    code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH"
+  ) {
+    return clientError(
+      "unexpected_response",
+      `The answer from ${origin} is not valid HTTP (${reason}).`,
+      err,
+    );
+  }
+  if (typeof code === "string" && !MISUSE_ERROR_CODES.has(code)) {
     return clientError("connection_error", `The connection to ${origin} failed: ${reason}`, err);
   }
   throw err;

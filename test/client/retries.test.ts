@@ -6,7 +6,7 @@ import {
   serverForSuite,
   type TestServer,
 } from "../contract/harness.js";
-import { startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
+import { rawJsonResponse, startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
 import { rejectionOf } from "./support.js";
 
 /** Every execution of `owner`'s key for one skill, read straight from the server. */
@@ -29,6 +29,8 @@ describe("client retries against the real server", () => {
   afterEach(async () => {
     await behindProxy?.close();
     await proxy?.close();
+    behindProxy = undefined;
+    proxy = undefined;
   });
 
   /** A client of a fresh owner's key, behind a proxy that cuts its first connection after the request. */
@@ -131,6 +133,63 @@ describe("client retries against the real server", () => {
     for (const retry of retries.slice(1)) expect(retry.error.code).toBe("idempotency_in_progress");
     const executions = await executionsOf(server, secret, "util.wait");
     expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+  });
+
+  it("after a gateway's 504 while the skill still runs, the client waits for that run instead of starting another", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner: "gateway-504" });
+    const gatewayTimeout = rawJsonResponse(504, {}, { message: "upstream timed out" });
+    proxy = await startTcpProxy(server.baseUrl, (index) =>
+      index === 0 ? { relayThenRespond: gatewayTimeout } : "forward",
+    );
+    const retries: RetryEvent[] = [];
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
+      onRetry: (e) => retries.push(e),
+    });
+    const record = await behindProxy.execute({ skill_id: "util.wait", params: { ms: 1_500 } });
+    expect(record).toMatchObject({ status: "completed", success: true, result: { waited_ms: 1_500 } });
+    expect(retries[0]?.error.status).toBe(504);
+    for (const retry of retries.slice(1)) expect(retry.error.code).toBe("idempotency_in_progress");
+    const executions = await executionsOf(server, key.secret, "util.wait");
+    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+  });
+
+  it("reports failures below HTTP as SkillportErrors: a name that does not resolve, a TLS handshake with a plain port, an answer that is not HTTP", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ scope: "read-only" });
+    const failureOf = async (baseUrl: string, maxRetries: number) => {
+      const retries: RetryEvent[] = [];
+      const client = new Skillport({
+        apiKey: key.secret,
+        baseUrl,
+        maxRetries,
+        onRetry: (e) => retries.push(e),
+      });
+      try {
+        const err = await rejectionOf(client.discover({ query: "anything" }));
+        expect(err.message).not.toContain(key.secret);
+        return { code: err.code, status: err.status, retries: retries.map((retry) => retry.error.code) };
+      } finally {
+        await client.close();
+      }
+    };
+    // Name resolution and the connection are retried, as a restarting service's are.
+    expect(await failureOf("http://no-such-host.invalid:8080", 1)).toEqual({
+      code: "connection_error",
+      status: undefined,
+      retries: ["connection_error"],
+    });
+    const plainPort = new URL(server.baseUrl).port;
+    expect(await failureOf(`https://127.0.0.1:${plainPort}`, 0)).toMatchObject({ code: "connection_error" });
+    // Something that is not an HTTP server answered: nothing to retry.
+    proxy = await startTcpProxy(server.baseUrl, () => ({ respond: "SSH-2.0-OpenSSH_9.2\r\n\r\n" }));
+    expect(await failureOf(proxy.baseUrl, 2)).toEqual({
+      code: "unexpected_response",
+      status: undefined,
+      retries: [],
+    });
   });
 
   it("retries a connection that drops every time maxRetries times, then throws connection_error", async () => {

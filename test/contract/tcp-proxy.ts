@@ -7,9 +7,16 @@ import { connect, createServer, type Socket } from "node:net";
  *   client's side without an answer (the server got the request and handles it; the
  *   client sees the connection drop);
  * - `{ respond }`: answers the first request with this raw HTTP response text itself
- *   and closes the connection (the target never sees it).
+ *   and closes the connection (the target never sees it);
+ * - `{ relayThenRespond }`: relays the first request to the target, then answers it
+ *   itself with this raw response, as a gateway that gave up on the target does (the
+ *   target handles the request; its answer is thrown away).
  */
-export type ConnectionPlan = "forward" | "cut-after-request" | { respond: string };
+export type ConnectionPlan =
+  | "forward"
+  | "cut-after-request"
+  | { respond: string }
+  | { relayThenRespond: string };
 
 export interface TcpProxy {
   /** `http://127.0.0.1:PORT`, to use as a client's base URL. */
@@ -37,7 +44,7 @@ export async function startTcpProxy(
     client.once("close", () => sockets.delete(client));
     client.on("error", () => client.destroy());
     const decided = plan(index);
-    if (typeof decided === "object") {
+    if (typeof decided === "object" && "respond" in decided) {
       answerFirstRequest(client, decided.respond);
       return;
     }
@@ -59,7 +66,9 @@ export async function startTcpProxy(
       upstream.pipe(client);
       return;
     }
-    relayOneRequestThenCut(client, upstream);
+    relayOneRequestThen(client, upstream, () =>
+      typeof decided === "object" ? client.end(decided.relayThenRespond) : client.destroy(),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -96,11 +105,9 @@ function onWholeRequest(client: Socket, then: (request: Buffer) => void): void {
   client.on("data", onData);
 }
 
-function relayOneRequestThenCut(client: Socket, upstream: Socket): void {
-  onWholeRequest(client, (request) => {
-    // Cut once the request has been handed to the server's socket, before any answer.
-    upstream.write(request, () => client.destroy());
-  });
+/** Relays one request; once it is handed to the server's socket, before any answer, `then`. */
+function relayOneRequestThen(client: Socket, upstream: Socket, then: () => void): void {
+  onWholeRequest(client, (request) => upstream.write(request, then));
 }
 
 function answerFirstRequest(client: Socket, response: string): void {

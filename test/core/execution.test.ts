@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
+import type { StoredExecution } from "../../src/core/execution/record.js";
 import { toBase62 } from "../../src/core/ids.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
@@ -167,6 +168,60 @@ describe("asynchronous execution", () => {
   });
 });
 
+describe("a terminal record the store refuses", () => {
+  /** Makes the store refuse the next `times` saves of a terminal record, as an unreachable database does. */
+  function refuseTerminalSaves(times: number) {
+    const { executions } = core.skillport.store;
+    const save = executions.save.bind(executions);
+    let refused = 0;
+    return vi.spyOn(executions, "save").mockImplementation(async (execution) => {
+      if (execution.record.status !== "running" && execution.record.status !== "queued" && refused < times) {
+        refused++;
+        throw new Error("connection to the database lost");
+      }
+      return save(execution);
+    });
+  }
+
+  it("is stored once the store takes it again, and its end announced, for an async execution", async () => {
+    const refusing = refuseTerminalSaves(2);
+    try {
+      const { record } = await run("test.echo", { text: "kept" }, { async: true });
+      const events: ExecutionEvent[] = [];
+      const stored = waitForStatus(record.id, "completed", 15_000);
+      for await (const event of core.skillport.queries.subscribe(key, record.id)) events.push(event);
+      await stored;
+      expect(refusing.mock.calls.filter(([e]) => e.record.status === "completed")).toHaveLength(3);
+      expect(await core.skillport.queries.get(key, record.id)).toMatchObject({
+        status: "completed",
+        result: { text: "kept" },
+      });
+      const last = events.at(-1);
+      expect(last?.type === "status" && last.record.status).toBe("completed");
+    } finally {
+      refusing.mockRestore();
+    }
+  });
+
+  it("fails a sync call, and is stored later rather than left running", async () => {
+    const refusing = refuseTerminalSaves(1);
+    try {
+      await expect(run("test.echo", { text: "late" })).rejects.toThrow(/database/);
+      // The running record's own write was under way; the retry comes a second later.
+      let running: StoredExecution | undefined;
+      for (let tries = 0; !running && tries < 200; tries++) {
+        [running] = await core.skillport.store.executions.list({ owner: key.owner, limit: 1 });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      if (!running) throw new Error("no record was stored");
+      expect(running.record.status).toBe("running");
+      await waitForStatus(running.record.id, "completed", 10_000);
+    } finally {
+      refusing.mockRestore();
+    }
+  });
+});
+
 describe("idempotency", () => {
   it("returns the first record for a repeat and runs the skill once", async () => {
     const label = `once-${Math.random()}`;
@@ -329,8 +384,8 @@ describe("shutdown", () => {
   });
 });
 
-async function waitForStatus(id: string, status: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+async function waitForStatus(id: string, status: string, withinMs = 2_000): Promise<void> {
+  for (const deadline = Date.now() + withinMs; Date.now() < deadline; ) {
     if ((await core.skillport.store.executions.get(id))?.record.status === status) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -14,6 +14,7 @@ import { isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { skillContext } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
+import { UnsavedOutcomes } from "./unsaved-outcomes.js";
 import { WorkQueue } from "./work-queue.js";
 
 export interface ExecutionRunnerOptions {
@@ -82,12 +83,18 @@ export class ExecutionRunner {
   readonly runnerId = newId("runner");
   private readonly inFlight = new Map<string, InFlight>();
   private readonly queue: WorkQueue<Job>;
+  private readonly unsaved: UnsavedOutcomes;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
+    this.unsaved = new UnsavedOutcomes({
+      save: (execution) => options.store.executions.save(execution),
+      onSaved: (execution) => this.announceStored(execution),
+      logger: options.logger,
+    });
     this.queue = new WorkQueue<Job>(
       options.asyncConcurrency,
       async ({ execution, hooks, begin, release }) => {
@@ -173,6 +180,7 @@ export class ExecutionRunner {
     await Promise.race([all(), deadline]);
     for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();
+    await this.unsaved.stop();
     await this.options.store.executions.retireRunner(this.runnerId);
   }
 
@@ -245,9 +253,31 @@ export class ExecutionRunner {
 
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
     const done = markFinished(execution, outcome, this.options.clock.now());
-    await this.options.store.executions.save(done);
+    try {
+      await this.options.store.executions.save(done);
+    } catch (err) {
+      // The caller hears of the failure; the record is stored as soon as the store takes it.
+      this.unsaved.add(done);
+      throw err;
+    }
     this.options.events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
     return done;
+  }
+
+  /**
+   * Announces a terminal record stored late, as the store has it: a cancel recorded by
+   * another process meanwhile stays (a terminal record never changes again).
+   */
+  private announceStored(execution: StoredExecution): void {
+    const { store, events, logger } = this.options;
+    store.executions.get(execution.record.id).then(
+      (stored) => {
+        const record = stored?.record ?? execution.record;
+        events.emit(record.id, { type: "status", record }, { share: execution.async });
+      },
+      (err: unknown) =>
+        logger.warn({ err, execution_id: execution.record.id }, "could not read a stored outcome back"),
+    );
   }
 
   private heartbeat(): Promise<void> {

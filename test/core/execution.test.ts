@@ -60,6 +60,15 @@ describe("synchronous execution", () => {
     expect(record.error?.message).toMatch(/invalid result/);
   });
 
+  it("fails a result larger than 8 MiB of JSON, without expanding what it shares", async () => {
+    // 2^40 copies of 1,000 characters: expanding them (a schema walk, JSON.stringify) never ends.
+    const { record } = await run("test.doubling", { times: 40 });
+    expect(record).toMatchObject({ status: "failed", result: null, error: { code: "execution_failed" } });
+    expect(record.error?.message).toMatch(/larger than 8 MiB; ask for less/);
+    const kept = await run("test.doubling", { times: 12 }); // about 4 MB
+    expect(kept.record.status).toBe("completed");
+  });
+
   it("ends timed_out when the timeout elapses, even if the skill ignores its signal", async () => {
     const started = Date.now();
     const { record } = await run("test.stubborn", { ms: 20_000 }, { timeout_ms: 50 });

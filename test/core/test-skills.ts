@@ -79,6 +79,23 @@ export const badResult = defineSkill({
   run: async () => ({ n: "not a number" }) as unknown as { n: number },
 });
 
+export const doubling = defineSkill({
+  id: "test.doubling",
+  title: "Doubling",
+  description:
+    "Returns a 1,000-character string doubled `times` times, the halves shared (as JMESPath's [@,@] does).",
+  tags: ["test"],
+  params: z.object({ times: z.number().int() }),
+  result: z.object({ result: z.unknown() }),
+  annotations,
+  examples: [],
+  run: async ({ times }) => {
+    let value: unknown = "x".repeat(1000);
+    for (let i = 0; i < times; i++) value = [value, value];
+    return { result: value };
+  },
+});
+
 export const counter = defineSkill({
   id: "test.count",
   title: "Count",
@@ -114,4 +131,4 @@ export const contextCopy = defineSkill({
   },
 });
 
-export const testSkills = [echo, fail, sleep, stubborn, badResult, counter, contextCopy];
+export const testSkills = [echo, fail, sleep, stubborn, badResult, doubling, counter, contextCopy];

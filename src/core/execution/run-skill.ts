@@ -2,6 +2,7 @@ import type { ExecutionErrorCode } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
+import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
 import type { SkillExecutor } from "./skill-executor.js";
 
 /** Why an execution's signal fired; the reason decides its terminal status. */
@@ -53,6 +54,14 @@ export async function runSkill(
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
     running.catch(() => {});
     const output = await Promise.race([running, aborted]);
+    // Before the schema walks it, and before anything serializes it.
+    if (exceedsJsonSize(output, MAX_RESULT_BYTES)) {
+      return failedOutcome(
+        "execution_failed",
+        `The skill ${skill.id} produced a result larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB; ask for less (filter, select or page the data).`,
+        elapsed(),
+      );
+    }
     const parsed = skill.result.safeParse(output);
     if (!parsed.success) {
       logger.error({ issues: parsed.error.issues }, "skill returned a result that does not match its schema");

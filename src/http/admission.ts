@@ -75,13 +75,15 @@ export async function admitRequest(
  * One that has none from admission (outside `/v1`, a public route without a key, a
  * refusal before admission) describes the client address's limit, without counting.
  * Calls `done` once they are set; synchronously when admission set them (the server's
- * `onSend` hook runs this on every response).
+ * `onSend` hook runs this on every response). When the limits cannot be read (Redis out
+ * of reach under SKILLPORT_REDIS_DOWN=refuse), the response goes without them: failing it
+ * would replace an answer already made, the contract's 503 or a `/healthz`, with another.
  */
 export function ensureRateLimitHeaders(
   skillport: Skillport,
   request: FastifyRequest,
   reply: FastifyReply,
-  done: (err?: Error) => void,
+  done: () => void,
 ): void {
   if (reply.hasHeader("x-ratelimit-limit")) {
     done();
@@ -92,7 +94,10 @@ export function ensureRateLimitHeaders(
       setRateLimitHeaders(reply, status, Date.now());
       done();
     },
-    (err: Error) => done(err),
+    (err: unknown) => {
+      request.log.debug({ err }, "no limit headers: the limits cannot be read");
+      done();
+    },
   );
 }
 

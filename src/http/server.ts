@@ -107,7 +107,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     // Node would wait for the rest of the body to reuse the connection, and answer a body
     // that stalls a second time, with a 408 nobody asked for.
     if (closing || !request.raw.complete) reply.header("connection", "close");
-    ensureRateLimitHeaders(skillport, request, reply, (err) => (err ? done(err) : done(null, payload)));
+    ensureRateLimitHeaders(skillport, request, reply, () => done(null, payload));
   });
   app.addHook("onResponse", (request, reply, done) => {
     // Skip building the entry at all when info lines are not written (every request passes here).

@@ -1,32 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/core/errors.js";
 import type { Logger } from "../../src/core/logger.js";
 import { openRedisLimiter, type RedisDownPolicy } from "../../src/store/redis/index.js";
 import { freePort } from "../contract/harness.js";
-import { scaleOutServices, skipWithoutServices } from "../support/scale-out-services.js";
+import { scaleOutServices, skipWithoutServices, startRedis } from "../support/scale-out-services.js";
 import { eventually, T0, uniqueId } from "./contract/fixtures.js";
-
-/** A Redis of this test's own (redis-server on a free port), so that it can be killed. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"],
-    {
-      stdio: ["ignore", "pipe", "ignore"],
-    },
-  );
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await eventually(
-    async () => output,
-    (text) => text.includes("Ready to accept connections"),
-  );
-  return child;
-}
 
 function recordingLogger(): Logger & { lines: { level: string; msg: string }[] } {
   const lines: { level: string; msg: string }[] = [];

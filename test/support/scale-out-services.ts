@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -81,4 +82,26 @@ export async function createTestDatabase(
     databaseUrl: url.toString(),
     drop: () => admin(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`),
   };
+}
+
+/** A Redis of a test's own (redis-server on `port` of 127.0.0.1, nothing saved), so that it can be killed. */
+export async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const deadline = Date.now() + 10_000;
+  while (!output.includes("Ready to accept connections")) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`redis-server did not start on port ${port}: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return child;
 }

@@ -12,6 +12,7 @@ import { openStore } from "./store/open-store.js";
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
+    hostUrl: runtimeFile("src/isolation/skill-host.ts"),
     // From a build, the worker runs tsc's modules (not the CLI bundle's); from the
     // sources, the sources, through an entry that gives the thread tsx's loader.
     workerUrl: runningFromSources

@@ -70,3 +70,41 @@ export function upChannelName(channelName: string): string {
 export function downChannelName(channelName: string): string {
   return `${channelName}:down`;
 }
+
+/**
+ * What the server gives its skill host (skill-host.ts) on start, as the process's one
+ * argument: how to run its pool of worker threads.
+ */
+export interface HostSetup {
+  /** file: URL of the worker threads' entry. */
+  workerUrl: string;
+  threads: number;
+  /** Old-generation heap of one worker thread, in MiB. */
+  memoryMb: number;
+  maxQueue: number;
+  worker: WorkerSetup;
+}
+
+/** An error of the pool as it crosses from the host: what the server's checks read. */
+export interface HostError {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+/** Server → skill host. */
+export type ToHost =
+  | { type: "run"; runId: number; task: SkillTask }
+  /** The run's time is up: its worker is terminated. */
+  | { type: "terminate"; runId: number }
+  /** For the workers' down channel. */
+  | { type: "down"; message: DownMessage };
+
+/** Skill host → server. */
+export type FromHost =
+  | { type: "ran"; runId: number; result: TaskResult }
+  | { type: "failed"; runId: number; error: HostError }
+  /** From the workers' up channel. */
+  | { type: "up"; message: UpMessage }
+  /** A worker failed between runs (the pool replaces it). */
+  | { type: "pool-error"; error: HostError };

@@ -1,22 +1,21 @@
-import { BroadcastChannel } from "node:worker_threads";
-import { Tinypool } from "tinypool";
 import type { ExecutorLoad, SkillExecutor } from "../core/execution/skill-executor.js";
 import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Logger } from "../core/logger.js";
 import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
-import {
-  type CrossedError,
-  type DownMessage,
-  downChannelName,
-  type SkillTask,
-  type TaskResult,
-  type UpMessage,
-  upChannelName,
-  type WorkerSetup,
+import { HOST_EXITED, SkillHostProcess } from "./skill-host-process.js";
+import type {
+  CrossedError,
+  DownMessage,
+  HostSetup,
+  SkillTask,
+  TaskResult,
+  UpMessage,
 } from "./worker-messages.js";
 
 export interface WorkerPoolOptions {
+  /** The skill host's entry (`skill-host.js`), the process that holds the threads. */
+  hostUrl: URL;
   /** The compiled worker entry (`skill-worker.js`). */
   workerUrl: URL;
   /** Modules whose exported skills run in the workers (each is imported by every worker). */
@@ -44,15 +43,14 @@ export interface WorkerPoolOptions {
  * with a heap limit, so a CPU loop, a catastrophic regular expression or a huge document
  * stalls neither the event loop nor other requests, and the main thread's timeout still
  * fires. A worker that overruns its run's timeout (after a grace period) or its memory
- * is terminated and replaced; the pool stays healthy. Progress, logs and the owner's
+ * is terminated and replaced; the pool stays healthy. The pool lives in a child process,
+ * the skill host (see SkillHostProcess): a heap blown up past what a thread's limit
+ * contains takes down that process, not the server. Progress, logs and the owner's
  * messages and memory are relayed to the main thread; light skills run there directly.
  */
 export class WorkerPoolExecutor implements SkillExecutor {
-  private started: Tinypool | undefined;
+  private readonly host: SkillHostProcess;
   private readonly startTimer: NodeJS.Timeout;
-  private readonly setup: WorkerSetup;
-  private readonly up: BroadcastChannel;
-  private readonly down: BroadcastChannel;
   private readonly isolatable: ReadonlySet<Skill>;
   /** The runs in workers, by execution id, to route what their workers say. */
   private readonly runs = new Map<string, RelayedRun>();
@@ -62,18 +60,27 @@ export class WorkerPoolExecutor implements SkillExecutor {
   constructor(private readonly options: WorkerPoolOptions) {
     this.abortGraceMs = options.abortGraceMs ?? 500;
     this.isolatable = new Set([...options.skills].filter(runsIsolated));
-    const channelName = `skillport-pool-${randomBase62(12)}`;
-    this.setup = { channelName, skillModules: options.skillModules.map((url) => url.href) };
+    const setup: HostSetup = {
+      workerUrl: options.workerUrl.href,
+      threads: options.threads,
+      memoryMb: options.memoryMb,
+      maxQueue: options.maxQueue,
+      worker: {
+        channelName: `skillport-pool-${randomBase62(12)}`,
+        skillModules: options.skillModules.map((url) => url.href),
+      },
+    };
+    this.host = new SkillHostProcess({
+      hostUrl: options.hostUrl,
+      setup,
+      onUp: (message) => this.onWorkerMessage(message),
+      logger: options.logger,
+    });
     // The threads start shortly after the process, not with it: loading every skill's
     // libraries in two threads at once would slow start-up (an MCP client waiting for
     // tools/list), while the first isolated call comes rarely that soon.
-    this.startTimer = setTimeout(() => this.pool, options.startDelayMs ?? 1_000);
+    this.startTimer = setTimeout(() => this.host.start(), options.startDelayMs ?? 1_000);
     this.startTimer.unref();
-    this.up = new BroadcastChannel(upChannelName(channelName));
-    this.down = new BroadcastChannel(downChannelName(channelName));
-    this.up.unref();
-    this.down.unref();
-    this.up.onmessage = (event) => this.onWorkerMessage((event as { data: UpMessage }).data);
   }
 
   invoke(skill: Skill, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown> {
@@ -86,16 +93,15 @@ export class WorkerPoolExecutor implements SkillExecutor {
   }
 
   get load(): ExecutorLoad {
-    if (!this.started) return { threads: 0, queued: 0 };
-    return { threads: this.started.threads.length, queued: this.started.queueSize };
+    if (!this.host.running) return { threads: 0, queued: 0 };
+    const { threads } = this.options;
+    return { threads, queued: Math.max(0, this.host.pending - threads) };
   }
 
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.startTimer);
-    await this.started?.destroy();
-    this.up.close();
-    this.down.close();
+    await this.host.close();
   }
 
   private async runInWorker(
@@ -150,7 +156,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
   private async runTask(task: SkillTask, termination: AbortSignal): Promise<TaskResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.pool.run(task, { signal: termination })) as TaskResult;
+        return await this.host.run(task, termination);
       } catch (err) {
         const handedToDyingWorker =
           isThreadTermination(err) && !termination.aborted && !this.closing && attempt < MAX_TASK_ATTEMPTS;
@@ -163,38 +169,18 @@ export class WorkerPoolExecutor implements SkillExecutor {
     }
   }
 
-  /** The pool, started on first use or after the start delay. */
-  private get pool(): Tinypool {
-    this.started ??= this.startPool();
-    return this.started;
-  }
-
-  private startPool(): Tinypool {
-    const { options } = this;
-    const pool = new Tinypool({
-      filename: options.workerUrl.href,
-      // All threads start at once and stay: a thread started on demand would make its
-      // first caller wait for the skills to load.
-      minThreads: options.threads,
-      maxThreads: options.threads,
-      maxQueue: options.maxQueue,
-      // Measured: with Atomics, a task that can be aborted (ours all can) costs ~3x more
-      // per run than with plain message passing.
-      useAtomics: false,
-      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
-      workerData: this.setup,
-    });
-    // A worker that dies between runs has no run to fail: log it; the pool replaces it.
-    pool.on("error", (err: unknown) => options.logger.error({ err }, "a skill worker failed"));
-    return pool;
-  }
-
   /** A worker's death or a full queue, in words for the record (a SkillError is shown). */
   private explainPoolFailure(err: unknown): unknown {
     const code = (err as { code?: unknown }).code;
     if (code === "ERR_WORKER_OUT_OF_MEMORY") {
       return new SkillError(
         `The execution needed more than its memory limit of ${this.options.memoryMb} MB and was stopped.`,
+        { cause: err },
+      );
+    }
+    if (code === HOST_EXITED) {
+      return new SkillError(
+        `The execution was stopped: the process running it failed, most likely because a run needed more than its memory limit of ${this.options.memoryMb} MB.`,
         { cause: err },
       );
     }
@@ -244,7 +230,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
   }
 
   private post(message: DownMessage): void {
-    this.down.postMessage(message);
+    this.host.post(message);
   }
 }
 

@@ -14,6 +14,7 @@ import { fixtureSkills } from "./fixtures/skills.mjs";
 // Issue 7, "Isolation": the real pool of worker threads (the compiled worker entry, as
 // production runs it) behind the real core on a real SQLite file.
 const WORKER_URL = new URL("../../dist/src/isolation/skill-worker.js", import.meta.url);
+const HOST_URL = new URL("../../dist/src/isolation/skill-host.js", import.meta.url);
 const FIXTURES_URL = new URL("./fixtures/skills.mjs", import.meta.url);
 const MEMORY_MB = 48;
 
@@ -40,6 +41,7 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     if (!existsSync(WORKER_URL)) throw new Error(`${WORKER_URL.pathname} is missing: run \`npm run build\``);
     const logger = capturingLogger(lines);
     executor = new WorkerPoolExecutor({
+      hostUrl: HOST_URL,
       workerUrl: WORKER_URL,
       skillModules: [FIXTURES_URL],
       skills: fixtureSkills as unknown as Skill[],
@@ -142,6 +144,21 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     expect((await run("fixture.chatty", { text: "still" })).record.status).toBe("completed");
   });
 
+  it("fails a run whose heap blow-up aborts the process holding its worker, and the server keeps serving", async () => {
+    const running = run("fixture.spin", {}, { async: true, timeout_ms: 60_000 });
+    const { record } = await run("fixture.grow", {});
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+    expect(record.error?.message).toContain(`memory limit of ${MEMORY_MB} MB`);
+    // The run sharing that process failed with it, on the record, rather than hanging.
+    const shared = await core.skillport.queries.get(key, (await running).record.id, 10);
+    expect(shared).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: "error", msg: expect.stringMatching(/skill host process stopped/) }),
+    );
+    expect((await run("fixture.chatty", { text: "after" })).record.status).toBe("completed");
+    expect(executor.load.threads).toBe(2);
+  });
+
   it("shows a SkillError's message to the caller and hides an unexpected error's internals", async () => {
     const refused = (await run("fixture.refuse", { unexpected: false })).record;
     expect(refused.error).toEqual({ code: "execution_failed", message: "the fixture refused its input" });
@@ -170,6 +187,7 @@ describe("the worker pool when a run's termination races its answer", { timeout:
 
   beforeAll(async () => {
     executor = new WorkerPoolExecutor({
+      hostUrl: HOST_URL,
       workerUrl: WORKER_URL,
       skillModules: [FIXTURES_URL],
       skills,
@@ -198,11 +216,15 @@ describe("the worker pool when a run's termination races its answer", { timeout:
     };
   }
 
-  it("runs the next queued run to completion when the terminated worker answered at the last moment", async () => {
+  it("runs the next queued run to completion, once, when the terminated worker answered at the last moment", async () => {
     // The first run ignores its (already fired) signal and answers after 300 ms; the second
     // waits in the pool's queue for the only thread. The main thread stays blocked past
-    // both the grace period (100 ms) and that answer: when it wakes, the grace timer
-    // terminates the worker first, and then the answer arrives, freeing the worker to the queue.
+    // both the grace period (100 ms) and that answer. When the pool lived on the main
+    // thread, this made the grace timer terminate the worker just before its answer freed
+    // it to the queue (tinypool 2.2 then hands the next run to the dying worker, which
+    // runTask submits again). The pool now lives in the skill host, whose event loop this
+    // test cannot block: the race may or may not happen there, and either way the second
+    // run must complete, and run once.
     const dir = await mkdtemp(join(tmpdir(), "skillport-race-"));
     const [firstMark, secondMark] = [join(dir, "first.log"), join(dir, "second.log")];
     const aborted = new AbortController();
@@ -234,14 +256,7 @@ describe("the worker pool when a run's termination races its answer", { timeout:
     );
     await firstSettled;
     await expect(second).resolves.toEqual({ done: true });
-    // The race did happen (the pool handed the second run to the dying worker)…
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        execution_id: "exec_second",
-        msg: "a run handed to a stopping worker is submitted again",
-      }),
-    );
-    // …and, handed first to the dying worker, it did not start there: it ran once.
+    // Handed first to a dying worker or not, it ran once.
     expect(await readFile(secondMark, "utf8")).toBe("started\nfinished\n");
   });
 });

@@ -1,0 +1,168 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "../core/logger.js";
+import type {
+  DownMessage,
+  FromHost,
+  HostError,
+  HostSetup,
+  SkillTask,
+  TaskResult,
+  ToHost,
+  UpMessage,
+} from "./worker-messages.js";
+
+export interface SkillHostOptions {
+  /** The host's entry: `skill-host.js`, or `skill-host.ts` from the sources (run through tsx). */
+  hostUrl: URL;
+  setup: HostSetup;
+  /** What the workers say while their runs go on. */
+  onUp(message: UpMessage): void;
+  logger: Logger;
+}
+
+/** The code of the error a run gets when the host process dies under it. */
+export const HOST_EXITED = "ERR_SKILL_HOST_EXITED";
+
+interface PendingRun {
+  resolve(result: TaskResult): void;
+  reject(err: Error): void;
+}
+
+/**
+ * The server's side of the skill host (skill-host.ts): starts the process, hands it runs,
+ * and relays the workers' messages both ways. When the process dies (a worker's heap
+ * blew up past what its limit contains), every run in it fails with `HOST_EXITED` and the
+ * next run starts a new host: the server itself never goes down with a skill.
+ */
+export class SkillHostProcess {
+  private child: ChildProcess | undefined;
+  private readonly runs = new Map<number, PendingRun>();
+  private nextRunId = 1;
+  private closed = false;
+
+  constructor(private readonly options: SkillHostOptions) {}
+
+  /** Runs under way in the host. */
+  get pending(): number {
+    return this.runs.size;
+  }
+
+  /** Whether a host process is up (it starts on the first run, or `start`). */
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  start(): void {
+    this.process();
+  }
+
+  /** Runs a task in a worker; aborting `termination` terminates that worker. */
+  run(task: SkillTask, termination: AbortSignal): Promise<TaskResult> {
+    if (this.closed) return Promise.reject(new Error("The skill host is closed."));
+    const child = this.process();
+    const runId = this.nextRunId++;
+    const terminate = () => this.send(child, { type: "terminate", runId });
+    return new Promise<TaskResult>((resolve, reject) => {
+      this.runs.set(runId, { resolve, reject });
+      this.send(child, { type: "run", runId, task });
+      if (termination.aborted) terminate();
+      else termination.addEventListener("abort", terminate, { once: true });
+    }).finally(() => termination.removeEventListener("abort", terminate));
+  }
+
+  post(message: DownMessage): void {
+    if (this.child) this.send(this.child, { type: "down", message });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    // The host destroys its pool and exits when its channel closes; a host that does not
+    // within a few seconds is killed.
+    child.disconnect();
+    const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(kill);
+  }
+
+  /** The host process, started if there is none. */
+  private process(): ChildProcess {
+    if (this.child) return this.child;
+    const { hostUrl, setup } = this.options;
+    const child = fork(fileURLToPath(hostUrl), [JSON.stringify(setup)], {
+      // Structured clone, as between threads: results keep their types and shared parts.
+      serialization: "advanced",
+      // From the sources the host is TypeScript; its workers get tsx's loader their own way.
+      execArgv: hostUrl.pathname.endsWith(".ts") ? ["--import", "tsx"] : [],
+      // Its stdout goes to stderr: `skillport mcp` writes nothing but protocol messages there.
+      stdio: ["ignore", 2, "inherit", "ipc"],
+    });
+    child.on("message", (message: FromHost) => this.onMessage(message));
+    child.once("exit", (code, signal) => this.onExit(child, code, signal));
+    child.on("error", (err) => this.options.logger.error({ err }, "the skill host process failed"));
+    // Neither the process nor its channel keeps the server alive (`skillport mcp` exits
+    // when its client leaves).
+    child.unref();
+    child.channel?.unref();
+    this.child = child;
+    return child;
+  }
+
+  private onMessage(message: FromHost): void {
+    switch (message.type) {
+      case "up":
+        this.options.onUp(message.message);
+        break;
+      case "ran":
+        this.settle(message.runId)?.resolve(message.result);
+        break;
+      case "failed":
+        this.settle(message.runId)?.reject(crossedBack(message.error));
+        break;
+      case "pool-error":
+        // A worker that dies between runs has no run to fail: log it; the pool replaces it.
+        this.options.logger.error({ err: crossedBack(message.error) }, "a skill worker failed");
+        break;
+    }
+  }
+
+  private settle(runId: number): PendingRun | undefined {
+    const run = this.runs.get(runId);
+    this.runs.delete(runId);
+    return run;
+  }
+
+  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.child === child) this.child = undefined;
+    if (this.closed && this.runs.size === 0) return;
+    const lost = [...this.runs.values()];
+    this.runs.clear();
+    this.options.logger.error(
+      { code, signal, runs: lost.length },
+      "the skill host process stopped; its runs failed, the next run starts a new one",
+    );
+    for (const run of lost) {
+      run.reject(
+        Object.assign(new Error(`The skill host process stopped (${signal ?? `exit code ${code}`}).`), {
+          code: HOST_EXITED,
+        }),
+      );
+    }
+  }
+
+  private send(child: ChildProcess, message: ToHost): void {
+    // A host that just died has no channel: its exit fails the run.
+    if (child.connected) child.send(message);
+  }
+}
+
+/** A pool error as the server rethrows it: the name, message and code the checks read. */
+function crossedBack(error: HostError): Error {
+  const err = new Error(error.message);
+  err.name = error.name;
+  if (error.code !== undefined) Object.assign(err, { code: error.code });
+  return err;
+}

@@ -46,7 +46,9 @@ export const csvToJson = defineSkill({
     columns: z
       .array(z.string())
       .describe(
-        'Column names (repeated names get a suffix: "name_2"); column_1, column_2... without a header.',
+        "Column names, all distinct: a repeated header name gets the first suffix no other column uses " +
+          '("name_2", or "name_3" when the header already has a "name_2"), an empty one is named after its ' +
+          'position ("column_3"); column_1, column_2... without a header.',
       ),
     row_count: z.number().int().describe("Number of rows returned."),
     total_rows: z.number().int().describe("Number of data rows in the input."),
@@ -122,14 +124,36 @@ function detectDelimiter(csv: string): string {
   return best;
 }
 
-/** Empty and repeated header names would collide as object keys. */
+/**
+ * Empty and repeated header names would collide as object keys, and a column whose key
+ * collides loses its values. A name given in the header keeps it at its first occurrence;
+ * a repeat gets the first suffix no column uses, so "a,a,a_2" gives a, a_3, a_2 rather
+ * than two a_2 columns. An empty cell is named after its position, suffixed in turn if
+ * the header gives that name too.
+ */
 function uniqueNames(header: string[]): string[] {
-  const seen = new Map<string, number>();
+  const used = new Set(header.filter((raw) => raw.trim() !== ""));
+  const kept = new Set<string>();
+  // Where each base's suffix search resumes, so a header of thousands of repeats stays linear.
+  const nextSuffix = new Map<string, number>();
+  const suffixed = (base: string): string => {
+    let suffix = nextSuffix.get(base) ?? 2;
+    while (used.has(`${base}_${suffix}`)) suffix++;
+    nextSuffix.set(base, suffix + 1);
+    const name = `${base}_${suffix}`;
+    used.add(name);
+    return name;
+  };
   return header.map((raw, index) => {
-    const base = raw.trim() === "" ? `column_${index + 1}` : raw;
-    const times = (seen.get(base) ?? 0) + 1;
-    seen.set(base, times);
-    return times === 1 ? base : `${base}_${times}`;
+    if (raw.trim() === "") {
+      const name = `column_${index + 1}`;
+      if (used.has(name)) return suffixed(name);
+      used.add(name);
+      return name;
+    }
+    if (kept.has(raw)) return suffixed(raw);
+    kept.add(raw);
+    return raw;
   });
 }
 

@@ -74,7 +74,12 @@ export const jsonValidate = defineSkill({
     if (/draft-0[34]/.test(draft)) {
       throw new SkillError("JSON Schema draft-03/04 is not supported: use draft-07, 2019-09 or 2020-12");
     }
-    const options = { allErrors: true, strict: false, logger: false as const };
+    // ownProperties: Ajv's generated code otherwise tests presence as `data[name] !== undefined`, which sees
+    // Object.prototype, so `required: ["toString"]` passed on {} and `properties.toString` checked the inherited
+    // function. With it, presence is hasOwnProperty, in every draft and at every depth. (The data arrives as
+    // ordinary JSON.parse objects; rebuilding it with null prototypes would also work, but costs a deep copy
+    // and breaks again as soon as a caller passes ordinary objects.)
+    const options = { allErrors: true, strict: false, logger: false as const, ownProperties: true };
     const ajv = draft.includes("2020-12")
       ? new Ajv2020(options)
       : draft.includes("2019-09")

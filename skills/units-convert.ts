@@ -14,6 +14,15 @@ const unitName = z
   // Only unit syntax: names, prefixes, powers, products and quotients, e.g. "km/h", "m^2", "N m".
   .regex(/^[A-Za-z0-9_ ./*^()-]+$/, "must be a unit name such as km, mi, degC, kg, m/s or ft^2");
 
+/**
+ * The unit name as mathjs reads it. mathjs has no "mph", a common name the params list; the
+ * shared mathjs instance refuses createUnit (math.evaluate must not define units), so it is
+ * rewritten here, in parentheses so that "m/mph" stays m/(mi/h) rather than m/mi/h.
+ */
+function mathjsUnit(name: string): string {
+  return name.replace(/\bmph\b/g, "(mi/h)");
+}
+
 export const unitsConvert = defineSkill({
   id: "units.convert",
   title: "Convert units",
@@ -48,7 +57,7 @@ export const unitsConvert = defineSkill({
     const { math } = await loadMath();
     const parseUnit = (name: string) => {
       try {
-        return math.unit(name);
+        return math.unit(mathjsUnit(name));
       } catch (err) {
         throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}`, { cause: err });
       }
@@ -62,7 +71,7 @@ export const unitsConvert = defineSkill({
     }
     let converted: number;
     try {
-      converted = math.unit(params.value, params.from).toNumber(params.to);
+      converted = math.unit(params.value, mathjsUnit(params.from)).toNumber(mathjsUnit(params.to));
     } catch (err) {
       throw new SkillError(`Cannot convert ${params.from} to ${params.to}: ${errorMessage(err)}`, {
         cause: err,

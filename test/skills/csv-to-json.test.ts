@@ -60,6 +60,18 @@ describe("csv.to_json", () => {
     expect(result.rows).toEqual([{ name: "a", name_2: "b", column_3: "c" }]);
   });
 
+  it("keeps every column when a header repeats a generated name", async () => {
+    const result = await runSkill(csvToJson, { csv: "a,a,a_2\n1,2,3" });
+    expect(result.columns).toEqual(["a", "a_3", "a_2"]);
+    expect(result.rows).toEqual([{ a: "1", a_3: "2", a_2: "3" }]);
+  });
+
+  it("keeps every column when an empty header cell's generated name is also a header", async () => {
+    const result = await runSkill(csvToJson, { csv: "a,a,,a_2,column_3\n1,2,3,4,5" });
+    expect(result.columns).toEqual(["a", "a_3", "column_3_2", "a_2", "column_3"]);
+    expect(result.rows).toEqual([{ a: "1", a_3: "2", column_3_2: "3", a_2: "4", column_3: "5" }]);
+  });
+
   it("caps the rows at max_rows and says so", async () => {
     const result = await runSkill(csvToJson, { csv: "n\n1\n2\n3", max_rows: 2 });
     expect(result).toMatchObject({ row_count: 2, total_rows: 3, truncated: true });

@@ -103,6 +103,57 @@ describe("json.validate", () => {
     ]);
   });
 
+  it("never counts an inherited Object.prototype member as a present property", async () => {
+    const required = ["toString", "constructor", "hasOwnProperty", "__proto__"];
+    const result = await runSkill(jsonValidate, { schema: { type: "object", required }, data: {} });
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual(
+      required.map((name) => ({
+        path: "",
+        message: `must have required property '${name}'`,
+        keyword: "required",
+      })),
+    );
+    const typed = { type: "object", properties: { toString: { type: "string" } } };
+    expect(await runSkill(jsonValidate, { schema: typed, data: {} })).toEqual({
+      valid: true,
+      errors: [],
+      error_count: 0,
+    });
+  });
+
+  it.each(["https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema"])(
+    "never counts an inherited member as present under %s, nested or dependent",
+    async ($schema) => {
+      const schema = {
+        $schema,
+        type: "object",
+        dependentRequired: { a: ["valueOf"] },
+        properties: { inner: { type: "object", required: ["toString"] } },
+      };
+      const result = await runSkill(jsonValidate, { schema, data: { a: 1, inner: {} } });
+      expect(result.errors).toEqual([
+        { path: "/inner", message: "must have required property 'toString'", keyword: "required" },
+        {
+          path: "",
+          message: "must have property valueOf when property a is present",
+          keyword: "dependentRequired",
+        },
+      ]);
+    },
+  );
+
+  it("still sees an own property named like an Object.prototype member", async () => {
+    const schema = {
+      type: "object",
+      required: ["toString", "__proto__"],
+      properties: { toString: { type: "string" } },
+    };
+    // JSON.parse makes "__proto__" an own property, as a request body would.
+    const data = JSON.parse('{"toString":"x","__proto__":1}');
+    expect((await runSkill(jsonValidate, { schema, data })).valid).toBe(true);
+  });
+
   it("supports draft 2020-12 keywords", async () => {
     const schema = {
       $schema: "https://json-schema.org/draft/2020-12/schema",

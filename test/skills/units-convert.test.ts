@@ -19,6 +19,51 @@ describe("units.convert", () => {
     });
   });
 
+  // Every unit the skill's documentation names as an example: the from/to param descriptions,
+  // the unit-name error message and the skill description.
+  const documentedUnits: [number, string, string, number][] = [
+    [1, "km", "m", 1000],
+    [1, "lb", "kg", 0.45359237],
+    [1, "degF", "degC", -17.2222222222],
+    [60, "mph", "km/h", 96.56064],
+    [100, "km/h", "mph", 62.1371192237],
+    [1, "gallon", "l", 3.785411784],
+    [1, "GiB", "MiB", 1024],
+    [1, "m^2", "ft^2", 10.7639104167],
+    [1, "mi", "km", 1.609344],
+    [1, "kg", "lb", 2.20462262185],
+    [1, "degC", "K", 274.15],
+    [1, "m/s", "km/h", 3.6],
+    [1, "K", "degC", -272.15],
+    [1, "B", "b", 8],
+    [1, "kB", "B", 1000],
+    [1, "MiB", "kB", 1048.576],
+  ];
+
+  it.each(documentedUnits)(
+    "converts every documented example unit: %d %s to %s",
+    async (value, from, to, expected) => {
+      expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: expected, unit: to });
+    },
+  );
+
+  it("tests every unit the from and to params quote as an example", () => {
+    const { from, to } = unitsConvert.params.shape;
+    const quoted = [from.description, to.description].flatMap((text = "") =>
+      [...text.matchAll(/"([^"]+)"/g)].map(([, unit = ""]) => unit),
+    );
+    const tested = new Set(documentedUnits.flatMap(([, from, to]) => [from, to]));
+    expect(quoted.length).toBeGreaterThan(0);
+    expect(quoted.filter((unit) => !tested.has(unit))).toEqual([]);
+  });
+
+  it("reads mph as one unit inside a compound unit", async () => {
+    // Not h/mi/h, which is 1/mi and would not convert to h^2/mi.
+    expect(await runSkill(unitsConvert, { value: 1, from: "h/mph", to: "h^2/mi" })).toMatchObject({
+      value: 1,
+    });
+  });
+
   it("refuses units of different dimensions", async () => {
     await expectSkillError(
       unitsConvert,

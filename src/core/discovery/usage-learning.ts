@@ -17,7 +17,11 @@ export interface UsageLearningOptions {
   caps?: LearnedQueryCaps;
   /** Past queries held in memory across all owners; least recently searched owners go first. */
   maxCachedQueries?: number;
-  /** An owner's evidence is re-read from the store (for other processes' learning) after this long. */
+  /**
+   * An owner's evidence in memory is never older than this (README: another process's
+   * learning is seen within a minute): re-read in the background from half of it, and
+   * waited for past it.
+   */
   refreshMs?: number;
   /** Discover notes are written to the store in batches this often. */
   noteFlushMs?: number;
@@ -129,18 +133,19 @@ export class UsageLearning {
   /**
    * The owner's learned queries, ready to search, or undefined when there are none. The
    * first search of an owner reads them from the store; later ones use memory, re-read
-   * in the background once `refreshMs` old (or at once when vectors are missing and the
-   * model has become ready).
+   * in the background once half of `refreshMs` old (or when vectors are missing and the
+   * model has become ready), and waited for once `refreshMs` old: an owner who searches
+   * rarely never gets evidence older than that.
    */
   async evidenceFor(owner: string): Promise<UsageEvidence | undefined> {
     let cache = this.owners.get(owner);
-    if (!cache) {
+    if (!cache || this.clock.now() - cache.loadedAt >= this.refreshMs) {
       try {
         cache = await this.load(owner);
       } catch (err) {
-        // Discovery answers without the evidence rather than fail.
+        // Discovery answers without the evidence (or with what it had) rather than fail.
         this.logger.warn({ err }, "could not read learned queries");
-        return undefined;
+        if (!cache) return undefined;
       }
     } else if (this.isStale(cache)) {
       void this.load(owner).catch((err: unknown) =>
@@ -228,7 +233,7 @@ export class UsageLearning {
   }
 
   private isStale(cache: OwnerCache): boolean {
-    if (this.clock.now() - cache.loadedAt >= this.refreshMs) return true;
+    if (this.clock.now() - cache.loadedAt >= this.refreshMs / 2) return true;
     return this.semantic?.state === "ready" && !cache.evidence.complete;
   }
 

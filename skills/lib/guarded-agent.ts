@@ -30,9 +30,14 @@ export function createGuardedLookup(
         const addresses =
           family === 4 || family === 6 ? resolved.filter((a) => a.family === family) : resolved;
         for (const { address } of addresses) {
-          const reason = policy(address);
-          if (reason) {
-            callback(new AddressRefusedError(`refused: ${hostname} resolves to ${address}, ${reason}`), []);
+          if (policy(address)) {
+            // Neither the address nor its kind: the caller would learn what internal names
+            // resolve to (an internal-DNS oracle). A literal address is judged in detail
+            // before any lookup; the caller gave it.
+            callback(
+              new AddressRefusedError(`refused: ${hostname} resolves to an address that is not public`),
+              [],
+            );
             return;
           }
         }

@@ -112,15 +112,15 @@ describe("guarded DNS lookup", () => {
     "public.test": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
   });
 
-  it("refuses a name that resolves to a private address", async () => {
+  it("refuses a name that resolves to a private address, without saying which address", async () => {
     const { err } = await lookupOnce(publicAddressesOnly, resolver, "evil.test", false);
     expect(err).toBeInstanceOf(AddressRefusedError);
-    expect(err?.message).toBe("refused: evil.test resolves to 10.0.0.1, a private address");
+    expect(err?.message).toBe("refused: evil.test resolves to an address that is not public");
   });
 
   it("refuses a name when any of its addresses is private", async () => {
     const { err } = await lookupOnce(publicAddressesOnly, resolver, "mixed.test", true);
-    expect(err?.message).toBe("refused: mixed.test resolves to 127.0.0.1, a loopback address");
+    expect(err?.message).toBe("refused: mixed.test resolves to an address that is not public");
   });
 
   it("passes public addresses on in both callback forms", async () => {
@@ -206,7 +206,7 @@ describe("guarded agent and redirects against a real server", () => {
       await dependencies(publicAddressesOnly),
     );
     await expect(refusal).rejects.toThrow(
-      new SkillError("refused: app.test resolves to 127.0.0.1, a loopback address"),
+      new SkillError("refused: app.test resolves to an address that is not public"),
     );
   });
 
@@ -225,9 +225,7 @@ describe("guarded agent and redirects against a real server", () => {
       get(`http://127.0.0.1:${port}/redirect?to=${encodeURIComponent(target)}`),
       await dependencies(onlyTestServer),
     );
-    await expect(refusal).rejects.toThrow(
-      "refused: internal.test resolves to 127.0.0.3, not allowed in this test",
-    );
+    await expect(refusal).rejects.toThrow("refused: internal.test resolves to an address that is not public");
   });
 });
 

@@ -2,6 +2,8 @@ import { Agent, type Dispatcher } from "undici";
 import { clientError } from "./errors.js";
 import type { RetryEvent, SkillportOptions } from "./types.js";
 
+/** The longest delay a Node timer takes. */
+const MAX_TIMER_MS = 2_147_483_647;
 const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -43,7 +45,10 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(maxRetries) || maxRetries < 0)
     throw new RangeError("maxRetries must be an integer ≥ 0");
-  if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0");
+  // Node's timers (undici's too) take at most 2^31 - 1 ms; Infinity passed here failed every call.
+  if (!(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new RangeError(`timeoutMs must be > 0 and at most ${MAX_TIMER_MS} (about 24 days)`);
+  }
   return {
     apiKey,
     origin: baseUrl.origin,

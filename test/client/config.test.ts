@@ -87,4 +87,12 @@ describe("client configuration", () => {
   it("refuses a base URL that is not http(s)", () => {
     expect(() => new Skillport({ apiKey: key.secret, baseUrl: "ftp://127.0.0.1" })).toThrow(TypeError);
   });
+
+  it("refuses a timeoutMs a timer cannot take (Infinity failed every call), and retries that are not a count", () => {
+    for (const timeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) {
+      expect(() => new Skillport({ apiKey: key.secret, timeoutMs }), String(timeoutMs)).toThrow(RangeError);
+    }
+    expect(() => new Skillport({ apiKey: key.secret, maxRetries: 1.5 })).toThrow(RangeError);
+    expect(new Skillport({ apiKey: key.secret, timeoutMs: 2 ** 31 - 1 })).toBeInstanceOf(Skillport);
+  });
 });

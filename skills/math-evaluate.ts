@@ -25,8 +25,9 @@ export const mathEvaluate = defineSkill({
   description:
     'Evaluates a mathematical expression with mathjs, e.g. "2^10", "sqrt(2) * pi", "sin(45 deg)", "5 cm to inch", ' +
     '"det([1,2;3,4])", "a = 3; a^2". Returns `value` (number, boolean, or string for units, matrices and complex numbers) ' +
-    "and `text`. Use it for arithmetic, algebra on numbers, statistics, matrices and unit math instead of guessing.",
-  tags: ["math", "calculator", "arithmetic", "expression", "matrix", "statistics"],
+    "and `text`. Use it for arithmetic (add, subtract, multiply, divide, percentages), algebra on numbers, " +
+    "statistics, matrices and unit math instead of guessing.",
+  tags: ["math", "calculator", "arithmetic", "expression", "multiply", "matrix", "statistics"],
   params: z.object({
     expression: z
       .string()
@@ -50,6 +51,7 @@ export const mathEvaluate = defineSkill({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   examples: [
     { query: "what is 2 to the power of 10", params: { expression: "2^10" } },
+    { query: "what is 17 times 23", params: { expression: "17 * 23" } },
     {
       query: "calculate the square root of 144 plus 15% of 80",
       params: { expression: "sqrt(144) + 0.15 * 80" },

@@ -10,6 +10,8 @@ export const OBVIOUS_QUERIES: Record<string, string[]> = {
     "evaluate a math expression",
     "calculate 2 to the power of 10",
     "compute the square root of 2",
+    "what is 17 times 23",
+    "multiply 17 by 23",
   ],
   "units.convert": ["convert 5 kilometers to miles", "unit conversion from celsius to fahrenheit"],
   "util.wait": ["wait for 5 seconds", "sleep or pause before continuing"],

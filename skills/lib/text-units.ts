@@ -20,9 +20,12 @@ const GRAPHEME =
 /**
  * Where one sentence ends and the next starts: terminal punctuation (and closing quotes
  * or brackets) followed by whitespace and not by a lower-case letter ("e.g. this" stays
- * one sentence), CJK full stops, or a blank line.
+ * one sentence), CJK full stops, or a blank line. The look-behind scans back over a run of
+ * closing quotes: `(?=\s)` tries it only where whitespace follows, so a long run is
+ * scanned once, not from every position inside it (quadratic: 200,000 quotes took 23 s).
  */
-const SENTENCE_BREAK = /(?<=[.!?…]['"’”)\]]*)\s+(?!\p{Ll})|(?<=[。！？])|(?:\r?\n|\r)[^\S\r\n]*(?:\r?\n|\r)/u;
+const SENTENCE_BREAK =
+  /(?=\s)(?<=[.!?…]['"’”)\]]*)\s+(?!\p{Ll})|(?<=[。！？])|(?:\r?\n|\r)[^\S\r\n]*(?:\r?\n|\r)/u;
 
 const PARAGRAPH_BREAK = /(?:\r?\n|\r)\s*(?:\r?\n|\r)/;
 const HAS_WORD = /[\p{L}\p{N}]/u;

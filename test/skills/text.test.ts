@@ -59,6 +59,11 @@ describe("text.stats", () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it("stays fast on a long run of closing quotes after a full stop (the sentence rule's look-behind)", async () => {
+    const result = await runSkill(textStats, { text: `Done.${"'".repeat(999_000)} Next one.` });
+    expect(result).toMatchObject({ sentences: 2, words: 3 });
+  });
+
   it("refuses texts over a million characters", () => {
     expect(textStats.params.safeParse({ text: "x".repeat(1_000_001) }).success).toBe(false);
   });

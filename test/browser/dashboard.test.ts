@@ -121,7 +121,16 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await expect(page.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(true);
     await screenshot(page, "06-key-secret");
 
-    await page.getByRole("link", { name: "I have copied it" }).click();
+    // The form was answered with a redirect: reloading the secret's page sends nothing
+    // again (no second key), and the secret is not shown a second time.
+    const secretPageUrl = page.url();
+    expect(new URL(secretPageUrl).pathname).toMatch(/^\/dashboard\/keys\/key_[^/]+\/secret$/);
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(410);
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toMatch(/shown once/);
+
+    await page.getByRole("link", { name: "Go to the key" }).click();
     keyId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
     expect(keyId).toMatch(/^key_/);
     // Never again: neither the key's page nor the list shows the secret.
@@ -129,6 +138,7 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await visit("/dashboard/keys");
     expect(await page.content()).not.toContain(secret);
     expect(await page.locator("#keys-table").textContent()).toContain("browser test agent");
+    expect(await page.locator("#keys-table tbody tr").count()).toBe(1);
     await screenshot(page, "07-keys-list");
   });
 

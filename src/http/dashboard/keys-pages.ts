@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import { keyStatus } from "../../core/keys/api-key.js";
@@ -18,6 +18,7 @@ import {
 import { csrfField, type PageContext, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 import { searchTerm } from "./search-term.js";
+import { type Reveal, SecretReveals } from "./secret-reveals.js";
 import { formField } from "./session.js";
 import { parseRange } from "./usage-page.js";
 
@@ -55,6 +56,12 @@ const GRACE_CHOICES: { seconds: number; label: string }[] = [
 /** The API Keys section: list, create (secret shown once), detail, edit, revoke, roll. */
 export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { keys } = dashboard.skillport;
+  const reveals = new SecretReveals();
+  /** Keeps a new secret for its page and redirects there (see SecretReveals). */
+  const revealNext = (request: FastifyRequest, reply: FastifyReply, key: KeyView, reveal: Reveal) => {
+    reveals.keep(sessionIdOf(request), key.id, reveal);
+    return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}/secret`, 303);
+  };
 
   app.get("/keys", async (request, reply) => {
     const query = ListQuery.parse(request.query ?? {});
@@ -71,11 +78,20 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     const form = readCreateKeyForm(request.body);
     try {
       const { key, secret } = await keys.create(form.input);
-      return dashboard.send(reply, secretPage(ctx, key, secret, "Key created"));
+      return revealNext(request, reply, key, { secret, title: "Key created" });
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== "invalid_request") throw err;
       return dashboard.send(reply, newKeyPage(ctx, form.values, form.errorsOf(err)), 400);
     }
+  });
+
+  // The page after creating or rolling a key: its secret, shown this once.
+  app.get<IdParams>("/keys/:id/secret", async (request, reply) => {
+    const ctx = dashboard.context(request);
+    const key = await keys.get(request.params.id);
+    const reveal = reveals.take(sessionIdOf(request), key.id);
+    if (!reveal) return dashboard.send(reply, secretGonePage(ctx, key), 410);
+    return dashboard.send(reply, secretPage(ctx, key, reveal.secret, reveal.title, reveal.note));
   });
 
   app.get<KeyDetailRequest>("/keys/:id", async (request, reply) => {
@@ -122,7 +138,7 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     const graceSeconds = Number(formField(request, "grace_seconds"));
     const { key, secret, previous } = await keys.roll(request.params.id, { graceSeconds });
     const note = html`The previous key <code>${previous.prefix}…${previous.last4}</code> keeps working until ${time(previous.expiresAt)}.`;
-    return dashboard.send(reply, secretPage(dashboard.context(request), key, secret, "Key rolled", note));
+    return revealNext(request, reply, key, { secret, title: "Key rolled", note });
   });
 }
 
@@ -229,6 +245,18 @@ function secretPage(ctx: PageContext, key: KeyView, secret: string, title: strin
   );
 }
 
+/** The secret page again (a reload, a bookmark): the secret is not kept, so it cannot be. */
+function secretGonePage(ctx: PageContext, key: KeyView): string {
+  return page(
+    ctx,
+    { title: "The key was shown once", section: "keys" },
+    html`<section class="panel">
+  <p>The secret of “${key.name}” was shown when it was made and is not kept: skillport has only its hash. If it was not copied, roll the key for a new secret.</p>
+  <p><a class="button button-primary" href="/dashboard/keys/${key.id}">Go to the key</a></p>
+</section>`,
+  );
+}
+
 /** Editing changes the name, plan or limits; the secret stays the same. */
 function editPage(ctx: PageContext, key: KeyView, values: EditKeyForm, errors: Map<string, string>): string {
   return page(
@@ -281,4 +309,11 @@ ${csrfField(ctx)}
   </form>
 </section>`,
   );
+}
+
+/** The signed-in session's id (every key page has one: the plugin refuses the others). */
+function sessionIdOf(request: FastifyRequest): string {
+  const session = request.adminSession;
+  if (!session) throw new Error("a key page reached without a session");
+  return session.id;
 }

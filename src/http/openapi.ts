@@ -8,6 +8,12 @@ import {
 } from "../core/api-schemas.js";
 import { ERROR_CODES } from "../core/errors.js";
 import { ExecutionRecordSchema } from "../core/execution/record.js";
+import {
+  DiscoverResponseSchema,
+  pageSchema,
+  SkillDetailSchema,
+  SkillSummarySchema,
+} from "./response-schemas.js";
 
 type Json = Record<string, unknown>;
 
@@ -60,6 +66,10 @@ export function buildOpenApiDocument(version: string): Json {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: sk_<env>_…" } },
       schemas: {
         ExecutionRecord: schema(ExecutionRecordSchema),
+        ExecutionPage: schema(pageSchema(ExecutionRecordSchema)),
+        DiscoverResponse: schema(DiscoverResponseSchema),
+        SkillPage: schema(pageSchema(SkillDetailSchema)),
+        SkillDetail: schema(SkillDetailSchema),
         Error: {
           type: "object",
           required: ["error"],
@@ -91,8 +101,8 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Rank skills for a free-text query",
           requestBody: { required: true, ...json(schema(DiscoverRequest, "input")) },
           responses: {
-            "200": { description: "Ranked skills, best first" },
-            ...errors("invalid_request", ...common),
+            "200": { description: "Ranked skills, best first", ...json(ref("DiscoverResponse")) },
+            ...errors("invalid_request", "payload_too_large", "unsupported_media_type", ...common),
           },
         },
       },
@@ -130,7 +140,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "List executions, newest first",
           parameters: queryParameters(ListExecutionsQuery),
           responses: {
-            "200": { description: "{data, next_cursor}" },
+            "200": { description: "A page of records, newest first", ...json(ref("ExecutionPage")) },
             ...errors("invalid_request", "insufficient_scope", ...common),
           },
         },
@@ -172,14 +182,20 @@ export function buildOpenApiDocument(version: string): Json {
         get: {
           summary: "The catalog",
           parameters: queryParameters(ListSkillsQuery),
-          responses: { "200": { description: "{data, next_cursor}" }, ...errors(...common) },
+          responses: {
+            "200": { description: "A page of the catalog", ...json(ref("SkillPage")) },
+            ...errors("invalid_request", ...common),
+          },
         },
       },
       "/v1/skills/{skill_id}": {
         get: {
           summary: "One skill with its params and result schemas",
           parameters: [{ name: "skill_id", in: "path", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "The skill" }, ...errors("skill_not_found", ...common) },
+          responses: {
+            "200": { description: "The skill", ...json(ref("SkillDetail")) },
+            ...errors("skill_not_found", ...common),
+          },
         },
       },
       "/v1/openapi.json": {

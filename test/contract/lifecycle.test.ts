@@ -1,7 +1,9 @@
 import { Agent, request as httpRequest } from "node:http";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type ApiResponse,
   apiRequest,
   bodyOf,
   type CreatedKey,
@@ -56,6 +58,15 @@ function readStreamKeepingSocket(
 }
 
 // contract.md, "Product name and entry points": /healthz, /readyz, the OpenAPI document.
+/** The parts of the OpenAPI document the response check reads. */
+interface OpenApiDocument {
+  components: Json;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>
+  >;
+}
+
 describe("contract: health and the OpenAPI document", () => {
   let server: TestServer;
 
@@ -95,6 +106,43 @@ describe("contract: health and the OpenAPI document", () => {
     const validator = new Validator();
     expect(await validator.validate(doc)).toEqual({ valid: true });
     expect(() => validator.resolveRefs()).not.toThrow();
+  });
+
+  it("answers as the OpenAPI document describes: every 200 and error body fits its response schema", async () => {
+    const doc = bodyOf<OpenApiDocument>(await server.request("GET", "/v1/openapi.json"));
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ $id: "openapi", components: doc.components });
+    const key = (await server.createRoomyKey()).secret;
+    const executed = await server.request("POST", "/v1/execute", {
+      key,
+      json: { skill_id: "math.evaluate", params: { expression: "6*7" } },
+    });
+    const { id } = bodyOf<{ id: string }>(executed);
+    const answers: [string, string, ApiResponse][] = [
+      ["/v1/execute", "post", executed],
+      [
+        "/v1/discover",
+        "post",
+        await server.request("POST", "/v1/discover", { key, json: { query: "send a message" } }),
+      ],
+      ["/v1/discover", "post", await server.request("POST", "/v1/discover", { key, json: { query: "" } })],
+      ["/v1/skills", "get", await server.request("GET", "/v1/skills?limit=3", { key })],
+      ["/v1/skills/{skill_id}", "get", await server.request("GET", "/v1/skills/math.evaluate", { key })],
+      ["/v1/skills/{skill_id}", "get", await server.request("GET", "/v1/skills/no.such.skill", { key })],
+      ["/v1/executions", "get", await server.request("GET", "/v1/executions?limit=2", { key })],
+      ["/v1/executions/{id}", "get", await server.request("GET", `/v1/executions/${id}`, { key })],
+    ];
+    for (const [path, method, res] of answers) {
+      const described = doc.paths[path]?.[method]?.responses[String(res.status)];
+      const ref = described?.content?.["application/json"]?.schema.$ref;
+      expect(ref, `${method} ${path} ${res.status} is documented with a schema`).toBeTypeOf("string");
+      const validate = ajv.getSchema(`openapi${ref}`);
+      expect(validate, `${ref} compiles`).toBeTypeOf("function");
+      expect(
+        validate?.(bodyOf(res)),
+        `${method} ${path} ${res.status}: ${JSON.stringify(validate?.errors)}`,
+      ).toBe(true);
+    }
   });
 
   it("an unknown path outside /v1 is 404 not_found in the same envelope", async () => {

@@ -8,12 +8,7 @@ import {
 } from "../core/api-schemas.js";
 import { ERROR_CODES } from "../core/errors.js";
 import { ExecutionRecordSchema } from "../core/execution/record.js";
-import {
-  DiscoverResponseSchema,
-  pageSchema,
-  SkillDetailSchema,
-  SkillSummarySchema,
-} from "./response-schemas.js";
+import { DiscoverResponseSchema, pageSchema, SkillDetailSchema } from "./response-schemas.js";
 
 type Json = Record<string, unknown>;
 

@@ -73,6 +73,29 @@ describe("hybrid discovery with the shipped model", () => {
     expect(after.hits[0]?.match.semantic).toEqual(expect.any(Number));
   }, 120_000);
 
+  it("answers lexically, and fast, until the skills present at start are embedded, not only the model loaded", async () => {
+    await model.load();
+    // The model is loaded; embedding the catalog is held until released.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = new CountingEmbedder(model);
+    const embed = slow.embed.bind(slow);
+    slow.embed = async (texts) => {
+      await held;
+      return embed(texts);
+    };
+    const semantic = new SemanticIndex(slow, undefined);
+    const index = createDiscoveryIndex(records, { semantic });
+    const starting = semantic.start();
+    const during = await index.search("forecast for Paris");
+    expect(during.ranking).toEqual({ mode: "lexical", semantic: "loading" });
+    release();
+    await starting;
+    expect((await index.search("forecast for Paris")).ranking).toEqual({ mode: "hybrid", semantic: "ready" });
+  }, 120_000);
+
   it("finds a skill that shares no word with the query, which lexical ranking cannot", async () => {
     const semantic = new SemanticIndex(model, store.embeddings);
     const index = createDiscoveryIndex(records, { semantic });

@@ -42,6 +42,8 @@ export class SemanticIndex {
   private readonly recentQueries = new Map<string, Float32Array>();
 
   private readonly recentLimit: number;
+  /** The catalog present at start is embedded (see `state`). */
+  private started = false;
 
   constructor(
     private readonly embedder: TextEmbedder,
@@ -53,15 +55,24 @@ export class SemanticIndex {
     this.recentLimit = options.recentQueries ?? DEFAULT_RECENT_QUERIES;
   }
 
+  /**
+   * `ready` once the model is loaded and the skills present at start have their vectors:
+   * a query embedded before that waits behind the whole catalog on the model's thread
+   * (seconds), while a lexical answer takes milliseconds. Skills added later are embedded
+   * in the background and ranked without semantic evidence meanwhile.
+   */
   get state(): SemanticState {
     if (this.failure !== undefined) return "failed";
-    return this.embedder.loaded ? "ready" : "loading";
+    return this.embedder.loaded && this.started ? "ready" : "loading";
   }
 
   /** Loads the model and embeds what is pending; never rejects (failure sets `state`). */
   start(): Promise<void> {
     return this.embedder.load().then(
-      () => this.drain(),
+      async () => {
+        await this.drain();
+        this.started = true;
+      },
       (err: unknown) => {
         this.failure = err;
         this.onError(err);

@@ -145,12 +145,14 @@ describe("the worker pool", { timeout: 60_000 }, () => {
   });
 
   it("fails a run whose heap blow-up aborts the process holding its worker, and the server keeps serving", async () => {
-    const running = run("fixture.spin", {}, { async: true, timeout_ms: 60_000 });
-    const { record } = await run("fixture.grow", {});
+    const running = await run("fixture.spin", {}, { async: true, timeout_ms: 60_000 });
+    // Handed to the host first, so that the abort below takes it down with it.
+    await eventuallyRunning(running.record.id);
+    const { record } = await run("fixture.abort", {});
     expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
     expect(record.error?.message).toContain(`memory limit of ${MEMORY_MB} MB`);
     // The run sharing that process failed with it, on the record, rather than hanging.
-    const shared = await core.skillport.queries.get(key, (await running).record.id, 10);
+    const shared = await core.skillport.queries.get(key, running.record.id, 10);
     expect(shared).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
     expect(lines).toContainEqual(
       expect.objectContaining({ level: "error", msg: expect.stringMatching(/skill host process stopped/) }),

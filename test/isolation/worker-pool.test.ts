@@ -161,6 +161,13 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     expect(executor.load.threads).toBe(2);
   });
 
+  it("fails a run that fills one array past its heap, whether Node stops the worker or the process holding it", async () => {
+    const { record } = await run("fixture.grow", {});
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+    expect(record.error?.message).toContain(`memory limit of ${MEMORY_MB} MB`);
+    expect((await run("fixture.chatty", { text: "after the blow-up" })).record.status).toBe("completed");
+  });
+
   it("shows a SkillError's message to the caller and hides an unexpected error's internals", async () => {
     const refused = (await run("fixture.refuse", { unexpected: false })).record;
     expect(refused.error).toEqual({ code: "execution_failed", message: "the fixture refused its input" });

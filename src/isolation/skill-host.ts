@@ -1,7 +1,6 @@
 import { BroadcastChannel } from "node:worker_threads";
 import { Tinypool } from "tinypool";
 import {
-  type DownMessage,
   downChannelName,
   type FromHost,
   type HostError,
@@ -61,7 +60,7 @@ process.on("message", (message: ToHost) => {
       terminations.get(message.runId)?.abort();
       break;
     case "down":
-      down.postMessage(message.message satisfies DownMessage);
+      down.postMessage(message.message);
       break;
   }
 });

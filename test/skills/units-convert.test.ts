@@ -3,7 +3,9 @@ import { unitsConvert } from "../../skills/units-convert.js";
 import { expectSkillError, runSkill } from "./run-skill.js";
 
 describe("units.convert", () => {
-  it.each([
+  // The everyday conversions, then every unit the skill's documentation names as an
+  // example: the from/to param descriptions, the unit-name error message and the description.
+  const everyday: [number, string, string, number][] = [
     [5, "km", "mi", 3.10685596119],
     [100, "degC", "degF", 212],
     [100, "degF", "degC", 37.7777777778],
@@ -11,16 +13,7 @@ describe("units.convert", () => {
     [60, "mi/h", "km/h", 96.56064],
     [1, "GiB", "MB", 1073.741824],
     [0, "degC", "K", 273.15],
-  ])("converts %d %s to %s", async (value, from, to, expected) => {
-    expect(await runSkill(unitsConvert, { value, from, to })).toEqual({
-      value: expected,
-      unit: to,
-      text: `${expected} ${to}`,
-    });
-  });
-
-  // Every unit the skill's documentation names as an example: the from/to param descriptions,
-  // the unit-name error message and the skill description.
+  ];
   const documentedUnits: [number, string, string, number][] = [
     [1, "km", "m", 1000],
     [1, "lb", "kg", 0.45359237],
@@ -40,12 +33,13 @@ describe("units.convert", () => {
     [1, "MiB", "kB", 1048.576],
   ];
 
-  it.each(documentedUnits)(
-    "converts every documented example unit: %d %s to %s",
-    async (value, from, to, expected) => {
-      expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: expected, unit: to });
-    },
-  );
+  it.each([...everyday, ...documentedUnits])("converts %d %s to %s", async (value, from, to, expected) => {
+    expect(await runSkill(unitsConvert, { value, from, to })).toEqual({
+      value: expected,
+      unit: to,
+      text: `${expected} ${to}`,
+    });
+  });
 
   it("tests every unit the from and to params quote as an example", () => {
     const { from, to } = unitsConvert.params.shape;

@@ -139,7 +139,7 @@ export class UsageLearning {
    */
   async evidenceFor(owner: string): Promise<UsageEvidence | undefined> {
     let cache = this.owners.get(owner);
-    if (!cache || this.clock.now() - cache.loadedAt >= this.refreshMs) {
+    if (!cache || this.ageMs(cache) >= this.refreshMs) {
       try {
         cache = await this.load(owner);
       } catch (err) {
@@ -232,8 +232,12 @@ export class UsageLearning {
     return true;
   }
 
+  private ageMs(cache: OwnerCache): number {
+    return this.clock.now() - cache.loadedAt;
+  }
+
   private isStale(cache: OwnerCache): boolean {
-    if (this.clock.now() - cache.loadedAt >= this.refreshMs / 2) return true;
+    if (this.ageMs(cache) >= this.refreshMs / 2) return true;
     return this.semantic?.state === "ready" && !cache.evidence.complete;
   }
 

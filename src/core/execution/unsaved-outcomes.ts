@@ -26,11 +26,6 @@ export class UnsavedOutcomes {
 
   constructor(private readonly options: UnsavedOutcomesOptions) {}
 
-  /** Executions whose terminal record waits for the store. */
-  get pending(): number {
-    return this.retries.size;
-  }
-
   add(execution: StoredExecution): void {
     this.schedule(execution, FIRST_RETRY_MS);
   }

@@ -88,7 +88,7 @@ export class CatalogService {
   }
 
   list(limit: number, cursor?: string): { data: SkillDetail[]; next_cursor: string | null } {
-    const after = cursor ? decodeCursor(cursor, ["id"] as const).id : undefined;
+    const after = cursor ? decodeCursor(cursor, "skills", ["id"] as const).id : undefined;
     const all = this.registry.list();
     const start = after === undefined ? 0 : all.findIndex((entry) => entry.skill.id > after);
     const page = start < 0 ? [] : all.slice(start, start + limit);
@@ -96,7 +96,7 @@ export class CatalogService {
     const hasMore = start >= 0 && start + limit < all.length;
     return {
       data: page.map(toSkillDetail),
-      next_cursor: hasMore && last ? encodeCursor({ id: last.skill.id }) : null,
+      next_cursor: hasMore && last ? encodeCursor("skills", { id: last.skill.id }) : null,
     };
   }
 

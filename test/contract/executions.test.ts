@@ -133,6 +133,25 @@ describe("contract: execution resources", () => {
     }
   });
 
+  it("refuses a cursor of another listing, or one made up, with 400 invalid_request", async () => {
+    const skills = await server.request("GET", "/v1/skills?limit=1", { key: key.secret });
+    expect(skills.status, skills.text).toBe(200);
+    const skillsCursor = bodyOf<Page>(skills).next_cursor;
+    expect(skillsCursor).not.toBeNull();
+    const executions = await list("?limit=1");
+    expect(executions.next_cursor).not.toBeNull();
+    const madeUp = Buffer.from(JSON.stringify({ id: "m" })).toString("base64url");
+    for (const [path, cursor] of [
+      ["/v1/executions", skillsCursor],
+      ["/v1/skills", executions.next_cursor],
+      ["/v1/executions", madeUp],
+      ["/v1/skills", madeUp],
+    ]) {
+      const res = await server.request("GET", `${path}?cursor=${cursor}`, { key: key.secret });
+      expectError(res, 400, "invalid_request");
+    }
+  });
+
   it("streams status and progress events over SSE, ending with the terminal status", async () => {
     const res = await server.request("POST", "/v1/execute", {
       key: key.secret,

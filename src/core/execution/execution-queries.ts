@@ -89,12 +89,13 @@ export class ExecutionQueries {
     filters: Omit<ExecutionListQuery, "limit" | "after">,
     query: { limit: number; cursor?: string },
   ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
-    // Cursors of earlier versions carry a createdAt too; the id alone places a record.
-    const after = query.cursor ? decodeCursor(query.cursor, ["id"] as const).id : undefined;
+    // The id alone places a record (the store orders by it).
+    const after = query.cursor ? decodeCursor(query.cursor, "executions", ["id"] as const).id : undefined;
     const rows = await this.store.executions.list({ ...filters, limit: query.limit + 1, after });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
-    const next_cursor = rows.length > query.limit && last ? encodeCursor({ id: last.record.id }) : null;
+    const next_cursor =
+      rows.length > query.limit && last ? encodeCursor("executions", { id: last.record.id }) : null;
     return { data: page, next_cursor };
   }
 

@@ -19,6 +19,9 @@ Usage:
         [--limit-minute N --limit-day N] [--json]   same secret, new name, plan or limits
   skillport keys revoke KEY_ID
   skillport keys roll KEY_ID [--grace 24h] [--json]   new secret; the old one expires after the grace
+  skillport learning list --owner OWNER [--skill SKILL_ID] [--json]
+        what discovery learned from the owner's use (query -> executed skill)
+  skillport learning forget --owner OWNER [--skill SKILL_ID]   forget it (one skill, or all)
   skillport --version
 
 Every command takes --data-dir DIR (default: SKILLPORT_DATA_DIR or ./data).`;
@@ -54,6 +57,9 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       // `skillport keys list | head`: a reader that stops early is no failure of ours.
       process.stdout.on("error", exitQuietlyWhenReaderLeft);
       return (await import("./cli/keys.js")).runKeysCommand(rest);
+    case "learning":
+      process.stdout.on("error", exitQuietlyWhenReaderLeft);
+      return (await import("./cli/learning.js")).runLearningCommand(rest);
     case "--version":
     case "-v":
       console.log(packageVersion());

@@ -323,6 +323,12 @@ export interface LearnedQueryStore {
   list(owner: string, limit: number): Promise<LearnedQuery[]>;
   /** Deletes discover notes taken before `beforeMs` (they can no longer link anything); returns how many. */
   deleteNotesBefore(beforeMs: number): Promise<number>;
+  /**
+   * Forgets what the owner's use taught: its learned queries (of one skill, or all) and its
+   * keys' latest discovers, so that no later execution links to a discover made before.
+   * Returns how many learned queries went.
+   */
+  forget(owner: string, skillId?: string): Promise<number>;
 }
 
 /**

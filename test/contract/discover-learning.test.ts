@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { connectMcp } from "../mcp/mcp-clients.js";
-import { bodyOf, type CreatedKey, type Json, serverForSuite } from "./harness.js";
+import { bodyOf, type CreatedKey, type Json, runCli, serverForSuite, startServer } from "./harness.js";
 
 interface DiscoveredSkill {
   skill_id: string;
@@ -49,6 +49,52 @@ describe("discovery learns from use, per owner", () => {
     // Evidence is the owner's: alice's other key has it too; bob's ranking is exactly as before.
     expect((await discover(aliceReader, similar))[0]?.skill_id).toBe("time.now");
     expect(await discover(bob, similar)).toEqual(bobBefore);
+  });
+
+  it("shows what an owner's use taught (skillport learning list) and forgets it (learning forget)", async () => {
+    const dave = await server().createRoomyKey({ owner: "dave" });
+    const query = "what day is it in Lima";
+    await discover(dave, query);
+    await execute(dave, "time.now", { timezone: "America/Lima" });
+    await execute(dave, "id.uuid", {});
+    const dataDir = ["--data-dir", server().dataDir];
+    const learned = async () => {
+      const listed = await runCli(["learning", "list", "--owner", "dave", "--json", ...dataDir]);
+      expect(listed.code, listed.stderr).toBe(0);
+      return (JSON.parse(listed.stdout) as { skill_id: string; query: string; count: number }[]).map(
+        ({ skill_id, query, count }) => ({ skill_id, query, count }),
+      );
+    };
+    expect(await learned()).toEqual(
+      expect.arrayContaining([
+        { skill_id: "time.now", query, count: 1 },
+        { skill_id: "id.uuid", query, count: 1 },
+      ]),
+    );
+
+    const one = await runCli(["learning", "forget", "--owner", "dave", "--skill", "id.uuid", ...dataDir]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toContain("Forgot 1 learned query of dave");
+    expect(await learned()).toEqual([{ skill_id: "time.now", query, count: 1 }]);
+    const all = await runCli(["learning", "forget", "--owner", "dave", ...dataDir]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(await learned()).toEqual([]);
+
+    // A process that reads the owner's evidence afresh finds none.
+    const another = await startServer({ dataDir: server().dataDir });
+    try {
+      const res = await another.request("POST", "/v1/discover", { key: dave.secret, json: { query } });
+      expect(res.status, res.text).toBe(200);
+      expect(bodyOf<DiscoverResponse>(res).results.some((result) => result.match.usage)).toBe(false);
+    } finally {
+      await another.stop();
+    }
+  });
+
+  it("learning list and forget need an owner", async () => {
+    const missing = await runCli(["learning", "forget", "--data-dir", server().dataDir]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--owner OWNER");
   });
 
   it("learns from an MCP discover_skills followed by execute_skill with the same key", async () => {

@@ -104,4 +104,15 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
     const { rowCount } = await this.pool.query("delete from discover_notes where at_ms < $1", [beforeMs]);
     return rowCount ?? 0;
   }
+
+  async forget(owner: string, skillId?: string): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query("delete from discover_notes where owner = $1", [owner]);
+      const { rowCount } = await client.query(
+        "delete from learned_queries where owner = $1 and ($2::text is null or skill_id = $2)",
+        [owner, skillId ?? null],
+      );
+      return rowCount ?? 0;
+    });
+  }
 }

@@ -35,6 +35,7 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
   >;
   private readonly selectLearned: Database.Statement<[string, number], LearnedRow>;
   private readonly deleteNotes: Database.Statement<[number]>;
+  private readonly forgetOwner: Database.Transaction<(owner: string, skillId: string | null) => number>;
 
   constructor(db: Database.Database) {
     this.upsertNote = db.prepare(
@@ -81,6 +82,14 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
        order by last_at_ms desc, skill_id, query limit ?`,
     );
     this.deleteNotes = db.prepare("delete from discover_notes where at_ms < ?");
+    const deleteLearned = db.prepare<[string, string | null, string | null]>(
+      "delete from learned_queries where owner = ? and (? is null or skill_id = ?)",
+    );
+    const deleteOwnerNotes = db.prepare<[string]>("delete from discover_notes where owner = ?");
+    this.forgetOwner = db.transaction((owner: string, skillId: string | null) => {
+      deleteOwnerNotes.run(owner);
+      return deleteLearned.run(owner, skillId, skillId).changes;
+    });
   }
 
   async noteDiscovers(notes: readonly DiscoverNote[]): Promise<void> {
@@ -114,5 +123,9 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
 
   async deleteNotesBefore(beforeMs: number): Promise<number> {
     return this.deleteNotes.run(beforeMs).changes;
+  }
+
+  async forget(owner: string, skillId?: string): Promise<number> {
+    return this.forgetOwner(owner, skillId ?? null);
   }
 }

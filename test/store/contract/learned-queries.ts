@@ -117,6 +117,25 @@ export function describeLearnedQueryContract(handle: StoreHandle): void {
       expect(await store.list("alice", 10)).toHaveLength(5);
     });
 
+    it("forgets one owner's learned queries, of one skill or all, and that owner's discovers", async () => {
+      const store = handle.store.learnedQueries;
+      await store.record(event(), CAPS);
+      await store.record(event({ query: "uuid please", skillId: "id.uuid" }), CAPS);
+      await store.record(event({ owner: "bob", query: "weather in paris", skillId: "weather.now" }), CAPS);
+      await store.noteDiscovers([note(), note({ keyId: "key_b", owner: "bob", query: "weather" })]);
+
+      expect(await store.forget("alice", "id.uuid")).toBe(1);
+      expect((await store.list("alice", 10)).map((entry) => entry.skillId)).toEqual(["research.papers"]);
+      expect(await store.lastDiscover("key_a")).toBeUndefined();
+
+      expect(await store.forget("alice")).toBe(1);
+      expect(await store.list("alice", 10)).toEqual([]);
+      expect(await store.forget("alice")).toBe(0);
+      // Bob's learning and latest discover are untouched.
+      expect((await store.list("bob", 10)).map((entry) => entry.skillId)).toEqual(["weather.now"]);
+      expect((await store.lastDiscover("key_b"))?.query).toBe("weather");
+    });
+
     it("deletes notes taken before a time", async () => {
       const store = handle.store.learnedQueries;
       await store.noteDiscovers([note({ at: T0 }), note({ keyId: "key_b", at: T0 + 10 })]);

@@ -1,0 +1,63 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.js";
+import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
+import { silentLogger } from "../core/logger.js";
+import { openStore } from "../store/open-store.js";
+
+const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKILL_ID] [--json]";
+
+/**
+ * `skillport learning list|forget`: what discovery learned from an owner's use (README,
+ * "Discovery learns from use"), and a way to undo it. One careless or hostile key of an
+ * owner can teach that owner's discovery wrong pairs; the operator sees them here and
+ * forgets them, for one skill or all. Running servers drop what they hold in memory
+ * within a minute, as they pick up new learning.
+ */
+export async function runLearningCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      owner: { type: "string" },
+      skill: { type: "string" },
+      json: { type: "boolean", default: false },
+      "data-dir": { type: "string" },
+    },
+  });
+  const owner = values.owner;
+  if ((action !== "list" && action !== "forget") || !owner) {
+    console.error(`${USAGE}\n(each key's owner is in skillport keys list)`);
+    return 2;
+  }
+  const config = loadConfig({
+    ...process.env,
+    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
+  });
+  const store = await openStore(config, silentLogger);
+  try {
+    if (action === "forget") {
+      const forgotten = await store.learnedQueries.forget(owner, values.skill);
+      if (values.json) console.log(JSON.stringify({ owner, skill_id: values.skill ?? null, forgotten }));
+      else console.log(`Forgot ${forgotten} learned ${forgotten === 1 ? "query" : "queries"} of ${owner}.`);
+      return 0;
+    }
+    const learned = (await store.learnedQueries.list(owner, DEFAULT_LEARNED_QUERY_CAPS.perOwner))
+      .filter((entry) => values.skill === undefined || entry.skillId === values.skill)
+      .map((entry) => ({
+        skill_id: entry.skillId,
+        query: entry.query,
+        count: entry.count,
+        last_at: new Date(entry.lastAt).toISOString(),
+      }));
+    if (values.json) console.log(JSON.stringify(learned));
+    else if (learned.length === 0) console.log(`Nothing learned for ${owner}.`);
+    else {
+      for (const entry of learned) {
+        console.log(`${entry.skill_id}\t${entry.count}\t${entry.last_at}\t${JSON.stringify(entry.query)}`);
+      }
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

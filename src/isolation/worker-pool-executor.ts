@@ -3,6 +3,7 @@ import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Logger } from "../core/logger.js";
 import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
+import { FairSlots } from "./fair-slots.js";
 import { HOST_EXITED, SkillHostProcess } from "./skill-host-process.js";
 import type {
   CrossedError,
@@ -55,10 +56,13 @@ export class WorkerPoolExecutor implements SkillExecutor {
   /** The runs in workers, by execution id, to route what their workers say. */
   private readonly runs = new Map<string, RelayedRun>();
   private readonly abortGraceMs: number;
+  /** The threads, shared fairly between owners. */
+  private readonly slots: FairSlots;
   private closing = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.abortGraceMs = options.abortGraceMs ?? 500;
+    this.slots = new FairSlots(options.threads);
     this.isolatable = new Set([...options.skills].filter(runsIsolated));
     const setup: HostSetup = {
       workerUrl: options.workerUrl.href,
@@ -95,7 +99,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
   get load(): ExecutorLoad {
     if (!this.host.running) return { threads: 0, queued: 0 };
     const { threads } = this.options;
-    return { threads, queued: Math.max(0, this.host.pending - threads) };
+    return { threads, queued: this.slots.waiting + Math.max(0, this.host.pending - threads) };
   }
 
   async close(): Promise<void> {
@@ -124,7 +128,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const result = await this.runTask(task, termination.signal);
+      const result = await this.inFairTurn(ctx, () => this.runTask(task, termination.signal));
       if (result.relayed > run.received) {
         await new Promise<void>((resolve) => {
           run.expected = result.relayed;
@@ -141,6 +145,19 @@ export class WorkerPoolExecutor implements SkillExecutor {
       clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);
       this.runs.delete(executionId);
+    }
+  }
+
+  /**
+   * Runs `work` once the run's owner has a thread (see FairSlots), holding it until the
+   * work settles. The pool's own queue stays empty: it would serve first come, first served.
+   */
+  private async inFairTurn<T>(ctx: SkillContext, work: () => Promise<T>): Promise<T> {
+    const release = await this.slots.acquire(ctx.owner, ctx.signal);
+    try {
+      return await work();
+    } finally {
+      release();
     }
   }
 

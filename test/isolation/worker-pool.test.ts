@@ -211,14 +211,14 @@ describe("the worker pool when a run's termination races its answer", { timeout:
   });
   afterAll(() => executor?.close());
 
-  function contextFor(executionId: string, controller: AbortController): SkillContext {
+  function contextFor(executionId: string, controller: AbortController, owner = "race"): SkillContext {
     const unused = () => Promise.reject(new Error("not in this test"));
     return {
       signal: controller.signal,
       progress: () => {},
       logger: capturingLogger(lines, { execution_id: executionId }),
       executionId,
-      owner: "race",
+      owner,
       config: {},
       messages: { send: unused, list: unused },
       memory: { get: unused, set: unused, delete: unused, list: unused },
@@ -267,5 +267,18 @@ describe("the worker pool when a run's termination races its answer", { timeout:
     await expect(second).resolves.toEqual({ done: true });
     // Handed first to a dying worker or not, it ran once.
     expect(await readFile(secondMark, "utf8")).toBe("started\nfinished\n");
+  });
+
+  it("gives the next free thread to another owner's run, not to the rest of one owner's burst", async () => {
+    const finished: string[] = [];
+    const runFor = (owner: string, label: string, ms: number) =>
+      executor
+        .invoke(skill("fixture.busy"), { ms }, contextFor(`exec_${label}`, new AbortController(), owner))
+        .then(() => finished.push(label));
+    const burst = ["a1", "a2", "a3"].map((label) => runFor("alice", label, 200));
+    // Bob asks once alice's first run holds the only thread and her others wait.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([...burst, runFor("bob", "b1", 0)]);
+    expect(finished).toEqual(["a1", "b1", "a2", "a3"]);
   });
 });

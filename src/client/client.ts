@@ -4,6 +4,7 @@ import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import type { ExecutionEvent } from "../core/execution/events.js";
 import type { ExecutionRecord, ExecutionStatus, TerminalStatus } from "../core/execution/record.js";
 import { type ClientConfig, resolveConfig } from "./config.js";
+import { Deadline } from "./deadline.js";
 import { clientError, SkillportError } from "./errors.js";
 import { executionEventsOf } from "./sse.js";
 import { failureOf, type RequestSpec, Transport } from "./transport.js";
@@ -101,14 +102,7 @@ export class Skillport {
    */
   async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
-    // One signal for the deadline and the caller's abort, which a listener forwards until
-    // the wait ends: the caller's signal may outlive many waits (an application's shutdown
-    // signal), and on it `AbortSignal.any` would keep every wait's signal alive.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const forwardAbort = () => deadline.abort(options.signal?.reason);
-    if (options.signal?.aborted) forwardAbort();
-    else options.signal?.addEventListener("abort", forwardAbort, { once: true });
+    const deadline = new Deadline(timeoutMs, options.signal);
     const { signal } = deadline;
     const deadlineMs = Date.now() + timeoutMs;
     try {
@@ -119,13 +113,12 @@ export class Skillport {
         if (TERMINAL[record.status]) return options.throwOnFailure ? succeededOrThrow(record) : record;
       }
     } catch (err) {
-      if (deadline.signal.aborted && !options.signal?.aborted) {
+      if (deadline.expired) {
         throw clientError("timeout", `Execution ${id} did not finish within ${timeoutMs} ms.`);
       }
       throw err;
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", forwardAbort);
+      deadline.dispose();
     }
   }
 

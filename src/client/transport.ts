@@ -1,5 +1,7 @@
+import { finished } from "node:stream";
 import type { Dispatcher } from "undici";
 import type { ClientConfig } from "./config.js";
+import { Deadline } from "./deadline.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
 import { decideRetry, mayHaveReachedService, sleep } from "./retry.js";
 
@@ -111,6 +113,12 @@ export class Transport {
       ...spec.headers,
     };
     if (spec.json !== undefined) headers["content-type"] = "application/json";
+    // The attempt's own timer bounds it from sending to the last byte of a JSON answer,
+    // and a stream until its answer begins (its silences are undici's bodyTimeout's).
+    // undici's own timers are off: they tick too coarsely (deadline.ts).
+    const attemptMs = config.timeoutMs + (spec.serverTimeMs ?? 0);
+    const deadline = new Deadline(attemptMs, spec.signal);
+    let streamHandedOver = false;
     try {
       const response = await config.dispatcher.request({
         origin: config.origin,
@@ -118,15 +126,29 @@ export class Transport {
         method: spec.method,
         headers,
         body: spec.json === undefined ? undefined : JSON.stringify(spec.json),
-        signal: spec.signal,
-        headersTimeout: config.timeoutMs + (spec.serverTimeMs ?? 0),
-        bodyTimeout: streaming ? STREAM_IDLE_MS : config.timeoutMs,
+        signal: deadline.signal,
+        headersTimeout: 0,
+        bodyTimeout: streaming ? STREAM_IDLE_MS : 0,
       });
-      if (response.statusCode < 400) return { ok: true, value: await read(response) };
-      return { ok: false, ...(await errorOf(response)) };
+      if (response.statusCode >= 400) return { ok: false, ...(await errorOf(response)) };
+      const value = await read(response);
+      if (streaming) {
+        // The caller's abort still has to reach the stream being read; the listener
+        // forwarding it goes when the stream ends.
+        deadline.stopClock();
+        finished(response.body, () => deadline.dispose());
+        streamHandedOver = true;
+      }
+      return { ok: true, value };
     } catch (err) {
       if (spec.signal?.aborted) throw spec.signal.reason;
+      if (deadline.expired) {
+        const error = clientError("timeout", `No answer from ${config.origin} within ${attemptMs} ms.`, err);
+        return { ok: false, error };
+      }
       return { ok: false, error: failureOf(err, config.origin) };
+    } finally {
+      if (!streamHandedOver) deadline.dispose();
     }
   }
 }

@@ -124,10 +124,18 @@ export class Skillport {
 
   /** `POST /v1/executions/{id}/cancel`: the cancelled record (409 `execution_not_cancellable` if it had ended). */
   cancelExecution(id: string, options: CallOptions = {}): Promise<ExecutionRecord> {
-    return this.transport.json({
+    return this.transport.json<ExecutionRecord>({
       method: "POST",
       path: `/v1/executions/${encodeURIComponent(id)}/cancel`,
       signal: options.signal,
+      // A retry after an attempt that may have cancelled the execution meets it ended:
+      // 409. If it ended cancelled, that cancel is this call's, and its record the answer
+      // (a cancel by someone else at the same moment looks the same, and ends it alike).
+      answerAfterLostAttempt: async (refusal) => {
+        if (refusal.code !== "execution_not_cancellable") return undefined;
+        const record = await this.getExecution(id, { signal: options.signal });
+        return record.status === "cancelled" ? record : undefined;
+      },
     });
   }
 
@@ -190,7 +198,7 @@ export class Skillport {
       for (const [name, value] of Object.entries({ ...query, cursor })) {
         if (value !== undefined) search.set(name, String(value));
       }
-      const spec: RequestSpec = { method: "GET", path: `${path}?${search}`, signal: options.signal };
+      const spec: RequestSpec<Page<T>> = { method: "GET", path: `${path}?${search}`, signal: options.signal };
       const page = await this.transport.json<Page<T>>(spec);
       yield page;
       cursor = page.next_cursor ?? undefined;

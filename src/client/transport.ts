@@ -5,8 +5,8 @@ import { Deadline } from "./deadline.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
 import { decideRetry, mayHaveReachedService, sleep } from "./retry.js";
 
-/** One logical call; the transport may send it several times. */
-export interface RequestSpec {
+/** One logical call answering `T`; the transport may send it several times. */
+export interface RequestSpec<T = unknown> {
   method: "GET" | "POST";
   /** Path and query under the base URL, e.g. `/v1/executions?limit=20`. */
   path: string;
@@ -18,6 +18,13 @@ export interface RequestSpec {
    * execution's timeout, a long poll's wait), allowed on top of `timeoutMs`.
    */
   serverTimeMs?: number;
+  /**
+   * Called with the refusal that ends the call when an earlier attempt of it may have
+   * reached the service (`mayHaveReachedService`): the refusal may be that attempt's own
+   * doing, e.g. a cancel meeting the execution it cancelled. Resolves with the call's
+   * answer after all, or undefined to let the refusal stand.
+   */
+  answerAfterLostAttempt?: (refusal: SkillportError) => Promise<T | undefined>;
 }
 
 /** How long a stream may stay silent: the server sends a keep-alive comment every 15 s. */
@@ -49,7 +56,7 @@ export class Transport {
   constructor(private readonly config: ClientConfig) {}
 
   /** The parsed JSON body of a successful response. */
-  json<T>(spec: RequestSpec): Promise<T> {
+  json<T>(spec: RequestSpec<T>): Promise<T> {
     return this.send(spec, false, async (response) => {
       const text = await response.body.text();
       try {
@@ -67,34 +74,40 @@ export class Transport {
   }
 
   /** The body of a successful streaming response (Server-Sent Events), unread. */
-  stream(spec: RequestSpec): Promise<Dispatcher.ResponseData["body"]> {
+  stream(spec: RequestSpec<Dispatcher.ResponseData["body"]>): Promise<Dispatcher.ResponseData["body"]> {
     return this.send(spec, true, async (response) => response.body);
   }
 
   private async send<T>(
-    spec: RequestSpec,
+    spec: RequestSpec<T>,
     streaming: boolean,
     read: (response: Dispatcher.ResponseData) => Promise<T>,
   ): Promise<T> {
     const { maxRetries, timeoutMs, onRetry } = this.config;
     const startedMs = Date.now();
     let retriesLeft = maxRetries;
-    let ownAttemptMayBeRunning = false;
+    // Set once an attempt failed in a way that may have reached the service, so a later
+    // attempt's answer may be the consequence of that one.
+    let earlierAttemptMayHaveLanded = false;
     for (let retry = 1; ; retry++) {
       const outcome = await this.attempt(spec, streaming, read);
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
-      if (mayHaveReachedService(error)) ownAttemptMayBeRunning = true;
       const decision = decideRetry({
         error,
         retryAfterHeader: outcome.retryAfterHeader,
         retry,
         retriesLeft,
         ownAttemptMayBeRunning:
-          ownAttemptMayBeRunning && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
+          earlierAttemptMayHaveLanded && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
         nowMs: Date.now(),
       });
-      if (decision === undefined) throw error;
+      if (decision === undefined) {
+        const answer = earlierAttemptMayHaveLanded ? await spec.answerAfterLostAttempt?.(error) : undefined;
+        if (answer === undefined) throw error;
+        return answer;
+      }
+      if (mayHaveReachedService(error)) earlierAttemptMayHaveLanded = true;
       if (decision.counted) retriesLeft--;
       onRetry?.({ retry, delayMs: decision.delayMs, error, method: spec.method, path: spec.path });
       await sleep(decision.delayMs, spec.signal);
@@ -102,7 +115,7 @@ export class Transport {
   }
 
   private async attempt<T>(
-    spec: RequestSpec,
+    spec: RequestSpec<T>,
     streaming: boolean,
     read: (response: Dispatcher.ResponseData) => Promise<T>,
   ): Promise<Attempt<T>> {

@@ -156,6 +156,33 @@ describe("client retries against the real server", () => {
     expect(executions.map((execution) => execution.id)).toEqual([record.id]);
   });
 
+  it("a cancel retried after its connection dropped resolves with the record its first attempt cancelled, not 409", async () => {
+    const { client, retries, secret, server } = await clientWithFirstConnectionCut("cancel-dropped");
+    const direct = new Skillport({ apiKey: secret, baseUrl: server.baseUrl });
+    try {
+      const queued = await direct.execute({ skill_id: "util.wait", params: { ms: 20_000 }, async: true });
+      const cancelled = await client.cancelExecution(queued.id);
+      expect(cancelled).toMatchObject({ id: queued.id, status: "cancelled", success: false });
+      expect(retries[0]?.error.code).toBe("connection_error");
+      expect(await direct.getExecution(queued.id)).toEqual(cancelled);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it("a cancel retried after its connection dropped still throws 409 when the execution ended otherwise", async () => {
+    const { client, retries, secret, server } = await clientWithFirstConnectionCut("cancel-too-late");
+    const direct = new Skillport({ apiKey: secret, baseUrl: server.baseUrl });
+    try {
+      const done = await direct.execute({ skill_id: "math.evaluate", params: { expression: "1" } });
+      const err = await rejectionOf(client.cancelExecution(done.id));
+      expect([err.status, err.code]).toEqual([409, "execution_not_cancellable"]);
+      expect(retries[0]?.error.code).toBe("connection_error");
+    } finally {
+      await direct.close();
+    }
+  });
+
   it("reports failures below HTTP as SkillportErrors: a name that does not resolve, a TLS handshake with a plain port, an answer that is not HTTP", async () => {
     const server = suiteServer();
     const key = await server.createRoomyKey({ scope: "read-only" });

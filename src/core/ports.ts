@@ -173,6 +173,12 @@ export interface Limiter {
    * unused requests to the day window.
    */
   release(bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void>;
+  /**
+   * Present on a limiter that counts in a shared service (Redis) and falls back when that
+   * service is out of reach: true while it does (SKILLPORT_REDIS_DOWN applies). Read
+   * without I/O, for `/readyz` and `/metrics`.
+   */
+  readonly degraded?: boolean;
 }
 
 /** What `Limiter.acquire` granted. */

@@ -6,7 +6,8 @@ import type { Skillport } from "../core/skillport.js";
 /**
  * `/metrics` for Prometheus: requests by route and status, their latency, executions by
  * skill and outcome, the execution load (held against capacity, queue depths, worker
- * threads), and Node's own metrics (event-loop delay as `skillport_nodejs_eventloop_lag_*`, heap).
+ * threads), whether Redis answers (scale-out), and Node's own metrics (event-loop delay
+ * as `skillport_nodejs_eventloop_lag_*`, heap).
  */
 export function registerMetrics(app: FastifyInstance, skillport: Skillport): void {
   const registry = new Registry();
@@ -64,6 +65,17 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
       this.set({ measure: "queued" }, queued);
     },
   });
+  const { limiter } = skillport.store;
+  if (limiter.degraded !== undefined) {
+    new Gauge({
+      name: "skillport_redis_up",
+      help: "1 while limits are counted in Redis, 0 while Redis is out of reach and SKILLPORT_REDIS_DOWN applies",
+      registers: [registry],
+      collect() {
+        this.set(limiter.degraded ? 0 : 1);
+      },
+    });
+  }
 
   skillport.events.subscribeAll((event) => {
     if (event.type === "status" && isTerminal(event.record.status)) {

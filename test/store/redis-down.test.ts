@@ -124,6 +124,46 @@ describe("redis limiter: when Redis is unreachable", () => {
     }
   });
 
+  it("regression: a hung Redis costs one call its deadline, not every call; shared counting resumes once it answers", async () => {
+    const { redis, port, logger, limiter } = await setUp("local");
+    // A second replica on the same Redis, to see that counting is shared again afterwards.
+    const other = await openRedisLimiter({ redisUrl: `redis://127.0.0.1:${port}` });
+    try {
+      const bucket = uniqueId("bucket");
+      expect((await limiter.consume(bucket, windows, T0)).allowed).toBe(true);
+      redis.kill("SIGSTOP");
+      // The first call finds Redis hung: it waits for its deadline.
+      await limiter.consume(bucket, windows, T0);
+      expect(limiter.degraded).toBe(true);
+      // The next ones are answered locally at once (the deadline is 1 s; the bound is
+      // generous for a busy machine).
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        await limiter.peek(bucket, windows, T0);
+        await limiter.consume(uniqueId("bucket"), windows, T0);
+        expect(Date.now() - started).toBeLessThan(500);
+      }
+      expect(logger.lines.filter((line) => line.level === "error")).toHaveLength(1);
+
+      redis.kill("SIGCONT");
+      await eventually(
+        async () => limiter.degraded,
+        (degraded) => !degraded,
+      );
+      expect(limiter.degraded).toBe(false);
+      expect(logger.lines.at(-1)).toEqual({ level: "info", msg: "Redis is back: limits are shared again" });
+      const shared = uniqueId("bucket");
+      expect((await limiter.consume(shared, windows, T0)).allowed).toBe(true);
+      expect((await other.consume(shared, windows, T0)).allowed).toBe(true);
+      expect((await limiter.consume(shared, windows, T0)).allowed).toBe(true);
+      expect((await other.consume(shared, windows, T0)).allowed).toBe(false);
+    } finally {
+      redis.kill("SIGCONT");
+      await other.close();
+      await limiter.close();
+    }
+  });
+
   it("closes within its deadline when Redis stops answering (a shutdown does not hang on it)", async () => {
     const { redis, limiter } = await setUp("local");
     try {

@@ -4,6 +4,7 @@ import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core
 import { type BetterSqlite3, Database } from "../sqlite/driver.js";
 import { SqliteLimiter } from "../sqlite/limiter.js";
 import { migrate } from "../sqlite/migrations.js";
+import { CircuitBreaker } from "./circuit-breaker.js";
 
 /**
  * What the service does while Redis is unreachable (SKILLPORT_REDIS_DOWN):
@@ -19,10 +20,19 @@ export type RedisDownPolicy = "local" | "refuse";
 
 const REMINDER_MS = 60_000;
 
+/** While Redis is out, how often one PING checks whether it is back (ms). */
+const PROBE_EVERY_MS = 1_000;
+
+/** The shared limiter behind the policy: Redis, which can also be asked whether it answers. */
+export type ProbedLimiter = Limiter & { ping(): Promise<void>; close(): Promise<void> };
+
 /**
- * The Redis limiter with the degradation policy above. It is degraded while `isUp()` is
- * false (the Redis connection is not ready) or a call fails: the call is answered by the
- * policy instead. It recovers as soon as the connection is ready again.
+ * The Redis limiter with the degradation policy above, behind a circuit breaker. A call
+ * that fails (Redis unreachable, or no answer within its deadline) opens the breaker:
+ * from then on calls are answered by the policy at once, without waiting on Redis, while
+ * a PING every second (one at a time, in the background) checks whether it is back; the
+ * first answer closes the breaker and the next call counts in Redis again. Without the
+ * breaker, a hung Redis (its connection still open) cost every call the full deadline.
  *
  * The local counters are the embedded limiter (`SqliteLimiter`) on an in-memory database:
  * the same code, so the same answers, as the single-machine service. A lease granted
@@ -32,23 +42,27 @@ const REMINDER_MS = 60_000;
 export class DegradableLimiter implements Limiter {
   private readonly localDb: BetterSqlite3.Database;
   private readonly local: SqliteLimiter;
-  private degradedSince: number | undefined;
+  private readonly breaker: CircuitBreaker;
   private lastReminderMs = 0;
 
   constructor(
-    private readonly primary: Limiter & { close(): Promise<void> },
-    private readonly isUp: () => boolean,
+    private readonly primary: ProbedLimiter,
     private readonly policy: RedisDownPolicy,
     private readonly logger: Logger,
   ) {
     this.localDb = new Database(":memory:");
     migrate(this.localDb);
     this.local = new SqliteLimiter(this.localDb);
+    this.breaker = new CircuitBreaker({
+      probe: () => this.primary.ping(),
+      onClosed: (openForMs) => this.recovered(openForMs),
+      probeEveryMs: PROBE_EVERY_MS,
+    });
   }
 
   /** True while requests are limited by the policy rather than by Redis. */
   get degraded(): boolean {
-    return this.degradedSince !== undefined;
+    return this.breaker.isOpen;
   }
 
   consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
@@ -69,21 +83,20 @@ export class DegradableLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    this.breaker.stop();
     this.localDb.close();
     await this.primary.close();
   }
 
   private async call<T>(work: (limiter: Limiter) => Promise<T>): Promise<T> {
-    if (this.isUp()) {
+    if (this.breaker.isOpen) {
+      this.remind();
+    } else {
       try {
-        const answer = await work(this.primary);
-        this.recovered();
-        return answer;
+        return await work(this.primary);
       } catch (err) {
         this.lost(err);
       }
-    } else {
-      this.lost(undefined);
     }
     if (this.policy === "refuse") {
       throw new ServiceError("service_unavailable", {
@@ -94,32 +107,29 @@ export class DegradableLimiter implements Limiter {
     return work(this.local);
   }
 
+  /** A call failed: opens the breaker, saying so once (calls already in flight fail too). */
   private lost(err: unknown): void {
-    const now = Date.now();
-    if (this.degradedSince === undefined) {
-      this.degradedSince = now;
-      this.lastReminderMs = now;
-      this.logger.error(
-        { err, policy: this.policy },
-        this.policy === "local"
-          ? "Redis is unreachable: limits are counted per replica until it is back"
-          : "Redis is unreachable: refusing requests (503) until it is back",
-      );
-    } else if (now - this.lastReminderMs >= REMINDER_MS) {
-      this.lastReminderMs = now;
-      this.logger.error(
-        { policy: this.policy, degraded_for_ms: now - this.degradedSince },
-        "Redis is still unreachable",
-      );
-    }
+    if (!this.breaker.trip()) return;
+    this.lastReminderMs = Date.now();
+    this.logger.error(
+      { err, policy: this.policy },
+      this.policy === "local"
+        ? "Redis is unreachable: limits are counted per replica until it is back"
+        : "Redis is unreachable: refusing requests (503) until it is back",
+    );
   }
 
-  private recovered(): void {
-    if (this.degradedSince === undefined) return;
-    this.logger.info(
-      { degraded_for_ms: Date.now() - this.degradedSince },
-      "Redis is back: limits are shared again",
+  private remind(): void {
+    const now = Date.now();
+    if (now - this.lastReminderMs < REMINDER_MS) return;
+    this.lastReminderMs = now;
+    this.logger.error(
+      { policy: this.policy, degraded_for_ms: this.breaker.openForMs },
+      "Redis is still unreachable",
     );
-    this.degradedSince = undefined;
+  }
+
+  private recovered(openForMs: number): void {
+    this.logger.info({ degraded_for_ms: openForMs }, "Redis is back: limits are shared again");
   }
 }

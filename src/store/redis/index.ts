@@ -16,9 +16,10 @@ export interface RedisLimiterOptions {
 
 /**
  * The shared limiter on Redis, wrapped in the degradation policy. Commands fail at once
- * while the connection is down (no offline queue) or after a second without an answer,
- * so a lost Redis costs a request at most that, and ioredis keeps reconnecting. Start-up
- * waits for the first connection: a replica never starts degraded without saying so.
+ * while the connection is down (no offline queue) or after a second without an answer;
+ * the first failure makes the policy answer the calls after it without waiting on Redis
+ * until a probe finds it back, and ioredis keeps reconnecting. Start-up waits for the
+ * first connection: a replica never starts degraded without saying so.
  */
 export async function openRedisLimiter(options: RedisLimiterOptions): Promise<DegradableLimiter> {
   const logger = options.logger ?? silentLogger;
@@ -38,5 +39,5 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<De
     throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${(err as Error).message}`);
   }
   const limiter = new RedisLimiter(redis, options.keyPrefix);
-  return new DegradableLimiter(limiter, () => redis.status === "ready", options.whenDown ?? "local", logger);
+  return new DegradableLimiter(limiter, options.whenDown ?? "local", logger);
 }

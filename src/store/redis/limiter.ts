@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
+import { withinDeadline } from "../../core/answer-deadline.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
-import { withinDeadline } from "./answer-deadline.js";
 import { ACQUIRE_SCRIPT, RELEASE_SCRIPT } from "./scripts.js";
 
 /** Counters live this long beyond a window's length after their last count, then Redis drops them. */
@@ -28,7 +28,7 @@ type ScriptRedis = Redis & {
  * every replica: exact under any concurrency. `peek` is one MGET.
  *
  * A call that Redis does not answer within `deadlineMs` fails (the degradation policy then
- * answers it), so a hung Redis costs a request at most that.
+ * answers it, and answers the calls after it without asking Redis until Redis is back).
  */
 export class RedisLimiter implements Limiter {
   private readonly redis: ScriptRedis;
@@ -79,6 +79,11 @@ export class RedisLimiter implements Limiter {
     const counters = this.counters(bucket, windows, grantedAtMs);
     if (counters.length === 0) return;
     await this.answer(this.redis.skillportRelease(counters.length, ...counters.map((c) => c.key), count));
+  }
+
+  /** Resolves once Redis answers a PING within the deadline (the circuit breaker's probe). */
+  async ping(): Promise<void> {
+    await this.answer(this.redis.ping());
   }
 
   /** Closes the connection: politely (QUIT) if Redis answers within the deadline, else at once. */

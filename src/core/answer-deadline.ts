@@ -6,6 +6,8 @@
  * fires it first lets the event loop's I/O phase run once (`setImmediate` runs after it),
  * so a reply that arrived during the stall settles the call. Only a server that truly
  * did not answer in time is taken for lost, not a replica that was briefly starved of CPU.
+ * (The Redis limiter's commands use it, and the limit headers of responses that must not
+ * wait on Redis.)
  */
 export function withinDeadline<T>(answer: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {

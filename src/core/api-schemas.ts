@@ -34,7 +34,11 @@ export type ExecuteRequest = z.output<typeof ExecuteRequest>;
 export const DiscoverRequest = z.object({
   query: z.string().min(1).max(1000).describe("Free-text description of the wanted capability"),
   limit: z.number().int().min(1).max(50).default(10).describe("How many results, 1–50; default 10"),
-  tags: z.array(z.string().min(1).max(100)).max(20).optional().describe("Only skills having all these tags"),
+  tags: z
+    .array(z.string().min(1).max(100))
+    .max(20)
+    .optional()
+    .describe("Only skills having all these tags, scored and ordered as without the filter"),
 });
 export type DiscoverRequest = z.output<typeof DiscoverRequest>;
 

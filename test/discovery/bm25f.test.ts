@@ -119,6 +119,16 @@ describe("Bm25fRetriever ranking", () => {
     const filtered = retriever.search("send", { limit: 5, filter: (id) => id.startsWith("email.") });
     expect(ids(filtered)).toEqual(["email.send"]);
   });
+
+  it("searches with and without a filter at once, as two searches would", () => {
+    const retriever = retrieverWith(catalog);
+    const within = (id: string) => id.startsWith("message.");
+    expect(retriever.searchWithin("send a message by email", 2, within)).toEqual({
+      all: retriever.search("send a message by email", { limit: 2 }),
+      within: retriever.search("send a message by email", { limit: 2, filter: within }),
+    });
+    expect(retriever.searchWithin("the and of", 2, within)).toEqual({ all: [], within: [] });
+  });
 });
 
 describe("Bm25fRetriever incremental updates", () => {

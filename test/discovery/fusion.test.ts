@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fusedDisplayScore, fuseScores } from "../../src/core/discovery/fusion.js";
+import { fusedDisplayScore, fuseOnScale, fuseScores, fusionScale } from "../../src/core/discovery/fusion.js";
 import { VectorIndex } from "../../src/core/discovery/vector-index.js";
 
 describe("score fusion", () => {
@@ -33,6 +33,22 @@ describe("score fusion", () => {
     ]);
   });
 
+  it("scores a subset on the whole set's scale exactly as the whole set scores it", () => {
+    const whole = [
+      { id: "a", lexical: 0.9, semantic: 0.2 },
+      { id: "b", lexical: 0.1, semantic: 0.6 },
+      { id: "c", lexical: 0.4, semantic: 0.5 },
+      { id: "d", lexical: 0, semantic: 0.1 },
+    ];
+    const subset = whole.filter((candidate) => candidate.id !== "a");
+    const onWholeScale = fuseOnScale(subset, fusionScale(whole));
+    expect(onWholeScale).toEqual(fuseScores(whole).filter((candidate) => candidate.id !== "a"));
+    // On its own scale the subset is rescored: the reason a filter must not set the scale.
+    expect(fuseScores(subset).map((candidate) => candidate.fused)).not.toEqual(
+      onWholeScale.map((candidate) => candidate.fused),
+    );
+  });
+
   it("maps fused scores to (0, 1) keeping their order, 0.5 for an average candidate", () => {
     expect(fusedDisplayScore(0)).toBe(0.5);
     expect(fusedDisplayScore(2)).toBeGreaterThan(fusedDisplayScore(1));
@@ -55,6 +71,10 @@ describe("VectorIndex", () => {
     const query = unit(1, 0.2);
     expect(index.search(query, 3).map((hit) => hit.id)).toEqual(["east", "north-east", "north"]);
     expect(index.search(query, 1, (id) => id.startsWith("north"))[0]?.id).toBe("north-east");
+    expect(index.searchWithin(query, 2, (id) => id.startsWith("north"))).toEqual({
+      all: index.search(query, 2),
+      within: index.search(query, 2, (id) => id.startsWith("north")),
+    });
     index.set("north", unit(1, 0.1));
     expect(index.search(query, 1)[0]?.id).toBe("north");
     expect(index.remove("north")).toBe(true);

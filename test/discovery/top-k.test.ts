@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PostingList } from "../../src/core/discovery/posting-list.js";
-import { topK } from "../../src/core/discovery/top-k.js";
+import { topK, topKWithin } from "../../src/core/discovery/top-k.js";
 
 describe("topK", () => {
   const byValueThenIndex = (values: number[]) => (a: number, b: number) =>
@@ -18,6 +18,19 @@ describe("topK", () => {
     const values = [5, 9, 1, 7];
     expect(topK(Int32Array.from([0, 1, 2, 3]), 3, 10, byValueThenIndex(values))).toEqual([1, 0, 2]);
     expect(topK([0, 1], 2, 0, byValueThenIndex(values))).toEqual([]);
+  });
+
+  it("selects the k best of all and of the accepted ones in one pass, as two topK calls would", () => {
+    const values = Array.from({ length: 500 }, (_, index) => (index * 7919) % 101);
+    const candidates = values.map((_, index) => index);
+    const isBetter = byValueThenIndex(values);
+    const accepts = (candidate: number) => candidate % 7 === 3;
+    const accepted = candidates.filter(accepts);
+    expect(topKWithin(candidates, candidates.length, 10, isBetter, accepts)).toEqual({
+      all: topK(candidates, candidates.length, 10, isBetter),
+      within: topK(accepted, accepted.length, 10, isBetter),
+    });
+    expect(topKWithin(candidates, candidates.length, 0, isBetter, accepts)).toEqual({ all: [], within: [] });
   });
 });
 

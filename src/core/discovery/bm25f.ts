@@ -1,8 +1,14 @@
 import { FIELD_NAMES, type FieldName, type SkillDocument } from "./document.js";
 import { PostingList } from "./posting-list.js";
-import type { MatchedFields, Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
+import type {
+  MatchedFields,
+  Retriever,
+  RetrieverSearchOptions,
+  ScoredId,
+  ScoredWithin,
+} from "./retriever.js";
 import { analyze, tokenize } from "./text-analysis.js";
-import { topK } from "./top-k.js";
+import { topK, topKWithin } from "./top-k.js";
 
 /** Weight and length normalisation of one field. */
 export interface FieldParameters {
@@ -165,9 +171,23 @@ export class Bm25fRetriever implements Retriever {
   }
 
   search(query: string, options: RetrieverSearchOptions): ScoredId[] {
+    return this.rank(query, options.limit, options.filter).all;
+  }
+
+  searchWithin(query: string, limit: number, within: (id: string) => boolean): ScoredWithin {
+    return this.rank(query, limit, undefined, within);
+  }
+
+  /** Scores every document holding a query term once, then selects from them. */
+  private rank(
+    query: string,
+    limit: number,
+    filter: ((id: string) => boolean) | undefined,
+    within?: (id: string) => boolean,
+  ): ScoredWithin {
     const documentCount = this.slotById.size;
     const queryTerms = [...new Set(analyze(query))];
-    if (queryTerms.length === 0 || documentCount === 0 || options.limit <= 0) return [];
+    if (queryTerms.length === 0 || documentCount === 0 || limit <= 0) return { all: [], within: [] };
     const { k1 } = this.parameters;
     let idealScore = 0;
     let touchedCount = 0;
@@ -188,7 +208,7 @@ export class Bm25fRetriever implements Retriever {
         this.scores[slot] = (this.scores[slot] ?? 0) + (idf * frequency * (k1 + 1)) / (k1 + frequency);
       }
     }
-    return this.collect(touchedCount, idealScore, options);
+    return this.collect(touchedCount, idealScore, limit, filter, within);
   }
 
   /**
@@ -242,11 +262,17 @@ export class Bm25fRetriever implements Retriever {
   }
 
   /**
-   * Takes the top results among touched slots, then resets the accumulators even if the
-   * caller's filter throws, so one failed search cannot skew the next.
+   * Takes the top results among touched slots (and among those `within` accepts, when
+   * given), then resets the accumulators even if the caller's filter throws, so one failed
+   * search cannot skew the next.
    */
-  private collect(touchedCount: number, idealScore: number, options: RetrieverSearchOptions): ScoredId[] {
-    const { filter } = options;
+  private collect(
+    touchedCount: number,
+    idealScore: number,
+    limit: number,
+    filter: ((id: string) => boolean) | undefined,
+    within: ((id: string) => boolean) | undefined,
+  ): ScoredWithin {
     const { scores, ids, touched } = this;
     try {
       // Compacts accepted slots to the front; every rejected or stale position is still
@@ -267,10 +293,11 @@ export class Bm25fRetriever implements Retriever {
         if (difference !== 0) return difference > 0;
         return (ids[a] ?? "") < (ids[b] ?? "");
       };
-      return topK(touched, kept, options.limit, isBetter).map((slot) => ({
-        id: ids[slot] ?? "",
-        score: Math.min(1, (scores[slot] ?? 0) / idealScore),
-      }));
+      const scored = (slots: number[]): ScoredId[] =>
+        slots.map((slot) => ({ id: ids[slot] ?? "", score: Math.min(1, (scores[slot] ?? 0) / idealScore) }));
+      if (!within) return { all: scored(topK(touched, kept, limit, isBetter)), within: [] };
+      const selected = topKWithin(touched, kept, limit, isBetter, (slot) => within(ids[slot] ?? ""));
+      return { all: scored(selected.all), within: scored(selected.within) };
     } finally {
       for (let index = 0; index < touchedCount; index += 1) scores[touched[index] ?? 0] = 0;
     }

@@ -6,14 +6,16 @@ import {
   DEFAULT_USAGE_WEIGHTS,
   type FusionWeights,
   fusedDisplayScore,
-  fuseScores,
+  fuseOnScale,
   lexicalWithUsage,
   type UsageWeights,
   usageBonus,
 } from "./fusion.js";
+import { fusionCandidates } from "./fusion-candidates.js";
 import { DEFAULT_FEEDBACK, expandQuery, type FeedbackParameters } from "./query-expansion.js";
-import type { MatchedFields, Retriever } from "./retriever.js";
+import type { MatchedFields, Retriever, ScoredId, ScoredWithin } from "./retriever.js";
 import type { SemanticIndex, SemanticState } from "./semantic-index.js";
+import { TagIndex } from "./tag-index.js";
 import { analyze } from "./text-analysis.js";
 import type { UsageEvidence, UsageSignal } from "./usage-evidence.js";
 
@@ -23,7 +25,8 @@ export interface DiscoverySearchOptions {
   limit?: number;
   /**
    * Only skills having ALL of these tags (case-insensitive), so that adding a tag always
-   * narrows the result. Empty or absent: no filter.
+   * narrows the result; those kept have the score and order they have without the
+   * filter. Empty or absent: no filter.
    */
   tags?: readonly string[];
   /** The caller's owner's learned queries (learning from use); absent: none count. */
@@ -106,7 +109,7 @@ export class DiscoveryIndex {
   private readonly fusion: FusionWeights;
   private readonly usageWeights: UsageWeights;
   private readonly feedback: FeedbackParameters;
-  private readonly tagsById = new Map<string, ReadonlySet<string>>();
+  private readonly tags = new TagIndex();
 
   constructor(options: DiscoveryIndexOptions = {}) {
     this.lexical = options.lexical ?? new Bm25fRetriever();
@@ -117,23 +120,23 @@ export class DiscoveryIndex {
   }
 
   get size(): number {
-    return this.tagsById.size;
+    return this.tags.size;
   }
 
   has(id: string): boolean {
-    return this.tagsById.has(id);
+    return this.tags.has(id);
   }
 
   /** Adds or replaces a document; no rebuild (its embedding follows in the background). */
   add(document: SkillDocument): void {
     this.lexical.add(document);
     this.semantic?.add(document);
-    this.tagsById.set(document.id, new Set(document.tags));
+    this.tags.set(document.id, document.tags);
   }
 
   /** Removes a document; false if it was not there. */
   remove(id: string): boolean {
-    this.tagsById.delete(id);
+    this.tags.remove(id);
     this.semantic?.remove(id);
     return this.lexical.remove(id);
   }
@@ -151,7 +154,7 @@ export class DiscoveryIndex {
    */
   async search(query: string, options: DiscoverySearchOptions = {}): Promise<DiscoveryResult> {
     const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_DISCOVERY_LIMIT));
-    const filter = this.tagFilter(options.tags);
+    const filter = this.tags.filter(options.tags);
     const ranking = this.ranking();
     if (ranking.mode === "lexical" || !this.semantic || analyze(query).length === 0) {
       return { hits: this.searchLexical(query, limit, filter, options.usage), ranking };
@@ -178,10 +181,11 @@ export class DiscoveryIndex {
       }));
     }
     const count = Math.max(limit, FUSION_CANDIDATES);
-    const lexicalById = this.lexicalScores(query, count, filter, signals);
-    return [...new Set([...lexicalById.keys(), ...signals.keys()])]
+    // BM25F shares do not depend on the other skills: the filter's and the catalog's agree.
+    const { all, within } = this.lexicalScores(query, count, filter, signals);
+    return [...new Set([...within.keys(), ...signals.keys()])]
       .map((id) => {
-        const lexical = lexicalById.get(id) ?? 0;
+        const lexical = within.get(id) ?? all.get(id) ?? 0;
         const signal = signals.get(id);
         return {
           id,
@@ -203,6 +207,14 @@ export class DiscoveryIndex {
       }));
   }
 
+  /**
+   * BM25F fused with the cosine to the query's expanded vector. A filter narrows the
+   * answer, never the ranking: the z-scores' scale, the feedback that moves the query and
+   * the usage evidence come from the whole catalog, exactly as for the unfiltered query,
+   * so a skill passing the filter keeps its unfiltered score, hence its order. Ranking the
+   * filtered skills among themselves reordered them (time.convert fell from 0.857 to 0.30
+   * when narrowed by a tag every time skill carries).
+   */
   private async searchHybrid(
     semantic: SemanticIndex,
     query: string,
@@ -212,32 +224,27 @@ export class DiscoveryIndex {
   ): Promise<DiscoveryHit[]> {
     if (limit === 0) return [];
     const queryVector = await semantic.embedQuery(query);
-    const signals = this.usageSignals(usage, query, queryVector, filter);
+    const signals = this.usageSignals(usage, query, queryVector, undefined);
     const count = Math.max(limit, FUSION_CANDIDATES);
     const lexicalById = this.lexicalScores(query, count, filter, signals);
-    const semanticHits = semantic.vectors.search(queryVector, count, filter);
+    // One scan of the vectors yields the catalog's nearest skills and the filter's.
+    const semanticHits = filter
+      ? semantic.vectors.searchWithin(queryVector, count, filter)
+      : unfiltered(semantic.vectors.search(queryVector, count));
     // Pseudo-relevance feedback: the candidates are scored against the query moved towards
     // its nearest skills (only the candidates: a second pass over the catalog is not needed).
-    const feedback = semanticHits
+    const feedback = semanticHits.all
       .slice(0, this.feedback.documents)
       .flatMap((hit) => semantic.vectors.vectorOf(hit.id) ?? []);
     const expanded = expandQuery(queryVector, feedback, this.feedback.queryWeight);
-    const ids = new Set([...lexicalById.keys(), ...semanticHits.map((hit) => hit.id), ...signals.keys()]);
-    const semanticById = new Map<string, number>();
-    for (const id of ids) {
-      const similarity = semantic.vectors.similarity(expanded, id);
-      if (similarity !== undefined) semanticById.set(id, similarity);
-    }
-    // A skill whose vector is still being computed gets neutral semantic evidence.
-    let total = 0;
-    for (const similarity of semanticById.values()) total += similarity;
-    const neutral = total / Math.max(1, semanticById.size);
-    const candidates = [...ids].map((id) => ({
-      id,
-      lexical: lexicalById.get(id) ?? 0,
-      semantic: semanticById.get(id) ?? neutral,
-    }));
-    return fuseScores(candidates, this.fusion)
+    const { candidates, scale } = fusionCandidates({
+      catalogIds: [...lexicalById.all.keys(), ...semanticHits.all.map((hit) => hit.id), ...signals.keys()],
+      lexical: lexicalById,
+      semanticWithin: filter ? semanticHits.within.map((hit) => hit.id) : [],
+      similarity: (id) => semantic.vectors.similarity(expanded, id),
+      filter,
+    });
+    return fuseOnScale(candidates, scale, this.fusion)
       .map((candidate) => {
         const signal = signals.get(candidate.id);
         return { ...candidate, fused: candidate.fused + (signal?.bonus ?? 0), signal };
@@ -278,38 +285,36 @@ export class DiscoveryIndex {
   }
 
   /**
-   * BM25F shares of the top `count` skills, and of every skill with usage evidence (a
-   * skill lifted by its past queries is ranked with its own share, not with 0).
+   * BM25F shares of the catalog's top `count` skills (`all`) and of the top `count` that
+   * `filter` accepts (`within`, the same map without a filter), from one search. `all`
+   * also holds every skill with usage evidence: a skill lifted by its past queries is
+   * ranked with its own share, not with 0.
    */
   private lexicalScores(
     query: string,
     count: number,
     filter: ((id: string) => boolean) | undefined,
     signals: ReadonlyMap<string, UsageSignal>,
-  ): Map<string, number> {
-    const scores = new Map(
-      this.lexical
-        .search(query, filter ? { limit: count, filter } : { limit: count })
-        .map((hit) => [hit.id, hit.score]),
-    );
-    const missing = [...signals.keys()].filter((id) => !scores.has(id));
+  ): { all: Map<string, number>; within: Map<string, number> } {
+    const found = filter
+      ? this.lexical.searchWithin(query, count, filter)
+      : unfiltered(this.lexical.search(query, { limit: count }));
+    const all = new Map(found.all.map((hit) => [hit.id, hit.score]));
+    const within = filter ? new Map(found.within.map((hit) => [hit.id, hit.score])) : all;
+    const missing = [...signals.keys()].filter((id) => !all.has(id));
     if (missing.length > 0) {
       const wanted = new Set(missing);
       for (const hit of this.lexical.search(query, { limit: wanted.size, filter: (id) => wanted.has(id) })) {
-        scores.set(hit.id, hit.score);
+        all.set(hit.id, hit.score);
       }
     }
-    return scores;
+    return { all, within };
   }
+}
 
-  private tagFilter(tags: readonly string[] | undefined): ((id: string) => boolean) | undefined {
-    const wanted = [...new Set((tags ?? []).map((tag) => tag.trim().toLowerCase()))];
-    if (wanted.length === 0) return undefined;
-    return (id: string): boolean => {
-      const own = this.tagsById.get(id);
-      return own !== undefined && wanted.every((tag) => own.has(tag));
-    };
-  }
+/** The results of an unfiltered search, as a filtered one that kept everything. */
+function unfiltered(hits: ScoredId[]): ScoredWithin {
+  return { all: hits, within: hits };
 }
 
 function usageMatch(usage: UsageEvidence, skillId: string, query: string, signal: UsageSignal): UsageMatch {

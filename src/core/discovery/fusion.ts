@@ -19,29 +19,54 @@ export interface FusionCandidate {
 }
 
 export interface FusedCandidate extends FusionCandidate {
-  /** Weighted sum of the z-scores: how far above the candidates' average this one stands. */
+  /** Weighted sum of the z-scores: how far above the average candidate of the query this one stands. */
   fused: number;
 }
 
+/** A signal's spread over a candidate set. */
+export interface Moments {
+  mean: number;
+  deviation: number;
+}
+
 /** Mean and standard deviation; a constant signal gets deviation 1 so it adds nothing. */
-function moments(values: readonly number[]): { mean: number; deviation: number } {
+function moments(values: readonly number[]): Moments {
   if (values.length === 0) return { mean: 0, deviation: 1 };
   const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
   const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length;
   return { mean, deviation: variance > 1e-12 ? Math.sqrt(variance) : 1 };
 }
 
+/** Where each signal's average lies and how far it spreads: what a z-score is measured from. */
+export interface FusionScale {
+  lexical: Moments;
+  semantic: Moments;
+}
+
 /**
- * Fuses two signals by z-normalising each over the candidate set (the top candidates of
- * both retrievers), so that neither scale dominates: a BM25F share and a cosine live on
- * unrelated scales, and their spread varies from query to query. Best first, ties by id.
+ * The scale of a candidate set (the top candidates of both retrievers for a query over
+ * the whole catalog): z-normalising each signal over it means that neither scale
+ * dominates, since a BM25F share and a cosine live on unrelated scales, and their spread
+ * varies from query to query.
  */
-export function fuseScores(
+export function fusionScale(candidates: readonly FusionCandidate[]): FusionScale {
+  return {
+    lexical: moments(candidates.map((candidate) => candidate.lexical)),
+    semantic: moments(candidates.map((candidate) => candidate.semantic)),
+  };
+}
+
+/**
+ * Fuses the two signals of each candidate as z-scores on `scale`, which may come from a
+ * larger set than `candidates`: a filter narrows the candidates, never the scale, so a
+ * skill's score does not depend on which others passed the filter. Best first, ties by id.
+ */
+export function fuseOnScale(
   candidates: readonly FusionCandidate[],
+  scale: FusionScale,
   weights: FusionWeights = DEFAULT_FUSION_WEIGHTS,
 ): FusedCandidate[] {
-  const lexical = moments(candidates.map((candidate) => candidate.lexical));
-  const semantic = moments(candidates.map((candidate) => candidate.semantic));
+  const { lexical, semantic } = scale;
   return candidates
     .map((candidate) => ({
       ...candidate,
@@ -50,6 +75,14 @@ export function fuseScores(
         (weights.semantic * (candidate.semantic - semantic.mean)) / semantic.deviation,
     }))
     .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Fuses the candidates on their own scale (`fuseOnScale` of `fusionScale`). */
+export function fuseScores(
+  candidates: readonly FusionCandidate[],
+  weights: FusionWeights = DEFAULT_FUSION_WEIGHTS,
+): FusedCandidate[] {
+  return fuseOnScale(candidates, fusionScale(candidates), weights);
 }
 
 /** A fused z-score as a display score in (0, 1): the logistic function, monotonic. */

@@ -20,6 +20,17 @@ export interface RetrieverSearchOptions {
 }
 
 /**
+ * The best documents of the whole index and, from the same scoring pass, the best of
+ * those a filter accepts: a filtered discover is ranked against the unfiltered one.
+ */
+export interface ScoredWithin {
+  /** As `search` without a filter. */
+  all: ScoredId[];
+  /** As `search` with the filter. */
+  within: ScoredId[];
+}
+
+/**
  * One way of ranking skills for a query (lexical BM25F now; embeddings and usage signals
  * later). Retrievers are kept up to date one document at a time, never rebuilt, and a
  * fusing retriever can combine several behind this same interface.
@@ -37,6 +48,8 @@ export interface Retriever {
    * documents. A query with no usable term (e.g. only stop words) yields `[]`.
    */
   search(query: string, options: RetrieverSearchOptions): ScoredId[];
+  /** `search` with and without `within` as filter, at the cost of one search. */
+  searchWithin(query: string, limit: number, within: (id: string) => boolean): ScoredWithin;
   /** Which query words matched document `id`, by field. */
   explain(id: string, query: string): MatchedFields;
 }

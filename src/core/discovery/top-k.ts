@@ -14,16 +14,64 @@ export function topK(
   const heap: number[] = [];
   for (let index = 0; index < count; index += 1) {
     const candidate = candidates[index];
-    if (candidate === undefined) continue;
-    if (heap.length < k) {
-      heap.push(candidate);
-      siftUp(heap, heap.length - 1, isBetter);
-    } else if (isBetter(candidate, heap[0] ?? candidate)) {
-      heap[0] = candidate;
-      siftDown(heap, 0, isBetter);
-    }
+    if (candidate !== undefined && admits(heap, candidate, k, isBetter)) keep(heap, candidate, k, isBetter);
   }
-  // The heap's root is the worst kept; popping the root repeatedly yields worst to best.
+  return drain(heap, isBetter);
+}
+
+/**
+ * In one pass, the `k` best of all candidates and the `k` best of those `accepts` keeps:
+ * a filtered answer ranked against the whole catalog (discovery.ts) needs both.
+ * `accepts` is asked only about a candidate good enough to enter the second selection,
+ * so once that heap is full a filter costs a comparison per candidate, no more.
+ */
+export function topKWithin(
+  candidates: ArrayLike<number>,
+  count: number,
+  k: number,
+  isBetter: (a: number, b: number) => boolean,
+  accepts: (candidate: number) => boolean,
+): { all: number[]; within: number[] } {
+  if (k <= 0) return { all: [], within: [] };
+  const all: number[] = [];
+  const within: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const candidate = candidates[index];
+    if (candidate === undefined) continue;
+    if (admits(all, candidate, k, isBetter)) keep(all, candidate, k, isBetter);
+    if (admits(within, candidate, k, isBetter) && accepts(candidate)) keep(within, candidate, k, isBetter);
+  }
+  return { all: drain(all, isBetter), within: drain(within, isBetter) };
+}
+
+/** True when `candidate` belongs among the `k` best seen so far. */
+function admits(
+  heap: number[],
+  candidate: number,
+  k: number,
+  isBetter: (a: number, b: number) => boolean,
+): boolean {
+  return heap.length < k || isBetter(candidate, heap[0] ?? candidate);
+}
+
+/** Adds an admitted candidate, dropping the worst kept when the heap is full. */
+function keep(
+  heap: number[],
+  candidate: number,
+  k: number,
+  isBetter: (a: number, b: number) => boolean,
+): void {
+  if (heap.length < k) {
+    heap.push(candidate);
+    siftUp(heap, heap.length - 1, isBetter);
+  } else {
+    heap[0] = candidate;
+    siftDown(heap, 0, isBetter);
+  }
+}
+
+/** Empties the heap, best first: its root is the worst kept, so popping it repeatedly yields worst to best. */
+function drain(heap: number[], isBetter: (a: number, b: number) => boolean): number[] {
   const sorted = new Array<number>(heap.length);
   for (let position = heap.length - 1; position >= 0; position -= 1) {
     sorted[position] = heap[0] ?? 0;

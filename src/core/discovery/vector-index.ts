@@ -1,5 +1,5 @@
-import type { ScoredId } from "./retriever.js";
-import { topK } from "./top-k.js";
+import type { ScoredId, ScoredWithin } from "./retriever.js";
+import { topK, topKWithin } from "./top-k.js";
 
 /**
  * Unit vectors by id in one contiguous matrix, for exhaustive cosine search: at 10k skills
@@ -64,6 +64,20 @@ export class VectorIndex {
 
   /** The `limit` ids most similar to `query` (cosine in [-1, 1]) among those `filter` accepts. */
   search(query: Float32Array, limit: number, filter?: (id: string) => boolean): ScoredId[] {
+    const { candidates, count, scored, isBetter } = this.scoreAll(query, filter);
+    return scored(topK(candidates, count, limit, isBetter));
+  }
+
+  /** `search` with and without `within` as filter, at the cost of one unfiltered search. */
+  searchWithin(query: Float32Array, limit: number, within: (id: string) => boolean): ScoredWithin {
+    const { candidates, count, scored, isBetter } = this.scoreAll(query);
+    const ids = this.ids;
+    const selected = topKWithin(candidates, count, limit, isBetter, (slot) => within(ids[slot] ?? ""));
+    return { all: scored(selected.all), within: scored(selected.within) };
+  }
+
+  /** The cosine of `query` with every vector `filter` accepts (a filter skips the others' products). */
+  private scoreAll(query: Float32Array, filter?: (id: string) => boolean) {
     const { dimensions, matrix, ids } = this;
     const slots = ids.length;
     if (this.scores.length < slots) this.scores = new Float32Array(this.matrix.length / dimensions);
@@ -81,10 +95,9 @@ export class VectorIndex {
       const difference = (scores[a] ?? 0) - (scores[b] ?? 0);
       return difference !== 0 ? difference > 0 : (ids[a] ?? "") < (ids[b] ?? "");
     };
-    return topK(candidates, count, limit, isBetter).map((slot) => ({
-      id: ids[slot] ?? "",
-      score: scores[slot] ?? 0,
-    }));
+    const scored = (selected: number[]): ScoredId[] =>
+      selected.map((slot) => ({ id: ids[slot] ?? "", score: scores[slot] ?? 0 }));
+    return { candidates, count, scored, isBetter };
   }
 
   private appendSlot(): number {

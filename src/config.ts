@@ -70,6 +70,7 @@ const Env = z.object({
     .optional(),
   SKILLPORT_REDIS_KEY_PREFIX: z.string().max(100).default("skillport:"),
   SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),
+  SKILLPORT_REDIS_TIMEOUT_MS: int(10, 60_000).default(1_000),
   SKILLPORT_HEARTBEAT_MS: int(100, 600_000).default(5_000),
   SKILLPORT_MCP_MAX_TOOLS: int(0, 10_000).default(40),
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
@@ -116,6 +117,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** What limits do while Redis is unreachable (see `RedisDownPolicy`). */
   redisDown: "local" | "refuse";
+  /** How long a Redis command may go unanswered before Redis counts as lost (ms). */
+  redisTimeoutMs: number;
   /** How often each process's runner beats; six silent beats mean it died. */
   heartbeatMs: number;
   mcp: McpConfig;
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: e.SKILLPORT_REDIS_URL,
     redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
     redisDown: e.SKILLPORT_REDIS_DOWN,
+    redisTimeoutMs: e.SKILLPORT_REDIS_TIMEOUT_MS,
     heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,

@@ -1,10 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { requireScope } from "../core/access.js";
-import { withinDeadline } from "../core/answer-deadline.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import { sendError } from "./error-response.js";
-import { setRateLimitHeaders } from "./rate-limit-headers.js";
+import { addressStatusSoon, setRateLimitHeaders } from "./rate-limit-headers.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -72,21 +71,12 @@ export async function admitRequest(
 }
 
 /**
- * How long a response without limit headers from admission waits for them (ms). They are
- * one read of the address's counters: SQLite answers at once, Redis in a millisecond. A
- * Redis that has not answered by then is hung or gone (its own deadline is a second), and
- * the answer, e.g. a `/healthz` or `/readyz` probe that Kubernetes gives up on after one
- * second, or a `/metrics` scrape, goes without the headers rather than wait for it.
- */
-const HEADERS_WAIT_MS = 100;
-
-/**
  * Every response carries the limit headers (interface-spec.md, "Limits"), refusals too.
  * One that has none from admission (outside `/v1`, a public route without a key, a
  * refusal before admission) describes the client address's limit, without counting.
  * Calls `done` once they are set; synchronously when admission set them (the server's
- * `onSend` hook runs this on every response). When the limits cannot be read within
- * `HEADERS_WAIT_MS` (Redis hung, or out of reach under SKILLPORT_REDIS_DOWN=refuse), the
+ * `onSend` hook runs this on every response). When the limits cannot be read soon
+ * (`addressStatusSoon`: Redis hung, or out of reach under SKILLPORT_REDIS_DOWN=refuse), the
  * response goes without them: failing or holding it would replace an answer already made,
  * the contract's 503 or a `/healthz`, with another, or with none in time.
  */
@@ -100,7 +90,7 @@ export function ensureRateLimitHeaders(
     done();
     return;
   }
-  withinDeadline(skillport.access.addressStatus(request.ip), HEADERS_WAIT_MS, "The limiter").then(
+  addressStatusSoon((address) => skillport.access.addressStatus(address), request.ip).then(
     (status) => {
       setRateLimitHeaders(reply, status, Date.now());
       done();

@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { RateLimitStatus } from "../core/limits/rate-limit.js";
-import { rateLimitHeaders } from "./rate-limit-headers.js";
+import { addressStatusSoon, rateLimitHeaders } from "./rate-limit-headers.js";
 
 /**
  * Answers what Node's HTTP parser refuses before Fastify sees a request — control
@@ -19,9 +19,9 @@ export function clientErrorAnswerer(
     // A reset connection has nobody left to answer.
     if (err.code === "ECONNRESET" || socket.destroyed) return;
     const error = serviceErrorOf(err);
-    addressStatus(socket.remoteAddress ?? "").then(
+    addressStatusSoon(addressStatus, socket.remoteAddress ?? "").then(
       (status) => answer(socket, error, rateLimitHeaders(status, Date.now())),
-      // The store failing is no reason to leave the client without its answer.
+      // The store failing (or slow) is no reason to leave the client without its answer.
       () => answer(socket, error, {}),
     );
   };

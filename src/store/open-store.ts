@@ -5,7 +5,7 @@ import { openSqliteStore } from "./sqlite/index.js";
 
 export type StoreConfig = Pick<
   Config,
-  "dataDir" | "databaseUrl" | "databasePoolSize" | "redisUrl" | "redisKeyPrefix" | "redisDown"
+  "dataDir" | "databaseUrl" | "databasePoolSize" | "redisUrl" | "redisKeyPrefix" | "redisDown" | "redisTimeoutMs"
 >;
 
 /**
@@ -26,6 +26,7 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
           redisUrl: config.redisUrl,
           keyPrefix: config.redisKeyPrefix,
           whenDown: config.redisDown,
+          timeoutMs: config.redisTimeoutMs,
           logger,
         });
   if (config.databaseUrl !== undefined && limiter) {

@@ -11,12 +11,14 @@ export interface RedisLimiterOptions {
   /** Prefix of every key; default `skillport:`. */
   keyPrefix?: string;
   whenDown?: RedisDownPolicy;
+  /** How long a command may go unanswered before Redis counts as lost (ms); default 1000. */
+  timeoutMs?: number;
   logger?: Logger;
 }
 
 /**
  * The shared limiter on Redis, wrapped in the degradation policy. Commands fail at once
- * while the connection is down (no offline queue) or after a second without an answer;
+ * while the connection is down (no offline queue) or after `timeoutMs` without an answer;
  * the first failure makes the policy answer the calls after it without waiting on Redis
  * until a probe finds it back, and ioredis keeps reconnecting. Start-up waits for the
  * first connection: a replica never starts degraded without saying so.
@@ -38,6 +40,6 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<De
     redis.disconnect();
     throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${(err as Error).message}`);
   }
-  const limiter = new RedisLimiter(redis, options.keyPrefix);
+  const limiter = new RedisLimiter(redis, options.keyPrefix, options.timeoutMs);
   return new DegradableLimiter(limiter, options.whenDown ?? "local", logger);
 }

@@ -99,6 +99,11 @@ export class SkillHostProcess {
       execArgv: hostUrl.pathname.endsWith(".ts") ? ["--import", "tsx"] : [],
       // Its stdout goes to stderr: `skillport mcp` writes nothing but protocol messages there.
       stdio: ["ignore", 2, "inherit", "ipc"],
+      // A process group of its own: Ctrl-C in a terminal, Procfile runners and `tini -g`
+      // signal the server's group, and the server's graceful shutdown, not the signal,
+      // decides when runs end (the host also ignores such signals that reach it anyway, as
+      // systemd's stop does). It still ends with the server: when its channel closes.
+      detached: true,
     });
     child.on("message", (message: FromHost) => this.onMessage(message));
     child.once("exit", (code, signal) => this.onExit(child, code, signal));
@@ -148,6 +153,7 @@ export class SkillHostProcess {
       run.reject(
         Object.assign(new Error(`The skill host process stopped (${signal ?? `exit code ${code}`}).`), {
           code: HOST_EXITED,
+          signal,
         }),
       );
     }

@@ -64,6 +64,10 @@ process.on("message", (message: ToHost) => {
       break;
   }
 });
+// Signals sent to the server's process group reach this process too: Ctrl-C in a terminal,
+// systemd's default stop, Procfile runners. The server decides when runs end (a graceful
+// shutdown lets them finish), then closes the channel; dying here would fail them at once.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => {});
 // The server is gone (or closed the channel): nothing is left to run for.
 process.on("disconnect", () => {
   void pool.destroy().finally(() => process.exit(0));

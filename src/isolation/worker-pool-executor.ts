@@ -196,10 +196,15 @@ export class WorkerPoolExecutor implements SkillExecutor {
       );
     }
     if (code === HOST_EXITED) {
-      return new SkillError(
-        `The execution was stopped: the process running it failed, most likely because a run needed more than its memory limit of ${this.options.memoryMb} MB.`,
-        { cause: err },
-      );
+      const { signal } = err as { signal?: NodeJS.Signals | null };
+      // V8 aborts a process whose heap blew up (SIGABRT); the kernel's OOM killer sends SIGKILL.
+      const why =
+        signal === "SIGABRT" || signal === "SIGKILL"
+          ? `most likely because a run needed more than its memory limit of ${this.options.memoryMb} MB`
+          : signal
+            ? `it was ended by ${signal}`
+            : "it exited unexpectedly";
+      return new SkillError(`The execution was stopped: the process running it failed, ${why}.`, { cause: err });
     }
     if (err instanceof Error && /queue is at limit/i.test(err.message)) {
       return new SkillError("The service is overloaded: no worker was free to run the skill. Retry later.", {

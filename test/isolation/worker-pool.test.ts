@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,26 @@ const WORKER_URL = new URL("../../dist/src/isolation/skill-worker.js", import.me
 const HOST_URL = new URL("../../dist/src/isolation/skill-host.js", import.meta.url);
 const FIXTURES_URL = new URL("./fixtures/skills.mjs", import.meta.url);
 const MEMORY_MB = 48;
+
+/** The skill host processes this test process started (Linux: read from /proc). */
+function skillHostPids(): number[] {
+  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${process.pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
+  return children.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("skill-host");
+    } catch {
+      return false; // it ended meanwhile
+    }
+  });
+}
+
+/** The process group of a process (Linux: field 5 of /proc/PID/stat, after the command's parentheses). */
+function processGroupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
 
 /** A logger that keeps every line, child bindings merged in. */
 function capturingLogger(lines: Record<string, unknown>[], bindings: Record<string, unknown> = {}): Logger {
@@ -159,6 +179,34 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     );
     expect((await run("fixture.chatty", { text: "after" })).record.status).toBe("completed");
     expect(executor.load.threads).toBe(2);
+  });
+
+  it("keeps running through SIGINT, SIGTERM and SIGHUP sent to the skill host, as to the server's process group", async () => {
+    // Ctrl-C, systemd and Procfile runners signal the whole group; the server's graceful
+    // shutdown decides when runs end, not the signal reaching the host.
+    // A host started (and so past installing its handlers) before the run to be signalled.
+    expect((await run("fixture.busy", { ms: 0 })).record.status).toBe("completed");
+    const running = await run("fixture.busy", { ms: 1_500 }, { async: true, timeout_ms: 60_000 });
+    await eventuallyRunning(running.record.id);
+    const [host] = skillHostPids();
+    expect(host).toBeDefined();
+    // In a process group of its own, which signals to the server's group do not reach.
+    expect(processGroupOf(host as number)).not.toBe(processGroupOf(process.pid));
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(host as number, signal);
+    const record = await core.skillport.queries.get(key, running.record.id, 30_000);
+    expect(record, JSON.stringify(record)).toMatchObject({ status: "completed", result: { done: true } });
+    expect(skillHostPids()).toEqual([host]);
+  });
+
+  it("fails the runs of a skill host ended by another signal, naming it rather than memory", async () => {
+    const running = await run("fixture.busy", { ms: 5_000 }, { async: true, timeout_ms: 60_000 });
+    await eventuallyRunning(running.record.id);
+    for (const pid of skillHostPids()) process.kill(pid, "SIGUSR2");
+    const record = await core.skillport.queries.get(key, running.record.id, 30_000);
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+    expect(record?.error?.message).toContain("ended by SIGUSR2");
+    expect(record?.error?.message).not.toContain("memory");
+    expect((await run("fixture.chatty", { text: "after" })).record.status).toBe("completed");
   });
 
   it("fails a run that fills one array past its heap, whether Node stops the worker or the process holding it", async () => {

@@ -11,6 +11,27 @@ describe("exceedsJsonSize", () => {
     expect(exceedsJsonSize(42, 50)).toBe(false);
   });
 
+  it("counts a string's bytes of UTF-8 JSON: escapes, multi-byte characters, surrogate pairs", () => {
+    for (const text of [
+      "\u0001".repeat(1000), // six bytes each: \u0001
+      "中".repeat(1000), // three bytes of UTF-8
+      "😀".repeat(500), // a surrogate pair: four bytes
+      '"\\\n\t'.repeat(300), // two bytes each
+      "\ud800x".repeat(200), // a lone surrogate is escaped: six bytes
+      "é plain ascii",
+    ]) {
+      const bytes = Buffer.byteLength(JSON.stringify(text));
+      expect(exceedsJsonSize(text, bytes), JSON.stringify(text.slice(0, 4))).toBe(false);
+      expect(exceedsJsonSize(text, bytes - 1), JSON.stringify(text.slice(0, 4))).toBe(true);
+    }
+  });
+
+  it("judges a result of many control characters by its JSON, six times its length", () => {
+    const result = { value: Array.from({ length: 55 }, () => "\u0001".repeat(140_000)) };
+    // 7.7 million characters, 46 MB of JSON: over the 8 MiB limit.
+    expect(exceedsJsonSize(result, 8 * 1024 * 1024)).toBe(true);
+  });
+
   it("stops at the limit: a value sharing its parts 2^60 times is judged at once", () => {
     let value: unknown = "shared";
     for (let i = 0; i < 60; i++) value = { left: value, right: [value] };

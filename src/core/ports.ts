@@ -44,9 +44,10 @@ export interface ExecutionStore {
    * Inserts or replaces an execution. Resolves once the write is committed (durable), so a
    * response sent afterwards never describes a record that a crash could lose. Adapters
    * may group concurrent saves into one commit. A terminal record is never replaced
-   * (contract.md: it never changes again); such a save succeeds without effect.
+   * (contract.md: it never changes again); such a save succeeds without effect, and
+   * resolves false (the record stored is not the one given: read it). True otherwise.
    */
-  save(execution: StoredExecution): Promise<void>;
+  save(execution: StoredExecution): Promise<boolean>;
   get(id: string): Promise<StoredExecution | undefined>;
   /**
    * Newest first, which is descending id order: an execution's id begins with its

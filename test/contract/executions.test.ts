@@ -3,6 +3,7 @@ import {
   bodyOf,
   type CreatedKey,
   type ExecutionRecord,
+  eventually,
   expectError,
   readEventStream,
   serverErrors,
@@ -303,5 +304,43 @@ describe("contract: queued executions", () => {
     expect(firstDone.status).toBe("completed");
     // One slot: the second started only after the first finished.
     expect(Date.parse(done.started_at ?? "")).toBeGreaterThanOrEqual(Date.parse(firstDone.finished_at ?? ""));
+  });
+});
+
+describe("contract: two processes on one data dir", () => {
+  let a: TestServer;
+  let b: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    a = await startServer();
+    b = await startServer({ dataDir: a.dataDir });
+    key = await a.createKey({ name: "two-processes" });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+  });
+
+  it("a cancel through the other process stops the run, and its caller gets the stored cancelled record", async () => {
+    const started = Date.now();
+    const sync = a.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 20_000 }, timeout_ms: 60_000 },
+    });
+    const running = await eventually(
+      async () =>
+        bodyOf<Page>(await b.request("GET", "/v1/executions?status=running", { key: key.secret })).data[0],
+    );
+    const cancelled = await b.request("POST", `/v1/executions/${running?.id}/cancel`, { key: key.secret });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const answer = await sync;
+    expect(answer.status, answer.text).toBe(200);
+    // The record the caller got is the one stored: the cancel, not a completion it never had.
+    expect(bodyOf<ExecutionRecord>(answer)).toMatchObject({ id: running?.id, status: "cancelled" });
+    const stored = await a.request("GET", `/v1/executions/${running?.id}`, { key: key.secret });
+    expect(bodyOf<ExecutionRecord>(stored)).toEqual(bodyOf<ExecutionRecord>(answer));
+    // Stopped, not run to its end: well before its 20 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

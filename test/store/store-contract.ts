@@ -42,7 +42,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
         const execution = makeExecution();
         const saved = handle.store.executions.save(execution);
         await handle.store.close();
-        await expect(saved).resolves.toBeUndefined();
+        await expect(saved).resolves.toBe(true);
       });
     });
   });

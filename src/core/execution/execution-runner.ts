@@ -86,6 +86,7 @@ export class ExecutionRunner {
   private readonly unsaved: UnsavedOutcomes;
   private readonly heartbeatMs: number;
   private timer: NodeJS.Timeout | undefined;
+  private endedElsewhereTimer: NodeJS.Timeout | undefined;
   private accepting = true;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
@@ -124,6 +125,14 @@ export class ExecutionRunner {
       work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
     }, this.heartbeatMs);
     this.timer.unref();
+    if (!this.options.store.signals) {
+      this.endedElsewhereTimer = setInterval(() => {
+        this.stopRunsEndedElsewhere().catch((err: unknown) =>
+          this.options.logger.error({ err }, "could not check for runs ended by another process"),
+        );
+      }, ENDED_ELSEWHERE_POLL_MS);
+      this.endedElsewhereTimer.unref();
+    }
   }
 
   /** Runs a sync execution to its end; resolves with the committed terminal record. */
@@ -175,6 +184,7 @@ export class ExecutionRunner {
     // leave it running, and the next one would end it interrupted instead of running it.
     this.queue.stopStarting();
     if (this.timer) clearInterval(this.timer);
+    if (this.endedElsewhereTimer) clearInterval(this.endedElsewhereTimer);
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
     const deadline = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
     await Promise.race([all(), deadline]);
@@ -251,16 +261,22 @@ export class ExecutionRunner {
     });
   }
 
+  /** Stores the outcome; resolves with the terminal record as stored, which is the answer. */
   private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
-    const done = markFinished(execution, outcome, this.options.clock.now());
+    const { store, events } = this.options;
+    let done = markFinished(execution, outcome, this.options.clock.now());
     try {
-      await this.options.store.executions.save(done);
+      if (!(await store.executions.save(done))) {
+        // Another process ended it first (a cancel it recorded itself, having no channel to
+        // this one): its record stands (a terminal record never changes), and is the answer.
+        done = (await store.executions.get(done.record.id)) ?? done;
+      }
     } catch (err) {
       // The caller hears of the failure; the record is stored as soon as the store takes it.
       this.unsaved.add(done);
       throw err;
     }
-    this.options.events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
+    events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
     return done;
   }
 
@@ -278,6 +294,19 @@ export class ExecutionRunner {
       (err: unknown) =>
         logger.warn({ err, execution_id: execution.record.id }, "could not read a stored outcome back"),
     );
+  }
+
+  /**
+   * Without a channel between processes (the SQLite store), a cancel made by another
+   * process on the same data directory is only recorded there. The runs this process holds
+   * whose record ended that way are stopped here, as a cancel sent over a channel would
+   * (their own outcome then gives way to the stored one: see `finish`).
+   */
+  private async stopRunsEndedElsewhere(): Promise<void> {
+    for (const [id, flight] of [...this.inFlight]) {
+      const stored = await this.options.store.executions.get(id);
+      if (stored && isTerminal(stored.record.status)) flight.controller.abort("cancel");
+    }
   }
 
   private heartbeat(): Promise<void> {
@@ -353,6 +382,9 @@ export class ExecutionRunner {
     }
   }
 }
+
+/** How often runs are checked for a cancel another process recorded (stores without signals). */
+const ENDED_ELSEWHERE_POLL_MS = 1_000;
 
 /**
  * How much longer than `staleMs` a runner whose process still exists on this host may stay

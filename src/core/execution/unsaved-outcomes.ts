@@ -7,7 +7,7 @@ const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 
 export interface UnsavedOutcomesOptions {
-  save(execution: StoredExecution): Promise<void>;
+  save(execution: StoredExecution): Promise<unknown>;
   /** Told once a record is stored at last (the runner announces its terminal status then). */
   onSaved(execution: StoredExecution): void;
   logger: Logger;

@@ -48,7 +48,7 @@ export class PostgresExecutionStore implements ExecutionStore {
     this.batcher = new SaveBatcher(pool);
   }
 
-  save(execution: StoredExecution): Promise<void> {
+  save(execution: StoredExecution): Promise<boolean> {
     let row: ExecutionRow;
     try {
       row = toExecutionRow(execution);

@@ -7,7 +7,7 @@ const MAX_ROWS = 500;
 interface Pending {
   row: ExecutionRow;
   terminal: boolean;
-  waiters: { resolve(): void; reject(err: unknown): void }[];
+  waiters: { resolve(written: boolean): void; reject(err: unknown): void }[];
 }
 
 /**
@@ -34,7 +34,8 @@ export class SaveBatcher {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  save(row: ExecutionRow, terminal: boolean): Promise<void> {
+  /** Resolves false when the row stored was terminal already, so this one was not written. */
+  save(row: ExecutionRow, terminal: boolean): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const waiter = { resolve, reject };
       const existing = this.pending.get(row.id);
@@ -81,8 +82,10 @@ export class SaveBatcher {
     this.inFlight++;
     this.write(batch.map((entry) => entry.row))
       .then(
-        () => {
-          for (const entry of batch) for (const waiter of entry.waiters) waiter.resolve();
+        (written) => {
+          for (const entry of batch) {
+            for (const waiter of entry.waiters) waiter.resolve(written.has(entry.row.id));
+          }
         },
         (err: unknown) => {
           for (const entry of batch) for (const waiter of entry.waiters) waiter.reject(err);
@@ -101,7 +104,8 @@ export class SaveBatcher {
     for (const resolve of this.idle.splice(0)) resolve();
   }
 
-  private async write(rows: ExecutionRow[]): Promise<void> {
+  /** Writes the rows; resolves with the ids written (a terminal row stored refuses its update). */
+  private async write(rows: ExecutionRow[]): Promise<Set<string>> {
     // Rows in id order: concurrent statements then lock shared rows in the same order and
     // cannot deadlock one another.
     rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -111,11 +115,12 @@ export class SaveBatcher {
       for (const column of EXECUTION_COLUMNS) values.push(row[column]);
       return `(${EXECUTION_COLUMNS.map((_, i) => `$${start + i + 1}`).join(", ")})`;
     });
-    await this.pool.query({
+    const { rows: written } = await this.pool.query<{ id: string }>({
       // One prepared statement per batch size that occurs; most batches are small.
       name: rows.length <= 8 ? `execution-save-${rows.length}` : undefined,
-      text: `insert into executions (${EXECUTION_COLUMNS.join(", ")}) values ${tuples.join(", ")} ${EXECUTION_UPSERT_TAIL}`,
+      text: `insert into executions (${EXECUTION_COLUMNS.join(", ")}) values ${tuples.join(", ")} ${EXECUTION_UPSERT_TAIL} returning id`,
       values,
     });
+    return new Set(written.map((row) => row.id));
   }
 }

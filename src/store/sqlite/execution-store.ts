@@ -97,16 +97,20 @@ export class SqliteExecutionStore implements ExecutionStore {
     );
   }
 
-  save(execution: StoredExecution): Promise<void> {
+  save(execution: StoredExecution): Promise<boolean> {
     let row: ExecutionRow;
     try {
       row = toExecutionRow(execution);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.writer.write(`execution:${row.id}`, () => {
-      this.upsert.run(EXECUTION_COLUMNS.map((column) => row[column]));
-    });
+    // Stays true if a later save of the same execution replaces this one in the batch.
+    let applied = true;
+    return this.writer
+      .write(`execution:${row.id}`, () => {
+        applied = this.upsert.run(EXECUTION_COLUMNS.map((column) => row[column])).changes > 0;
+      })
+      .then(() => applied);
   }
 
   async get(id: string): Promise<StoredExecution | undefined> {

@@ -27,11 +27,20 @@ export function describeExecutionContract(handle: StoreHandle): void {
       expect(await handle.store.executions.get(id)).toEqual(failed);
     });
 
-    it("never changes a terminal record again", async () => {
+    it("never changes a terminal record again, and says so: that save resolves false", async () => {
       const completed = makeExecution({ status: "completed" });
-      await handle.store.executions.save(completed);
-      await handle.store.executions.save(makeExecution({ id: completed.record.id, status: "failed" }));
+      expect(await handle.store.executions.save(completed)).toBe(true);
+      expect(
+        await handle.store.executions.save(makeExecution({ id: completed.record.id, status: "failed" })),
+      ).toBe(false);
       expect(await handle.store.executions.get(completed.record.id)).toEqual(completed);
+      // Issued together, the refused save is told apart from the one stored beside it.
+      const other = makeExecution({ status: "completed" });
+      const [refused, stored] = await Promise.all([
+        handle.store.executions.save(makeExecution({ id: completed.record.id, status: "cancelled" })),
+        handle.store.executions.save(other),
+      ]);
+      expect([refused, stored]).toEqual([false, true]);
     });
 
     it("resolves 200 saves issued at once, and every record is readable after", async () => {

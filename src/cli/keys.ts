@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
@@ -11,6 +10,7 @@ import {
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
+import { KEYS_ACTIONS, parseKeysArgs } from "./keys-args.js";
 
 /** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
 const GRACE = /^(\d+)([smhd]?)$/;
@@ -22,24 +22,12 @@ const GRACE_UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600
  * new, edited or revoked key on its next request.
  */
 export async function runKeysCommand(args: string[]): Promise<number> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      scope: { type: "string" },
-      plan: { type: "string" },
-      "limit-minute": { type: "string" },
-      "limit-day": { type: "string" },
-      env: { type: "string" },
-      owner: { type: "string" },
-      "expires-at": { type: "string" },
-      grace: { type: "string", default: "24h" },
-      json: { type: "boolean", default: false },
-      "data-dir": { type: "string" },
-    },
-  });
+  const parsed = parseKeysArgs(args);
+  if (!parsed.ok) {
+    console.error(parsed.message);
+    return 2;
+  }
+  const { action, id, values } = parsed;
   const config = loadConfig({
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
@@ -80,20 +68,13 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "revoke": {
-        const id = positionals[0];
-        if (!id)
-          throw new ServiceError("invalid_request", { message: "Usage: skillport keys revoke KEY_ID" });
+        if (!id) throw usageError(action);
         const key = await keys.revoke(id);
         console.log(`Revoked key ${key.id} "${key.name}".`);
         return 0;
       }
       case "edit": {
-        const id = positionals[0];
-        if (!id)
-          throw new ServiceError("invalid_request", {
-            message:
-              "Usage: skillport keys edit KEY_ID [--name NAME] [--plan PLAN] [--limit-minute N --limit-day N]",
-          });
+        if (!id) throw usageError(action);
         const key = await keys.edit(id, {
           name: values.name,
           plan: values.plan as EditKeyInput["plan"],
@@ -107,13 +88,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "roll": {
-        const id = positionals[0];
-        const grace = GRACE.exec(values.grace);
-        if (!id || !grace)
-          throw new ServiceError("invalid_request", {
-            message:
-              "Usage: skillport keys roll KEY_ID [--grace 24h] (seconds, or a number with s, m, h or d)",
-          });
+        const grace = GRACE.exec(values.grace ?? "24h");
+        if (!id || !grace) throw usageError(action, "(--grace: seconds, or a number with s, m, h or d)");
         const graceSeconds = Number(grace[1]) * (GRACE_UNIT_SECONDS[grace[2] ?? ""] ?? 1);
         const { key, secret, previous } = await keys.roll(id, { graceSeconds });
         if (values.json) {
@@ -127,9 +103,6 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         }
         return 0;
       }
-      default:
-        console.error("Usage: skillport keys create|list|edit|revoke|roll (see skillport --help)");
-        return 2;
     }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
@@ -160,10 +133,22 @@ const OPTION_OF_FIELD: Record<string, string> = {
   graceSeconds: "--grace",
 };
 
-/** A refusal in the CLI's terms: one line per problem, naming the option to fix. */
+/**
+ * A refusal in the CLI's terms: one line per problem, naming the option to fix. A problem
+ * of the input as a whole (path "(root)", such as an edit with nothing to change) names none.
+ */
 function cliMessage(err: ServiceError): string {
   if (!err.details?.length) return err.message;
-  return err.details.map((d) => `${OPTION_OF_FIELD[d.path] ?? d.path}: ${d.message}`).join("\n");
+  return err.details
+    .map((d) => (d.path === "(root)" ? d.message : `${OPTION_OF_FIELD[d.path] ?? d.path}: ${d.message}`))
+    .join("\n");
+}
+
+/** An action missing its KEY_ID (or given a bad value): its usage line. */
+function usageError(action: keyof typeof KEYS_ACTIONS, note = ""): ServiceError {
+  return new ServiceError("invalid_request", {
+    message: `Usage: ${KEYS_ACTIONS[action].usage}${note && ` ${note}`}`,
+  });
 }
 
 /** Keys in the API's snake_case, as `--json` prints them. */

@@ -71,3 +71,42 @@ describe("key checks", () => {
     expect(store.lookups).toEqual([`hash:${hashSecret(secret)}`]);
   });
 });
+
+// A secret pasted where a key id belongs must not come back in the error: CLI output and
+// dashboard pages end up in logs. Every operation by id goes through the same lookup.
+describe("key operations by id", () => {
+  it("refuse a secret given as an id without looking it up or repeating it", async () => {
+    const store = recordingStore();
+    const service = new KeyService(store, new ManualClock(Date.UTC(2026, 0, 1)));
+    const { secret } = await service.create({ name: "real", scope: "full-access" });
+    store.lookups.length = 0;
+    for (const given of [secret, `Bearer ${secret}`, secret.slice(0, 14), ` ${secret} `]) {
+      for (const attempt of [
+        () => service.revoke(given),
+        () => service.edit(given, { name: "x" }),
+        () => service.roll(given, { graceSeconds: 0 }),
+        () => service.get(given),
+      ]) {
+        const err = await attempt().then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        expect(err?.message).toMatch(/looks like a key's secret, not its id/);
+        expect(err?.message).not.toContain(secret.slice(8, 14));
+      }
+    }
+    expect(store.lookups).toEqual([]);
+  });
+
+  it("name an unknown id only when it is shaped like one", async () => {
+    const service = new KeyService(recordingStore(), new ManualClock(Date.UTC(2026, 0, 1)));
+    await expect(service.revoke("key_nope")).rejects.toThrow("No API key has the id key_nope.");
+    const pasted = "x".repeat(60);
+    const err = await service.revoke(pasted).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/No API key has that id/);
+    expect(err?.message).not.toContain(pasted);
+  });
+});

@@ -7,6 +7,7 @@ import { PLAN_LIMITS } from "../limits/plans.js";
 import type { KeyStore } from "../ports.js";
 import { parseOrThrow } from "../validation.js";
 import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
+import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
 
 const positiveInt = z.number().int().min(1).max(1_000_000_000);
@@ -51,7 +52,9 @@ export const EditKeyInput = z
     limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
-    message: "nothing to change: give a name, a plan or limits",
+    // Scope, owner, environment and expiry are fixed when a key is created (a new key changes them).
+    message:
+      "nothing to change: give a name, a plan or limits (a key's scope, owner, environment and expiry cannot be edited: create a new key)",
   });
 export type EditKeyInput = z.input<typeof EditKeyInput>;
 
@@ -184,9 +187,11 @@ export class KeyService {
     return key;
   }
 
+  /** The key with this id; every operation by id comes here, so none echoes a pasted secret. */
   private async findOrThrow(id: string): Promise<ApiKey> {
+    assertNotASecret(id);
     const key = await this.keys.findById(id);
-    if (!key) throw new ServiceError("invalid_request", { message: `No API key has the id ${id}.` });
+    if (!key) throw unknownKeyIdError(id);
     return key;
   }
 

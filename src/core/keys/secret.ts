@@ -14,6 +14,12 @@ const ENV_TAGS: Record<Environment, string> = { production: "live", staging: "te
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const SECRET_SHAPE = /^sk_(live|test|dev)_[0-9A-Za-z]{36}$/;
+/**
+ * Anything that may be a secret or part of one: its tag and a first random character, or an
+ * `Authorization` value. Looser than SECRET_SHAPE on purpose: a truncated, mistyped or
+ * quoted secret is still one that must not reach a log.
+ */
+const SECRET_TRACE = /sk_(live|test|dev)_[0-9A-Za-z]|^\s*bearer\s/i;
 
 export function generateSecret(environment: Environment): string {
   const body = `sk_${ENV_TAGS[environment]}_${randomBase62(RANDOM_LENGTH)}`;
@@ -25,6 +31,14 @@ export function isWellFormedSecret(secret: string): boolean {
   if (!SECRET_SHAPE.test(secret)) return false;
   const body = secret.slice(0, -CHECKSUM_LENGTH);
   return checksum(body) === secret.slice(-CHECKSUM_LENGTH);
+}
+
+/**
+ * True when `text` holds what may be a secret, whole or in part (`Bearer sk_live_…`, a
+ * truncated key), so that messages about it can avoid echoing it.
+ */
+export function looksLikeSecret(text: string): boolean {
+  return SECRET_TRACE.test(text);
 }
 
 /** What is stored instead of the secret (hashed on every request: the one-shot `hash`). */

@@ -1,0 +1,126 @@
+import { parseArgs } from "node:util";
+import { looksLikeSecret } from "../core/keys/secret.js";
+
+/** Every option some `keys` action takes; each action accepts only its own (KEYS_ACTIONS). */
+const ALL_OPTIONS = {
+  name: { type: "string" },
+  scope: { type: "string" },
+  plan: { type: "string" },
+  "limit-minute": { type: "string" },
+  "limit-day": { type: "string" },
+  env: { type: "string" },
+  owner: { type: "string" },
+  "expires-at": { type: "string" },
+  grace: { type: "string" },
+  json: { type: "boolean" },
+  "data-dir": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type KeysOption = keyof typeof ALL_OPTIONS;
+export type KeysAction = "create" | "list" | "edit" | "revoke" | "roll";
+
+interface ActionSpec {
+  usage: string;
+  /** Its own options; `--data-dir` and `--help` are everyone's. */
+  options: readonly KeysOption[];
+  /** Whether it takes one KEY_ID (and nothing else) or no positional at all. */
+  takesId: boolean;
+  /** What it takes, said when it is given another action's option. */
+  takes: string;
+}
+
+/**
+ * One option table serving every action let `keys edit ID --scope read-only` print
+ * "Edited" and change nothing: an operator who meant to downgrade a key saw success. Each
+ * action now names what it takes, and anything else is refused.
+ */
+export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
+  create: {
+    usage:
+      "skillport keys create --name NAME --scope read-only|full-access [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]",
+    options: ["name", "scope", "plan", "limit-minute", "limit-day", "env", "owner", "expires-at", "json"],
+    takesId: false,
+    takes:
+      "it takes --name, --scope, --plan, --limit-minute, --limit-day, --env, --owner, --expires-at and --json",
+  },
+  list: {
+    usage: "skillport keys list [--json]",
+    options: ["json"],
+    takesId: false,
+    takes: "it takes only --json (it lists every key)",
+  },
+  edit: {
+    usage:
+      "skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--json]",
+    options: ["name", "plan", "limit-minute", "limit-day", "json"],
+    takesId: true,
+    takes: "it changes only --name, --plan, --limit-minute and --limit-day",
+  },
+  revoke: {
+    usage: "skillport keys revoke KEY_ID",
+    options: [],
+    takesId: true,
+    takes: "it takes only a KEY_ID (and --data-dir)",
+  },
+  roll: {
+    usage: "skillport keys roll KEY_ID [--grace 24h] [--json]",
+    options: ["grace", "json"],
+    takesId: true,
+    takes: "it takes only --grace and --json",
+  },
+};
+
+/** What `keys edit` cannot change: said so, with what to do instead. */
+const FIXED_AT_CREATION: readonly KeysOption[] = ["scope", "owner", "env", "expires-at"];
+const EVERY_ACTION: readonly KeysOption[] = ["data-dir", "help"];
+
+function parseAll(args: string[]) {
+  return parseArgs({ args, options: ALL_OPTIONS, allowPositionals: true, tokens: true });
+}
+
+export type KeysArgs =
+  | { ok: true; action: KeysAction; id: string | undefined; values: ReturnType<typeof parseAll>["values"] }
+  | { ok: false; message: string };
+
+/**
+ * Parses `skillport keys ACTION ...`. An unknown option or a missing value throws Node's
+ * ERR_PARSE_ARGS error (the CLI prints it with the usage); an option of another action or
+ * a stray argument is a refusal naming it and the action.
+ */
+export function parseKeysArgs(args: string[]): KeysArgs {
+  const [action, ...rest] = args;
+  if (!isKeysAction(action)) {
+    return {
+      ok: false,
+      message: "Usage: skillport keys create|list|edit|revoke|roll (see skillport --help)",
+    };
+  }
+  const spec = KEYS_ACTIONS[action];
+  const { values, positionals, tokens } = parseAll(rest);
+  const refuse = (problem: string) => ({ ok: false as const, message: `${problem}\nUsage: ${spec.usage}` });
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const option = token.name as KeysOption;
+    if (spec.options.includes(option) || EVERY_ACTION.includes(option)) continue;
+    const fixed =
+      action === "edit" && FIXED_AT_CREATION.includes(option)
+        ? ". A key's scope, owner, environment and expiry cannot be edited: create a new key with the ones you want (skillport keys create), move its clients to it, then revoke this one"
+        : "";
+    return refuse(`keys ${action} does not take --${option}: ${spec.takes}${fixed}.`);
+  }
+  const [id, ...extra] = positionals;
+  const stray = spec.takesId ? extra : positionals;
+  const first = stray[0];
+  if (first !== undefined) {
+    const what = spec.takesId ? "one KEY_ID" : "no KEY_ID or other argument";
+    // A stray argument may be a pasted secret: named, but never echoed.
+    const shown = looksLikeSecret(first) ? "what looks like a key's secret" : JSON.stringify(first);
+    return refuse(`keys ${action} takes ${what}; unexpected: ${shown}.`);
+  }
+  return { ok: true, action, id: spec.takesId ? id : undefined, values };
+}
+
+function isKeysAction(action: string | undefined): action is KeysAction {
+  return action !== undefined && Object.hasOwn(KEYS_ACTIONS, action);
+}

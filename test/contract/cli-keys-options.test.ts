@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CreatedKey, createKey, runCli } from "./harness.js";
+
+/**
+ * `skillport keys ACTION`: each action takes its own options only. One option table for
+ * every action once let `keys edit ID --scope read-only` print "Edited" and leave the key
+ * full-access; and a secret pasted where an id belongs came back whole in the error.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), "skillport-keys-options-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const keys = (...args: string[]) => runCli(["keys", ...args, "--data-dir", dataDir]);
+
+interface Listed {
+  id: string;
+  name: string;
+  scope: string;
+  owner: string;
+  environment: string;
+  expires_at: string | null;
+  status: string;
+}
+
+async function listed(id: string): Promise<Listed | undefined> {
+  const result = await keys("list", "--json");
+  return (JSON.parse(result.stdout) as Listed[]).find((k) => k.id === id);
+}
+
+describe("contract: keys actions take only their own options", () => {
+  let key: CreatedKey;
+  beforeAll(async () => {
+    key = await createKey(dataDir, { name: "agent", scope: "full-access" });
+  });
+
+  it("refuses an option of another action with exit 2, naming the option and the action, and changes nothing", async () => {
+    const cases: [string[], string, string][] = [
+      [["edit", key.id, "--name", "agent-ro", "--scope", "read-only"], "edit", "--scope"],
+      [["edit", key.id, "--name", "agent-ro", "--expires-at", "2099-12-01"], "edit", "--expires-at"],
+      [["edit", key.id, "--name", "agent-ro", "--owner", "other"], "edit", "--owner"],
+      [["edit", key.id, "--name", "agent-ro", "--env", "staging"], "edit", "--env"],
+      [["edit", key.id, "--grace", "1h"], "edit", "--grace"],
+      [["list", "--scope", "read-only"], "list", "--scope"],
+      [["revoke", key.id, "--json"], "revoke", "--json"],
+      [["roll", key.id, "--name", "x"], "roll", "--name"],
+      [["create", "--name", "x", "--scope", "full-access", "--grace", "1h"], "create", "--grace"],
+    ];
+    for (const [args, action, option] of cases) {
+      const result = await keys(...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toContain(`keys ${action} does not take ${option}`);
+      expect(result.stderr).toContain(`Usage: skillport keys ${action}`);
+      expect(result.stdout).toBe("");
+    }
+    expect(await listed(key.id)).toMatchObject({
+      name: "agent",
+      scope: "full-access",
+      owner: "default",
+      environment: "production",
+      expires_at: null,
+      status: "active",
+    });
+    const all = JSON.parse((await keys("list", "--json")).stdout) as Listed[];
+    expect(all.map((k) => k.name)).not.toContain("x");
+  });
+
+  it("refuses stray arguments with exit 2", async () => {
+    for (const [args, action] of [
+      [["list", "extra"], "list"],
+      [["create", "--name", "my", "agent", "--scope", "full-access"], "create"],
+      [["revoke", key.id, "extra"], "revoke"],
+      [["edit", key.id, "extra", "--name", "y"], "edit"],
+      [["roll", key.id, "extra"], "roll"],
+    ] as [string[], string][]) {
+      const result = await keys(...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toContain(`keys ${action} takes`);
+      expect(result.stderr).toContain('unexpected: "');
+    }
+    expect((await listed(key.id))?.status).toBe("active");
+  });
+
+  it("says what keys edit can change when given --scope alone, and names no internal path", async () => {
+    const scope = await keys("edit", key.id, "--scope", "read-only");
+    expect(scope.code).toBe(2);
+    expect(scope.stderr).toContain("it changes only --name, --plan, --limit-minute and --limit-day");
+    expect(scope.stderr).toMatch(/scope, owner, environment and expiry cannot be edited: create a new key/);
+    expect(scope.stderr).not.toContain("(root)");
+    const nothing = await keys("edit", key.id);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/^nothing to change/);
+    expect(nothing.stderr).not.toContain("(root)");
+    expect((await listed(key.id))?.scope).toBe("full-access");
+  });
+});
+
+describe("contract: keys actions never print a secret given where an id belongs", () => {
+  it("refuses it for revoke, edit and roll, with or without Bearer, and the key keeps working", async () => {
+    const key = await createKey(dataDir, { name: "pasted" });
+    const random = key.secret.slice(8);
+    for (const given of [key.secret, `Bearer ${key.secret}`, key.secret.slice(0, 20)]) {
+      for (const args of [
+        ["revoke", given],
+        ["edit", given, "--name", "x"],
+        ["roll", given],
+        ["create", "--name", "x", "--scope", "full-access", given],
+      ]) {
+        const result = await keys(...args);
+        expect(result.code, args[0]).toBe(2);
+        const output = result.stdout + result.stderr;
+        expect(output).not.toContain(given);
+        expect(output).not.toContain(random.slice(0, 12));
+        if (args[0] !== "create") expect(result.stderr).toMatch(/looks like a key's secret, not its id/);
+      }
+    }
+    expect(await listed(key.id)).toMatchObject({ name: "pasted", status: "active" });
+  });
+});

@@ -37,6 +37,15 @@ export interface ExecutionListQuery {
   limit: number;
   /** Continue after the record with this id: newest first, so with the ids below it. */
   after?: string;
+  /** Start at the record with this id, included: the ids at or below it. */
+  startAt?: string;
+}
+
+/** The size of an execution's result, as `listResultSizes` reads it. */
+export interface ExecutionResultSize {
+  id: string;
+  /** Bytes of the result's JSON (UTF-8) as stored; 0 for a record without a result. */
+  resultBytes: number;
 }
 
 export interface ExecutionStore {
@@ -54,6 +63,12 @@ export interface ExecutionStore {
    * `created_at` (see `newRecord`), so no adapter needs an index of the times.
    */
   list(query: ExecutionListQuery): Promise<StoredExecution[]>;
+  /**
+   * The ids and result sizes of the records `list` would return for `query`, without
+   * reading the results themselves: a listing bounds its page in bytes with these before
+   * it reads any large result (see `pageOfExecutions`).
+   */
+  listResultSizes(query: ExecutionListQuery): Promise<ExecutionResultSize[]>;
   /** Registers or refreshes a runner (a process that runs executions). */
   heartbeat(runner: RunnerInfo): Promise<void>;
   /** Removes a runner that stops cleanly. */

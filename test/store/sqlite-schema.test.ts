@@ -118,13 +118,21 @@ describe("sqlite: file, connections and migrations", () => {
     const oneOwner = plan(
       "select * from executions where 1 = 1 and owner = 'acme' and id < 'x' order by id desc limit 10",
     );
+    // The sizes that bound a page in bytes, and the page read from its first record on.
+    const sizes = plan(
+      "select id, coalesce(length(cast(result as blob)), 0) as resultBytes from executions where 1 = 1 and owner = 'acme' and id < 'x' order by id desc limit 10",
+    );
+    const fromFirst = plan("select * from executions where 1 = 1 and id <= 'x' order by id desc limit 10");
     const old = plan(
       "select rowid from executions where id < 'x' and finished_at < 'y' and status not in ('queued', 'running') limit 10",
     );
     expect(everyOwner).toMatch(/USING INDEX sqlite_autoindex_executions_1 \(id<\?\)/);
     expect(oneOwner).toMatch(/USING (COVERING )?INDEX executions_owner \(owner=\? AND id<\?\)/);
+    expect(sizes).toMatch(/USING INDEX executions_owner \(owner=\? AND id<\?\)/);
+    expect(fromFirst).toMatch(/USING INDEX sqlite_autoindex_executions_1 \(id<\?\)/);
     expect(old).toMatch(/USING INDEX sqlite_autoindex_executions_1 \(id<\?\)/);
-    for (const detail of [everyOwner, oneOwner, old]) expect(detail).not.toMatch(/TEMP B-TREE|SCAN/);
+    for (const detail of [everyOwner, oneOwner, sizes, fromFirst, old])
+      expect(detail).not.toMatch(/TEMP B-TREE|SCAN/);
     db.close();
   });
 

@@ -2,11 +2,11 @@ import { requireScope } from "../access.js";
 import { anySignal } from "../any-signal.js";
 import type { AdminExecutionsQuery, ListExecutionsQuery } from "../api-schemas.js";
 import type { Clock } from "../clock.js";
-import { decodeCursor, encodeCursor } from "../cursor.js";
 import { ServiceError } from "../errors.js";
 import type { ApiKey } from "../keys/api-key.js";
-import type { ExecutionListQuery, Store } from "../ports.js";
+import type { Store } from "../ports.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
+import { type ExecutionFilters, pageOfExecutions } from "./execution-page.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
@@ -59,7 +59,8 @@ export class ExecutionQueries {
   async listAll(
     query: AdminExecutionsQuery,
   ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
-    return this.pageOfStored(
+    return pageOfExecutions(
+      this.store.executions,
       { owner: query.owner, keyId: query.key_id, status: query.status, skillId: query.skill_id },
       query,
     );
@@ -77,26 +78,11 @@ export class ExecutionQueries {
   }
 
   private async page(
-    filters: Omit<ExecutionListQuery, "limit" | "after">,
+    filters: ExecutionFilters,
     query: { limit: number; cursor?: string },
   ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
-    const { data, next_cursor } = await this.pageOfStored(filters, query);
+    const { data, next_cursor } = await pageOfExecutions(this.store.executions, filters, query);
     return { data: data.map((row) => row.record), next_cursor };
-  }
-
-  /** One page, newest first, and the cursor of the next (fetches one more row to know). */
-  private async pageOfStored(
-    filters: Omit<ExecutionListQuery, "limit" | "after">,
-    query: { limit: number; cursor?: string },
-  ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
-    // The id alone places a record (the store orders by it).
-    const after = query.cursor ? decodeCursor(query.cursor, "executions", ["id"] as const).id : undefined;
-    const rows = await this.store.executions.list({ ...filters, limit: query.limit + 1, after });
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    const next_cursor =
-      rows.length > query.limit && last ? encodeCursor("executions", { id: last.record.id }) : null;
-    return { data: page, next_cursor };
   }
 
   /**

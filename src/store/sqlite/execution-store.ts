@@ -1,6 +1,11 @@
 import type { StoredExecution } from "../../core/execution/record.js";
 import { idFloor } from "../../core/ids.js";
-import type { ExecutionListQuery, ExecutionStore, RunnerInfo } from "../../core/ports.js";
+import type {
+  ExecutionListQuery,
+  ExecutionResultSize,
+  ExecutionStore,
+  RunnerInfo,
+} from "../../core/ports.js";
 import {
   EXECUTION_COLUMNS,
   EXECUTION_UPSERT_TAIL,
@@ -119,16 +124,12 @@ export class SqliteExecutionStore implements ExecutionStore {
   }
 
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
-    const params = {
-      owner: query.owner,
-      keyId: query.keyId,
-      status: query.status,
-      skillId: query.skillId,
-      after: query.after,
-      limit: query.limit,
-    };
-    const rows = this.listStatement(query).all(params) as ExecutionRow[];
+    const rows = this.listStatement(query, "*").all(listParams(query)) as ExecutionRow[];
     return rows.map(fromExecutionRow);
+  }
+
+  async listResultSizes(query: ExecutionListQuery): Promise<ExecutionResultSize[]> {
+    return this.listStatement(query, SIZE_COLUMNS).all(listParams(query)) as ExecutionResultSize[];
   }
 
   async heartbeat(runner: RunnerInfo): Promise<void> {
@@ -193,12 +194,13 @@ export class SqliteExecutionStore implements ExecutionStore {
   }
 
   /**
-   * One statement per combination of filters, so each uses an index fully: the owner's
-   * index for a key's own listing, the primary key for the dashboard's listing across owners.
+   * One statement per combination of filters and columns, so each uses an index fully: the
+   * owner's index for a key's own listing, the primary key for the dashboard's listing
+   * across owners.
    */
-  private listStatement(query: ExecutionListQuery): Database.Statement {
-    const filters = [query.owner, query.keyId, query.status, query.skillId, query.after];
-    const shape = filters.map((filter) => filter !== undefined).join(":");
+  private listStatement(query: ExecutionListQuery, columns: string): Database.Statement {
+    const filters = [query.owner, query.keyId, query.status, query.skillId, query.after, query.startAt];
+    const shape = `${columns}:${filters.map((filter) => filter !== undefined).join(":")}`;
     let statement = this.listStatements.get(shape);
     if (!statement) {
       const conditions = ["1 = 1"];
@@ -207,11 +209,31 @@ export class SqliteExecutionStore implements ExecutionStore {
       if (query.status !== undefined) conditions.push("status = @status");
       if (query.skillId !== undefined) conditions.push("skill_id = @skillId");
       if (query.after !== undefined) conditions.push("id < @after");
+      if (query.startAt !== undefined) conditions.push("id <= @startAt");
       statement = this.db.prepare(
-        `select * from executions where ${conditions.join(" and ")} order by id desc limit @limit`,
+        `select ${columns} from executions where ${conditions.join(" and ")} order by id desc limit @limit`,
       );
       this.listStatements.set(shape, statement);
     }
     return statement;
   }
+}
+
+/**
+ * A result's size in bytes of UTF-8 (`length` of text counts characters). The cast keeps
+ * the result in SQLite: only the number reaches JavaScript.
+ */
+const SIZE_COLUMNS = "id, coalesce(length(cast(result as blob)), 0) as resultBytes";
+
+/** Every name a list statement may bind; each statement binds those its filters use. */
+function listParams(query: ExecutionListQuery): Record<string, unknown> {
+  return {
+    owner: query.owner,
+    keyId: query.keyId,
+    status: query.status,
+    skillId: query.skillId,
+    after: query.after,
+    startAt: query.startAt,
+    limit: query.limit,
+  };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../../src/core/clock.js";
+import { pageOfExecutions } from "../../../src/core/execution/execution-page.js";
 import type { StoredExecution } from "../../../src/core/execution/record.js";
 import type { ExecutionListQuery } from "../../../src/core/ports.js";
 import { makeExecution, type StoreHandle, T0 } from "./fixtures.js";
@@ -178,6 +179,67 @@ export function describeExecutionContract(handle: StoreHandle): void {
         expect(named(await handle.store.executions.list({ keyId: "key_2", limit: 100 }))).toEqual(["exe_k"]);
         expect(named(await list({ keyId: "key_2" }))).toEqual(["exe_k"]);
         expect(await list({ keyId: "key_2", owner: "globex" })).toEqual([]);
+      });
+    });
+
+    describe("pages bounded in bytes", () => {
+      // Results of these many bytes of JSON: {"x":""} is 8 of them.
+      const seed = async (owner: string, lengths: number[]): Promise<string[]> => {
+        const executions = lengths.map((length, i) =>
+          makeExecution({
+            owner,
+            status: "completed",
+            createdAt: isoTimestamp(T0 + i * 1000),
+            result: { x: "x".repeat(length - 8) },
+          }),
+        );
+        await Promise.all(executions.map((execution) => handle.store.executions.save(execution)));
+        return executions.map((execution) => execution.record.id).reverse();
+      };
+
+      it("reads each result's size in bytes of its JSON, 0 without a result", async () => {
+        const multibyte = makeExecution({ owner: "sized", status: "completed", result: { name: "é€" } });
+        const none = makeExecution({ owner: "sized", status: "running", createdAt: isoTimestamp(T0 + 1000) });
+        await handle.store.executions.save(multibyte);
+        await handle.store.executions.save(none);
+        expect(await handle.store.executions.listResultSizes({ owner: "sized", limit: 10 })).toEqual([
+          { id: none.record.id, resultBytes: 0 },
+          { id: multibyte.record.id, resultBytes: Buffer.byteLength(JSON.stringify({ name: "é€" })) },
+        ]);
+      });
+
+      it("stops a page at the byte budget; following next_cursor lists every record once, in order", async () => {
+        // Newest first, the sizes are 8, 30, 30, 30, 200, 10, 50 with a budget of 100.
+        const ids = await seed("paged", [50, 10, 200, 30, 30, 30, 8]);
+        const pages: string[][] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const { data, next_cursor } = await pageOfExecutions(
+            handle.store.executions,
+            { owner: "paged" },
+            { limit: 4, cursor },
+            100,
+          );
+          pages.push(data.map((execution) => execution.record.id));
+          if (!next_cursor) break;
+          cursor = next_cursor;
+        }
+        // 8+30+30+30 = 98 fits; 200 alone is over the budget but still listed; then 10+50.
+        expect(pages).toEqual([ids.slice(0, 4), ids.slice(4, 5), ids.slice(5, 7)]);
+      });
+
+      it("bounds a page by limit alone while its results are small", async () => {
+        const ids = await seed("small", [10, 10, 10]);
+        const first = await pageOfExecutions(handle.store.executions, { owner: "small" }, { limit: 2 }, 100);
+        expect(first.data.map((execution) => execution.record.id)).toEqual(ids.slice(0, 2));
+        const rest = await pageOfExecutions(
+          handle.store.executions,
+          { owner: "small" },
+          { limit: 2, cursor: first.next_cursor ?? undefined },
+          100,
+        );
+        expect(rest.data.map((execution) => execution.record.id)).toEqual(ids.slice(2));
+        expect(rest.next_cursor).toBeNull();
       });
     });
   });

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ServiceError } from "../core/errors.js";
+import type { ExecutionErrorCode, ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 
 /**
@@ -8,6 +8,8 @@ import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
  */
 
 const EXECUTION_ID_META = "skillport/execution_id";
+/** Where a failure's code and message are, as data (README: `_meta["skillport/error"]`). */
+const ERROR_META = "skillport/error";
 
 /** A skill's outcome: its result when completed, an error when not, the record while running. */
 export function outcomeResult(record: ExecutionRecord): CallToolResult {
@@ -20,26 +22,43 @@ export function outcomeResult(record: ExecutionRecord): CallToolResult {
       _meta: meta,
     };
   }
-  const error = record.error ?? {
-    code: "execution_failed",
-    message: `The execution ended ${record.status}.`,
-  };
+  const error = runError(record);
   return {
     isError: true,
-    content: [{ type: "text", text: `${error.code}: ${error.message}\nexecution_id: ${record.id}` }],
-    _meta: meta,
+    content: [
+      {
+        type: "text",
+        text: `${error.code}: ${error.message}\n${WHAT_TO_DO[error.code]}\nexecution_id: ${record.id}`,
+      },
+    ],
+    _meta: { ...meta, [ERROR_META]: error },
   };
+}
+
+/** What an agent can do about a run that ended without success, by its error code. */
+const WHAT_TO_DO: Record<ExecutionErrorCode, string> = {
+  execution_failed: "The skill ran and failed: change what the message points at before calling again.",
+  execution_timeout:
+    "The run ran out of time: call again with a larger timeout_ms (up to 300000), or ask for less.",
+  execution_cancelled: "The run was cancelled: call again only if it is still wanted.",
+  execution_interrupted: "The service stopped while it ran: calling again starts a new run.",
+};
+
+/** A finished record's error; one that ended without success always has one. */
+function runError(record: ExecutionRecord): { code: ExecutionErrorCode; message: string } {
+  return record.error ?? { code: "execution_failed", message: `The execution ended ${record.status}.` };
 }
 
 /** The record itself (`get_execution`); an error result when it ended without success. */
 export function recordResult(record: ExecutionRecord): CallToolResult {
   const failed = isTerminal(record.status) && !record.success;
-  const summary = failed && record.error ? `${record.error.code}: ${record.error.message}\n` : "";
+  const error = failed ? runError(record) : undefined;
+  const summary = error ? `${error.code}: ${error.message}\n${WHAT_TO_DO[error.code]}\n` : "";
   return {
     ...(failed ? { isError: true } : {}),
     content: [{ type: "text", text: `${summary}${JSON.stringify(record)}` }],
     structuredContent: record,
-    _meta: { [EXECUTION_ID_META]: record.id },
+    _meta: { [EXECUTION_ID_META]: record.id, ...(error ? { [ERROR_META]: error } : {}) },
   };
 }
 
@@ -61,7 +80,7 @@ export function errorResult(error: ServiceError): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: errorText(error) }],
-    _meta: { "skillport/error": errorMeta(error) },
+    _meta: { [ERROR_META]: errorMeta(error) },
   };
 }
 

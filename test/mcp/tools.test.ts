@@ -106,6 +106,11 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       await server.request("GET", `/v1/executions/${executionIdOf(result)}`, { key: key.secret }),
     );
     expect(record.status).toBe("failed");
+    // The code and message as data too, as for every failure; get_execution says the same.
+    expect(result._meta?.["skillport/error"]).toEqual(record.error);
+    const got = await call("get_execution", { id: record.id });
+    expect(got.isError).toBe(true);
+    expect(got._meta?.["skillport/error"]).toEqual(record.error);
   });
 
   it("says where invalid params are wrong and what was expected", async () => {
@@ -131,6 +136,9 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^execution_timeout: /);
+    // What to do about it: a larger timeout_ms.
+    expect(textOf(result)).toContain("timeout_ms");
+    expect(result._meta?.["skillport/error"]).toMatchObject({ code: "execution_timeout" });
   });
 
   it("hands back a running record for a small wait_ms, to poll with get_execution", async () => {

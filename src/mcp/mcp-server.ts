@@ -272,7 +272,13 @@ function taskExecution(target: ToolTarget, args: Record<string, unknown>): Execu
 
 /** A tool call with its arguments parsed: what the backend is asked. */
 type ToolCall =
-  | { tool: "execute"; request: ExecuteCall["request"]; waitMs?: number }
+  | {
+      tool: "execute";
+      request: ExecuteCall["request"];
+      waitMs?: number;
+      /** A skill's own tool, whose structured result must match the skill's result schema. */
+      ownTool?: boolean;
+    }
   | { tool: "discover"; request: DiscoverRequest }
   | { tool: "get_execution"; id: string; waitMs: number };
 
@@ -281,6 +287,7 @@ function parseToolCall(target: ToolTarget, args: Record<string, unknown>): ToolC
     return {
       tool: "execute",
       request: parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args }),
+      ownTool: true,
     };
   }
   switch (target.name) {
@@ -304,10 +311,9 @@ async function runToolCall(
 ): Promise<CallToolResult> {
   switch (call.tool) {
     case "execute": {
-      const { request, waitMs } = call;
-      return outcomeResult(
-        await backend.execute({ request, waitMs, idempotencyKey, signal, onProgress, onLog }),
-      );
+      const { request, waitMs, ownTool } = call;
+      const record = await backend.execute({ request, waitMs, idempotencyKey, signal, onProgress, onLog });
+      return outcomeResult(record, { ownTool });
     }
     case "discover": {
       const response = await backend.discover(call.request);

@@ -11,9 +11,12 @@ const EXECUTION_ID_META = "skillport/execution_id";
 /** Where a failure's code and message are, as data (README: `_meta["skillport/error"]`). */
 const ERROR_META = "skillport/error";
 
-/** A skill's outcome: its result when completed, an error when not, the record while running. */
-export function outcomeResult(record: ExecutionRecord): CallToolResult {
-  if (!isTerminal(record.status)) return runningResult(record);
+/**
+ * A skill's outcome: its result when completed, an error when not, the record while
+ * running (a skill's own tool: see `stillRunningResult`).
+ */
+export function outcomeResult(record: ExecutionRecord, { ownTool = false } = {}): CallToolResult {
+  if (!isTerminal(record.status)) return ownTool ? stillRunningResult(record) : runningResult(record);
   const meta = { [EXECUTION_ID_META]: record.id };
   if (record.status === "completed" && record.result) {
     return {
@@ -71,6 +74,26 @@ function runningResult(record: ExecutionRecord): CallToolResult {
       },
     ],
     structuredContent: record,
+    _meta: { [EXECUTION_ID_META]: record.id },
+  };
+}
+
+/**
+ * A run a skill's own tool started but could not follow to its end (`--remote`, when the
+ * stream is refused for the key's limit). The tool's structured result must match the
+ * skill's result schema (its `outputSchema`), which a record does not: clients reject
+ * such an answer. So it is an `isError` result, whose text says that the run goes on and
+ * must not be started again, and how to get its result.
+ */
+function stillRunningResult(record: ExecutionRecord): CallToolResult {
+  return {
+    isError: true,
+    content: [
+      {
+        type: "text",
+        text: `The execution ${record.id} was started and is still ${record.status}: do not call this tool again (that would run it twice); call get_execution with id "${record.id}" (and wait_ms) for its result.`,
+      },
+    ],
     _meta: { [EXECUTION_ID_META]: record.id },
   };
 }

@@ -77,6 +77,62 @@ describe("the MCP tool layer on the core", () => {
     return { client, core };
   }
 
+  it("answers a run a skill's own tool could not follow as an isError result saying not to call again, which clients accept", async () => {
+    // As `--remote` does when the event stream is refused for the key's limit: the run was
+    // started, its record is still running. A record is no result of the skill's schema
+    // (its outputSchema), which the SDK's client refuses with an McpError.
+    const core = await makeCore([echo, fail, chatty]);
+    const key = await core.keyFor();
+    const embedded = new EmbeddedBackend(core.skillport, async () => key);
+    const running = {
+      id: "exec_0VbwQzvZ000eZAv4aMMqKeU12",
+      skill_id: "test.echo",
+      status: "running",
+      success: null,
+      error: null,
+      latency_ms: null,
+      result: null,
+      created_at: "2026-11-25T00:00:00.000Z",
+      started_at: "2026-11-25T00:00:00.000Z",
+      finished_at: null,
+    } as const;
+    const unfollowed = new Proxy(embedded, {
+      get(target, property) {
+        if (property === "execute") return async () => running;
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const { server } = createMcpServer(unfollowed, {
+      maxTools: 40,
+      tags: [],
+      version: "test",
+      logger: silentLogger,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "unit", version: "1" });
+    await client.connect(clientSide);
+    cleanups.push(core.cleanup, () => client.close());
+    await client.listTools(); // the client learns the tools' output schemas
+    const result = (await client.callTool({
+      name: "test_echo",
+      arguments: { text: "hi" },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    expect(text).toContain("do not call this tool again");
+    expect(text).toContain(running.id);
+    expect(result._meta?.["skillport/execution_id"]).toBe(running.id);
+    // The generic execute_skill, which has no output schema, still answers the record itself.
+    const generic = (await client.callTool({
+      name: "execute_skill",
+      arguments: { skill_id: "test.echo", params: { text: "hi" } },
+    })) as CallToolResult;
+    expect(generic.isError).toBeFalsy();
+    expect(generic.structuredContent).toMatchObject({ id: running.id, status: "running" });
+  });
+
   it("gives skills their own tools up to the cap, chosen by tag when tags are set", async () => {
     const capped = await connect({ maxTools: 1 });
     expect((await capped.client.listTools()).tools.map((tool) => tool.name)).toEqual([

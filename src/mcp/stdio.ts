@@ -6,6 +6,7 @@ import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 import type { SkillportBackend } from "./backend.js";
 import { createMcpServer } from "./mcp-server.js";
+import { MessageSizeGuard } from "./message-size-guard.js";
 
 /**
  * A backend ready to answer tool calls, or why the key does not work. `finishWork` lets
@@ -68,6 +69,21 @@ export async function openRemote(baseUrl: string, secret: string): Promise<Opene
   }
 }
 
+/**
+ * The answer to a message over the limit (SKILLPORT_MAX_BODY_BYTES, as for `/v1` and
+ * `/mcp`): JSON-RPC's "invalid request", for the request's id when one was found.
+ */
+function oversizedAnswer(id: string | number | null, limit: number) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32600,
+      message: `payload_too_large: the message is over the limit of ${limit} bytes (SKILLPORT_MAX_BODY_BYTES); send less.`,
+    },
+  };
+}
+
 /** Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. */
 export async function serveStdio(
   { backend, finishWork, close }: Extract<Opened, { backend: SkillportBackend }>,
@@ -99,6 +115,19 @@ export async function serveStdio(
   process.stdin.once("end", stopOn("stdin closed"));
   process.once("SIGTERM", stopOn("SIGTERM"));
   process.once("SIGINT", stopOn("SIGINT"));
-  await server.connect(new StdioServerTransport());
+  const messages = process.stdin.pipe(
+    new MessageSizeGuard(config.maxBodyBytes, ({ id, bytes }) => {
+      logger.warn({ bytes, limit: config.maxBodyBytes }, "mcp: refused a message over the size limit");
+      process.stdout.write(`${JSON.stringify(oversizedAnswer(id, config.maxBodyBytes))}\n`);
+    }),
+  );
+  // Whole lines within the limit only reach the transport, so its own cap (which closes
+  // the connection) only needs room for one of them and the chunk that completes it.
+  const transport = new StdioServerTransport(messages, process.stdout, {
+    maxBufferSize: 2 * config.maxBodyBytes + 1024 * 1024,
+  });
+  transport.onerror = (err) => logger.warn({ err }, "mcp: a message could not be read");
+  transport.onclose = stopOn("transport closed");
+  await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");
 }

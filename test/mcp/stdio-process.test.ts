@@ -98,6 +98,36 @@ describe("skillport mcp (stdio process)", () => {
     expect(stderr).not.toContain(key.secret);
   });
 
+  it("refuses a message over the body limit with a JSON-RPC error for its id, and goes on serving", async () => {
+    // 11.5 MB: past the SDK transport's own 10 MiB cap too, which used to end the process.
+    const requests = [
+      ...opening,
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "text_stats", arguments: { text: "word ".repeat(2_300_000) } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "math_evaluate", arguments: { expression: "6*7" } },
+      },
+    ];
+    const { code, stdout, stderr } = await runMcp({ SKILLPORT_API_KEY: key.secret }, requests, 2500);
+    expect(code).toBe(0);
+    const byId = new Map(
+      messagesOf(stdout).map((m) => [m.id, m as Message & { error?: { code: number; message: string } }]),
+    );
+    expect(byId.get(2)?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringMatching(/^payload_too_large: /),
+    });
+    expect(byId.get(3)?.result?.structuredContent).toMatchObject({ value: 42 });
+    expect(stderr).toContain("refused a message over the size limit");
+  });
+
   it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {
     const requests = [
       ...opening,

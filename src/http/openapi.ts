@@ -44,7 +44,19 @@ const queryParameters = (s: z.ZodObject) =>
   }));
 
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
-const common = ["missing_api_key", "invalid_api_key", "rate_limit_exceeded", "internal_error"] as const;
+/**
+ * What any `/v1` operation may answer: a refused key or limit, a request that did not
+ * arrive in time, a service shutting down or at capacity (or counting nowhere, Redis down
+ * under SKILLPORT_REDIS_DOWN=refuse), a bug.
+ */
+const common = [
+  "missing_api_key",
+  "invalid_api_key",
+  "request_timeout",
+  "rate_limit_exceeded",
+  "service_unavailable",
+  "internal_error",
+] as const;
 
 /**
  * The OpenAPI 3.1 document of `/v1`, generated from the same zod schemas that validate
@@ -149,7 +161,7 @@ export function buildOpenApiDocument(version: string): Json {
               description: "The record, terminal or as it stands when the wait ends",
               ...json(record),
             },
-            ...errors("insufficient_scope", "execution_not_found", ...common),
+            ...errors("invalid_request", "insufficient_scope", "execution_not_found", ...common),
           },
         },
       },

@@ -131,6 +131,7 @@ describe("contract: health and the OpenAPI document", () => {
       ["/v1/skills/{skill_id}", "get", await server.request("GET", "/v1/skills/no.such.skill", { key })],
       ["/v1/executions", "get", await server.request("GET", "/v1/executions?limit=2", { key })],
       ["/v1/executions/{id}", "get", await server.request("GET", `/v1/executions/${id}`, { key })],
+      ["/v1/executions/{id}", "get", await server.request("GET", `/v1/executions/${id}?wait=abc`, { key })],
     ];
     for (const [path, method, res] of answers) {
       const described = doc.paths[path]?.[method]?.responses[String(res.status)];

@@ -204,7 +204,9 @@ export class WorkerPoolExecutor implements SkillExecutor {
           : signal
             ? `it was ended by ${signal}`
             : "it exited unexpectedly";
-      return new SkillError(`The execution was stopped: the process running it failed, ${why}.`, { cause: err });
+      return new SkillError(`The execution was stopped: the process running it failed, ${why}.`, {
+        cause: err,
+      });
     }
     if (err instanceof Error && /queue is at limit/i.test(err.message)) {
       return new SkillError("The service is overloaded: no worker was free to run the skill. Retry later.", {

@@ -5,7 +5,13 @@ import { openSqliteStore } from "./sqlite/index.js";
 
 export type StoreConfig = Pick<
   Config,
-  "dataDir" | "databaseUrl" | "databasePoolSize" | "redisUrl" | "redisKeyPrefix" | "redisDown" | "redisTimeoutMs"
+  | "dataDir"
+  | "databaseUrl"
+  | "databasePoolSize"
+  | "redisUrl"
+  | "redisKeyPrefix"
+  | "redisDown"
+  | "redisTimeoutMs"
 >;
 
 /**

@@ -19,10 +19,19 @@ export interface SkillHostOptions {
   /** What the workers say while their runs go on. */
   onUp(message: UpMessage): void;
   logger: Logger;
+  /**
+   * A host with runs under way that says nothing (not even to a ping) for this long is
+   * stuck (stopped, or its event loop blocked): it is killed, its runs fail, and the next
+   * run starts a new one. Default 15 s; its main thread only relays, so a live host
+   * answers within milliseconds.
+   */
+  unresponsiveAfterMs?: number;
 }
 
 /** The code of the error a run gets when the host process dies under it. */
 export const HOST_EXITED = "ERR_SKILL_HOST_EXITED";
+
+const DEFAULT_UNRESPONSIVE_AFTER_MS = 15_000;
 
 interface PendingRun {
   resolve(result: TaskResult): void;
@@ -40,6 +49,11 @@ export class SkillHostProcess {
   private readonly runs = new Map<number, PendingRun>();
   private nextRunId = 1;
   private closed = false;
+  /** When the current host last said anything (a ping's pong included). */
+  private lastHeardAt = 0;
+  private watchdog: NodeJS.Timeout | undefined;
+  /** A host killed for saying nothing: its runs fail saying so. */
+  private killedAsUnresponsive: ChildProcess | undefined;
 
   constructor(private readonly options: SkillHostOptions) {}
 
@@ -66,6 +80,7 @@ export class SkillHostProcess {
     return new Promise<TaskResult>((resolve, reject) => {
       this.runs.set(runId, { resolve, reject });
       this.send(child, { type: "run", runId, task });
+      this.watch(child);
       if (termination.aborted) terminate();
       else termination.addEventListener("abort", terminate, { once: true });
     }).finally(() => termination.removeEventListener("abort", terminate));
@@ -105,7 +120,11 @@ export class SkillHostProcess {
       // systemd's stop does). It still ends with the server: when its channel closes.
       detached: true,
     });
-    child.on("message", (message: FromHost) => this.onMessage(message));
+    this.lastHeardAt = Date.now();
+    child.on("message", (message: FromHost) => {
+      this.lastHeardAt = Date.now();
+      this.onMessage(message);
+    });
     child.once("exit", (code, signal) => this.onExit(child, code, signal));
     child.on("error", (err) => this.options.logger.error({ err }, "the skill host process failed"));
     // Neither the process nor its channel keeps the server alive (`skillport mcp` exits
@@ -131,7 +150,40 @@ export class SkillHostProcess {
         // A worker that dies between runs has no run to fail: log it; the pool replaces it.
         this.options.logger.error({ err: crossedBack(message.error) }, "a skill worker failed");
         break;
+      case "pong":
+        break;
     }
+  }
+
+  /**
+   * While runs are under way, pings the host every third of `unresponsiveAfterMs`, and
+   * kills it once it has said nothing for that long. A stopped or wedged host otherwise
+   * held every isolated run until its timeout, run after run, while looking healthy.
+   */
+  private watch(child: ChildProcess): void {
+    if (this.watchdog) return;
+    const limitMs = this.options.unresponsiveAfterMs ?? DEFAULT_UNRESPONSIVE_AFTER_MS;
+    // Silence before these runs (an idle host says nothing) does not count against it.
+    this.lastHeardAt = Date.now();
+    this.watchdog = setInterval(() => {
+      if (this.child !== child || this.runs.size === 0) {
+        clearInterval(this.watchdog);
+        this.watchdog = undefined;
+        return;
+      }
+      const silentMs = Date.now() - this.lastHeardAt;
+      if (silentMs < limitMs) {
+        this.send(child, { type: "ping" });
+        return;
+      }
+      this.options.logger.error(
+        { silent_ms: silentMs, runs: this.runs.size },
+        "the skill host process stopped answering; it is killed and its runs fail",
+      );
+      this.killedAsUnresponsive = child;
+      child.kill("SIGKILL");
+    }, limitMs / 3);
+    this.watchdog.unref();
   }
 
   private settle(runId: number): PendingRun | undefined {
@@ -142,6 +194,8 @@ export class SkillHostProcess {
 
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.child === child) this.child = undefined;
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
     if (this.closed && this.runs.size === 0) return;
     const lost = [...this.runs.values()];
     this.runs.clear();
@@ -154,6 +208,7 @@ export class SkillHostProcess {
         Object.assign(new Error(`The skill host process stopped (${signal ?? `exit code ${code}`}).`), {
           code: HOST_EXITED,
           signal,
+          unresponsive: this.killedAsUnresponsive === child,
         }),
       );
     }

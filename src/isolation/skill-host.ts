@@ -62,6 +62,9 @@ process.on("message", (message: ToHost) => {
     case "down":
       down.postMessage(message.message);
       break;
+    case "ping":
+      send({ type: "pong" });
+      break;
   }
 });
 // Signals sent to the server's process group reach this process too: Ctrl-C in a terminal,

@@ -98,7 +98,9 @@ export type ToHost =
   /** The run's time is up: its worker is terminated. */
   | { type: "terminate"; runId: number }
   /** For the workers' down channel. */
-  | { type: "down"; message: DownMessage };
+  | { type: "down"; message: DownMessage }
+  /** Are you there? (answered with `pong`: see SkillHostProcess's watchdog) */
+  | { type: "ping" };
 
 /** Skill host → server. */
 export type FromHost =
@@ -107,4 +109,5 @@ export type FromHost =
   /** From the workers' up channel. */
   | { type: "up"; message: UpMessage }
   /** A worker failed between runs (the pool replaces it). */
-  | { type: "pool-error"; error: HostError };
+  | { type: "pool-error"; error: HostError }
+  | { type: "pong" };

@@ -37,6 +37,8 @@ export interface WorkerPoolOptions {
   abortGraceMs?: number;
   /** When the threads start if no isolated skill ran before (default 1 s after construction). */
   startDelayMs?: number;
+  /** A host with runs under way that says nothing this long is killed (SkillHostProcess; default 15 s). */
+  unresponsiveAfterMs?: number;
 }
 
 /**
@@ -79,6 +81,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
       setup,
       onUp: (message) => this.onWorkerMessage(message),
       logger: options.logger,
+      unresponsiveAfterMs: options.unresponsiveAfterMs,
     });
     // The threads start shortly after the process, not with it: loading every skill's
     // libraries in two threads at once would slow start-up (an MCP client waiting for
@@ -196,10 +199,11 @@ export class WorkerPoolExecutor implements SkillExecutor {
       );
     }
     if (code === HOST_EXITED) {
-      const { signal } = err as { signal?: NodeJS.Signals | null };
+      const { signal, unresponsive } = err as { signal?: NodeJS.Signals | null; unresponsive?: boolean };
       // V8 aborts a process whose heap blew up (SIGABRT); the kernel's OOM killer sends SIGKILL.
-      const why =
-        signal === "SIGABRT" || signal === "SIGKILL"
+      const why = unresponsive
+        ? "it stopped answering and was replaced"
+        : signal === "SIGABRT" || signal === "SIGKILL"
           ? `most likely because a run needed more than its memory limit of ${this.options.memoryMb} MB`
           : signal
             ? `it was ended by ${signal}`

@@ -330,3 +330,70 @@ describe("the worker pool when a run's termination races its answer", { timeout:
     expect(finished).toEqual(["a1", "b1", "a2", "a3"]);
   });
 });
+
+describe("the worker pool when its skill host stops answering", { timeout: 60_000 }, () => {
+  const lines: Record<string, unknown>[] = [];
+  const skills = fixtureSkills as unknown as Skill[];
+  const skill = (id: string) => skills.find((candidate) => candidate.id === id) as Skill;
+  let executor: WorkerPoolExecutor;
+
+  beforeAll(async () => {
+    executor = new WorkerPoolExecutor({
+      hostUrl: HOST_URL,
+      workerUrl: WORKER_URL,
+      skillModules: [FIXTURES_URL],
+      skills,
+      threads: 1,
+      memoryMb: MEMORY_MB,
+      maxQueue: 100,
+      logger: capturingLogger(lines),
+      abortGraceMs: 100,
+      unresponsiveAfterMs: 2_000,
+    });
+  });
+  afterAll(() => executor?.close());
+
+  const contextFor = (executionId: string): SkillContext => {
+    const unused = () => Promise.reject(new Error("not in this test"));
+    return {
+      signal: new AbortController().signal,
+      progress: () => {},
+      logger: capturingLogger(lines, { execution_id: executionId }),
+      executionId,
+      owner: "frozen",
+      config: {},
+      messages: { send: unused, list: unused },
+      memory: { get: unused, set: unused, delete: unused, list: unused },
+    };
+  };
+
+  it("kills a host that stopped answering, fails its runs saying so, and serves the next run from a new one", async () => {
+    await executor.invoke(skill("fixture.busy"), { ms: 0 }, contextFor("exec_warm"));
+    const [frozen] = skillHostPids();
+    expect(frozen).toBeDefined();
+    const stuck = executor.invoke(skill("fixture.busy"), { ms: 30_000 }, contextFor("exec_stuck"));
+    const outcome = stuck.then(
+      () => "answered",
+      (err: Error) => err.message,
+    );
+    process.kill(frozen as number, "SIGSTOP");
+    try {
+      expect(await outcome).toMatch(/stopped answering and was replaced/);
+    } finally {
+      try {
+        process.kill(frozen as number, "SIGCONT");
+      } catch {
+        // killed already, as it should be
+      }
+    }
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: expect.stringMatching(/stopped answering/) }),
+    );
+    await expect(
+      executor.invoke(skill("fixture.busy"), { ms: 0 }, contextFor("exec_after")),
+    ).resolves.toEqual({
+      done: true,
+    });
+    expect(skillHostPids()).not.toContain(frozen);
+  });
+});

@@ -45,8 +45,10 @@ export async function runServe(args: string[]): Promise<number> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
-    // Running executions get until the deadline; the server stops taking requests meanwhile.
-    await Promise.all([server.close(), skillport.stop(config.shutdownTimeoutMs)]);
+    // Running executions get until the deadline; the server stops taking requests meanwhile,
+    // and the streams and long polls following them end with their terminal status.
+    const executionsEnded = skillport.stop(config.shutdownTimeoutMs);
+    await Promise.all([server.close(executionsEnded), executionsEnded]);
     await skillport.close();
     logger.info({}, "stopped");
     logger.flush();

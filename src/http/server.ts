@@ -36,8 +36,13 @@ export interface HttpServerOptions {
 
 export interface HttpServer {
   app: FastifyInstance;
-  /** Stops accepting requests (new ones get 503), ends long polls and streams, and closes. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting requests (new ones get 503) and closes. Long polls and event streams
+   * go on until `executionsEnded` settles (the executions this process runs have ended,
+   * finished or interrupted: theirs then end with the terminal status, as the contract
+   * says they do), and the rest are ended then; at once without it.
+   */
+  close(executionsEnded?: Promise<unknown>): Promise<void>;
 }
 
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
@@ -181,9 +186,11 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
 
   return {
     app,
-    async close() {
+    async close(executionsEnded) {
       closing = true;
-      shutdown.abort();
+      void Promise.resolve(executionsEnded)
+        .catch(() => {})
+        .then(() => shutdown.abort());
       // Streams are hijacked past `onSend`: close every socket as soon as it falls idle.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
       try {

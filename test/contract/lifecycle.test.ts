@@ -222,6 +222,9 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
       const stream = await streaming.ended;
       expect(stream.status).toBe(200);
       expect(stream.body).toMatch(/^id: 1\nevent: status\n/);
+      // It ends after the terminal status (contract.md), here the interruption at the deadline.
+      expect(stream.body).toContain('"status":"failed"');
+      expect(stream.body).toContain("execution_interrupted");
       // Regression: the stream's idle keep-alive socket held the process open.
       expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
     } finally {

@@ -52,6 +52,24 @@ describe("KeyService.roll", () => {
     expect(keyStatus(await core.skillport.keys.get(old.id), clock.now())).toBe("expired");
   });
 
+  it("refuses to roll again a key in its grace period: its new key would die with it, and its life grow", async () => {
+    const { key: old } = await core.createKey();
+    const first = await core.skillport.keys.roll(old.id, { graceSeconds: 3600 });
+    const keysBefore = (await core.skillport.keys.list()).length;
+    await expect(core.skillport.keys.roll(old.id, { graceSeconds: 86_400 })).rejects.toThrow(
+      /already stops working .* roll the key that replaced it/,
+    );
+    expect((await core.skillport.keys.list()).length).toBe(keysBefore);
+    expect((await core.skillport.keys.get(old.id)).expiresAt).toBe(first.previous.expiresAt);
+    // Its successor rolls as any key does, and a key expiring after the grace still rolls.
+    await expect(core.skillport.keys.roll(first.key.id, { graceSeconds: 60 })).resolves.toBeDefined();
+    const { key: lasting } = await core.createKey({
+      expiresAt: new Date(clock.now() + 30 * 86_400_000).toISOString(),
+    });
+    const rolled = await core.skillport.keys.roll(lasting.id, { graceSeconds: 3600 });
+    expect(rolled.key.expiresAt).toBe(lasting.expiresAt);
+  });
+
   it("refuses to roll a revoked key, an unknown key, or with a grace period out of range", async () => {
     const { key } = await core.createKey();
     await expect(core.skillport.keys.roll(key.id, { graceSeconds: -1 })).rejects.toThrow(/graceSeconds/);

@@ -129,8 +129,16 @@ export class KeyService {
         message: `The key ${id} is ${status}; only an active key can be rolled.`,
       });
     }
+    const graceEnd = now + graceSeconds * 1000;
+    // A key already due to stop within the grace (rolled before, most likely) would hand its
+    // new key that near end, and the grace would extend its own life: neither is a roll.
+    if (old.expiresAt !== null && Date.parse(old.expiresAt) <= graceEnd) {
+      throw new ServiceError("invalid_request", {
+        message: `The key ${id} already stops working at ${old.expiresAt}, within the grace period (it was probably rolled before): roll the key that replaced it, or give a shorter grace.`,
+      });
+    }
     const created = await this.insertNew(old, now);
-    await this.keys.expire(id, isoTimestamp(now + graceSeconds * 1000));
+    await this.keys.expire(id, isoTimestamp(graceEnd));
     return { ...created, previous: toKeyView((await this.keys.findById(id)) ?? old) };
   }
 

@@ -7,7 +7,7 @@ import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { ProgressUpdate, Skill, SkillContext } from "../../src/core/skills/skill.js";
-import { WorkerPoolExecutor } from "../../src/isolation/worker-pool-executor.js";
+import { WorkerPoolExecutor, type WorkerPoolOptions } from "../../src/isolation/worker-pool-executor.js";
 import { makeCore } from "../core/make-core.js";
 import { fixtureSkills } from "./fixtures/skills.mjs";
 
@@ -236,42 +236,60 @@ describe("the worker pool", { timeout: 60_000 }, () => {
   }
 });
 
+const skills = fixtureSkills as unknown as Skill[];
+const skill = (id: string) => skills.find((candidate) => candidate.id === id) as Skill;
+
+/** A pool of one thread on the fixture skills, for runs invoked on the executor directly. */
+function oneThreadPool(
+  lines: Record<string, unknown>[],
+  options: Partial<WorkerPoolOptions> = {},
+): WorkerPoolExecutor {
+  return new WorkerPoolExecutor({
+    hostUrl: HOST_URL,
+    workerUrl: WORKER_URL,
+    skillModules: [FIXTURES_URL],
+    skills,
+    threads: 1,
+    memoryMb: MEMORY_MB,
+    maxQueue: 100,
+    logger: capturingLogger(lines),
+    abortGraceMs: 100,
+    ...options,
+  });
+}
+
+/** The context of a run invoked on the executor directly (no core, no owner data). */
+function directContext(
+  lines: Record<string, unknown>[],
+  executionId: string,
+  controller: AbortController,
+  owner: string,
+): SkillContext {
+  const unused = () => Promise.reject(new Error("not in this test"));
+  return {
+    signal: controller.signal,
+    progress: () => {},
+    logger: capturingLogger(lines, { execution_id: executionId }),
+    executionId,
+    owner,
+    config: {},
+    messages: { send: unused, list: unused },
+    memory: { get: unused, set: unused, delete: unused, list: unused },
+  };
+}
+
 describe("the worker pool when a run's termination races its answer", { timeout: 60_000 }, () => {
   const lines: Record<string, unknown>[] = [];
-  const skills = fixtureSkills as unknown as Skill[];
-  const skill = (id: string) => skills.find((candidate) => candidate.id === id) as Skill;
+  const contextFor = (executionId: string, controller: AbortController, owner = "race") =>
+    directContext(lines, executionId, controller, owner);
   let executor: WorkerPoolExecutor;
 
   beforeAll(async () => {
-    executor = new WorkerPoolExecutor({
-      hostUrl: HOST_URL,
-      workerUrl: WORKER_URL,
-      skillModules: [FIXTURES_URL],
-      skills,
-      threads: 1,
-      memoryMb: MEMORY_MB,
-      maxQueue: 100,
-      logger: capturingLogger(lines),
-      abortGraceMs: 100,
-    });
+    executor = oneThreadPool(lines);
     // Started and warm: the runs below must find the one thread ready.
     await executor.invoke(skill("fixture.busy"), { ms: 0 }, contextFor("exec_warm", new AbortController()));
   });
   afterAll(() => executor?.close());
-
-  function contextFor(executionId: string, controller: AbortController, owner = "race"): SkillContext {
-    const unused = () => Promise.reject(new Error("not in this test"));
-    return {
-      signal: controller.signal,
-      progress: () => {},
-      logger: capturingLogger(lines, { execution_id: executionId }),
-      executionId,
-      owner,
-      config: {},
-      messages: { send: unused, list: unused },
-      memory: { get: unused, set: unused, delete: unused, list: unused },
-    };
-  }
 
   it("runs the next queued run to completion, once, when the terminated worker answered at the last moment", async () => {
     // The first run ignores its (already fired) signal and answers after 300 ms; the second
@@ -333,39 +351,14 @@ describe("the worker pool when a run's termination races its answer", { timeout:
 
 describe("the worker pool when its skill host stops answering", { timeout: 60_000 }, () => {
   const lines: Record<string, unknown>[] = [];
-  const skills = fixtureSkills as unknown as Skill[];
-  const skill = (id: string) => skills.find((candidate) => candidate.id === id) as Skill;
+  const contextFor = (executionId: string) =>
+    directContext(lines, executionId, new AbortController(), "frozen");
   let executor: WorkerPoolExecutor;
 
   beforeAll(async () => {
-    executor = new WorkerPoolExecutor({
-      hostUrl: HOST_URL,
-      workerUrl: WORKER_URL,
-      skillModules: [FIXTURES_URL],
-      skills,
-      threads: 1,
-      memoryMb: MEMORY_MB,
-      maxQueue: 100,
-      logger: capturingLogger(lines),
-      abortGraceMs: 100,
-      unresponsiveAfterMs: 2_000,
-    });
+    executor = oneThreadPool(lines, { unresponsiveAfterMs: 2_000 });
   });
   afterAll(() => executor?.close());
-
-  const contextFor = (executionId: string): SkillContext => {
-    const unused = () => Promise.reject(new Error("not in this test"));
-    return {
-      signal: new AbortController().signal,
-      progress: () => {},
-      logger: capturingLogger(lines, { execution_id: executionId }),
-      executionId,
-      owner: "frozen",
-      config: {},
-      messages: { send: unused, list: unused },
-      memory: { get: unused, set: unused, delete: unused, list: unused },
-    };
-  };
 
   it("kills a host that stopped answering, fails its runs saying so, and serves the next run from a new one", async () => {
     await executor.invoke(skill("fixture.busy"), { ms: 0 }, contextFor("exec_warm"));

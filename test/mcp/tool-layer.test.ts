@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { silentLogger } from "../../src/core/logger.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
+import type { SkillportBackend } from "../../src/mcp/backend.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { assignToolNames, toolNameOf } from "../../src/mcp/tool-names.js";
@@ -60,10 +61,17 @@ describe("the MCP tool layer on the core", () => {
     cleanups = [];
   });
 
-  async function connect(options: { maxTools?: number; tags?: string[] } = {}) {
+  async function connect(
+    options: {
+      maxTools?: number;
+      tags?: string[];
+      wrap?: (backend: SkillportBackend) => SkillportBackend;
+    } = {},
+  ) {
     const core = await makeCore([echo, fail, chatty]);
     const key = await core.keyFor();
-    const { server } = createMcpServer(new EmbeddedBackend(core.skillport, async () => key), {
+    const backend = new EmbeddedBackend(core.skillport, async () => key);
+    const { server } = createMcpServer(options.wrap ? options.wrap(backend) : backend, {
       maxTools: options.maxTools ?? 40,
       tags: options.tags ?? [],
       version: "test",
@@ -81,9 +89,6 @@ describe("the MCP tool layer on the core", () => {
     // As `--remote` does when the event stream is refused for the key's limit: the run was
     // started, its record is still running. A record is no result of the skill's schema
     // (its outputSchema), which the SDK's client refuses with an McpError.
-    const core = await makeCore([echo, fail, chatty]);
-    const key = await core.keyFor();
-    const embedded = new EmbeddedBackend(core.skillport, async () => key);
     const running = {
       id: "exec_0VbwQzvZ000eZAv4aMMqKeU12",
       skill_id: "test.echo",
@@ -96,24 +101,16 @@ describe("the MCP tool layer on the core", () => {
       started_at: "2026-11-25T00:00:00.000Z",
       finished_at: null,
     } as const;
-    const unfollowed = new Proxy(embedded, {
-      get(target, property) {
-        if (property === "execute") return async () => running;
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    const { client } = await connect({
+      wrap: (embedded) =>
+        new Proxy(embedded, {
+          get(target, property) {
+            if (property === "execute") return async () => running;
+            const value = Reflect.get(target, property, target);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        }),
     });
-    const { server } = createMcpServer(unfollowed, {
-      maxTools: 40,
-      tags: [],
-      version: "test",
-      logger: silentLogger,
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "unit", version: "1" });
-    await client.connect(clientSide);
-    cleanups.push(core.cleanup, () => client.close());
     await client.listTools(); // the client learns the tools' output schemas
     const result = (await client.callTool({
       name: "test_echo",

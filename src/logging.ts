@@ -1,20 +1,11 @@
 import pino from "pino";
-
-/**
- * Anything shaped like an API key secret (`sk_<env>_…`, its underscores possibly
- * percent-encoded as in a URL), wherever it sits in a log line: a path a client put its
- * key in, or a library's error message quoting that path.
- */
-const SECRET_LIKE = /sk(?:_|%5f)(?:live|test|dev)(?:_|%5f)[0-9a-z]+/gi;
-
-export function redactSecrets(text: string): string {
-  return text.replace(SECRET_LIKE, "sk_[redacted]");
-}
+import { redactSecrets } from "./core/keys/secret.js";
 
 /**
  * Structured JSON logs. Secrets never reach them: the core never logs a secret, and as
  * second lines of defence any field that could hold one is redacted by name, and anything
- * shaped like a secret by value as each line is written.
+ * shaped like a secret by value as each line is written (a path a client put its key in, or
+ * a library's error message quoting that path).
  */
 export function createLogger(level: string, destination: 1 | 2 | pino.DestinationStream = 1): pino.Logger {
   return pino(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { generateSecret } from "../../src/core/keys/secret.js";
-import { createLogger, redactSecrets } from "../../src/logging.js";
+import { generateSecret, redactSecrets } from "../../src/core/keys/secret.js";
+import { createLogger } from "../../src/logging.js";
 
 function capturedLogger() {
   const lines: string[] = [];

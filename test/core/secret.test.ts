@@ -3,6 +3,8 @@ import {
   generateSecret,
   hashSecret,
   isWellFormedSecret,
+  looksLikeSecret,
+  redactSecrets,
   secretLast4,
   secretPrefix,
 } from "../../src/core/keys/secret.js";
@@ -71,5 +73,25 @@ describe("identifiers", () => {
     ];
     expect([...ids].sort()).toEqual([ids[0], ids[1], ids[2], ids[3], ids[4]]);
     expect(ids[0]).toMatch(/^exec_[0-9A-Za-z]{25}$/);
+  });
+
+  it("are recognised in part, quoted or percent-encoded, by the same rule that redacts them", () => {
+    const secret = generateSecret("production");
+    const traces = [
+      secret,
+      secret.slice(0, 12),
+      `"${secret}"`,
+      `Bearer ${secret}`,
+      secret.replace("sk_live_", "sk%5flive%5F"),
+      secret.toUpperCase(),
+    ];
+    for (const trace of traces) {
+      expect(looksLikeSecret(trace)).toBe(true);
+      expect(redactSecrets(trace)).not.toContain(secret.slice(8, 16));
+    }
+    for (const harmless of ["key_abc123", "skill_live_data", "sk_prod_x", "ask_live"]) {
+      expect(looksLikeSecret(harmless)).toBe(false);
+      expect(redactSecrets(harmless)).toBe(harmless);
+    }
   });
 });

@@ -15,11 +15,15 @@ const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const SECRET_SHAPE = /^sk_(live|test|dev)_[0-9A-Za-z]{36}$/;
 /**
- * Anything that may be a secret or part of one: its tag and a first random character, or an
- * `Authorization` value. Looser than SECRET_SHAPE on purpose: a truncated, mistyped or
- * quoted secret is still one that must not reach a log.
+ * Where a secret, or a part of one, begins: its tag and a first random character, its
+ * underscores possibly percent-encoded as in a URL. Looser than SECRET_SHAPE on purpose: a
+ * truncated, mistyped or quoted secret is still one that must not reach a log or a message.
  */
-const SECRET_TRACE = /sk_(live|test|dev)_[0-9A-Za-z]|^\s*bearer\s/i;
+const SECRET_START = "sk(?:_|%5f)(?:live|test|dev)(?:_|%5f)[0-9a-z]";
+/** A secret's start, or an `Authorization` value. */
+const SECRET_TRACE = new RegExp(`${SECRET_START}|^\\s*bearer\\s`, "i");
+/** Every secret-like run of characters in a text. */
+const SECRET_RUNS = new RegExp(`${SECRET_START}[0-9a-z]*`, "gi");
 
 export function generateSecret(environment: Environment): string {
   const body = `sk_${ENV_TAGS[environment]}_${randomBase62(RANDOM_LENGTH)}`;
@@ -39,6 +43,11 @@ export function isWellFormedSecret(secret: string): boolean {
  */
 export function looksLikeSecret(text: string): boolean {
   return SECRET_TRACE.test(text);
+}
+
+/** `text` with anything shaped like a secret, whole or in part, replaced by `sk_[redacted]`. */
+export function redactSecrets(text: string): string {
+  return text.replace(SECRET_RUNS, "sk_[redacted]");
 }
 
 /** What is stored instead of the secret (hashed on every request: the one-shot `hash`). */

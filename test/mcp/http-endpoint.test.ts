@@ -161,3 +161,94 @@ describe("/mcp over HTTP", () => {
     await session.close();
   });
 });
+
+/** `/mcp` with every session slot taken (SKILLPORT_MCP_MAX_SESSIONS). */
+describe("/mcp when its sessions are full", () => {
+  let server: TestServer;
+  let a: CreatedKey;
+  let b: CreatedKey;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { SKILLPORT_MCP_MAX_SESSIONS: "2" } });
+    [a, b] = await Promise.all([server.createRoomyKey(), server.createRoomyKey()]);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const headers = (key: CreatedKey, session?: string): Record<string, string> => ({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    authorization: `Bearer ${key.secret}`,
+    "mcp-protocol-version": "2025-11-25",
+    ...(session ? { "mcp-session-id": session } : {}),
+  });
+  const post = (key: CreatedKey, body: Json, session?: string) =>
+    fetch(`${server.baseUrl}/mcp`, {
+      method: "POST",
+      headers: headers(key, session),
+      body: JSON.stringify(body),
+    });
+  async function open(key: CreatedKey): Promise<string> {
+    const res = await post(key, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    await res.text();
+    expect(res.status).toBe(200);
+    // Apart in time from the next request, so "least recently used" is never a tie.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return res.headers.get("mcp-session-id") ?? "";
+  }
+  async function listStatus(key: CreatedKey, session: string): Promise<number> {
+    const res = await post(key, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
+    await res.text();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return res.status;
+  }
+
+  it("lets one key use every slot, yet another key's initialize takes the least recently used session of the key holding the most", async () => {
+    const a1 = await open(a);
+    const a2 = await open(a);
+    expect(await listStatus(a, a1)).toBe(200); // a2 is now a's least recently used
+    const b1 = await open(b);
+    expect(await listStatus(a, a2)).toBe(404);
+    expect(await listStatus(a, a1)).toBe(200);
+    expect(await listStatus(b, b1)).toBe(200);
+    // One session each: the key asking gives up its own least recently used one.
+    const a3 = await open(a);
+    expect(await listStatus(a, a1)).toBe(404);
+    expect(await listStatus(a, a3)).toBe(200);
+    expect(await listStatus(b, b1)).toBe(200);
+  });
+
+  it("answers 503 with Retry-After when every session is answering a request, and takes one once it is idle", async () => {
+    const sessions = [await open(a), await open(b)];
+    const wait = (key: CreatedKey, session: string) =>
+      post(
+        key,
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "util_wait", arguments: { ms: 3_000 } },
+        },
+        session,
+      ).then((res) => res.text());
+    const calls = [wait(a, sessions[0] ?? ""), wait(b, sessions[1] ?? "")];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const refused = await post(b, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
+    await Promise.all(calls);
+    expect(await open(b)).toBeTruthy();
+  });
+});

@@ -86,9 +86,9 @@ async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promi
       message: "No Mcp-Session-Id header: start a session with an initialize request first.",
     });
   }
-  if (sessions.isFull) {
+  if (!sessions.makeRoomFor(key.id)) {
     throw new ServiceError("service_unavailable", {
-      message: "Too many open MCP sessions; retry later.",
+      message: "Too many open MCP sessions, all of them answering requests; retry later.",
       retryAfterSeconds: 30,
     });
   }

@@ -44,8 +44,29 @@ export class McpSessions {
     return this.sessions.size;
   }
 
-  get isFull(): boolean {
-    return this.sessions.size >= this.options.maxSessions;
+  /**
+   * Makes room for one more session of `keyId`, and says whether there is. When every slot
+   * is taken, the key holding the most sessions (the asking key, in a tie) gives up the one
+   * it used least recently, unless all of its sessions are answering a request. So one
+   * key alone may use every slot, yet cannot keep other keys out by filling them: the
+   * client of the closed session is told to initialize again, as after expiry.
+   */
+  makeRoomFor(keyId: string): boolean {
+    if (this.sessions.size < this.options.maxSessions) return true;
+    const byKey = new Map<string, McpSession[]>();
+    for (const session of this.sessions.values()) {
+      const held = byKey.get(session.keyId);
+      if (held) held.push(session);
+      else byKey.set(session.keyId, [session]);
+    }
+    let largest = byKey.get(keyId) ?? [];
+    for (const held of byKey.values()) if (held.length > largest.length) largest = held;
+    const idle = largest.filter((session) => session.active === 0);
+    if (idle.length === 0) return false;
+    const leastRecent = idle.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a));
+    if (leastRecent.transport.sessionId) this.sessions.delete(leastRecent.transport.sessionId);
+    leastRecent.transport.close().catch(() => {});
+    return true;
   }
 
   get(id: string): McpSession | undefined {

@@ -22,6 +22,15 @@ export interface ExecuteCall {
 }
 
 /**
+ * Whether the call waits for the execution's end, however long its queueing and timeout
+ * take: no `waitMs`, or one no shorter than the timeout. Then the answer is terminal in
+ * both modes, never a record caught running just before its timeout was recorded.
+ */
+export function waitsForEnd({ request, waitMs }: ExecuteCall): boolean {
+  return waitMs === undefined || waitMs >= request.timeout_ms;
+}
+
+/**
  * What the MCP tools need from skillport, in the REST API's terms. Embedded mode answers
  * from the core in this process; remote mode (`skillport mcp --remote URL`) through the
  * client library. The tools are written once against this, so both modes answer the same

@@ -3,7 +3,7 @@ import { type SkillDetail, toSkillDetail } from "../core/catalog-service.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
-import type { ExecuteCall, SkillportBackend } from "./backend.js";
+import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 
 /**
  * The tools answered by the core in this process (`skillport mcp`, and `/mcp` on
@@ -41,17 +41,11 @@ export class EmbeddedBackend implements SkillportBackend {
     return this.skillport.catalog.discover(request, await this.charged());
   }
 
-  async execute({
-    request,
-    waitMs,
-    idempotencyKey,
-    signal,
-    onProgress,
-    onLog,
-  }: ExecuteCall): Promise<ExecutionRecord> {
+  async execute(call: ExecuteCall): Promise<ExecutionRecord> {
+    const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog } = call;
     const key = await this.charged();
     const { executions, queries } = this.skillport;
-    if (waitMs === undefined || waitMs >= request.timeout_ms) {
+    if (waitsForEnd(call)) {
       const sync = await executions.execute(
         key,
         { ...request, async: false },

@@ -6,11 +6,13 @@ import { ERROR_CODES, type ErrorCode, ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
-import type { ExecuteCall, SkillportBackend } from "./backend.js";
+import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 
 /** How long a fetched catalog is used before it is fetched again. */
 const CATALOG_TTL_MS = 60_000;
 const PAGE_SIZE = 100;
+/** How long past an execution's timeout a call waiting for its end follows it. */
+const FOLLOW_MARGIN_MS = 5_000;
 
 /**
  * The tools answered by a running skillport over REST, through the official client
@@ -71,20 +73,17 @@ export class RemoteBackend implements SkillportBackend {
     return remote(() => this.client.discover(request));
   }
 
-  async execute({
-    request,
-    waitMs,
-    idempotencyKey,
-    signal,
-    onProgress,
-  }: ExecuteCall): Promise<ExecutionRecord> {
+  async execute(call: ExecuteCall): Promise<ExecutionRecord> {
+    const { request, waitMs = 0, idempotencyKey, signal, onProgress } = call;
     const started = await remote(() =>
       this.client.execute(
         { ...request, async: true },
         { ...(idempotencyKey ? { idempotencyKey } : {}), signal },
       ),
     );
-    return this.follow(started, waitMs ?? request.timeout_ms + 5_000, signal, onProgress);
+    // Waiting for the end: past the timeout, by a margin for the server to record it.
+    const followMs = waitsForEnd(call) ? request.timeout_ms + FOLLOW_MARGIN_MS : waitMs;
+    return this.follow(started, followMs, signal, onProgress);
   }
 
   async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {

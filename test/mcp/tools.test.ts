@@ -141,6 +141,19 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(result._meta?.["skillport/error"]).toMatchObject({ code: "execution_timeout" });
   });
 
+  it("waits for the end, timeout included, when wait_ms is as long as timeout_ms", async () => {
+    // The wait ends as the timeout does: the answer must still be the timeout, not a record
+    // caught running just before it was recorded (remote mode used to answer that).
+    const result = await call("execute_skill", {
+      skill_id: "util.wait",
+      params: { ms: 10_000 },
+      timeout_ms: 1_000,
+      wait_ms: 1_000,
+    });
+    expect(result.isError).toBe(true);
+    expect(result._meta?.["skillport/error"]).toMatchObject({ code: "execution_timeout" });
+  });
+
   it("hands back a running record for a small wait_ms, to poll with get_execution", async () => {
     const started = await call("execute_skill", { skill_id: "util.wait", params: { ms: 1500 }, wait_ms: 10 });
     expect(started.isError).toBeFalsy();

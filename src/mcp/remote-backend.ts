@@ -8,7 +8,11 @@ import type { Scope } from "../core/keys/api-key.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 
-/** How long a fetched catalog is used before it is fetched again. */
+/**
+ * How long the fetched catalog and the key's scope are used before they are asked again:
+ * a key revoked or given another scope shows in `tools/list` within this time, as it does
+ * at once in embedded mode (calls are refused at once in both).
+ */
 const CATALOG_TTL_MS = 60_000;
 const PAGE_SIZE = 100;
 /** How long past an execution's timeout a call waiting for its end follows it. */
@@ -22,7 +26,7 @@ const FOLLOW_MARGIN_MS = 5_000;
  */
 export class RemoteBackend implements SkillportBackend {
   private catalog: { skills: readonly SkillDetail[]; fetchedAt: number } | undefined;
-  private callerScope: Promise<Scope> | undefined;
+  private callerScope: { scope: Promise<Scope>; askedAt: number } | undefined;
 
   private constructor(private readonly client: SkillportClient) {}
 
@@ -43,19 +47,26 @@ export class RemoteBackend implements SkillportBackend {
 
   /** The key's scope, found by asking for the one thing only full-access keys may read. */
   scope(): Promise<Scope> {
-    this.callerScope ??= remote(async (): Promise<Scope> => {
-      try {
-        await this.client.listExecutions({ limit: 1 }).next();
-        return "full-access";
-      } catch (err) {
-        if (err instanceof SkillportError && err.code === "insufficient_scope") return "read-only";
+    if (this.callerScope && Date.now() - this.callerScope.askedAt < CATALOG_TTL_MS) {
+      return this.callerScope.scope;
+    }
+    const asked = {
+      askedAt: Date.now(),
+      scope: remote(async (): Promise<Scope> => {
+        try {
+          await this.client.listExecutions({ limit: 1 }).next();
+          return "full-access";
+        } catch (err) {
+          if (err instanceof SkillportError && err.code === "insufficient_scope") return "read-only";
+          throw err;
+        }
+      }).catch((err: unknown) => {
+        if (this.callerScope === asked) this.callerScope = undefined; // asked again next time
         throw err;
-      }
-    }).catch((err: unknown) => {
-      this.callerScope = undefined; // asked again next time
-      throw err;
-    });
-    return this.callerScope;
+      }),
+    };
+    this.callerScope = asked;
+    return asked.scope;
   }
 
   async skills(): Promise<readonly SkillDetail[]> {

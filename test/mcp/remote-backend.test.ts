@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Skillport } from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { RemoteBackend } from "../../src/mcp/remote-backend.js";
@@ -93,6 +93,26 @@ describe("the remote backend", () => {
     expect(await backend.scope()).toBe("full-access");
     expect(await backend.scope()).toBe("full-access");
     expect(api.requests).toEqual(["GET /v1/executions?limit=1", "GET /v1/executions?limit=1"]);
+  });
+
+  it("asks for the key's scope again after a minute, so a revoked key lists no tools", async () => {
+    const INVALID: Answer = [
+      401,
+      { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
+    ];
+    let revoked = false;
+    api = await fakeApi(() => (revoked ? INVALID : NO_EXECUTIONS));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const backend = await RemoteBackend.connect(client(api.baseUrl));
+      revoked = true;
+      expect(await backend.scope()).toBe("full-access"); // within the minute: as asked
+      vi.setSystemTime(Date.now() + 61_000);
+      await expect(backend.scope()).rejects.toMatchObject({ code: "invalid_api_key" });
+      expect(api.requests).toEqual(["GET /v1/executions?limit=1", "GET /v1/executions?limit=1"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("refuses to start with a key the server refuses", async () => {

@@ -50,6 +50,7 @@ export class RemoteBackend implements SkillportBackend {
     if (this.callerScope && Date.now() - this.callerScope.askedAt < CATALOG_TTL_MS) {
       return this.callerScope.scope;
     }
+    const previous = this.callerScope?.scope;
     const asked = {
       askedAt: Date.now(),
       scope: remote(async (): Promise<Scope> => {
@@ -61,6 +62,8 @@ export class RemoteBackend implements SkillportBackend {
           throw err;
         }
       }).catch((err: unknown) => {
+        // A key over its rate limit still is what it was: tools/list works on, as embedded.
+        if (previous && err instanceof ServiceError && err.code === "rate_limit_exceeded") return previous;
         if (this.callerScope === asked) this.callerScope = undefined; // asked again next time
         throw err;
       }),

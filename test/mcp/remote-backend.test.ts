@@ -115,6 +115,21 @@ describe("the remote backend", () => {
     }
   });
 
+  it("keeps the scope it knows when asking again meets the key's rate limit", async () => {
+    let limited = false;
+    api = await fakeApi(() => (limited ? RATE_LIMITED : NO_EXECUTIONS));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const backend = await RemoteBackend.connect(client(api.baseUrl));
+      limited = true;
+      vi.setSystemTime(Date.now() + 61_000);
+      expect(await backend.scope()).toBe("full-access");
+      expect(api.requests).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("refuses to start with a key the server refuses", async () => {
     api = await fakeApi(() => [
       401,

@@ -111,6 +111,18 @@ describe("LeasedLimiter", () => {
     (await store.limiter.peek("key:k", windows, nowMs)).windows.map((w) => w.remaining);
 
   describe("in one process", () => {
+    it("takes a count given back into its lease, where peek sees it at once, and to the store in the end", async () => {
+      const { limiter, store, counting } = await open();
+      await consumeMany(limiter, PRO, 45, T0);
+      const peeksBefore = counting.peeks;
+      expect((await limiter.consume("key:k", PRO, T0)).windows[0]?.remaining).toBe(554);
+      await limiter.release("key:k", PRO, 1, T0);
+      expect((await limiter.peek("key:k", PRO, T0)).windows[0]?.remaining).toBe(555);
+      expect(counting.peeks).toBe(peeksBefore); // answered from the live lease
+      await limiter.close();
+      expect(await storeRemaining(store, PRO, T0)).toEqual([555, 50_000 - 45]);
+    });
+
     it.each([
       ["free", FREE, 60],
       ["pro", PRO, 600],

@@ -95,8 +95,19 @@ export class LeasedLimiter implements Limiter {
     return this.store.acquire(name, windows, wanted, nowMs);
   }
 
-  /** Straight to the store. */
-  release(name: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
+  /**
+   * Into the live lease when the give-back is for its very windows: the store counts those
+   * requests already, as it counts every unused one, so the next requests here use them, and
+   * `peek` shows them at once (a request refused after `consume`, then `peek`ed for its
+   * headers, must not look counted). Otherwise, straight to the store.
+   */
+  async release(name: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
+    const bucket = this.buckets.get(name);
+    if (bucket && !bucket.pending && fitOf(bucket, windows, grantedAtMs) === "same") {
+      bucket.unused += count;
+      bucket.taken = Math.max(0, bucket.taken - count);
+      return;
+    }
     return this.store.release(name, windows, count, grantedAtMs);
   }
 

@@ -1,19 +1,9 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { wholeNumberText } from "./core/whole-number.js";
 
-/**
- * A whole number written in decimal digits. Not `z.coerce.number()`, which reads an empty
- * or blank value as 0 (`SKILLPORT_PORT=` listened on a random port) and takes `0x10`
- * or `1e3` for numbers nobody meant.
- */
-const int = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().min(min).max(max));
+const int = wholeNumberText;
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const commaList = z.string().transform((text) =>
   text

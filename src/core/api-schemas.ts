@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EXECUTION_STATUSES } from "./execution/record.js";
+import { wholeNumberText } from "./whole-number.js";
 
 /**
  * Request shapes shared by every surface. REST validates bodies with them, MCP derives
@@ -42,11 +43,8 @@ export const DiscoverRequest = z.object({
 });
 export type DiscoverRequest = z.output<typeof DiscoverRequest>;
 
-/** Query-string numbers arrive as text. */
-const intFromQuery = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-
 export const ListExecutionsQuery = z.object({
-  limit: intFromQuery(1, 100).default(20),
+  limit: wholeNumberText(1, 100, 20),
   cursor: z.string().min(1).max(500).optional(),
   status: z.enum(EXECUTION_STATUSES).optional(),
   skill_id: z.string().min(1).max(200).optional(),
@@ -63,11 +61,11 @@ export type AdminExecutionsQuery = z.output<typeof AdminExecutionsQuery>;
 /** contract.md: `?wait=N` (0–60 s) long-polls until the record is terminal. */
 export const MAX_WAIT_SECONDS = 60;
 export const GetExecutionQuery = z.object({
-  wait: intFromQuery(0, MAX_WAIT_SECONDS).default(0),
+  wait: wholeNumberText(0, MAX_WAIT_SECONDS, 0),
 });
 
 export const ListSkillsQuery = z.object({
-  limit: intFromQuery(1, 100).default(50),
+  limit: wholeNumberText(1, 100, 50),
   cursor: z.string().min(1).max(500).optional(),
 });
 

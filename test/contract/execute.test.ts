@@ -214,10 +214,10 @@ describe("contract: POST /v1/execute", () => {
     await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
   });
 
-  it("refuses ?wait outside 0–60", async () => {
+  it("refuses ?wait outside 0–60, or not in decimal digits", async () => {
     const res = await execute({ skill_id: "math.evaluate", params: { expression: "1" } });
     const { id } = bodyOf<ExecutionRecord>(res);
-    for (const wait of ["61", "-1", "abc"]) {
+    for (const wait of ["61", "-1", "abc", "0x10", "1e1", "1.5", ""]) {
       expectError(
         await server.request("GET", `/v1/executions/${id}?wait=${wait}`, { key: key.secret }),
         400,

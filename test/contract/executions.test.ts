@@ -126,6 +126,9 @@ describe("contract: execution resources", () => {
       "?limit=0",
       "?limit=101",
       "?limit=x",
+      "?limit=",
+      "?limit=0x10",
+      "?limit=2&limit=3",
       "?status=done",
       "?cursor=%21%21garbage%21%21",
     ]) {

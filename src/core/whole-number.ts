@@ -1,0 +1,16 @@
+import { z } from "zod";
+
+/** Decimal digits, blanks around them allowed: the only text read as a number. */
+const fromDigits = (value: unknown) =>
+  typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+
+/**
+ * A whole number written as text in decimal digits, as in a query string or an environment
+ * variable; `fallback` when it is absent. Not `z.coerce.number()`, which reads an empty or
+ * blank value as 0 (`?wait=` or `SKILLPORT_PORT=`) and takes `0x10` or `1e3` for numbers
+ * nobody meant. Its JSON Schema (OpenAPI) is the integer it stands for, with its default.
+ */
+export const wholeNumberText = (min: number, max: number, fallback?: number) => {
+  const number = z.number({ error: "must be a whole number" }).int().min(min).max(max);
+  return z.preprocess(fromDigits, fallback === undefined ? number : number.default(fallback));
+};

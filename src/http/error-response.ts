@@ -32,17 +32,10 @@ export function toHttpError(err: unknown): ServiceError {
   if (mapped && fastifyError.code) {
     return new ServiceError(mapped, { message: FASTIFY_MESSAGES[fastifyError.code], cause: err });
   }
-  // Prototype-poisoning refusals (secure-json-parse) and JSON.parse failures carry a 400
-  // status and no code we know.
-  if (err instanceof SyntaxError && /forbidden (prototype|constructor) property/i.test(err.message)) {
+  // Another refusal of the request by Fastify or Node, with no code we know.
+  if (fastifyError.statusCode === 400) {
     return new ServiceError("invalid_request", {
-      message: "The request body contains a forbidden key (__proto__ or constructor.prototype).",
-      cause: err,
-    });
-  }
-  if (err instanceof SyntaxError || fastifyError.statusCode === 400) {
-    return new ServiceError("invalid_request", {
-      message: "The request body is not valid JSON.",
+      message: "The request is not valid HTTP for this API.",
       cause: err,
     });
   }

@@ -1,9 +1,5 @@
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type HTTPMethods,
-  LogController,
-} from "fastify";
+import { METHODS } from "node:http";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
@@ -11,6 +7,7 @@ import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
 import { clientErrorAnswerer } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
+import { parseJsonBodies } from "./json-body.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { registerMetrics } from "./metrics.js";
@@ -47,8 +44,6 @@ export interface HttpServer {
 
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
 
-const METHODS: HTTPMethods[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
 export function buildHttpServer(skillport: Skillport, options: HttpServerOptions): HttpServer {
   const app = Fastify({
@@ -84,9 +79,15 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   const shutdown = new AbortController();
   let closing = false;
 
+  // Every method Node reads can reach a known path (TRACE, SEARCH, QUERY…), and must be
+  // refused there with 405 rather than 404: the router routes only the methods it knows.
+  for (const method of METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  }
+
   // Only JSON bodies are accepted (contract.md: anything else is 415).
   app.removeContentTypeParser(["text/plain"]);
-  acceptEmptyJsonBodies(app);
+  parseJsonBodies(app);
 
   // Hooks run on every request: one of each kind, and callback-style where nothing is
   // awaited, since each async hook costs a promise and a microtask turn.
@@ -159,18 +160,16 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
 
   // A known path with another method is 405 with `Allow` (contract.md), not 404.
   for (const [url, methods] of [...routes]) {
-    const others = METHODS.filter((m) => !methods.has(m));
+    const others = app.supportedMethods.filter((m) => !methods.has(m));
     const allow = [...methods].join(", ");
-    app.route({
-      method: others,
-      url,
-      handler: async () => {
-        throw new ServiceError("method_not_allowed", {
-          message: `Use ${allow} on this path.`,
-          headers: { allow },
-        });
-      },
-    });
+    const refuse = async () => {
+      throw new ServiceError("method_not_allowed", {
+        message: `Use ${allow} on this path.`,
+        headers: { allow },
+      });
+    };
+    // Refused on arrival, before the body is read: a wrong method is 405 whatever its body.
+    app.route({ method: others, url, onRequest: refuse, handler: refuse });
   }
 
   app.setNotFoundHandler(async (request, reply) =>
@@ -200,19 +199,4 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       }
     },
   };
-}
-
-/**
- * Fastify's JSON parser (with its prototype-poisoning checks), except that an empty body
- * is no body rather than invalid JSON: clients that send `Content-Type: application/json`
- * on every request (the README's own curl examples do) must be able to cancel an
- * execution, whose POST has no body. Routes that need a body still refuse its absence.
- */
-function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body === "") done(null, undefined);
-    else void parseJson(request, String(body), done);
-  });
 }

@@ -85,7 +85,23 @@ describe("contract: the error table", () => {
         rawBody: '{"skill_id": "math.evaluate", ',
         contentType: "application/json",
       });
-      expectError(res, 400, "invalid_request");
+      expect(expectError(res, 400, "invalid_request").message).toMatch(/not valid JSON/);
+    });
+
+    it("refuses a body that is not UTF-8 instead of changing its text, whatever charset it names", async () => {
+      // "café" in Latin-1: decoded as UTF-8 anyway, the é became U+FFFD in the stored message.
+      const latin1 = Buffer.from(
+        '{"skill_id":"message.send","params":{"channel":"c","text":"caf\xe9"}}',
+        "latin1",
+      );
+      for (const contentType of ["application/json", "application/json; charset=iso-8859-1"]) {
+        const res = await server.request("POST", "/v1/execute", {
+          key: full.secret,
+          rawBody: latin1,
+          contentType,
+        });
+        expect(expectError(res, 400, "invalid_request").message).toMatch(/not valid UTF-8/);
+      }
     });
 
     it("refuses a missing required field, with details naming it", async () => {
@@ -173,7 +189,7 @@ describe("contract: the error table", () => {
         rawBody: '{"skill_id":"math.evaluate","params":{"expression":"1"},"__proto__":{"polluted":true}}',
         contentType: "application/json",
       });
-      expectError(res, 400, "invalid_request");
+      expect(expectError(res, 400, "invalid_request").message).toMatch(/forbidden key \(__proto__/);
     });
 
     it("refuses an Idempotency-Key longer than 255 characters", async () => {
@@ -307,6 +323,32 @@ describe("contract: the error table", () => {
       const allow = (res.headers.get("allow") ?? "").split(",").map((m) => m.trim());
       expect(allow).toContain(allowed);
       expect(allow).not.toContain(method);
+    });
+
+    it.each(["TRACE", "SEARCH", "PROPFIND", "QUERY"])(
+      "%s, a method Node knows, answers 405 as well",
+      async (method) => {
+        const { request } = await import("undici");
+        const res = await request(`${server.baseUrl}/v1/discover`, {
+          method,
+          headers: { authorization: `Bearer ${full.secret}` },
+        });
+        expect(res.statusCode).toBe(405);
+        expect(res.headers.allow).toBe("POST");
+        expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe(
+          "method_not_allowed",
+        );
+      },
+    );
+
+    it("answers 405 before reading the body, whatever the body", async () => {
+      for (const [contentType, rawBody] of [
+        ["text/plain", "x"],
+        ["application/json", "{bad"],
+      ]) {
+        const res = await server.request("PUT", "/v1/discover", { key: full.secret, rawBody, contentType });
+        expectError(res, 405, "method_not_allowed");
+      }
     });
   });
 

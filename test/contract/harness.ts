@@ -71,7 +71,7 @@ export interface RequestOptions {
   /** A JSON body (sent with `Content-Type: application/json`). */
   json?: unknown;
   /** A raw body, sent as is with `contentType` (or fetch's default for strings). */
-  rawBody?: string;
+  rawBody?: string | Uint8Array;
   contentType?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
@@ -440,7 +440,7 @@ export async function apiRequest(
 ): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (options.json !== undefined) {
     body = JSON.stringify(options.json);
     headers["content-type"] = options.contentType ?? "application/json";

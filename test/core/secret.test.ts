@@ -83,13 +83,23 @@ describe("identifiers", () => {
       `"${secret}"`,
       `Bearer ${secret}`,
       secret.replace("sk_live_", "sk%5flive%5F"),
+      secret.replace("sk_", "%73k_"),
+      secret.replace("sk_", "s%6B_"),
+      `sk_live_${secret}`,
       secret.toUpperCase(),
     ];
     for (const trace of traces) {
       expect(looksLikeSecret(trace)).toBe(true);
       expect(redactSecrets(trace)).not.toContain(secret.slice(8, 16));
     }
-    for (const harmless of ["key_abc123", "skill_live_data", "sk_prod_x", "ask_live"]) {
+    for (const harmless of [
+      "key_abc123",
+      "skill_live_data",
+      "sk_prod_x",
+      "ask_live",
+      "/v1/x?q=a%20b",
+      "100% sure",
+    ]) {
       expect(looksLikeSecret(harmless)).toBe(false);
       expect(redactSecrets(harmless)).toBe(harmless);
     }

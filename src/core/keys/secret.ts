@@ -15,15 +15,20 @@ const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const SECRET_SHAPE = /^sk_(live|test|dev)_[0-9A-Za-z]{36}$/;
 /**
- * Where a secret, or a part of one, begins: its tag and a first random character, its
- * underscores possibly percent-encoded as in a URL. Looser than SECRET_SHAPE on purpose: a
- * truncated, mistyped or quoted secret is still one that must not reach a log or a message.
+ * Where a secret, or a part of one, begins: its tag and a first random character. Looser
+ * than SECRET_SHAPE on purpose: a truncated, mistyped or quoted secret is still one that
+ * must not reach a log or a message.
  */
-const SECRET_START = "sk(?:_|%5f)(?:live|test|dev)(?:_|%5f)[0-9a-z]";
+const SECRET_START = "sk_(?:live|test|dev)_[0-9a-z]";
 /** A secret's start, or an `Authorization` value. */
 const SECRET_TRACE = new RegExp(`${SECRET_START}|^\\s*bearer\\s`, "i");
-/** Every secret-like run of characters in a text. */
-const SECRET_RUNS = new RegExp(`${SECRET_START}[0-9a-z]*`, "gi");
+/**
+ * Every secret-like run of characters in a text, to the end of its word (a key pasted
+ * after a typed prefix, `sk_live_sk_live_…`, is one run).
+ */
+const SECRET_RUNS = new RegExp(`${SECRET_START}\\w*`, "gi");
+/** A run of URL characters: when it holds a `%`, a secret may hide in it (`%73k_live_…`). */
+const URL_WORDS = /[\w%-]+/g;
 
 export function generateSecret(environment: Environment): string {
   const body = `sk_${ENV_TAGS[environment]}_${randomBase62(RANDOM_LENGTH)}`;
@@ -42,12 +47,24 @@ export function isWellFormedSecret(secret: string): boolean {
  * truncated key), so that messages about it can avoid echoing it.
  */
 export function looksLikeSecret(text: string): boolean {
-  return SECRET_TRACE.test(text);
+  return SECRET_TRACE.test(text) || (text.includes("%") && SECRET_TRACE.test(percentDecoded(text)));
 }
 
-/** `text` with anything shaped like a secret, whole or in part, replaced by `sk_[redacted]`. */
+/**
+ * `text` with anything shaped like a secret, whole or in part, percent-encoded or not,
+ * replaced by `sk_[redacted]`.
+ */
 export function redactSecrets(text: string): string {
-  return text.replace(SECRET_RUNS, "sk_[redacted]");
+  const redacted = text.replace(SECRET_RUNS, "sk_[redacted]");
+  if (!redacted.includes("%")) return redacted;
+  return redacted.replace(URL_WORDS, (word) =>
+    word.includes("%") && SECRET_TRACE.test(percentDecoded(word)) ? "sk_[redacted]" : word,
+  );
+}
+
+/** Each `%XX` as the character it encodes; never throws, unlike `decodeURIComponent`. */
+function percentDecoded(text: string): string {
+  return text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /** What is stored instead of the secret (hashed on every request: the one-shot `hash`). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { anyJson } from "./lib/json-input.js";
-import { NO_CONTROL_CHARACTERS } from "./lib/text-guards.js";
+import { NO_CONTROL_CHARACTERS, WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
 
 /** A memory entry is a note, not a file store; bigger values belong elsewhere. */
 export const MAX_VALUE_BYTES = 64 * 1024;
@@ -11,6 +11,7 @@ const key = z
   .min(1)
   .max(256)
   .regex(NO_CONTROL_CHARACTERS, "must not contain control characters")
+  .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
   .describe('Key of the entry, e.g. "user:ann:preferences" (1-256 characters).');
 
 export const memorySet = defineSkill({

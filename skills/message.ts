@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
-import { NO_CONTROL_CHARACTERS } from "./lib/text-guards.js";
+import { NO_CONTROL_CHARACTERS, WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
 
 const channel = z
   .string()
@@ -8,6 +8,7 @@ const channel = z
   .min(1)
   .max(100)
   .regex(NO_CONTROL_CHARACTERS, "must not contain control characters")
+  .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
   .describe('Channel name, e.g. "general", "alerts" or "user:alice" (1-100 characters).');
 
 const messageShape = z.object({
@@ -27,7 +28,12 @@ export const messageSend = defineSkill({
   tags: ["message", "chat", "notify", "send", "post"],
   params: z.object({
     channel,
-    text: z.string().min(1).max(10_000).describe("Text of the message (1-10000 characters)."),
+    text: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
+      .describe("Text of the message (1-10000 characters)."),
   }),
   result: z.object({
     message_id: z.string().describe("Identifier of the stored message."),

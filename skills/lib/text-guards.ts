@@ -6,3 +6,12 @@
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1F\x7F]*$/;
+
+/**
+ * Matches well-formed Unicode text: no lone surrogate (`"\ud800"` is valid JSON). Text
+ * stored in a column of its own (a channel, a message, a memory key) is stored as UTF-8,
+ * which cannot hold a lone surrogate: it would come back as U+FFFD, unlike what was sent.
+ * Written without the unicode flag, for the same reason as above.
+ */
+export const WELL_FORMED_UNICODE = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+export const WELL_FORMED_MESSAGE = "must be well-formed Unicode (no lone surrogate)";

@@ -54,6 +54,12 @@ describe("memory skills", () => {
     expect(memoryGet.params.safeParse({ key: "" }).success).toBe(false);
   });
 
+  it("refuses a key with a lone surrogate, which the store cannot keep", () => {
+    expect(memorySet.params.safeParse({ key: "k\ud800", value: 1 }).success).toBe(false);
+    expect(memoryGet.params.safeParse({ key: "k\udc00x" }).success).toBe(false);
+    expect(memorySet.params.safeParse({ key: "k🔑", value: 1 }).success).toBe(true);
+  });
+
   it("deletes a key and says whether it existed", async () => {
     const ctx = fakeContext();
     await runSkill(memorySet, { key: "k", value: 1 }, ctx);

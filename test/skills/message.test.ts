@@ -30,6 +30,13 @@ describe("message.send", () => {
     expect(messageSend.params.safeParse({ channel: "a\nb", text: "x" }).success).toBe(false);
     expect(messageSend.params.safeParse({ channel: "ops" }).success).toBe(false);
   });
+
+  it("rejects a lone surrogate, which the store cannot keep, and takes paired ones (emoji)", () => {
+    expect(messageSend.params.safeParse({ channel: "s\ud800", text: "x" }).success).toBe(false);
+    expect(messageSend.params.safeParse({ channel: "ops", text: "x\udfff" }).success).toBe(false);
+    expect(messageSend.params.safeParse({ channel: "ops", text: "x\ud83d" }).success).toBe(false);
+    expect(messageSend.params.safeParse({ channel: "🚀 launches", text: "done 🎉 ✓" }).success).toBe(true);
+  });
 });
 
 describe("message.list", () => {

@@ -5,7 +5,13 @@ import { errorMessage } from "./lib/errors.js";
 import { anyJson } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
 
-const loadJmespath = lazy(() => import("@jmespath-community/jmespath"));
+const loadJmespath = lazy(async () => {
+  const [{ compile }, { searchOwnProperties }] = await Promise.all([
+    import("@jmespath-community/jmespath"),
+    import("./lib/own-property-jmespath.js"),
+  ]);
+  return { compile, searchOwnProperties };
+});
 
 export const jsonQuery = defineSkill({
   id: "json.query",
@@ -54,7 +60,7 @@ export const jsonQuery = defineSkill({
     await loadJmespath();
   },
   async run(params) {
-    const { compile, TreeInterpreter } = await loadJmespath();
+    const { compile, searchOwnProperties } = await loadJmespath();
     let ast: ReturnType<typeof compile>;
     try {
       ast = compile(params.expression);
@@ -67,7 +73,7 @@ export const jsonQuery = defineSkill({
       );
     }
     try {
-      return { result: TreeInterpreter.search(ast, params.data as JSONValue) };
+      return { result: searchOwnProperties(ast, params.data as JSONValue) };
     } catch (err) {
       throw new SkillError(`Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}`, {
         cause: err,

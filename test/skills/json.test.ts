@@ -41,6 +41,55 @@ describe("json.query", () => {
       { data: people, expression: "abs(people)" },
       /Could not apply "abs\(people\)": .*abs\(\)/,
     );
+    await expectSkillError(
+      jsonQuery,
+      { data: people, expression: "group_by(people, &age)" },
+      /Could not apply .*: group_by\(\) needs a string key, received number/,
+    );
+  });
+
+  it.each([
+    ["constructor", { a: 1 }],
+    ["toString", { a: 1 }],
+    ["valueOf", { a: 1 }],
+    ["hasOwnProperty", { a: 1 }],
+    ["x.constructor", { x: {} }],
+    ["__proto__", { x: {} }],
+    ["{b: a}.constructor", { a: 1 }],
+    ["`{}`.toString", { a: 1 }],
+    ["merge(@).constructor", { a: 1 }],
+    ["let $v = a in constructor", { a: 1 }],
+  ])(
+    "gives null for %s, a key the data does not have, never an Object.prototype member",
+    async (expression, data) => {
+      expect(await runSkill(jsonQuery, { data, expression })).toEqual({ result: null });
+    },
+  );
+
+  it("finds an own key named like an Object.prototype member", async () => {
+    // JSON.parse makes "__proto__" an own property, as a request body would.
+    const data = JSON.parse('{"constructor": 1, "__proto__": {"p": 2}}');
+    expect(await runSkill(jsonQuery, { data, expression: "[constructor, __proto__.p]" })).toEqual({
+      result: [1, 2],
+    });
+  });
+
+  it.each([
+    ['{"__proto__": a, b: a}', { a: 1 }, '{"__proto__":1,"b":1}'],
+    [
+      'merge(@, `{"c": 3}`)',
+      JSON.parse('{"__proto__": {"p": 1}, "a": 2}'),
+      '{"__proto__":{"p":1},"a":2,"c":3}',
+    ],
+    [
+      "group_by(@, &k)",
+      [{ k: "__proto__" }, { k: "constructor" }],
+      '{"__proto__":[{"k":"__proto__"}],"constructor":[{"k":"constructor"}]}',
+    ],
+  ])("keeps a key named __proto__ in the object %s builds", async (expression, data, json) => {
+    const { result } = await runSkill(jsonQuery, { data, expression });
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(JSON.stringify(result)).toBe(json);
   });
 
   it("requires data", () => {

@@ -87,12 +87,16 @@ export const jsonValidate = defineSkill({
         : new Ajv(options);
     addFormats(ajv);
     let validate: ReturnType<typeof ajv.compile>;
+    let valid: boolean;
+    // Running the compiled schema fails like compiling it, for the same reason: a schema that
+    // refers to itself with nothing between ({"$ref":"#"}) compiles, then recurses until the
+    // stack overflows on any data (a longer cycle overflows in compile already).
     try {
       validate = ajv.compile(params.schema);
+      valid = validate(params.data) === true;
     } catch (err) {
       throw new SkillError(`Invalid JSON Schema: ${errorMessage(err)}`, { cause: err });
     }
-    const valid = validate(params.data) === true;
     const errors = (validate.errors ?? []).map(describeError);
     return { valid, errors: errors.slice(0, MAX_ERRORS), error_count: errors.length };
   },

@@ -223,6 +223,16 @@ describe("json.validate", () => {
     );
   });
 
+  it("fails a schema that refers to itself endlessly with a SkillError, not a stack overflow", async () => {
+    await expectSkillError(
+      jsonValidate,
+      { schema: { $ref: "#" }, data: 1 },
+      /^Invalid JSON Schema: Maximum call stack size exceeded/,
+    );
+    const cycle = { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" };
+    await expectSkillError(jsonValidate, { schema: cycle, data: 1 }, /^Invalid JSON Schema: /);
+  });
+
   it("refuses draft-04 schemas with a clear message", async () => {
     await expectSkillError(
       jsonValidate,

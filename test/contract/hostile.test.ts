@@ -266,6 +266,19 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expectError(await post(path, { rawBody: payload }), 400, "invalid_request");
     });
 
+    it("keeps a result key named __proto__ (a CSV column) in the answer and the stored record", async () => {
+      const res = await post("/v1/execute", {
+        json: { skill_id: "csv.to_json", params: { csv: "id,__proto__,toString\n1,x,y\n" } },
+      });
+      const row = '{"id":"1","__proto__":"x","toString":"y"}';
+      expect(res.text).toContain(`"rows":[${row}]`);
+      const stored = await server.request("GET", `/v1/executions/${bodyOf<ExecutionRecord>(res).id}`, {
+        key: key.secret,
+      });
+      expect(stored.text).toContain(`"rows":[${row}]`);
+      expect(({} as { id?: unknown }).id).toBeUndefined();
+    });
+
     it("leaves every object as it was: no polluted property shows anywhere afterwards", async () => {
       const res = await post("/v1/execute", {
         json: { skill_id: "json.query", params: { expression: "polluted", data: {} } },

@@ -6,7 +6,7 @@ import { toBase62 } from "../../src/core/ids.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
 import { makeCore } from "./make-core.js";
-import { counts, testSkills } from "./test-skills.js";
+import { counts, keyed, testSkills } from "./test-skills.js";
 
 let core: Awaited<ReturnType<typeof makeCore>>;
 let key: ApiKey;
@@ -58,6 +58,27 @@ describe("synchronous execution", () => {
     const { record } = await run("test.bad_result", {});
     expect(record.status).toBe("failed");
     expect(record.error?.message).toMatch(/invalid result/);
+  });
+
+  it("keeps a result key named __proto__, in the answer and in the store, and pollutes no prototype", async () => {
+    const keyedCore = await makeCore([keyed], { clock: systemClock });
+    try {
+      const keys = ["a", "__proto__", "constructor"];
+      const { record } = await keyedCore.run(await keyedCore.keyFor(), "test.keyed", { keys });
+      const entries = record.result?.entries as Record<string, unknown>;
+      expect(Object.keys(entries)).toEqual(keys);
+      expect(Object.getOwnPropertyDescriptor(entries, "__proto__")?.value).toEqual({ key: "__proto__" });
+      expect(Object.getPrototypeOf(entries)).toBe(Object.prototype);
+      expect(JSON.stringify(record.result)).toBe(
+        '{"entries":{"a":{"key":"a"},"__proto__":{"key":"__proto__"},"constructor":{"key":"constructor"}}}',
+      );
+      const stored = (await keyedCore.skillport.store.executions.get(record.id))?.record;
+      expect(JSON.stringify(stored?.result)).toBe(JSON.stringify(record.result));
+      expect(Object.getPrototypeOf(stored?.result?.entries)).toBe(Object.prototype);
+      expect(({} as { key?: unknown }).key).toBeUndefined();
+    } finally {
+      await keyedCore.cleanup();
+    }
   });
 
   it("fails a result larger than 8 MiB of JSON, without expanding what it shares", async () => {

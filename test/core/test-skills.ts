@@ -131,4 +131,18 @@ export const contextCopy = defineSkill({
   },
 });
 
+/** Returns an object keyed by whatever keys it is given, "__proto__" among them. */
+export const keyed = defineSkill({
+  id: "test.keyed",
+  title: "Keyed",
+  description: "Returns one entry per key, each an object naming its key.",
+  tags: ["test"],
+  params: z.object({ keys: z.array(z.string()) }),
+  result: z.object({ entries: z.record(z.string(), z.object({ key: z.string() })) }),
+  annotations,
+  examples: [],
+  // Object.fromEntries defines each key, so "__proto__" is an own property, as JSON.parse makes it.
+  run: async ({ keys }) => ({ entries: Object.fromEntries(keys.map((key) => [key, { key }])) }),
+});
+
 export const testSkills = [echo, fail, sleep, stubborn, badResult, doubling, counter, contextCopy];

@@ -87,6 +87,14 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(record).toMatchObject({ skill_id: "math.evaluate", status: "completed", result: { value: 14 } });
   });
 
+  it("keeps a result key named __proto__ (a CSV column) in structuredContent and the text", async () => {
+    const result = await call("csv_to_json", { csv: "id,__proto__\n1,x\n" });
+    expect(result.isError).toBeFalsy();
+    const [row] = (result.structuredContent as { rows: Record<string, unknown>[] }).rows;
+    expect(row && Object.getOwnPropertyDescriptor(row, "__proto__")?.value).toBe("x");
+    expect(textOf(result)).toContain('"rows":[{"id":"1","__proto__":"x"}]');
+  });
+
   it("answers discover_skills with ranked skills", async () => {
     const result = await call("discover_skills", { query: "evaluate a math expression", limit: 3 });
     expect(result.isError).toBeFalsy();

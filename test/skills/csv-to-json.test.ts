@@ -72,6 +72,12 @@ describe("csv.to_json", () => {
     expect(result.rows).toEqual([{ a: "1", a_3: "2", column_3_2: "3", a_2: "4", column_3: "5" }]);
   });
 
+  it("keeps a column named like an Object.prototype member in every row, __proto__ included", async () => {
+    const result = await runSkill(csvToJson, { csv: "id,__proto__,toString\n1,x,y\n" });
+    expect(result.columns).toEqual(["id", "__proto__", "toString"]);
+    expect(JSON.stringify(result.rows)).toBe('[{"id":"1","__proto__":"x","toString":"y"}]');
+  });
+
   it("caps the rows at max_rows and says so", async () => {
     const result = await runSkill(csvToJson, { csv: "n\n1\n2\n3", max_rows: 2 });
     expect(result).toMatchObject({ row_count: 2, total_rows: 3, truncated: true });

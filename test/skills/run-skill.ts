@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { checkResult } from "../../src/core/execution/checked-result.js";
 import { type Skill, SkillError } from "../../src/core/skills/skill.js";
 import { type FakeContext, fakeContext } from "./fake-context.js";
 
@@ -11,8 +12,10 @@ export async function runSkill(
   params: Record<string, unknown>,
   ctx: FakeContext = fakeContext(),
 ): Promise<Record<string, unknown>> {
-  const result = await skill.run(skill.params.parse(params), ctx);
-  return skill.result.parse(result) as Record<string, unknown>;
+  const checked = checkResult(skill.result, await skill.run(skill.params.parse(params), ctx));
+  if (!checked.success)
+    throw new Error(`${skill.id} returned an invalid result: ${JSON.stringify(checked.issues)}`);
+  return checked.result;
 }
 
 /** Asserts that running the skill fails with a SkillError whose message matches. */

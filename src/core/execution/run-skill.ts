@@ -1,6 +1,7 @@
 import type { ExecutionErrorCode } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
+import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
 import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
 import type { SkillExecutor } from "./skill-executor.js";
@@ -62,16 +63,16 @@ export async function runSkill(
         elapsed(),
       );
     }
-    const parsed = skill.result.safeParse(output);
-    if (!parsed.success) {
-      logger.error({ issues: parsed.error.issues }, "skill returned a result that does not match its schema");
+    const checked = checkResult(skill.result, output);
+    if (!checked.success) {
+      logger.error({ issues: checked.issues }, "skill returned a result that does not match its schema");
       return failedOutcome(
         "execution_failed",
         `The skill ${skill.id} returned an invalid result.`,
         elapsed(),
       );
     }
-    return { status: "completed", result: parsed.data, error: null, latencyMs: elapsed() };
+    return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
     return outcomeOfError(err, controller.reason, skill, timeoutMs, elapsed(), logger);
   } finally {

@@ -27,4 +27,10 @@ describe("configuration from the environment", () => {
     }
     expect(() => loadConfig({ SKILLPORT_PORT: "65536" })).toThrow(/SKILLPORT_PORT/);
   });
+
+  it("says the bounds of a number out of range, not that it is no number", () => {
+    expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).toThrow(/SKILLPORT_PORT: .*<=\s*65535/);
+    expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).not.toThrow(/whole number/);
+    expect(() => loadConfig({ SKILLPORT_WORKER_THREADS: "0" })).toThrow(/SKILLPORT_WORKER_THREADS: .*>=\s*1/);
+  });
 });

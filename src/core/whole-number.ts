@@ -11,6 +11,11 @@ const fromDigits = (value: unknown) =>
  * nobody meant. Its JSON Schema (OpenAPI) is the integer it stands for, with its default.
  */
 export const wholeNumberText = (min: number, max: number, fallback?: number) => {
-  const number = z.number({ error: "must be a whole number" }).int().min(min).max(max);
+  // Only text that is no number is told so; a number out of range hears its bounds from zod.
+  const number = z
+    .number({ error: (issue) => (issue.code === "invalid_type" ? "must be a whole number" : undefined) })
+    .int()
+    .min(min)
+    .max(max);
   return z.preprocess(fromDigits, fallback === undefined ? number : number.default(fallback));
 };

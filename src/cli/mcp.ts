@@ -33,7 +33,7 @@ export async function runMcp(args: string[]): Promise<number> {
       ? await openEmbedded(config, secret, logger)
       : await openRemote(values.remote, secret);
   if ("refused" in opened) {
-    console.error(`skillport mcp: SKILLPORT_API_KEY does not work (${opened.refused}). ${CREATE_KEY_HINT}`);
+    console.error(`skillport mcp: SKILLPORT_API_KEY does not work: ${opened.refused} ${CREATE_KEY_HINT}`);
     return 1;
   }
   await serveStdio(opened, config, logger);

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config.js";
 import { ServiceError } from "../core/errors.js";
@@ -17,8 +19,23 @@ export type Opened =
   | { backend: SkillportBackend; finishWork: () => Promise<void>; close: () => Promise<void> }
   | { refused: string };
 
-/** The core in this process, on the configured store, for the key of `secret`. */
+/**
+ * The core in this process, on the configured store, for the key of `secret`. A key is
+ * known only to the store it was created in, so a refusal names the store: an assistant's
+ * configuration pointing at another data directory (or none: `./data` of wherever the
+ * assistant starts the process) is the likely cause. A data directory with no store refuses
+ * the key without creating one there.
+ */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
+  const sameDataDir = "SKILLPORT_DATA_DIR must be the data directory the key was created in.";
+  const store =
+    config.databaseUrl === undefined
+      ? `It was checked against the store in ${config.dataDir}; ${sameDataDir}`
+      : "It was checked against the PostgreSQL database of SKILLPORT_DATABASE_URL.";
+  const { DEFAULT_DATABASE_FILE } = await import("../store/sqlite/index.js");
+  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, DEFAULT_DATABASE_FILE))) {
+    return { refused: `there is no store in ${config.dataDir}, so no key works there. ${sameDataDir}` };
+  }
   // Each mode loads only its own modules (start-up time matters to assistants that spawn us).
   const [{ createSkillport }, { EmbeddedBackend }] = await Promise.all([
     import("../bootstrap.js"),
@@ -29,7 +46,7 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
     await skillport.keys.authenticate(secret);
   } catch (err) {
     await skillport.close();
-    if (err instanceof ServiceError) return { refused: `${err.code}: ${err.message}` };
+    if (err instanceof ServiceError) return { refused: `${err.code}: ${err.message} ${store}` };
     throw err;
   }
   await skillport.start();
@@ -62,7 +79,9 @@ export async function openRemote(baseUrl: string, secret: string): Promise<Opene
     };
   } catch (err) {
     await client.close();
-    if (err instanceof ServiceError && err.status === 401) return { refused: `${err.code}: ${err.message}` };
+    if (err instanceof ServiceError && err.status === 401) {
+      return { refused: `${err.code}: ${err.message} It was checked by the skillport at ${baseUrl}.` };
+    }
     throw new Error(`skillport mcp: cannot use the skillport at ${baseUrl}: ${(err as Error).message}`, {
       cause: err,
     });

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CLI_PATH, type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { runNode } from "./mcp-clients.js";
@@ -37,6 +39,23 @@ describe("skillport mcp (stdio process)", () => {
       expect(stderr).toContain("skillport keys create");
       expect(stderr).not.toContain(secret);
     }
+  });
+
+  it("names the store it checked a key against, and creates none where there is none", async () => {
+    const refused = await runMcp({ SKILLPORT_API_KEY: "sk_live_not_a_key" });
+    expect(refused.stderr).toContain(`the store in ${server().dataDir}`);
+    const elsewhere = join(server().dataDir, "no-such-data-dir");
+    const { code, stdout, stderr } = await runNode([CLI_PATH, "mcp", "--data-dir", elsewhere], {
+      env: { SKILLPORT_API_KEY: key.secret },
+      stdin: [],
+      closeStdinAfterMs: 0,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`there is no store in ${elsewhere}`);
+    expect(stderr).toContain("SKILLPORT_DATA_DIR");
+    expect(stderr).not.toContain(key.secret);
+    expect(existsSync(elsewhere)).toBe(false);
   });
 
   interface Message {

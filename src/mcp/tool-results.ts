@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ExecutionErrorCode, ServiceError } from "../core/errors.js";
+import type { ErrorCode, ExecutionErrorCode, ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 
 /**
@@ -114,9 +114,27 @@ export function errorText(error: ServiceError): string {
     // parseOrThrow's message already is the first detail; say each place once.
     if (error.message !== `${path}: ${message}`) lines.push(`- ${path}: ${message}`);
   }
+  const whatToDo = REFUSAL_WHAT_TO_DO[error.code];
+  if (whatToDo) lines.push(whatToDo);
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
   return lines.join("\n");
 }
+
+/** What an agent can do about a refused call, by its error code (limits say when to retry). */
+const REFUSAL_WHAT_TO_DO: Partial<Record<ErrorCode, string>> = {
+  invalid_params:
+    "Fix the arguments where shown (the tool's inputSchema says what each takes), then call again.",
+  invalid_request: "Fix the arguments where shown, then call again.",
+  skill_not_found: "Call discover_skills to find the id of a skill that does this.",
+  execution_not_found: "Use the execution_id a call of this key returned.",
+  execution_not_cancellable: "The execution has ended: get_execution has its outcome.",
+  insufficient_scope: "This key may only discover skills: running them needs a full-access key.",
+  invalid_api_key: "The key stopped working (revoked or expired): the assistant needs a new one.",
+  idempotency_key_reused: "Use a new idempotency key for different arguments.",
+  idempotency_in_progress:
+    "The first call with this idempotency key is still running: call again once it ends.",
+  payload_too_large: "Send less in one call.",
+};
 
 /** An error as a program reads it: the contract's fields. */
 export function errorMeta(error: ServiceError): Record<string, unknown> {

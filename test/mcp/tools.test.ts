@@ -128,12 +128,15 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(text).toMatch(/^invalid_params: /);
     expect(text).toContain("expression");
     expect(text).toMatch(/expected string/i);
+    // Then what to do, as for every failure.
+    expect(text).toContain("Fix the arguments where shown");
   });
 
   it("refuses an unknown skill as an isError result naming skill_not_found", async () => {
     const result = await call("execute_skill", { skill_id: "no.such.skill", params: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^skill_not_found: /);
+    expect(textOf(result)).toContain("Call discover_skills");
   });
 
   it("ends a run that exceeds its timeout as execution_timeout", async () => {

@@ -113,10 +113,16 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   }
 }
 
-/** `--limit-minute` and `--limit-day`, given together or not at all (the core names what is wrong). */
+/** `--limit-minute` and `--limit-day`, given together or not at all (the core judges their values). */
 function limitsOption(minute: string | undefined, day: string | undefined) {
   if (minute === undefined && day === undefined) return undefined;
-  return { perMinute: Number(minute), perDay: Number(day) };
+  if (minute === undefined || day === undefined) {
+    throw new ServiceError("invalid_request", {
+      message:
+        "--limit-minute and --limit-day go together: give both (a key's limits per minute and per day).",
+    });
+  }
+  return { perMinute: minute, perDay: day };
 }
 
 /** The option that sets each field the core validates, to name it in errors. */

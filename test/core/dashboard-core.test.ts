@@ -104,6 +104,21 @@ describe("KeyService.create", () => {
   });
 });
 
+describe("KeyService limits from text (a form field, an option)", () => {
+  it("takes decimal digits, and refuses other notations at the field", async () => {
+    expect((await core.createKey({ limits: { perMinute: "12", perDay: " 120 " } })).key.limits).toEqual({
+      perMinute: 12,
+      perDay: 120,
+    });
+    for (const perMinute of ["0x10", "1e3", "", "12.5", "ten"]) {
+      await expect(core.createKey({ limits: { perMinute, perDay: "100" } }), perMinute).rejects.toMatchObject({
+        code: "invalid_request",
+        details: [{ path: "limits.perMinute", message: "must be a whole number" }],
+      });
+    }
+  });
+});
+
 describe("KeyService.edit", () => {
   const limitsOf = async (secret: string) => {
     const admission = await core.skillport.access.admit(secret, "a");

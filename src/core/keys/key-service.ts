@@ -6,11 +6,13 @@ import { newId } from "../ids.js";
 import { PLAN_LIMITS } from "../limits/plans.js";
 import type { KeyStore } from "../ports.js";
 import { parseOrThrow } from "../validation.js";
+import { wholeNumberText } from "../whole-number.js";
 import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
 
-const positiveInt = z.number().int().min(1).max(1_000_000_000);
+/** A limit: a number, or the decimal digits a form field or a command-line option holds. */
+const positiveInt = wholeNumberText(1, 1_000_000_000);
 
 /**
  * When a key stops working: an ISO 8601 date-time with `Z` or an offset (seconds

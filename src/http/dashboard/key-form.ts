@@ -54,9 +54,8 @@ function readFields<K extends string>(body: unknown, names: readonly K[]): Recor
 
 /** Only an enterprise key takes its own limits; the fields are ignored for other plans. */
 function limitsOf(values: EditKeyForm): CreateKeyInput["limits"] {
-  const number = (value: string) => (value === "" ? Number.NaN : Number(value));
   return values.plan === "enterprise"
-    ? { perMinute: number(values.limit_minute), perDay: number(values.limit_day) }
+    ? { perMinute: values.limit_minute, perDay: values.limit_day }
     : undefined;
 }
 

@@ -37,10 +37,7 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
         "(create a key with `skillport keys create --name NAME --scope full-access`).",
     );
   }
-  const baseUrl = new URL(options.baseUrl ?? (env.SKILLPORT_BASE_URL || DEFAULT_BASE_URL));
-  if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") {
-    throw new TypeError(`baseUrl must be an http or https URL, not ${baseUrl.protocol}`);
-  }
+  const baseUrl = parseBaseUrl(options.baseUrl, env.SKILLPORT_BASE_URL);
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(maxRetries) || maxRetries < 0)
@@ -60,4 +57,26 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
     ownsDispatcher: options.dispatcher === undefined,
     onRetry: options.onRetry,
   };
+}
+
+/** The base URL given (the option, else the variable, else the default), or why it cannot be one. */
+function parseBaseUrl(option: string | undefined, variable: string | undefined): URL {
+  const [given, source] =
+    option !== undefined
+      ? [option, "baseUrl"]
+      : variable
+        ? [variable, "SKILLPORT_BASE_URL"]
+        : [DEFAULT_BASE_URL, "baseUrl"];
+  let url: URL | undefined;
+  try {
+    url = new URL(given);
+  } catch {
+    // Not a URL at all (`127.0.0.1:8080`): said below, as for another scheme.
+  }
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw new TypeError(
+      `${source} must be an http or https URL such as http://127.0.0.1:8080, not ${JSON.stringify(given)}`,
+    );
+  }
+  return url;
 }

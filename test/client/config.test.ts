@@ -50,6 +50,21 @@ describe("client configuration", () => {
     }
   });
 
+  it("a base URL that is none, or not http(s), is refused naming where it came from and an example", () => {
+    for (const [baseUrl, variable, source] of [
+      ["127.0.0.1:8080", undefined, "baseUrl"],
+      ["ftp://127.0.0.1", undefined, "baseUrl"],
+      [undefined, "localhost:8080", "SKILLPORT_BASE_URL"],
+    ] as const) {
+      if (variable === undefined) delete process.env.SKILLPORT_BASE_URL;
+      else process.env.SKILLPORT_BASE_URL = variable;
+      const given = baseUrl ?? variable;
+      expect(() => new Skillport({ apiKey: key.secret, ...(baseUrl ? { baseUrl } : {}) })).toThrow(
+        `${source} must be an http or https URL such as http://127.0.0.1:8080, not "${given}"`,
+      );
+    }
+  });
+
   it("a base URL with a trailing slash works", async () => {
     const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
     try {

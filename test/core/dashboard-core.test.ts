@@ -111,10 +111,12 @@ describe("KeyService limits from text (a form field, an option)", () => {
       perDay: 120,
     });
     for (const perMinute of ["0x10", "1e3", "", "12.5", "ten"]) {
-      await expect(core.createKey({ limits: { perMinute, perDay: "100" } }), perMinute).rejects.toMatchObject({
-        code: "invalid_request",
-        details: [{ path: "limits.perMinute", message: "must be a whole number" }],
-      });
+      await expect(core.createKey({ limits: { perMinute, perDay: "100" } }), perMinute).rejects.toMatchObject(
+        {
+          code: "invalid_request",
+          details: [{ path: "limits.perMinute", message: "must be a whole number" }],
+        },
+      );
     }
   });
 });

@@ -83,6 +83,14 @@ export const httpRequest = defineSkill({
     openWorld: true,
     lightAsyncIo: true,
   },
+  settings: z.strictObject({
+    allowPrivateNetworks: z
+      .boolean()
+      .optional()
+      .describe(
+        "Reach loopback, private, link-local and metadata addresses too (tests, private deployments).",
+      ),
+  }),
   examples: [
     { query: "fetch https://example.com", params: { url: "https://example.com" } },
     {

@@ -3,6 +3,7 @@ import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
+import { checkSkillSettings } from "./core/skills/skill-settings.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
@@ -10,6 +11,8 @@ import { openStore } from "./store/open-store.js";
 
 /** The core with the built-in skills on the configured store; not started. */
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
+  // Checked first: a setting that cannot work stops start-up before anything is opened.
+  const skillConfig = skillSettings(config.skillConfig);
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     hostUrl: runtimeFile("src/isolation/skill-host.ts"),
@@ -33,7 +36,7 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
     asyncConcurrency: config.asyncConcurrency,
     failedAuthPerMinute: config.failedAuthPerMinute,
     retentionDays: config.retentionDays,
-    skillConfig: config.skillConfig,
+    skillConfig,
     // Created here, loaded only by `start()`, in the background (see UseLiteEmbedder).
     embedder: config.discoveryMode === "hybrid" ? new UseLiteEmbedder() : undefined,
     learnWindowMs: config.discoveryLearnWindowMs,
@@ -43,4 +46,13 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
     executor,
     heartbeatMs: config.heartbeatMs,
   });
+}
+
+/** SKILLPORT_SKILL_CONFIG checked against the built-in skills' settings, as a configuration error. */
+function skillSettings(given: Config["skillConfig"]): Config["skillConfig"] {
+  try {
+    return checkSkillSettings(builtinSkills, given);
+  } catch (err) {
+    throw new Error(`Invalid configuration: SKILLPORT_SKILL_CONFIG: ${(err as Error).message}`);
+  }
 }

@@ -26,6 +26,24 @@ describe("the built CLI (the package's bin, bundled in dist/cli)", () => {
     expect(stdout.trim()).toBe(PACKAGE_JSON.version);
   });
 
+  it("stops start-up on a skill setting that cannot work, naming it, before opening a store", async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), "skillport-settings-")), "data");
+    try {
+      const { code, stderr } = await runCli(["serve"], {
+        SKILLPORT_DATA_DIR: dataDir,
+        SKILLPORT_PORT: "0",
+        SKILLPORT_SKILL_CONFIG: JSON.stringify({ "http.requets": { allowPrivateNetworks: true } }),
+      });
+      expect(code).not.toBe(0);
+      expect(stderr).toContain(
+        "Invalid configuration: SKILLPORT_SKILL_CONFIG: http.requets: no skill has this id (skills with settings: http.request)",
+      );
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      await rm(join(dataDir, ".."), { recursive: true, force: true });
+    }
+  });
+
   it("maps each run-time file to its source when run from the sources", () => {
     expect(runningFromSources).toBe(true);
     for (const path of RUNTIME_FILES) {

@@ -67,7 +67,10 @@ export interface SkillContext {
   executionId: string;
   /** Tenant label of the key that started the execution. */
   owner: string;
-  /** The skill's own configuration (from `SKILLPORT_SKILL_CONFIG`), empty by default. */
+  /**
+   * The skill's own configuration (from `SKILLPORT_SKILL_CONFIG`), as its `settings`
+   * schema parsed it; empty by default.
+   */
   config: Readonly<Record<string, unknown>>;
   messages: OwnerMessages;
   memory: OwnerMemory;
@@ -97,6 +100,12 @@ export interface SkillDefinition<P extends AnyObjectSchema, R extends AnyObjectS
    * input it cannot judge). A wrong `true` lets one call stall the service.
    */
   isLightCall?(params: z.output<P>): boolean;
+  /**
+   * The settings an operator may give the skill in `SKILLPORT_SKILL_CONFIG` (a strict
+   * object: an unknown or mistyped setting stops start-up instead of being ignored). A
+   * skill without it takes none.
+   */
+  settings?: AnyObjectSchema;
   /**
    * Loads heavy dependencies ahead of the first call. The service calls it in the
    * background after start-up, so start-up stays fast and the first call is not slow.

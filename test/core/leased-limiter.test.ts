@@ -266,6 +266,17 @@ describe("LeasedLimiter", () => {
       expect(admitted).toBe(60);
     });
 
+    it("gives a free key's count back where the other process sees it at once (a lease of one)", async () => {
+      const [a, b] = await pair();
+      await consumeMany(a.limiter, FREE, 60, T0);
+      // The 60th is refused after all (a concurrency 429) and given back.
+      await a.limiter.release("key:k", FREE, 1, T0);
+      const other = await b.limiter.consume("key:k", FREE, T0);
+      expect(other.allowed).toBe(true);
+      expect(other.windows[0]?.remaining).toBe(0);
+      expect((await a.limiter.consume("key:k", FREE, T0)).allowed).toBe(false);
+    });
+
     it("admits exactly 60 of a free key in total under concurrent bursts in both", async () => {
       const [a, b] = await pair();
       const results = await Promise.all([

@@ -96,14 +96,23 @@ export class LeasedLimiter implements Limiter {
   }
 
   /**
-   * Into the live lease when the give-back is for its very windows: the store counts those
-   * requests already, as it counts every unused one, so the next requests here use them, and
-   * `peek` shows them at once (a request refused after `consume`, then `peek`ed for its
-   * headers, must not look counted). Otherwise, straight to the store.
+   * Into the live lease of more than one request when the give-back is for its very
+   * windows: the store counts those requests already, as it counts every unused one, so the
+   * next requests here use them, and `peek` shows them at once (a request refused after
+   * `consume`, then `peek`ed for its headers, must not look counted). Other processes may
+   * under-admit meanwhile, within the lease cap, as for any lease. A key leased one request
+   * at a time is exact across processes, so its give-back goes to the store, as every
+   * give-back does otherwise (and once closing, when buckets are being given back).
    */
   async release(name: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
     const bucket = this.buckets.get(name);
-    if (bucket && !bucket.pending && fitOf(bucket, windows, grantedAtMs) === "same") {
+    if (
+      !this.closed &&
+      bucket &&
+      !bucket.pending &&
+      bucket.granted > 1 &&
+      fitOf(bucket, windows, grantedAtMs) === "same"
+    ) {
       bucket.unused += count;
       bucket.taken = Math.max(0, bucket.taken - count);
       return;

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   awayFromMinuteBoundary,
+  bodyOf,
   type CreatedKey,
+  eventually,
   type Json,
   startServer,
   type TestServer,
@@ -224,31 +226,86 @@ describe("/mcp when its sessions are full", () => {
     expect(await listStatus(b, b1)).toBe(200);
   });
 
-  it("answers 503 with Retry-After when every session is answering a request, and takes one once it is idle", async () => {
-    const sessions = [await open(a), await open(b)];
-    const wait = (key: CreatedKey, session: string) =>
-      post(
-        key,
-        {
-          jsonrpc: "2.0",
-          id: 3,
-          method: "tools/call",
-          params: { name: "util_wait", arguments: { ms: 3_000 } },
-        },
-        session,
-      ).then((res) => res.text());
-    const calls = [wait(a, sessions[0] ?? ""), wait(b, sessions[1] ?? "")];
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const refused = await post(b, {
+  /** Starts a long util.wait call on `session` (not awaited), once it is running; `stop` cancels it. */
+  async function busy(key: CreatedKey, session: string): Promise<{ stop(): Promise<void> }> {
+    const answered = post(
+      key,
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "util_wait", arguments: { ms: 60_000 } },
+      },
+      session,
+    ).then((res) => res.text());
+    const id = await eventually(async () => {
+      const listed = await server.request("GET", "/v1/executions?skill_id=util.wait&status=running&limit=1", {
+        key: key.secret,
+      });
+      return bodyOf<{ data: { id: string }[] }>(listed).data[0]?.id;
+    }, 30_000);
+    return {
+      async stop() {
+        await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+        await answered;
+      },
+    };
+  }
+  async function openStatus(key: CreatedKey): Promise<Response> {
+    const res = await post(key, {
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
     });
+    return res;
+  }
+
+  it("answers 503 with Retry-After when every session is answering a request, and takes one once it is idle", async () => {
+    const [c, d] = await Promise.all([
+      server.createRoomyKey({ owner: "c" }),
+      server.createRoomyKey({ owner: "d" }),
+    ]);
+    const calls = [await busy(c, await open(c)), await busy(d, await open(d))];
+    const refused = await openStatus(d);
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
-    await Promise.all(calls);
-    expect(await open(b)).toBeTruthy();
+    for (const call of calls) await call.stop();
+    expect(await open(d)).toBeTruthy();
+  });
+
+  it("takes another key's idle session when the key holding the most has none idle", async () => {
+    const [c, d, e] = (await Promise.all(
+      ["c2", "d2", "e2"].map((owner) => server.createRoomyKey({ owner })),
+    )) as [CreatedKey, CreatedKey, CreatedKey];
+    const call = await busy(c, await open(c));
+    const idle = await open(d);
+    const third = await open(e);
+    expect(third).toBeTruthy();
+    expect(await listStatus(d, idle)).toBe(404);
+    await call.stop();
+  });
+
+  it("counts a held event stream (GET) as idle: it cannot keep a slot forever", async () => {
+    const [c, d, e] = (await Promise.all(
+      ["c3", "d3", "e3"].map((owner) => server.createRoomyKey({ owner })),
+    )) as [CreatedKey, CreatedKey, CreatedKey];
+    const streams = new AbortController();
+    const streaming = await open(c);
+    const stream = await fetch(`${server.baseUrl}/mcp`, {
+      method: "GET",
+      headers: { ...headers(c, streaming), accept: "text/event-stream" },
+      signal: streams.signal,
+    });
+    expect(stream.status).toBe(200); // its body is left open: the stream is held
+    const call = await busy(d, await open(d));
+    try {
+      expect(await open(e)).toBeTruthy();
+      expect(await listStatus(c, streaming)).toBe(404);
+    } finally {
+      streams.abort();
+      await call.stop();
+    }
   });
 });

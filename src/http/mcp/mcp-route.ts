@@ -47,7 +47,10 @@ export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, opt
       const session = await sessionFor(request, sessions);
       session.key = authenticated.key;
       session.lastUsed = Date.now();
-      session.active++;
+      // A GET holds the session's event stream open for as long as the client likes: it
+      // keeps the session in use no more than the rest of the connection does.
+      const answering = request.method !== "GET";
+      if (answering) session.active++;
       try {
         reply.hijack();
         // The transport writes the response itself: give it the headers set so far (the
@@ -57,7 +60,7 @@ export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, opt
         }
         await session.transport.handleRequest(request.raw, reply.raw, request.body);
       } finally {
-        session.active--;
+        if (answering) session.active--;
         session.lastUsed = Date.now();
       }
       return reply;
@@ -88,7 +91,7 @@ async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promi
   }
   if (!sessions.makeRoomFor(key.id)) {
     throw new ServiceError("service_unavailable", {
-      message: "Too many open MCP sessions, all of them answering requests; retry later.",
+      message: "Too many open MCP sessions, and none this key may take is idle; retry later.",
       retryAfterSeconds: 30,
     });
   }

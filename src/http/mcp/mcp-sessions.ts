@@ -19,7 +19,10 @@ export interface McpSession {
   /** The key as admitted by the latest request of the session (its scope and limits). */
   key: ApiKey;
   lastUsed: number;
-  /** Requests of this session being answered; an active session never expires. */
+  /**
+   * Requests of this session being answered (a held event stream, GET, is not one): a
+   * session with one never expires nor is closed to make room.
+   */
   active: number;
 }
 
@@ -46,26 +49,34 @@ export class McpSessions {
 
   /**
    * Makes room for one more session of `keyId`, and says whether there is. When every slot
-   * is taken, the key holding the most sessions (the asking key, in a tie) gives up the one
-   * it used least recently, unless all of its sessions are answering a request. So one
-   * key alone may use every slot, yet cannot keep other keys out by filling them: the
-   * client of the closed session is told to initialize again, as after expiry.
+   * is taken, an idle session closes: the least recently used one of the key holding the
+   * most sessions (the asking key, in a tie), among the keys holding at least as many as
+   * the asking key. So one key alone may use every slot, yet cannot keep other keys out by
+   * filling them, nor take a smaller key's slot. The client of the closed session is told
+   * to initialize again, as after expiry. Idle means no request being answered: a held
+   * event stream (GET) does not count.
    */
   makeRoomFor(keyId: string): boolean {
     if (this.sessions.size < this.options.maxSessions) return true;
-    const byKey = new Map<string, McpSession[]>();
+    const held = new Map<string, McpSession[]>();
     for (const session of this.sessions.values()) {
-      const held = byKey.get(session.keyId);
-      if (held) held.push(session);
-      else byKey.set(session.keyId, [session]);
+      const sessions = held.get(session.keyId);
+      if (sessions) sessions.push(session);
+      else held.set(session.keyId, [session]);
     }
-    let largest = byKey.get(keyId) ?? [];
-    for (const held of byKey.values()) if (held.length > largest.length) largest = held;
-    const idle = largest.filter((session) => session.active === 0);
-    if (idle.length === 0) return false;
-    const leastRecent = idle.reduce((a, b) => (b.lastUsed < a.lastUsed ? b : a));
-    if (leastRecent.transport.sessionId) this.sessions.delete(leastRecent.transport.sessionId);
-    leastRecent.transport.close().catch(() => {});
+    const asking = held.get(keyId)?.length ?? 0;
+    const victim = [...held]
+      .filter(([, sessions]) => sessions.length >= asking)
+      // Most sessions first; in a tie, the asking key's own.
+      .sort(
+        ([a, aSessions], [b, bSessions]) =>
+          bSessions.length - aSessions.length || (a === keyId ? -1 : b === keyId ? 1 : 0),
+      )
+      .map(([, sessions]) => leastRecentlyUsed(sessions.filter((session) => session.active === 0)))
+      .find((session) => session !== undefined);
+    if (!victim) return false;
+    if (victim.transport.sessionId) this.sessions.delete(victim.transport.sessionId);
+    victim.transport.close().catch(() => {});
     return true;
   }
 
@@ -106,4 +117,11 @@ export class McpSessions {
       if (session.active === 0 && session.lastUsed < cutoff) session.transport.close().catch(() => {});
     }
   }
+}
+
+function leastRecentlyUsed(sessions: McpSession[]): McpSession | undefined {
+  return sessions.reduce<McpSession | undefined>(
+    (oldest, session) => (oldest === undefined || session.lastUsed < oldest.lastUsed ? session : oldest),
+    undefined,
+  );
 }

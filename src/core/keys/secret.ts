@@ -23,12 +23,15 @@ const SECRET_START = "sk_(?:live|test|dev)_[0-9a-z]";
 /** A secret's start, or an `Authorization` value. */
 const SECRET_TRACE = new RegExp(`${SECRET_START}|^\\s*bearer\\s`, "i");
 /**
- * Every secret-like run of characters in a text, to the end of its word (a key pasted
- * after a typed prefix, `sk_live_sk_live_…`, is one run).
+ * Every secret-like run of characters in a text, to the end of its word, percent escapes
+ * included (a key pasted after a typed prefix, `sk_live_sk_live_…`, is one run, and so is
+ * one with an encoded character, `sk_live_aj%47…`).
  */
-const SECRET_RUNS = new RegExp(`${SECRET_START}\\w*`, "gi");
+const SECRET_RUNS = new RegExp(`${SECRET_START}[\\w%]*`, "gi");
 /** A run of URL characters: when it holds a `%`, a secret may hide in it (`%73k_live_…`). */
 const URL_WORDS = /[\w%-]+/g;
+/** How many times a word is decoded, for a secret encoded more than once (`%2573k_live_…`). */
+const MAX_DECODINGS = 3;
 
 export function generateSecret(environment: Environment): string {
   const body = `sk_${ENV_TAGS[environment]}_${randomBase62(RANDOM_LENGTH)}`;
@@ -62,9 +65,20 @@ export function redactSecrets(text: string): string {
   );
 }
 
-/** Each `%XX` as the character it encodes; never throws, unlike `decodeURIComponent`. */
+/**
+ * Each `%XX` as the character it encodes, again while that changes the text (up to
+ * MAX_DECODINGS times); never throws, unlike `decodeURIComponent`.
+ */
 function percentDecoded(text: string): string {
-  return text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  let decoded = text;
+  for (let i = 0; i < MAX_DECODINGS && decoded.includes("%"); i++) {
+    const next = decoded.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded;
 }
 
 /** What is stored instead of the secret (hashed on every request: the one-shot `hash`). */

@@ -32,5 +32,6 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).toThrow(/SKILLPORT_PORT: .*<=\s*65535/);
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).not.toThrow(/whole number/);
     expect(() => loadConfig({ SKILLPORT_WORKER_THREADS: "0" })).toThrow(/SKILLPORT_WORKER_THREADS: .*>=\s*1/);
+    expect(() => loadConfig({ SKILLPORT_PORT: "-1" })).toThrow(/SKILLPORT_PORT: .*>=\s*0/);
   });
 });

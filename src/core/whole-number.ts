@@ -1,8 +1,11 @@
 import { z } from "zod";
 
-/** Decimal digits, blanks around them allowed: the only text read as a number. */
+/**
+ * Decimal digits, a minus sign before them and blanks around them allowed: the only text
+ * read as a number (a negative one then hears the lower bound).
+ */
 const fromDigits = (value: unknown) =>
-  typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
 
 /**
  * A whole number written as text in decimal digits, as in a query string or an environment

@@ -48,7 +48,10 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
   });
 }
 
-/** SKILLPORT_SKILL_CONFIG checked against the built-in skills' settings, as a configuration error. */
+/**
+ * SKILLPORT_SKILL_CONFIG checked against the built-in skills' settings before anything is
+ * opened, as a configuration error (the core checks it again, for whoever else builds it).
+ */
 function skillSettings(given: Config["skillConfig"]): Config["skillConfig"] {
   try {
     return checkSkillSettings(builtinSkills, given);

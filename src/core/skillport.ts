@@ -17,6 +17,7 @@ import type { Logger } from "./logger.js";
 import type { Store } from "./ports.js";
 import { SkillRegistry } from "./skills/registry.js";
 import type { Skill } from "./skills/skill.js";
+import { checkSkillSettings } from "./skills/skill-settings.js";
 import { UsageRecorder } from "./usage/usage-recorder.js";
 import { UsageService } from "./usage/usage-service.js";
 
@@ -100,7 +101,10 @@ export class Skillport {
     this.store = options.store;
     this.logger = options.logger;
     this.retentionDays = options.retentionDays ?? 30;
-    this.registry = new SkillRegistry(options.skills);
+    const skills = [...options.skills];
+    // Checked here, whoever builds the core: a setting that cannot work is an error.
+    const skillConfig = checkSkillSettings(skills, options.skillConfig ?? {});
+    this.registry = new SkillRegistry(skills);
     this.embedder = options.embedder;
     const semantic =
       options.embedder &&
@@ -139,7 +143,7 @@ export class Skillport {
       logger: this.logger,
       events: this.events,
       asyncConcurrency: options.asyncConcurrency ?? 16,
-      skillConfig: options.skillConfig ?? {},
+      skillConfig,
       executor: this.executor,
       concurrency: this.concurrency,
       heartbeatMs: options.heartbeatMs,

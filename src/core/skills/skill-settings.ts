@@ -22,7 +22,8 @@ export function checkSkillSettings(
       problems.push(`${id}: ${why} (skills with settings: ${configurable.join(", ") || "none"})`);
       continue;
     }
-    const parsed = schema.safeParse(settings);
+    // Strict whatever the skill wrote: an unknown setting is a typo to report, never to drop.
+    const parsed = schema.strict().safeParse(settings);
     if (parsed.success) checked[id] = parsed.data;
     else
       problems.push(

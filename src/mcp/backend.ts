@@ -24,7 +24,8 @@ export interface ExecuteCall {
 /**
  * Whether the call waits for the execution's end, however long its queueing and timeout
  * take: no `waitMs`, or one no shorter than the timeout. Then the answer is terminal in
- * both modes, never a record caught running just before its timeout was recorded.
+ * both modes, never a record caught running just before its timeout was recorded (unless
+ * remote mode cannot follow the run: then the running record, to poll).
  */
 export function waitsForEnd({ request, waitMs }: ExecuteCall): boolean {
   return waitMs === undefined || waitMs >= request.timeout_ms;

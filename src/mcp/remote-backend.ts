@@ -15,8 +15,6 @@ import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.
  */
 const CATALOG_TTL_MS = 60_000;
 const PAGE_SIZE = 100;
-/** How long past an execution's timeout a call waiting for its end follows it. */
-const FOLLOW_MARGIN_MS = 5_000;
 
 /**
  * The tools answered by a running skillport over REST, through the official client
@@ -95,8 +93,9 @@ export class RemoteBackend implements SkillportBackend {
         { ...(idempotencyKey ? { idempotencyKey } : {}), signal },
       ),
     );
-    // Waiting for the end: past the timeout, by a margin for the server to record it.
-    const followMs = waitsForEnd(call) ? request.timeout_ms + FOLLOW_MARGIN_MS : waitMs;
+    // Waiting for the end: however long the run queues, as embedded mode waits (the
+    // caller's cancellation still ends the wait, and the run).
+    const followMs = waitsForEnd(call) ? Number.POSITIVE_INFINITY : waitMs;
     return this.follow(started, followMs, signal, onProgress);
   }
 
@@ -135,7 +134,7 @@ export class RemoteBackend implements SkillportBackend {
     cancelOnAbort = true,
   ): Promise<ExecutionRecord> {
     if (isTerminal(record.status)) return record;
-    const waited = anySignal([signal, AbortSignal.timeout(waitMs)]);
+    const waited = anySignal(Number.isFinite(waitMs) ? [signal, AbortSignal.timeout(waitMs)] : [signal]);
     let latest = record;
     try {
       for await (const event of this.client.executionEvents(record.id, { signal: waited.signal })) {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config.js";
 import { ServiceError } from "../core/errors.js";
+import { isWellFormedSecret } from "../core/keys/secret.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
@@ -46,7 +47,9 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
     await skillport.keys.authenticate(secret);
   } catch (err) {
     await skillport.close();
-    if (err instanceof ServiceError) return { refused: `${err.code}: ${err.message} ${store}` };
+    // A malformed secret is refused by its shape, before any store is asked.
+    const where = isWellFormedSecret(secret) ? ` ${store}` : "";
+    if (err instanceof ServiceError) return { refused: `${err.code}: ${err.message}${where}` };
     throw err;
   }
   await skillport.start();

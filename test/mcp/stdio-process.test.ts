@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { generateSecret } from "../../src/core/keys/secret.js";
 import { CLI_PATH, type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { runNode } from "./mcp-clients.js";
 
@@ -42,8 +43,13 @@ describe("skillport mcp (stdio process)", () => {
   });
 
   it("names the store it checked a key against, and creates none where there is none", async () => {
-    const refused = await runMcp({ SKILLPORT_API_KEY: "sk_live_not_a_key" });
+    // A key of the right shape that this store does not know (as one of another data dir).
+    const unknown = generateSecret("production");
+    const refused = await runMcp({ SKILLPORT_API_KEY: unknown });
     expect(refused.stderr).toContain(`the store in ${server().dataDir}`);
+    expect(refused.stderr).not.toContain(unknown);
+    // A malformed one is refused by its shape: no store was asked.
+    expect((await runMcp({ SKILLPORT_API_KEY: "sk_live_not_a_key" })).stderr).not.toContain("the store in");
     const elsewhere = join(server().dataDir, "no-such-data-dir");
     const { code, stdout, stderr } = await runNode([CLI_PATH, "mcp", "--data-dir", elsewhere], {
       env: { SKILLPORT_API_KEY: key.secret },

@@ -87,6 +87,41 @@ describe("the remote backend", () => {
     ]);
   });
 
+  it("waits for the end of a run that queues past its timeout, when the call waits for the end", async () => {
+    // A server whose run queues for 5.5 s and then completes within its 100 ms timeout.
+    const completed = { ...RUNNING, status: "completed", success: true, result: { sent: true } };
+    const server = createServer((req, res) => {
+      req.resume();
+      if (req.url?.startsWith("/v1/executions?")) {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(NO_EXECUTIONS[1]));
+      } else if (req.url === "/v1/execute") {
+        res
+          .writeHead(202, { "content-type": "application/json" })
+          .end(JSON.stringify({ ...RUNNING, status: "queued" }));
+      } else {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(`event: status\ndata: ${JSON.stringify({ ...RUNNING, status: "queued" })}\n\n`);
+        setTimeout(() => res.end(`event: status\ndata: ${JSON.stringify(completed)}\n\n`), 5_500);
+      }
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    const remote = client(`http://127.0.0.1:${port}`);
+    try {
+      const backend = await RemoteBackend.connect(remote);
+      const record = await backend.execute({
+        request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 100 },
+        signal: new AbortController().signal,
+      });
+      expect(record).toMatchObject({ status: "completed", result: { sent: true } });
+    } finally {
+      await remote.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 20_000);
+
   it("starts with a key over its rate limit, and learns its scope once the limit allows", async () => {
     api = await fakeApi((_, index) => (index === 0 ? RATE_LIMITED : NO_EXECUTIONS));
     const backend = await RemoteBackend.connect(client(api.baseUrl));

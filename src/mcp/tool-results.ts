@@ -38,13 +38,28 @@ export function outcomeResult(record: ExecutionRecord, { ownTool = false } = {})
   };
 }
 
-/** What an agent can do about a run that ended without success, by its error code. */
-const WHAT_TO_DO: Record<ExecutionErrorCode, string> = {
+/**
+ * What an agent can do about a failure, by its error code: every way a run ends without
+ * success, and the refusals an agent can act on (limits say when to retry instead).
+ */
+const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode, string>> = {
   execution_failed: "The skill ran and failed: change what the message points at before calling again.",
   execution_timeout:
     "The run ran out of time: call again with a larger timeout_ms (up to 300000), or ask for less.",
   execution_cancelled: "The run was cancelled: call again only if it is still wanted.",
   execution_interrupted: "The service stopped while it ran: calling again starts a new run.",
+  invalid_params:
+    "Fix the arguments where shown (the tool's inputSchema says what each takes), then call again.",
+  invalid_request: "Fix the arguments where shown, then call again.",
+  skill_not_found: "Call discover_skills to find the id of a skill that does this.",
+  execution_not_found: "Use the execution_id a call of this key returned.",
+  execution_not_cancellable: "The execution has ended: get_execution has its outcome.",
+  insufficient_scope: "This key may only discover skills: running them needs a full-access key.",
+  invalid_api_key: "The key stopped working (revoked or expired): the assistant needs a new one.",
+  idempotency_key_reused: "Use a new idempotency key for different arguments.",
+  idempotency_in_progress:
+    "The first call with this idempotency key is still running: call again once it ends.",
+  payload_too_large: "Send less in one call.",
 };
 
 /** A finished record's error; one that ended without success always has one. */
@@ -114,27 +129,11 @@ export function errorText(error: ServiceError): string {
     // parseOrThrow's message already is the first detail; say each place once.
     if (error.message !== `${path}: ${message}`) lines.push(`- ${path}: ${message}`);
   }
-  const whatToDo = REFUSAL_WHAT_TO_DO[error.code];
+  const whatToDo = WHAT_TO_DO[error.code];
   if (whatToDo) lines.push(whatToDo);
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
   return lines.join("\n");
 }
-
-/** What an agent can do about a refused call, by its error code (limits say when to retry). */
-const REFUSAL_WHAT_TO_DO: Partial<Record<ErrorCode, string>> = {
-  invalid_params:
-    "Fix the arguments where shown (the tool's inputSchema says what each takes), then call again.",
-  invalid_request: "Fix the arguments where shown, then call again.",
-  skill_not_found: "Call discover_skills to find the id of a skill that does this.",
-  execution_not_found: "Use the execution_id a call of this key returned.",
-  execution_not_cancellable: "The execution has ended: get_execution has its outcome.",
-  insufficient_scope: "This key may only discover skills: running them needs a full-access key.",
-  invalid_api_key: "The key stopped working (revoked or expired): the assistant needs a new one.",
-  idempotency_key_reused: "Use a new idempotency key for different arguments.",
-  idempotency_in_progress:
-    "The first call with this idempotency key is still running: call again once it ends.",
-  payload_too_large: "Send less in one call.",
-};
 
 /** An error as a program reads it: the contract's fields. */
 export function errorMeta(error: ServiceError): Record<string, unknown> {

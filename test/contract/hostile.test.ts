@@ -276,7 +276,11 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
         key: key.secret,
       });
       expect(stored.text).toContain(`"rows":[${row}]`);
-      expect(({} as { id?: unknown }).id).toBeUndefined();
+      // And no object of the server's got a prototype from it.
+      const after = await post("/v1/execute", {
+        json: { skill_id: "json.query", params: { expression: "id", data: {} } },
+      });
+      expect(bodyOf<ExecutionRecord>(after)).toMatchObject({ status: "completed", result: { result: null } });
     });
 
     it("leaves every object as it was: no polluted property shows anywhere afterwards", async () => {

@@ -191,13 +191,15 @@ describe("/mcp when its sessions are full", () => {
       headers: headers(key, session),
       body: JSON.stringify(body),
     });
-  async function open(key: CreatedKey): Promise<string> {
-    const res = await post(key, {
+  const initialize = (key: CreatedKey) =>
+    post(key, {
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
       params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
     });
+  async function open(key: CreatedKey): Promise<string> {
+    const res = await initialize(key);
     await res.text();
     expect(res.status).toBe(200);
     // Apart in time from the next request, so "least recently used" is never a tie.
@@ -251,15 +253,6 @@ describe("/mcp when its sessions are full", () => {
       },
     };
   }
-  async function openStatus(key: CreatedKey): Promise<Response> {
-    const res = await post(key, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    });
-    return res;
-  }
 
   it("answers 503 with Retry-After when every session is answering a request, and takes one once it is idle", async () => {
     const [c, d] = await Promise.all([
@@ -267,7 +260,7 @@ describe("/mcp when its sessions are full", () => {
       server.createRoomyKey({ owner: "d" }),
     ]);
     const calls = [await busy(c, await open(c)), await busy(d, await open(d))];
-    const refused = await openStatus(d);
+    const refused = await initialize(d);
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");

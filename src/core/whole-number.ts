@@ -4,7 +4,7 @@ import { z } from "zod";
  * Decimal digits, a minus sign before them and blanks around them allowed: the only text
  * read as a number (a negative one then hears the lower bound).
  */
-const fromDigits = (value: unknown) =>
+const fromDigits = (value: number | string): unknown =>
   typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
 
 /**

@@ -29,6 +29,9 @@ const send = (message: FromHost) => {
   if (process.connected) process.send?.(message);
 };
 
+/** How long the pool may take to be destroyed once the server is gone. */
+const LEAVE_GRACE_MS = 1_000;
+
 const pool = new Tinypool({
   filename: setup.workerUrl,
   // All threads start at once and stay: a thread started on demand would make its
@@ -71,10 +74,16 @@ process.on("message", (message: ToHost) => {
 // systemd's default stop, Procfile runners. The server decides when runs end (a graceful
 // shutdown lets them finish), then closes the channel; dying here would fail them at once.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => {});
-// The server is gone (or closed the channel): nothing is left to run for.
-process.on("disconnect", () => {
+// The server is gone (or closed the channel): nothing is left to run for. The pool is
+// destroyed first, so that workers end cleanly; should that hang, the process goes anyway.
+function leave(): void {
+  setTimeout(() => process.exit(0), LEAVE_GRACE_MS).unref();
   void pool.destroy().finally(() => process.exit(0));
-});
+}
+process.on("disconnect", leave);
+// A server that died (or stopped) while this module was loading closed the channel before
+// the handler above existed: it would never run, and this process would live on alone.
+if (!process.connected) leave();
 
 function run(runId: number, { task }: Extract<ToHost, { type: "run" }>): void {
   const termination = new AbortController();

@@ -60,12 +60,21 @@ async function fakeApi(
 }
 
 const NO_EXECUTIONS: Answer = [200, { data: [], next_cursor: null }];
+/** The answer to a key the server does not take (unknown, revoked or expired). */
+const INVALID_KEY: Answer = [
+  401,
+  { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
+];
 const client = (baseUrl: string) =>
   new Skillport({ apiKey: generateSecret("production"), baseUrl, maxRetries: 0 });
 
 describe("the remote backend", () => {
   let api: Awaited<ReturnType<typeof fakeApi>> | undefined;
-  afterEach(() => api?.close());
+  afterEach(async () => {
+    // A test on the fake clock ends on the real one, whatever failed.
+    vi.useRealTimers();
+    await api?.close();
+  });
 
   it("answers a started execution it cannot follow with its running record, never with the refusal", async () => {
     // Starting is allowed; following (the event stream) is refused for the key's limit.
@@ -131,45 +140,30 @@ describe("the remote backend", () => {
   });
 
   it("asks for the key's scope again after a minute, so a revoked key lists no tools", async () => {
-    const INVALID: Answer = [
-      401,
-      { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
-    ];
     let revoked = false;
-    api = await fakeApi(() => (revoked ? INVALID : NO_EXECUTIONS));
+    api = await fakeApi(() => (revoked ? INVALID_KEY : NO_EXECUTIONS));
     vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      const backend = await RemoteBackend.connect(client(api.baseUrl));
-      revoked = true;
-      expect(await backend.scope()).toBe("full-access"); // within the minute: as asked
-      vi.setSystemTime(Date.now() + 61_000);
-      await expect(backend.scope()).rejects.toMatchObject({ code: "invalid_api_key" });
-      expect(api.requests).toEqual(["GET /v1/executions?limit=1", "GET /v1/executions?limit=1"]);
-    } finally {
-      vi.useRealTimers();
-    }
+    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    revoked = true;
+    expect(await backend.scope()).toBe("full-access"); // within the minute: as asked
+    vi.setSystemTime(Date.now() + 61_000);
+    await expect(backend.scope()).rejects.toMatchObject({ code: "invalid_api_key" });
+    expect(api.requests).toEqual(["GET /v1/executions?limit=1", "GET /v1/executions?limit=1"]);
   });
 
   it("keeps the scope it knows when asking again meets the key's rate limit", async () => {
     let limited = false;
     api = await fakeApi(() => (limited ? RATE_LIMITED : NO_EXECUTIONS));
     vi.useFakeTimers({ toFake: ["Date"] });
-    try {
-      const backend = await RemoteBackend.connect(client(api.baseUrl));
-      limited = true;
-      vi.setSystemTime(Date.now() + 61_000);
-      expect(await backend.scope()).toBe("full-access");
-      expect(api.requests).toHaveLength(2);
-    } finally {
-      vi.useRealTimers();
-    }
+    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    limited = true;
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await backend.scope()).toBe("full-access");
+    expect(api.requests).toHaveLength(2);
   });
 
   it("refuses to start with a key the server refuses", async () => {
-    api = await fakeApi(() => [
-      401,
-      { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
-    ]);
+    api = await fakeApi(() => INVALID_KEY);
     await expect(RemoteBackend.connect(client(api.baseUrl))).rejects.toMatchObject({
       code: "invalid_api_key",
     });

@@ -2,10 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { DEFAULT_TIMEOUT_MS, MAX_WAIT_SECONDS } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import type { ExecutionEvent } from "../core/execution/events.js";
-import type { ExecutionRecord, ExecutionStatus, TerminalStatus } from "../core/execution/record.js";
+import type { ExecutionRecord } from "../core/execution/record.js";
+import { DISCOVER_ANSWER, EXECUTION_RECORD, PAGE, SKILL, TERMINAL } from "./answer-shapes.js";
 import { type ClientConfig, resolveConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, SkillportError } from "./errors.js";
+import { sleep } from "./retry.js";
 import { executionEventsOf } from "./sse.js";
 import { failureOf, type RequestSpec, Transport } from "./transport.js";
 import type {
@@ -30,17 +32,14 @@ import type {
 const SERVER_DEFAULT_TIMEOUT_MS: typeof DEFAULT_TIMEOUT_MS = 30_000;
 /** contract.md: the longest long poll, `?wait=60`. */
 const SERVER_MAX_WAIT_SECONDS: typeof MAX_WAIT_SECONDS = 60;
-/** contract.md, "Execution record": the statuses a record never leaves. */
-const TERMINAL: Record<ExecutionStatus, boolean> & Record<TerminalStatus, true> = {
-  queued: false,
-  running: false,
-  completed: true,
-  failed: true,
-  timed_out: true,
-  cancelled: true,
-};
 
 const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
+/**
+ * The least time between two long polls of `waitForExecution`. The server answers a long
+ * poll with a running record only when its wait (a second at least) is over; something
+ * else in between that answers at once (a cache, a proxy) must not get a flood of polls.
+ */
+const MIN_POLL_INTERVAL_MS = 1_000;
 
 /**
  * The official skillport client: `new Skillport()` reads the key from
@@ -48,20 +47,23 @@ const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
  * to retry, and throws `SkillportError` for anything the server refuses.
  */
 export class Skillport {
-  private readonly config: ClientConfig;
-  private readonly transport: Transport;
+  // Private to JavaScript, not only to TypeScript: the config holds the key, and a client
+  // logged or caught by an error reporter (`util.inspect`, `JSON.stringify`) must not show it.
+  readonly #config: ClientConfig;
+  readonly #transport: Transport;
 
   constructor(options: SkillportOptions = {}) {
-    this.config = resolveConfig(options);
-    this.transport = new Transport(this.config);
+    this.#config = resolveConfig(options);
+    this.#transport = new Transport(this.#config);
   }
 
   /** `POST /v1/discover`: skills ranked for a free-text query, each with its params JSON Schema. */
   discover(request: DiscoverInput, options: CallOptions = {}): Promise<DiscoverResponse> {
-    return this.transport.json({
+    return this.#transport.json({
       method: "POST",
       path: "/v1/discover",
       json: request,
+      shape: DISCOVER_ANSWER,
       signal: options.signal,
     });
   }
@@ -73,10 +75,11 @@ export class Skillport {
    * `success: false`, unless `throwOnFailure` is set.
    */
   async execute(request: ExecuteInput, options: ExecuteOptions = {}): Promise<ExecutionRecord> {
-    const record = await this.transport.json<ExecutionRecord>({
+    const record = await this.#transport.json<ExecutionRecord>({
       method: "POST",
       path: "/v1/execute",
       json: request,
+      shape: EXECUTION_RECORD,
       // Generated once per call and reused by every retry, so a retry never runs the skill twice.
       headers: { "idempotency-key": options.idempotencyKey ?? randomUUID() },
       signal: options.signal,
@@ -86,11 +89,12 @@ export class Skillport {
   }
 
   /** `GET /v1/executions/{id}`; with `waitSeconds`, a long poll until the record is terminal. */
-  getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
+  async getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
     const waitSeconds = options.waitSeconds ?? 0;
-    return this.transport.json({
+    return this.#transport.json({
       method: "GET",
-      path: `/v1/executions/${encodeURIComponent(id)}${waitSeconds > 0 ? `?wait=${waitSeconds}` : ""}`,
+      path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}${waitSeconds > 0 ? `?wait=${waitSeconds}` : ""}`,
+      shape: EXECUTION_RECORD,
       signal: options.signal,
       serverTimeMs: waitSeconds * 1000,
     });
@@ -102,15 +106,20 @@ export class Skillport {
    */
   async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+    if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0 (Infinity: no deadline)");
+    nonEmpty(id, "id");
     const deadline = new Deadline(timeoutMs, options.signal);
     const { signal } = deadline;
     const deadlineMs = Date.now() + timeoutMs;
     try {
       for (;;) {
-        const secondsLeft = Math.ceil((deadlineMs - Date.now()) / 1000);
+        const polledMs = Date.now();
+        const secondsLeft = Math.ceil((deadlineMs - polledMs) / 1000);
         const waitSeconds = Math.max(1, Math.min(SERVER_MAX_WAIT_SECONDS, secondsLeft));
         const record = await this.getExecution(id, { waitSeconds, signal });
         if (TERMINAL[record.status]) return options.throwOnFailure ? succeededOrThrow(record) : record;
+        const pauseMs = polledMs + MIN_POLL_INTERVAL_MS - Date.now();
+        if (pauseMs > 0) await sleep(pauseMs, signal);
       }
     } catch (err) {
       if (deadline.expired) {
@@ -123,10 +132,11 @@ export class Skillport {
   }
 
   /** `POST /v1/executions/{id}/cancel`: the cancelled record (409 `execution_not_cancellable` if it had ended). */
-  cancelExecution(id: string, options: CallOptions = {}): Promise<ExecutionRecord> {
-    return this.transport.json<ExecutionRecord>({
+  async cancelExecution(id: string, options: CallOptions = {}): Promise<ExecutionRecord> {
+    return this.#transport.json<ExecutionRecord>({
       method: "POST",
-      path: `/v1/executions/${encodeURIComponent(id)}/cancel`,
+      path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/cancel`,
+      shape: EXECUTION_RECORD,
       signal: options.signal,
       // A retry after an attempt that may have cancelled the execution meets it ended:
       // 409. If it ended cancelled, that cancel is this call's, and its record the answer
@@ -153,19 +163,31 @@ export class Skillport {
    * Leaving the loop early closes the stream.
    */
   async *executionEvents(id: string, options: CallOptions = {}): AsyncGenerator<ExecutionEvent> {
-    const body = await this.transport.stream({
+    const body = await this.#transport.stream({
       method: "GET",
-      path: `/v1/executions/${encodeURIComponent(id)}/events`,
+      path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/events`,
       signal: options.signal,
     });
     try {
-      yield* executionEventsOf(body);
+      let ended = false;
+      for await (const event of executionEventsOf(body)) {
+        ended = event.type === "status" && TERMINAL[event.record.status];
+        yield event;
+      }
+      // The server ends every stream with the final status, even when it shuts down; a
+      // loop over these events must not take a stream cut short for a finished execution.
+      if (!ended) {
+        throw clientError(
+          "unexpected_response",
+          `The event stream of execution ${id} ended before its final status.`,
+        );
+      }
     } catch (err) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (err instanceof SyntaxError) {
         throw clientError("unexpected_response", `An event of execution ${id} is not JSON.`, err);
       }
-      throw failureOf(err, this.config.origin);
+      throw failureOf(err, this.#config.origin);
     } finally {
       body.destroy();
     }
@@ -177,14 +199,19 @@ export class Skillport {
   }
 
   /** `GET /v1/skills/{skill_id}`: one skill with its params and result schemas, annotations and examples. */
-  getSkill(skillId: string, options: CallOptions = {}): Promise<SkillDetail> {
-    const path = skillId.split("/").map(encodeURIComponent).join("/");
-    return this.transport.json({ method: "GET", path: `/v1/skills/${path}`, signal: options.signal });
+  async getSkill(skillId: string, options: CallOptions = {}): Promise<SkillDetail> {
+    const path = nonEmpty(skillId, "skillId").split("/").map(encodeURIComponent).join("/");
+    return this.#transport.json({
+      method: "GET",
+      path: `/v1/skills/${path}`,
+      shape: SKILL,
+      signal: options.signal,
+    });
   }
 
   /** Closes the client's connection pool (not a dispatcher passed in by the caller). */
   async close(): Promise<void> {
-    if (this.config.ownsDispatcher) await this.config.dispatcher.close();
+    if (this.#config.ownsDispatcher) await this.#config.dispatcher.close();
   }
 
   private async *pages<T>(
@@ -198,8 +225,13 @@ export class Skillport {
       for (const [name, value] of Object.entries({ ...query, cursor })) {
         if (value !== undefined) search.set(name, String(value));
       }
-      const spec: RequestSpec<Page<T>> = { method: "GET", path: `${path}?${search}`, signal: options.signal };
-      const page = await this.transport.json<Page<T>>(spec);
+      const spec: RequestSpec<Page<T>> & { shape: typeof PAGE } = {
+        method: "GET",
+        path: `${path}?${search}`,
+        shape: PAGE,
+        signal: options.signal,
+      };
+      const page = await this.#transport.json<Page<T>>(spec);
       yield page;
       cursor = page.next_cursor ?? undefined;
     } while (cursor !== undefined);
@@ -216,4 +248,14 @@ function succeededOrThrow(record: ExecutionRecord): ExecutionRecord {
     },
     execution: record,
   });
+}
+
+/**
+ * An id for a path, refused when empty: `/v1/executions/` or `/v1/skills/` is a listing,
+ * which was taken for the record or skill asked for (and `waitForExecution` polled it
+ * without end, each poll counted against the key).
+ */
+function nonEmpty(id: string, name: string): string {
+  if (typeof id !== "string" || id === "") throw new TypeError(`${name} must be a non-empty string`);
+  return id;
 }

@@ -1,9 +1,8 @@
 import { Agent, type Dispatcher } from "undici";
+import { MAX_TIMER_MS } from "./deadline.js";
 import { clientError } from "./errors.js";
 import type { RetryEvent, SkillportOptions } from "./types.js";
 
-/** The longest delay a Node timer takes. */
-const MAX_TIMER_MS = 2_147_483_647;
 const DEFAULT_BASE_URL = "http://127.0.0.1:8080";
 const DEFAULT_MAX_RETRIES = 3;
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -29,13 +28,20 @@ export interface ClientConfig {
  * here, before any request could be sent without one.
  */
 export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv = process.env): ClientConfig {
-  const apiKey = options.apiKey ?? env.SKILLPORT_API_KEY;
+  // A key read from a file, or from a .env written on Windows, keeps its line ending;
+  // no key has spaces or line breaks, and undici refused the header with its own error.
+  const apiKey = (options.apiKey ?? env.SKILLPORT_API_KEY)?.trim();
   if (!apiKey) {
     throw clientError(
       "missing_api_key",
       "No API key: pass { apiKey } to new Skillport() or set SKILLPORT_API_KEY " +
         "(create a key with `skillport keys create --name NAME --scope full-access`).",
     );
+  }
+  if (/[^\x21-\x7e]/.test(apiKey)) {
+    // The key itself stays out of the message, like every secret.
+    const source = options.apiKey !== undefined ? "apiKey" : "SKILLPORT_API_KEY";
+    throw new TypeError(`${source} is not an API key: it holds spaces or characters outside printable ASCII`);
   }
   const baseUrl = parseBaseUrl(options.baseUrl, env.SKILLPORT_BASE_URL);
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;

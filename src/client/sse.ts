@@ -1,6 +1,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ExecutionEvent } from "../core/execution/events.js";
-import type { ExecutionRecord } from "../core/execution/record.js";
+import { EXECUTION_RECORD } from "./answer-shapes.js";
+import { clientError } from "./errors.js";
 
 /**
  * The execution events of a `GET /v1/executions/{id}/events` body, in order. The
@@ -12,7 +13,11 @@ export async function* executionEventsOf(
 ): AsyncGenerator<ExecutionEvent> {
   for await (const message of serverSentEvents(body)) {
     if (message.event === "status") {
-      yield { type: "status", record: JSON.parse(message.data) as ExecutionRecord };
+      const record: unknown = JSON.parse(message.data);
+      if (!EXECUTION_RECORD.matches(record)) {
+        throw clientError("unexpected_response", "A status event does not carry an execution record.");
+      }
+      yield { type: "status", record };
     } else if (message.event === "progress") {
       yield JSON.parse(message.data) as ExecutionEvent;
     }

@@ -1,5 +1,6 @@
 import { finished } from "node:stream";
 import type { Dispatcher } from "undici";
+import type { AnswerShape } from "./answer-shapes.js";
 import type { ClientConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
@@ -11,6 +12,8 @@ export interface RequestSpec<T = unknown> {
   /** Path and query under the base URL, e.g. `/v1/executions?limit=20`. */
   path: string;
   json?: unknown;
+  /** What a successful JSON answer must look like; anything else is `unexpected_response`. */
+  shape?: AnswerShape<T>;
   headers?: Record<string, string>;
   signal?: AbortSignal | undefined;
   /**
@@ -55,27 +58,32 @@ type Attempt<T> = { ok: true; value: T } | { ok: false; error: SkillportError; r
 export class Transport {
   constructor(private readonly config: ClientConfig) {}
 
-  /** The parsed JSON body of a successful response. */
-  json<T>(spec: RequestSpec<T>): Promise<T> {
+  /** The parsed JSON body of a successful response, of the spec's shape. */
+  json<T>(spec: RequestSpec<T> & { shape: AnswerShape<T> }): Promise<T> {
     return this.send(spec, false, async (response) => {
       const text = await response.body.text();
+      let value: unknown;
       try {
-        return JSON.parse(text) as T;
+        value = JSON.parse(text);
       } catch {
-        throw new SkillportError({
-          status: response.statusCode,
-          body: {
-            code: "unexpected_response",
-            message: `HTTP ${response.statusCode} with a body that is not JSON`,
-          },
-        });
+        throw unexpectedAnswer(response, "a body that is not JSON");
       }
+      if (!spec.shape.matches(value)) throw unexpectedAnswer(response, `JSON that is not ${spec.shape.what}`);
+      return value;
     });
   }
 
   /** The body of a successful streaming response (Server-Sent Events), unread. */
   stream(spec: RequestSpec<Dispatcher.ResponseData["body"]>): Promise<Dispatcher.ResponseData["body"]> {
-    return this.send(spec, true, async (response) => response.body);
+    return this.send(spec, true, async (response) => {
+      // A proxy's page or a JSON body would read as a stream without a single event.
+      const type = String(response.headers["content-type"] ?? "");
+      if (!/^text\/event-stream\s*(;|$)/i.test(type)) {
+        await response.body.dump();
+        throw unexpectedAnswer(response, `${type || "no content type"} instead of an event stream`);
+      }
+      return response.body;
+    });
   }
 
   private async send<T>(
@@ -164,6 +172,14 @@ export class Transport {
       if (!streamHandedOver) deadline.dispose();
     }
   }
+}
+
+/** A successful status with an answer the client cannot take (not skillport's, or not what was asked). */
+function unexpectedAnswer(response: Dispatcher.ResponseData, what: string): SkillportError {
+  return new SkillportError({
+    status: response.statusCode,
+    body: { code: "unexpected_response", message: `HTTP ${response.statusCode} with ${what}` },
+  });
 }
 
 /**

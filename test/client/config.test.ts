@@ -99,6 +99,32 @@ describe("client configuration", () => {
     }
   });
 
+  it("takes a key with a line ending (a CRLF .env, a file read whole); refuses one with spaces inside, without showing it", async () => {
+    process.env.SKILLPORT_BASE_URL = server().baseUrl;
+    for (const [given, viaEnv] of [
+      [`${key.secret}\r\n`, true],
+      [`${key.secret}\n`, false],
+    ] as const) {
+      if (viaEnv) process.env.SKILLPORT_API_KEY = given;
+      const client = new Skillport(viaEnv ? {} : { apiKey: given });
+      try {
+        const found = await client.discover({ query: "evaluate a math expression" });
+        expect(found.results.length).toBeGreaterThan(0);
+      } finally {
+        await client.close();
+      }
+    }
+    process.env.SKILLPORT_API_KEY = `${key.secret.slice(0, 12)} ${key.secret.slice(12)}`;
+    expect(() => new Skillport()).toThrow(
+      new TypeError(
+        "SKILLPORT_API_KEY is not an API key: it holds spaces or characters outside printable ASCII",
+      ),
+    );
+    expect(() => new Skillport({ apiKey: `${key.secret}\u00e9` })).toThrow(/^apiKey is not an API key/);
+    process.env.SKILLPORT_API_KEY = " \r\n";
+    expect(() => new Skillport()).toThrow(expect.objectContaining({ code: "missing_api_key" }));
+  });
+
   it("refuses a base URL that is not http(s)", () => {
     expect(() => new Skillport({ apiKey: key.secret, baseUrl: "ftp://127.0.0.1" })).toThrow(TypeError);
   });

@@ -1,0 +1,204 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { Skillport } from "../../src/client/index.js";
+import { collect, rejectionOf } from "./support.js";
+
+/** What a fake service answers: a status, a content type and a body, per request. */
+type Answer = { status?: number; type?: string; body: string; delayMs?: number };
+
+const json = (value: unknown): Answer => ({ type: "application/json", body: JSON.stringify(value) });
+const sse = (...events: [string, unknown][]): Answer => ({
+  type: "text/event-stream",
+  body: events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(""),
+});
+const record = (status: string) => ({
+  id: "exec_fake",
+  skill_id: "util.wait",
+  status,
+  success: status === "completed",
+  error: null,
+  result: status === "completed" ? { waited_ms: 1 } : null,
+  latency_ms: status === "completed" ? 1 : null,
+  created_at: "2026-01-01T00:00:00.000Z",
+  started_at: null,
+  finished_at: null,
+});
+
+/**
+ * Something other than skillport on the service's address (a proxy, a cache, another
+ * program) that answers each request with the next of `answers` (the last one again
+ * once they run out) and counts the requests.
+ */
+async function startFakeService(...answers: Answer[]) {
+  const requests: string[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    requests.push(`${req.method} ${req.url}`);
+    const answer = answers[Math.min(requests.length - 1, answers.length - 1)] as Answer;
+    setTimeout(() => {
+      res.writeHead(answer.status ?? 200, { "content-type": answer.type ?? "text/html" });
+      res.end(answer.body);
+    }, answer.delayMs ?? 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, baseUrl, requests };
+}
+
+describe("client: answers that are not skillport's, and calls that cannot be sent", () => {
+  let fake: Awaited<ReturnType<typeof startFakeService>> | undefined;
+  let client: Skillport | undefined;
+  async function dispose() {
+    await client?.close();
+    fake?.server.closeAllConnections();
+    await new Promise((resolve) => (fake ? fake.server.close(resolve) : resolve(undefined)));
+    client = undefined;
+    fake = undefined;
+  }
+  afterEach(dispose);
+
+  /** A client of a fresh fake service (the previous one's are closed). */
+  async function clientOf(...answers: Answer[]) {
+    await dispose();
+    fake = await startFakeService(...answers);
+    client = new Skillport({ apiKey: "sk_test_any", baseUrl: fake.baseUrl, maxRetries: 2 });
+    return { client, requests: fake.requests };
+  }
+
+  it("refuses an empty id before sending anything (the path would be a listing, taken for the record)", async () => {
+    const { client, requests } = await clientOf(json({ data: [], next_cursor: null }));
+    for (const call of [
+      () => client.getExecution(""),
+      () => client.getExecution("", { waitSeconds: 2 }),
+      () => client.waitForExecution("", { timeoutMs: 3_000 }),
+      () => client.cancelExecution(""),
+      () => client.getSkill(""),
+      () => collect(client.executionEvents("")),
+    ]) {
+      const refusal = await call().catch((err: unknown) => err);
+      expect(refusal).toBeInstanceOf(TypeError);
+      expect(String(refusal)).toMatch(/must be a non-empty string/);
+    }
+    expect(requests).toEqual([]);
+  });
+
+  it("a 200 whose JSON is not what was asked for is unexpected_response, sent once, for every method", async () => {
+    for (const body of [null, {}, [], "text", { status: "weird", id: "exec_fake" }, { data: "x" }]) {
+      const { client, requests } = await clientOf(json(body));
+      const calls = [
+        () => client.discover({ query: "anything" }),
+        () => client.execute({ skill_id: "math.evaluate", params: {} }),
+        () => client.execute({ skill_id: "math.evaluate", params: {} }, { throwOnFailure: true }),
+        () => client.getExecution("exec_fake"),
+        () => client.waitForExecution("exec_fake", { timeoutMs: 3_000 }),
+        () => client.cancelExecution("exec_fake"),
+        () => client.getSkill("math.evaluate"),
+        () => collect(client.listSkills()),
+        () => collect(client.listExecutions()),
+      ];
+      for (const call of calls) {
+        const err = await rejectionOf(call());
+        expect([err.status, err.code, body]).toEqual([200, "unexpected_response", body]);
+        expect(err.message).toMatch(/^HTTP 200 with JSON that is not an? /);
+      }
+      expect(requests).toHaveLength(calls.length);
+    }
+  });
+
+  it("waitForExecution polls at most once a second when something answers a running record at once", async () => {
+    const { client, requests } = await clientOf(json(record("running")));
+    const startedMs = performance.now();
+    const err = await rejectionOf(client.waitForExecution("exec_fake", { timeoutMs: 2_500 }));
+    expect(err.code).toBe("timeout");
+    expect(performance.now() - startedMs).toBeGreaterThanOrEqual(2_400);
+    // Polls at about 0, 1 and 2 s (thousands, without the pause).
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(requests.length).toBeLessThanOrEqual(4);
+  });
+
+  it("executionEvents: a 200 that is not an event stream is unexpected_response, not a stream without events", async () => {
+    for (const answer of [
+      { type: "text/html", body: "<html><body>Sign in to the proxy</body></html>" },
+      json(record("running")),
+    ]) {
+      const { client } = await clientOf(answer);
+      const err = await rejectionOf(collect(client.executionEvents("exec_fake")));
+      expect([err.status, err.code]).toEqual([200, "unexpected_response"]);
+      expect(err.message).toContain("instead of an event stream");
+    }
+  });
+
+  it("executionEvents: a stream that ends before the final status, or whose status is no record, is unexpected_response", async () => {
+    const seen: string[] = [];
+    const { client } = await clientOf(sse(["status", record("running")]));
+    const cutShort = await rejectionOf(
+      (async () => {
+        for await (const event of client.executionEvents("exec_fake")) {
+          if (event.type === "status") seen.push(event.record.status);
+        }
+      })(),
+    );
+    expect(seen).toEqual(["running"]);
+    expect(cutShort.code).toBe("unexpected_response");
+    expect(cutShort.message).toContain("ended before its final status");
+
+    const { client: second } = await clientOf(sse(["status", null]));
+    const noRecord = await rejectionOf(collect(second.executionEvents("exec_fake")));
+    expect(noRecord.code).toBe("unexpected_response");
+  });
+
+  it("executionEvents ends quietly after the final status", async () => {
+    const { client } = await clientOf(sse(["status", record("running")], ["status", record("completed")]));
+    const events = await collect(client.executionEvents("exec_fake"));
+    expect(events.map((event) => (event.type === "status" ? event.record.status : event.type))).toEqual([
+      "running",
+      "completed",
+    ]);
+  });
+
+  it("deadlines past what one timer holds wait instead of failing at once (waitForExecution, the largest timeoutMs)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      for (const timeoutMs of [2 ** 31, 30 * 24 * 3600 * 1000, Number.POSITIVE_INFINITY]) {
+        const { client } = await clientOf(
+          { ...json(record("running")), delayMs: 50 },
+          { ...json(record("completed")), delayMs: 50 },
+        );
+        await expect(client.waitForExecution("exec_fake", { timeoutMs })).resolves.toMatchObject({
+          status: "completed",
+        });
+      }
+      // The client's own largest attempt time, with a synchronous run's time added on top.
+      await dispose();
+      fake = await startFakeService({ ...json(record("completed")), delayMs: 50 });
+      client = new Skillport({ apiKey: "sk_test_any", baseUrl: fake.baseUrl, timeoutMs: 2_147_483_647 });
+      await expect(client.execute({ skill_id: "util.wait", params: { ms: 1 } })).resolves.toMatchObject({
+        status: "completed",
+      });
+      await expect(client.getExecution("exec_fake", { waitSeconds: 60 })).resolves.toMatchObject({
+        status: "completed",
+      });
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("TimeoutOverflowWarning");
+  });
+
+  it("waitForExecution refuses a timeoutMs that is no duration", async () => {
+    const { client, requests } = await clientOf(json(record("completed")));
+    for (const timeoutMs of [0, -5, Number.NaN]) {
+      await expect(client.waitForExecution("exec_fake", { timeoutMs })).rejects.toThrow(RangeError);
+    }
+    expect(requests).toEqual([]);
+  });
+
+  it("does not show its key when logged or serialised", () => {
+    const secret = "sk_live_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    const shown = new Skillport({ apiKey: secret, baseUrl: "http://127.0.0.1:9" });
+    expect(inspect(shown, { depth: 10, showHidden: true })).not.toContain("AbCdEfGh");
+    expect(JSON.stringify(shown)).not.toContain("AbCdEfGh");
+  });
+});

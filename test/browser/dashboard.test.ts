@@ -175,6 +175,21 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await visit("/dashboard/usage");
     expect(await page.locator("[data-chart=usage] [data-total=accepted]").textContent()).toBe("4");
     await screenshot(page, "09-usage");
+    // The key picker: an arrow key moves the choice without leaving the page (each step
+    // used to load a page and lose focus); Enter applies it, and a pointer's choice at once.
+    const picker = page.locator("#usage-key");
+    await picker.focus();
+    await page.keyboard.press("ArrowDown");
+    await page.waitForTimeout(500);
+    expect(new URL(page.url()).search).toBe("");
+    expect(await page.evaluate("document.activeElement?.id")).toBe("usage-key");
+    expect(await picker.inputValue()).toBe(keyId);
+    await Promise.all([page.waitForURL(/[?&]key=key_/), page.keyboard.press("Enter")]);
+    expect(await page.locator("[data-chart=usage] [data-total=accepted]").textContent()).toBe("4");
+    await Promise.all([
+      page.waitForURL((url) => url.searchParams.get("key") === ""),
+      picker.selectOption(""),
+    ]);
     await visit("/dashboard");
     await screenshot(page, "10-overview");
   });

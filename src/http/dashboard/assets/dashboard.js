@@ -34,9 +34,24 @@ document.addEventListener("DOMContentLoaded", () => {
     sync();
   }
 
-  // Selects marked data-autosubmit apply at once; their form's button stays for keyboards.
+  // Selects marked data-autosubmit apply a choice made with the pointer at once. Not one
+  // made with the keyboard: arrow keys on a closed select change it a step at a time, and
+  // a page load at each step loses focus (WCAG 3.2.2); Enter, or the form's button, applies it.
   for (const select of document.querySelectorAll("select[data-autosubmit]")) {
-    select.addEventListener("change", () => select.form?.requestSubmit());
+    let byKeyboard = false;
+    select.addEventListener("pointerdown", () => {
+      byKeyboard = false;
+    });
+    select.addEventListener("keydown", (event) => {
+      byKeyboard = true;
+      if (event.key === "Enter") {
+        event.preventDefault();
+        select.form?.requestSubmit();
+      }
+    });
+    select.addEventListener("change", () => {
+      if (!byKeyboard) select.form?.requestSubmit();
+    });
   }
 
   // Times are rendered in UTC on the server; show them in the reader's zone, UTC on hover.

@@ -69,6 +69,25 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect(keys.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("takes the token pasted with the spaces or line end a terminal selection brings, or inside the whole link", async () => {
+    for (const pasted of [
+      ` ${ADMIN_TOKEN}\n`,
+      `${ADMIN_TOKEN}\t`,
+      `http://127.0.0.1:8080/dashboard/sign-in?token=${ADMIN_TOKEN} `,
+    ]) {
+      const { cookie, field } = await signInForm();
+      const res = await postSignIn(`_csrf=${field}&token=${encodeURIComponent(pasted)}`, { cookie });
+      expect(res.status, JSON.stringify(pasted)).toBe(303);
+      expect(setCookie(res.headers, "skillport_session")).toMatch(/^skillport_session=/);
+    }
+    const { cookie, field } = await signInForm();
+    const inner = await postSignIn(
+      `_csrf=${field}&token=${encodeURIComponent(`${ADMIN_TOKEN.slice(0, 8)} ${ADMIN_TOKEN.slice(8)}`)}`,
+      { cookie },
+    );
+    expect(inner.status).toBe(401);
+  });
+
   it("marks the session cookie Secure behind https", async () => {
     const https = { "x-forwarded-proto": "https" };
     const { cookie, field } = await signInForm(https);

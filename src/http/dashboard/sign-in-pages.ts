@@ -78,7 +78,7 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
   app.post("/sign-in", { config: { signedOut: true } }, async (request, reply) => {
     refuseCrossSite(request);
     verifySignInForm(request);
-    return signIn(request, reply, formField(request, "token"));
+    return signIn(request, reply, pastedToken(formField(request, "token")));
   });
 
   app.post("/sign-out", async (request, reply) => {
@@ -86,4 +86,19 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
     clearSessionCookie(reply);
     return reply.redirect("/dashboard/sign-in?signed_out=1", 303);
   });
+}
+
+/**
+ * The token as typed or pasted: a selection copied from a terminal often takes a space or
+ * the line's end with it, and the page says to paste the printed link's token, so the
+ * whole link pasted gives its token too. A refused sign-in counts against the address.
+ */
+function pastedToken(field: string): string {
+  const text = field.trim();
+  if (!/^https?:\/\//i.test(text)) return text;
+  try {
+    return new URL(text).searchParams.get("token") ?? text;
+  } catch {
+    return text;
+  }
 }

@@ -271,6 +271,17 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     // Both keys open the API now (the new one has a fresh minute window of its own).
     expect((await discover(rolled)).status).toBe(200);
     expect((await discover(`sk_live_${"0".repeat(36)}`)).status).toBe(401);
+    expect(await page.locator(".notice, .lead, main").first().textContent()).toMatch(/keeps working until/);
+
+    // Without a grace period the page must not promise the old key a future.
+    const other = await server.createRoomyKey({ name: "rolled at once" });
+    await visit(`/dashboard/keys/${other.id}/roll`);
+    await page.getByLabel(/Grace period/).selectOption("0");
+    await page.getByRole("button", { name: "Roll key" }).click();
+    const text = (await page.locator("main").textContent()) ?? "";
+    expect(text).toMatch(/no longer works/);
+    expect(text).not.toMatch(/keeps working/);
+    expect((await discover(other.secret)).status).toBe(401);
   });
 
   it("revokes the key in the page after a confirmation; its next request is refused", async () => {

@@ -137,7 +137,11 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   app.post<IdParams>("/keys/:id/roll", async (request, reply) => {
     const graceSeconds = Number(formField(request, "grace_seconds"));
     const { key, secret, previous } = await keys.roll(request.params.id, { graceSeconds });
-    const note = html`The previous key <code>${previous.prefix}…${previous.last4}</code> keeps working until ${time(previous.expiresAt)}.`;
+    const old = html`The previous key <code>${previous.prefix}…${previous.last4}</code>`;
+    const note =
+      graceSeconds > 0
+        ? html`${old} keeps working until ${time(previous.expiresAt)}.`
+        : html`${old} no longer works.`;
     return revealNext(request, reply, key, { secret, title: "Key rolled", note });
   });
 }

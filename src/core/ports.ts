@@ -139,6 +139,12 @@ export interface IdempotencyStore {
    * execution was refused before it was stored, so that a repeat can run.
    */
   withdraw(keyId: string, idempotencyKey: string, executionId: string): Promise<void>;
+  /**
+   * Puts `entry` in place of the entry of the same key id and idempotency key, if that one
+   * still names `abandonedExecutionId`: a reservation whose execution was never stored.
+   * Atomic (one compare-and-set); true when it replaced it, false when another call did first.
+   */
+  takeOver(entry: IdempotencyEntry, abandonedExecutionId: string): Promise<boolean>;
 }
 
 export interface LimitWindow {

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { canonicalJson } from "../../src/core/canonical-json.js";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
 import type { StoredExecution } from "../../src/core/execution/record.js";
@@ -291,6 +293,89 @@ describe("idempotency", () => {
       status: 409,
     });
     await first;
+  });
+
+  it("runs a repeat whose first call's record was never stored (its process died), once the reservation is a minute old", async () => {
+    const input = {
+      skill_id: "test.echo",
+      params: { text: "after a crash" },
+      async: false,
+      timeout_ms: 1000,
+    };
+    const { store } = core.skillport;
+    // What a process killed between committing the reservation and its record leaves.
+    const orphanedReservation = (idempotencyKey: string, ageMs: number) => {
+      const createdMs = Date.now() - ageMs;
+      return store.idempotency.reserve({
+        keyId: key.id,
+        idempotencyKey,
+        requestHash: createHash("sha256").update(canonicalJson(input)).digest("hex"),
+        executionId: `exec_never_stored_${idempotencyKey}`,
+        mode: "sync",
+        createdAt: new Date(createdMs).toISOString(),
+        expiresAt: new Date(createdMs + 24 * 3600_000).toISOString(),
+      });
+    };
+    await orphanedReservation("crashed-long-ago", 61_000);
+    const repeat = await core.skillport.executions.execute(key, input, {
+      idempotencyKey: "crashed-long-ago",
+    });
+    expect(repeat).toMatchObject({ replayed: false, record: { status: "completed" } });
+    // The key now names the execution that ran: a further repeat is answered from it.
+    const again = await core.skillport.executions.execute(key, input, { idempotencyKey: "crashed-long-ago" });
+    expect(again).toMatchObject({ replayed: true, record: { id: repeat.record.id } });
+
+    // A reservation made moments ago may still get its record: its call is in progress.
+    await orphanedReservation("just-made", 5_000);
+    await expect(
+      core.skillport.executions.execute(key, input, { idempotencyKey: "just-made" }),
+    ).rejects.toMatchObject({ code: "idempotency_in_progress", status: 409 });
+  });
+
+  it("an async call whose record was committed as shutdown began is answered 202, and runs at the next start", async () => {
+    const dir = core.dir;
+    const input = { skill_id: "test.echo", params: { text: "accepted" }, async: true, timeout_ms: 1000 };
+    const started = core.skillport.executions.execute(key, input, { idempotencyKey: "at-shutdown" });
+    // The record waits for its group commit (the next loop turn) while the process stops.
+    const stopped = core.skillport.stop(1_000);
+    const answer = await started;
+    expect(answer).toMatchObject({ mode: "async", replayed: false, record: { status: "queued" } });
+    await stopped;
+    await core.skillport.close();
+
+    core = await makeCore(testSkills, { clock: systemClock, dir });
+    expect(await core.skillport.queries.get(key, answer.record.id, 2_000)).toMatchObject({
+      status: "completed",
+      result: { text: "accepted" },
+    });
+    const repeat = await core.skillport.executions.execute(key, input, { idempotencyKey: "at-shutdown" });
+    expect(repeat).toMatchObject({ replayed: true, record: { id: answer.record.id } });
+  });
+
+  it("a sync call refused as shutdown began withdraws its Idempotency-Key, so that a repeat runs", async () => {
+    const { store } = core.skillport;
+    const reserve = store.idempotency.reserve.bind(store.idempotency);
+    // A store that answers later than SQLite does (a PostgreSQL round trip): shutdown begins meanwhile.
+    vi.spyOn(store.idempotency, "reserve").mockImplementation(async (entry) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return reserve(entry);
+    });
+    const input = { skill_id: "test.echo", params: { text: "refused" }, async: false, timeout_ms: 1000 };
+    const refused = core.skillport.executions.execute(key, input, { idempotencyKey: "refused-at-shutdown" });
+    const stopped = core.skillport.stop(1_000);
+    await expect(refused).rejects.toMatchObject({ code: "service_unavailable", status: 503 });
+    await stopped;
+    vi.restoreAllMocks();
+    const taken = await store.idempotency.reserve({
+      keyId: key.id,
+      idempotencyKey: "refused-at-shutdown",
+      requestHash: "another",
+      executionId: "exec_next",
+      mode: "sync",
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(taken).toEqual({ reserved: true });
   });
 
   it("scopes idempotency keys to the API key", async () => {

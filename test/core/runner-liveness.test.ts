@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { isRunnerGone } from "../../src/core/execution/execution-runner.js";
@@ -43,6 +44,27 @@ describe("runner liveness", () => {
     expect(gone(silentFor(0, { id: "runner_dead", host: here, pid: await exitedPid() }))).toBe(true);
     expect(gone(silentFor(0, { id: "runner_earlier", host: here, pid: process.pid }))).toBe(true);
   });
+
+  it.skipIf(process.platform !== "linux")(
+    "on this host: gone at once when its process was killed but not yet reaped by its parent (a zombie)",
+    async () => {
+      // `sleep 0` is left a child of `sleep 5`, which never reaps it.
+      const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 5"], {
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      try {
+        const [line] = (await once(parent.stdout, "data")) as [Buffer];
+        const zombie = Number(line.toString().trim());
+        for (let tries = 0; !/\)\s+Z/.test(readFileSync(`/proc/${zombie}/stat`, "utf8")); tries++) {
+          if (tries > 100) throw new Error(`${zombie} never became a zombie`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(gone(silentFor(0, { id: "runner_zombie", host: here, pid: zombie }))).toBe(true);
+      } finally {
+        parent.kill("SIGKILL");
+      }
+    },
+  );
 
   it("a runner without a row is gone; this runner never is", () => {
     expect(gone(undefined)).toBe(true);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
@@ -143,10 +144,15 @@ export class ExecutionRunner {
 
   /**
    * Queues an async execution whose `queued` record is already stored; `release` gives
-   * back its concurrency slot when it ends.
+   * back its concurrency slot when it ends. Once shutdown has begun it is not refused: its
+   * stored record was promised a run, so it stays queued in the store, as the executions
+   * waiting here do, for the next process (or another one on the same store) to run.
    */
   enqueue(execution: StoredExecution, hooks: RunHooks, release: ReleaseSlot): void {
-    this.assertAccepting();
+    if (!this.accepting) {
+      release();
+      return;
+    }
     this.queue.push(execution.record.id, { execution, hooks, begin: "queued", release });
   }
 
@@ -417,8 +423,23 @@ export function isRunnerGone(
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A killed process that its parent has not reaped yet still answers `kill(pid, 0)`; an
+ * init that reaps late left a SIGKILLed server's running executions unrecovered for six
+ * beats after its restart. Linux says so in /proc (state Z, or X); elsewhere, no answer.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name, in parentheses, may hold spaces or ")": the state follows the last one.
+    return /^\s*[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 1));
+  } catch {
+    return false;
   }
 }

@@ -19,6 +19,13 @@ import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record
 
 /** contract.md: a repeat within 24 hours returns the first record. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * A reservation whose execution is still not stored this long after it was made was
+ * abandoned: its process died (SIGKILL, power loss) between committing the reservation and
+ * the record, which a running process does within a group commit, milliseconds. A repeat
+ * then runs, instead of being told for 24 hours that the first call is in progress.
+ */
+const ABANDONED_RESERVATION_MS = 60_000;
 
 export interface ExecuteOptions extends RunHooks {
   idempotencyKey?: string;
@@ -94,11 +101,19 @@ export class ExecutionService {
         runnerId: runner.runnerId,
       };
       if (mode === "async") {
-        // The 202 promises a record that exists: commit it before answering.
+        // The 202 promises a record that exists: commit it before answering. From then on
+        // the execution is accepted, even if shutdown begins meanwhile (see `enqueue`).
         await store.executions.save(execution);
         runner.enqueue(execution, options, release);
         handedToQueue = true;
         return { record: execution.record, mode, replayed: false };
+      }
+      try {
+        runner.assertAccepting();
+      } catch (err) {
+        // Shutting down since the check above: nothing was stored, so a repeat may run.
+        await this.withdrawReservation(key, options.idempotencyKey, id);
+        throw err;
       }
       const finished = await runner.runNow(execution, options);
       await learned;
@@ -106,6 +121,11 @@ export class ExecutionService {
     } finally {
       if (!handedToQueue) release();
     }
+  }
+
+  private async withdrawReservation(key: ApiKey, idempotencyKey: string | undefined, executionId: string) {
+    if (idempotencyKey !== undefined)
+      await this.deps.store.idempotency.withdraw(key.id, idempotencyKey, executionId);
   }
 
   /**
@@ -120,8 +140,7 @@ export class ExecutionService {
     } catch (err) {
       const refusal = err instanceof ServiceError ? err : undefined;
       const [, limit] = await Promise.all([
-        idempotencyKey !== undefined &&
-          this.deps.store.idempotency.withdraw(key.id, idempotencyKey, executionId),
+        this.withdrawReservation(key, idempotencyKey, executionId),
         refusal?.status === 429 ? this.deps.uncharge(key) : undefined,
       ]);
       throw refusal && limit ? refusal.withLimit(limit) : err;
@@ -142,7 +161,7 @@ export class ExecutionService {
     parseOrThrow(IdempotencyKey, idempotencyKey, "invalid_request", "Idempotency-Key: 1 to 255 characters");
     const now = this.deps.clock.now();
     const requestHash = createHash("sha256").update(canonicalJson(input)).digest("hex");
-    const outcome = await this.deps.store.idempotency.reserve({
+    const entry = {
       keyId: key.id,
       idempotencyKey,
       requestHash,
@@ -150,13 +169,20 @@ export class ExecutionService {
       mode,
       createdAt: isoTimestamp(now),
       expiresAt: isoTimestamp(now + IDEMPOTENCY_TTL_MS),
-    });
+    };
+    const { store } = this.deps;
+    const outcome = await store.idempotency.reserve(entry);
     if (outcome.reserved) return undefined;
     const first = outcome.existing;
     if (first.requestHash !== requestHash) throw new ServiceError("idempotency_key_reused");
-    const existing = await this.deps.store.executions.get(first.executionId);
-    // The first call's record may not be committed yet; either way it is still in progress.
-    if (!existing || (first.mode === "sync" && !isTerminal(existing.record.status))) {
+    const existing = await store.executions.get(first.executionId);
+    if (!existing) {
+      // Not committed yet (the first call is in progress), or never to be: see ABANDONED_RESERVATION_MS.
+      const abandoned = now - Date.parse(first.createdAt) >= ABANDONED_RESERVATION_MS;
+      if (abandoned && (await store.idempotency.takeOver(entry, first.executionId))) return undefined;
+      throw new ServiceError("idempotency_in_progress");
+    }
+    if (first.mode === "sync" && !isTerminal(existing.record.status)) {
       throw new ServiceError("idempotency_in_progress");
     }
     return { record: existing.record, mode: first.mode, replayed: true };

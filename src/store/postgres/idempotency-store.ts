@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { IdempotencyEntry, IdempotencyStore } from "../../core/ports.js";
-import { fromIdempotencyRow, type IdempotencyRow } from "../idempotency-row.js";
+import { fromIdempotencyRow, type IdempotencyRow, toIdempotencyRow } from "../idempotency-row.js";
 
 /** Expired entries are deleted once every this many reservations (per process). */
 const PRUNE_EVERY = 1000;
@@ -63,5 +63,24 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
       "delete from idempotency where key_id = $1 and idempotency_key = $2 and execution_id = $3",
       [keyId, idempotencyKey, executionId],
     );
+  }
+
+  async takeOver(entry: IdempotencyEntry, abandonedExecutionId: string): Promise<boolean> {
+    const row = toIdempotencyRow(entry);
+    const { rowCount } = await this.pool.query(
+      `update idempotency set request_hash = $3, execution_id = $4, mode = $5, created_at = $6, expires_at = $7
+       where key_id = $1 and idempotency_key = $2 and execution_id = $8`,
+      [
+        row.key_id,
+        row.idempotency_key,
+        row.request_hash,
+        row.execution_id,
+        row.mode,
+        row.created_at,
+        row.expires_at,
+        abandonedExecutionId,
+      ],
+    );
+    return (rowCount ?? 0) > 0;
   }
 }

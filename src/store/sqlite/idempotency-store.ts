@@ -17,6 +17,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly put: Database.Statement<[IdempotencyRow]>;
   private readonly pruneExpired: Database.Statement<[string]>;
   private readonly deleteOf: Database.Statement<[string, string, string]>;
+  private readonly replaceAbandoned: Database.Statement<[IdempotencyRow & { abandoned: string }]>;
   private readonly reserveTransaction: Database.Transaction<(entry: IdempotencyEntry) => Reservation>;
   private reservationsSincePrune = 0;
 
@@ -31,6 +32,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.pruneExpired = db.prepare("delete from idempotency where expires_at <= ?");
     this.deleteOf = db.prepare(
       "delete from idempotency where key_id = ? and idempotency_key = ? and execution_id = ?",
+    );
+    this.replaceAbandoned = db.prepare(
+      `update idempotency set request_hash = @request_hash, execution_id = @execution_id, mode = @mode,
+         created_at = @created_at, expires_at = @expires_at
+       where key_id = @key_id and idempotency_key = @idempotency_key and execution_id = @abandoned`,
     );
     this.reserveTransaction = db.transaction((entry: IdempotencyEntry): Reservation => {
       const row = this.find.get(entry.keyId, entry.idempotencyKey);
@@ -57,5 +63,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async withdraw(keyId: string, idempotencyKey: string, executionId: string): Promise<void> {
     this.deleteOf.run(keyId, idempotencyKey, executionId);
+  }
+
+  async takeOver(entry: IdempotencyEntry, abandonedExecutionId: string): Promise<boolean> {
+    return (
+      this.replaceAbandoned.run({ ...toIdempotencyRow(entry), abandoned: abandonedExecutionId }).changes > 0
+    );
   }
 }

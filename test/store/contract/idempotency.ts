@@ -55,6 +55,24 @@ export function describeIdempotencyContract(handle: StoreHandle): void {
       expect(await handle.store.idempotency.reserve(repeat)).toEqual({ reserved: true });
     });
 
+    it("takes over an abandoned reservation only while it still names the abandoned execution, once", async () => {
+      const abandoned = entry();
+      await handle.store.idempotency.reserve(abandoned);
+      const later = { createdAt: isoTimestamp(T0 + 2 * 60_000), expiresAt: isoTimestamp(T0 + 25 * HOUR_MS) };
+      const takers = Array.from({ length: 5 }, () => entry(later));
+      const taken = await Promise.all(
+        takers.map((taker) => handle.store.idempotency.takeOver(taker, abandoned.executionId)),
+      );
+      expect(taken.filter(Boolean)).toHaveLength(1);
+      const winner = takers[taken.indexOf(true)];
+      const repeat = entry({ createdAt: isoTimestamp(T0 + 3 * 60_000) });
+      expect(await handle.store.idempotency.reserve(repeat)).toEqual({ reserved: false, existing: winner });
+      // Another key's entry, or one naming a different execution, is left alone.
+      expect(await handle.store.idempotency.takeOver(entry({ keyId: "key_2" }), abandoned.executionId)).toBe(
+        false,
+      );
+    });
+
     it("reserves a key exactly once when 20 requests race for it", async () => {
       const results = await Promise.all(
         Array.from({ length: 20 }, () => handle.store.idempotency.reserve(entry())),

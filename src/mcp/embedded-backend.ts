@@ -45,7 +45,11 @@ export class EmbeddedBackend implements SkillportBackend {
     const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog } = call;
     const key = await this.charged();
     const { executions, queries } = this.skillport;
-    if (waitsForEnd(call)) {
+    // A call with an idempotency key always starts its execution async, as remote mode
+    // does over REST: the key then stands for the skill, params and timeout only, whatever
+    // the call waits (`wait_ms`, a task), so a retry that waits otherwise, or arrives while
+    // the first still runs, is answered from the first execution in both modes.
+    if (waitsForEnd(call) && idempotencyKey === undefined) {
       const sync = await executions.execute(
         key,
         { ...request, async: false },
@@ -62,7 +66,7 @@ export class EmbeddedBackend implements SkillportBackend {
     const cancel = () => void queries.cancel(key, record.id).catch(() => {});
     signal.addEventListener("abort", cancel, { once: true });
     try {
-      return await queries.get(key, record.id, waitMs, signal);
+      return await queries.get(key, record.id, waitsForEnd(call) ? Number.POSITIVE_INFINITY : waitMs, signal);
     } finally {
       signal.removeEventListener("abort", cancel);
     }

@@ -90,7 +90,7 @@ export class RemoteBackend implements SkillportBackend {
     const started = await remote(() =>
       this.client.execute(
         { ...request, async: true },
-        { ...(idempotencyKey ? { idempotencyKey } : {}), signal },
+        { ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), signal },
       ),
     );
     // Waiting for the end: however long the run queues, as embedded mode waits (the

@@ -270,6 +270,46 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(list.data.filter((record) => record.result?.message_id !== undefined)).toHaveLength(1);
   });
 
+  it("answers a retry with the same idempotency key from the first execution, whatever either waits for", async () => {
+    const meta = (idempotencyKey: string) => ({ "skillport/idempotency_key": `${idempotencyKey}-${kind}` });
+    const params = { ms: 400 };
+    // First handed back running (wait_ms 0), then retried waiting for the end.
+    const started = (await client.callTool({
+      name: "execute_skill",
+      arguments: { skill_id: "util.wait", params, wait_ms: 0 },
+      _meta: meta("waits"),
+    })) as CallToolResult;
+    const retried = (await client.callTool({
+      name: "execute_skill",
+      arguments: { skill_id: "util.wait", params },
+      _meta: meta("waits"),
+    })) as CallToolResult;
+    expect([started.isError, retried.isError]).toEqual([undefined, undefined]);
+    expect(executionIdOf(retried)).toBe(executionIdOf(started));
+    expect(retried.structuredContent).toEqual({ waited_ms: 400 });
+
+    // A retry while the first call still waits for its run: it follows that run to its end.
+    const long = { ms: 1_500 };
+    const first = client.callTool({ name: "util_wait", arguments: long, _meta: meta("while-running") });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const second = client.callTool({ name: "util_wait", arguments: long, _meta: meta("while-running") });
+    const both = (await Promise.all([first, second])) as CallToolResult[];
+    expect(both.map((result) => [result.isError, result.structuredContent])).toEqual([
+      [undefined, { waited_ms: 1_500 }],
+      [undefined, { waited_ms: 1_500 }],
+    ]);
+    expect(executionIdOf(both[1] as CallToolResult)).toBe(executionIdOf(both[0] as CallToolResult));
+
+    // An empty key is refused as on /v1/execute, not ignored.
+    const empty = (await client.callTool({
+      name: "math_evaluate",
+      arguments: { expression: "1" },
+      _meta: { "skillport/idempotency_key": "" },
+    })) as CallToolResult;
+    expect(empty.isError).toBe(true);
+    expect(textOf(empty)).toMatch(/^invalid_request: /);
+  });
+
   it("shows a read-only key only discover_skills, and refuses it the rest", async () => {
     const readOnly = await server.createKey({ scope: "read-only", name: `ro-${kind}` });
     const ro = await connectMcp(kind, server, readOnly.secret);

@@ -40,7 +40,10 @@ export class ExecutionQueries {
     private readonly bridge?: SignalBridge,
   ) {}
 
-  /** The record; with `waitMs`, held until it is terminal or the wait ends (long poll). */
+  /**
+   * The record; with `waitMs`, held until it is terminal or the wait ends (long poll);
+   * `Infinity` waits for the end (or `signal`).
+   */
   async get(key: ApiKey, id: string, waitMs = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
     if (waitMs <= 0 || isTerminal(execution.record.status)) return execution.record;
@@ -193,8 +196,8 @@ export class ExecutionQueries {
     waitMs: number,
     signal?: AbortSignal,
   ): Promise<ExecutionRecord> {
-    const deadline = AbortSignal.timeout(waitMs);
-    const waited = anySignal(signal ? [signal, deadline] : [deadline]);
+    const deadline = Number.isFinite(waitMs) ? AbortSignal.timeout(waitMs) : undefined;
+    const waited = anySignal([signal, deadline].filter((s): s is AbortSignal => s !== undefined));
     let latest = execution.record;
     try {
       for await (const event of this.follow(execution, waited.signal)) {

@@ -34,8 +34,8 @@ export interface HttpServerOptions {
 export interface HttpServer {
   app: FastifyInstance;
   /**
-   * Stops accepting requests (new ones get 503) and closes. Long polls and event streams
-   * go on until `executionsEnded` settles (the executions this process runs have ended,
+   * Stops accepting requests (new ones get 503) and closes. Long polls, event streams and
+   * `/mcp` tool calls go on until `executionsEnded` settles (the executions this process runs have ended,
    * finished or interrupted: theirs then end with the terminal status, as the contract
    * says they do), and the rest are ended then; at once without it.
    */
@@ -151,7 +151,11 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     version: options.version,
     announceSignInLink: options.announceSignInLink,
   });
-  registerMcpRoute(app, skillport, { ...options.mcp, version: options.version, logger: options.logger });
+  const mcp = registerMcpRoute(app, skillport, {
+    ...options.mcp,
+    version: options.version,
+    logger: options.logger,
+  });
   let openApi: Record<string, unknown> | undefined;
   app.get("/v1/openapi.json", { config: { public: true } }, async () => {
     openApi ??= buildOpenApiDocument(options.version);
@@ -187,13 +191,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     app,
     async close(executionsEnded) {
       closing = true;
-      void Promise.resolve(executionsEnded)
-        .catch(() => {})
-        .then(() => shutdown.abort());
+      const ended = Promise.resolve(executionsEnded).catch(() => {});
+      void ended.then(() => shutdown.abort());
       // Streams are hijacked past `onSend`: close every socket as soon as it falls idle.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
       try {
-        await app.close();
+        // `/mcp` sessions close once their calls are answered; the server's close waits for
+        // their connections meanwhile, as it does for REST requests in flight.
+        await Promise.all([mcp.close(ended), app.close()]);
       } finally {
         clearInterval(sweep);
       }

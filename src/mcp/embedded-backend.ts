@@ -1,3 +1,4 @@
+import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import { type SkillDetail, toSkillDetail } from "../core/catalog-service.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
@@ -15,10 +16,14 @@ export class EmbeddedBackend implements SkillportBackend {
   /**
    * @param caller the key making the calls, authenticated afresh each time so that a
    *   revoked key stops working at once (stdio), or as admitted by the HTTP request.
+   * @param waitsEnd ends every wait for an execution's end, answering the record as it
+   *   stands without cancelling anything: `/mcp` fires it at shutdown once this process's
+   *   executions have ended, as REST long polls end then.
    */
   constructor(
     private readonly skillport: Skillport,
     private readonly caller: () => Promise<ApiKey>,
+    private readonly waitsEnd?: AbortSignal,
   ) {}
 
   async scope(): Promise<Scope> {
@@ -66,15 +71,19 @@ export class EmbeddedBackend implements SkillportBackend {
     const cancel = () => void queries.cancel(key, record.id).catch(() => {});
     signal.addEventListener("abort", cancel, { once: true });
     try {
-      return await queries.get(key, record.id, waitsForEnd(call) ? Number.POSITIVE_INFINITY : waitMs, signal);
+      return await this.waitForEnd(
+        key,
+        record.id,
+        waitsForEnd(call) ? Number.POSITIVE_INFINITY : waitMs,
+        signal,
+      );
     } finally {
       signal.removeEventListener("abort", cancel);
     }
   }
 
   async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
-    const key = await this.charged();
-    return this.skillport.queries.get(key, id, waitMs, signal);
+    return this.waitForEnd(await this.charged(), id, waitMs, signal);
   }
 
   async readExecution(id: string): Promise<ExecutionRecord> {
@@ -87,6 +96,16 @@ export class EmbeddedBackend implements SkillportBackend {
 
   async countRefusedCall(): Promise<void> {
     await this.charged();
+  }
+
+  /** The record once terminal, or as it stands when the wait, the call or `waitsEnd` ends. */
+  private async waitForEnd(key: ApiKey, id: string, waitMs: number, signal: AbortSignal) {
+    const waiting = anySignal(this.waitsEnd ? [signal, this.waitsEnd] : [signal]);
+    try {
+      return await this.skillport.queries.get(key, id, waitMs, waiting.signal);
+    } finally {
+      waiting.dispose();
+    }
   }
 
   /** The caller's key, with this call counted against its limits (contract.md: `tools/call` counts). */

@@ -17,7 +17,11 @@ const SESSION_HEADER = "mcp-session-id";
  * surface"). Every request carries the bearer key and passes the DNS-rebinding guard;
  * only `tools/call` counts against the key's limits, inside the tool layer.
  */
-export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, options: McpHttpOptions): void {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  skillport: Skillport,
+  options: McpHttpOptions,
+): { close(executionsEnded?: Promise<unknown>): Promise<void> } {
   const guard = new HostGuard(options);
   if (!guard.checksHost) {
     app.log.warn(
@@ -26,7 +30,6 @@ export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, opt
     );
   }
   const sessions = new McpSessions(skillport, options);
-  app.addHook("preClose", async () => sessions.closeAll());
 
   app.route({
     method: ["GET", "POST", "DELETE"],
@@ -47,25 +50,26 @@ export function registerMcpRoute(app: FastifyInstance, skillport: Skillport, opt
       const session = await sessionFor(request, sessions);
       session.key = authenticated.key;
       session.lastUsed = Date.now();
+      reply.hijack();
+      // The transport writes the response itself: give it the headers set so far (the
+      // request id, the limits), which Fastify would have sent.
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value);
+      }
+      const handle = () => session.transport.handleRequest(request.raw, reply.raw, request.body);
       // A GET holds the session's event stream open for as long as the client likes: it
       // keeps the session in use no more than the rest of the connection does.
-      const answering = request.method !== "GET";
-      if (answering) session.active++;
       try {
-        reply.hijack();
-        // The transport writes the response itself: give it the headers set so far (the
-        // request id, the limits), which Fastify would have sent.
-        for (const [name, value] of Object.entries(reply.getHeaders())) {
-          if (value !== undefined) reply.raw.setHeader(name, value);
-        }
-        await session.transport.handleRequest(request.raw, reply.raw, request.body);
+        if (request.method === "GET") await handle();
+        else await sessions.answer(session, handle);
       } finally {
-        if (answering) session.active--;
         session.lastUsed = Date.now();
       }
       return reply;
     },
   });
+  // Closed by the server's shutdown, which knows when the executions have ended.
+  return { close: (executionsEnded) => sessions.closeAll(executionsEnded) };
 }
 
 /** The request's session: the one its header names (of the same key), or a new one for `initialize`. */

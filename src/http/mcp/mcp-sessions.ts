@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
 import type { Skillport } from "../../core/skillport.js";
@@ -11,6 +12,13 @@ export interface McpSessionOptions extends McpServerOptions {
   /** Open sessions at most. */
   maxSessions: number;
 }
+
+/**
+ * How long shutdown waits, once the executions have ended, for the calls still being
+ * answered: their answers follow within a few turns (a `tasks/result` within its poll
+ * interval), so only a request that will never be answered is cut off by this.
+ */
+const ANSWERS_AFTER_EXECUTIONS_MS = 5_000;
 
 /** One client's MCP session: bound to the key that opened it. */
 export interface McpSession {
@@ -34,6 +42,10 @@ export interface McpSession {
 export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
+  /** The requests being answered, across sessions: shutdown waits for them. */
+  private readonly answering = new Set<Promise<void>>();
+  /** Fires at shutdown once the executions have ended: long waits end then (see closeAll). */
+  private readonly waitsEnd = new AbortController();
 
   constructor(
     private readonly skillport: Skillport,
@@ -95,7 +107,7 @@ export class McpSessions {
     });
     session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0 };
     const opened = session;
-    const backend = new EmbeddedBackend(this.skillport, async () => opened.key);
+    const backend = new EmbeddedBackend(this.skillport, async () => opened.key, this.waitsEnd.signal);
     const { server } = createMcpServer(backend, this.options);
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
@@ -104,9 +116,45 @@ export class McpSessions {
     return session;
   }
 
-  /** Closes every session (shutdown): their event streams end. */
-  async closeAll(): Promise<void> {
+  /**
+   * Answers one HTTP request of `session` (`answer` writes the response): the session is in
+   * use meanwhile, so it neither expires nor is closed to make room, and shutdown waits.
+   */
+  async answer(session: McpSession, answer: () => Promise<void>): Promise<void> {
+    session.active++;
+    const answered = answer();
+    this.answering.add(answered);
+    try {
+      await answered;
+    } finally {
+      this.answering.delete(answered);
+      session.active--;
+    }
+  }
+
+  /**
+   * Closes every session at shutdown, once its calls are answered (README, "Reliability"):
+   * the tool calls in flight get until `executionsEnded` (running executions finish until
+   * the deadline, the rest end `execution_interrupted`); then waits for other processes'
+   * executions end, answering the record as it stands, as REST long polls do. Closing a session
+   * first would abort its calls' handlers, which cancels their executions (the SDK's
+   * Protocol aborts every handler's signal on close) and leaves them unanswered. New
+   * requests are refused meanwhile, by the server (503).
+   */
+  async closeAll(executionsEnded: Promise<unknown> = Promise.resolve()): Promise<void> {
     clearInterval(this.sweeper);
+    await executionsEnded.catch(() => {});
+    this.waitsEnd.abort();
+    const grace = new AbortController();
+    const answered = (async () => {
+      // Each settles once its response is written; one read meanwhile joins the set.
+      while (this.answering.size > 0) await Promise.allSettled(this.answering);
+    })();
+    await Promise.race([
+      answered,
+      sleep(ANSWERS_AFTER_EXECUTIONS_MS, undefined, { signal: grace.signal }).catch(() => {}),
+    ]);
+    grace.abort();
     await Promise.allSettled([...this.sessions.values()].map((session) => session.transport.close()));
     this.sessions.clear();
   }

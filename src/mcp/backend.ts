@@ -60,6 +60,10 @@ export interface SkillportBackend {
    * is refused for that first (429), as on `/v1`.
    */
   countRefusedCall(): Promise<void>;
-  /** Called when the catalog changes (embedded mode only). Returns an unsubscribe function. */
+  /**
+   * Called when the tools listed may have changed: the catalog changed (embedded mode), or
+   * it or the scope arrived after a stand-in was listed for a key over its rate limit
+   * (remote mode). Returns an unsubscribe function.
+   */
   onSkillsChanged?(listener: () => void): () => void;
 }

@@ -7,6 +7,7 @@ import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
+import { Refreshed } from "./refreshed.js";
 
 /**
  * How long the fetched catalog and the key's scope are used before they are asked again:
@@ -15,6 +16,8 @@ import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.
  */
 const CATALOG_TTL_MS = 60_000;
 const PAGE_SIZE = 100;
+/** The catalog before any could be fetched: the generic tools reach every skill meanwhile. */
+const NO_SKILLS: readonly SkillDetail[] = Object.freeze([]);
 
 /**
  * The tools answered by a running skillport over REST, through the official client
@@ -23,62 +26,74 @@ const PAGE_SIZE = 100;
  * execution, exactly as in embedded mode.
  */
 export class RemoteBackend implements SkillportBackend {
-  private catalog: { skills: readonly SkillDetail[]; fetchedAt: number } | undefined;
-  private callerScope: { scope: Promise<Scope>; askedAt: number } | undefined;
+  private readonly catalogChanged = new Set<() => void>();
+  private readonly catalog: Refreshed<readonly SkillDetail[]>;
+  private readonly callerScope: Refreshed<Scope>;
 
-  private constructor(private readonly client: SkillportClient) {}
+  private constructor(private readonly client: SkillportClient) {
+    // A key over its rate limit lists tools as in embedded mode (see Refreshed). Before
+    // anything could be fetched, it is taken as full-access: a read-only key's calls of
+    // the other tools are refused (insufficient_scope), whereas a full-access key shown
+    // only discover_skills could run nothing in a client that lists tools once. Clients
+    // that follow notifications/tools/list_changed hear when the real list arrives.
+    const arrived = () => {
+      for (const listener of this.catalogChanged) listener();
+    };
+    this.catalog = new Refreshed(() => this.fetchSkills(), {
+      ttlMs: CATALOG_TTL_MS,
+      whileLimited: NO_SKILLS,
+      onArrival: arrived,
+    });
+    this.callerScope = new Refreshed(() => this.fetchScope(), {
+      ttlMs: CATALOG_TTL_MS,
+      whileLimited: "full-access",
+      onArrival: arrived,
+    });
+  }
 
   /**
    * Connects with the key of `client`, checking that it works: throws the server's refusal
    * (e.g. `invalid_api_key`). A key over its rate limit works, and starts: its scope is
-   * learned on the first call that needs it, as the limit allows.
+   * learned on a later call, as the limit allows.
    */
   static async connect(client: SkillportClient): Promise<RemoteBackend> {
     const backend = new RemoteBackend(client);
-    try {
-      await backend.scope();
-    } catch (err) {
-      if (!(err instanceof ServiceError && err.code === "rate_limit_exceeded")) throw err;
-    }
+    await backend.scope();
     return backend;
   }
 
-  /** The key's scope, found by asking for the one thing only full-access keys may read. */
   scope(): Promise<Scope> {
-    if (this.callerScope && Date.now() - this.callerScope.askedAt < CATALOG_TTL_MS) {
-      return this.callerScope.scope;
-    }
-    const previous = this.callerScope?.scope;
-    const asked = {
-      askedAt: Date.now(),
-      scope: remote(async (): Promise<Scope> => {
-        try {
-          await this.client.listExecutions({ limit: 1 }).next();
-          return "full-access";
-        } catch (err) {
-          if (err instanceof SkillportError && err.code === "insufficient_scope") return "read-only";
-          throw err;
-        }
-      }).catch((err: unknown) => {
-        // A key over its rate limit still is what it was: tools/list works on, as embedded.
-        if (previous && err instanceof ServiceError && err.code === "rate_limit_exceeded") return previous;
-        if (this.callerScope === asked) this.callerScope = undefined; // asked again next time
-        throw err;
-      }),
-    };
-    this.callerScope = asked;
-    return asked.scope;
+    return this.callerScope.get();
   }
 
-  async skills(): Promise<readonly SkillDetail[]> {
-    if (this.catalog && Date.now() - this.catalog.fetchedAt < CATALOG_TTL_MS) return this.catalog.skills;
-    const skills = await remote(async () => {
+  skills(): Promise<readonly SkillDetail[]> {
+    return this.catalog.get();
+  }
+
+  onSkillsChanged(listener: () => void): () => void {
+    this.catalogChanged.add(listener);
+    return () => this.catalogChanged.delete(listener);
+  }
+
+  /** The key's scope, found by asking for the one thing only full-access keys may read. */
+  private fetchScope(): Promise<Scope> {
+    return remote(async () => {
+      try {
+        await this.client.listExecutions({ limit: 1 }).next();
+        return "full-access";
+      } catch (err) {
+        if (err instanceof SkillportError && err.code === "insufficient_scope") return "read-only";
+        throw err;
+      }
+    });
+  }
+
+  private fetchSkills(): Promise<SkillDetail[]> {
+    return remote(async () => {
       const all: SkillDetail[] = [];
       for await (const page of this.client.listSkills({ limit: PAGE_SIZE })) all.push(...page.data);
       return all;
     });
-    this.catalog = { skills, fetchedAt: Date.now() };
-    return skills;
   }
 
   discover(request: DiscoverRequest): Promise<DiscoverResponse> {

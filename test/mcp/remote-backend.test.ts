@@ -60,6 +60,8 @@ async function fakeApi(
 }
 
 const NO_EXECUTIONS: Answer = [200, { data: [], next_cursor: null }];
+/** A catalog of one skill (only its id matters here). */
+const skillsNamed = (skillId: string): Answer => [200, { data: [{ skill_id: skillId }], next_cursor: null }];
 /** The answer to a key the server does not take (unknown, revoked or expired). */
 const INVALID_KEY: Answer = [
   401,
@@ -160,6 +162,45 @@ describe("the remote backend", () => {
     vi.setSystemTime(Date.now() + 61_000);
     expect(await backend.scope()).toBe("full-access");
     expect(api.requests).toHaveLength(2);
+  });
+
+  it("keeps the catalog it knows when fetching it again meets the key's rate limit, and fetches it once the limit allows", async () => {
+    let limited = false;
+    let catalog = "math.evaluate";
+    api = await fakeApi((request) => {
+      if (limited) return RATE_LIMITED;
+      return request.startsWith("GET /v1/skills?") ? skillsNamed(catalog) : NO_EXECUTIONS;
+    });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    limited = true;
+    catalog = "util.wait";
+    vi.setSystemTime(Date.now() + 61_000);
+    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    expect(await backend.scope()).toBe("full-access");
+    limited = false;
+    vi.setSystemTime(Date.now() + 61_000);
+    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["util.wait"]);
+  });
+
+  it("starts with no catalog and a full-access scope for a key over its rate limit, and tells when the real ones arrive", async () => {
+    let limited = true;
+    api = await fakeApi((request) => {
+      if (limited) return RATE_LIMITED;
+      return request.startsWith("GET /v1/skills?") ? skillsNamed("math.evaluate") : NO_EXECUTIONS;
+    });
+    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    let told = 0;
+    backend.onSkillsChanged(() => told++);
+    expect(await backend.skills()).toEqual([]);
+    expect(await backend.scope()).toBe("full-access");
+    expect(told).toBe(0);
+    // Nothing was learned: each call asks again (a refused request does not count).
+    limited = false;
+    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    expect(await backend.scope()).toBe("full-access");
+    expect(told).toBe(2);
   });
 
   it("refuses to start with a key the server refuses", async () => {

@@ -1,0 +1,61 @@
+import { ServiceError } from "../core/errors.js";
+
+export interface RefreshedOptions<T> {
+  /** How long a fetched value is used before it is fetched again. */
+  ttlMs: number;
+  /** What to answer when the first fetch is refused for the key's rate limit. */
+  whileLimited: T;
+  /** Called when a value arrives after `whileLimited` was answered in its place. */
+  onArrival?: () => void;
+}
+
+/**
+ * A value fetched over REST for `tools/list` (the catalog, the key's scope), fetched again
+ * once `ttlMs` has passed. `tools/list` does not count against the key's limits and
+ * answers while the key is over them (README, "Use it from an assistant"), so a fetch
+ * refused for the rate limit is no answer: the value fetched last goes on being used for
+ * another `ttlMs`, and before any was fetched `whileLimited` stands in, and the next
+ * call asks again (a refused request does not count against the key). Any other failure
+ * is thrown: a revoked key lists no tools.
+ */
+export class Refreshed<T> {
+  private known: { value: T; fetchedAt: number } | undefined;
+  private asking: Promise<T> | undefined;
+  private standingIn = false;
+
+  constructor(
+    private readonly fetch: () => Promise<T>,
+    private readonly options: RefreshedOptions<T>,
+  ) {}
+
+  get(): Promise<T> {
+    if (this.known && Date.now() - this.known.fetchedAt < this.options.ttlMs) {
+      return Promise.resolve(this.known.value);
+    }
+    // Callers meanwhile share the one request.
+    this.asking ??= this.fetch()
+      .then(
+        (value) => {
+          this.known = { value, fetchedAt: Date.now() };
+          if (this.standingIn) {
+            this.standingIn = false;
+            this.options.onArrival?.();
+          }
+          return value;
+        },
+        (err: unknown) => {
+          if (!(err instanceof ServiceError && err.code === "rate_limit_exceeded")) throw err;
+          if (this.known) {
+            this.known.fetchedAt = Date.now();
+            return this.known.value;
+          }
+          this.standingIn = true;
+          return this.options.whileLimited;
+        },
+      )
+      .finally(() => {
+        this.asking = undefined;
+      });
+    return this.asking;
+  }
+}

@@ -55,7 +55,9 @@ export class ExecutionTaskStore implements TaskStore {
     const { record } = (options.context ?? {}) as Partial<ExecutionTaskContext>;
     if (!record) throw new Error("a task is created for an execution: pass its record in the context");
     const entry: TaskEntry = {
-      createdAt: record.created_at,
+      // The task's own creation, which its ttl counts from (MCP tasks: "duration … from
+      // creation"): an idempotent repeat makes a task for an execution created earlier.
+      createdAt: new Date(this.now()).toISOString(),
       ttl: options.ttl ?? null,
       pollInterval: options.pollInterval ?? DEFAULT_TASK_POLL_MS,
       sessionId,

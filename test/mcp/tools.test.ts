@@ -552,6 +552,33 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       expect(after).toBe(before);
     });
 
+    it("keeps a task made by an idempotent repeat for its whole ttl, counted from the task's creation", async () => {
+      const task = (ttl: number) =>
+        client.request(
+          {
+            method: "tools/call",
+            params: {
+              name: "math_evaluate",
+              arguments: { expression: "2+2" },
+              task: { ttl },
+              _meta: { "skillport/idempotency_key": `task-ttl-${kind}` },
+            },
+          },
+          CreateTaskResultSchema,
+        );
+      const first = (await task(60_000)).task;
+      // Longer than the repeat's ttl: the execution was created that long before its task.
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const askedAt = Date.now();
+      const repeat = (await task(1_000)).task;
+      expect(repeat.taskId).toBe(first.taskId);
+      expect(Date.parse(repeat.createdAt)).toBeGreaterThanOrEqual(askedAt - 5);
+      expect(await client.experimental.tasks.getTask(repeat.taskId)).toMatchObject({
+        taskId: repeat.taskId,
+        status: "completed",
+      });
+    });
+
     it("keeps a task to the session that created it", async () => {
       const task = await startTask("math_evaluate", { expression: "1+1" });
       const other = await connectMcp(kind, server, key.secret);

@@ -327,7 +327,12 @@ async function runToolCall(
   }
 }
 
-/** Skill progress as `notifications/progress` for the call's progress token. */
+/**
+ * Skill progress as `notifications/progress` for the call's progress token. An update
+ * that does not advance is dropped: MCP says the progress value MUST increase with each
+ * notification, while skills may report a value twice (util.wait's last tick and its
+ * "done" both say the whole wait).
+ */
 function progressSender(
   progressToken: ProgressToken,
   send: (notification: {
@@ -335,7 +340,10 @@ function progressSender(
     params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
   }) => Promise<void>,
 ): (update: ProgressUpdate) => void {
+  let sent = Number.NEGATIVE_INFINITY;
   return (update) => {
+    if (!(update.progress > sent)) return;
+    sent = update.progress;
     send({ method: "notifications/progress", params: { progressToken, ...update } }).catch(() => {});
   };
 }

@@ -236,6 +236,28 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     ).toBe(false);
   });
 
+  it("sends progress values that always increase (MCP), even when the skill reports one twice", async () => {
+    // util.wait's last one-second tick and its "done" both report the whole wait.
+    const transport = client.transport;
+    const dispatch = transport?.onmessage;
+    if (!transport || !dispatch) throw new Error("the client is not connected");
+    const progress: number[] = [];
+    transport.onmessage = (message, extra) => {
+      if ("method" in message && message.method === "notifications/progress") {
+        progress.push(Number(message.params?.progress));
+      }
+      dispatch(message, extra);
+    };
+    try {
+      const result = await call("util_wait", { ms: 1000 }, { onprogress: () => {} });
+      expect(result.structuredContent).toEqual({ waited_ms: 1000 });
+    } finally {
+      transport.onmessage = dispatch;
+    }
+    expect(progress.at(-1)).toBe(1000);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1] ?? 0);
+  });
+
   it("cancels the execution on notifications/cancelled", async () => {
     const abort = new AbortController();
     const pending = call(

@@ -105,6 +105,36 @@ describe("/mcp over HTTP", () => {
     expect((await post(list, { ...auth, "mcp-session-id": session })).status).toBe(404);
   });
 
+  it("refuses a request whose id a request of the same session still in flight has, and answers that one", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
+    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
+    const inSession = { ...headers, "mcp-session-id": session };
+    const wait = {
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "util_wait", arguments: { ms: 1_000 } },
+    };
+    const first = post(wait, inSession);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reused = await post({ jsonrpc: "2.0", id: 5, method: "tools/list" }, inSession);
+    expect(reused.status).toBe(400);
+    expect(JSON.parse(reused.text).error).toMatchObject({ code: "invalid_request" });
+    expect(JSON.parse(reused.text).error.message).toMatch(/request id 5 .*still being answered/);
+    // The first request keeps its own answer (it was taken by the second, and never came).
+    const answered = await Promise.race([
+      first,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("the first call was never answered")), 10_000),
+      ),
+    ]);
+    expect(answered.status).toBe(200);
+    expect(answered.text).toContain('"waited_ms":1000');
+    // Once answered, its id may be used again.
+    expect((await post({ jsonrpc: "2.0", id: 5, method: "tools/list" }, inSession)).status).toBe(200);
+  });
+
   it("asks for initialize when a request names no session", async () => {
     const res = await post(
       { jsonrpc: "2.0", id: 2, method: "tools/list" },

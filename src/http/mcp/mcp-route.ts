@@ -6,7 +6,7 @@ import { bearerToken } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { setRateLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
-import { type McpSession, type McpSessionOptions, McpSessions } from "./mcp-sessions.js";
+import { jsonRpcRequestIds, type McpSession, type McpSessionOptions, McpSessions } from "./mcp-sessions.js";
 
 export type McpHttpOptions = McpSessionOptions & HostGuardOptions;
 
@@ -50,6 +50,13 @@ export function registerMcpRoute(
       const session = await sessionFor(request, sessions);
       session.key = authenticated.key;
       session.lastUsed = Date.now();
+      const requestIds = request.method === "POST" ? jsonRpcRequestIds(request.body) : [];
+      const reused = requestIds.find((id) => session.idsInFlight.has(id));
+      if (reused !== undefined) {
+        throw new ServiceError("invalid_request", {
+          message: `The request id ${reused.slice(reused.indexOf(":") + 1)} belongs to a request of this session still being answered: JSON-RPC ids must be unique among requests in flight.`,
+        });
+      }
       reply.hijack();
       // The transport writes the response itself: give it the headers set so far (the
       // request id, the limits), which Fastify would have sent.
@@ -61,7 +68,7 @@ export function registerMcpRoute(
       // keeps the session in use no more than the rest of the connection does.
       try {
         if (request.method === "GET") await handle();
-        else await sessions.answer(session, handle);
+        else await sessions.answer(session, handle, requestIds);
       } finally {
         session.lastUsed = Date.now();
       }

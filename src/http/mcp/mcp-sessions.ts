@@ -32,6 +32,12 @@ export interface McpSession {
    * session with one never expires nor is closed to make room.
    */
   active: number;
+  /**
+   * The JSON-RPC ids of the requests being answered (`typeof id:id`). The transport
+   * routes an answer by its id alone, so a second request with an id still in flight took
+   * the first one's answer and left the first unanswered, its session busy for ever.
+   */
+  readonly idsInFlight: Set<string>;
 }
 
 /**
@@ -105,7 +111,7 @@ export class McpSessions {
         if (session) this.sessions.set(id, session);
       },
     });
-    session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0 };
+    session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0, idsInFlight: new Set() };
     const opened = session;
     const backend = new EmbeddedBackend(this.skillport, async () => opened.key, this.waitsEnd.signal);
     const { server } = createMcpServer(backend, this.options);
@@ -120,14 +126,20 @@ export class McpSessions {
    * Answers one HTTP request of `session` (`answer` writes the response): the session is in
    * use meanwhile, so it neither expires nor is closed to make room, and shutdown waits.
    */
-  async answer(session: McpSession, answer: () => Promise<void>): Promise<void> {
+  async answer(
+    session: McpSession,
+    answer: () => Promise<void>,
+    requestIds: readonly string[] = [],
+  ): Promise<void> {
     session.active++;
+    for (const id of requestIds) session.idsInFlight.add(id);
     const answered = answer();
     this.answering.add(answered);
     try {
       await answered;
     } finally {
       this.answering.delete(answered);
+      for (const id of requestIds) session.idsInFlight.delete(id);
       session.active--;
     }
   }
@@ -172,4 +184,15 @@ function leastRecentlyUsed(sessions: McpSession[]): McpSession | undefined {
     (oldest, session) => (oldest === undefined || session.lastUsed < oldest.lastUsed ? session : oldest),
     undefined,
   );
+}
+
+/** The ids of the JSON-RPC requests in a POST body (one message or a batch), as `typeof id:id`. */
+export function jsonRpcRequestIds(body: unknown): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) => {
+    if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message))
+      return [];
+    const { id } = message as { id: unknown };
+    return typeof id === "string" || typeof id === "number" ? [`${typeof id}:${id}`] : [];
+  });
 }

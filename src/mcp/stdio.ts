@@ -53,10 +53,17 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
     throw err;
   }
   await skillport.start();
+  // Fired once this process's executions have ended at shutdown: a wait for another
+  // process's execution then answers its record as it stands, as on `/mcp`, instead of
+  // holding the call until the deadline and going unanswered.
+  const waitsEnd = new AbortController();
   return {
     // Authenticated on every call, so that a revocation stops this process's key at once.
-    backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret)),
-    finishWork: () => skillport.stop(config.shutdownTimeoutMs),
+    backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret), waitsEnd.signal),
+    finishWork: async () => {
+      await skillport.stop(config.shutdownTimeoutMs);
+      waitsEnd.abort();
+    },
     close: () => skillport.close(),
   };
 }

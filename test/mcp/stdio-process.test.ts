@@ -1,9 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateSecret } from "../../src/core/keys/secret.js";
-import { CLI_PATH, type CreatedKey, serverForSuite } from "../contract/harness.js";
-import { runNode } from "./mcp-clients.js";
+import {
+  bodyOf,
+  CLI_PATH,
+  type CreatedKey,
+  type ExecutionRecord,
+  serverForSuite,
+} from "../contract/harness.js";
+import { connectMcp, runNode } from "./mcp-clients.js";
 
 /** `skillport mcp` as a process an assistant spawns (contract.md, "MCP surface", stdio). */
 describe("skillport mcp (stdio process)", () => {
@@ -178,5 +186,33 @@ describe("skillport mcp (stdio process)", () => {
     const [record] = (JSON.parse(listed.text) as { data: { status: string; error: { code: string } }[] })
       .data;
     expect(record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+  }, 60_000);
+
+  it("on SIGTERM, ends a wait for another process's execution with its record as it stands, once its own have ended", async () => {
+    // The server runs it: this process's shutdown does not end it.
+    const started = await server().request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 30_000 }, async: true, timeout_ms: 60_000 },
+    });
+    const { id } = bodyOf<ExecutionRecord>(started);
+    const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "20000" });
+    try {
+      const polled = mcp.client.callTool(
+        { name: "get_execution", arguments: { id, wait_ms: 60_000 } },
+        undefined,
+        { timeout: 50_000 },
+      ) as Promise<CallToolResult>;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalledAt = Date.now();
+      process.kill((mcp.client.transport as StdioClientTransport).pid ?? 0, "SIGTERM");
+      const result = await polled;
+      // Answered once this process had nothing left to run, not at its 20 s deadline.
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ id, status: "running" });
+    } finally {
+      await mcp.close();
+      await server().request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+    }
   }, 60_000);
 });

@@ -70,6 +70,8 @@ export class EmbeddedBackend implements SkillportBackend {
     // Cancelled while waiting: the execution is cancelled. After the answer it runs on.
     const cancel = () => void queries.cancel(key, record.id).catch(() => {});
     signal.addEventListener("abort", cancel, { once: true });
+    // Cancelled while the execution was being started: its listener came too late.
+    if (signal.aborted) cancel();
     try {
       return await this.waitForEnd(
         key,

@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { canonicalJson } from "../../src/core/canonical-json.js";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
 import type { StoredExecution } from "../../src/core/execution/record.js";
 import { toBase62 } from "../../src/core/ids.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
+import type { Store } from "../../src/core/ports.js";
+import { defineSkill } from "../../src/core/skills/skill.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
 import { makeCore } from "./make-core.js";
 import { counts, keyed, testSkills } from "./test-skills.js";
@@ -330,6 +333,35 @@ describe("idempotency", () => {
     await expect(
       core.skillport.executions.execute(key, input, { idempotencyKey: "just-made" }),
     ).rejects.toMatchObject({ code: "idempotency_in_progress", status: 409 });
+  });
+
+  it("commits a keyed sync call's running record before its skill starts: a reservation without a record never ran", async () => {
+    let store: Store | undefined;
+    const probe = defineSkill({
+      id: "test.probe",
+      title: "Probe",
+      description: "Says how the store holds its own execution when it starts.",
+      tags: ["test"],
+      params: z.object({}),
+      result: z.object({ stored: z.string() }),
+      annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+      examples: [],
+      run: async (_params, ctx) => ({
+        stored: (await store?.executions.get(ctx.executionId))?.record.status ?? "nothing",
+      }),
+    });
+    const probed = await makeCore([...testSkills, probe], { clock: systemClock });
+    try {
+      store = probed.skillport.store;
+      const prober = await probed.keyFor();
+      const input = { skill_id: "test.probe", params: {}, async: false, timeout_ms: 1000 };
+      const { record } = await probed.skillport.executions.execute(prober, input, {
+        idempotencyKey: "probe",
+      });
+      expect(record.result).toEqual({ stored: "running" });
+    } finally {
+      await probed.cleanup();
+    }
   });
 
   it("an async call whose record was committed as shutdown began is answered 202, and runs at the next start", async () => {

@@ -14,7 +14,7 @@ import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { assignToolNames, toolNameOf } from "../../src/mcp/tool-names.js";
 import { makeCore } from "../core/make-core.js";
-import { echo, fail } from "../core/test-skills.js";
+import { echo, fail, sleep } from "../core/test-skills.js";
 
 const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
@@ -194,5 +194,30 @@ describe("the MCP tool layer on the core", () => {
     );
     await changed;
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("test_echo2");
+  });
+});
+
+describe("the embedded backend", () => {
+  it("cancels a call with an idempotency key cancelled while its execution is being started", async () => {
+    const core = await makeCore([sleep]);
+    try {
+      const key = await core.keyFor();
+      const backend = new EmbeddedBackend(core.skillport, async () => key);
+      const cancelled = new AbortController();
+      const answer = backend.execute({
+        request: { skill_id: "test.sleep", params: { ms: 1_000 }, timeout_ms: 5_000 },
+        idempotencyKey: "cancelled-early",
+        signal: cancelled.signal,
+      });
+      // Before the execution is stored and its id known (the call's first turns).
+      cancelled.abort();
+      const { id } = await answer;
+      expect(await core.skillport.queries.get(key, id, 3_000)).toMatchObject({
+        status: "cancelled",
+        error: { code: "execution_cancelled" },
+      });
+    } finally {
+      await core.cleanup();
+    }
   });
 });

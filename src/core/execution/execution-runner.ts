@@ -56,9 +56,10 @@ export interface RunHooks {
 
 /**
  * Where an execution stands when this runner begins it: a sync one just created (running,
- * not stored yet), a queued one this runner holds, or one `takeQueued` already stored running.
+ * not stored yet), a queued one this runner holds, or one stored running already (by
+ * `takeQueued`, or by a caller that must know it is stored before the skill starts).
  */
-type Begin = "new" | "queued" | "taken";
+type Begin = "new" | "queued" | "stored";
 
 interface Job {
   execution: StoredExecution;
@@ -136,10 +137,13 @@ export class ExecutionRunner {
     }
   }
 
-  /** Runs a sync execution to its end; resolves with the committed terminal record. */
-  runNow(execution: StoredExecution, hooks: RunHooks = {}): Promise<StoredExecution> {
+  /**
+   * Runs a sync execution to its end; resolves with the committed terminal record.
+   * `stored`: its running record is committed already (else it is saved alongside the run).
+   */
+  runNow(execution: StoredExecution, hooks: RunHooks = {}, stored = false): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, hooks, "new");
+    return this.run(execution, hooks, stored ? "stored" : "new");
   }
 
   /**
@@ -343,7 +347,7 @@ export class ExecutionRunner {
       this.queue.push(execution.record.id, {
         execution,
         hooks: {},
-        begin: "taken",
+        begin: "stored",
         release: this.options.concurrency.track(execution.keyId),
       });
     }

@@ -22,8 +22,10 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A reservation whose execution is still not stored this long after it was made was
  * abandoned: its process died (SIGKILL, power loss) between committing the reservation and
- * the record, which a running process does within a group commit, milliseconds. A repeat
- * then runs, instead of being told for 24 hours that the first call is in progress.
+ * the record, which a running process does within a group commit, milliseconds. The skill
+ * never started (a keyed execution's record is committed before it starts), so a repeat
+ * then runs, instead of being told for 24 hours that the first call is in progress. The
+ * margin also covers clocks of PostgreSQL replicas that disagree by less than it.
  */
 const ABANDONED_RESERVATION_MS = 60_000;
 
@@ -110,12 +112,17 @@ export class ExecutionService {
       }
       try {
         runner.assertAccepting();
+        // With an idempotency key, the record is committed before the skill starts: a
+        // reservation without a record then means the skill never ran, which is what lets
+        // a repeat take an abandoned reservation over (see ABANDONED_RESERVATION_MS).
+        if (options.idempotencyKey !== undefined) await store.executions.save(execution);
       } catch (err) {
-        // Shutting down since the check above: nothing was stored, so a repeat may run.
+        // Shutting down since the check above, or the store refused the record: nothing
+        // was stored, so a repeat may run.
         await this.withdrawReservation(key, options.idempotencyKey, id);
         throw err;
       }
-      const finished = await runner.runNow(execution, options);
+      const finished = await runner.runNow(execution, options, options.idempotencyKey !== undefined);
       await learned;
       return { record: finished.record, mode, replayed: false };
     } finally {

@@ -574,7 +574,7 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       expect(after).toBe(before);
     });
 
-    it("keeps a task made by an idempotent repeat for its whole ttl, counted from the task's creation", async () => {
+    it("keeps a task made by an idempotent repeat for its whole ttl, counted from the task's creation, and never shortens the first's", async () => {
       const task = (ttl: number) =>
         client.request(
           {
@@ -588,17 +588,24 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
           },
           CreateTaskResultSchema,
         );
-      const first = (await task(60_000)).task;
-      // Longer than the repeat's ttl: the execution was created that long before its task.
+      const first = (await task(1_000)).task;
+      // Longer than the first's ttl: it is gone, and the execution was created that long
+      // before the repeat's task.
       await new Promise((resolve) => setTimeout(resolve, 1_200));
       const askedAt = Date.now();
-      const repeat = (await task(1_000)).task;
+      const repeat = (await task(60_000)).task;
       expect(repeat.taskId).toBe(first.taskId);
       expect(Date.parse(repeat.createdAt)).toBeGreaterThanOrEqual(askedAt - 5);
+      expect(Date.parse(repeat.lastUpdatedAt)).toBeGreaterThanOrEqual(Date.parse(repeat.createdAt));
       expect(await client.experimental.tasks.getTask(repeat.taskId)).toMatchObject({
         taskId: repeat.taskId,
         status: "completed",
       });
+      // A third repeat asking a short ttl gets the task that lives longer; it stays readable.
+      const third = (await task(100)).task;
+      expect(third).toMatchObject({ taskId: repeat.taskId, ttl: 60_000, createdAt: repeat.createdAt });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await client.experimental.tasks.getTask(repeat.taskId)).toMatchObject({ status: "completed" });
     });
 
     it("keeps a task to the session that created it", async () => {

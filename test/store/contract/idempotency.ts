@@ -71,6 +71,9 @@ export function describeIdempotencyContract(handle: StoreHandle): void {
       expect(await handle.store.idempotency.takeOver(entry({ keyId: "key_2" }), abandoned.executionId)).toBe(
         false,
       );
+      // The abandoned execution's id no longer holds the key: a second take-over finds nothing.
+      expect(await handle.store.idempotency.takeOver(entry(later), abandoned.executionId)).toBe(false);
+      expect(await handle.store.idempotency.reserve(repeat)).toEqual({ reserved: false, existing: winner });
     });
 
     it("reserves a key exactly once when 20 requests race for it", async () => {

@@ -62,6 +62,11 @@ export class ExecutionTaskStore implements TaskStore {
       pollInterval: options.pollInterval ?? DEFAULT_TASK_POLL_MS,
       sessionId,
     };
+    // An idempotent repeat in the same session names the same task: it keeps whichever of
+    // the two lives longer, so a short ttl asked the second time cannot expire the first
+    // caller's task early (a receiver may set a ttl other than the one asked for).
+    const earlier = this.entry(record.id, sessionId);
+    if (earlier && expiresAt(earlier) >= expiresAt(entry)) return toTask(record, earlier);
     this.tasks.set(record.id, entry);
     if (this.tasks.size > MAX_TASKS_PER_SESSION) {
       const oldest = this.tasks.keys().next();
@@ -122,13 +127,21 @@ export class ExecutionTaskStore implements TaskStore {
   }
 }
 
+/** When a task's entry is forgotten (ms); never, without a ttl. */
+function expiresAt(entry: TaskEntry): number {
+  return entry.ttl === null ? Number.POSITIVE_INFINITY : Date.parse(entry.createdAt) + entry.ttl;
+}
+
 function toTask(record: ExecutionRecord, entry: TaskEntry): Task {
+  const changed = record.finished_at ?? record.started_at ?? record.created_at;
   return {
     taskId: record.id,
     status: TASK_STATUS[record.status],
     ttl: entry.ttl,
     createdAt: entry.createdAt,
-    lastUpdatedAt: record.finished_at ?? record.started_at ?? record.created_at,
+    // A task made for an execution that began earlier (an idempotent repeat) was last
+    // updated when it was made, not before it existed.
+    lastUpdatedAt: changed > entry.createdAt ? changed : entry.createdAt,
     pollInterval: entry.pollInterval,
     ...(record.error && { statusMessage: `${record.error.code}: ${record.error.message}` }),
   };

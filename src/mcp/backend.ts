@@ -31,6 +31,9 @@ export function waitsForEnd({ request, waitMs }: ExecuteCall): boolean {
   return waitMs === undefined || waitMs >= request.timeout_ms;
 }
 
+/** What the catalog is asked for: to list the tools, or to resolve a called tool's name. */
+export type CatalogUse = "list" | "call";
+
 /**
  * What the MCP tools need from skillport, in the REST API's terms. Embedded mode answers
  * from the core in this process; remote mode (`skillport mcp --remote URL`) through the
@@ -39,10 +42,19 @@ export function waitsForEnd({ request, waitMs }: ExecuteCall): boolean {
  * once against the key's limits; failures are thrown as `ServiceError`s.
  */
 export interface SkillportBackend {
-  /** The caller's scope: it decides which tools are listed. */
+  /**
+   * The caller's scope: it decides which tools are listed (calls are refused by scope
+   * where they run). Remote mode, before it could be fetched for a key over its rate
+   * limit: read-only (see `RemoteBackend`).
+   */
   scope(): Promise<Scope>;
-  /** The catalog; the same array until it changes, so derived tool lists can be cached. */
-  skills(): Promise<readonly SkillDetail[]>;
+  /**
+   * The catalog; the same array until it changes, so derived tool lists can be cached.
+   * Remote mode, before it could be fetched for a key over its rate limit: for `"list"`
+   * none (the generic tools are listed); for `"call"` the refusal is thrown, so that a
+   * call is answered as refused for the limit, as in embedded mode, not as an unknown tool.
+   */
+  skills(use: CatalogUse): Promise<readonly SkillDetail[]>;
   discover(request: DiscoverRequest): Promise<DiscoverResponse>;
   execute(call: ExecuteCall): Promise<ExecutionRecord>;
   getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord>;

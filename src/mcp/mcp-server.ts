@@ -17,7 +17,7 @@ import { toServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";
-import type { ExecuteCall, SkillportBackend } from "./backend.js";
+import type { CatalogUse, ExecuteCall, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
@@ -89,8 +89,8 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   );
   const inFlight = new Set<Promise<unknown>>();
   const catalogs = new WeakMap<readonly SkillDetail[], ToolCatalog>();
-  const toolCatalog = async () => {
-    const skills = await backend.skills();
+  const toolCatalog = async (use: CatalogUse) => {
+    const skills = await backend.skills(use);
     let catalog = catalogs.get(skills);
     if (!catalog) {
       catalog = new ToolCatalog(skills, options);
@@ -101,7 +101,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     try {
-      const [catalog, scope] = await Promise.all([toolCatalog(), backend.scope()]);
+      const [catalog, scope] = await Promise.all([toolCatalog("list"), backend.scope()]);
       return { tools: catalog.list(scope) };
     } catch (err) {
       // No tools for a key that stopped working: say why, as a protocol error.
@@ -124,8 +124,13 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     },
   );
 
+  /**
+   * The tool a call names. Remote mode, before the catalog could be fetched for a key over
+   * its rate limit, this throws that refusal: the name is not known to be unknown, and a
+   * client may be calling a tool it listed earlier.
+   */
   async function resolveTool(request: CallToolRequest): Promise<ToolTarget> {
-    const target = (await toolCatalog()).resolve(request.params.name);
+    const target = (await toolCatalog("call")).resolve(request.params.name);
     if (!target) {
       throw new McpError(
         ErrorCode.InvalidParams,

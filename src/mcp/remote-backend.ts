@@ -6,7 +6,7 @@ import { ERROR_CODES, type ErrorCode, ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
-import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
+import { type CatalogUse, type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 import { Refreshed } from "./refreshed.js";
 
 /**
@@ -16,7 +16,7 @@ import { Refreshed } from "./refreshed.js";
  */
 const CATALOG_TTL_MS = 60_000;
 const PAGE_SIZE = 100;
-/** The catalog before any could be fetched: the generic tools reach every skill meanwhile. */
+/** The catalog listed before any could be fetched: the generic tools reach every skill meanwhile. */
 const NO_SKILLS: readonly SkillDetail[] = Object.freeze([]);
 
 /**
@@ -31,11 +31,17 @@ export class RemoteBackend implements SkillportBackend {
   private readonly callerScope: Refreshed<Scope>;
 
   private constructor(private readonly client: SkillportClient) {
-    // A key over its rate limit lists tools as in embedded mode (see Refreshed). Before
-    // anything could be fetched, it is taken as full-access: a read-only key's calls of
-    // the other tools are refused (insufficient_scope), whereas a full-access key shown
-    // only discover_skills could run nothing in a client that lists tools once. Clients
-    // that follow notifications/tools/list_changed hear when the real list arrives.
+    // A key over its rate limit lists tools as in embedded mode (see Refreshed). Before its
+    // scope could be fetched, the key is listed as read-only: only discover_skills, which
+    // every key may call. One of the two keys is listed wrong meanwhile, and for as long as
+    // a client that lists tools once runs; this is the lesser wrong. A read-only key listed
+    // as full-access would be offered execute_skill and get_execution, every call of them
+    // refused, against the contract ("a read-only key lists and calls only
+    // discover_skills"). A full-access key listed as read-only misses tools that could
+    // answer only the rate-limit refusal until the limit passes, and after it can still
+    // call execute_skill and get_execution (they resolve unlisted, and the server's
+    // instructions name them); a client that follows notifications/tools/list_changed is
+    // told when the real list arrives, and one that does not, after a restart, lists it.
     const arrived = () => {
       for (const listener of this.catalogChanged) listener();
     };
@@ -46,7 +52,7 @@ export class RemoteBackend implements SkillportBackend {
     });
     this.callerScope = new Refreshed(() => this.fetchScope(), {
       ttlMs: CATALOG_TTL_MS,
-      whileLimited: "full-access",
+      whileLimited: "read-only",
       onArrival: arrived,
     });
   }
@@ -66,8 +72,8 @@ export class RemoteBackend implements SkillportBackend {
     return this.callerScope.get();
   }
 
-  skills(): Promise<readonly SkillDetail[]> {
-    return this.catalog.get();
+  skills(use: CatalogUse): Promise<readonly SkillDetail[]> {
+    return use === "list" ? this.catalog.get() : this.catalog.fetched();
   }
 
   onSkillsChanged(listener: () => void): () => void {

@@ -134,11 +134,17 @@ describe("the remote backend", () => {
   }, 20_000);
 
   it("starts with a key over its rate limit, and learns its scope once the limit allows", async () => {
-    api = await fakeApi((_, index) => (index === 0 ? RATE_LIMITED : NO_EXECUTIONS));
+    api = await fakeApi((_, index) => (index <= 1 ? RATE_LIMITED : NO_EXECUTIONS));
     const backend = await RemoteBackend.connect(client(api.baseUrl));
+    // Not known yet: listed as what every key may call (see RemoteBackend).
+    expect(await backend.scope()).toBe("read-only");
     expect(await backend.scope()).toBe("full-access");
     expect(await backend.scope()).toBe("full-access");
-    expect(api.requests).toEqual(["GET /v1/executions?limit=1", "GET /v1/executions?limit=1"]);
+    expect(api.requests).toEqual([
+      "GET /v1/executions?limit=1",
+      "GET /v1/executions?limit=1",
+      "GET /v1/executions?limit=1",
+    ]);
   });
 
   it("asks for the key's scope again after a minute, so a revoked key lists no tools", async () => {
@@ -173,18 +179,20 @@ describe("the remote backend", () => {
     });
     vi.useFakeTimers({ toFake: ["Date"] });
     const backend = await RemoteBackend.connect(client(api.baseUrl));
-    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    expect((await backend.skills("list")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
     limited = true;
     catalog = "util.wait";
     vi.setSystemTime(Date.now() + 61_000);
-    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    expect((await backend.skills("list")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    // A call resolves against it too: it is no stand-in.
+    expect((await backend.skills("call")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
     expect(await backend.scope()).toBe("full-access");
     limited = false;
     vi.setSystemTime(Date.now() + 61_000);
-    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["util.wait"]);
+    expect((await backend.skills("list")).map((skill) => skill.skill_id)).toEqual(["util.wait"]);
   });
 
-  it("starts with no catalog and a full-access scope for a key over its rate limit, and tells when the real ones arrive", async () => {
+  it("starts with no catalog listed and a read-only scope for a key over its rate limit, refuses a call for the limit, and tells when the real ones arrive", async () => {
     let limited = true;
     api = await fakeApi((request) => {
       if (limited) return RATE_LIMITED;
@@ -193,12 +201,19 @@ describe("the remote backend", () => {
     const backend = await RemoteBackend.connect(client(api.baseUrl));
     let told = 0;
     backend.onSkillsChanged(() => told++);
-    expect(await backend.skills()).toEqual([]);
-    expect(await backend.scope()).toBe("full-access");
+    expect(await backend.skills("list")).toEqual([]);
+    expect(await backend.scope()).toBe("read-only");
+    // A call cannot be resolved against a catalog not known yet: it hears the refusal.
+    await expect(backend.skills("call")).rejects.toMatchObject({
+      code: "rate_limit_exceeded",
+      retryAfterSeconds: 7200,
+    });
     expect(told).toBe(0);
     // Nothing was learned: each call asks again (a refused request does not count).
+    expect(api.requests).toHaveLength(4);
     limited = false;
-    expect((await backend.skills()).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    expect((await backend.skills("call")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
+    expect((await backend.skills("list")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
     expect(await backend.scope()).toBe("full-access");
     expect(told).toBe(2);
   });

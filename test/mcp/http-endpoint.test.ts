@@ -8,7 +8,17 @@ import {
   startServer,
   type TestServer,
 } from "../contract/harness.js";
-import { connectMcp } from "./mcp-clients.js";
+import { type ConnectedClient, connectMcp } from "./mcp-clients.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `promise`, or a failure saying `what` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(what)), ms)),
+  ]);
+}
 
 /** `/mcp` as HTTP: the guards in front of the protocol (contract.md, "MCP surface"). */
 describe("/mcp over HTTP", () => {
@@ -133,6 +143,103 @@ describe("/mcp over HTTP", () => {
     expect(answered.text).toContain('"waited_ms":1000');
     // Once answered, its id may be used again.
     expect((await post({ jsonrpc: "2.0", id: 5, method: "tools/list" }, inSession)).status).toBe(200);
+  });
+
+  it("ends the response of a call the client cancels, frees its id, and the session then expires when idle", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
+    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
+    const inSession = { ...headers, "mcp-session-id": session };
+    const call = await fetch(`${server.baseUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...inSession,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "util_wait", arguments: { ms: 60_000 } },
+      }),
+    });
+    // Its headers came: the server has the call.
+    expect(call.status).toBe(200);
+    await sleep(200);
+    const cancel = {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 7, reason: "test" },
+    };
+    expect((await post(cancel, inSession)).status).toBe(202);
+    // The SDK sends no answer for a cancelled request: the response ends without one
+    // (regression: it stayed open for ever, the session in use, never expiring).
+    const text = await within(call.text(), 5_000, "the cancelled call's response never ended");
+    expect(text).not.toContain('"result"');
+    expect((await post({ jsonrpc: "2.0", id: 7, method: "tools/list" }, inSession)).status).toBe(200);
+    await sleep(6_000);
+    expect((await post({ jsonrpc: "2.0", id: 8, method: "tools/list" }, inSession)).status).toBe(404);
+  });
+
+  it("ends a batch's response once its other requests are answered, when the client cancels one of them", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
+    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
+    const inSession = { ...headers, "mcp-session-id": session };
+    const wait = (id: number, ms: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "util_wait", arguments: { ms } },
+    });
+    const started = Date.now();
+    const batch = await fetch(`${server.baseUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...inSession,
+      },
+      body: JSON.stringify([wait(11, 60_000), wait(12, 1_500)]),
+    });
+    expect(batch.status).toBe(200);
+    const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 11 } };
+    expect((await post(cancel, inSession)).status).toBe(202);
+    const text = await within(batch.text(), 10_000, "the batch's response never ended");
+    // Not cut short by the cancellation: the other call's answer came first.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect(text).toContain('"waited_ms":1500');
+    expect(text).not.toContain('"id":11');
+  });
+
+  it("counts a call whose client dropped the connection as answered: the session expires when idle", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
+    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
+    const inSession = { ...headers, "mcp-session-id": session };
+    const dropped = new AbortController();
+    const call = await fetch(`${server.baseUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...inSession,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "util_wait", arguments: { ms: 3_000 } },
+      }),
+      signal: dropped.signal,
+    });
+    expect(call.status).toBe(200);
+    await sleep(200);
+    dropped.abort();
+    // Past the call's end, the idle time and a sweep.
+    await sleep(7_000);
+    expect((await post({ jsonrpc: "2.0", id: 8, method: "tools/list" }, inSession)).status).toBe(404);
   });
 
   it("asks for initialize when a request names no session", async () => {
@@ -308,6 +415,54 @@ describe("/mcp when its sessions are full", () => {
     expect(third).toBeTruthy();
     expect(await listStatus(d, idle)).toBe(404);
     await call.stop();
+  });
+
+  /**
+   * Has `mcp` call util.wait and cancel it by the SDK's AbortSignal once the server has the
+   * call; resolves once the server has the cancellation (notifications/cancelled). A POST
+   * resolves when its response's headers arrive, which the transport sends after handing
+   * the message on.
+   */
+  async function cancelledCall(mcp: ConnectedClient): Promise<void> {
+    const transport = mcp.client.transport;
+    if (!transport) throw new Error("the client is not connected");
+    const send = transport.send.bind(transport);
+    const sent = new Map<string, (sent: Promise<void>) => void>();
+    const received = (method: string) =>
+      new Promise<void>((resolve, reject) => {
+        sent.set(method, (sending) => sending.then(resolve, reject));
+      });
+    const [call, cancel] = [received("tools/call"), received("notifications/cancelled")];
+    transport.send = (message, options) => {
+      const sending = send(message, options);
+      if ("method" in message) sent.get(message.method)?.(sending);
+      return sending;
+    };
+    const abort = new AbortController();
+    const answer = mcp.client.callTool({ name: "util_wait", arguments: { ms: 60_000 } }, undefined, {
+      signal: abort.signal,
+    });
+    await call;
+    abort.abort();
+    await expect(answer).rejects.toThrow(/abort/i);
+    await cancel;
+    transport.send = send;
+  }
+
+  it("lets another key take the slot of a session whose call its client cancelled", async () => {
+    const [c, d, e] = (await Promise.all(
+      ["c4", "d4", "e4"].map((owner) => server.createRoomyKey({ owner })),
+    )) as [CreatedKey, CreatedKey, CreatedKey];
+    // One session each (so neither takes the other's), holding both slots.
+    const clients = [await connectMcp("http", server, c.secret), await connectMcp("http", server, d.secret)];
+    try {
+      for (const mcp of clients) await cancelledCall(mcp);
+      // Regression: a cancelled call's response stayed open, its session in use for ever,
+      // so c and d held both slots and every other key got 503.
+      expect(await open(e)).toBeTruthy();
+    } finally {
+      await Promise.all(clients.map((mcp) => mcp.close()));
+    }
   });
 
   it("counts a held event stream (GET) as idle: it cannot keep a slot forever", async () => {

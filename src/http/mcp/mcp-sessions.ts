@@ -1,6 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CancelledNotificationSchema,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
 import type { Skillport } from "../../core/skillport.js";
 import { EmbeddedBackend } from "../../mcp/embedded-backend.js";
@@ -33,11 +42,40 @@ export interface McpSession {
    */
   active: number;
   /**
-   * The JSON-RPC ids of the requests being answered (`typeof id:id`). The transport
-   * routes an answer by its id alone, so a second request with an id still in flight took
-   * the first one's answer and left the first unanswered, its session busy for ever.
+   * The JSON-RPC ids (`typeof id:id`) of the requests being answered, each to its POST,
+   * until that POST's response ends. The transport routes an answer by its id alone, so a
+   * second request with an id still in flight took the first one's answer and left the
+   * first unanswered, its session busy for ever.
    */
-  readonly idsInFlight: Set<string>;
+  readonly idsInFlight: Map<string, PostInFlight>;
+}
+
+/** The requests of one POST being answered (a batch has several; they share its response). */
+interface PostInFlight {
+  /** Those neither answered nor cancelled yet (`typeof id:id`). */
+  readonly awaiting: Set<string>;
+  /** One the client cancelled: its POST is ended by closing the response stream of this id. */
+  cancelled?: RequestId;
+}
+
+/**
+ * The transport of a session, telling it each answer it sends. The SDK ends a POST's
+ * response once each of its requests is answered; a request the client cancelled is not
+ * (MCP says not to answer it), so its session ends that response itself (see settle).
+ */
+class SessionTransport extends StreamableHTTPServerTransport {
+  onanswer?: (id: RequestId) => void;
+
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      await super.send(message, options);
+    } finally {
+      // Also when sending failed (the client had gone): the request is no longer awaited.
+      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) {
+        this.onanswer?.(message.id);
+      }
+    }
+  }
 }
 
 /**
@@ -105,14 +143,25 @@ export class McpSessions {
   /** A new session for `key`; it is registered once its `initialize` is answered. */
   async open(key: ApiKey): Promise<McpSession> {
     let session: McpSession | undefined;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         if (session) this.sessions.set(id, session);
       },
     });
-    session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0, idsInFlight: new Set() };
+    session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0, idsInFlight: new Map() };
     const opened = session;
+    transport.onanswer = (id) => settle(opened, id);
+    // Sees each message the transport accepted, just before the MCP server does (the SDK
+    // chains the handler found at connect). A cancellation is settled once the server has
+    // aborted the request's handler (within this turn), so that no answer of it follows;
+    // the server ignores one for a falsy id (0, ""), and so does this.
+    transport.onmessage = (message) => {
+      if (!isJSONRPCNotification(message) || message.method !== "notifications/cancelled") return;
+      const cancelled = CancelledNotificationSchema.safeParse(message);
+      const id = cancelled.success ? cancelled.data.params.requestId : undefined;
+      if (id) setImmediate(() => settle(opened, id, true));
+    };
     const backend = new EmbeddedBackend(this.skillport, async () => opened.key, this.waitsEnd.signal);
     const { server } = createMcpServer(backend, this.options);
     transport.onclose = () => {
@@ -132,14 +181,17 @@ export class McpSessions {
     requestIds: readonly string[] = [],
   ): Promise<void> {
     session.active++;
-    for (const id of requestIds) session.idsInFlight.add(id);
+    const post: PostInFlight = { awaiting: new Set(requestIds) };
+    for (const id of requestIds) session.idsInFlight.set(id, post);
     const answered = answer();
     this.answering.add(answered);
     try {
       await answered;
     } finally {
       this.answering.delete(answered);
-      for (const id of requestIds) session.idsInFlight.delete(id);
+      for (const id of requestIds) {
+        if (session.idsInFlight.get(id) === post) session.idsInFlight.delete(id);
+      }
       session.active--;
     }
   }
@@ -177,6 +229,22 @@ export class McpSessions {
       if (session.active === 0 && session.lastUsed < cutoff) session.transport.close().catch(() => {});
     }
   }
+}
+
+/**
+ * Request `id` of `session` was answered, or cancelled by the client (`notifications/cancelled`).
+ * Once every request of its POST is either, with one cancelled, the POST's response is ended:
+ * the SDK would hold it open for the answer it will never send, and the session would stay
+ * in use for ever (never expiring, never closed to make room, so that one key cancelling
+ * calls could hold every session slot). The id stays in flight until then.
+ */
+function settle(session: McpSession, id: RequestId, cancelled = false): void {
+  const key = `${typeof id}:${id}`;
+  const post = session.idsInFlight.get(key);
+  if (!post?.awaiting.delete(key)) return;
+  if (cancelled) post.cancelled = id;
+  if (post.awaiting.size === 0 && post.cancelled !== undefined)
+    session.transport.closeSSEStream(post.cancelled);
 }
 
 function leastRecentlyUsed(sessions: McpSession[]): McpSession | undefined {

@@ -40,6 +40,12 @@ const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
  * else in between that answers at once (a cache, a proxy) must not get a flood of polls.
  */
 const MIN_POLL_INTERVAL_MS = 1_000;
+/**
+ * The least time between the starts of two event streams of `executionEvents`: a server
+ * (or something in front of it) that ends every stream at once must not get a flood of
+ * them. EventSource waits a few seconds by default (HTML, "Server-sent events").
+ */
+const MIN_RECONNECT_INTERVAL_MS = 1_000;
 
 /**
  * The official skillport client: `new Skillport()` reads the key from
@@ -163,33 +169,44 @@ export class Skillport {
    * Leaving the loop early closes the stream.
    */
   async *executionEvents(id: string, options: CallOptions = {}): AsyncGenerator<ExecutionEvent> {
-    const body = await this.#transport.stream({
-      method: "GET",
-      path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/events`,
-      signal: options.signal,
-    });
-    try {
-      let ended = false;
-      for await (const event of executionEventsOf(body)) {
-        ended = event.type === "status" && TERMINAL[event.record.status];
-        yield event;
+    const path = `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/events`;
+    let lastStatus: ExecutionRecord | undefined;
+    // A server that shuts down gracefully ends its streams on the status they stand at:
+    // a queued execution stays queued for the next start, and a run held by another
+    // process goes on there. Like EventSource, follow it on a new stream, which the
+    // service (restarted, or another replica) begins with the current status again: not
+    // given twice. A stream that fails instead of ending (a reset, a long silence) is thrown.
+    for (;;) {
+      const body = await this.#transport.stream({ method: "GET", path, signal: options.signal });
+      const connectedMs = Date.now();
+      let terminal = false;
+      try {
+        let firstStatus = true;
+        for await (const event of executionEventsOf(body)) {
+          if (event.type === "status") {
+            const { record } = event;
+            const repeated =
+              firstStatus && record.id === lastStatus?.id && record.status === lastStatus.status;
+            firstStatus = false;
+            if (repeated) continue;
+            lastStatus = record;
+            if (TERMINAL[record.status]) terminal = true;
+          }
+          yield event;
+        }
+      } catch (err) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        if (err instanceof SyntaxError) {
+          throw clientError("unexpected_response", `An event of execution ${id} is not JSON.`, err);
+        }
+        throw failureOf(err, this.#config.origin);
+      } finally {
+        body.destroy();
       }
-      // The server ends every stream with the final status, even when it shuts down; a
-      // loop over these events must not take a stream cut short for a finished execution.
-      if (!ended) {
-        throw clientError(
-          "unexpected_response",
-          `The event stream of execution ${id} ended before its final status.`,
-        );
-      }
-    } catch (err) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      if (err instanceof SyntaxError) {
-        throw clientError("unexpected_response", `An event of execution ${id} is not JSON.`, err);
-      }
-      throw failureOf(err, this.#config.origin);
-    } finally {
-      body.destroy();
+      // The server ends the stream after the terminal status (contract.md).
+      if (terminal) return;
+      const pauseMs = connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now();
+      if (pauseMs > 0) await sleep(pauseMs, options.signal);
     }
   }
 

@@ -2,16 +2,33 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { Skillport } from "../../src/client/index.js";
+import { type ExecutionEvent, Skillport } from "../../src/client/index.js";
 import { collect, rejectionOf } from "./support.js";
 
 /** What a fake service answers: a status, a content type and a body, per request. */
-type Answer = { status?: number; type?: string; body: string; delayMs?: number };
+type Answer = {
+  status?: number;
+  type?: string;
+  body: string;
+  delayMs?: number;
+  headers?: Record<string, string>;
+};
 
 const json = (value: unknown): Answer => ({ type: "application/json", body: JSON.stringify(value) });
 const sse = (...events: [string, unknown][]): Answer => ({
   type: "text/event-stream",
   body: events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(""),
+});
+/** What a consumer of `executionEvents` sees: each status, or the progress value. */
+const seenOf = (events: ExecutionEvent[]) =>
+  events.map((event) => (event.type === "status" ? event.record.status : `progress ${event.progress}`));
+const unavailable = (retryAfterSeconds: number): Answer => ({
+  status: 503,
+  type: "application/json",
+  headers: { "retry-after": String(retryAfterSeconds) },
+  body: JSON.stringify({
+    error: { code: "service_unavailable", message: "Shutting down.", retry_after: retryAfterSeconds },
+  }),
 });
 const record = (status: string) => ({
   id: "exec_fake",
@@ -37,7 +54,7 @@ async function startFakeService(...answers: Answer[]) {
     requests.push(`${req.method} ${req.url}`);
     const answer = answers[Math.min(requests.length - 1, answers.length - 1)] as Answer;
     setTimeout(() => {
-      res.writeHead(answer.status ?? 200, { "content-type": answer.type ?? "text/html" });
+      res.writeHead(answer.status ?? 200, { "content-type": answer.type ?? "text/html", ...answer.headers });
       res.end(answer.body);
     }, answer.delayMs ?? 0);
   });
@@ -129,23 +146,82 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     }
   });
 
-  it("executionEvents: a stream that ends before the final status, or whose status is no record, is unexpected_response", async () => {
-    const seen: string[] = [];
-    const { client } = await clientOf(sse(["status", record("running")]));
-    const cutShort = await rejectionOf(
+  it("executionEvents: a stream that ends before the final status is followed on a new one, without repeating the status already given", async () => {
+    const progress = { type: "progress", execution_id: "exec_fake", progress: 1, total: 2 };
+    const { client, requests } = await clientOf(
+      // A graceful shutdown ends a queued execution's stream on `queued`; the restarted
+      // service begins each stream with the current status again.
+      sse(["status", record("queued")]),
+      sse(["status", record("queued")], ["status", record("running")], ["progress", progress]),
+      sse(["status", record("running")], ["progress", progress], ["status", record("completed")]),
+    );
+    const events = await collect(client.executionEvents("exec_fake"));
+    expect(seenOf(events)).toEqual(["queued", "running", "progress 1", "progress 1", "completed"]);
+    expect(requests).toEqual(Array(3).fill("GET /v1/executions/exec_fake/events"));
+  });
+
+  it("executionEvents opens a new stream at most once a second when every stream ends at once", async () => {
+    const { client, requests } = await clientOf(sse(["status", record("running")]));
+    const seen: ExecutionEvent[] = [];
+    const startedMs = performance.now();
+    const stopped = await (async () => {
+      for await (const event of client.executionEvents("exec_fake", { signal: AbortSignal.timeout(2_500) })) {
+        seen.push(event);
+      }
+    })().catch((err: unknown) => err);
+    expect((stopped as Error).name).toBe("TimeoutError");
+    expect(performance.now() - startedMs).toBeGreaterThanOrEqual(2_400);
+    // Streams at about 0, 1 and 2 s (hundreds, without the pause), the status given once.
+    expect(requests.length).toBeGreaterThanOrEqual(2);
+    expect(requests.length).toBeLessThanOrEqual(4);
+    expect(seenOf(seen)).toEqual(["running"]);
+  });
+
+  it("executionEvents: a new stream refused with 503 and Retry-After is retried; a refusal that outlasts the retries is thrown", async () => {
+    const { client, requests } = await clientOf(
+      sse(["status", record("queued")]),
+      unavailable(1),
+      sse(["status", record("queued")], ["status", record("completed")]),
+    );
+    const startedMs = performance.now();
+    expect(seenOf(await collect(client.executionEvents("exec_fake")))).toEqual(["queued", "completed"]);
+    expect(requests).toHaveLength(3);
+    expect(performance.now() - startedMs).toBeGreaterThanOrEqual(1_900);
+
+    // maxRetries: 2, so the stream and three refusals.
+    const { client: second, requests: secondRequests } = await clientOf(
+      sse(["status", record("running")]),
+      unavailable(0),
+    );
+    const seen: ExecutionEvent[] = [];
+    const refused = await rejectionOf(
       (async () => {
-        for await (const event of client.executionEvents("exec_fake")) {
-          if (event.type === "status") seen.push(event.record.status);
-        }
+        for await (const event of second.executionEvents("exec_fake")) seen.push(event);
       })(),
     );
-    expect(seen).toEqual(["running"]);
-    expect(cutShort.code).toBe("unexpected_response");
-    expect(cutShort.message).toContain("ended before its final status");
+    expect([refused.status, refused.code, refused.retryAfterSeconds]).toEqual([
+      503,
+      "service_unavailable",
+      0,
+    ]);
+    expect(seenOf(seen)).toEqual(["running"]);
+    expect(secondRequests).toHaveLength(4);
+  });
 
-    const { client: second } = await clientOf(sse(["status", null]));
-    const noRecord = await rejectionOf(collect(second.executionEvents("exec_fake")));
-    expect(noRecord.code).toBe("unexpected_response");
+  it("executionEvents: a new stream that is not an event stream, or whose status is no record, is unexpected_response", async () => {
+    for (const [answer, message] of [
+      [
+        { type: "text/html", body: "<html><body>Sign in to the proxy</body></html>" },
+        "instead of an event stream",
+      ],
+      [sse(["status", null]), "does not carry an execution record"],
+    ] as const) {
+      const { client, requests } = await clientOf(sse(["status", record("running")]), answer);
+      const err = await rejectionOf(collect(client.executionEvents("exec_fake")));
+      expect(err.code).toBe("unexpected_response");
+      expect(err.message).toContain(message);
+      expect(requests).toHaveLength(2);
+    }
   });
 
   it("executionEvents ends quietly after the final status", async () => {

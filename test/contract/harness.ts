@@ -265,6 +265,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** An existing data dir (e.g. a restart); it is left in place on `stop`. */
   dataDir?: string;
+  /** The port to listen on (e.g. a restart that clients find at the same address); else a free one. */
+  port?: number;
 }
 
 /**
@@ -319,7 +321,7 @@ process.once("exit", () => {
 
 async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptions): Promise<TestServer> {
   if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run \`npm run build\` first`);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [CLI_PATH, "serve", "--data-dir", dataDir], {
     env: {

@@ -40,9 +40,12 @@ describe("/mcp over HTTP", () => {
     params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
   };
 
-  /** A raw POST to /mcp (fetch sets Host from the URL unless told otherwise by undici's request). */
-  async function post(body: Json, headers: Record<string, string> = {}) {
-    const res = await fetch(`${server.baseUrl}/mcp`, {
+  /**
+   * A raw POST to /mcp (fetch sets Host from the URL unless told otherwise by undici's
+   * request), its response unread: a call's event stream, read when the test wants.
+   */
+  function send(body: Json | Json[], headers: Record<string, string> = {}, signal?: AbortSignal) {
+    return fetch(`${server.baseUrl}/mcp`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -50,9 +53,29 @@ describe("/mcp over HTTP", () => {
         ...headers,
       },
       body: JSON.stringify(body),
+      signal,
     });
+  }
+
+  /** A raw POST to /mcp, read whole. */
+  async function post(body: Json | Json[], headers: Record<string, string> = {}) {
+    const res = await send(body, headers);
     return { status: res.status, headers: res.headers, text: await res.text() };
   }
+
+  /** The headers of a request in a new session of the suite's key. */
+  async function openSession(): Promise<Record<string, string>> {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
+    return { ...auth, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session };
+  }
+
+  const utilWait = (id: number, ms: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "util_wait", arguments: { ms } },
+  });
 
   it("answers 401 with WWW-Authenticate and the contract's error without a key", async () => {
     const res = await post(initialize);
@@ -116,17 +139,8 @@ describe("/mcp over HTTP", () => {
   });
 
   it("refuses a request whose id a request of the same session still in flight has, and answers that one", async () => {
-    const auth = { authorization: `Bearer ${key.secret}` };
-    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
-    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
-    const inSession = { ...headers, "mcp-session-id": session };
-    const wait = {
-      jsonrpc: "2.0",
-      id: 5,
-      method: "tools/call",
-      params: { name: "util_wait", arguments: { ms: 1_000 } },
-    };
-    const first = post(wait, inSession);
+    const inSession = await openSession();
+    const first = post(utilWait(5, 1_000), inSession);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const reused = await post({ jsonrpc: "2.0", id: 5, method: "tools/list" }, inSession);
     expect(reused.status).toBe(400);
@@ -146,24 +160,8 @@ describe("/mcp over HTTP", () => {
   });
 
   it("ends the response of a call the client cancels, frees its id, and the session then expires when idle", async () => {
-    const auth = { authorization: `Bearer ${key.secret}` };
-    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
-    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
-    const inSession = { ...headers, "mcp-session-id": session };
-    const call = await fetch(`${server.baseUrl}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...inSession,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: { name: "util_wait", arguments: { ms: 60_000 } },
-      }),
-    });
+    const inSession = await openSession();
+    const call = await send(utilWait(7, 60_000), inSession);
     // Its headers came: the server has the call.
     expect(call.status).toBe(200);
     await sleep(200);
@@ -183,26 +181,9 @@ describe("/mcp over HTTP", () => {
   });
 
   it("ends a batch's response once its other requests are answered, when the client cancels one of them", async () => {
-    const auth = { authorization: `Bearer ${key.secret}` };
-    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
-    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
-    const inSession = { ...headers, "mcp-session-id": session };
-    const wait = (id: number, ms: number) => ({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "util_wait", arguments: { ms } },
-    });
+    const inSession = await openSession();
     const started = Date.now();
-    const batch = await fetch(`${server.baseUrl}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...inSession,
-      },
-      body: JSON.stringify([wait(11, 60_000), wait(12, 1_500)]),
-    });
+    const batch = await send([utilWait(11, 60_000), utilWait(12, 1_500)], inSession);
     expect(batch.status).toBe(200);
     const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 11 } };
     expect((await post(cancel, inSession)).status).toBe(202);
@@ -214,26 +195,9 @@ describe("/mcp over HTTP", () => {
   });
 
   it("counts a call whose client dropped the connection as answered: the session expires when idle", async () => {
-    const auth = { authorization: `Bearer ${key.secret}` };
-    const headers = { ...auth, "mcp-protocol-version": "2025-11-25" };
-    const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";
-    const inSession = { ...headers, "mcp-session-id": session };
+    const inSession = await openSession();
     const dropped = new AbortController();
-    const call = await fetch(`${server.baseUrl}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...inSession,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 7,
-        method: "tools/call",
-        params: { name: "util_wait", arguments: { ms: 3_000 } },
-      }),
-      signal: dropped.signal,
-    });
+    const call = await send(utilWait(7, 3_000), inSession, dropped.signal);
     expect(call.status).toBe(200);
     await sleep(200);
     dropped.abort();

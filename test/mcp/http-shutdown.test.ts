@@ -48,6 +48,15 @@ function callReceived(mcp: ConnectedClient, name: string, args: Json) {
   };
   return { answer: call(mcp, name, args), received };
 }
+/** Starts a 30 s run handed back still running (`wait_ms: 0`); its execution id. */
+async function startLongRun(mcp: ConnectedClient): Promise<string> {
+  const started = await call(mcp, "execute_skill", {
+    skill_id: "util.wait",
+    params: { ms: 30_000 },
+    wait_ms: 0,
+  });
+  return (started.structuredContent as unknown as ExecutionRecord).id;
+}
 const textOf = (result: CallToolResult) =>
   result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 
@@ -87,12 +96,7 @@ describe("/mcp on SIGTERM", { timeout: 60_000 }, () => {
       const key = await server.createRoomyKey({ name: "mcp-deadline" });
       const mcp = await connectMcp("http", server, key.secret);
       const own = call(mcp, "util_wait", { ms: 30_000 });
-      const started = await call(mcp, "execute_skill", {
-        skill_id: "util.wait",
-        params: { ms: 30_000 },
-        wait_ms: 0,
-      });
-      const { id } = started.structuredContent as unknown as ExecutionRecord;
+      const id = await startLongRun(mcp);
       const polled = callReceived(mcp, "get_execution", { id, wait_ms: 60_000 });
       await polled.received;
       await untilRunning(server, key, 2);
@@ -116,12 +120,7 @@ describe("/mcp on SIGTERM", { timeout: 60_000 }, () => {
       // `skillport mcp` on the same store runs it: this server's shutdown does not end it.
       const stdio = await connectMcp("stdio", server, key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" });
       const mcp = await connectMcp("http", server, key.secret);
-      const started = await call(stdio, "execute_skill", {
-        skill_id: "util.wait",
-        params: { ms: 30_000 },
-        wait_ms: 0,
-      });
-      const { id } = started.structuredContent as unknown as ExecutionRecord;
+      const id = await startLongRun(stdio);
       const polled = callReceived(mcp, "get_execution", { id, wait_ms: 60_000 });
       await polled.received;
       const signalledAt = Date.now();

@@ -18,6 +18,20 @@ import {
 } from "../../skills/lib/http-fetch.js";
 import { SkillError } from "../../src/core/skills/skill.js";
 
+/** A GET that follows up to 5 redirects and gives up after 5 s. */
+function get(url: string): FetchRequest {
+  return {
+    url,
+    method: "GET",
+    headers: {},
+    maxBytes: 10_000,
+    maxRedirects: 5,
+    followRedirects: true,
+    signal: AbortSignal.timeout(5000),
+    responseEncoding: "text",
+  };
+}
+
 describe("publicAddressesOnly", () => {
   it.each([
     ["10.0.0.1", "a private address"],
@@ -181,17 +195,6 @@ describe("guarded agent and redirects against a real server", () => {
     return { policy, send: (url, options) => request(url, { ...options, dispatcher: agent }) };
   }
 
-  const get = (url: string): FetchRequest => ({
-    url,
-    method: "GET",
-    headers: {},
-    maxBytes: 10_000,
-    maxRedirects: 5,
-    followRedirects: true,
-    signal: AbortSignal.timeout(5000),
-    responseEncoding: "text",
-  });
-
   it("connects through the guarded lookup when the resolved address is allowed", async () => {
     const response = await fetchFollowingRedirects(
       get(`http://app.test:${port}/`),
@@ -250,19 +253,7 @@ describe("redirect loop with an injected sender", () => {
         return response(302, { location: "http://10.0.0.1/admin" });
       },
     };
-    const refusal = fetchFollowingRedirects(
-      {
-        url: "https://public.example/",
-        method: "GET",
-        headers: {},
-        maxBytes: 100,
-        maxRedirects: 5,
-        followRedirects: true,
-        signal: new AbortController().signal,
-        responseEncoding: "text",
-      },
-      dependencies,
-    );
+    const refusal = fetchFollowingRedirects(get("https://public.example/"), dependencies);
     await expect(refusal).rejects.toThrow("refused: 10.0.0.1 is a private address");
     expect(contacted).toEqual(["https://public.example/"]);
   });
@@ -272,19 +263,7 @@ describe("redirect loop with an injected sender", () => {
       policy: publicAddressesOnly,
       send: async () => response(301, { location: "file:///etc/passwd" }),
     };
-    const refusal = fetchFollowingRedirects(
-      {
-        url: "https://public.example/",
-        method: "GET",
-        headers: {},
-        maxBytes: 100,
-        maxRedirects: 5,
-        followRedirects: true,
-        signal: new AbortController().signal,
-        responseEncoding: "text",
-      },
-      dependencies,
-    );
+    const refusal = fetchFollowingRedirects(get("https://public.example/"), dependencies);
     await expect(refusal).rejects.toThrow("refused: only http and https URLs are allowed, not file");
   });
 });

@@ -81,9 +81,9 @@ export class CatalogService {
       // Significant digits, not decimals: a weak but real match must not round to 0.
       return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)), match }] : [];
     });
-    if (caller) {
-      this.learning?.noteDiscover(caller, request.query);
-    }
+    // Noted before the answer leaves: the execution the client sends next, to whichever
+    // process, must find this discover in the store (learning from use links the two).
+    if (caller) await this.learning?.noteDiscover(caller, request.query);
     return { query: request.query, results, took_ms: round(performance.now() - started, 3), ranking };
   }
 

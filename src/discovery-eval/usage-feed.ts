@@ -61,7 +61,7 @@ export async function feedUsage(
   for (const { query, relevant } of fed) {
     const usage = await learning.evidenceFor(EVALUATION_CALLER.owner);
     const { hits } = await index.search(query, { limit: discoverLimit, usage });
-    learning.noteDiscover(EVALUATION_CALLER, query);
+    await learning.noteDiscover(EVALUATION_CALLER, query);
     clock.advance(1_000);
     for (const skillId of relevant) {
       await learning.noteExecution(EVALUATION_CALLER, skillId);

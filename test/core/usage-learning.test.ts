@@ -73,6 +73,11 @@ describe("learning from use", () => {
     });
   const ids = async (c: Core, key: ApiKey, query: string) =>
     (await discover(c, key, query)).results.map((r) => r.skill_id);
+  /** The owner's learned pairs as "query → skill ×count", sorted. */
+  const pairs = async (c: Core, owner: string) =>
+    (await c.skillport.store.learnedQueries.list(owner, 10))
+      .map((learned) => `${learned.query} → ${learned.skillId} ×${learned.count}`)
+      .sort();
 
   it("ranks a skill higher for its owner after a discover then an execution of it, and only for that owner", async () => {
     const c = await core();
@@ -179,7 +184,6 @@ describe("learning from use", () => {
     const { first, second, clock } = await twoProcesses();
     const alice = await first.keyFor({ owner: "alice" });
     expect((await ids(first, alice, QUERY))[0]).not.toBe(TARGET);
-    await first.skillport.learning?.idle(); // the note is written to the store
     await run(second, alice, TARGET);
     expect(await second.skillport.store.learnedQueries.list("alice", 10)).toMatchObject([
       { skillId: TARGET },
@@ -197,31 +201,77 @@ describe("learning from use", () => {
     const { first, second, clock } = await twoProcesses();
     const alice = await first.keyFor({ owner: "alice" });
     expect((await ids(first, alice, QUERY))[0]).not.toBe(TARGET);
-    await first.skillport.learning?.idle();
     await run(second, alice, TARGET);
     // No search for a minute and more: the first answer after it has the other process's learning.
     clock.advance(90_000);
     expect((await ids(first, alice, SIMILAR))[0]).toBe(TARGET);
   });
 
-  it("reads a busy key's stored discover once per flush period, and still links another process's later discover", async () => {
+  it("links an execution sent at once to another process to the discover just answered, never to the one before", async () => {
+    const { first, second, clock } = await twoProcesses();
+    // Both ways round, as a balancer sends a client's requests to either replica.
+    for (const [discovering, executing, owner] of [
+      [first, second, "alice"],
+      [second, first, "bob"],
+    ] as const) {
+      const key = await discovering.keyFor({ owner });
+      await discover(discovering, key, "count the words");
+      await run(executing, key, "text.count");
+      expect(await pairs(first, owner)).toEqual(["count the words → text.count ×1"]);
+      clock.advance(1000);
+      // Linked to the previous discover, this was learned as (count the words → text.keep).
+      await discover(discovering, key, QUERY);
+      await run(executing, key, TARGET);
+      expect(await pairs(first, owner)).toEqual([
+        "count the words → text.count ×1",
+        `${QUERY} → ${TARGET} ×1`,
+      ]);
+      clock.advance(1000);
+    }
+  });
+
+  it("an execution arriving during another's read of the key's discover waits for the next read, which a burst shares", async () => {
     const { first, second, clock } = await twoProcesses();
     const alice = await first.keyFor({ owner: "alice" });
-    const reads = vi.spyOn(second.skillport.store.learnedQueries, "lastDiscover");
+    const learning = second.skillport.learning;
+    if (!learning) throw new Error("learning is on by default");
+    // A slow read (as over a network): it returns what the store held when it started.
+    const store = second.skillport.store.learnedQueries;
+    const readNow = store.lastDiscover.bind(store);
+    const releases: (() => void)[] = [];
+    const reads = vi.spyOn(store, "lastDiscover").mockImplementation(async (keyId) => {
+      const note = await readNow(keyId);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return note;
+    });
 
-    // Twenty executions at once, before any discover: one read of the store between them.
-    await Promise.all(Array.from({ length: 20 }, () => run(second, alice, "text.count")));
+    await discover(first, alice, "count the words");
+    clock.advance(1000);
+    const early = learning.noteExecution(alice, "text.count");
     expect(reads).toHaveBeenCalledTimes(1);
-
-    // Another process's discover, written to the store, then an execution here: it links
-    // once this process's read is a flush period (100 ms) old.
+    // A later discover, answered while that read is under way, then a burst of executions.
     await discover(first, alice, QUERY);
-    await first.skillport.learning?.idle();
-    clock.advance(100);
-    await run(second, alice, TARGET);
+    const burst = Array.from({ length: 5 }, () => learning.noteExecution(alice, TARGET));
+    expect(reads).toHaveBeenCalledTimes(1);
+    releases.shift()?.();
+    await vi.waitFor(() => expect(reads).toHaveBeenCalledTimes(2));
+    releases.shift()?.();
+    await Promise.all([early, ...burst]);
+
     expect(reads).toHaveBeenCalledTimes(2);
-    expect(await second.skillport.store.learnedQueries.list("alice", 10)).toMatchObject([
-      { skillId: TARGET, query: QUERY, count: 1 },
+    expect(await pairs(second, "alice")).toEqual([
+      "count the words → text.count ×1",
+      `${QUERY} → ${TARGET} ×1`,
     ]);
+  });
+
+  it("notes no discover whose query has no letter or digit: the key's latest real discover still links", async () => {
+    const c = await core();
+    const alice = await c.keyFor({ owner: "alice" });
+    await discover(c, alice, QUERY);
+    await discover(c, alice, " \n ");
+    await discover(c, alice, "?!");
+    await run(c, alice, TARGET);
+    expect(await pairs(c, "alice")).toEqual([`${QUERY} → ${TARGET} ×1`]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.js";
+import { CoalescedRuns } from "../coalesced-runs.js";
 import type { Logger } from "../logger.js";
 import type { DiscoverNote, LearnedQuery, LearnedQueryCaps, LearnedQueryStore } from "../ports.js";
 import type { SemanticIndex } from "./semantic-index.js";
@@ -23,8 +24,6 @@ export interface UsageLearningOptions {
    * waited for past it.
    */
   refreshMs?: number;
-  /** Discover notes are written to the store in batches this often. */
-  noteFlushMs?: number;
 }
 
 /**
@@ -35,9 +34,8 @@ export interface UsageLearningOptions {
 export const DEFAULT_LEARNED_QUERY_CAPS: LearnedQueryCaps = { perSkill: 200, perOwner: 10_000 };
 const DEFAULT_MAX_CACHED_QUERIES = 50_000;
 const DEFAULT_REFRESH_MS = 60_000;
-const DEFAULT_NOTE_FLUSH_MS = 100;
-/** Keys whose latest discover this process remembers (the store has them all). */
-const MAX_LOCAL_NOTES = 10_000;
+/** Keys whose counted skills this process remembers (see `counted`). */
+const MAX_COUNTED_KEYS = 10_000;
 
 interface OwnerCache {
   evidence: UsageEvidence;
@@ -49,26 +47,31 @@ export function normalizeQuery(query: string): string {
   return query.replace(/\s+/g, " ").trim();
 }
 
+/** True when the query has a letter or a digit: only such a query can be learned from. */
+function hasWords(query: string): boolean {
+  return /[\p{L}\p{N}]/u.test(query);
+}
+
 /**
- * Learning from use (issue 6). Each key's latest discover is noted (in the store, so that
- * any process can link it; and locally, so that this one need not wait for the write);
- * when the same key then executes a skill within the window, the store counts
- * (query → skill) for the key's owner. An owner's learned queries
- * become evidence for that owner's later searches, and only theirs.
+ * Learning from use (issue 6). Each key's latest discover is noted in the store before
+ * its answer leaves, and an execution reads the key's latest note from the store after it
+ * arrived: whichever process answered the discover, an execution the client sends after
+ * the answer links to that discover, never to an earlier one (README: a discover answered
+ * by one replica links to an execution on another). When the execution comes within the
+ * window, the store counts (query → skill) for the key's owner. An owner's learned
+ * queries become evidence for that owner's later searches, and only theirs.
  */
 export class UsageLearning {
   readonly windowMs: number;
   private readonly caps: LearnedQueryCaps;
   private readonly maxCachedQueries: number;
   private readonly refreshMs: number;
-  private readonly noteFlushMs: number;
-  private readonly localNotes = new Map<string, DiscoverNote>();
-  /** Recent reads of keys' latest stored discover (see `storedNote`). */
-  private readonly storedNotes = new Map<
-    string,
-    { note: Promise<DiscoverNote | undefined>; readAt: number }
-  >();
+  /** Notes waiting for the next write, by key (a key's later discover replaces its earlier). */
   private readonly unwritten = new Map<string, DiscoverNote>();
+  /** Discovers arriving while a write is under way are written together in the next one. */
+  private readonly noteWrites = new CoalescedRuns(() => this.writeNotes());
+  /** By key, the read of its latest note under way (see `latestNote`). */
+  private readonly noteReads = new Map<string, CoalescedRuns<DiscoverNote | undefined>>();
   /**
    * By key: the latest discover this process has counted executions for, and the skills
    * counted. The store counts a discover → skill link once, so an agent executing again
@@ -76,8 +79,6 @@ export class UsageLearning {
    * on every execution: a fifth of an execute's CPU).
    */
   private readonly counted = new Map<string, { discoveredAt: number; skills: Set<string> }>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
   /** Owners' evidence, least recently searched first. */
   private readonly owners = new Map<string, OwnerCache>();
   private readonly loading = new Map<string, Promise<OwnerCache>>();
@@ -94,23 +95,24 @@ export class UsageLearning {
     this.caps = options.caps ?? DEFAULT_LEARNED_QUERY_CAPS;
     this.maxCachedQueries = options.maxCachedQueries ?? DEFAULT_MAX_CACHED_QUERIES;
     this.refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
-    this.noteFlushMs = options.noteFlushMs ?? DEFAULT_NOTE_FLUSH_MS;
   }
 
-  /** Notes the caller's discover; written to the store shortly, off the response path. */
-  noteDiscover(caller: Caller, query: string): void {
-    const note: DiscoverNote = {
+  /**
+   * Notes the caller's discover as its key's latest; resolves once the note is in the
+   * store, so that an execution sent after the answer finds it in any process. Never
+   * rejects (a failed write is logged: learning is best effort). A query without a
+   * letter or digit is not noted: it cannot be learned, and would unlink the key's
+   * latest real discover.
+   */
+  noteDiscover(caller: Caller, query: string): Promise<void> {
+    if (!hasWords(query)) return Promise.resolve();
+    this.unwritten.set(caller.id, {
       keyId: caller.id,
       owner: caller.owner,
       query: normalizeQuery(query),
       at: this.clock.now(),
-    };
-    setAsNewest(this.localNotes, caller.id, note);
-    this.unwritten.set(caller.id, note);
-    if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => void this.flushNotes(), this.noteFlushMs);
-      this.flushTimer.unref();
-    }
+    });
+    return this.noteWrites.run();
   }
 
   /**
@@ -157,9 +159,9 @@ export class UsageLearning {
     return cache.evidence.size > 0 ? cache.evidence : undefined;
   }
 
-  /** Writes pending notes and waits for learning and reading under way (tests, shutdown). */
+  /** Waits for the notes, learning and reading under way (tests, shutdown). */
   async idle(): Promise<void> {
-    await this.flushNotes();
+    await this.noteWrites.settled();
     while (this.recording.size > 0 || this.loading.size > 0) {
       await Promise.all([
         ...this.recording,
@@ -168,10 +170,8 @@ export class UsageLearning {
     }
   }
 
-  /** Flushes what is pending; the learner is not used afterwards. */
+  /** Waits for what is under way; the learner is not used afterwards. */
   async close(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
     await this.idle();
   }
 
@@ -182,9 +182,7 @@ export class UsageLearning {
 
   private async learn(caller: Caller, skillId: string): Promise<void> {
     const now = this.clock.now();
-    const local = this.localNotes.get(caller.id);
-    const stored = await this.storedNote(caller.id, now);
-    const note = stored && (!local || stored.at > local.at) ? stored : local;
+    const note = await this.latestNote(caller.id);
     if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
     if (!this.countOnce(caller.id, note.at, skillId)) return;
     const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
@@ -200,20 +198,21 @@ export class UsageLearning {
   }
 
   /**
-   * The key's latest discover in the store, read at most once per `noteFlushMs`: a busy
-   * key executing thousands of times a second reads it a few times a second, not on
-   * every execution. Other processes write their notes in batches that often, so a note
-   * of theirs reaches this process at most one such period later than without the cache.
-   * Concurrent executions of one key share one read.
+   * The key's latest discover, from a read of the store that started after this call: a
+   * read already under way may predate a discover whose answer the caller has seen (the
+   * note of a discover answered just before, by any process). A busy key still reads at
+   * most once at a time: executions arriving during a read share the next one.
    */
-  private storedNote(keyId: string, now: number): Promise<DiscoverNote | undefined> {
-    const cached = this.storedNotes.get(keyId);
-    if (cached && now - cached.readAt < this.noteFlushMs) return cached.note;
-    const note = this.store.lastDiscover(keyId);
-    setAsNewest(this.storedNotes, keyId, { note, readAt: now });
-    // A failed read is not remembered.
-    note.catch(() => this.storedNotes.delete(keyId));
-    return note;
+  private latestNote(keyId: string): Promise<DiscoverNote | undefined> {
+    let reads = this.noteReads.get(keyId);
+    if (!reads) {
+      reads = new CoalescedRuns(
+        () => this.store.lastDiscover(keyId),
+        () => this.noteReads.delete(keyId),
+      );
+      this.noteReads.set(keyId, reads);
+    }
+    return reads.run();
   }
 
   /**
@@ -288,29 +287,26 @@ export class UsageLearning {
     }
   }
 
-  private flushNotes(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+  /** Writes the notes waiting, in one call of the store; a failure is logged, not thrown. */
+  private async writeNotes(): Promise<void> {
     const notes = [...this.unwritten.values()];
     this.unwritten.clear();
-    this.flushing = this.flushing.then(async () => {
-      if (notes.length === 0) return;
-      await this.store
-        .noteDiscovers(notes)
-        .catch((err: unknown) => this.logger.warn({ err }, "could not store discover notes"));
-    });
-    return this.flushing;
+    try {
+      await this.store.noteDiscovers(notes);
+    } catch (err) {
+      this.logger.warn({ err }, "could not store discover notes");
+    }
   }
 }
 
 /**
  * Sets `key` as the map's most recent entry (maps keep insertion order), dropping the
- * oldest past `MAX_LOCAL_NOTES`: the per-key maps stay bounded however many keys call.
+ * oldest past `MAX_COUNTED_KEYS`: the map stays bounded however many keys call.
  */
 function setAsNewest<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > MAX_LOCAL_NOTES) {
+  if (map.size > MAX_COUNTED_KEYS) {
     const oldest = map.keys().next().value;
     if (oldest !== undefined) map.delete(oldest);
   }

@@ -28,6 +28,22 @@ describe("discovery learns from use, per owner", () => {
     });
     expect(res.status, res.text).toBe(200);
   };
+  /** What the owner's use taught, as `skillport learning list` shows it. */
+  const learned = async (owner: string) => {
+    const listed = await runCli([
+      "learning",
+      "list",
+      "--owner",
+      owner,
+      "--json",
+      "--data-dir",
+      server().dataDir,
+    ]);
+    expect(listed.code, listed.stderr).toBe(0);
+    return (JSON.parse(listed.stdout) as { skill_id: string; query: string; count: number }[]).map(
+      ({ skill_id, query, count }) => ({ skill_id, query, count }),
+    );
+  };
 
   it("ranks the executed skill higher for a later similar discover of the same owner, never for another", async () => {
     const alice = await server().createRoomyKey({ owner: "alice" });
@@ -58,14 +74,7 @@ describe("discovery learns from use, per owner", () => {
     await execute(dave, "time.now", { timezone: "America/Lima" });
     await execute(dave, "id.uuid", {});
     const dataDir = ["--data-dir", server().dataDir];
-    const learned = async () => {
-      const listed = await runCli(["learning", "list", "--owner", "dave", "--json", ...dataDir]);
-      expect(listed.code, listed.stderr).toBe(0);
-      return (JSON.parse(listed.stdout) as { skill_id: string; query: string; count: number }[]).map(
-        ({ skill_id, query, count }) => ({ skill_id, query, count }),
-      );
-    };
-    expect(await learned()).toEqual(
+    expect(await learned("dave")).toEqual(
       expect.arrayContaining([
         { skill_id: "time.now", query, count: 1 },
         { skill_id: "id.uuid", query, count: 1 },
@@ -75,10 +84,10 @@ describe("discovery learns from use, per owner", () => {
     const one = await runCli(["learning", "forget", "--owner", "dave", "--skill", "id.uuid", ...dataDir]);
     expect(one.code, one.stderr).toBe(0);
     expect(one.stdout).toContain("Forgot 1 learned query of dave");
-    expect(await learned()).toEqual([{ skill_id: "time.now", query, count: 1 }]);
+    expect(await learned("dave")).toEqual([{ skill_id: "time.now", query, count: 1 }]);
     const all = await runCli(["learning", "forget", "--owner", "dave", ...dataDir]);
     expect(all.code, all.stderr).toBe(0);
-    expect(await learned()).toEqual([]);
+    expect(await learned("dave")).toEqual([]);
 
     // A process that reads the owner's evidence afresh finds none.
     const another = await startServer({ dataDir: server().dataDir });
@@ -86,6 +95,43 @@ describe("discovery learns from use, per owner", () => {
       const res = await another.request("POST", "/v1/discover", { key: dave.secret, json: { query } });
       expect(res.status, res.text).toBe(200);
       expect(bodyOf<DiscoverResponse>(res).results.some((result) => result.match.usage)).toBe(false);
+    } finally {
+      await another.stop();
+    }
+  });
+
+  it("links a discover answered by one server to an execution sent at once to another on the same data dir, never to the key's previous discover", async () => {
+    const frank = await server().createRoomyKey({ owner: "frank" });
+    const another = await startServer({ dataDir: server().dataDir });
+    try {
+      const pairs = [
+        { query: "what time is it in Tokyo", skill_id: "time.now", params: { timezone: "Asia/Tokyo" } },
+        { query: "generate a uuid", skill_id: "id.uuid", params: {} },
+        {
+          query: "days between two dates",
+          skill_id: "time.diff",
+          params: { start: "2024-01-01", end: "2024-03-01" },
+        },
+      ];
+      // Alternating replicas, as a balancer may send them; no pause between the two calls.
+      for (const [index, { query, skill_id, params }] of pairs.entries()) {
+        const [discovering, executing] = index % 2 === 0 ? [server(), another] : [another, server()];
+        const found = await discovering.request("POST", "/v1/discover", {
+          key: frank.secret,
+          json: { query },
+        });
+        expect(found.status, found.text).toBe(200);
+        const ran = await executing.request("POST", "/v1/execute", {
+          key: frank.secret,
+          json: { skill_id, params },
+        });
+        expect(ran.status, ran.text).toBe(200);
+      }
+      // Linked to the previous discover, the second and third were learned off by one.
+      expect(await learned("frank")).toEqual(
+        expect.arrayContaining(pairs.map(({ query, skill_id }) => ({ skill_id, query, count: 1 }))),
+      );
+      expect(await learned("frank")).toHaveLength(pairs.length);
     } finally {
       await another.stop();
     }

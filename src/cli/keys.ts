@@ -32,7 +32,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
-  const store = await openStore(config, silentLogger);
+  const store = await openStore(config, silentLogger, { limits: false });
   const keys = new KeyService(store.keys, systemClock);
   try {
     switch (action) {

@@ -33,7 +33,7 @@ export async function runLearningCommand(args: string[]): Promise<number> {
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
-  const store = await openStore(config, silentLogger);
+  const store = await openStore(config, silentLogger, { limits: false });
   try {
     if (action === "forget") {
       const forgotten = await store.learnedQueries.forget(owner, values.skill);

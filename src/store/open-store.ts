@@ -1,6 +1,6 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../core/logger.js";
-import type { Store } from "../core/ports.js";
+import type { Limiter, Store } from "../core/ports.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
 export type StoreConfig = Pick<
@@ -14,27 +14,31 @@ export type StoreConfig = Pick<
   | "redisTimeoutMs"
 >;
 
+export interface OpenStoreOptions {
+  /**
+   * False for a process that never counts a request (the `keys` and `learning` commands):
+   * it does not connect to Redis, so an operator can still revoke a leaked key while
+   * Redis is down. Its store's limiter throws if used.
+   */
+  limits?: boolean;
+}
+
 /**
  * Opens the store the configuration names: the embedded SQLite file by default;
  * PostgreSQL + Redis when SKILLPORT_DATABASE_URL is set (it needs SKILLPORT_REDIS_URL:
  * PostgreSQL holds no limit counters). Redis alone replaces only SQLite's limiter.
  */
-export async function openStore(config: StoreConfig, logger: Logger): Promise<Store> {
+export async function openStore(
+  config: StoreConfig,
+  logger: Logger,
+  { limits = true }: OpenStoreOptions = {},
+): Promise<Store> {
   if (config.databaseUrl !== undefined && config.redisUrl === undefined) {
     throw new Error("SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.");
   }
-  // The scale-out adapters (and their drivers) load only when configured: the embedded
-  // default, e.g. a `skillport mcp` an assistant spawns, starts without them.
+  const { redisUrl } = config;
   const limiter =
-    config.redisUrl === undefined
-      ? undefined
-      : await (await import("./redis/index.js")).openRedisLimiter({
-          redisUrl: config.redisUrl,
-          keyPrefix: config.redisKeyPrefix,
-          whenDown: config.redisDown,
-          timeoutMs: config.redisTimeoutMs,
-          logger,
-        });
+    redisUrl === undefined ? undefined : await openSharedLimiter({ ...config, redisUrl }, logger, limits);
   if (config.databaseUrl !== undefined && limiter) {
     try {
       const { openPostgresStore } = await import("./postgres/index.js");
@@ -62,4 +66,40 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
       }
     },
   };
+}
+
+/**
+ * The limiter on Redis (SKILLPORT_REDIS_URL). The scale-out adapters (and their drivers)
+ * load only when configured: the embedded default, e.g. a `skillport mcp` an assistant
+ * spawns, starts without them.
+ */
+async function openSharedLimiter(
+  config: StoreConfig & { redisUrl: string },
+  logger: Logger,
+  limits: boolean,
+): Promise<Limiter & { close(): Promise<void> }> {
+  if (!limits) return NO_LIMITS;
+  const { openRedisLimiter } = await import("./redis/index.js");
+  return openRedisLimiter({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    whenDown: config.redisDown,
+    timeoutMs: config.redisTimeoutMs,
+    logger,
+  });
+}
+
+/** The limiter of a store opened without limits: no command that counts requests may run on it. */
+const NO_LIMITS: Limiter & { close(): Promise<void> } = {
+  consume: refuseToCount,
+  peek: refuseToCount,
+  acquire: refuseToCount,
+  release: refuseToCount,
+  close: async () => {},
+};
+
+function refuseToCount(): never {
+  throw new Error(
+    "This store was opened without limits (openStore's `limits: false`): it cannot count requests.",
+  );
 }

@@ -87,10 +87,22 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
   sized("random", (args) => args.filter(isArrayLike));
   sized("randomInt", (args) => args.filter(isArrayLike));
   sized("resize", (args) => [args[1]]);
-  overrides.range = (...args: unknown[]) => {
-    checkElementCount("range", rangeLength(args));
-    return (original.range as (...a: unknown[]) => unknown)(...args);
-  };
+  // `range` has two implementations: the JS function (end excluded) and the transform that
+  // expressions use, for `1:4`, `a[2:end]` and `range(1, 4)` alike (end included, the
+  // mathjs expression syntax). `import` with `override` deletes the transform unless the
+  // imported function carries one as `.transform`, so both are capped and handed over.
+  const capRange =
+    (fn: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      checkElementCount("range", rangeLength(args));
+      return fn(...args);
+    };
+  // mathjs's types do not declare the transform table; it is keyed by function name.
+  const transforms = math.expression.transform as unknown as Record<string, unknown>;
+  const rangeTransform = transforms.range as (...args: unknown[]) => unknown;
+  overrides.range = Object.assign(capRange(original.range as (...args: unknown[]) => unknown), {
+    transform: capRange(rangeTransform),
+  });
 
   math.import(overrides, { override: true });
   return { math, parse };

@@ -74,12 +74,36 @@ describe("math.evaluate", () => {
     );
   });
 
-  it.each(["zeros(100000, 100000)", "1:1e9", "ones([1e4, 1e4])", "random([1e7])"])(
+  it.each(["zeros(100000, 100000)", "1:1e9", "range(1, 1e9)", "ones([1e4, 1e4])", "random([1e7])"])(
     "refuses %s, which would exhaust memory",
     async (expression) => {
       await expectSkillError(mathEvaluate, { expression }, /would create more than 1000000 elements/);
     },
   );
+
+  // Regression: capping `range` replaced the transform expressions use, so every range
+  // lost its end (sum(1:100) was 4950) and index slices took the wrong elements.
+  it.each([
+    ["sum(1:100)", 5050],
+    ["range(1, 4)", "[1, 2, 3, 4]"],
+    ["1:2:9", "[1, 3, 5, 7, 9]"],
+    ["4:-1:1", "[4, 3, 2, 1]"],
+    ["concat(1:3, 4:5)", "[1, 2, 3, 4, 5]"],
+    ["a = [10, 20, 30, 40]; a[2:end]", "[20, 30, 40]"],
+    ["A = [1, 2, 3; 4, 5, 6]; A[:, 2:3]", "[[2, 3], [5, 6]]"],
+    ["x = [1, 2, 3]; x[1:2] = [9, 8]; x", "[9, 8, 3]"],
+  ])("includes the end of a range, as mathjs's expression syntax does: %s", async (expression, value) => {
+    expect((await runSkill(mathEvaluate, { expression })).value).toEqual(value);
+  });
+
+  it("caps a range at exactly the element limit, end included", async () => {
+    expect((await runSkill(mathEvaluate, { expression: "max(1:1000000)" })).value).toBe(1_000_000);
+    await expectSkillError(
+      mathEvaluate,
+      { expression: "max(1:1000001)" },
+      /would create more than 1000000 elements/,
+    );
+  });
 
   it("keeps no variables between executions", async () => {
     await runSkill(mathEvaluate, { expression: "secret = 42" });

@@ -6,8 +6,11 @@
 
 // Every quantifier is bounded (RFC 5321 limits: 64-character local part, 63-character
 // labels): unbounded ones backtrack quadratically on long runs such as "aaaa...".
+// The local part may hold any letter, digit or mark (RFC 6531 internationalised addresses,
+// "jürgen@example.de"), and a match starts and ends only at a word's edge: an ASCII-only
+// local part once returned "rgen@example.de", an address that is not in the text.
 const EMAIL =
-  /[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z])/g;
+  /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\p{L}\p{N}\p{M}])/gu;
 const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/gi;
 const HASHTAG = /(?<![\p{L}\p{N}_&#/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
 // Handles as Twitter, GitHub and most chats write them: letters, digits, _ and inner -.

@@ -111,6 +111,20 @@ describe("text.extract", () => {
     });
   });
 
+  // Regression: the local part was ASCII-only and a match could start inside a word, so
+  // "jürgen@example.de" came back as "rgen@example.de", an address not in the text.
+  it("returns internationalised addresses whole, never the tail of a word", async () => {
+    const emails = async (text: string) => (await runSkill(textExtract, { text, kinds: ["emails"] })).emails;
+    expect(await emails("Mail jürgen@example.de")).toEqual(["jürgen@example.de"]);
+    expect(await emails("josé@example.com, ünï@example.org")).toEqual([
+      "josé@example.com",
+      "ünï@example.org",
+    ]);
+    expect(await emails("e\u0301mile@example.com")).toEqual(["e\u0301mile@example.com"]);
+    // A local part over RFC 5321's 64 characters is not an address; its last 64 are not one either.
+    expect(await emails(`${"a".repeat(70)}@example.com`)).toEqual([]);
+  });
+
   it("does not read impossible dates", async () => {
     expect(
       await runSkill(textExtract, { text: "On 2024-02-30 and February 30, 2024.", kinds: ["dates"] }),

@@ -12,7 +12,10 @@
 const EMAIL =
   /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\p{L}\p{N}\p{M}])/gu;
 const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/gi;
-const HASHTAG = /(?<![\p{L}\p{N}_&#/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
+// Marks (\p{M}) belong to a tag: Indic vowel signs and viramas ("#नमस्ते") and decomposed
+// accents ("#cafe\u0301") are marks, and without them a tag ended at the first one. A mark
+// right after the # has nothing to combine with, so it starts no tag.
+const HASHTAG = /(?<![\p{L}\p{N}\p{M}_&#/])#(?!\p{M})([\p{L}\p{N}\p{M}_]*\p{L}[\p{L}\p{N}\p{M}_]*)/gu;
 // Handles as Twitter, GitHub and most chats write them: letters, digits, _ and inner -.
 const MENTION =
   /(?<![\p{L}\p{N}_.@/])@([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,48}[A-Za-z0-9_])?)(?![\p{L}\p{N}_@]|\.\w)/gu;

@@ -125,6 +125,13 @@ describe("text.extract", () => {
     expect(await emails(`${"a".repeat(70)}@example.com`)).toEqual([]);
   });
 
+  // Regression: marks were not allowed in a tag, which then ended at the first one.
+  it("keeps combining marks inside hashtags (Devanagari, decomposed accents)", async () => {
+    expect(
+      await runSkill(textExtract, { text: "#नमस्ते #cafe\u0301 #e\u0301t\u00e9", kinds: ["hashtags"] }),
+    ).toEqual({ hashtags: ["#नमस्ते", "#cafe\u0301", "#e\u0301t\u00e9"], counts: { hashtags: 3 } });
+  });
+
   it("does not read impossible dates", async () => {
     expect(
       await runSkill(textExtract, { text: "On 2024-02-30 and February 30, 2024.", kinds: ["dates"] }),

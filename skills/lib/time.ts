@@ -12,8 +12,8 @@ const MAX_UNIX_SECONDS = 8.64e12;
 export const timeInput = z
   .union([z.string().trim().min(1).max(100), z.number().min(-MAX_UNIX_SECONDS).max(MAX_UNIX_SECONDS)])
   .describe(
-    'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01"), RFC 2822, HTTP date, ' +
-      'Unix seconds as a number, or "now".',
+    'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01", "20240501", "2024"), ' +
+      'RFC 2822, HTTP date, Unix seconds as a number (1714573800, not "1714573800"), or "now".',
   );
 
 export function timeZoneParam(description: string) {
@@ -40,7 +40,7 @@ export function parseTime(luxon: Luxon, input: string | number, zone: string): D
   if (!parsed?.isValid) {
     throw new SkillError(
       `Cannot read the time ${JSON.stringify(input)}: use ISO 8601 such as 2024-05-01T14:30:00Z or ` +
-        "2024-05-01 14:30, RFC 2822, or Unix seconds",
+        "2024-05-01 14:30, RFC 2822, or Unix seconds as a number",
     );
   }
   return parsed;
@@ -51,13 +51,32 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
   const options = { zone, locale: "en-US" };
   if (typeof input === "number") return DateTime.fromSeconds(input, options);
   if (input.toLowerCase() === "now") return DateTime.now().setZone(zone).setLocale("en-US");
-  if (/^-?\d+(\.\d+)?$/.test(input)) return DateTime.fromSeconds(Number(input), options);
+  if (/^[-+]?\d+(\.\d+)?$/.test(input)) return readDigits(luxon, input, zone);
   const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
   for (const parser of parsers) {
     const parsed = parser.call(DateTime, input, options);
     if (parsed.isValid) return parsed.setZone(zone);
   }
   return undefined;
+}
+
+/**
+ * A string of digits is an ISO 8601 basic date, as the param's description says: a year
+ * ("2024"), a calendar date ("20240501") or an ordinal date ("2024122"); Unix seconds come
+ * as a number. Read as seconds, "20240501" was a moment in August 1970. Other digit strings
+ * are refused, not guessed: Luxon would read "12" as noon today and "202405" as a month,
+ * a form ISO 8601 leaves out because it reads like YYMMDD, and "1714573800" is most likely
+ * seconds sent as a string.
+ */
+function readDigits(luxon: Luxon, input: string, zone: string): DateTime {
+  const date = /^\d{4}(?:\d{3,4})?$/.test(input)
+    ? luxon.DateTime.fromISO(input, { zone, locale: "en-US" })
+    : undefined;
+  if (date?.isValid) return date;
+  throw new SkillError(
+    `Cannot read the time ${JSON.stringify(input)}: a string of digits is read as an ISO 8601 date ` +
+      "(2024, 20240501); give Unix seconds as a number, without quotes",
+  );
 }
 
 export const timeDescription = {

@@ -99,6 +99,31 @@ describe("time.convert", () => {
     );
   });
 
+  // Regression: digit strings were read as Unix seconds, so "20240501" was 1970-08-23.
+  it.each([
+    ["2024", "2024-01-01T00:00:00.000Z"],
+    ["20240501", "2024-05-01T00:00:00.000Z"],
+    ["2024122", "2024-05-01T00:00:00.000Z"],
+  ])("reads the digit string %s as an ISO 8601 date, not Unix seconds", async (time, iso) => {
+    expect((await runSkill(timeConvert, { time })).iso).toBe(iso);
+  });
+
+  it("reads a digit-string date as a wall-clock date in from_timezone", async () => {
+    const result = await runSkill(timeConvert, { time: "20240501", from_timezone: "Europe/Paris" });
+    expect(result).toMatchObject({ unix: 1714514400, date: "2024-04-30", time: "22:00:00" });
+  });
+
+  it.each(["1714573800", "-86400", "1714573800.5", "12", "202405", "20241301"])(
+    "refuses the digit string %s, telling to give Unix seconds as a number",
+    async (time) => {
+      await expectSkillError(
+        timeConvert,
+        { time },
+        /a string of digits is read as an ISO 8601 date .*give Unix seconds as a number/,
+      );
+    },
+  );
+
   it("fails an unknown target zone", async () => {
     await expectSkillError(
       timeConvert,
@@ -130,6 +155,10 @@ describe("time.add", () => {
   it("adds to now by default", async () => {
     vi.useFakeTimers({ now: new Date("2024-01-01T00:00:00Z") });
     expect((await runSkill(timeAdd, { days: 90 })).date).toBe("2024-03-31");
+  });
+
+  it("adds to a digit-string ISO 8601 date", async () => {
+    expect((await runSkill(timeAdd, { time: "20240501", days: 1 })).date).toBe("2024-05-02");
   });
 
   it("fails without any amount", async () => {
@@ -196,6 +225,13 @@ describe("time.diff", () => {
       units: ["days", "hours"],
     });
     expect(result).toMatchObject({ breakdown: { days: 1, hours: 0 }, total_hours: 23 });
+  });
+
+  it("reads years given as digit strings as ISO 8601 dates", async () => {
+    expect(await runSkill(timeDiff, { start: "2024", end: "2025", units: ["years"] })).toMatchObject({
+      breakdown: { years: 1 },
+      total_days: 366,
+    });
   });
 
   it("says 0 seconds for equal times", async () => {

@@ -1,7 +1,9 @@
 /**
  * Linear-time counting of text units for `text.stats`. Intl.Segmenter would be the
  * textbook tool, but iterating its segments is quadratic in V8 (Node 20-22): a
- * million-character text takes minutes. These patterns avoid nested unbounded
+ * million-character text takes minutes (Node 20.20: 300,000 characters, 108 s). Segmenting
+ * fixed-size chunks would be linear but is 20 times slower than the patterns below (0.7 s
+ * against 36 ms for a million characters). These patterns avoid nested unbounded
  * quantifiers, so they stay linear on any input.
  */
 
@@ -9,13 +11,16 @@
 export const WORD = /[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+)*/gu;
 
 /**
- * Approximates Unicode grapheme clusters (what a reader counts as one character): CR LF,
- * a regional-indicator pair (a flag), or a base character with its combining marks,
- * variation selectors and skin-tone modifiers, joined to the next by zero-width joiners
- * (emoji families).
+ * Approximates Unicode grapheme clusters (UAX #29, what a reader counts as one character):
+ * CR LF, a regional-indicator pair (a flag), or a base character with the combining marks,
+ * variation selectors, skin-tone modifiers and zero-width joiners that follow it (GB9).
+ * A joiner draws the next character in only between pictographs (GB11: emoji families);
+ * joining whatever followed it, spaces included, counted "a\u200d \u200d " as one
+ * character of which two were spaces. So whitespace always starts its own cluster, and
+ * text.stats can subtract whitespace characters from clusters without going below zero.
  */
 const GRAPHEME =
-  /\r\n|\p{Regional_Indicator}{2}|[^\p{M}\u200D](?:[\p{M}\p{Emoji_Modifier}]|\u200D[^\p{M}\u200D])*|[\p{M}\u200D]/gu;
+  /\r\n|\p{Regional_Indicator}{2}|\p{Extended_Pictographic}(?:[\p{M}\p{Emoji_Modifier}]|\u200D\p{Extended_Pictographic}?)*|[^\p{M}\u200D][\p{M}\p{Emoji_Modifier}\u200D]*|[\p{M}\u200D]+/gu;
 
 /**
  * Where one sentence ends and the next starts: terminal punctuation (and closing quotes

@@ -48,6 +48,35 @@ describe("text.stats", () => {
     expect(result).toMatchObject({ characters: 5, characters_no_spaces: 4 });
   });
 
+  // Regression: a zero-width joiner drew any next character into its cluster, spaces
+  // included, and characters_no_spaces came out as -2.
+  it("joins only pictographs across a zero-width joiner, so no count goes negative", async () => {
+    expect(await runSkill(textStats, { text: "a\u200d \u200d \u200d " })).toMatchObject({
+      characters: 4,
+      characters_no_spaces: 1,
+    });
+    expect(await runSkill(textStats, { text: "a\u200da" })).toMatchObject({ characters: 2 });
+    expect(await runSkill(textStats, { text: "\u0301\u0301 x" })).toMatchObject({
+      characters: 3,
+      characters_no_spaces: 2,
+    });
+  });
+
+  it("never counts fewer than zero non-space characters, nor more than characters, on mixed input", async () => {
+    const pieces = [" ", "\t", "\r", "\n", "\u200d", "\u0301", "a", "😀", "🏽", "🇫", "\u00a0", "\ufe0f"];
+    let seed = 1;
+    for (let run = 0; run < 500; run += 1) {
+      let text = "";
+      for (let i = 0; i < 12; i += 1) {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        text += pieces[seed % pieces.length];
+      }
+      const { characters, characters_no_spaces } = await runSkill(textStats, { text });
+      expect(characters_no_spaces, JSON.stringify(text)).toBeGreaterThanOrEqual(0);
+      expect(characters, JSON.stringify(text)).toBeGreaterThanOrEqual(characters_no_spaces as number);
+    }
+  });
+
   it("treats hyphenated words and contractions as one word", async () => {
     expect(await runSkill(textStats, { text: "A well-known fact isn't news." })).toMatchObject({ words: 5 });
   });

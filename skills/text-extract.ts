@@ -45,7 +45,13 @@ export const textExtract = defineSkill({
   result: z.object({
     emails: z.array(z.string()).optional().describe("Email addresses."),
     urls: z.array(z.string()).optional().describe("http(s) and www. URLs, trailing punctuation removed."),
-    phones: z.array(z.string()).optional().describe("Phone numbers as written (7-15 digits)."),
+    phones: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Phone numbers as written: 7-15 digits with a +country code, an area code in parentheses or dashes; " +
+          "grouped only by spaces or dots when they start with 0 or read 3-3-4 (415 555 0123).",
+      ),
     hashtags: z.array(z.string()).optional().describe("Hashtags with their #."),
     mentions: z.array(z.string()).optional().describe("@mentions with their @."),
     numbers: z

@@ -86,16 +86,25 @@ function mask(text: string, patterns: RegExp[], keep: (match: string) => boolean
   );
 }
 
-/** E.164 allows at most 15 digits; fewer than 7 is a short code or a plain number. */
-function isPhoneLength(candidate: string): boolean {
+/**
+ * Whether a PHONE match is a phone number rather than a decimal (1234.5678), a list
+ * (10 20 30 40), an IP address (10.20.30.40) or a dotted date (2024.10.15). E.164 allows
+ * at most 15 digits, and fewer than 7 is a short code or a plain number. A +country code,
+ * a parenthesised area code or a dash marks a phone number; digits grouped only by spaces
+ * or dots are one in the two common national shapes: a leading trunk 0 (020 7946 0958,
+ * 01.23.45.67.89) or the North American 3-3-4 (415 555 0123, 415.555.0123).
+ */
+function isPhone(candidate: string): boolean {
   const digits = candidate.replace(/\D/g, "").length;
-  return digits >= 7 && digits <= 15;
+  if (digits < 7 || digits > 15) return false;
+  if (/[+(-]/.test(candidate)) return true;
+  return candidate.startsWith("0") || /^\d{3}([\s.])\d{3}\1\d{4}$/.test(candidate);
 }
 
 /** Numbers standing on their own: digits inside dates, phone numbers, URLs and emails are not counted. */
 export function extractNumbers(text: string): number[] {
   const masked = mask(text, [URL_PATTERN, EMAIL, ISO_DATE, SLASH_DATE, MONTH_FIRST, DAY_FIRST]);
-  return [...mask(masked, [PHONE], (match) => !isPhoneLength(match)).matchAll(NUMBER)]
+  return [...mask(masked, [PHONE], (match) => !isPhone(match)).matchAll(NUMBER)]
     .map((match) => Number(match[0].replace(/,/g, "")))
     .filter(Number.isFinite);
 }
@@ -103,7 +112,7 @@ export function extractNumbers(text: string): number[] {
 export function extractPhones(text: string): string[] {
   return [...mask(text, [ISO_DATE, SLASH_DATE]).matchAll(PHONE)]
     .map((match) => match[0].trim())
-    .filter(isPhoneLength);
+    .filter(isPhone);
 }
 
 export interface ExtractedDate {

@@ -161,6 +161,32 @@ describe("text.extract", () => {
     ).toEqual({ hashtags: ["#नमस्ते", "#cafe\u0301", "#e\u0301t\u00e9"], counts: { hashtags: 3 } });
   });
 
+  // Regression: any 7-15 digits in groups were a phone number, and were then masked out
+  // of numbers too.
+  it("does not take decimals, lists, IP addresses or dotted dates for phone numbers", async () => {
+    const text = "IP 10.20.30.40, build 2024.10.15, totals 10 20 30 40, ratio 1234.5678";
+    expect(await runSkill(textExtract, { text, kinds: ["phones", "numbers"] })).toEqual({
+      phones: [],
+      numbers: [10, 20, 30, 40, 1234.5678],
+      counts: { phones: 0, numbers: 5 },
+    });
+  });
+
+  it.each([
+    "+1 415-555-0123",
+    "+4915123456789",
+    "(020) 7946 0958",
+    "020 7946 0958",
+    "01.23.45.67.89",
+    "415-555-0123",
+    "415 555 0123",
+    "415.555.0123",
+  ])("finds the phone number %s", async (phone) => {
+    expect((await runSkill(textExtract, { text: `Call ${phone} today`, kinds: ["phones"] })).phones).toEqual([
+      phone,
+    ]);
+  });
+
   it("does not read impossible dates", async () => {
     expect(
       await runSkill(textExtract, { text: "On 2024-02-30 and February 30, 2024.", kinds: ["dates"] }),

@@ -36,7 +36,10 @@ export const csvToJson = defineSkill({
     relax_column_count: z
       .boolean()
       .default(false)
-      .describe("Accept rows with a different number of cells than the header instead of failing."),
+      .describe(
+        "Accept rows with a different number of cells than the header instead of failing: missing cells are " +
+          'null, cells beyond the header go to columns named after their position ("column_3").',
+      ),
     max_rows: z.number().int().min(1).max(100_000).default(10_000).describe("Return at most this many rows."),
   }),
   result: z.object({
@@ -48,7 +51,8 @@ export const csvToJson = defineSkill({
       .describe(
         "Column names, all distinct: a repeated header name gets the first suffix no other column uses " +
           '("name_2", or "name_3" when the header already has a "name_2"), an empty one is named after its ' +
-          'position ("column_3"); column_1, column_2... without a header.',
+          'position ("column_3"), as are cells beyond the header in longer rows; column_1, column_2... ' +
+          "without a header.",
       ),
     row_count: z.number().int().describe("Number of rows returned."),
     total_rows: z.number().int().describe("Number of data rows in the input."),
@@ -89,8 +93,12 @@ export const csvToJson = defineSkill({
     }
     const width = Math.max(0, ...records.map((record) => record.length));
     const headerRow = params.header ? (records.shift() ?? []) : [];
+    // With relax_column_count a row may be longer than the header. Its extra cells are
+    // data too: they get columns named like an empty header cell, after their position,
+    // rather than being dropped without a word.
+    const unnamed = Array.from({ length: width - headerRow.length }, () => "");
     const columns = params.header
-      ? uniqueNames(headerRow)
+      ? uniqueNames([...headerRow, ...unnamed])
       : Array.from({ length: width }, (_, index) => `column_${index + 1}`);
     const cell = (value: string | undefined): Cell => (params.cast ? castCell(value) : (value ?? null));
     const selected = records.slice(0, params.max_rows);

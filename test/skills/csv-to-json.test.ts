@@ -99,6 +99,25 @@ describe("csv.to_json", () => {
     ]);
   });
 
+  // Regression: with a header, the cells of a row beyond the header's length were dropped.
+  it("keeps the extra cells of a row longer than the header, under positional names", async () => {
+    const result = await runSkill(csvToJson, {
+      csv: "a,b\n1,2\n3,4,5,6",
+      relax_column_count: true,
+    });
+    expect(result.columns).toEqual(["a", "b", "column_3", "column_4"]);
+    expect(result.rows).toEqual([
+      { a: "1", b: "2", column_3: null, column_4: null },
+      { a: "3", b: "4", column_3: "5", column_4: "6" },
+    ]);
+  });
+
+  it("names an extra cell after its position even when the header already uses that name", async () => {
+    const result = await runSkill(csvToJson, { csv: "column_3,b\n1,2,3", relax_column_count: true });
+    expect(result.columns).toEqual(["column_3", "b", "column_3_2"]);
+    expect(result.rows).toEqual([{ column_3: "1", b: "2", column_3_2: "3" }]);
+  });
+
   it("fails an unclosed quote with the line", async () => {
     await expectSkillError(csvToJson, { csv: 'a,b\n"1,2\n' }, /^Invalid CSV: Quote Not Closed: .*line 2/);
   });

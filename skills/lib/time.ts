@@ -20,6 +20,9 @@ export function timeZoneParam(description: string) {
   return z.string().trim().min(1).max(64).default("UTC").describe(description);
 }
 
+/** The bound java.time and most libraries set on a UTC offset; real zones stay within -12:00..+14:00. */
+const MAX_OFFSET_MINUTES = 18 * 60;
+
 /** Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2"), returning it normalised. */
 export function checkZone(luxon: Luxon, zone: string): string {
   const probe = luxon.DateTime.now().setZone(zone);
@@ -27,6 +30,10 @@ export function checkZone(luxon: Luxon, zone: string): string {
     throw new SkillError(
       `Unknown time zone "${zone}": use an IANA name such as Europe/Paris, America/New_York or Asia/Tokyo, or UTC`,
     );
+  }
+  // Luxon takes any fixed offset, so "UTC+99" would move a date by four days.
+  if (Math.abs(probe.offset) > MAX_OFFSET_MINUTES) {
+    throw new SkillError(`Invalid UTC offset in "${zone}": offsets range from UTC-18:00 to UTC+18:00`);
   }
   return probe.zoneName ?? zone;
 }

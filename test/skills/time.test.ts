@@ -124,6 +124,22 @@ describe("time.convert", () => {
     },
   );
 
+  it.each(["UTC+99", "UTC-18:01", "UTC+24"])("refuses the out-of-range offset %s", async (zone) => {
+    await expectSkillError(
+      timeConvert,
+      { time: "2024-01-01", to_timezone: zone },
+      /Invalid UTC offset .*from UTC-18:00 to UTC\+18:00/,
+    );
+  });
+
+  it.each([
+    ["UTC+18", "+18:00"],
+    ["UTC-18:00", "-18:00"],
+    ["UTC+14:30", "+14:30"],
+  ])("accepts the offset %s", async (zone, offset) => {
+    expect((await runSkill(timeConvert, { time: "2024-01-01", to_timezone: zone })).offset).toBe(offset);
+  });
+
   it("fails an unknown target zone", async () => {
     await expectSkillError(
       timeConvert,

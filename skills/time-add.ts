@@ -1,9 +1,10 @@
-import type { DurationLikeObject } from "luxon";
+import type { Duration, DurationLikeObject } from "luxon";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   checkZone,
   describeTime,
+  type Luxon,
   loadLuxon,
   parseTime,
   timeDescription,
@@ -78,15 +79,7 @@ export const timeAdd = defineSkill({
       if (value !== undefined) fields[unit] = value;
     }
     let duration = luxon.Duration.fromObject(fields);
-    if (params.duration !== undefined) {
-      const parsed = luxon.Duration.fromISO(params.duration);
-      if (!parsed.isValid) {
-        throw new SkillError(
-          `Invalid ISO 8601 duration ${JSON.stringify(params.duration)}: use forms like P3D, PT2H30M, P1Y2M`,
-        );
-      }
-      duration = duration.plus(parsed);
-    }
+    if (params.duration !== undefined) duration = duration.plus(readDuration(luxon, params.duration));
     if (Object.keys(fields).length === 0 && params.duration === undefined) {
       throw new SkillError(
         "Nothing to add: give at least one of years, months, weeks, days, hours, minutes, seconds or duration",
@@ -97,3 +90,24 @@ export const timeAdd = defineSkill({
     return { ...describeTime(result), input_iso: start.toISO() ?? "" };
   },
 });
+
+/**
+ * Luxon also takes "P" and "PT", which ISO 8601 does not (a duration needs at least one
+ * number, and T must be followed by a time part), and fractional years or months, which
+ * the years and months fields refuse for having no calendar meaning: both are refused here.
+ */
+function readDuration(luxon: Luxon, text: string): Duration {
+  const parsed = luxon.Duration.fromISO(text);
+  if (!parsed.isValid || !/\d/.test(text) || /T$/.test(text)) {
+    throw new SkillError(
+      `Invalid ISO 8601 duration ${JSON.stringify(text)}: use forms like P3D, PT2H30M, P1Y2M`,
+    );
+  }
+  if (!Number.isInteger(parsed.years) || !Number.isInteger(parsed.months)) {
+    throw new SkillError(
+      `Invalid duration ${JSON.stringify(text)}: years and months must be whole, as fractional ones have no ` +
+        "calendar meaning (write P1Y6M, not P1.5Y)",
+    );
+  }
+  return parsed;
+}

@@ -189,6 +189,20 @@ describe("time.add", () => {
     );
   });
 
+  it.each(["P", "PT", "P1DT"])("refuses %s, which ISO 8601 does not allow", async (duration) => {
+    await expectSkillError(timeAdd, { time: "2024-01-01", duration }, /Invalid ISO 8601 duration/);
+  });
+
+  it.each(["P1.5Y", "P0.5M"])("refuses fractional years or months in the duration %s", async (duration) => {
+    await expectSkillError(timeAdd, { time: "2024-01-01", duration }, /years and months must be whole/);
+  });
+
+  it("still adds fractional days and hours in a duration", async () => {
+    expect((await runSkill(timeAdd, { time: "2024-01-01", duration: "P1.5DT0.5H" })).iso).toBe(
+      "2024-01-02T12:30:00.000Z",
+    );
+  });
+
   it("fails a result outside the representable range", async () => {
     await expectSkillError(timeAdd, { time: "2024-01-01", years: 1_000_000 }, /out of range/);
   });

@@ -1,4 +1,4 @@
-import type { DurationUnit } from "luxon";
+import type { Duration, DurationUnit } from "luxon";
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
 import { checkZone, loadLuxon, parseTime, timeInput, timeZoneParam } from "./lib/time.js";
@@ -32,7 +32,9 @@ export const timeDiff = defineSkill({
         "The difference split over the requested units, e.g. {days: 2, hours: 3, minutes: 0, seconds: 0}.",
       ),
     human: z.string().describe('The breakdown in words, e.g. "2 days, 3 hours"; "0 seconds" when equal.'),
-    iso_duration: z.string().describe("The breakdown as an ISO 8601 duration, e.g. P2DT3H."),
+    iso_duration: z
+      .string()
+      .describe('The breakdown as an ISO 8601 duration, e.g. P2DT3H; "-P2DT3H" when end is before start.'),
     total_days: z.number().describe("Exact difference in days (may have a fraction)."),
     total_hours: z.number().describe("Exact difference in hours."),
     total_minutes: z.number().describe("Exact difference in minutes."),
@@ -67,7 +69,7 @@ export const timeDiff = defineSkill({
     return {
       breakdown,
       human: humanize(breakdown, units),
-      iso_duration: luxon.Duration.fromObject(breakdown).toISO() ?? "PT0S",
+      iso_duration: isoDuration(luxon.Duration.fromObject(breakdown)),
       total_days: round(milliseconds / 86_400_000),
       total_hours: round(milliseconds / 3_600_000),
       total_minutes: round(milliseconds / 60_000),
@@ -75,6 +77,18 @@ export const timeDiff = defineSkill({
     };
   },
 });
+
+/**
+ * ISO 8601 has no negative components, and Luxon writes a negative duration as
+ * "P-1DT-12H". The common signed extension (ISO 8601-2, XML Schema, java.time's
+ * parser) puts one minus in front: "-P1DT12H".
+ */
+function isoDuration(duration: Duration): string {
+  // Luxon's diff gives every unit the same sign.
+  const negative = Object.values(duration.toObject()).some((value) => value < 0);
+  const text = (negative ? duration.negate() : duration).toISO() ?? "PT0S";
+  return negative ? `-${text}` : text;
+}
 
 /** Six decimals hide float noise (2.0000000000000004 days) without losing a second. */
 function round(value: number): number {

@@ -247,6 +247,19 @@ describe("time.diff", () => {
     expect(result).toMatchObject({ breakdown: { hours: -24 }, human: "-24 hours", total_seconds: -86400 });
   });
 
+  // Regression: Luxon wrote "P-1DT-12H", which is not ISO 8601.
+  it("writes a negative difference as a signed ISO 8601 duration", async () => {
+    const result = await runSkill(timeDiff, {
+      start: "2024-03-03T12:00:00Z",
+      end: "2024-01-01T00:00:00Z",
+      units: ["months", "days", "hours"],
+    });
+    expect(result).toMatchObject({
+      breakdown: { months: -2, days: -2, hours: -12 },
+      iso_duration: "-P2M2DT12H",
+    });
+  });
+
   it("counts the 23-hour day of a daylight saving change", async () => {
     const result = await runSkill(timeDiff, {
       start: "2024-03-30T12:00",

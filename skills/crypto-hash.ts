@@ -2,6 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
 import { decodeBytes } from "./lib/bytes.js";
+import { WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
 
 const ALGORITHMS = ["sha256", "sha512", "sha384", "sha1", "md5", "sha3-256", "sha3-512"] as const;
 
@@ -14,7 +15,11 @@ export const cryptoHash = defineSkill({
     "verify a webhook payload. MD5 and SHA-1 are for compatibility only, not security.",
   tags: ["crypto", "hash", "sha256", "hmac", "checksum", "md5", "signature", "digest"],
   params: z.object({
-    text: z.string().max(10_000_000).describe("The input to hash."),
+    text: z
+      .string()
+      .max(10_000_000)
+      .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
+      .describe("The input to hash."),
     input_encoding: z
       .enum(["utf-8", "base64", "hex"])
       .default("utf-8")
@@ -24,6 +29,7 @@ export const cryptoHash = defineSkill({
       .string()
       .min(1)
       .max(4096)
+      .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
       .optional()
       .describe(
         "Secret key (UTF-8): when given, computes HMAC-<algorithm> instead of a plain hash. Like every param it is " +

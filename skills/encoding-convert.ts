@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
 import { BYTE_ENCODINGS, decodeBytes, encodeBytes } from "./lib/bytes.js";
+import { WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
 
 export const encodingConvert = defineSkill({
   id: "encoding.convert",
@@ -11,7 +12,11 @@ export const encodingConvert = defineSkill({
     "Use it to read a base64 payload or JWT part, build a URL parameter or inspect bytes.",
   tags: ["encoding", "base64", "hex", "url encode", "decode", "convert", "percent-encoding"],
   params: z.object({
-    data: z.string().max(10_000_000).describe("The input, written in the `from` encoding."),
+    data: z
+      .string()
+      .max(10_000_000)
+      .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
+      .describe("The input, written in the `from` encoding."),
     from: z.enum(BYTE_ENCODINGS).default("utf-8").describe("Encoding of `data`: utf-8 for plain text."),
     to: z.enum(BYTE_ENCODINGS).describe("Encoding of the result: utf-8 to get plain text back."),
   }),

@@ -10,8 +10,13 @@ export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1F\x7F]*$/;
 /**
  * Matches well-formed Unicode text: no lone surrogate (`"\ud800"` is valid JSON). Text
  * stored in a column of its own (a channel, a message, a memory key) is stored as UTF-8,
- * which cannot hold a lone surrogate: it would come back as U+FFFD, unlike what was sent.
- * Written without the unicode flag, for the same reason as above.
+ * which cannot hold a lone surrogate: it would come back as U+FFFD, unlike what was sent;
+ * text hashed or converted as UTF-8 would likewise be other bytes than the ones meant.
+ * Written without the unicode flag, for the same reason as above (and right with it). It
+ * looks for a high surrogate without a low one after it, or a low one without a high one
+ * before it: a pattern repeating once per character, `^(?:[^\uD800-\uDFFF]|pair)*$`,
+ * overflowed V8's backtracking stack on a 10-million-character text.
  */
-export const WELL_FORMED_UNICODE = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+export const WELL_FORMED_UNICODE =
+  /^(?![\s\S]*(?:[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]))/;
 export const WELL_FORMED_MESSAGE = "must be well-formed Unicode (no lone surrogate)";

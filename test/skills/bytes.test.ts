@@ -42,6 +42,32 @@ describe("crypto.hash", () => {
   });
 });
 
+// Regression: Buffer.from(text, "utf8") replaced a lone surrogate by U+FFFD, so "\ud800"
+// and "\ufffd" had the same digest and converted to the same bytes.
+describe("lone surrogates (valid JSON, not Unicode text)", () => {
+  it("are refused in crypto.hash's text and hmac_key, as message.send refuses them", () => {
+    const text = cryptoHash.params.safeParse({ text: "a\ud800" });
+    expect(text.success).toBe(false);
+    expect(text.error?.issues[0]?.message).toMatch(/well-formed Unicode \(no lone surrogate\)/);
+    expect(cryptoHash.params.safeParse({ text: "a", hmac_key: "\udc00k" }).success).toBe(false);
+    expect(cryptoHash.params.safeParse({ text: "😀", hmac_key: "😀" }).success).toBe(true);
+  });
+
+  it("are refused in encoding.convert's data", () => {
+    expect(encodingConvert.params.safeParse({ data: "\ud800", to: "hex" }).success).toBe(false);
+    expect(
+      encodingConvert.params.safeParse({ data: "%F0%9F%98%80\udc00", from: "url", to: "hex" }).success,
+    ).toBe(false);
+    expect(encodingConvert.params.safeParse({ data: "😀", to: "hex" }).success).toBe(true);
+  });
+
+  it("are found at the end of a 10-million-character input without exhausting the regex engine", () => {
+    expect(cryptoHash.params.safeParse({ text: `${"a".repeat(9_999_999)}\ud800` }).success).toBe(false);
+    expect(cryptoHash.params.safeParse({ text: `${"😀".repeat(4_999_999)}\udc00` }).success).toBe(false);
+    expect(cryptoHash.params.safeParse({ text: "😀".repeat(5_000_000) }).success).toBe(true);
+  });
+});
+
 describe("encoding.convert", () => {
   it.each([
     ["hello world", "utf-8", "base64", "aGVsbG8gd29ybGQ=", 11],

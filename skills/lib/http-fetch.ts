@@ -224,11 +224,13 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 function flattenHeaders(headers: SendResult["headers"]): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return flat;
+  // Built from entries, not by assignment: assigning a header named "__proto__" (any server
+  // may send one) sets the object's prototype instead and the header is lost.
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]],
+    ),
+  );
 }
 
 function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {

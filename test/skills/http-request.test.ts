@@ -37,6 +37,11 @@ beforeAll(async () => {
       case "/binary":
         res.end(Buffer.from([0, 1, 2, 253, 254, 255]));
         return;
+      case "/odd-headers":
+        res.setHeader("__proto__", "x");
+        res.setHeader("constructor", "y");
+        res.end();
+        return;
       case "/latin1":
         res.setHeader("content-type", "text/plain; charset=iso-8859-1");
         res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
@@ -243,6 +248,15 @@ describe("http.request with allowPrivateNetworks", () => {
       allowPrivate(),
     );
     expect(result.body).toBe(Buffer.from([0, 1, 2, 253, 254, 255]).toString("base64"));
+  });
+
+  // Regression: a header named __proto__ was assigned to a plain object and vanished.
+  it("returns response headers named __proto__ and constructor like any other", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/odd-headers` }, allowPrivate());
+    const headers = result.headers as Record<string, string>;
+    expect(Object.getOwnPropertyDescriptor(headers, "__proto__")?.value).toBe("x");
+    expect(Object.getOwnPropertyDescriptor(headers, "constructor")?.value).toBe("y");
+    expect(JSON.stringify(headers)).toContain('"__proto__":"x"');
   });
 
   it("decodes text with the declared charset", async () => {

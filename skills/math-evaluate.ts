@@ -59,7 +59,7 @@ export const mathEvaluate = defineSkill({
     { query: "determinant of the matrix [[1,2],[3,4]]", params: { expression: "det([1, 2; 3, 4])" } },
     {
       query: "mean and standard deviation of 2, 4, 4, 4, 5, 5, 7, 9",
-      params: { expression: "std([2,4,4,4,5,5,7,9])" },
+      params: { expression: "x = [2, 4, 4, 4, 5, 5, 7, 9]; [mean(x), std(x)]" },
     },
   ],
   async warm() {

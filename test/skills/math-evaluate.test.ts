@@ -105,6 +105,16 @@ describe("math.evaluate", () => {
     );
   });
 
+  // Regression: the example answered its "mean and standard deviation" query with std only.
+  it("answers its catalog example for the mean and standard deviation with both", async () => {
+    const example = mathEvaluate.examples?.find(({ query }) =>
+      query.startsWith("mean and standard deviation"),
+    );
+    expect(example).toBeDefined();
+    const result = await runSkill(mathEvaluate, example?.params ?? {});
+    expect(result).toMatchObject({ type: "matrix", text: "[5, 2.1380899352994]" });
+  });
+
   it("keeps no variables between executions", async () => {
     await runSkill(mathEvaluate, { expression: "secret = 42" });
     await expectSkillError(mathEvaluate, { expression: "secret" }, /Undefined symbol secret/);

@@ -64,8 +64,8 @@ export const memoryGet = defineSkill({
   title: "Look up a value in memory",
   description:
     "Gets the value of a key in the caller's key-value memory (written by memory.set). Returns found=false " +
-    "and value=null when the key does not exist. Use it to recall facts or state saved by earlier executions.",
-  tags: ["memory", "recall", "get", "read", "key-value", "state"],
+    "and value=null when the key does not exist. Use it to look up or recall facts or state saved by earlier executions.",
+  tags: ["memory", "recall", "get", "read", "key-value", "state", "lookup"],
   params: z.object({ key }),
   result: z.object({
     key: z.string().describe("The key read."),

@@ -24,8 +24,9 @@ export const messageSend = defineSkill({
   title: "Send a message",
   description:
     "Posts a text message to a named channel of the caller's own message board and returns its message_id and status. " +
-    "Use it to notify, leave a note or hand off text to another agent; read messages back with message.list.",
-  tags: ["message", "chat", "notify", "send", "post"],
+    "Use it to notify, tell or inform a team or a person (that a build finished, a task is done), leave a note or " +
+    "hand off text to another agent; read messages back with message.list.",
+  tags: ["message", "chat", "notify", "send", "post", "tell", "inform", "announce"],
   params: z.object({
     channel,
     text: z

@@ -27,7 +27,8 @@ export const unitsConvert = defineSkill({
   id: "units.convert",
   title: "Convert units",
   description:
-    "Converts a quantity between units of the same dimension: length, mass, time, temperature (degC, degF, K), " +
+    "Converts a quantity between units of the same dimension: length (m, km, inches, feet, miles), mass (kg, pounds), " +
+    "time, temperature (degC, degF, K), " +
     "speed, area, volume, energy, pressure, data size (B, kB, MiB) and more. Takes value, from and to unit names; " +
     "returns the converted value rounded to 12 significant digits.",
   tags: ["units", "convert", "measurement", "temperature", "length", "weight", "metric", "imperial"],

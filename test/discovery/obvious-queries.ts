@@ -4,7 +4,13 @@
  * agents who will search for it.
  */
 export const OBVIOUS_QUERIES: Record<string, string[]> = {
-  "message.send": ["send a message to a channel", "post a note to the alerts channel", "notify the team"],
+  "message.send": [
+    "send a message to a channel",
+    "post a note to the alerts channel",
+    "notify the team",
+    "tell the team the build is done",
+    "inform everyone the build is done",
+  ],
   "message.list": ["list the messages in a channel", "read my recent messages"],
   "math.evaluate": [
     "evaluate a math expression",
@@ -13,7 +19,11 @@ export const OBVIOUS_QUERIES: Record<string, string[]> = {
     "what is 17 times 23",
     "multiply 17 by 23",
   ],
-  "units.convert": ["convert 5 kilometers to miles", "unit conversion from celsius to fahrenheit"],
+  "units.convert": [
+    "convert 5 kilometers to miles",
+    "unit conversion from celsius to fahrenheit",
+    "inches in a meter",
+  ],
   "util.wait": ["wait for 5 seconds", "sleep or pause before continuing"],
   "http.request": ["make an HTTP request to a URL", "fetch a web page", "call a REST API endpoint"],
   "json.query": ["query a JSON document with an expression", "extract a field from JSON data"],

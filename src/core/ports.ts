@@ -108,6 +108,10 @@ export interface ExecutionStore {
 /** A process that runs executions, with what is needed to tell whether it is still alive. */
 export interface RunnerInfo {
   id: string;
+  /**
+   * Where `pid` names a process: the hostname with the boot id and PID namespace
+   * (`runnerHost`). Only a runner with the same `host` may judge another by its pid.
+   */
   host: string;
   pid: number;
   /** Unix milliseconds of the last heartbeat. */

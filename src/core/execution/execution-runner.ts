@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -13,6 +12,7 @@ import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
+import { processHost } from "./runner-host.js";
 import { skillContext } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
 import { UnsavedOutcomes } from "./unsaved-outcomes.js";
@@ -322,7 +322,7 @@ export class ExecutionRunner {
   private heartbeat(): Promise<void> {
     const info: RunnerInfo = {
       id: this.runnerId,
-      host: hostname(),
+      host: processHost(),
       pid: process.pid,
       heartbeatAt: this.options.clock.now(),
     };
@@ -356,7 +356,12 @@ export class ExecutionRunner {
   /** Queued orphans run here; running ones were cut off mid-run and end `execution_interrupted`. */
   private async recoverOrphans(): Promise<void> {
     const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
-      isRunnerGone(runner, this.runnerId, this.options.clock.now(), this.heartbeatMs * 6),
+      isRunnerGone(
+        runner,
+        { id: this.runnerId, host: processHost(), pid: process.pid },
+        this.options.clock.now(),
+        this.heartbeatMs * 6,
+      ),
     );
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
@@ -397,29 +402,41 @@ export class ExecutionRunner {
 const ENDED_ELSEWHERE_POLL_MS = 1_000;
 
 /**
- * How much longer than `staleMs` a runner whose process still exists on this host may stay
- * silent: it is stalled (a CPU-starved machine, a long garbage collection), not dead, and
- * its executions are still running there. Past this, its pid likely belongs to another
- * process now.
+ * How much longer than `staleMs` a runner whose process still exists in this PID namespace
+ * may stay silent: it is stalled (a CPU-starved machine, a long garbage collection), not
+ * dead, and its executions are still running there. Past this, its pid likely belongs to
+ * another process now.
  */
 const LIVE_PROCESS_SILENCE_FACTOR = 20;
 
+/** The runner that judges whether another is gone. */
+export interface RunnerJudge {
+  id: string;
+  /** Its `processHost()`: only a runner with the very same one is judged by its pid. */
+  host: string;
+  pid: number;
+}
+
 /**
- * A runner is gone when it never registered or retired; on another host, when it stopped
- * heart-beating (`staleMs`); on this host, when its process no longer exists (so a
- * restart after SIGKILL recovers at once), or stayed silent far longer than `staleMs`.
+ * A runner is gone when it never registered or retired; when it runs where its pid means
+ * the same as ours (same `host`, see `runnerHost`), when its process no longer exists (so
+ * a restart after SIGKILL recovers at once) or stayed silent far longer than `staleMs`;
+ * anywhere else, when it stopped heart-beating (`staleMs`). A container restarted with a
+ * new PID namespace is such an "anywhere else": what its previous incarnation was running
+ * is recovered after `staleMs`, not at once. That is the price of never taking its pid for
+ * a peer's, which interrupted live replicas that shared a hostname.
  */
 export function isRunnerGone(
   runner: RunnerInfo | undefined,
-  selfId: string,
+  judge: RunnerJudge,
   nowMs: number,
   staleMs: number,
 ): boolean {
   if (!runner) return true;
-  if (runner.id === selfId) return false;
+  if (runner.id === judge.id) return false;
   const silentMs = nowMs - runner.heartbeatAt;
-  if (runner.host !== hostname()) return silentMs > staleMs;
-  if (runner.pid === process.pid) return true; // an earlier incarnation with our pid (containers reuse pid 1)
+  if (runner.host !== judge.host) return silentMs > staleMs;
+  if (runner.pid === judge.pid) return true; // an earlier incarnation with our pid, in our namespace
   if (!processExists(runner.pid)) return true;
   return silentMs > staleMs * LIVE_PROCESS_SILENCE_FACTOR;
 }

@@ -90,6 +90,14 @@ export class ExecutionRunner {
   private timer: NodeJS.Timeout | undefined;
   private endedElsewhereTimer: NodeJS.Timeout | undefined;
   private accepting = true;
+  /**
+   * Since when (Unix ms) this runner's heartbeats have landed without a break; undefined
+   * before the first and after one failed. Others' silence counts only from then on (see
+   * `isRunnerGone`).
+   */
+  private watchingSinceMs: number | undefined;
+  /** When the last heartbeat landed; undefined after one failed. */
+  private lastBeatMs: number | undefined;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
@@ -116,6 +124,12 @@ export class ExecutionRunner {
   /** Registers this process and takes over what dead ones left; then keeps doing so periodically. */
   async start(): Promise<void> {
     await this.heartbeat();
+    // At once for runners in this PID namespace, judged by their pids (a restart after
+    // SIGKILL recovers what it left as it starts). Others are judged by their silence, and
+    // that counts only from this first beat on, so none of them is taken over here: a
+    // replica that cannot reach the store fails to start and is restarted until it can,
+    // so it starts just as the store comes back, before its live peers' first beats after
+    // the outage have landed.
     await this.recoverOrphans();
     let beats = 0;
     this.timer = setInterval(() => {
@@ -319,14 +333,31 @@ export class ExecutionRunner {
     }
   }
 
-  private heartbeat(): Promise<void> {
+  private async heartbeat(): Promise<void> {
+    const { clock, store } = this.options;
     const info: RunnerInfo = {
       id: this.runnerId,
       host: processHost(),
       pid: process.pid,
-      heartbeatAt: this.options.clock.now(),
+      heartbeatAt: clock.now(),
     };
-    return this.options.store.executions.heartbeat(info);
+    try {
+      await store.executions.heartbeat(info);
+    } catch (err) {
+      this.lastBeatMs = undefined;
+      throw err;
+    }
+    const nowMs = clock.now();
+    // A break: the store was out of reach (a beat failed, or hung and landed late, as a
+    // query does while the network drops its packets), or this process did not run. Peers
+    // cut off as long as this runner could not beat either, so their silence says nothing
+    // until they had a stale period to beat again (audit 18, finding 2: after an outage of
+    // PostgreSQL, a replica's first beat was its look for orphans, and it took over its
+    // live peers' running executions).
+    if (this.lastBeatMs === undefined || nowMs - this.lastBeatMs > 2 * this.heartbeatMs) {
+      this.watchingSinceMs = nowMs;
+    }
+    this.lastBeatMs = nowMs;
   }
 
   /**
@@ -355,14 +386,16 @@ export class ExecutionRunner {
 
   /** Queued orphans run here; running ones were cut off mid-run and end `execution_interrupted`. */
   private async recoverOrphans(): Promise<void> {
-    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
-      isRunnerGone(
-        runner,
-        { id: this.runnerId, host: processHost(), pid: process.pid },
-        this.options.clock.now(),
-        this.heartbeatMs * 6,
-      ),
-    );
+    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) => {
+      const nowMs = this.options.clock.now();
+      const judge = {
+        id: this.runnerId,
+        host: processHost(),
+        pid: process.pid,
+        watchingSinceMs: this.watchingSinceMs ?? nowMs,
+      };
+      return isRunnerGone(runner, judge, nowMs, this.heartbeatMs * 6);
+    });
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
@@ -415,15 +448,21 @@ export interface RunnerJudge {
   /** Its `processHost()`: only a runner with the very same one is judged by its pid. */
   host: string;
   pid: number;
+  /**
+   * Since when (Unix ms) its own heartbeats have landed without a break: silence before
+   * then proves nothing, as the store may have been out of reach for every runner.
+   */
+  watchingSinceMs: number;
 }
 
 /**
  * A runner is gone when it never registered or retired; when it runs where its pid means
  * the same as ours (same `host`, see `runnerHost`), when its process no longer exists (so
  * a restart after SIGKILL recovers at once) or stayed silent far longer than `staleMs`;
- * anywhere else, when it stopped heart-beating (`staleMs`). A container restarted with a
+ * anywhere else, when it stayed silent longer than `staleMs`. Silence counts only while
+ * the judge's own heartbeats land (`watchingSinceMs`). A container restarted with a
  * new PID namespace is such an "anywhere else": what its previous incarnation was running
- * is recovered after `staleMs`, not at once. That is the price of never taking its pid for
+ * is recovered once the new one has beaten for `staleMs`, not at once. That is the price of never taking its pid for
  * a peer's, which interrupted live replicas that shared a hostname.
  */
 export function isRunnerGone(
@@ -434,7 +473,9 @@ export function isRunnerGone(
 ): boolean {
   if (!runner) return true;
   if (runner.id === judge.id) return false;
-  const silentMs = nowMs - runner.heartbeatAt;
+  // Silent while the judge watched: a peer cut off from the store as long as the judge was
+  // has had only the time since the judge's own beats resumed to beat again.
+  const silentMs = nowMs - Math.max(runner.heartbeatAt, judge.watchingSinceMs);
   if (runner.host !== judge.host) return silentMs > staleMs;
   if (runner.pid === judge.pid) return true; // an earlier incarnation with our pid, in our namespace
   if (!processExists(runner.pid)) return true;

@@ -340,7 +340,14 @@ export interface LearnedQueryCaps {
  * so a discover answered by one replica and an execution on another still link up.
  */
 export interface LearnedQueryStore {
-  /** Stores each key's latest discover, replacing its previous one (an older note never replaces a newer). */
+  /**
+   * Stores each key's latest discover, replacing its previous one: the note written last
+   * wins (of two in one call, the one given last), whatever the times they carry. A
+   * discover's note is written before its answer leaves, so write order is the order in
+   * which a client saw its discovers answered, while the notes' times come from each
+   * process's clock: a replica whose clock is behind must still replace the note of one
+   * that is ahead.
+   */
   noteDiscovers(notes: readonly DiscoverNote[]): Promise<void>;
   /** The key's latest discover, if any. */
   lastDiscover(keyId: string): Promise<DiscoverNote | undefined>;

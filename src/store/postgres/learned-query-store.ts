@@ -15,22 +15,18 @@ import { inTransaction } from "./transaction.js";
 export class PostgresLearnedQueryStore implements LearnedQueryStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  /** One statement for the batch; of two notes of one key, the later wins. */
+  /** One statement for the batch; of two notes of one key, the one given last wins. */
   async noteDiscovers(notes: readonly DiscoverNote[]): Promise<void> {
     if (notes.length === 0) return;
     // ON CONFLICT cannot touch a row twice in one statement: one note per key.
     const latest = new Map<string, DiscoverNote>();
-    for (const note of notes) {
-      const seen = latest.get(note.keyId);
-      if (!seen || seen.at <= note.at) latest.set(note.keyId, note);
-    }
+    for (const note of notes) latest.set(note.keyId, note);
     const rows = [...latest.values()];
     await this.pool.query(
       `insert into discover_notes (key_id, owner, query, at_ms)
        select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
        on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
-         at_ms = excluded.at_ms
-       where excluded.at_ms >= discover_notes.at_ms`,
+         at_ms = excluded.at_ms`,
       [
         rows.map((note) => note.keyId),
         rows.map((note) => note.owner),

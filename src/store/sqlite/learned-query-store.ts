@@ -42,8 +42,7 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
       `insert into discover_notes (key_id, owner, query, at_ms)
        values (@keyId, @owner, @query, @at)
        on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
-         at_ms = excluded.at_ms
-       where excluded.at_ms >= discover_notes.at_ms`,
+         at_ms = excluded.at_ms`,
     );
     this.noteBatch = db.transaction((notes: readonly DiscoverNote[]) => {
       for (const note of notes) {

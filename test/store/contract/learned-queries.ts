@@ -25,22 +25,23 @@ const event = (overrides: Partial<LearnedQueryEvent> = {}): LearnedQueryEvent =>
 /** `LearnedQueryStore`: each key's latest discover, and the queries each owner's executions followed. */
 export function describeLearnedQueryContract(handle: StoreHandle): void {
   describe("learned queries", () => {
-    it("keeps each key's latest discover and never lets an older note replace it", async () => {
+    it("keeps each key's discover written last, even when a clock behind stamped it earlier", async () => {
       const store = handle.store.learnedQueries;
       expect(await store.lastDiscover("key_a")).toBeUndefined();
       await store.noteDiscovers([note(), note({ keyId: "key_b", owner: "bob", query: "weather" })]);
       expect(await store.lastDiscover("key_a")).toEqual(note());
-      await store.noteDiscovers([note({ query: "later", at: T0 + 5 })]);
-      await store.noteDiscovers([note({ query: "older", at: T0 + 1 })]);
-      expect(await store.lastDiscover("key_a")).toEqual(note({ query: "later", at: T0 + 5 }));
+      // A replica whose clock is ahead, then one 200 ms behind it: the second discover is the latest.
+      await store.noteDiscovers([note({ query: "first, clock ahead", at: T0 + 200 })]);
+      await store.noteDiscovers([note({ query: "second, clock behind", at: T0 + 50 })]);
+      expect(await store.lastDiscover("key_a")).toEqual(note({ query: "second, clock behind", at: T0 + 50 }));
       expect((await store.lastDiscover("key_b"))?.query).toBe("weather");
     });
 
-    it("takes the later of two notes of one key in one batch", async () => {
+    it("takes the note given last of two notes of one key in one batch", async () => {
       const store = handle.store.learnedQueries;
       await store.noteDiscovers([
-        note({ query: "second", at: T0 + 2 }),
-        note({ query: "first", at: T0 + 1 }),
+        note({ query: "first", at: T0 + 2 }),
+        note({ query: "second", at: T0 + 1 }),
       ]);
       expect((await store.lastDiscover("key_a"))?.query).toBe("second");
     });

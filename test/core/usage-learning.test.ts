@@ -274,4 +274,30 @@ describe("learning from use", () => {
     await run(c, alice, TARGET);
     expect(await pairs(c, "alice")).toEqual([`${QUERY} → ${TARGET} ×1`]);
   });
+
+  it("answers discovers while the store hangs on writing a note, and links the note once written", async () => {
+    const c = await core({ clock: new ManualClock(Date.UTC(2026, 10, 22, 12)) });
+    const alice = await c.keyFor({ owner: "alice" });
+    const bob = await c.keyFor({ owner: "bob" });
+    // A write held (a lock taken by the hourly prune, a PostgreSQL in trouble), then released.
+    const store = c.skillport.store.learnedQueries;
+    const write = store.noteDiscovers.bind(store);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const writes = vi.spyOn(store, "noteDiscovers").mockImplementationOnce(async (notes) => {
+      await held;
+      return write(notes);
+    });
+
+    // Both answer although the write they wait on never ends by itself (about a second each).
+    expect((await discover(c, alice, QUERY)).results.length).toBeGreaterThan(0);
+    expect((await discover(c, bob, "count the words")).results.length).toBeGreaterThan(0);
+    release();
+    await c.skillport.learning?.idle();
+    expect(writes).toHaveBeenCalledTimes(2);
+    await run(c, alice, TARGET);
+    expect(await pairs(c, "alice")).toEqual([`${QUERY} → ${TARGET} ×1`]);
+  });
 });

@@ -24,6 +24,12 @@ export interface UsageLearningOptions {
    * waited for past it.
    */
   refreshMs?: number;
+  /**
+   * How long a discover waits at most for its note to be stored. Learning is best effort:
+   * a store slow to write (a lock held by the hourly prune, a PostgreSQL in trouble) must
+   * not hold back every discover of the process, which all wait on the same write.
+   */
+  noteWaitMs?: number;
 }
 
 /**
@@ -34,6 +40,7 @@ export interface UsageLearningOptions {
 export const DEFAULT_LEARNED_QUERY_CAPS: LearnedQueryCaps = { perSkill: 200, perOwner: 10_000 };
 const DEFAULT_MAX_CACHED_QUERIES = 50_000;
 const DEFAULT_REFRESH_MS = 60_000;
+const DEFAULT_NOTE_WAIT_MS = 1_000;
 /** Keys whose counted skills this process remembers (see `counted`). */
 const MAX_COUNTED_KEYS = 10_000;
 
@@ -66,6 +73,7 @@ export class UsageLearning {
   private readonly caps: LearnedQueryCaps;
   private readonly maxCachedQueries: number;
   private readonly refreshMs: number;
+  private readonly noteWaitMs: number;
   /** Notes waiting for the next write, by key (a key's later discover replaces its earlier). */
   private readonly unwritten = new Map<string, DiscoverNote>();
   /** Discovers arriving while a write is under way are written together in the next one. */
@@ -95,12 +103,14 @@ export class UsageLearning {
     this.caps = options.caps ?? DEFAULT_LEARNED_QUERY_CAPS;
     this.maxCachedQueries = options.maxCachedQueries ?? DEFAULT_MAX_CACHED_QUERIES;
     this.refreshMs = options.refreshMs ?? DEFAULT_REFRESH_MS;
+    this.noteWaitMs = options.noteWaitMs ?? DEFAULT_NOTE_WAIT_MS;
   }
 
   /**
    * Notes the caller's discover as its key's latest; resolves once the note is in the
-   * store, so that an execution sent after the answer finds it in any process. Never
-   * rejects (a failed write is logged: learning is best effort). A query without a
+   * store, so that an execution sent after the answer finds it in any process, or after
+   * `noteWaitMs` if the write takes longer (the note is still written). Never rejects (a
+   * failed write is logged: learning is best effort). A query without a
    * letter or digit is not noted: it cannot be learned, and would unlink the key's
    * latest real discover.
    */
@@ -112,7 +122,7 @@ export class UsageLearning {
       query: normalizeQuery(query),
       at: this.clock.now(),
     });
-    return this.noteWrites.run();
+    return settledWithin(this.noteWrites.run(), this.noteWaitMs);
   }
 
   /**
@@ -310,4 +320,17 @@ function setAsNewest<V>(map: Map<string, V>, key: string, value: V): void {
     const oldest = map.keys().next().value;
     if (oldest !== undefined) map.delete(oldest);
   }
+}
+
+/** Resolves when `work` settles or `ms` have passed, whichever comes first; never rejects. */
+function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
 }

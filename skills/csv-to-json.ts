@@ -91,7 +91,8 @@ export const csvToJson = defineSkill({
         : "";
       throw new SkillError(`Invalid CSV: ${errorMessage(err)}${hint}`, { cause: err });
     }
-    const width = Math.max(0, ...records.map((record) => record.length));
+    // A loop, not Math.max(...): one argument per row overflows the stack past ~100k rows.
+    const width = records.reduce((widest, record) => Math.max(widest, record.length), 0);
     const headerRow = params.header ? (records.shift() ?? []) : [];
     // With relax_column_count a row may be longer than the header. Its extra cells are
     // data too: they get columns named like an empty header cell, after their position,

@@ -138,14 +138,11 @@ function isArrayLike(value: unknown): boolean {
 
 function toNumber(value: unknown): number | undefined {
   if (typeof value === "number") return value;
-  if (
-    typeof value === "object" &&
-    value !== null &&
-    "toNumber" in value &&
-    typeof value.toNumber === "function"
-  ) {
-    const converted: unknown = value.toNumber();
-    return typeof converted === "number" ? converted : undefined;
+  // BigNumber and Fraction convert through valueOf (a Fraction has no toNumber, and its
+  // ranges skipped the cap: `fraction(1):fraction(1e7)` ran out of memory).
+  if (typeof value === "object" && value !== null) {
+    const converted = Number(value);
+    return Number.isNaN(converted) ? undefined : converted;
   }
   return undefined;
 }

@@ -121,4 +121,10 @@ describe("csv.to_json", () => {
   it("fails an unclosed quote with the line", async () => {
     await expectSkillError(csvToJson, { csv: 'a,b\n"1,2\n' }, /^Invalid CSV: Quote Not Closed: .*line 2/);
   });
+
+  it("parses a million rows without overflowing the stack (the column width was Math.max of one argument per row)", async () => {
+    const csv = `n\n${"1\n".repeat(1_000_000)}`;
+    const result = await runSkill(csvToJson, { csv, max_rows: 1 });
+    expect(result).toMatchObject({ row_count: 1, total_rows: 1_000_000, truncated: true });
+  });
 });

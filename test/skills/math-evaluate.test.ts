@@ -74,12 +74,19 @@ describe("math.evaluate", () => {
     );
   });
 
-  it.each(["zeros(100000, 100000)", "1:1e9", "range(1, 1e9)", "ones([1e4, 1e4])", "random([1e7])"])(
-    "refuses %s, which would exhaust memory",
-    async (expression) => {
-      await expectSkillError(mathEvaluate, { expression }, /would create more than 1000000 elements/);
-    },
-  );
+  it.each([
+    "zeros(100000, 100000)",
+    "1:1e9",
+    "range(1, 1e9)",
+    "ones([1e4, 1e4])",
+    "random([1e7])",
+    // Fractions and BigNumbers are bounds too (a Fraction's range skipped the cap).
+    "fraction(1):fraction(2e6)",
+    "range(fraction(1), fraction(1e7))",
+    "bignumber(1):bignumber(1e9)",
+  ])("refuses %s, which would exhaust memory", async (expression) => {
+    await expectSkillError(mathEvaluate, { expression }, /would create more than 1000000 elements/);
+  });
 
   // Regression: capping `range` replaced the transform expressions use, so every range
   // lost its end (sum(1:100) was 4950) and index slices took the wrong elements.

@@ -18,7 +18,8 @@ export interface OpenStoreOptions {
   /**
    * False for a process that never counts a request (the `keys` and `learning` commands):
    * it does not connect to Redis, so an operator can still revoke a leaked key while
-   * Redis is down. Its store's limiter throws if used.
+   * Redis is down. Where Redis is configured, the store's limiter then throws if used;
+   * the embedded store without Redis keeps its own limiter (opening it costs nothing).
    */
   limits?: boolean;
 }

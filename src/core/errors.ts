@@ -99,11 +99,38 @@ export class ServiceError extends Error {
   }
 }
 
+/** What a client is told while the store cannot serve; never the driver's message (paths, addresses). */
+export const STORE_UNAVAILABLE_MESSAGE = "The store is unavailable; retry later.";
+
 /**
- * Anything that is not a `ServiceError` is a bug: it becomes `internal_error` with the
- * original kept as `cause` (for the log), and its message never reaches a client.
+ * When a client should retry after a store outage: an outage that ends (space freed, the
+ * database back after a restart or failover) usually does within seconds, and the same
+ * wait as for a shutting-down process spreads the retries without holding clients long.
  */
-export function toServiceError(err: unknown): ServiceError {
+export const STORE_OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The one mapping of anything thrown to the contract's error (every surface goes through
+ * it, most through `Skillport.errorOf`, which passes the store's classifier):
+ * - a `ServiceError` stays as it is;
+ * - an error `isOutage` recognizes (the store cannot serve right now: disk full, database
+ *   unreachable) is `service_unavailable` with Retry-After, which clients retry, since an
+ *   outage is not a bug (contract.md: 500 means one);
+ * - anything else is a bug: `internal_error`.
+ * Either way the original is kept as `cause` (for the log), and its message never
+ * reaches a client.
+ */
+export function toServiceError(
+  err: unknown,
+  isOutage: (err: unknown) => boolean = () => false,
+): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (isOutage(err)) {
+    return new ServiceError("service_unavailable", {
+      message: STORE_UNAVAILABLE_MESSAGE,
+      retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_SECONDS,
+      cause: err,
+    });
+  }
   return new ServiceError("internal_error", { cause: err });
 }

@@ -406,8 +406,17 @@ export interface Store {
    * (SQLite: processes then learn of each other's changes by reading the store).
    */
   signals?: SignalChannel;
-  /** True when the store answers (for `/readyz`). */
+  /** True when the store can serve: it answers, and its writes land (for `/readyz`). */
   ping(): Promise<boolean>;
+  /**
+   * True when `err`, thrown by one of this store's methods, means the store cannot serve
+   * right now (disk full or failing, database unreachable or restarting), not that the
+   * request or the code is wrong: the core answers it `service_unavailable`, which
+   * clients retry, instead of `internal_error` (see `toServiceError`). Only the adapter
+   * knows its driver's errors, so it classifies them; it must not rely on `this`, so that
+   * a composed store can pass it on as it is.
+   */
+  isOutage(err: unknown): boolean;
   /** Flushes pending writes and closes. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
 import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
 import { UsageLearning } from "./discovery/usage-learning.js";
+import { ServiceError, toServiceError } from "./errors.js";
 import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
@@ -171,6 +172,22 @@ export class Skillport {
       });
     this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock, this.bridge);
   }
+
+  /**
+   * The contract's error for anything a core call threw: every surface answers its errors
+   * through this, so that a store outage is `service_unavailable` (with Retry-After) on
+   * each of them alike, and anything else unexpected `internal_error` (`toServiceError`).
+   * Only the store knows its driver's errors, so it is the store that tells an outage. An
+   * outage is logged here as a warning, with the driver's error that only the log sees;
+   * surfaces log their `internal_error`s with the request.
+   */
+  readonly errorOf = (err: unknown): ServiceError => {
+    const error = toServiceError(err, this.store.isOutage);
+    if (!(err instanceof ServiceError) && error.code === "service_unavailable") {
+      this.logger.warn({ err }, "the store is unavailable: answered service_unavailable");
+    }
+    return error;
+  };
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
   async start(): Promise<void> {

@@ -55,7 +55,7 @@ export async function admitRequest(
   if (!admission.admitted) {
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return false;
-    sendError(request, reply, admission.error);
+    sendError(request, reply, admission.error, skillport.errorOf);
     return true;
   }
   request.apiKey = admission.key;
@@ -63,7 +63,7 @@ export async function admitRequest(
     try {
       requireScope(admission.key, config.scope);
     } catch (err) {
-      sendError(request, reply, err);
+      sendError(request, reply, err, skillport.errorOf);
       return true;
     }
   }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
+import { type ErrorCode, ServiceError } from "../core/errors.js";
 import { setRateLimitHeaders } from "./rate-limit-headers.js";
 
 /** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
@@ -24,8 +24,15 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_MAX_PARAM_LENGTH: "A path segment of the URL is too long.",
 };
 
-/** Turns anything thrown while handling a request into the contract's error. */
-export function toHttpError(err: unknown): ServiceError {
+/** The core's one mapping of anything thrown to the contract's error (`Skillport.errorOf`). */
+export type ErrorMapping = (err: unknown) => ServiceError;
+
+/**
+ * Turns anything thrown while handling a request into the contract's error: Fastify's
+ * refusals of the request here, everything else by the core's `errorOf` (a store outage
+ * is 503, a bug 500).
+ */
+export function toHttpError(err: unknown, errorOf: ErrorMapping): ServiceError {
   if (err instanceof ServiceError) return err;
   const fastifyError = err as Partial<FastifyError>;
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
@@ -39,16 +46,22 @@ export function toHttpError(err: unknown): ServiceError {
       cause: err,
     });
   }
-  return toServiceError(err);
+  return errorOf(err);
 }
 
 /**
  * Sends `{"error":{code, message, details?, retry_after?, request_id}}` with the error's
  * status and headers. A 500 is logged with its cause; its message is the table's generic one.
  */
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
-  const error = toHttpError(err);
-  // A bug is logged with its cause; a 503 (shutting down, saturated) is an answer, not a fault.
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: unknown,
+  errorOf: ErrorMapping,
+): FastifyReply {
+  const error = toHttpError(err, errorOf);
+  // A bug is logged with its cause; a 503 (shutting down, saturated) is an answer, not a
+  // fault, and a store outage was logged by `errorOf` already.
   if (error.code === "internal_error")
     request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
   const body: Record<string, unknown> = { code: error.code, message: error.message };

@@ -70,9 +70,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       reply.header("x-request-id", request.id);
       admitRequest(skillport, request, reply).then(
         (refused) => {
-          if (!refused) sendError(request, reply, err);
+          if (!refused) sendError(request, reply, err, skillport.errorOf);
         },
-        (failure: unknown) => sendError(request, reply, failure),
+        (failure: unknown) => sendError(request, reply, failure, skillport.errorOf),
       );
     },
   });
@@ -101,6 +101,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
           message: "The service is shutting down.",
           retryAfterSeconds: 5,
         }),
+        skillport.errorOf,
       );
     }
     // Returning the reply tells Fastify the request was answered here.
@@ -183,9 +184,10 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       new ServiceError("not_found", {
         message: `No such path: ${request.method} ${request.url.split("?")[0]}`,
       }),
+      skillport.errorOf,
     ),
   );
-  app.setErrorHandler(async (err, request, reply) => sendError(request, reply, err));
+  app.setErrorHandler(async (err, request, reply) => sendError(request, reply, err, skillport.errorOf));
 
   return {
     app,

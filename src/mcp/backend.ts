@@ -1,5 +1,6 @@
 import type { DiscoverRequest, ExecuteRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
+import type { ServiceError } from "../core/errors.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry } from "../core/logger.js";
@@ -72,6 +73,12 @@ export interface SkillportBackend {
    * is refused for that first (429), as on `/v1`.
    */
   countRefusedCall(): Promise<void>;
+  /**
+   * The contract's error for anything this backend threw: embedded mode asks the core
+   * (`Skillport.errorOf`: a store outage is `service_unavailable`, a bug `internal_error`);
+   * remote mode's calls already throw `ServiceError`s.
+   */
+  errorOf(err: unknown): ServiceError;
   /**
    * Called when the tools listed may have changed: the catalog changed (embedded mode), or
    * it or the scope arrived after a stand-in was listed for a key over its rate limit

@@ -1,6 +1,7 @@
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import { type SkillDetail, toSkillDetail } from "../core/catalog-service.js";
+import type { ServiceError } from "../core/errors.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
@@ -98,6 +99,10 @@ export class EmbeddedBackend implements SkillportBackend {
 
   async countRefusedCall(): Promise<void> {
     await this.charged();
+  }
+
+  errorOf(err: unknown): ServiceError {
+    return this.skillport.errorOf(err);
   }
 
   /** The record once terminal, or as it stands when the wait, the call or `waitsEnd` ends. */

@@ -13,7 +13,6 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
-import { toServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";
@@ -105,7 +104,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { tools: catalog.list(scope) };
     } catch (err) {
       // No tools for a key that stopped working: say why, as a protocol error.
-      const error = toServiceError(err);
+      const error = backend.errorOf(err);
       throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
     }
   });
@@ -187,7 +186,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return await runToolCall(backend, call, context);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const error = toServiceError(err);
+      const error = backend.errorOf(err);
       if (error.code === "internal_error")
         options.logger.error({ err, tool: request.params.name }, "tool call failed");
       return errorResult(error);
@@ -229,7 +228,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { task };
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const error = toServiceError(err);
+      const error = backend.errorOf(err);
       if (error.code === "internal_error")
         options.logger.error({ err, tool: request.params.name }, "task failed to start");
       const code =

@@ -2,7 +2,7 @@ import { type Skillport as SkillportClient, SkillportError } from "../client/ind
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
-import { ERROR_CODES, type ErrorCode, ServiceError } from "../core/errors.js";
+import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
@@ -139,6 +139,11 @@ export class RemoteBackend implements SkillportBackend {
    */
   async countRefusedCall(): Promise<void> {}
 
+  /** The calls throw `ServiceError`s already (`remote`); no store of this process to consult. */
+  errorOf(err: unknown): ServiceError {
+    return toServiceError(err);
+  }
+
   /**
    * Follows an execution on its event stream until it is terminal or `waitMs` passes,
    * passing progress on; the latest record. A cancelled call cancels the execution
@@ -184,11 +189,11 @@ async function remote<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    throw toServiceError(err);
+    throw fromClientError(err);
   }
 }
 
-function toServiceError(err: unknown): unknown {
+function fromClientError(err: unknown): unknown {
   if (!(err instanceof SkillportError)) return err;
   if (err.code in ERROR_CODES) {
     return new ServiceError(err.code as ErrorCode, {

@@ -56,6 +56,8 @@ export async function openStore(
   }
   const sqlite = openSqliteStore({ dataDir: config.dataDir, logger });
   if (!limiter) return sqlite;
+  // Everything but the limiter stays SQLite's, `ping` and `isOutage` too: the Redis limiter
+  // answers its own outages (SKILLPORT_REDIS_DOWN), and Redis down leaves a replica ready.
   return {
     ...sqlite,
     limiter,

@@ -6,6 +6,7 @@ import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
 import { type Logger, silentLogger } from "../../src/core/logger.js";
+import type { Store } from "../../src/core/ports.js";
 import { Skillport } from "../../src/core/skillport.js";
 import type { Skill } from "../../src/core/skills/skill.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
@@ -23,11 +24,14 @@ export async function makeCore(
     maxConcurrentPerKey?: number;
     maxPendingExecutions?: number;
     learnWindowMs?: number;
+    /** Stands in for the store the core is given (e.g. one whose calls fail). */
+    wrapStore?: (store: Store) => Store;
   } = {},
 ) {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "skillport-core-")));
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 30));
-  const store = openSqliteStore({ dataDir: dir, clock });
+  const sqlite = openSqliteStore({ dataDir: dir, clock });
+  const store = options.wrapStore ? options.wrapStore(sqlite) : sqlite;
   const skillport = new Skillport({
     store,
     skills,

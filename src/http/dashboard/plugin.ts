@@ -166,11 +166,13 @@ function renderError(
   if (err instanceof PageError) {
     ({ status, title, message } = err);
   } else {
-    const error = toHttpError(err);
+    const error = toHttpError(err, dashboard.skillport.errorOf);
     status = error.status;
     title = status === 404 ? "Not found" : status >= 500 ? "Something went wrong" : "Request refused";
     message = error.message;
-    if (status >= 500) request.log.error({ err: error.cause ?? error }, "dashboard request failed");
+    // As on `/v1`: a bug is logged here; a store outage was logged by `errorOf`.
+    if (error.code === "internal_error")
+      request.log.error({ err: error.cause ?? error }, "dashboard request failed");
     if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
   }
   const body = html`<section class="panel notice" role="alert"><h2>${title}</h2><p>${message}</p>

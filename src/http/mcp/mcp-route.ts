@@ -42,7 +42,7 @@ export function registerMcpRoute(
       );
       if (!authenticated.admitted) {
         if (authenticated.limit) setRateLimitHeaders(reply, authenticated.limit, Date.now());
-        return sendError(request, reply, authenticated.error);
+        return sendError(request, reply, authenticated.error, skillport.errorOf);
       }
       request.apiKey = authenticated.key;
       // The key's limits as they stand: a tools/call is counted later, in the tool layer.

@@ -10,6 +10,7 @@ import { PostgresLearnedQueryStore } from "./learned-query-store.js";
 import { PostgresMemoryStore } from "./memory-store.js";
 import { PostgresMessageStore } from "./message-store.js";
 import { migratePostgres } from "./migrations.js";
+import { isPostgresOutage } from "./outage.js";
 import { PostgresSignalChannel } from "./signal-channel.js";
 import { PostgresUsageStore } from "./usage-store.js";
 
@@ -95,6 +96,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return false;
       }
     },
+    isOutage: isPostgresOutage,
     async close() {
       if (closed) return;
       closed = true;

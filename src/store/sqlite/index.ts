@@ -16,6 +16,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
+import { isSqliteOutage } from "./outage.js";
 import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
 
@@ -75,6 +76,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         return false;
       }
     },
+    isOutage: isSqliteOutage,
     async close() {
       if (closed) return;
       closed = true;

@@ -1,0 +1,56 @@
+/**
+ * SQLSTATE codes (https://www.postgresql.org/docs/current/errcodes-appendix.html) that say
+ * the server cannot serve right now, whatever the query: by class, 08 connection
+ * exception, 53 insufficient resources (53100 disk full, 53300 too many connections), 58
+ * system error (an I/O error on the server); one by one, the server shutting down or
+ * starting up (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now) and
+ * 25006 read_only_sql_transaction, which a write meets on a standby still taking over
+ * after a failover. Others (unique violation, syntax, serialization…) are about the query.
+ */
+const OUTAGE_CLASSES = new Set(["08", "53", "58"]);
+const OUTAGE_SQLSTATES = new Set(["57P01", "57P02", "57P03", "25006"]);
+
+/** How the socket to the server fails when it is down, restarting or out of reach. */
+const OUTAGE_ERRNOS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/**
+ * node-postgres's own errors for a connection lost or never made carry no code, only a
+ * message: the server closed the socket ("Connection terminated unexpectedly", "…due to
+ * connection timeout"), a client already broken, or the pool's wait for a connection
+ * ran out (`connectionTimeoutMillis`).
+ */
+const OUTAGE_MESSAGES = [
+  /^Connection terminated/,
+  /^Client has encountered a connection error and is not queryable/,
+  /^timeout exceeded when trying to connect/,
+  /^Query read timeout/,
+];
+
+/**
+ * True when `err` means PostgreSQL cannot serve now (see `Store.isOutage`). An
+ * AggregateError (Node tried every address of the host) is an outage when any of its
+ * errors is.
+ */
+export function isPostgresOutage(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code } = err as { code?: unknown };
+  if (typeof code === "string") {
+    // Errnos first: EPIPE has the shape of a SQLSTATE too.
+    if (OUTAGE_ERRNOS.has(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) {
+      return OUTAGE_CLASSES.has(code.slice(0, 2)) || OUTAGE_SQLSTATES.has(code);
+    }
+  }
+  if (OUTAGE_MESSAGES.some((pattern) => pattern.test(err.message))) return true;
+  return err instanceof AggregateError && err.errors.some(isPostgresOutage);
+}

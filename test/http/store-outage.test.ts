@@ -1,0 +1,160 @@
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExecutionStore, Store } from "../../src/core/ports.js";
+import { buildHttpServer } from "../../src/http/server.js";
+import { createLogger } from "../../src/logging.js";
+import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
+import { createMcpServer } from "../../src/mcp/mcp-server.js";
+import { Database } from "../../src/store/sqlite/driver.js";
+import { makeCore } from "../core/make-core.js";
+import { echo } from "../core/test-skills.js";
+
+/**
+ * The store as the core sees it, except that reading executions throws `failure.error`
+ * while it is set: a store outage (or a bug) met by a request after admission.
+ */
+function failingReads(failure: { error?: unknown }) {
+  return (store: Store): Store => {
+    const executions = new Proxy(store.executions, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (!["get", "list", "listResultSizes"].includes(String(property)) || typeof value !== "function") {
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return async (...args: unknown[]) => {
+          if (failure.error !== undefined) throw failure.error;
+          return value.apply(target, args);
+        };
+      },
+    }) as ExecutionStore;
+    return { ...store, executions };
+  };
+}
+
+/** A real SQLite outage error: a write to a database opened read-only (SQLITE_READONLY). */
+function readOnlyError(dir: string): unknown {
+  const db = new Database(join(dir, "skillport.db"), { readonly: true });
+  try {
+    db.prepare("delete from executions").run();
+  } catch (err) {
+    return err;
+  } finally {
+    db.close();
+  }
+  throw new Error("the read-only write succeeded");
+}
+
+/** JSON log lines, as the server writes them. */
+function capturedLog() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger("warn", sink), lines };
+}
+
+describe("a store outage on every surface", () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  const setUp = async () => {
+    const failure: { error?: unknown } = {};
+    const log = capturedLog();
+    const core = await makeCore([echo], { wrapStore: failingReads(failure), logger: log.logger });
+    cleanups.push(core.cleanup);
+    const { secret } = await core.createKey();
+    const server = buildHttpServer(core.skillport, {
+      logger: log.logger,
+      maxBodyBytes: 1 << 20,
+      requestTimeoutMs: 10_000,
+      trustProxy: false,
+      version: "test",
+      announceSignInLink: () => {},
+      mcp: {
+        maxTools: 40,
+        tags: [],
+        idleMs: 60_000,
+        maxSessions: 10,
+        bindHost: "127.0.0.1",
+        allowedHosts: [],
+        allowedOrigins: [],
+      },
+    });
+    cleanups.push(() => server.close());
+    const listExecutions = () =>
+      server.app.inject({
+        method: "GET",
+        url: "/v1/executions",
+        headers: { authorization: `Bearer ${secret}` },
+      });
+    return { core, failure, log, listExecutions };
+  };
+
+  it("answers REST 503 service_unavailable with Retry-After, not 500, when the store cannot serve", async () => {
+    const { core, failure, log, listExecutions } = await setUp();
+    expect((await listExecutions()).statusCode).toBe(200);
+    failure.error = readOnlyError(core.dir);
+    const res = await listExecutions();
+    expect(res.statusCode).toBe(503);
+    expect(res.headers["retry-after"]).toBe("5");
+    const { error } = res.json() as { error: Record<string, unknown> };
+    expect(error).toMatchObject({
+      code: "service_unavailable",
+      message: "The store is unavailable; retry later.",
+      retry_after: 5,
+    });
+    // The driver's words (which may name paths or addresses) stay in the log.
+    expect(res.body).not.toContain("readonly");
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 40, err: expect.objectContaining({ code: "SQLITE_READONLY" }) }),
+    );
+    failure.error = undefined;
+    expect((await listExecutions()).statusCode).toBe(200);
+  });
+
+  it("still answers REST 500 internal_error for an error that is not an outage", async () => {
+    const { failure, log, listExecutions } = await setUp();
+    failure.error = new TypeError("Cannot read properties of undefined (reading 'id')");
+    const res = await listExecutions();
+    expect(res.statusCode).toBe(500);
+    expect(res.headers["retry-after"]).toBeUndefined();
+    expect((res.json() as { error: Record<string, unknown> }).error).toMatchObject({
+      code: "internal_error",
+      message: "Internal error.",
+    });
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: 50, msg: "request failed" }));
+  });
+
+  it("answers an MCP tool call that meets a store outage with service_unavailable and when to retry", async () => {
+    const { core, failure } = await setUp();
+    const key = await core.keyFor();
+    const backend = new EmbeddedBackend(core.skillport, async () => key);
+    const { server } = createMcpServer(backend, {
+      maxTools: 40,
+      tags: [],
+      version: "test",
+      logger: core.skillport.logger,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "unit", version: "1" });
+    await client.connect(clientSide);
+    cleanups.push(() => client.close());
+    failure.error = readOnlyError(core.dir);
+    const result = (await client.callTool({
+      name: "get_execution",
+      arguments: { id: "exec_0000000000000000000000" },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result._meta?.["skillport/error"]).toMatchObject({ code: "service_unavailable", retry_after: 5 });
+  });
+});

@@ -1,0 +1,112 @@
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/core/ports.js";
+import { openPostgresStore } from "../../src/store/postgres/index.js";
+import { openRedisLimiter } from "../../src/store/redis/index.js";
+import { startTcpProxy } from "../contract/tcp-proxy.js";
+import {
+  dropNamespace,
+  scaleOutServices,
+  skipWithoutServices,
+  uniqueNamespace,
+} from "../support/scale-out-services.js";
+import { makeKey } from "./contract/fixtures.js";
+
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (err: unknown) => err,
+  );
+}
+
+const services = scaleOutServices();
+if (!services) {
+  describe("postgresql: which errors are outages", () => skipWithoutServices("the outage classifier"));
+} else {
+  const { databaseUrl, redisUrl } = services;
+
+  describe("postgresql: which errors are outages (Store.isOutage)", () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    /** A store on a schema of its own, connected to PostgreSQL at `url`. */
+    const openStore = async (url = databaseUrl): Promise<Store> => {
+      const namespace = uniqueNamespace();
+      const limiter = await openRedisLimiter({ redisUrl, keyPrefix: namespace.keyPrefix });
+      cleanups.push(() => dropNamespace(services, namespace));
+      const store = await openPostgresStore({
+        databaseUrl: url,
+        schema: namespace.schema,
+        limiter,
+        poolSize: 2,
+      }).catch(async (err: unknown) => {
+        await limiter.close();
+        throw err;
+      });
+      cleanups.push(() => store.close());
+      return store;
+    };
+
+    it("takes the database going out of reach under a running store for an outage", async () => {
+      // The store reaches PostgreSQL through a proxy; closing the proxy cuts every
+      // connection and refuses new ones, as a PostgreSQL that is down or restarting does.
+      const target = new URL(databaseUrl);
+      const proxy = await startTcpProxy(`http://${target.host}`);
+      const proxied = new URL(databaseUrl);
+      proxied.port = new URL(proxy.baseUrl).port;
+      const store = await openStore(proxied.toString());
+      await store.keys.insert(makeKey());
+      expect(await store.ping()).toBe(true);
+      await proxy.close();
+      const err = await rejectionOf(store.keys.list());
+      expect(store.isOutage(err)).toBe(true);
+      expect(await store.ping()).toBe(false);
+    });
+
+    it("takes a connection the server terminates (57P01) and a refused connection for outages", async () => {
+      const store = await openStore();
+      const victim = new pg.Client({ connectionString: databaseUrl, application_name: "outage-victim" });
+      await victim.connect();
+      victim.on("error", () => {});
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      try {
+        const sleeping = rejectionOf(victim.query("select pg_sleep(30)"));
+        // Terminated once it is seen running, as an administrator (or a restart) would.
+        for (;;) {
+          const { rowCount } = await admin.query(
+            `select pg_terminate_backend(pid) from pg_stat_activity
+             where application_name = 'outage-victim' and state = 'active'`,
+          );
+          if (rowCount) break;
+        }
+        const terminated = await sleeping;
+        expect(terminated).toMatchObject({ code: "57P01" });
+        expect(store.isOutage(terminated)).toBe(true);
+      } finally {
+        await admin.end();
+        await victim.end().catch(() => {});
+      }
+      const nowhere = new URL(databaseUrl);
+      nowhere.port = "1";
+      const refused = await rejectionOf(openStore(nowhere.toString()));
+      expect(refused).toMatchObject({ code: "ECONNREFUSED" });
+      expect(store.isOutage(refused)).toBe(true);
+    });
+
+    it("does not take a refused query or a bug for an outage", async () => {
+      const store = await openStore();
+      const key = makeKey();
+      await store.keys.insert(key);
+      const duplicate = await rejectionOf(store.keys.insert(key));
+      expect(duplicate).toMatchObject({ code: "23505" });
+      expect(store.isOutage(duplicate)).toBe(false);
+      expect(store.isOutage(new TypeError("undefined is not a function"))).toBe(false);
+      expect(store.isOutage(undefined)).toBe(false);
+    });
+  });
+}

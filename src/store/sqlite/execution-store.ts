@@ -17,6 +17,7 @@ import {
 } from "../execution-row.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
+import type { WriteHealth } from "./write-health.js";
 
 /** Rows deleted per transaction by retention, so other writers get the lock in between. */
 const DELETE_CHUNK = 1000;
@@ -53,6 +54,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   constructor(
     private readonly db: Database.Database,
     private readonly writer: GroupCommit,
+    private readonly health: WriteHealth,
   ) {
     // Positional parameters bind in about half the time of named ones (better-sqlite3 looks
     // each name up on the row), and every execution is written this way.
@@ -132,8 +134,9 @@ export class SqliteExecutionStore implements ExecutionStore {
     return this.listStatement(query, SIZE_COLUMNS).all(listParams(query)) as ExecutionResultSize[];
   }
 
+  /** Reported to the write health: the one write made every few seconds, traffic or not. */
   async heartbeat(runner: RunnerInfo): Promise<void> {
-    this.upsertRunner.run(runner);
+    this.health.track(() => this.upsertRunner.run(runner));
   }
 
   async retireRunner(runnerId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Logger } from "../../core/logger.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
+import type { WriteHealth } from "./write-health.js";
 
 interface Waiter {
   resolve(): void;
@@ -40,10 +41,12 @@ export class GroupCommit {
   private syncing: Promise<void> | undefined;
   private readonly applyBatch: Database.Transaction<(writes: Iterable<Write>) => void>;
 
+  /** @param health told how each batch went: committed and on disk, or failed (for readiness). */
   constructor(
     db: Database.Database,
     private readonly logger: Logger,
     private readonly syncWal: SyncWal,
+    private readonly health?: WriteHealth,
   ) {
     this.applyBatch = db.transaction((writes: Iterable<Write>) => {
       for (const write of writes) write();
@@ -107,6 +110,7 @@ export class GroupCommit {
       this.applyBatch.immediate(batch.values());
     } catch (err) {
       this.stats.failedBatches++;
+      this.health?.failed(err);
       // The transaction rolled back as a whole; detached writes in it are lost.
       this.logger.warn({ err, writes: batch.size }, "a group commit failed and was rolled back");
       for (const waiter of waiters) waiter.reject(err);
@@ -130,9 +134,11 @@ export class GroupCommit {
       .then(
         () => {
           this.stats.syncs++;
+          this.health?.succeeded();
           for (const waiter of covered) waiter.resolve();
         },
         (err: unknown) => {
+          this.health?.failed(err);
           // The writes are committed but may not survive a power cut: their callers must
           // not be told they are durable.
           this.logger.error({ err, writes: covered.length }, "fsync of the WAL failed");

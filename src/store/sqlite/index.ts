@@ -6,6 +6,7 @@ import { ensureDirectory } from "./data-directory.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import { SqliteEmbeddingStore } from "./embedding-store.js";
 import { SqliteExecutionStore } from "./execution-store.js";
+import { fileIdentity } from "./file-identity.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteIdempotencyStore } from "./idempotency-store.js";
 import { KeyChangeSignal } from "./key-change-signal.js";
@@ -19,6 +20,7 @@ import { openConnection } from "./open-database.js";
 import { isSqliteOutage } from "./outage.js";
 import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
+import { WriteHealth } from "./write-health.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
 export const DEFAULT_DATABASE_FILE = "skillport.db";
@@ -52,24 +54,46 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const logger = options.logger ?? silentLogger;
 
   const { db, limiterDb } = openConnections(filePath);
+  const openedFile = fileIdentity(filePath);
   const walSync = createWalSync(filePath);
-  const writer = new GroupCommit(db, logger, walSync.sync);
+  const health = new WriteHealth();
+  const writer = new GroupCommit(db, logger, walSync.sync, health);
   const keyChanges = new KeyChangeSignal(`${filePath}-keys`);
   const ping = db.prepare("select 1 as one").pluck();
   let closed = false;
+  /** Logged once when the probe first finds the file gone, not at every probe. */
+  let fileGone = false;
 
   return {
     keys: new SqliteKeyStore(db, writer, options.clock ?? systemClock, keyChanges),
-    executions: new SqliteExecutionStore(db, writer),
+    executions: new SqliteExecutionStore(db, writer, health),
     idempotency: new SqliteIdempotencyStore(db),
     messages: new SqliteMessageStore(db),
     memory: new SqliteMemoryStore(db),
     embeddings: new SqliteEmbeddingStore(db),
-    limiter: new SqliteLimiter(limiterDb),
+    limiter: new SqliteLimiter(limiterDb, health),
     usage: new SqliteUsageStore(db),
     learnedQueries: new SqliteLearnedQueryStore(db),
     groupCommitStats: writer.stats,
+    /**
+     * Not ready while the file at the path is not the one opened (deleted or replaced:
+     * what is written now would be lost, or break the new file at the next start) or while
+     * writes fail (see `WriteHealth`); `select 1` alone answers from the open connection
+     * either way.
+     */
     async ping() {
+      if (fileIdentity(filePath) !== openedFile) {
+        if (!fileGone) {
+          logger.error(
+            { path: filePath },
+            "the database file was deleted or replaced while open (this process still writes to the old one): not ready",
+          );
+        }
+        fileGone = true;
+        return false;
+      }
+      fileGone = false;
+      if (!health.ok) return false;
       try {
         return ping.get() === 1;
       } catch {

@@ -1,5 +1,6 @@
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow, WindowState } from "../../core/ports.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
+import type { WriteHealth } from "./write-health.js";
 
 /** Counter rows are kept this long after their window ended (for usage views), then pruned. */
 const KEEP_ENDED_WINDOWS_SECONDS = 86_400;
@@ -35,7 +36,11 @@ export class SqliteLimiter implements Limiter {
   >;
   private lastPruneMs = Number.NEGATIVE_INFINITY;
 
-  constructor(db: Database.Database) {
+  /** @param health told how each grant and give-back went (for readiness); none in memory. */
+  constructor(
+    db: Database.Database,
+    private readonly health?: WriteHealth,
+  ) {
     this.read = db.prepare(
       "select count from limit_counters where bucket = ? and window_seconds = ? and window_start = ?",
     );
@@ -79,13 +84,17 @@ export class SqliteLimiter implements Limiter {
    * counts in no window).
    */
   async acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {
-    const grant = this.acquireTransaction.immediate(bucket, windows, wanted, nowMs);
+    const grant = this.tracked(() => this.acquireTransaction.immediate(bucket, windows, wanted, nowMs));
     this.pruneNowAndThen(nowMs);
     return grant;
   }
 
   async release(bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
-    if (count > 0) this.releaseTransaction.immediate(bucket, windows, count, grantedAtMs);
+    if (count > 0) this.tracked(() => this.releaseTransaction.immediate(bucket, windows, count, grantedAtMs));
+  }
+
+  private tracked<T>(write: () => T): T {
+    return this.health ? this.health.track(write) : write();
   }
 
   private grant(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): LimitGrant {

@@ -1,0 +1,61 @@
+import { copyFileSync, renameSync, rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { bodyOf, eventually, startServer, type TestServer } from "./harness.js";
+
+// Audit 18, finding 1: a database file deleted or replaced while the server runs left
+// `/readyz` at 200 "store": "ok", while everything written from then on went to the old,
+// unlinked file (lost at the next start) or, after a replace, broke the new file. The
+// probe now tells a load balancer (and an operator: an error line) that this replica
+// cannot serve.
+
+interface Readiness {
+  status: string;
+  store: string;
+}
+
+describe("contract: readiness when the database file goes away", { timeout: 60_000 }, () => {
+  const servers: TestServer[] = [];
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const server of servers.reverse()) await server.stop();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  const start = async () => {
+    const server = await startServer();
+    servers.push(server);
+    const ready = await server.request("GET", "/readyz");
+    expect(ready.status, ready.text).toBe(200);
+    expect(bodyOf<Readiness>(ready).store).toBe("ok");
+    return server;
+  };
+
+  it("answers /readyz 503 store down once the database file is deleted", async () => {
+    const server = await start();
+    for (const suffix of ["", "-wal", "-shm"]) {
+      rmSync(join(server.dataDir, `skillport.db${suffix}`), { force: true });
+    }
+    const ready = await server.request("GET", "/readyz");
+    expect(ready.status, ready.text).toBe(503);
+    expect(bodyOf<Readiness>(ready)).toMatchObject({ status: "unavailable", store: "down" });
+    // Logged once, as an error (the line reaches the test a moment after the answer).
+    await eventually(async () =>
+      server.logs().includes("the database file was deleted or replaced while open") ? true : undefined,
+    );
+  });
+
+  it("answers /readyz 503 store down once another file replaces the database file", async () => {
+    const server = await start();
+    // Another database (a copy of this one, as a restore from a backup would put there).
+    const elsewhere = await mkdtemp(join(tmpdir(), "skillport-replacement-"));
+    dirs.push(elsewhere);
+    copyFileSync(join(server.dataDir, "skillport.db"), join(elsewhere, "skillport.db"));
+    renameSync(join(elsewhere, "skillport.db"), join(server.dataDir, "skillport.db"));
+    const ready = await server.request("GET", "/readyz");
+    expect(ready.status, ready.text).toBe(503);
+    expect(bodyOf<Readiness>(ready).store).toBe("down");
+  });
+});

@@ -5,13 +5,18 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
+import { Skillport } from "../../src/core/skillport.js";
 import { buildHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/logging.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
+import { openPostgresStore } from "../../src/store/postgres/index.js";
+import { openRedisLimiter } from "../../src/store/redis/index.js";
 import { Database } from "../../src/store/sqlite/driver.js";
+import { startTcpProxy } from "../contract/tcp-proxy.js";
 import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
+import { dropNamespace, scaleOutServices, uniqueNamespace } from "../support/scale-out-services.js";
 
 /**
  * The store as the core sees it, except that reading executions throws `failure.error`
@@ -66,14 +71,9 @@ describe("a store outage on every surface", () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const setUp = async () => {
-    const failure: { error?: unknown } = {};
-    const log = capturedLog();
-    const core = await makeCore([echo], { wrapStore: failingReads(failure), logger: log.logger });
-    cleanups.push(core.cleanup);
-    const { secret } = await core.createKey();
-    const server = buildHttpServer(core.skillport, {
-      logger: log.logger,
+  const serve = (skillport: Skillport, logger: ReturnType<typeof createLogger>) => {
+    const server = buildHttpServer(skillport, {
+      logger,
       maxBodyBytes: 1 << 20,
       requestTimeoutMs: 10_000,
       trustProxy: false,
@@ -90,6 +90,16 @@ describe("a store outage on every surface", () => {
       },
     });
     cleanups.push(() => server.close());
+    return server;
+  };
+
+  const setUp = async () => {
+    const failure: { error?: unknown } = {};
+    const log = capturedLog();
+    const core = await makeCore([echo], { wrapStore: failingReads(failure), logger: log.logger });
+    cleanups.push(core.cleanup);
+    const { secret } = await core.createKey();
+    const server = serve(core.skillport, log.logger);
     const listExecutions = () =>
       server.app.inject({
         method: "GET",
@@ -156,5 +166,46 @@ describe("a store outage on every surface", () => {
     })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(result._meta?.["skillport/error"]).toMatchObject({ code: "service_unavailable", retry_after: 5 });
+  });
+
+  const services = scaleOutServices();
+  it.skipIf(!services)("answers REST 503 service_unavailable while PostgreSQL is out of reach", async () => {
+    if (!services) return;
+    // PostgreSQL behind a proxy: closing it cuts every connection and refuses new ones.
+    const target = new URL(services.databaseUrl);
+    const proxy = await startTcpProxy(`http://${target.host}`);
+    cleanups.push(() => proxy.close());
+    const proxied = new URL(services.databaseUrl);
+    proxied.port = new URL(proxy.baseUrl).port;
+    const namespace = uniqueNamespace();
+    cleanups.push(() => dropNamespace(services, namespace));
+    const limiter = await openRedisLimiter({ redisUrl: services.redisUrl, keyPrefix: namespace.keyPrefix });
+    const store = await openPostgresStore({
+      databaseUrl: proxied.toString(),
+      schema: namespace.schema,
+      limiter,
+      poolSize: 2,
+    });
+    const log = capturedLog();
+    const skillport = new Skillport({ store, skills: [echo], logger: log.logger });
+    cleanups.push(() => skillport.close());
+    const { secret } = await skillport.keys.create({ name: "test", scope: "full-access" });
+    const server = serve(skillport, log.logger);
+    const listExecutions = () =>
+      server.app.inject({
+        method: "GET",
+        url: "/v1/executions",
+        headers: { authorization: `Bearer ${secret}` },
+      });
+    expect((await listExecutions()).statusCode).toBe(200);
+    await proxy.close();
+    const res = await listExecutions();
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.headers["retry-after"]).toBe("5");
+    expect((res.json() as { error: Record<string, unknown> }).error).toMatchObject({
+      code: "service_unavailable",
+      retry_after: 5,
+    });
+    expect(res.body).not.toContain("127.0.0.1");
   });
 });

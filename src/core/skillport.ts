@@ -25,6 +25,9 @@ import { UsageService } from "./usage/usage-service.js";
 /** How long after start skills warm up and the embedding model begins to load (see `start`). */
 const BACKGROUND_LOAD_DELAY_MS = 1_000;
 
+/** How often a store outage is logged at most while it lasts. */
+const OUTAGE_LOG_INTERVAL_MS = 10_000;
+
 export interface SkillportOptions {
   store: Store;
   skills: Iterable<Skill>;
@@ -178,16 +181,33 @@ export class Skillport {
    * through this, so that a store outage is `service_unavailable` (with Retry-After) on
    * each of them alike, and anything else unexpected `internal_error` (`toServiceError`).
    * Only the store knows its driver's errors, so it is the store that tells an outage. An
-   * outage is logged here as a warning, with the driver's error that only the log sees;
-   * surfaces log their `internal_error`s with the request.
+   * outage is logged here as a warning, with the driver's error that only the log sees, at
+   * most once per `OUTAGE_LOG_INTERVAL_MS` with the count answered since (an outage refuses
+   * every request: one line each would flood the log); surfaces log their
+   * `internal_error`s with the request.
    */
   readonly errorOf = (err: unknown): ServiceError => {
     const error = toServiceError(err, this.store.isOutage);
-    if (!(err instanceof ServiceError) && error.code === "service_unavailable") {
-      this.logger.warn({ err }, "the store is unavailable: answered service_unavailable");
-    }
+    if (!(err instanceof ServiceError) && error.code === "service_unavailable") this.logOutage(err);
     return error;
   };
+
+  private outageLoggedAt = Number.NEGATIVE_INFINITY;
+  private outagesNotLogged = 0;
+
+  private logOutage(err: unknown): void {
+    const now = this.clock.now();
+    if (now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) {
+      this.outagesNotLogged++;
+      return;
+    }
+    this.logger.warn(
+      { err, answered_since_last_line: this.outagesNotLogged },
+      "the store is unavailable: answered service_unavailable",
+    );
+    this.outageLoggedAt = now;
+    this.outagesNotLogged = 0;
+  }
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
   async start(): Promise<void> {

@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
 import { Skillport } from "../../src/core/skillport.js";
 import { buildHttpServer } from "../../src/http/server.js";
@@ -129,6 +130,20 @@ describe("a store outage on every surface", () => {
     );
     failure.error = undefined;
     expect((await listExecutions()).statusCode).toBe(200);
+  });
+
+  it("logs an outage once per ten seconds with the count answered since, not once per request", async () => {
+    const { core, failure, log, listExecutions } = await setUp();
+    failure.error = readOnlyError(core.dir);
+    const outageLines = () =>
+      log.lines.filter((line) => String(line.msg).startsWith("the store is unavailable"));
+    for (let i = 0; i < 4; i++) expect((await listExecutions()).statusCode).toBe(503);
+    expect(outageLines()).toHaveLength(1);
+    if (!(core.clock instanceof ManualClock)) throw new Error("makeCore's default clock is a ManualClock");
+    core.clock.advance(10_000);
+    expect((await listExecutions()).statusCode).toBe(503);
+    expect(outageLines()).toHaveLength(2);
+    expect(outageLines()[1]).toMatchObject({ answered_since_last_line: 3 });
   });
 
   it("still answers REST 500 internal_error for an error that is not an outage", async () => {

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
+import { ChangeSignal } from "./change-signal.js";
 import { ensureDirectory } from "./data-directory.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import { SqliteEmbeddingStore } from "./embedding-store.js";
@@ -9,7 +10,6 @@ import { SqliteExecutionStore } from "./execution-store.js";
 import { fileIdentity } from "./file-identity.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteIdempotencyStore } from "./idempotency-store.js";
-import { KeyChangeSignal } from "./key-change-signal.js";
 import { SqliteKeyStore } from "./key-store.js";
 import { SqliteLearnedQueryStore } from "./learned-query-store.js";
 import { SqliteLimiter } from "./limiter.js";
@@ -58,7 +58,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const walSync = createWalSync(filePath);
   const health = new WriteHealth();
   const writer = new GroupCommit(db, logger, walSync.sync, health);
-  const keyChanges = new KeyChangeSignal(`${filePath}-keys`);
+  const keyChanges = new ChangeSignal(`${filePath}-keys`);
+  const noteChanges = new ChangeSignal(`${filePath}-notes`);
   const ping = db.prepare("select 1 as one").pluck();
   let closed = false;
   /** Logged once when the probe first finds the file gone, not at every probe. */
@@ -73,7 +74,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     embeddings: new SqliteEmbeddingStore(db),
     limiter: new SqliteLimiter(limiterDb, health),
     usage: new SqliteUsageStore(db),
-    learnedQueries: new SqliteLearnedQueryStore(db),
+    learnedQueries: new SqliteLearnedQueryStore(db, noteChanges),
     groupCommitStats: writer.stats,
     /**
      * Not ready while the file at the path is not the one opened (deleted or replaced:
@@ -109,6 +110,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       } finally {
         walSync.close();
         keyChanges.close();
+        noteChanges.close();
         limiterDb.close();
         db.close();
       }

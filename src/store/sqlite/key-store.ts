@@ -3,9 +3,9 @@ import type { ApiKey } from "../../core/keys/api-key.js";
 import type { KeyStore } from "../../core/ports.js";
 import { type KeyRow, toApiKey } from "../key-row.js";
 import { MarkUsedThrottle } from "../mark-used-throttle.js";
+import type { ChangeSignal } from "./change-signal.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
-import type { KeyChangeSignal } from "./key-change-signal.js";
 
 export { MARK_USED_INTERVAL_MS } from "../mark-used-throttle.js";
 
@@ -17,7 +17,7 @@ export const KEY_CACHE_TTL_MS = 1_000;
 
 /**
  * API keys in the `api_keys` table. Keys are read on every request, so lookups by hash
- * are cached in this process; the cache is dropped whenever the `KeyChangeSignal` shows
+ * are cached in this process; the cache is dropped whenever the `ChangeSignal` shows
  * that any process changed a key, so a key revoked elsewhere is still refused on the
  * very next request (contract.md, "API keys").
  */
@@ -42,7 +42,7 @@ export class SqliteKeyStore implements KeyStore {
     db: Database.Database,
     private readonly writer: GroupCommit,
     private readonly clock: Clock,
-    private readonly changes: KeyChangeSignal,
+    private readonly changes: ChangeSignal,
   ) {
     this.markUsedThrottle = new MarkUsedThrottle(clock);
     this.insertStatement = db.prepare(

@@ -52,6 +52,24 @@ export function describeLearnedQueryContract(handle: StoreHandle): void {
       expect(await other.learnedQueries.lastDiscover("key_a")).toEqual(note());
     });
 
+    it("shows another process's next note, forget and prune on the very next read, however often it read before", async () => {
+      const other = await handle.openAnother();
+      const { learnedQueries } = handle.store;
+      // Read (and so possibly kept in memory) before each change, the way every execution reads.
+      expect(await other.learnedQueries.lastDiscover("key_a")).toBeUndefined();
+      expect(await other.learnedQueries.lastDiscover("key_a")).toBeUndefined();
+      await learnedQueries.noteDiscovers([note()]);
+      expect(await other.learnedQueries.lastDiscover("key_a")).toEqual(note());
+      await learnedQueries.noteDiscovers([note({ query: "next", at: T0 + 1 })]);
+      expect((await other.learnedQueries.lastDiscover("key_a"))?.query).toBe("next");
+      await learnedQueries.forget("alice");
+      expect(await other.learnedQueries.lastDiscover("key_a")).toBeUndefined();
+      await learnedQueries.noteDiscovers([note({ at: T0 + 2 })]);
+      expect(await other.learnedQueries.lastDiscover("key_a")).toEqual(note({ at: T0 + 2 }));
+      await learnedQueries.deleteNotesBefore(T0 + 3);
+      expect(await other.learnedQueries.lastDiscover("key_a")).toBeUndefined();
+    });
+
     it("counts a (query, skill) pair once per discover", async () => {
       const store = handle.store.learnedQueries;
       expect(await store.record(event(), CAPS)).toBe(true);

@@ -4,14 +4,16 @@ import { closeSync, constants, openSync, readSync, writeSync } from "node:fs";
 const TOKEN_BYTES = 8;
 
 /**
- * A small file whose content changes whenever any process changes a key, so that
- * processes sharing the data directory can cache keys and still refuse a revoked key on
- * the very next request (contract.md, "API keys"). Each change writes fresh random bytes
+ * A small file whose content changes whenever any process changes what it guards, so that
+ * processes sharing the data directory can cache it and still see another's change on
+ * their very next read: keys (`-keys`: a revoked key is refused on the very next request,
+ * contract.md, "API keys") and discover notes (`-notes`: an execution links to the
+ * discover answered just before it, whichever process answered). Each change writes fresh random bytes
  * over the file's start; checking is one `pread` on a descriptor held open, which is
  * cheaper than a `stat` of the path (no path lookup, no stats object) and, unlike a
  * modification time, cannot miss two changes made within one clock tick.
  */
-export class KeyChangeSignal {
+export class ChangeSignal {
   private readonly fd: number;
   private readonly seen = Buffer.alloc(TOKEN_BYTES);
   private readonly current = Buffer.alloc(TOKEN_BYTES);
@@ -35,7 +37,7 @@ export class KeyChangeSignal {
   }
 
   /**
-   * Tells every process that keys changed; call after the change is committed. A reader
+   * Tells every process that what it guards changed; call after the change is committed. A reader
    * racing the write may see a mix of old and new bytes: that still differs from what it
    * saw before, and its next read sees the new token, so no change goes unnoticed.
    */

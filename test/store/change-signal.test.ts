@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { KeyChangeSignal } from "../../src/store/sqlite/key-change-signal.js";
+import { ChangeSignal } from "../../src/store/sqlite/change-signal.js";
 import { useTempStores } from "./support/temp-store.js";
 
-describe("sqlite: key-change signal", () => {
+describe("sqlite: change signal", () => {
   const temp = useTempStores();
-  const open: KeyChangeSignal[] = [];
+  const open: ChangeSignal[] = [];
   afterEach(() => {
     for (const signal of open.splice(0)) signal.close();
   });
@@ -15,8 +15,8 @@ describe("sqlite: key-change signal", () => {
   const openPair = async (prepare?: (path: string) => void) => {
     const path = join(await temp.dataDir(), "store.db-keys");
     prepare?.(path);
-    const writer = new KeyChangeSignal(path);
-    const reader = new KeyChangeSignal(path);
+    const writer = new ChangeSignal(path);
+    const reader = new ChangeSignal(path);
     open.push(writer, reader);
     return { writer, reader };
   };

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
 import { Skillport } from "../../src/core/skillport.js";
@@ -38,6 +38,19 @@ function failingReads(failure: { error?: unknown }) {
       },
     }) as ExecutionStore;
     return { ...store, executions };
+  };
+}
+
+/** The store, except that storing a terminal record throws `failure.error` while it is set. */
+function failingOutcomeSaves(failure: { error?: unknown }) {
+  return (store: Store): Store => {
+    const { executions } = store;
+    const save: ExecutionStore["save"] = async (execution) => {
+      const ended = !["queued", "running"].includes(execution.record.status);
+      if (ended && failure.error !== undefined) throw failure.error;
+      return executions.save(execution);
+    };
+    return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
   };
 }
 
@@ -144,6 +157,40 @@ describe("a store outage on every surface", () => {
     expect((await listExecutions()).statusCode).toBe(503);
     expect(outageLines()).toHaveLength(2);
     expect(outageLines()[1]).toMatchObject({ answered_since_last_line: 3 });
+  });
+
+  it("says that a sync execution ran when the store refused its outcome, and stores the outcome once it can", async () => {
+    const failure: { error?: unknown } = {};
+    const core = await makeCore([echo], { wrapStore: failingOutcomeSaves(failure) });
+    cleanups.push(core.cleanup);
+    const { secret } = await core.createKey();
+    const server = serve(core.skillport, capturedLog().logger);
+    failure.error = readOnlyError(core.dir);
+    const res = await server.app.inject({
+      method: "POST",
+      url: "/v1/execute",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      payload: { skill_id: "test.echo", params: { text: "hi" } },
+    });
+    expect(res.statusCode).toBe(503);
+    const { error } = res.json() as { error: { code: string; message: string; retry_after: number } };
+    expect(error.code).toBe("service_unavailable");
+    const id = /The execution (exec_\w+) ran and ended completed/.exec(error.message)?.[1];
+    expect(id, error.message).toBeDefined();
+    expect(error.message).toContain("Repeating the request runs the skill again");
+    failure.error = undefined;
+    // The runner stores it again (first retry after a second); then it is there, completed.
+    await vi.waitFor(
+      async () => {
+        const record = await server.app.inject({
+          method: "GET",
+          url: `/v1/executions/${id}`,
+          headers: { authorization: `Bearer ${secret}` },
+        });
+        expect(record.json()).toMatchObject({ id, status: "completed" });
+      },
+      { timeout: 15_000, interval: 200 },
+    );
   });
 
   it("still answers REST 500 internal_error for an error that is not an outage", async () => {

@@ -1,5 +1,5 @@
 import { type Clock, isoTimestamp } from "../clock.js";
-import { ServiceError } from "../errors.js";
+import { ServiceError, STORE_OUTAGE_RETRY_AFTER_SECONDS } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
 import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
@@ -298,7 +298,12 @@ export class ExecutionRunner {
     } catch (err) {
       // The caller hears of the failure; the record is stored as soon as the store takes it.
       this.unsaved.add(done);
-      throw err;
+      if (!store.isOutage(err)) throw err;
+      this.options.logger.warn(
+        { err, execution_id: done.record.id },
+        "the store refused an execution's outcome: storing it again until it takes it",
+      );
+      throw outcomeNotStored(done, err);
     }
     events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
     return done;
@@ -429,6 +434,24 @@ export class ExecutionRunner {
       });
     }
   }
+}
+
+/**
+ * The answer to a caller whose execution ended but whose outcome the store could not take
+ * (an outage): a 503 like any outage, but one that says the skill ran. A client repeating
+ * the request without its Idempotency-Key would run it again, which "retry later" alone
+ * would invite.
+ */
+function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceError {
+  const { id, status } = execution.record;
+  return new ServiceError("service_unavailable", {
+    message:
+      `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
+      `it is recorded as soon as the store is back (GET /v1/executions/${id}). ` +
+      "Repeating the request runs the skill again unless it carries the same Idempotency-Key.",
+    retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_SECONDS,
+    cause,
+  });
 }
 
 /** How often runs are checked for a cancel another process recorded (stores without signals). */

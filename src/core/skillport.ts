@@ -4,7 +4,7 @@ import { CatalogService } from "./catalog-service.js";
 import { type Clock, isoTimestamp, systemClock } from "./clock.js";
 import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
 import { UsageLearning } from "./discovery/usage-learning.js";
-import { ServiceError, toServiceError } from "./errors.js";
+import { type ServiceError, toServiceError } from "./errors.js";
 import { ExecutionEvents } from "./execution/events.js";
 import { ExecutionQueries } from "./execution/execution-queries.js";
 import { ExecutionRunner } from "./execution/execution-runner.js";
@@ -188,7 +188,9 @@ export class Skillport {
    */
   readonly errorOf = (err: unknown): ServiceError => {
     const error = toServiceError(err, this.store.isOutage);
-    if (!(err instanceof ServiceError) && error.code === "service_unavailable") this.logOutage(err);
+    // An outage mapped here, or one the core already answered for (an execution whose
+    // outcome the store refused), keeps the driver's error as its cause.
+    if (error.code === "service_unavailable" && this.store.isOutage(error.cause)) this.logOutage(error.cause);
     return error;
   };
 

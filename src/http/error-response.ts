@@ -33,7 +33,8 @@ export type ErrorMapping = (err: unknown) => ServiceError;
  * is 503, a bug 500).
  */
 export function toHttpError(err: unknown, errorOf: ErrorMapping): ServiceError {
-  if (err instanceof ServiceError) return err;
+  // The core's errors too: `errorOf` logs those caused by a store outage.
+  if (err instanceof ServiceError) return errorOf(err);
   const fastifyError = err as Partial<FastifyError>;
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped && fastifyError.code) {

@@ -161,10 +161,11 @@ describe("a store outage on every surface", () => {
 
   it("says that a sync execution ran when the store refused its outcome, and stores the outcome once it can", async () => {
     const failure: { error?: unknown } = {};
-    const core = await makeCore([echo], { wrapStore: failingOutcomeSaves(failure) });
+    const log = capturedLog();
+    const core = await makeCore([echo], { wrapStore: failingOutcomeSaves(failure), logger: log.logger });
     cleanups.push(core.cleanup);
     const { secret } = await core.createKey();
-    const server = serve(core.skillport, capturedLog().logger);
+    const server = serve(core.skillport, log.logger);
     failure.error = readOnlyError(core.dir);
     const res = await server.app.inject({
       method: "POST",
@@ -178,6 +179,13 @@ describe("a store outage on every surface", () => {
     const id = /The execution (exec_\w+) ran and ended completed/.exec(error.message)?.[1];
     expect(id, error.message).toBeDefined();
     expect(error.message).toContain("Repeating the request runs the skill again");
+    // Logged as every outage is, with the driver's error.
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({
+        msg: "the store is unavailable: answered service_unavailable",
+        err: expect.objectContaining({ code: "SQLITE_READONLY" }),
+      }),
+    );
     failure.error = undefined;
     // The runner stores it again (first retry after a second); then it is there, completed.
     await vi.waitFor(

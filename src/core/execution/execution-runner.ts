@@ -298,12 +298,8 @@ export class ExecutionRunner {
     } catch (err) {
       // The caller hears of the failure; the record is stored as soon as the store takes it.
       this.unsaved.add(done);
-      if (!store.isOutage(err)) throw err;
-      this.options.logger.warn(
-        { err, execution_id: done.record.id },
-        "the store refused an execution's outcome: storing it again until it takes it",
-      );
-      throw outcomeNotStored(done, err);
+      // Logged where every outage is, once the surface maps it (`Skillport.errorOf`).
+      throw store.isOutage(err) ? outcomeNotStored(done, err) : err;
     }
     events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
     return done;
@@ -391,16 +387,16 @@ export class ExecutionRunner {
 
   /** Queued orphans run here; running ones were cut off mid-run and end `execution_interrupted`. */
   private async recoverOrphans(): Promise<void> {
-    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) => {
-      const nowMs = this.options.clock.now();
-      const judge = {
-        id: this.runnerId,
-        host: processHost(),
-        pid: process.pid,
-        watchingSinceMs: this.watchingSinceMs ?? nowMs,
-      };
-      return isRunnerGone(runner, judge, nowMs, this.heartbeatMs * 6);
-    });
+    const nowMs = this.options.clock.now();
+    const judge = {
+      id: this.runnerId,
+      host: processHost(),
+      pid: process.pid,
+      watchingSinceMs: this.watchingSinceMs ?? nowMs,
+    };
+    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
+      isRunnerGone(runner, judge, this.options.clock.now(), this.heartbeatMs * 6),
+    );
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {

@@ -1,3 +1,4 @@
+import { withinDeadline } from "../answer-deadline.js";
 import type { Clock } from "../clock.js";
 import { CoalescedRuns } from "../coalesced-runs.js";
 import type { Logger } from "../logger.js";
@@ -122,7 +123,8 @@ export class UsageLearning {
       query: normalizeQuery(query),
       at: this.clock.now(),
     });
-    return settledWithin(this.noteWrites.run(), this.noteWaitMs);
+    // The write goes on past the wait; a failed one was logged by `writeNotes`.
+    return withinDeadline(this.noteWrites.run(), this.noteWaitMs, "a discover note's write").catch(() => {});
   }
 
   /**
@@ -320,17 +322,4 @@ function setAsNewest<V>(map: Map<string, V>, key: string, value: V): void {
     const oldest = map.keys().next().value;
     if (oldest !== undefined) map.delete(oldest);
   }
-}
-
-/** Resolves when `work` settles or `ms` have passed, whichever comes first; never rejects. */
-function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    work.then(done, done);
-  });
 }

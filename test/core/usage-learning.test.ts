@@ -249,13 +249,20 @@ describe("learning from use", () => {
     clock.advance(1000);
     const early = learning.noteExecution(alice, "text.count");
     expect(reads).toHaveBeenCalledTimes(1);
+    // The read has read the store (a turn after it was asked) and its answer is on its way.
+    await vi.waitFor(() => expect(releases).toHaveLength(1));
     // A later discover, answered while that read is under way, then a burst of executions.
     await discover(first, alice, QUERY);
     const burst = Array.from({ length: 5 }, () => learning.noteExecution(alice, TARGET));
     expect(reads).toHaveBeenCalledTimes(1);
-    releases.shift()?.();
+    // Releases the read under way once it has read (the store reads a turn after it is asked).
+    const releaseRead = async () => {
+      await vi.waitFor(() => expect(releases).toHaveLength(1));
+      releases.shift()?.();
+    };
+    await releaseRead();
     await vi.waitFor(() => expect(reads).toHaveBeenCalledTimes(2));
-    releases.shift()?.();
+    await releaseRead();
     await Promise.all([early, ...burst]);
 
     expect(reads).toHaveBeenCalledTimes(2);

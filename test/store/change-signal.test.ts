@@ -23,23 +23,35 @@ describe("sqlite: change signal", () => {
 
   it("holds its version until another holder announces, then changes it once", async () => {
     const pair = await openPair();
-    const first = pair.reader.version();
-    expect(pair.reader.version()).toBe(first);
+    const first = await pair.reader.version();
+    expect(await pair.reader.version()).toBe(first);
     pair.writer.announce();
-    const second = pair.reader.version();
+    const second = await pair.reader.version();
     expect(second).not.toBe(first);
-    expect(pair.reader.version()).toBe(second);
+    expect(await pair.reader.version()).toBe(second);
   });
 
   it("sees every one of many changes made back to back (no clock-tick blind spot)", async () => {
     const pair = await openPair();
-    let last = pair.reader.version();
+    let last = await pair.reader.version();
     for (let i = 0; i < 1_000; i++) {
       pair.writer.announce();
-      const now = pair.reader.version();
+      const now = await pair.reader.version();
       expect(now).not.toBe(last);
       last = now;
     }
+  });
+
+  it("shares one read among the calls of a turn, made after the last of them", async () => {
+    const pair = await openPair();
+    const before = await pair.reader.version();
+    // A call before the change and one after it, in one turn: both must see it, since the
+    // second request arrived after the change (a revoked key is refused on the very next one).
+    const early = pair.reader.version();
+    pair.writer.announce();
+    const late = pair.reader.version();
+    expect(late).toBe(early);
+    expect(await late).not.toBe(before);
   });
 
   it.each([
@@ -48,8 +60,8 @@ describe("sqlite: change signal", () => {
     ["left by an older build", "12345678"],
   ])("works on an existing file that is %s", async (_case, content) => {
     const pair = await openPair((path) => writeFileSync(path, content));
-    const before = pair.reader.version();
+    const before = await pair.reader.version();
     pair.writer.announce();
-    expect(pair.reader.version()).not.toBe(before);
+    expect(await pair.reader.version()).not.toBe(before);
   });
 });

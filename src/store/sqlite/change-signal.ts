@@ -18,22 +18,34 @@ export class ChangeSignal {
   private readonly seen = Buffer.alloc(TOKEN_BYTES);
   private readonly current = Buffer.alloc(TOKEN_BYTES);
   private generation = 0;
+  /** The read that every `version()` call since the last one started will share. */
+  private nextRead: Promise<number> | undefined;
 
   constructor(path: string) {
     // Read-write, created if missing, never truncated: another process may hold it open.
     this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
   }
 
-  /** A number that changes after every `announce`, by any process (this runs on every request). */
-  version(): number {
-    const read = readSync(this.fd, this.current, 0, TOKEN_BYTES, 0);
-    // A file shorter than a token (new, or left by an older build) reads as zeros past its end.
-    this.current.fill(0, read);
-    if (!this.current.equals(this.seen)) {
-      this.current.copy(this.seen);
-      this.generation++;
-    }
-    return this.generation;
+  /**
+   * A number that changes after every `announce`, by any process, read after this call
+   * (this runs on every request). Calls made in one turn of the event loop share one
+   * read, made once the turn's I/O callbacks have run: a system call is costly on a
+   * virtual machine, and a busy server admits many requests per turn. Sharing a read that
+   * starts after the call keeps the promise: a change announced before a request arrived
+   * is seen by that request.
+   */
+  version(): Promise<number> {
+    this.nextRead ??= new Promise((resolve, reject) => {
+      setImmediate(() => {
+        this.nextRead = undefined;
+        try {
+          resolve(this.readNow());
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return this.nextRead;
   }
 
   /**
@@ -47,5 +59,16 @@ export class ChangeSignal {
 
   close(): void {
     closeSync(this.fd);
+  }
+
+  private readNow(): number {
+    const read = readSync(this.fd, this.current, 0, TOKEN_BYTES, 0);
+    // A file shorter than a token (new, or left by an older build) reads as zeros past its end.
+    this.current.fill(0, read);
+    if (!this.current.equals(this.seen)) {
+      this.current.copy(this.seen);
+      this.generation++;
+    }
+    return this.generation;
   }
 }

@@ -97,7 +97,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async findByHash(hash: string): Promise<ApiKey | undefined> {
-    const version = this.changes.version();
+    const version = await this.changes.version();
     if (version !== this.cacheVersion) {
       this.cache.clear();
       this.cacheVersion = version;

@@ -116,7 +116,7 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
   async lastDiscover(keyId: string): Promise<DiscoverNote | undefined> {
     // The version is read before the row: a note committed after this read announces a
     // change that the next call sees, so no cached note outlives a newer one.
-    const version = this.noteChanges.version();
+    const version = await this.noteChanges.version();
     if (version !== this.cachedVersion || this.cachedNotes.size >= MAX_CACHED_NOTES) {
       this.cachedNotes.clear();
       this.cachedVersion = version;

@@ -15,6 +15,8 @@ export interface ClientConfig {
   /** The base URL's path, prepended to every request path ("" at the root). */
   pathPrefix: string;
   maxRetries: number;
+  /** `SkillportOptions.retryRefusals`: false retries only calls whose answer may have been lost. */
+  retryRefusals: boolean;
   timeoutMs: number;
   dispatcher: Dispatcher;
   /** The client made the dispatcher, so `close()` closes it; a caller's stays open. */
@@ -48,6 +50,8 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!Number.isInteger(maxRetries) || maxRetries < 0)
     throw new RangeError("maxRetries must be an integer ≥ 0");
+  const retryRefusals = options.retryRefusals ?? true;
+  if (typeof retryRefusals !== "boolean") throw new TypeError("retryRefusals must be true or false");
   // Node's timers (undici's too) take at most 2^31 - 1 ms; Infinity passed here failed every call.
   if (!(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
     throw new RangeError(`timeoutMs must be > 0 and at most ${MAX_TIMER_MS} (about 24 days)`);
@@ -57,6 +61,7 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
     origin: baseUrl.origin,
     pathPrefix: baseUrl.pathname.replace(/\/+$/, ""),
     maxRetries,
+    retryRefusals,
     timeoutMs,
     // One keep-alive pool per origin (undici's Agent), reused by every call of this client.
     dispatcher: options.dispatcher ?? new Agent(),

@@ -63,6 +63,8 @@ export interface FailedAttempt {
   retry: number;
   /** Retries the call may still make under `maxRetries`. */
   retriesLeft: number;
+  /** False: a refusal (429, 503) is the caller's answer; only a lost answer is retried. */
+  retryRefusals: boolean;
   /**
    * True when an earlier attempt of this same call (same Idempotency-Key) may have reached
    * the service and still be running there (`mayHaveReachedService`).
@@ -96,6 +98,7 @@ export function decideRetry(attempt: FailedAttempt): RetryDecision | undefined {
   const retryable =
     error.code === "connection_error" || (error.status !== undefined && RETRYABLE_STATUSES.has(error.status));
   if (!retryable) return undefined;
+  if (!attempt.retryRefusals && !mayHaveReachedService(error)) return undefined;
   const serverWaitMs =
     retryAfterHeaderMs(attempt.retryAfterHeader, attempt.nowMs) ??
     (error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000);

@@ -91,7 +91,7 @@ export class Transport {
     streaming: boolean,
     read: (response: Dispatcher.ResponseData) => Promise<T>,
   ): Promise<T> {
-    const { maxRetries, timeoutMs, onRetry } = this.config;
+    const { maxRetries, retryRefusals, timeoutMs, onRetry } = this.config;
     const startedMs = Date.now();
     let retriesLeft = maxRetries;
     // Set once an attempt failed in a way that may have reached the service, so a later
@@ -106,6 +106,7 @@ export class Transport {
         retryAfterHeader: outcome.retryAfterHeader,
         retry,
         retriesLeft,
+        retryRefusals,
         ownAttemptMayBeRunning:
           earlierAttemptMayHaveLanded && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
         nowMs: Date.now(),

@@ -85,6 +85,14 @@ export interface SkillportOptions {
   /** Retries per call on 429, 502, 503, 504 and connection errors; default 3. */
   maxRetries?: number;
   /**
+   * Whether to retry what the service refused for now (429, 503); default true. With
+   * false, those are thrown at once (`retryAfterSeconds` tells when to try again), for a
+   * caller that decides itself, e.g. an agent; a call whose answer may have been lost on
+   * the way (a connection error, a proxy's 502 or 504) is still retried, `execute` with
+   * the same Idempotency-Key, so that its run is answered and never made twice.
+   */
+  retryRefusals?: boolean;
+  /**
    * How long one attempt may take, in milliseconds, on top of the time the call itself
    * asks the server to spend (a synchronous execution's `timeout_ms`, a long poll's
    * wait); default 60000. An attempt that runs out rejects with code `timeout`.

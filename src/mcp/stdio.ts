@@ -77,9 +77,11 @@ export async function openRemote(baseUrl: string, secret: string): Promise<Opene
     import("../client/index.js"),
     import("./remote-backend.js"),
   ]);
-  // No retries: a refusal (429 above all) is the tool call's answer, at once, as in
-  // embedded mode; the assistant decides whether to call again.
-  const client = new SkillportClient({ apiKey: secret, baseUrl, maxRetries: 0 });
+  // A refusal (429 above all) is the tool call's answer, at once, as in embedded mode; the
+  // assistant decides whether to call again. A lost answer is retried: the run it may
+  // have started is then answered by its record, instead of a failure that an assistant
+  // calling again would turn into a second run.
+  const client = new SkillportClient({ apiKey: secret, baseUrl, retryRefusals: false });
   try {
     // The executions run in the skillport behind, which outlives this bridge.
     return {

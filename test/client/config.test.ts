@@ -136,4 +136,10 @@ describe("client configuration", () => {
     expect(() => new Skillport({ apiKey: key.secret, maxRetries: 1.5 })).toThrow(RangeError);
     expect(new Skillport({ apiKey: key.secret, timeoutMs: 2 ** 31 - 1 })).toBeInstanceOf(Skillport);
   });
+
+  it('refuses a retryRefusals that is not true or false (the string "false" would have meant true)', () => {
+    const retryRefusals = "false" as unknown as boolean;
+    expect(() => new Skillport({ apiKey: key.secret, retryRefusals })).toThrow(TypeError);
+    expect(new Skillport({ apiKey: key.secret, retryRefusals: false })).toBeInstanceOf(Skillport);
+  });
 });

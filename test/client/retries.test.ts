@@ -219,6 +219,47 @@ describe("client retries against the real server", () => {
     });
   });
 
+  it("with retryRefusals: false, throws a 429 or 503 at once, and still retries a lost answer (the run made once)", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner: "refusals-answered" });
+    const refusal = (status: number, code: string) =>
+      rawJsonResponse(
+        status,
+        { "retry-after": "1" },
+        { error: { code, message: "Not now.", retry_after: 1 } },
+      );
+    const plans = [
+      { respond: refusal(429, "rate_limit_exceeded") },
+      { respond: refusal(503, "service_unavailable") },
+      "cut-after-request" as const,
+    ];
+    proxy = await startTcpProxy(server.baseUrl, (index) => plans[index] ?? "forward");
+    const retries: RetryEvent[] = [];
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
+      retryRefusals: false,
+      onRetry: (event) => retries.push(event),
+    });
+    const send = () =>
+      behindProxy?.execute({ skill_id: "message.send", params: { channel: "refusals", text: "once" } });
+    const limited = await rejectionOf(send() as Promise<unknown>);
+    expect([limited.status, limited.code, limited.retryAfterSeconds]).toEqual([
+      429,
+      "rate_limit_exceeded",
+      1,
+    ]);
+    const unavailable = await rejectionOf(send() as Promise<unknown>);
+    expect([unavailable.status, unavailable.code]).toEqual([503, "service_unavailable"]);
+    expect(retries).toEqual([]);
+
+    const record = await send();
+    expect(record).toMatchObject({ status: "completed", success: true });
+    expect(retries.map((retry) => retry.error.code)).toEqual(["connection_error"]);
+    const executions = await executionsOf(server, key.secret, "message.send");
+    expect(executions.map((execution) => execution.id)).toEqual([record?.id]);
+  });
+
   it("retries a connection that drops every time maxRetries times, then throws connection_error", async () => {
     const server = suiteServer();
     const key = await server.createRoomyKey({ scope: "read-only" });

@@ -10,13 +10,17 @@ import { connect, createServer, type Socket } from "node:net";
  *   and closes the connection (the target never sees it);
  * - `{ relayThenRespond }`: relays the first request to the target, then answers it
  *   itself with this raw response, as a gateway that gave up on the target does (the
- *   target handles the request; its answer is thrown away).
+ *   target handles the request; its answer is thrown away);
+ * - `{ cutAfter }`: relays requests one at a time (a keep-alive connection carries
+ *   several) until one whose head `cutAfter` picks, then closes the client's side without
+ *   its answer, as `cut-after-request` does.
  */
 export type ConnectionPlan =
   | "forward"
   | "cut-after-request"
   | { respond: string }
-  | { relayThenRespond: string };
+  | { relayThenRespond: string }
+  | { cutAfter: (requestHead: string) => boolean };
 
 export interface TcpProxy {
   /** `http://127.0.0.1:PORT`, to use as a client's base URL. */
@@ -66,6 +70,11 @@ export async function startTcpProxy(
       upstream.pipe(client);
       return;
     }
+    if (typeof decided === "object" && "cutAfter" in decided) {
+      upstream.pipe(client);
+      relayRequestsUntil(client, upstream, decided.cutAfter);
+      return;
+    }
     relayOneRequestThen(client, upstream, () =>
       typeof decided === "object" ? client.end(decided.relayThenRespond) : client.destroy(),
     );
@@ -89,18 +98,47 @@ export async function startTcpProxy(
   };
 }
 
+/** The head of the first request in `received` and where it ends, once it has all arrived (its `Content-Length` body too). */
+function firstRequest(received: Buffer): { head: string; end: number } | undefined {
+  const headEnd = received.indexOf("\r\n\r\n");
+  if (headEnd < 0) return undefined;
+  const head = received.subarray(0, headEnd).toString("latin1");
+  const end = headEnd + 4 + Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+  return received.length < end ? undefined : { head, end };
+}
+
 /** Waits for a whole request (head and `Content-Length` body) to arrive; resolves with its bytes. */
 function onWholeRequest(client: Socket, then: (request: Buffer) => void): void {
   let received = Buffer.alloc(0);
   const onData = (chunk: Buffer) => {
     received = Buffer.concat([received, chunk]);
-    const headEnd = received.indexOf("\r\n\r\n");
-    if (headEnd < 0) return;
-    const head = received.subarray(0, headEnd).toString("latin1");
-    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-    if (received.length < headEnd + 4 + length) return;
+    if (!firstRequest(received)) return;
     client.off("data", onData);
     then(received);
+  };
+  client.on("data", onData);
+}
+
+/**
+ * Relays the client's requests one by one until one whose head `picked` chooses: once that
+ * one is handed to the server's socket, the client's side is closed.
+ */
+function relayRequestsUntil(client: Socket, upstream: Socket, picked: (head: string) => boolean): void {
+  let received = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    for (let next = firstRequest(received); next; next = firstRequest(received)) {
+      const { head, end } = next;
+      const request = received.subarray(0, end);
+      received = received.subarray(end);
+      if (picked(head)) {
+        client.off("data", onData);
+        upstream.unpipe(client);
+        upstream.write(request, () => client.destroy());
+        return;
+      }
+      upstream.write(request);
+    }
   };
   client.on("data", onData);
 }

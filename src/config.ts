@@ -43,8 +43,10 @@ const Env = z.object({
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
   SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
   SKILLPORT_DISCOVERY_LEARN_WINDOW_SECONDS: int(0, 86_400).default(300),
-  // Long enough that guessing it is hopeless even without the failed-sign-in limit.
-  SKILLPORT_ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").max(512).optional(),
+  // Long enough that guessing it is hopeless even without the failed-sign-in limit. Trimmed
+  // as the sign-in form trims what is pasted: a secret file's final newline (a Kubernetes
+  // secret made --from-file) made a token nobody could sign in with.
+  SKILLPORT_ADMIN_TOKEN: z.string().trim().min(16, "must be at least 16 characters").max(512).optional(),
   SKILLPORT_WORKER_THREADS: int(1, 256).default(Math.min(4, Math.max(2, availableParallelism()))),
   SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
   SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(256),

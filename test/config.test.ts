@@ -28,6 +28,13 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ SKILLPORT_PORT: "65536" })).toThrow(/SKILLPORT_PORT/);
   });
 
+  it("trims the admin token as the sign-in form trims what is pasted, and refuses one of blanks", () => {
+    const token = "0123456789abcdef0123";
+    expect(loadConfig({ SKILLPORT_ADMIN_TOKEN: `${token}\n` }).adminToken).toBe(token);
+    expect(loadConfig({ SKILLPORT_ADMIN_TOKEN: ` ${token} ` }).adminToken).toBe(token);
+    expect(() => loadConfig({ SKILLPORT_ADMIN_TOKEN: " ".repeat(20) })).toThrow(/SKILLPORT_ADMIN_TOKEN/);
+  });
+
   it("says the bounds of a number out of range, not that it is no number", () => {
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).toThrow(/SKILLPORT_PORT: .*<=\s*65535/);
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).not.toThrow(/whole number/);

@@ -16,6 +16,11 @@ export async function runMcp(args: string[]): Promise<number> {
     args,
     options: { "data-dir": { type: "string" }, remote: { type: "string" } },
   });
+  if (values.remote !== undefined && values["data-dir"] !== undefined) {
+    // The bridge opens no store: a data dir given with it would be silently ignored.
+    console.error("skillport mcp: give --data-dir or --remote, not both (--remote runs nothing here).");
+    return 2;
+  }
   const secret = process.env.SKILLPORT_API_KEY?.trim();
   if (!secret) {
     console.error(`skillport mcp: SKILLPORT_API_KEY is not set. ${CREATE_KEY_HINT}`);

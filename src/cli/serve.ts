@@ -19,7 +19,6 @@ export async function runServe(args: string[]): Promise<number> {
   });
   const logger = createLogger(config.logLevel);
   const skillport = await createSkillport(config, logger);
-  await skillport.start();
   const server = buildHttpServer(skillport, {
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -28,17 +27,19 @@ export async function runServe(args: string[]): Promise<number> {
     version: packageVersion(),
     mcp: { ...config.mcp, bindHost: config.host },
   });
-  const address = await server.app.listen({ port: config.port, host: config.host });
-  logger.info(
-    {
-      address,
-      store: config.databaseUrl ? "postgresql" : "sqlite",
-      limits: config.redisUrl ? "redis" : "store",
-      ...(config.databaseUrl ? {} : { data_dir: config.dataDir }),
-      skills: skillport.registry.size,
-    },
-    "skillport is listening",
-  );
+  let address: string;
+  try {
+    // Bound before the core starts: a server that cannot listen (the port taken by another
+    // `serve` on this data dir, a supervisor's restart loop) must not have taken over the
+    // store's queued executions, to run them with nothing to answer or stop it.
+    address = await server.app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    logger.fatal({ err, host: config.host, port: config.port }, "cannot listen");
+    await server.close();
+    await skillport.close();
+    logger.flush();
+    return 1;
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -62,5 +63,18 @@ export async function runServe(args: string[]): Promise<number> {
       });
     });
   }
+
+  await skillport.start();
+  server.open();
+  logger.info(
+    {
+      address,
+      store: config.databaseUrl ? "postgresql" : "sqlite",
+      limits: config.redisUrl ? "redis" : "store",
+      ...(config.databaseUrl ? {} : { data_dir: config.dataDir }),
+      skills: skillport.registry.size,
+    },
+    "skillport is listening",
+  );
   return 0;
 }

@@ -34,6 +34,11 @@ export interface HttpServerOptions {
 export interface HttpServer {
   app: FastifyInstance;
   /**
+   * Starts answering requests. Until then (the port is bound first, so that a server that
+   * cannot listen has started nothing) every request is answered 503 with `Retry-After`.
+   */
+  open(): void;
+  /**
    * Stops accepting requests (new ones get 503) and closes. Long polls, event streams and
    * `/mcp` tool calls go on until `executionsEnded` settles (the executions this process runs have ended,
    * finished or interrupted: theirs then end with the terminal status, as the contract
@@ -77,6 +82,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     },
   });
   const shutdown = new AbortController();
+  let opened = false;
   let closing = false;
 
   // Every method Node reads can reach a known path (TRACE, SEARCH, QUERY…), and must be
@@ -93,13 +99,13 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   // awaited, since each async hook costs a promise and a microtask turn.
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
-    if (closing) {
+    if (closing || !opened) {
       return sendError(
         request,
         reply,
         new ServiceError("service_unavailable", {
-          message: "The service is shutting down.",
-          retryAfterSeconds: 5,
+          message: closing ? "The service is shutting down." : "The service is starting.",
+          retryAfterSeconds: closing ? 5 : 1,
         }),
         skillport.errorOf,
       );
@@ -191,6 +197,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
 
   return {
     app,
+    open() {
+      opened = true;
+    },
     async close(executionsEnded) {
       closing = true;
       const ended = Promise.resolve(executionsEnded).catch(() => {});

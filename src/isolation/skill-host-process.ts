@@ -199,10 +199,15 @@ export class SkillHostProcess {
     if (this.closed && this.runs.size === 0) return;
     const lost = [...this.runs.values()];
     this.runs.clear();
-    this.options.logger.error(
-      { code, signal, runs: lost.length },
-      "the skill host process stopped; its runs failed, the next run starts a new one",
-    );
+    // Closed by a shutdown whose deadline passed: its runs end interrupted, as intended.
+    if (this.closed) {
+      this.options.logger.info({ runs: lost.length }, "the skill host process stopped with the service");
+    } else {
+      this.options.logger.error(
+        { code, signal, runs: lost.length },
+        "the skill host process stopped; its runs failed, the next run starts a new one",
+      );
+    }
     for (const run of lost) {
       run.reject(
         Object.assign(new Error(`The skill host process stopped (${signal ?? `exit code ${code}`}).`), {

@@ -1,7 +1,10 @@
 import { Agent, request as httpRequest } from "node:http";
+import { createServer as createTcpServer } from "node:net";
+import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Database } from "../../src/store/sqlite/driver.js";
 import {
   type ApiResponse,
   apiRequest,
@@ -13,6 +16,7 @@ import {
   expectError,
   type Json,
   parseRateLimitField,
+  runCli,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -261,6 +265,58 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
         await second.stop();
       }
     } finally {
+      await first.stop();
+    }
+  });
+
+  it("a server that cannot listen exits 1 at once, says why in a log line, and has taken over none of the queued executions", async () => {
+    const first = await startServer({
+      env: { SKILLPORT_ASYNC_CONCURRENCY: "1", SKILLPORT_SHUTDOWN_TIMEOUT_MS: "0" },
+    });
+    const held = createTcpServer();
+    try {
+      // One run, then two queued behind it; a shutdown interrupts the run and leaves the queue.
+      const key = await first.createRoomyKey({ name: "queued" });
+      for (let i = 0; i < 3; i++) {
+        const res = await first.request("POST", "/v1/execute", {
+          key: key.secret,
+          json: { skill_id: "util.wait", params: { ms: 60_000 }, async: true },
+        });
+        expect(res.status).toBe(202);
+      }
+      await untilRunning(first, key);
+      first.child.kill("SIGTERM");
+      expect(await first.exited).toBe(0);
+      const statuses = () => {
+        const db = new Database(join(first.dataDir, "skillport.db"), { readonly: true });
+        try {
+          return db.prepare("select status from executions order by status").pluck().all();
+        } finally {
+          db.close();
+        }
+      };
+      expect(statuses()).toEqual(["failed", "queued", "queued"]);
+
+      await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+      const { port } = held.address() as { port: number };
+      const started = Date.now();
+      const failed = await runCli(["serve"], {
+        SKILLPORT_DATA_DIR: first.dataDir,
+        SKILLPORT_HOST: "127.0.0.1",
+        SKILLPORT_PORT: String(port),
+        SKILLPORT_DISCOVERY_MODE: "lexical",
+      });
+      expect(failed.code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const fatal = failed.stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .find((entry) => entry.msg === "cannot listen");
+      expect(fatal?.level, failed.stdout + failed.stderr).toBe(60);
+      expect(statuses()).toEqual(["failed", "queued", "queued"]);
+    } finally {
+      held.close();
       await first.stop();
     }
   });

@@ -18,6 +18,7 @@ import { startTcpProxy } from "../contract/tcp-proxy.js";
 import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
 import { dropNamespace, scaleOutServices, uniqueNamespace } from "../support/scale-out-services.js";
+import { testHttpServerOptions } from "./http-server-options.js";
 
 /**
  * The store as the core sees it, except that reading executions throws `failure.error`
@@ -86,24 +87,9 @@ describe("a store outage on every surface", () => {
   });
 
   const serve = (skillport: Skillport, logger: ReturnType<typeof createLogger>) => {
-    const server = buildHttpServer(skillport, {
-      logger,
-      maxBodyBytes: 1 << 20,
-      requestTimeoutMs: 10_000,
-      trustProxy: false,
-      version: "test",
-      announceSignInLink: () => {},
-      mcp: {
-        maxTools: 40,
-        tags: [],
-        idleMs: 60_000,
-        maxSessions: 10,
-        bindHost: "127.0.0.1",
-        allowedHosts: [],
-        allowedOrigins: [],
-      },
-    });
+    const server = buildHttpServer(skillport, testHttpServerOptions(logger));
     cleanups.push(() => server.close());
+    server.open();
     return server;
   };
 

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -388,5 +388,46 @@ describe("the worker pool when its skill host stops answering", { timeout: 60_00
       done: true,
     });
     expect(skillHostPids()).not.toContain(frozen);
+  });
+});
+
+describe("the worker pool at shutdown", { timeout: 60_000 }, () => {
+  it("a shutdown whose deadline interrupts a run in the skill host logs no error: the run ends interrupted, as intended", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = capturingLogger(lines);
+    const executor = new WorkerPoolExecutor({
+      hostUrl: HOST_URL,
+      workerUrl: WORKER_URL,
+      skillModules: [FIXTURES_URL],
+      skills: fixtureSkills as unknown as Skill[],
+      threads: 1,
+      memoryMb: MEMORY_MB,
+      maxQueue: 10,
+      logger,
+      abortGraceMs: 60_000,
+    });
+    const core = await makeCore(fixtureSkills as unknown as Skill[], {
+      clock: systemClock,
+      executor,
+      logger,
+    });
+    try {
+      const key = await core.keyFor();
+      const { record } = await core.run(key, "fixture.spin", {}, { async: true });
+      const status = async () => (await core.skillport.store.executions.get(record.id))?.record.status;
+      for (let i = 0; i < 200 && (await status()) !== "running"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(await status()).toBe("running");
+      expect(executor.load.threads).toBe(1);
+      // The deadline passes at once; the spinning run is still in the host when it closes.
+      await core.skillport.stop(0);
+      const ended = await core.skillport.store.executions.get(record.id);
+      await core.skillport.close();
+      expect(ended?.record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+      expect(lines.filter((line) => line.level === "error")).toEqual([]);
+    } finally {
+      await rm(core.dir, { recursive: true, force: true });
+    }
   });
 });

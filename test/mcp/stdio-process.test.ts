@@ -37,6 +37,16 @@ describe("skillport mcp (stdio process)", () => {
     expect(stderr).toContain("skillport keys create");
   });
 
+  it("refuses --data-dir with --remote (exit 2) instead of ignoring the data dir", async () => {
+    const { code, stdout, stderr } = await runNode(
+      [CLI_PATH, "mcp", "--data-dir", server().dataDir, "--remote", server().baseUrl],
+      { env: { SKILLPORT_API_KEY: key.secret }, closeStdinAfterMs: 0 },
+    );
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("--data-dir or --remote, not both");
+  });
+
   it("exits at once with a key that does not work", async () => {
     const revoked = await server().createKey();
     await server().revokeKey(revoked.id);

@@ -138,7 +138,10 @@ export class Transport {
     // The attempt's own timer bounds it from sending to the last byte of a JSON answer,
     // and a stream until its answer begins (its silences are undici's bodyTimeout's).
     // undici's own timers are off: they tick too coarsely (deadline.ts).
-    const attemptMs = config.timeoutMs + (spec.serverTimeMs ?? 0);
+    // A time the server refuses (`timeout_ms: NaN` is sent as null) adds nothing: its 4xx
+    // is the answer, not a timeout after NaN ms.
+    const serverTimeMs = Number.isFinite(spec.serverTimeMs) ? (spec.serverTimeMs as number) : 0;
+    const attemptMs = config.timeoutMs + serverTimeMs;
     const deadline = new Deadline(attemptMs, spec.signal);
     let streamHandedOver = false;
     try {

@@ -238,6 +238,14 @@ describe("client: every method against the real server", () => {
     expect([missing.status, missing.code]).toEqual([404, "skill_not_found"]);
   });
 
+  it("a timeout_ms or waitSeconds that is NaN is refused as such, not answered as a timeout after NaN ms", async () => {
+    const err = await rejectionOf(
+      client.execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms: Number.NaN }),
+    );
+    expect([err.status, err.code, err.details?.[0]?.path]).toEqual([400, "invalid_request", "timeout_ms"]);
+    await expect(client.getExecution("exec_any", { waitSeconds: Number.NaN })).rejects.toThrow(RangeError);
+  });
+
   it("a read-only key is refused execution with the server's 403", async () => {
     const err = await rejectionOf(
       readOnly.execute({ skill_id: "math.evaluate", params: { expression: "1" } }),

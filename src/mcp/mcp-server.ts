@@ -20,7 +20,7 @@ import type { CatalogUse, ExecuteCall, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorMeta, errorResult, errorText, outcomeResult, recordResult } from "./tool-results.js";
+import { errorMeta, errorResult, errorText, jsonText, outcomeResult, recordResult } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
@@ -322,7 +322,7 @@ async function runToolCall(
     case "discover": {
       const response = await backend.discover(call.request);
       return {
-        content: [{ type: "text", text: JSON.stringify(response) }],
+        content: [{ type: "text", text: jsonText(response) }],
         structuredContent: response as unknown as Record<string, unknown>,
       };
     }

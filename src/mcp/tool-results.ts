@@ -8,6 +8,13 @@ import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
  */
 
 const EXECUTION_ID_META = "skillport/execution_id";
+/**
+ * The longest JSON repeated as text beside `structuredContent` (characters). MCP asks for
+ * the copy, for clients that read text only; but a result may hold 8 MiB, twice that
+ * passed the 10 MiB a message may have in the SDK's stdio client, which then drops the
+ * connection and every call on it. Past this, the text says where the result is.
+ */
+const TEXT_COPY_MAX_CHARS = 1 << 20;
 /** Where a failure's code and message are, as data (README: `_meta["skillport/error"]`). */
 const ERROR_META = "skillport/error";
 
@@ -20,7 +27,7 @@ export function outcomeResult(record: ExecutionRecord, { ownTool = false } = {})
   const meta = { [EXECUTION_ID_META]: record.id };
   if (record.status === "completed" && record.result) {
     return {
-      content: [{ type: "text", text: JSON.stringify(record.result) }],
+      content: [{ type: "text", text: jsonText(record.result) }],
       structuredContent: record.result,
       _meta: meta,
     };
@@ -62,6 +69,13 @@ const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode,
   payload_too_large: "Send less in one call.",
 };
 
+/** `value` as JSON text, or where to read it when it is too long to repeat (`TEXT_COPY_MAX_CHARS`). */
+export function jsonText(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json.length <= TEXT_COPY_MAX_CHARS) return json;
+  return `${json.length} characters of JSON, too long to repeat as text: read them from structuredContent.`;
+}
+
 /** A finished record's error; one that ended without success always has one. */
 function runError(record: ExecutionRecord): { code: ExecutionErrorCode; message: string } {
   return record.error ?? { code: "execution_failed", message: `The execution ended ${record.status}.` };
@@ -74,7 +88,7 @@ export function recordResult(record: ExecutionRecord): CallToolResult {
   const summary = error ? `${error.code}: ${error.message}\n${WHAT_TO_DO[error.code]}\n` : "";
   return {
     ...(failed ? { isError: true } : {}),
-    content: [{ type: "text", text: `${summary}${JSON.stringify(record)}` }],
+    content: [{ type: "text", text: `${summary}${jsonText(record)}` }],
     structuredContent: record,
     _meta: { [EXECUTION_ID_META]: record.id, ...(error ? { [ERROR_META]: error } : {}) },
   };
@@ -85,7 +99,7 @@ function runningResult(record: ExecutionRecord): CallToolResult {
     content: [
       {
         type: "text",
-        text: `The execution is still ${record.status}; call get_execution with id "${record.id}" (and wait_ms) for its result.\n${JSON.stringify(record)}`,
+        text: `The execution is still ${record.status}; call get_execution with id "${record.id}" (and wait_ms) for its result.\n${jsonText(record)}`,
       },
     ],
     structuredContent: record,

@@ -95,6 +95,26 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(textOf(result)).toContain('"rows":[{"id":"1","__proto__":"x"}]');
   });
 
+  it("answers a result of 5.5 MB whole, in one message the SDK's client takes (the text says where it is, instead of repeating it), with get_execution too", async () => {
+    // 22 copies of a 250,000-character string: as text and structured, 11 MB, past the
+    // 10 MiB the SDK's stdio client takes; it used to drop the connection.
+    const copies = 22;
+    const expression = `[${Array(copies).fill("a").join(",")}]`;
+    const result = await call(
+      "json_query",
+      { data: { a: "a".repeat(250_000) }, expression },
+      { timeout: 120_000 },
+    );
+    expect(result.isError, textOf(result).slice(0, 300)).toBeFalsy();
+    const value = (result.structuredContent as { result: string[] }).result;
+    expect(value).toHaveLength(copies);
+    expect(value.every((copy) => copy.length === 250_000)).toBe(true);
+    expect(textOf(result)).toMatch(/too long to repeat as text: read them from structuredContent/);
+    const got = await call("get_execution", { id: executionIdOf(result) }, { timeout: 120_000 });
+    expect((got.structuredContent as { result: { result: string[] } }).result.result).toHaveLength(copies);
+    expect(textOf(got)).toMatch(/too long to repeat as text/);
+  }, 180_000);
+
   it("answers discover_skills with ranked skills", async () => {
     const result = await call("discover_skills", { query: "evaluate a math expression", limit: 3 });
     expect(result.isError).toBeFalsy();

@@ -61,7 +61,10 @@ export class Transport {
   /** The parsed JSON body of a successful response, of the spec's shape. */
   json<T>(spec: RequestSpec<T> & { shape: AnswerShape<T> }): Promise<T> {
     return this.send(spec, false, async (response) => {
-      const text = await response.body.text();
+      const text = await textWithin(response, MAX_ANSWER_BYTES);
+      if (text === undefined) {
+        throw unexpectedAnswer(response, `an answer over ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
+      }
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -215,15 +218,43 @@ export function failureOf(err: unknown, origin: string): SkillportError {
   throw err;
 }
 
+/**
+ * The most a JSON answer may hold: the service's largest, a page of records whose results
+ * reach their limit together (16 MiB), fits with room to spare. Past it the answer is no
+ * answer of the service's (a proxy's or a broken server's), and is not read whole: held
+ * in memory, it took gigabytes, and a retry downloaded it again.
+ */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** The service's error bodies are a few hundred bytes, with details a few kilobytes. */
+const MAX_ERROR_BYTES = 1024 * 1024;
+
+/** The body as text; undefined, read no further (its connection dropped), past `maxBytes`. */
+async function textWithin(response: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
+  const { body } = response;
+  if (Number(response.headers["content-length"]) > maxBytes) {
+    body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    // Leaving the loop destroys the body.
+    if (bytes > maxBytes) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes).toString("utf8");
+}
+
 /** An error response as a `SkillportError`, keeping the server's body verbatim. */
 async function errorOf(
   response: Dispatcher.ResponseData,
 ): Promise<{ error: SkillportError; retryAfterHeader?: string }> {
   const status = response.statusCode;
-  const text = await response.body.text();
+  const text = await textWithin(response, MAX_ERROR_BYTES);
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = text === undefined ? undefined : JSON.parse(text);
   } catch {
     json = undefined;
   }

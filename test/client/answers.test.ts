@@ -83,6 +83,16 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     return { client, requests: fake.requests };
   }
 
+  it("does not read an answer past 64 MiB whole: it is unexpected_response, not retried", async () => {
+    // Not the service's: a page of records at their limits stays far below.
+    const huge = `{"data":[],"next_cursor":null,"pad":"${"x".repeat(65 * 1024 * 1024)}"}`;
+    const { client, requests } = await clientOf({ type: "application/json", body: huge });
+    const err = await rejectionOf(client.listSkills()[Symbol.asyncIterator]().next());
+    expect([err.status, err.code]).toEqual([200, "unexpected_response"]);
+    expect(err.message).toContain("over 64 MiB");
+    expect(requests).toHaveLength(1);
+  });
+
   it("refuses an empty id before sending anything (the path would be a listing, taken for the record)", async () => {
     const { client, requests } = await clientOf(json({ data: [], next_cursor: null }));
     for (const call of [

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { createSkillport } from "../bootstrap.js";
 import { loadConfig } from "../config.js";
-import { buildHttpServer } from "../http/server.js";
+import type { Skillport } from "../core/skillport.js";
+import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 
@@ -35,17 +36,19 @@ export async function runServe(args: string[]): Promise<number> {
     address = await server.app.listen({ port: config.port, host: config.host });
   } catch (err) {
     logger.fatal({ err, host: config.host, port: config.port }, "cannot listen");
-    await server.close();
-    await skillport.close();
-    logger.flush();
+    await closeAll(server, skillport, logger);
     return 1;
   }
 
+  let startup: Promise<void> = Promise.resolve();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
+    // A start under way ends first: stopping while it takes over the store's queued
+    // executions would end each one it took interrupted instead of leaving it queued.
+    await startup.catch(() => {});
     // Running executions get until the deadline; the server stops taking requests meanwhile,
     // and the streams and long polls following them end with their terminal status.
     const executionsEnded = skillport.stop(config.shutdownTimeoutMs);
@@ -64,7 +67,18 @@ export async function runServe(args: string[]): Promise<number> {
     });
   }
 
-  await skillport.start();
+  startup = skillport.start();
+  try {
+    await startup;
+  } catch (err) {
+    // The bound port would keep the process alive, answering "starting" for ever, and a
+    // supervisor would never restart it (a store out of reach at start, say).
+    logger.fatal({ err }, "cannot start");
+    if (!stopping) await closeAll(server, skillport, logger);
+    return 1;
+  }
+  // A signal during the start: the shutdown under way answers what arrives meanwhile.
+  if (stopping) return 0;
   server.open();
   logger.info(
     {
@@ -77,4 +91,14 @@ export async function runServe(args: string[]): Promise<number> {
     "skillport is listening",
   );
   return 0;
+}
+
+/** Closes the server and the core (the core even if the server's close fails) and flushes the log. */
+async function closeAll(server: HttpServer, skillport: Skillport, logger: { flush(): void }): Promise<void> {
+  try {
+    await server.close();
+  } finally {
+    await skillport.close();
+    logger.flush();
+  }
 }

@@ -63,8 +63,18 @@ export interface FailedAttempt {
   retry: number;
   /** Retries the call may still make under `maxRetries`. */
   retriesLeft: number;
-  /** False: a refusal (429, 503) is the caller's answer; only a lost answer is retried. */
+  /**
+   * False: a refusal (429, 503) is the caller's answer, unless an earlier attempt of the
+   * call may have reached the service (`earlierAttemptMayHaveLanded`); only a lost answer
+   * is retried.
+   */
   retryRefusals: boolean;
+  /**
+   * An earlier attempt of this call failed in a way that may have reached the service
+   * (`mayHaveReachedService`): only the same request again (the same Idempotency-Key) can
+   * tell whether it ran.
+   */
+  earlierAttemptMayHaveLanded: boolean;
   /**
    * True when an earlier attempt of this same call (same Idempotency-Key) may have reached
    * the service and still be running there (`mayHaveReachedService`).
@@ -98,7 +108,12 @@ export function decideRetry(attempt: FailedAttempt): RetryDecision | undefined {
   const retryable =
     error.code === "connection_error" || (error.status !== undefined && RETRYABLE_STATUSES.has(error.status));
   if (!retryable) return undefined;
-  if (!attempt.retryRefusals && !mayHaveReachedService(error)) return undefined;
+  // A refusal after a lost attempt is retried all the same: thrown, it would tell a caller
+  // nothing ran when the lost attempt may have run (the limiter counted it, or the service
+  // restarted since), and a caller trying again with a new key would run it twice.
+  if (!attempt.retryRefusals && !mayHaveReachedService(error) && !attempt.earlierAttemptMayHaveLanded) {
+    return undefined;
+  }
   const serverWaitMs =
     retryAfterHeaderMs(attempt.retryAfterHeader, attempt.nowMs) ??
     (error.retryAfterSeconds === undefined ? undefined : error.retryAfterSeconds * 1000);

@@ -110,8 +110,9 @@ export class Transport {
         retry,
         retriesLeft,
         retryRefusals,
+        earlierAttemptMayHaveLanded,
         ownAttemptMayBeRunning:
-          earlierAttemptMayHaveLanded && Date.now() - startedMs < timeoutMs + (spec.serverTimeMs ?? 0),
+          earlierAttemptMayHaveLanded && Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec),
         nowMs: Date.now(),
       });
       if (decision === undefined) {
@@ -141,10 +142,7 @@ export class Transport {
     // The attempt's own timer bounds it from sending to the last byte of a JSON answer,
     // and a stream until its answer begins (its silences are undici's bodyTimeout's).
     // undici's own timers are off: they tick too coarsely (deadline.ts).
-    // A time the server refuses (`timeout_ms: NaN` is sent as null) adds nothing: its 4xx
-    // is the answer, not a timeout after NaN ms.
-    const serverTimeMs = Number.isFinite(spec.serverTimeMs) ? (spec.serverTimeMs as number) : 0;
-    const attemptMs = config.timeoutMs + serverTimeMs;
+    const attemptMs = attemptBudgetMs(config.timeoutMs, spec);
     const deadline = new Deadline(attemptMs, spec.signal);
     let streamHandedOver = false;
     try {
@@ -216,6 +214,16 @@ export function failureOf(err: unknown, origin: string): SkillportError {
     return clientError("connection_error", `The connection to ${origin} failed: ${reason}`, err);
   }
   throw err;
+}
+
+/**
+ * How long one attempt may take: the client's `timeoutMs` and the time the call asks the
+ * server to spend. A time the server refuses (`timeout_ms: NaN`, sent as null, or below
+ * zero) adds nothing: the server's 4xx is the answer, not a timeout after NaN ms.
+ */
+function attemptBudgetMs(timeoutMs: number, spec: { serverTimeMs?: number }): number {
+  const serverTimeMs = spec.serverTimeMs ?? 0;
+  return timeoutMs + (serverTimeMs > 0 && Number.isFinite(serverTimeMs) ? serverTimeMs : 0);
 }
 
 /**

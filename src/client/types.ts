@@ -82,14 +82,15 @@ export interface SkillportOptions {
   apiKey?: string;
   /** Where the service is; default `SKILLPORT_BASE_URL`, else `http://127.0.0.1:8080`. */
   baseUrl?: string;
-  /** Retries per call on 429, 502, 503, 504 and connection errors; default 3. */
+  /** Retries per call on 429, 502, 503, 504 and connection errors (429 and 503: see `retryRefusals`); default 3. */
   maxRetries?: number;
   /**
    * Whether to retry what the service refused for now (429, 503); default true. With
    * false, those are thrown at once (`retryAfterSeconds` tells when to try again), for a
    * caller that decides itself, e.g. an agent; a call whose answer may have been lost on
    * the way (a connection error, a proxy's 502 or 504) is still retried, `execute` with
-   * the same Idempotency-Key, so that its run is answered and never made twice.
+   * the same Idempotency-Key, so that its run is answered and never made twice, and so
+   * are the refusals its retries meet.
    */
   retryRefusals?: boolean;
   /**

@@ -33,7 +33,7 @@ export class CoalescedRuns<T> {
   }
 
   private start(): Promise<T> {
-    // Started synchronously: a synchronous store reads or writes within this call.
+    // Started within this call: the task's read or write begins no earlier than its callers.
     const running = new Promise<T>((resolve) => resolve(this.task()));
     this.running = running;
     const settle = () => {

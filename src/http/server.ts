@@ -73,6 +73,11 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     // path parameter) skip the hooks: give them the same admission and error envelope.
     frameworkErrors: (err, request, reply) => {
       reply.header("x-request-id", request.id);
+      const unavailable = unavailableNow();
+      if (unavailable) {
+        sendError(request, reply, unavailable, skillport.errorOf);
+        return;
+      }
       admitRequest(skillport, request, reply).then(
         (refused) => {
           if (!refused) sendError(request, reply, err, skillport.errorOf);
@@ -84,6 +89,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   const shutdown = new AbortController();
   let opened = false;
   let closing = false;
+  /** Why no request is served now (starting, or shutting down); undefined when they are. */
+  function unavailableNow(): ServiceError | undefined {
+    if (opened && !closing) return undefined;
+    return new ServiceError("service_unavailable", {
+      message: closing ? "The service is shutting down." : "The service is starting.",
+      retryAfterSeconds: closing ? 5 : 1,
+    });
+  }
 
   // Every method Node reads can reach a known path (TRACE, SEARCH, QUERY…), and must be
   // refused there with 405 rather than 404: the router routes only the methods it knows.
@@ -99,17 +112,8 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   // awaited, since each async hook costs a promise and a microtask turn.
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
-    if (closing || !opened) {
-      return sendError(
-        request,
-        reply,
-        new ServiceError("service_unavailable", {
-          message: closing ? "The service is shutting down." : "The service is starting.",
-          retryAfterSeconds: closing ? 5 : 1,
-        }),
-        skillport.errorOf,
-      );
-    }
+    const unavailable = unavailableNow();
+    if (unavailable) return sendError(request, reply, unavailable, skillport.errorOf);
     // Returning the reply tells Fastify the request was answered here.
     if (await admitRequest(skillport, request, reply)) return reply;
   });

@@ -201,7 +201,10 @@ export class SkillHostProcess {
     this.runs.clear();
     // Closed by a shutdown whose deadline passed: its runs end interrupted, as intended.
     if (this.closed) {
-      this.options.logger.info({ runs: lost.length }, "the skill host process stopped with the service");
+      this.options.logger.info(
+        { code, signal, runs: lost.length },
+        "the skill host process stopped with the service",
+      );
     } else {
       this.options.logger.error(
         { code, signal, runs: lost.length },

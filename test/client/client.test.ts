@@ -239,10 +239,16 @@ describe("client: every method against the real server", () => {
   });
 
   it("a timeout_ms or waitSeconds that is NaN is refused as such, not answered as a timeout after NaN ms", async () => {
-    const err = await rejectionOf(
-      client.execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms: Number.NaN }),
-    );
-    expect([err.status, err.code, err.details?.[0]?.path]).toEqual([400, "invalid_request", "timeout_ms"]);
+    for (const timeout_ms of [Number.NaN, -5]) {
+      const err = await rejectionOf(
+        client.execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms }),
+      );
+      expect([err.status, err.code, err.details?.[0]?.path], String(timeout_ms)).toEqual([
+        400,
+        "invalid_request",
+        "timeout_ms",
+      ]);
+    }
     await expect(client.getExecution("exec_any", { waitSeconds: Number.NaN })).rejects.toThrow(RangeError);
   });
 

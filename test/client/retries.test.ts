@@ -260,6 +260,35 @@ describe("client retries against the real server", () => {
     expect(executions.map((execution) => execution.id)).toEqual([record?.id]);
   });
 
+  it("with retryRefusals: false, a refusal met after a lost attempt is retried all the same: the call gets that attempt's run", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner: "refused-after-lost" });
+    // The first attempt runs and its answer is lost; the retry meets a 429 (the limiter
+    // counted the first); thrown, it would tell the caller nothing ran.
+    const limited = rawJsonResponse(
+      429,
+      { "retry-after": "1" },
+      { error: { code: "rate_limit_exceeded", message: "Not now.", retry_after: 1 } },
+    );
+    const plans = ["cut-after-request" as const, { respond: limited }];
+    proxy = await startTcpProxy(server.baseUrl, (index) => plans[index] ?? "forward");
+    const retries: RetryEvent[] = [];
+    behindProxy = new Skillport({
+      apiKey: key.secret,
+      baseUrl: proxy.baseUrl,
+      retryRefusals: false,
+      onRetry: (event) => retries.push(event),
+    });
+    const record = await behindProxy.execute({
+      skill_id: "message.send",
+      params: { channel: "refused-after-lost", text: "once" },
+    });
+    expect(record).toMatchObject({ status: "completed", success: true });
+    expect(retries.map((retry) => retry.error.code)).toEqual(["connection_error", "rate_limit_exceeded"]);
+    const executions = await executionsOf(server, key.secret, "message.send");
+    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+  });
+
   it("retries a connection that drops every time maxRetries times, then throws connection_error", async () => {
     const server = suiteServer();
     const key = await server.createRoomyKey({ scope: "read-only" });

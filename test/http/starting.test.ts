@@ -27,7 +27,12 @@ describe("a server not yet opened", () => {
         payload: { query: "echo" },
       });
 
-    for (const res of [await discover(), await server.app.inject({ method: "GET", url: "/healthz" })]) {
+    const refusedBeforeRouting = () => server.app.inject({ method: "GET", url: "/v1/skills/%zz" });
+    for (const res of [
+      await discover(),
+      await server.app.inject({ method: "GET", url: "/healthz" }),
+      await refusedBeforeRouting(),
+    ]) {
       expect(res.statusCode).toBe(503);
       expect(res.headers["retry-after"]).toBe("1");
       expect(res.json().error).toMatchObject({
@@ -39,5 +44,6 @@ describe("a server not yet opened", () => {
     server.open();
     expect((await discover()).statusCode).toBe(200);
     expect((await server.app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
+    expect((await refusedBeforeRouting()).statusCode).toBe(401);
   });
 });

@@ -54,6 +54,14 @@ describe("sqlite: change signal", () => {
     expect(await late).not.toBe(before);
   });
 
+  it("fails a read pending when it is closed, rather than read the descriptor (maybe another file's by then)", async () => {
+    const pair = await openPair();
+    const pending = pair.reader.version();
+    pair.reader.close();
+    await expect(pending).rejects.toThrow(/closed/);
+    expect(() => pair.reader.announce()).toThrow(/closed/);
+  });
+
   it.each([
     ["empty", ""],
     ["shorter than a token", "abc"],

@@ -20,6 +20,8 @@ export class ChangeSignal {
   private generation = 0;
   /** The read that every `version()` call since the last one started will share. */
   private nextRead: Promise<number> | undefined;
+  /** Its descriptor may be another file's once closed: nothing reads or writes it then. */
+  private closed = false;
 
   constructor(path: string) {
     // Read-write, created if missing, never truncated: another process may hold it open.
@@ -54,14 +56,18 @@ export class ChangeSignal {
    * saw before, and its next read sees the new token, so no change goes unnoticed.
    */
   announce(): void {
+    if (this.closed) throw new Error("the change signal is closed");
     writeSync(this.fd, randomBytes(TOKEN_BYTES), 0, TOKEN_BYTES, 0);
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 
   private readNow(): number {
+    if (this.closed) throw new Error("the change signal is closed");
     const read = readSync(this.fd, this.current, 0, TOKEN_BYTES, 0);
     // A file shorter than a token (new, or left by an older build) reads as zeros past its end.
     this.current.fill(0, read);

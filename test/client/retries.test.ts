@@ -6,7 +6,7 @@ import {
   serverForSuite,
   type TestServer,
 } from "../contract/harness.js";
-import { rawJsonResponse, startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
+import { type ConnectionPlan, rawJsonResponse, startTcpProxy, type TcpProxy } from "../contract/tcp-proxy.js";
 import { rejectionOf } from "./support.js";
 
 /** Every execution of `owner`'s key for one skill, read straight from the server. */
@@ -219,20 +219,10 @@ describe("client retries against the real server", () => {
     });
   });
 
-  it("with retryRefusals: false, throws a 429 or 503 at once, and still retries a lost answer (the run made once)", async () => {
+  /** A client with `retryRefusals: false` of a fresh owner's key, behind a proxy doing `plans` (then forwarding). */
+  async function clientAnsweringRefusals(owner: string, plans: ConnectionPlan[]) {
     const server = suiteServer();
-    const key = await server.createRoomyKey({ owner: "refusals-answered" });
-    const refusal = (status: number, code: string) =>
-      rawJsonResponse(
-        status,
-        { "retry-after": "1" },
-        { error: { code, message: "Not now.", retry_after: 1 } },
-      );
-    const plans = [
-      { respond: refusal(429, "rate_limit_exceeded") },
-      { respond: refusal(503, "service_unavailable") },
-      "cut-after-request" as const,
-    ];
+    const key = await server.createRoomyKey({ owner });
     proxy = await startTcpProxy(server.baseUrl, (index) => plans[index] ?? "forward");
     const retries: RetryEvent[] = [];
     behindProxy = new Skillport({
@@ -242,51 +232,58 @@ describe("client retries against the real server", () => {
       onRetry: (event) => retries.push(event),
     });
     const send = () =>
-      behindProxy?.execute({ skill_id: "message.send", params: { channel: "refusals", text: "once" } });
-    const limited = await rejectionOf(send() as Promise<unknown>);
+      (behindProxy as Skillport).execute({
+        skill_id: "message.send",
+        params: { channel: owner, text: "once" },
+      });
+    /** The ids of the key's message.send executions, as the server lists them. */
+    const runs = async () =>
+      (await executionsOf(server, key.secret, "message.send")).map((record) => record.id);
+    return { send, retries, runs };
+  }
+
+  /** A refusal answered by the proxy itself, asking for a second's wait. */
+  const refusal = (status: number, code: string): ConnectionPlan => ({
+    respond: rawJsonResponse(
+      status,
+      { "retry-after": "1" },
+      { error: { code, message: "Not now.", retry_after: 1 } },
+    ),
+  });
+
+  it("with retryRefusals: false, throws a 429 or 503 at once, and still retries a lost answer (the run made once)", async () => {
+    const { send, retries, runs } = await clientAnsweringRefusals("refusals-answered", [
+      refusal(429, "rate_limit_exceeded"),
+      refusal(503, "service_unavailable"),
+      "cut-after-request",
+    ]);
+    const limited = await rejectionOf(send());
     expect([limited.status, limited.code, limited.retryAfterSeconds]).toEqual([
       429,
       "rate_limit_exceeded",
       1,
     ]);
-    const unavailable = await rejectionOf(send() as Promise<unknown>);
+    const unavailable = await rejectionOf(send());
     expect([unavailable.status, unavailable.code]).toEqual([503, "service_unavailable"]);
     expect(retries).toEqual([]);
 
     const record = await send();
     expect(record).toMatchObject({ status: "completed", success: true });
     expect(retries.map((retry) => retry.error.code)).toEqual(["connection_error"]);
-    const executions = await executionsOf(server, key.secret, "message.send");
-    expect(executions.map((execution) => execution.id)).toEqual([record?.id]);
+    expect(await runs()).toEqual([record.id]);
   });
 
   it("with retryRefusals: false, a refusal met after a lost attempt is retried all the same: the call gets that attempt's run", async () => {
-    const server = suiteServer();
-    const key = await server.createRoomyKey({ owner: "refused-after-lost" });
     // The first attempt runs and its answer is lost; the retry meets a 429 (the limiter
     // counted the first); thrown, it would tell the caller nothing ran.
-    const limited = rawJsonResponse(
-      429,
-      { "retry-after": "1" },
-      { error: { code: "rate_limit_exceeded", message: "Not now.", retry_after: 1 } },
-    );
-    const plans = ["cut-after-request" as const, { respond: limited }];
-    proxy = await startTcpProxy(server.baseUrl, (index) => plans[index] ?? "forward");
-    const retries: RetryEvent[] = [];
-    behindProxy = new Skillport({
-      apiKey: key.secret,
-      baseUrl: proxy.baseUrl,
-      retryRefusals: false,
-      onRetry: (event) => retries.push(event),
-    });
-    const record = await behindProxy.execute({
-      skill_id: "message.send",
-      params: { channel: "refused-after-lost", text: "once" },
-    });
+    const { send, retries, runs } = await clientAnsweringRefusals("refused-after-lost", [
+      "cut-after-request",
+      refusal(429, "rate_limit_exceeded"),
+    ]);
+    const record = await send();
     expect(record).toMatchObject({ status: "completed", success: true });
     expect(retries.map((retry) => retry.error.code)).toEqual(["connection_error", "rate_limit_exceeded"]);
-    const executions = await executionsOf(server, key.secret, "message.send");
-    expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+    expect(await runs()).toEqual([record.id]);
   });
 
   it("retries a connection that drops every time maxRetries times, then throws connection_error", async () => {

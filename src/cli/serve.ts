@@ -40,15 +40,11 @@ export async function runServe(args: string[]): Promise<number> {
     return 1;
   }
 
-  let startup: Promise<void> = Promise.resolve();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
-    // A start under way ends first: stopping while it takes over the store's queued
-    // executions would end each one it took interrupted instead of leaving it queued.
-    await startup.catch(() => {});
     // Running executions get until the deadline; the server stops taking requests meanwhile,
     // and the streams and long polls following them end with their terminal status.
     const executionsEnded = skillport.stop(config.shutdownTimeoutMs);
@@ -67,9 +63,9 @@ export async function runServe(args: string[]): Promise<number> {
     });
   }
 
-  startup = skillport.start();
   try {
-    await startup;
+    // A signal meanwhile stops the core once this start has ended (Skillport.stop).
+    await skillport.start();
   } catch (err) {
     // The bound port would keep the process alive, answering "starting" for ever, and a
     // supervisor would never restart it (a store out of reach at start, say).

@@ -91,6 +91,8 @@ export class Skillport {
   private readonly limiter: LeasedLimiter;
   private readonly retentionDays: number;
   private closing = false;
+  /** The start under way or made, which `stop` waits for (see there). */
+  private starting: Promise<void> | undefined;
   private backgroundTimer: NodeJS.Timeout | undefined;
   private readonly usageRecorder: UsageRecorder;
   private readonly usageFlushMs: number;
@@ -212,7 +214,12 @@ export class Skillport {
   }
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    this.starting ??= this.startOnce();
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
     await this.runner.start();
     const prune = async () => {
       const now = this.clock.now();
@@ -254,6 +261,10 @@ export class Skillport {
 
   /** Stops taking executions; running ones finish, or are interrupted at `deadlineMs`. */
   async stop(deadlineMs: number): Promise<void> {
+    // A start under way ends first (a signal right after launch): stopping while it takes
+    // over the store's queued executions would end each one it took interrupted, instead
+    // of leaving it queued, and the start would go on to beat and prune after the stop.
+    await this.starting?.catch(() => {});
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     clearTimeout(this.backgroundTimer);
     await this.runner.stop(deadlineMs);

@@ -1,0 +1,52 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { Skillport } from "../../src/core/skillport.js";
+import { Database } from "../../src/store/sqlite/driver.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { makeCore } from "./make-core.js";
+import { sleep } from "./test-skills.js";
+
+describe("a stop that arrives during the start", () => {
+  // A signal right after launch (a rolling deploy, Ctrl-C) calls stop while start takes
+  // over the executions a stopped process left queued.
+  it("waits for the start: the run it took ends interrupted, as any running one; the rest stay queued", async () => {
+    const first = await makeCore([sleep], { asyncConcurrency: 1, clock: systemClock });
+    try {
+      const key = await first.keyFor();
+      for (let i = 0; i < 3; i++) await first.run(key, "test.sleep", { ms: 60_000 }, { async: true });
+      await first.skillport.stop(0);
+      await first.skillport.close();
+      const statuses = () => {
+        const db = new Database(join(first.dir, "skillport.db"), { readonly: true });
+        try {
+          return db.prepare("select status from executions order by status").pluck().all();
+        } finally {
+          db.close();
+        }
+      };
+      // One ran and was interrupted; two never left the queue.
+      expect(statuses()).toEqual(["failed", "queued", "queued"]);
+
+      const second = new Skillport({
+        store: openSqliteStore({ dataDir: first.dir, clock: systemClock }),
+        skills: [sleep],
+        logger: silentLogger,
+        clock: systemClock,
+        failedAuthPerMinute: 30,
+        asyncConcurrency: 1,
+      });
+      const starting = second.start();
+      await second.stop(0);
+      await starting;
+      await second.close();
+      // One queued run was taken and interrupted by the stop (it runs for a minute); the
+      // other is still queued. Stopping amid the start failed both, untouched as they were.
+      expect(statuses()).toEqual(["failed", "failed", "queued"]);
+    } finally {
+      await rm(first.dir, { recursive: true, force: true });
+    }
+  });
+});

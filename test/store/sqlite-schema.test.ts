@@ -105,6 +105,31 @@ describe("sqlite: file, connections and migrations", () => {
     db.close();
   });
 
+  it("reads unfinished executions (the shared queue, orphans) through their partial index, never by a scan", async () => {
+    const dataDir = await temp.dataDir();
+    const store = temp.open({ dataDir });
+    // The statements themselves: a copy of their SQL here would not show a change to them.
+    const statements = store.executions as unknown as Record<
+      "queuedCandidates" | "orphanCandidates",
+      BetterSqlite3.Statement
+    >;
+    const db = new Database(join(dataDir, DEFAULT_DATABASE_FILE), { readonly: true });
+    try {
+      for (const name of ["queuedCandidates", "orphanCandidates"] as const) {
+        const sql = statements[name].source;
+        const params = Array.from(sql.match(/\?/g) ?? [], () => "x");
+        const detail = (db.prepare(`explain query plan ${sql}`).all(...params) as { detail: string }[])
+          .map((row) => row.detail)
+          .join("; ");
+        expect(detail, name).toMatch(/USING INDEX executions_unfinished/);
+        expect(detail, name).not.toMatch(/SCAN executions(?! USING)/);
+      }
+    } finally {
+      db.close();
+      await store.close();
+    }
+  });
+
   it("lists executions and finds old ones by the primary key or the owner's index, never by a sort", async () => {
     const dataDir = await temp.dataDir();
     await temp.open({ dataDir }).close();

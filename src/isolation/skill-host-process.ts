@@ -200,17 +200,13 @@ export class SkillHostProcess {
     const lost = [...this.runs.values()];
     this.runs.clear();
     // Closed by a shutdown whose deadline passed: its runs end interrupted, as intended.
-    if (this.closed) {
-      this.options.logger.info(
-        { code, signal, runs: lost.length },
-        "the skill host process stopped with the service",
-      );
-    } else {
-      this.options.logger.error(
-        { code, signal, runs: lost.length },
-        "the skill host process stopped; its runs failed, the next run starts a new one",
-      );
-    }
+    const [level, message] = this.closed
+      ? (["info", "the skill host process stopped with the service"] as const)
+      : ([
+          "error",
+          "the skill host process stopped; its runs failed, the next run starts a new one",
+        ] as const);
+    this.options.logger[level]({ code, signal, runs: lost.length }, message);
     for (const run of lost) {
       run.reject(
         Object.assign(new Error(`The skill host process stopped (${signal ?? `exit code ${code}`}).`), {

@@ -1,10 +1,9 @@
 import { Agent, request as httpRequest } from "node:http";
 import { createServer as createTcpServer } from "node:net";
-import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Database } from "../../src/store/sqlite/driver.js";
+import { executionStatuses } from "../support/execution-statuses.js";
 import {
   type ApiResponse,
   apiRequest,
@@ -287,14 +286,7 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
       await untilRunning(first, key);
       first.child.kill("SIGTERM");
       expect(await first.exited).toBe(0);
-      const statuses = () => {
-        const db = new Database(join(first.dataDir, "skillport.db"), { readonly: true });
-        try {
-          return db.prepare("select status from executions order by status").pluck().all();
-        } finally {
-          db.close();
-        }
-      };
+      const statuses = () => executionStatuses(first.dataDir);
       expect(statuses()).toEqual(["failed", "queued", "queued"]);
 
       await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));

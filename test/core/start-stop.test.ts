@@ -1,11 +1,10 @@
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { Skillport } from "../../src/core/skillport.js";
-import { Database } from "../../src/store/sqlite/driver.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { executionStatuses } from "../support/execution-statuses.js";
 import { makeCore } from "./make-core.js";
 import { sleep } from "./test-skills.js";
 
@@ -19,14 +18,7 @@ describe("a stop that arrives during the start", () => {
       for (let i = 0; i < 3; i++) await first.run(key, "test.sleep", { ms: 60_000 }, { async: true });
       await first.skillport.stop(0);
       await first.skillport.close();
-      const statuses = () => {
-        const db = new Database(join(first.dir, "skillport.db"), { readonly: true });
-        try {
-          return db.prepare("select status from executions order by status").pluck().all();
-        } finally {
-          db.close();
-        }
-      };
+      const statuses = () => executionStatuses(first.dir);
       // One ran and was interrupted; two never left the queue.
       expect(statuses()).toEqual(["failed", "queued", "queued"]);
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSecret } from "../../src/core/keys/secret.js";
 import {
   apiRequest,
   type CreatedKey,
@@ -133,6 +134,51 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     const skills = await get(`/dashboard/skills?q=${"b".repeat(1001)}`);
     expect(skills.status).toBe(200);
     expect(skills.text).toContain("math.evaluate");
+  });
+
+  it("finds the key a pasted secret or its masked form belongs to, and never shows a secret back", async () => {
+    const { cookie, field } = await signInForm();
+    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
+    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const key = await createKey(server.dataDir, { name: "pasted-key" });
+    await createKey(server.dataDir, { name: "other-key" });
+    const get = (path: string) => apiRequest(server.baseUrl, "GET", path, { headers: { cookie: session } });
+    const randomPart = key.secret.slice(12, -4);
+
+    const bySecret = await apiRequest(server.baseUrl, "GET", `/dashboard/keys?q=${key.secret}`, {
+      headers: { cookie: session },
+      redirect: "manual",
+    });
+    expect(bySecret.status).toBe(303);
+    expect(bySecret.headers.get("location")).toBe(`/dashboard/keys/${key.id}`);
+
+    const masked = await get(
+      `/dashboard/keys?q=${encodeURIComponent(`${key.secret.slice(0, 12)}…${key.secret.slice(-4)}`)}`,
+    );
+    expect(masked.text).toContain("pasted-key");
+    expect(masked.text).not.toContain("other-key");
+
+    // A secret of no key (checksum-valid), a secret cut short, one inside other text: not shown.
+    const noKeys = generateSecret("production");
+    for (const [term, message] of [
+      [noKeys, "No key has this secret"],
+      [key.secret.slice(0, -3), "No key matches what looks like part of a key's secret"],
+      [`x ${key.secret}`, "No key matches what looks like part of a key's secret"],
+    ] as const) {
+      const page = await get(`/dashboard/keys?q=${encodeURIComponent(term)}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(message);
+      expect(page.text).not.toContain(randomPart);
+      expect(page.text).not.toContain(noKeys.slice(12, -4));
+    }
+    const skills = await get(`/dashboard/skills?q=${encodeURIComponent(`what is ${key.secret}`)}`);
+    expect(skills.status).toBe(200);
+    expect(skills.text).toContain("not searched for or shown");
+    expect(skills.text).not.toContain(randomPart);
+    // The prefix every listing shows is still a search, shown back.
+    const prefix = await get(`/dashboard/keys?q=${key.secret.slice(0, 12)}`);
+    expect(prefix.text).toContain("pasted-key");
+    expect(prefix.text).toContain(`value="${key.secret.slice(0, 12)}"`);
   });
 
   it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {

@@ -102,6 +102,28 @@ describe("KeyService.create", () => {
       });
     }
   });
+
+  it("refuses a name with control characters or direction marks, which a terminal listing would obey", async () => {
+    for (const name of [
+      "red\u001b[31m",
+      "two\nlines",
+      "tab\there",
+      "bell\u0007",
+      "del\u007f",
+      "c1\u009b",
+      "rtl\u202eexe",
+    ]) {
+      await expect(core.createKey({ name })).rejects.toMatchObject({
+        code: "invalid_request",
+        details: [{ path: "name" }],
+      });
+    }
+    const { key } = await core.createKey({ name: "  Agent – prod ✓ 日本  " });
+    expect(key.name).toBe("Agent – prod ✓ 日本");
+    await expect(core.skillport.keys.edit(key.id, { name: "x\u001b[2J" })).rejects.toMatchObject({
+      details: [{ path: "name" }],
+    });
+  });
 });
 
 describe("KeyService limits from text (a form field, an option)", () => {

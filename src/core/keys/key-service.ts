@@ -24,9 +24,24 @@ const ExpiresAt = z.union(
   { error: "an ISO 8601 date-time with Z or an offset (2027-01-01T00:00:00Z), or a date (2027-01-01)" },
 );
 
+/**
+ * A key's name, shown in listings: the CLI prints it to a terminal, so control characters
+ * (an escape sequence could clear the screen, a newline forge a row) and the invisible
+ * marks that reorder text are refused.
+ */
+const KeyName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(
+    /^[^\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/u,
+    "printable text: no control characters or direction marks",
+  );
+
 export const CreateKeyInput = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: KeyName,
     scope: z.enum(SCOPES),
     plan: z.enum(PLANS).optional(),
     limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
@@ -49,7 +64,7 @@ export type CreateKeyInput = z.input<typeof CreateKeyInput>;
  */
 export const EditKeyInput = z
   .object({
-    name: z.string().trim().min(1).max(100).optional(),
+    name: KeyName.optional(),
     plan: z.enum(PLANS).optional(),
     limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
   })
@@ -180,6 +195,16 @@ export class KeyService {
     const key = await this.findOrThrow(id);
     await this.keys.revoke(id, isoTimestamp(this.clock.now()));
     return toKeyView((await this.keys.findById(id)) ?? key);
+  }
+
+  /**
+   * The key a secret belongs to, whatever its status, for an administrator asking which key
+   * a secret is; undefined for a malformed or unknown secret. Not a use of the key.
+   */
+  async findBySecret(secret: string): Promise<KeyView | undefined> {
+    if (!isWellFormedSecret(secret)) return undefined;
+    const key = await this.keys.findByHash(hashSecret(secret));
+    return key && toKeyView(key);
   }
 
   /**

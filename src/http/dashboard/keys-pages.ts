@@ -15,6 +15,7 @@ import {
   readCreateKeyForm,
   readEditKeyForm,
 } from "./key-form.js";
+import { type KeySearch, keySearch, keysFound, shownTerm } from "./key-search.js";
 import { csrfField, type PageContext, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 import { searchTerm } from "./search-term.js";
@@ -65,8 +66,14 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
 
   app.get("/keys", async (request, reply) => {
     const query = ListQuery.parse(request.query ?? {});
+    const search = keySearch(query.q);
+    if (search.kind === "secret") {
+      const owner = await keys.findBySecret(search.secret);
+      // Its own page, and the secret gone from the address bar.
+      if (owner) return reply.redirect(`/dashboard/keys/${encodeURIComponent(owner.id)}`, 303);
+    }
     const all = await keys.list();
-    return dashboard.send(reply, keyList(dashboard.context(request), all, query));
+    return dashboard.send(reply, keyList(dashboard.context(request), all, query, search));
   });
 
   app.get("/keys/new", async (request, reply) =>
@@ -146,16 +153,15 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   });
 }
 
-function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQuery>): string {
+function keyList(
+  ctx: PageContext,
+  all: KeyView[],
+  query: z.output<typeof ListQuery>,
+  search: KeySearch,
+): string {
   const now = Date.now();
-  const needle = query.q.toLowerCase();
-  const shown = all.filter(
-    (key) =>
-      needle === "" ||
-      [key.name, key.id, key.owner, key.prefix, key.last4, key.environment, key.plan, key.scope].some(
-        (field) => field.toLowerCase().includes(needle),
-      ),
-  );
+  const shown = keysFound(all, search);
+  const term = shownTerm(search, query.q);
   const sortKey = SORTS[query.sort] ?? SORTS.created;
   if (sortKey) {
     shown.sort((a, b) => sortKey(a, now).localeCompare(sortKey(b, now)) || a.id.localeCompare(b.id));
@@ -164,7 +170,7 @@ function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQu
   const header = (column: string, label: string, extra = "") => {
     const active = query.sort === column;
     const dir = active && query.dir === "asc" ? "desc" : "asc";
-    const params = new URLSearchParams({ ...(query.q && { q: query.q }), sort: column, dir });
+    const params = new URLSearchParams({ ...(term && { q: term }), sort: column, dir });
     const sortState = active ? (query.dir === "asc" ? "ascending" : "descending") : "none";
     return html`<th scope="col" aria-sort="${sortState}" class="${extra}"><a href="/dashboard/keys?${params.toString()}">${label}<span class="sort-mark" aria-hidden="true">${active ? (query.dir === "asc" ? "▲" : "▼") : ""}</span></a></th>`;
   };
@@ -181,10 +187,10 @@ function keyList(ctx: PageContext, all: KeyView[], query: z.output<typeof ListQu
   });
   const body = html`<form class="toolbar" method="get" action="/dashboard/keys" role="search">
   <label class="visually-hidden" for="key-search">Search keys</label>
-  <input id="key-search" type="search" name="q" value="${query.q}" maxlength="${KEY_SEARCH_MAX}" placeholder="Search by name, owner, id or key prefix">
+  <input id="key-search" type="search" name="q" value="${term}" maxlength="${KEY_SEARCH_MAX}" placeholder="Search by name, owner, id, key prefix or secret">
   <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
   <button type="submit" class="button">Search</button>
-  ${query.q && html`<a class="button button-quiet" href="/dashboard/keys">Clear</a>`}
+  ${search.kind !== "all" && html`<a class="button button-quiet" href="/dashboard/keys">Clear</a>`}
 </form>
 ${
   all.length === 0
@@ -192,7 +198,7 @@ ${
     : html`<div class="table-wrap panel flush"><table class="table" id="keys-table">
 <caption class="visually-hidden">API keys, ${shown.length} shown</caption>
 <thead><tr>${header("name", "Name")}<th scope="col">Key</th>${header("scope", "Scope", "hide-narrow")}${header("plan", "Plan", "hide-narrow")}${header("created", "Created", "hide-medium")}${header("last_used", "Last used", "hide-narrow")}${header("status", "Status")}</tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">No key matches “${query.q}”.</td></tr>`}</tbody>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">${noMatch(search, term)}</td></tr>`}</tbody>
 </table></div>`
 }`;
   return page(
@@ -205,6 +211,13 @@ ${
     },
     body,
   );
+}
+
+function noMatch(search: KeySearch, term: string): SafeHtml {
+  if (search.kind === "secret")
+    return html`No key has this secret: it is not one of these keys, or was copied wrongly.`;
+  if (term === "") return html`No key matches what looks like part of a key's secret (it is not shown here).`;
+  return html`No key matches “${term}”.`;
 }
 
 function emptyKeys(): SafeHtml {

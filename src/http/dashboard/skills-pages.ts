@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { SkillDetail } from "../../core/catalog-service.js";
+import { redactSecrets } from "../../core/keys/secret.js";
 import type { SkillAnnotations } from "../../core/skills/skill.js";
 import { integer, jsonBlock } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -33,7 +34,10 @@ export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): 
   const { catalog, registry } = dashboard.skillport;
 
   app.get("/skills", async (request, reply) => {
-    const { q } = SearchQuery.parse(request.query ?? {});
+    const { q: given } = SearchQuery.parse(request.query ?? {});
+    // A secret pasted here by mistake is neither searched for nor shown back.
+    const secretGiven = redactSecrets(given) !== given;
+    const q = secretGiven ? "" : given;
     const found = q ? await catalog.discover({ query: q, limit: 50 }) : undefined;
     const all = registry.list().map(({ skill }) => catalog.get(skill.id));
     const skills: (SkillDetail & { score?: number })[] = found
@@ -52,7 +56,9 @@ export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): 
     );
     const summary = found
       ? html`<p class="muted" role="status">${integer(found.results.length)} results for “${q}”, ranked as <code>POST /v1/discover</code> ranks them (${found.took_ms} ms).</p>`
-      : html`<p class="muted">${integer(all.length)} skills.</p>`;
+      : secretGiven
+        ? html`<p class="muted" role="status">That looks like an API key's secret, not a description of a capability: it was not searched for or shown. ${integer(all.length)} skills.</p>`
+        : html`<p class="muted">${integer(all.length)} skills.</p>`;
     return dashboard.send(
       reply,
       page(

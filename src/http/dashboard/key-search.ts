@@ -1,0 +1,55 @@
+import type { KeyView } from "../../core/keys/key-service.js";
+import { isWellFormedSecret, redactSecrets } from "../../core/keys/secret.js";
+
+/**
+ * What the key search box was given. An administrator asking "which key is this?" pastes
+ * a whole secret, or the masked form a listing shows (`sk_live_AbCd…wxyz`); neither is a
+ * substring of any one field, so each gets a search of its own. A secret, or text that
+ * looks like part of one, is never shown back on the page or put into its links.
+ */
+export type KeySearch =
+  | { kind: "all" }
+  | { kind: "secret"; secret: string }
+  | { kind: "masked"; prefix: string; last4: string }
+  | { kind: "text"; needle: string; shown: string | undefined };
+
+/** `sk_live_AbCd…wxyz`, with an ellipsis or three dots, as the dashboard and the CLI print a key. */
+const MASKED = /^(sk_[a-z]+_[0-9A-Za-z]{4})(?:…|\.\.\.)([0-9A-Za-z]{4})$/;
+/** A key's prefix as every listing shows it (`sk_live_AbCd`), or the start of one. */
+const PREFIX_OR_LESS = /^sk_[a-z]+_[0-9a-z]{0,4}$/i;
+
+export function keySearch(term: string): KeySearch {
+  if (term === "") return { kind: "all" };
+  if (isWellFormedSecret(term)) return { kind: "secret", secret: term };
+  const masked = MASKED.exec(term);
+  if (masked) return { kind: "masked", prefix: masked[1] as string, last4: masked[2] as string };
+  // A key's prefix is public and may be searched and shown; anything longer that starts
+  // like a secret may be the rest of one.
+  const partOfSecret = redactSecrets(term) !== term && !PREFIX_OR_LESS.test(term);
+  return { kind: "text", needle: term.toLowerCase(), shown: partOfSecret ? undefined : term };
+}
+
+/** The keys a masked or text search finds (every key for no search). */
+export function keysFound(all: KeyView[], search: KeySearch): KeyView[] {
+  switch (search.kind) {
+    case "all":
+      return all;
+    case "secret":
+      return [];
+    case "masked":
+      return all.filter((key) => key.prefix === search.prefix && key.last4 === search.last4);
+    case "text":
+      return all.filter((key) =>
+        [key.name, key.id, key.owner, key.prefix, key.last4, key.environment, key.plan, key.scope].some(
+          (field) => field.toLowerCase().includes(search.needle),
+        ),
+      );
+  }
+}
+
+/** The term as the page may show it, in its search box and links: never a secret. */
+export function shownTerm(search: KeySearch, term: string): string {
+  if (search.kind === "secret") return "";
+  if (search.kind === "text") return search.shown ?? "";
+  return term;
+}

@@ -1,5 +1,10 @@
 import { METHODS } from "node:http";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import { ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
@@ -49,6 +54,11 @@ export interface HttpServer {
 
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
 
+/** HTTP/1.1 requires a Host header (RFC 9112, section 3.2); HTTP/1.0 does not. */
+function lacksRequiredHost(request: FastifyRequest): boolean {
+  return request.headers.host === undefined && request.raw.httpVersion !== "1.0";
+}
+
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
 export function buildHttpServer(skillport: Skillport, options: HttpServerOptions): HttpServer {
   const app = Fastify({
@@ -63,6 +73,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     http: {
       headersTimeout: Math.min(10_000, options.requestTimeoutMs),
       connectionsCheckingInterval: 1_000,
+      // Node would answer an HTTP/1.1 request without Host itself, with an empty 400:
+      // `onRequest` refuses it in the contract's envelope instead.
+      requireHostHeader: false,
     },
     clientErrorHandler: clientErrorAnswerer((address) => skillport.access.addressStatus(address)),
     trustProxy: options.trustProxy,
@@ -114,6 +127,10 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     reply.header("x-request-id", request.id);
     const unavailable = unavailableNow();
     if (unavailable) return sendError(request, reply, unavailable, skillport.errorOf);
+    if (lacksRequiredHost(request)) {
+      const missing = { message: "The request has no Host header, which HTTP/1.1 requires." };
+      return sendError(request, reply, new ServiceError("invalid_request", missing), skillport.errorOf);
+    }
     // Returning the reply tells Fastify the request was answered here.
     if (await admitRequest(skillport, request, reply)) return reply;
   });

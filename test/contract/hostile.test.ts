@@ -355,6 +355,19 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("invalid_request");
     });
 
+    it("answers an HTTP/1.1 request without Host in the contract's envelope (400 invalid_request); HTTP/1.0 needs none", async () => {
+      const res = await sendRaw(server, [
+        `GET /v1/skills HTTP/1.1\r\nAuthorization: Bearer ${key.secret}\r\nConnection: close\r\n\r\n`,
+      ]);
+      expect(res.status).toBe(400);
+      expectContractAnswer(res, "no Host header");
+      expect(bodyOf<{ error: { message: string } }>(res).error.message).toContain("no Host header");
+      const old = await sendRaw(server, [
+        `GET /v1/skills HTTP/1.0\r\nAuthorization: Bearer ${key.secret}\r\n\r\n`,
+      ]);
+      expect(old.status).toBe(200);
+    });
+
     it("refuses a request with two Authorization headers, whichever one is valid", async () => {
       for (const order of [
         [`Bearer ${key.secret}`, "Bearer sk_live_notakey"],

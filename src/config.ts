@@ -1,16 +1,47 @@
+import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { wholeNumberText } from "./core/whole-number.js";
 
 const int = wholeNumberText;
-const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const commaList = z.string().transform((text) =>
   text
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== ""),
 );
+/**
+ * Which proxies in front of the server to believe about the client's address (the
+ * failed-authentication limit is per address) and scheme. `true` trusts one, the one the
+ * server is connected to: its address for the client is the last in `X-Forwarded-For`,
+ * where it appended it. The earlier entries are whatever the client sent, and trusting
+ * them (as trusting every hop does) would let a client pick a fresh limit per request. A
+ * number trusts that many hops (a CDN in front of a load balancer: 2); a list of
+ * addresses or CIDR ranges trusts those proxies wherever they stand.
+ */
+const trustedProxies = z.string().transform((text, ctx): false | number | string[] => {
+  const value = text.trim();
+  if (value === "false" || value === "0") return false;
+  if (value === "true") return 1;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const proxies = value.split(",").map((item) => item.trim());
+  if (proxies.every(isAddressOrRange)) return proxies;
+  ctx.addIssue({
+    code: "custom",
+    message:
+      "must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or CIDR ranges",
+  });
+  return z.NEVER;
+});
+
+function isAddressOrRange(text: string): boolean {
+  const [address = "", bits, ...rest] = text.split("/");
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
 const jsonObject = z.string().transform((text, ctx) => {
   try {
     const value: unknown = JSON.parse(text);
@@ -39,7 +70,7 @@ const Env = z.object({
   SKILLPORT_FAILED_AUTH_PER_MINUTE: int(1, 1_000_000).default(30),
   SKILLPORT_RETENTION_DAYS: int(1, 3650).default(30),
   SKILLPORT_SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
-  SKILLPORT_TRUST_PROXY: bool.default(false),
+  SKILLPORT_TRUST_PROXY: trustedProxies.default(false),
   SKILLPORT_SKILL_CONFIG: jsonObject.default({}),
   SKILLPORT_DISCOVERY_MODE: z.enum(["hybrid", "lexical"]).default("hybrid"),
   SKILLPORT_DISCOVERY_LEARN_WINDOW_SECONDS: int(0, 86_400).default(300),
@@ -84,7 +115,8 @@ export interface Config {
   failedAuthPerMinute: number;
   retentionDays: number;
   shutdownTimeoutMs: number;
-  trustProxy: boolean;
+  /** The proxies whose `X-Forwarded-*` headers are believed: none, a number of hops, or their addresses. */
+  trustProxy: false | number | string[];
   skillConfig: Record<string, Record<string, unknown>>;
   /** `hybrid`: BM25F fused with the shipped embedding model; `lexical`: BM25F only, no model loaded. */
   discoveryMode: "hybrid" | "lexical";

@@ -35,6 +35,36 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ SKILLPORT_ADMIN_TOKEN: " ".repeat(20) })).toThrow(/SKILLPORT_ADMIN_TOKEN/);
   });
 
+  it("reads the trusted proxies: true is the connected one, a number of hops, or their addresses", () => {
+    const trust = (value: string) => loadConfig({ SKILLPORT_TRUST_PROXY: value }).trustProxy;
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(trust("false")).toBe(false);
+    expect(trust("0")).toBe(false);
+    expect(trust("true")).toBe(1);
+    expect(trust("1")).toBe(1);
+    expect(trust("2")).toBe(2);
+    expect(trust("10.0.0.0/8, 127.0.0.1,::1,fd00::/8")).toEqual([
+      "10.0.0.0/8",
+      "127.0.0.1",
+      "::1",
+      "fd00::/8",
+    ]);
+    for (const value of [
+      "yes",
+      "https://proxy.example",
+      "10.0.0.0/33",
+      "::1/129",
+      "10.0.0.1/8/1",
+      "proxy.local",
+      "",
+      "100",
+    ]) {
+      expect(() => trust(value), value).toThrow(
+        /SKILLPORT_TRUST_PROXY: must be true, false, a number of proxy hops/,
+      );
+    }
+  });
+
   it("says the bounds of a number out of range, not that it is no number", () => {
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).toThrow(/SKILLPORT_PORT: .*<=\s*65535/);
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).not.toThrow(/whole number/);

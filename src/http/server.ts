@@ -28,7 +28,8 @@ export interface HttpServerOptions {
   maxBodyBytes: number;
   /** Headers and body of a request must arrive within this (slow clients hold no socket for ever). */
   requestTimeoutMs: number;
-  trustProxy: boolean;
+  /** The proxies whose `X-Forwarded-*` headers are believed (see config.ts). */
+  trustProxy: false | number | string[];
   version: string;
   /** Where the dashboard's one-time sign-in links go (default: stderr). */
   announceSignInLink?: (url: string) => void;
@@ -54,6 +55,16 @@ export interface HttpServer {
 
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
 
+/**
+ * Fastify's form of the trusted proxies. A number of hops becomes a function of the hop
+ * (0 is the connected peer), as Fastify itself takes a number for "trust none".
+ */
+function trustProxyOption(
+  trusted: false | number | string[],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trusted === "number" ? (_address, hop) => hop < trusted : trusted;
+}
+
 /** HTTP/1.1 requires a Host header (RFC 9112, section 3.2); HTTP/1.0 does not. */
 function lacksRequiredHost(request: FastifyRequest): boolean {
   return request.headers.host === undefined && request.raw.httpVersion !== "1.0";
@@ -78,7 +89,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       requireHostHeader: false,
     },
     clientErrorHandler: clientErrorAnswerer((address) => skillport.access.addressStatus(address)),
-    trustProxy: options.trustProxy,
+    trustProxy: trustProxyOption(options.trustProxy),
     genReqId: () => `req_${randomBase62(20)}`,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },

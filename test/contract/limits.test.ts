@@ -308,3 +308,43 @@ describe("contract: failed authentications are limited per client address", { ti
     expect(limitHeaders(ok)).toMatchObject({ limit: 60, remaining: 59 });
   });
 });
+
+// docs/deploy.md: behind a reverse proxy (SKILLPORT_TRUST_PROXY=true), the client's address is the one the
+// proxy appended to X-Forwarded-For; what the client itself put there picks no bucket.
+describe("contract: behind a trusted proxy, failed authentications are limited per real client", {
+  timeout: 90_000,
+}, () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer({
+      env: { SKILLPORT_FAILED_AUTH_PER_MINUTE: undefined, SKILLPORT_TRUST_PROXY: "true" },
+    });
+  });
+  afterAll(async () => {
+    const errors = server ? serverErrors(server) : [];
+    await server?.stop();
+    expect(errors).toEqual([]);
+  });
+
+  it("counts guesses whose client-sent X-Forwarded-For entries differ against the address the proxy appended", async () => {
+    await awayFromMinuteBoundary(30);
+    // This test plays the proxy: nginx's $proxy_add_x_forwarded_for appends the peer to what the client sent.
+    const guess = (forwardedFor: string) =>
+      server.request("POST", "/v1/discover", {
+        key: "sk_live_guess",
+        json: DISCOVER,
+        headers: { "x-forwarded-for": forwardedFor },
+      });
+    for (let i = 0; i < 30; i++) {
+      const res = await guess(`10.9.0.${i}, 203.0.113.9`);
+      expectError(res, 401, "invalid_api_key");
+      expect(limitHeaders(res)).toMatchObject({ limit: 30, remaining: 29 - i });
+    }
+    expectRetryAfter(await guess("10.9.0.200, 203.0.113.9"), 60);
+    // Another client behind the same proxy has a limit of its own.
+    const other = await guess("203.0.113.10");
+    expectError(other, 401, "invalid_api_key");
+    expect(limitHeaders(other)).toMatchObject({ limit: 30, remaining: 29 });
+  });
+});

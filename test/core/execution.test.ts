@@ -507,6 +507,24 @@ describe("recovery after a crash", () => {
   });
 });
 
+describe("async slots", () => {
+  it("go to another owner's execution as one frees, not after one owner's whole burst", async () => {
+    // asyncConcurrency is 2: alice's burst fills both slots and queues three more.
+    const burst = [];
+    for (let i = 0; i < 5; i++) burst.push((await run("test.sleep", { ms: 150 }, { async: true })).record.id);
+    const bob = await core.keyFor({ owner: "bob" });
+    const bobs = (await core.run(bob, "test.echo", { text: "bob" }, { async: true })).record.id;
+    const done = await core.skillport.queries.get(bob, bobs, 5_000);
+    expect(done).toMatchObject({ status: "completed" });
+    // Bob's run started when the first slot freed: before alice's third (queued before it).
+    const third = (await core.skillport.store.executions.get(burst[2] as string))?.record;
+    expect(third?.started_at === null || (third?.started_at ?? "") >= (done?.started_at ?? "")).toBe(true);
+    expect((await core.skillport.store.executions.get(burst[4] as string))?.record.status).not.toBe(
+      "completed",
+    );
+  });
+});
+
 describe("shutdown", () => {
   it("starts no queued execution once stopping, even as running ones end; the next start runs it", async () => {
     const dir = core.dir;

@@ -171,7 +171,7 @@ export class ExecutionRunner {
       release();
       return;
     }
-    this.queue.push(execution.record.id, { execution, hooks, begin: "queued", release });
+    this.queue.push(execution.record.id, execution.owner, { execution, hooks, begin: "queued", release });
   }
 
   /**
@@ -376,7 +376,7 @@ export class ExecutionRunner {
       isoTimestamp(now),
     );
     for (const execution of taken) {
-      this.queue.push(execution.record.id, {
+      this.queue.push(execution.record.id, execution.owner, {
         execution,
         hooks: {},
         begin: "stored",
@@ -400,7 +400,7 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, {
+        this.queue.push(orphan.record.id, orphan.owner, {
           execution: orphan,
           hooks: {},
           begin: "queued",

@@ -1,9 +1,17 @@
+import { FairLine } from "../fair-line.js";
+
+interface Job<T> {
+  id: string;
+  item: T;
+}
+
 /**
- * Runs queued jobs with at most `concurrency` at once, in arrival order. Async
- * executions go through it so a burst cannot start unbounded work in one process.
+ * Runs queued jobs with at most `concurrency` at once, taken in a `FairLine`: fair between
+ * owners, and in arrival order for each. Async executions go through it so a burst cannot
+ * start unbounded work in one process, nor make other owners' executions wait for all of it.
  */
 export class WorkQueue<T> {
-  private readonly waiting: { id: string; item: T }[] = [];
+  private readonly line = new FairLine<Job<T>>();
   private running = 0;
   private starting = true;
 
@@ -12,16 +20,14 @@ export class WorkQueue<T> {
     private readonly work: (item: T) => Promise<void>,
   ) {}
 
-  push(id: string, item: T): void {
-    this.waiting.push({ id, item });
+  push(id: string, owner: string, item: T): void {
+    this.line.push(owner, { id, item });
     this.pump();
   }
 
   /** Takes a job out before it started; undefined when it is not waiting (running or unknown). */
   remove(id: string): T | undefined {
-    const index = this.waiting.findIndex((job) => job.id === id);
-    if (index < 0) return undefined;
-    return this.waiting.splice(index, 1)[0]?.item;
+    return this.line.remove((job) => job.id === id)?.item;
   }
 
   /** Starts no more jobs (shutting down): running ones go on, waiting ones stay waiting. */
@@ -31,11 +37,11 @@ export class WorkQueue<T> {
 
   /** Jobs that could start at once (free slots not claimed by waiting jobs). */
   get room(): number {
-    return Math.max(0, this.concurrency - this.running - this.waiting.length);
+    return Math.max(0, this.concurrency - this.running - this.line.length);
   }
 
   get pending(): number {
-    return this.waiting.length;
+    return this.line.length;
   }
 
   get active(): number {
@@ -44,15 +50,16 @@ export class WorkQueue<T> {
 
   private pump(): void {
     while (this.starting && this.running < this.concurrency) {
-      const job = this.waiting.shift();
-      if (!job) return;
+      const next = this.line.take();
+      if (!next) return;
       this.running++;
       // `work` reports its own failures; a rejection here only frees the slot.
       const settle = () => {
         this.running--;
+        this.line.release(next.owner);
         this.pump();
       };
-      this.work(job.item).then(settle, settle);
+      this.work(next.item.item).then(settle, settle);
     }
   }
 }

@@ -6,8 +6,12 @@ import ipaddr from "ipaddr.js";
  */
 export type AddressPolicy = (address: string) => string | undefined;
 
-/** Cloud metadata endpoints (AWS, GCP, Azure; AWS over IPv6): named explicitly in refusals. */
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254"]);
+/**
+ * Cloud metadata endpoints, named explicitly in refusals: AWS, GCP and Azure's instance
+ * metadata (AWS over IPv6 too), and Azure's platform endpoint (WireServer), which answers
+ * only inside Azure and is a public address, so no range would refuse it.
+ */
+const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254", "168.63.129.16"]);
 
 /** ipaddr.js range names, as a refusal reads them. */
 const RANGE_DESCRIPTIONS: Record<string, string> = {

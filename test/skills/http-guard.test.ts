@@ -40,6 +40,8 @@ describe("publicAddressesOnly", () => {
     ["127.0.0.1", "a loopback address"],
     ["127.255.0.9", "a loopback address"],
     ["169.254.169.254", "a cloud metadata address"],
+    ["168.63.129.16", "a cloud metadata address"],
+    ["::ffff:168.63.129.16", "mapped to 168.63.129.16, a cloud metadata address"],
     ["169.254.1.1", "a link-local address"],
     ["100.64.0.1", "a carrier-grade NAT (shared) address"],
     ["0.0.0.0", "an unspecified address"],

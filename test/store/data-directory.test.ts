@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ensureDirectory } from "../../src/store/sqlite/data-directory.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { runCli } from "../contract/harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "skillport-dirs-"));
@@ -15,6 +16,37 @@ describe("the data directory", () => {
     expect(statSync(dir).isDirectory()).toBe(true);
     ensureDirectory(dir);
     expect(statSync(dir).isDirectory()).toBe(true);
+  });
+
+  it("holds a new store readable by its owner only: the directory 0700, the database and its WAL 0600", async () => {
+    const dir = join(root, "private", "data");
+    const store = openSqliteStore({ dataDir: dir });
+    try {
+      await store.messages.insert("o", {
+        id: "msg_1",
+        channel: "c",
+        text: "t",
+        createdAt: new Date().toISOString(),
+      });
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      expect(mode(dir)).toBe(0o700);
+      for (const file of ["skillport.db", "skillport.db-wal", "skillport.db-shm"]) {
+        expect(mode(join(dir, file)), file).toBe(0o600);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("leaves an existing database file's mode as the operator set it", async () => {
+    const dir = join(root, "shared");
+    ensureDirectory(dir);
+    const file = join(dir, "skillport.db");
+    writeFileSync(file, "");
+    chmodSync(file, 0o640);
+    const store = openSqliteStore({ dataDir: dir });
+    await store.close();
+    expect(statSync(file).mode & 0o777).toBe(0o640);
   });
 
   it("refuses a path under a file", () => {

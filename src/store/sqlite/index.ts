@@ -3,7 +3,7 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
 import { ChangeSignal } from "./change-signal.js";
-import { ensureDirectory } from "./data-directory.js";
+import { ensureDirectory, ensurePrivateFile } from "./data-directory.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import { SqliteEmbeddingStore } from "./embedding-store.js";
 import { SqliteExecutionStore } from "./execution-store.js";
@@ -51,6 +51,7 @@ export interface SqliteStore extends Store {
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   ensureDirectory(options.dataDir);
   const filePath = join(options.dataDir, options.fileName ?? DEFAULT_DATABASE_FILE);
+  ensurePrivateFile(filePath);
   const logger = options.logger ?? silentLogger;
 
   const { db, limiterDb } = openConnections(filePath);

@@ -42,6 +42,21 @@ function isAddressOrRange(text: string): boolean {
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
 }
 
+/** Host names the server is reached by (`example.com`, `example.com:8443`, `[::1]`), not URLs. */
+const hostList = commaList.refine(
+  (hosts) => hosts.every((host) => /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/i.test(host)),
+  {
+    message: "must be host names, each with an optional :port (example.com, not https://example.com/)",
+  },
+);
+/** Browser origins: a scheme and a host, with an optional port, and no path. */
+const originList = commaList.refine(
+  (origins) => origins.every((origin) => /^https?:\/\/[^/\s@]+\/?$/i.test(origin)),
+  {
+    message: "must be origins, each a scheme and a host with an optional port (https://app.example.com)",
+  },
+);
+
 const jsonObject = z.string().transform((text, ctx) => {
   try {
     const value: unknown = JSON.parse(text);
@@ -99,8 +114,8 @@ const Env = z.object({
   SKILLPORT_MCP_TOOL_TAGS: commaList.default([]),
   SKILLPORT_MCP_SESSION_IDLE_MS: int(1_000, 86_400_000).default(30 * 60_000),
   SKILLPORT_MCP_MAX_SESSIONS: int(1, 1_000_000).default(1_000),
-  SKILLPORT_ALLOWED_HOSTS: commaList.default([]),
-  SKILLPORT_ALLOWED_ORIGINS: commaList.default([]),
+  SKILLPORT_ALLOWED_HOSTS: hostList.default([]),
+  SKILLPORT_ALLOWED_ORIGINS: originList.default([]),
 });
 
 export interface Config {

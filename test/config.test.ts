@@ -65,6 +65,28 @@ describe("configuration from the environment", () => {
     }
   });
 
+  it("takes host names and origins for /mcp, and refuses a URL where a host name belongs", () => {
+    const mcp = (env: Record<string, string>) => loadConfig(env).mcp;
+    expect(mcp({ SKILLPORT_ALLOWED_HOSTS: "api.example.com, example.com:8443,[::1]" }).allowedHosts).toEqual([
+      "api.example.com",
+      "example.com:8443",
+      "[::1]",
+    ]);
+    expect(
+      mcp({ SKILLPORT_ALLOWED_ORIGINS: "https://app.example.com,http://localhost:5173/" }).allowedOrigins,
+    ).toHaveLength(2);
+    for (const host of ["https://foo.example", "foo.example/mcp", "user@foo.example", "foo example"]) {
+      expect(() => mcp({ SKILLPORT_ALLOWED_HOSTS: host }), host).toThrow(
+        /SKILLPORT_ALLOWED_HOSTS: must be host names/,
+      );
+    }
+    for (const origin of ["app.example.com", "https://app.example.com/path", "ftp://x"]) {
+      expect(() => mcp({ SKILLPORT_ALLOWED_ORIGINS: origin }), origin).toThrow(
+        /SKILLPORT_ALLOWED_ORIGINS: must be origins/,
+      );
+    }
+  });
+
   it("says the bounds of a number out of range, not that it is no number", () => {
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).toThrow(/SKILLPORT_PORT: .*<=\s*65535/);
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).not.toThrow(/whole number/);

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillDetail } from "../core/catalog-service.js";
 import type { Scope } from "../core/keys/api-key.js";
+import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
 import { GENERIC_TOOL_NAMES, GENERIC_TOOLS, type GenericToolName } from "./generic-tools.js";
 import { assignToolNames } from "./tool-names.js";
@@ -8,7 +9,7 @@ import { assignToolNames } from "./tool-names.js";
 export interface SkillToolOptions {
   /** contract.md: `SKILLPORT_MCP_MAX_TOOLS`, default 40. */
   maxTools: number;
-  /** Only skills with at least one of these tags get their own tool (all when empty). */
+  /** Only skills with at least one of these tags (in any case) get their own tool (all when empty). */
   tags: readonly string[];
 }
 
@@ -27,9 +28,9 @@ export class ToolCatalog {
   private readonly targets = new Map<string, ToolTarget>();
 
   constructor(skills: readonly SkillDetail[], options: SkillToolOptions) {
-    const wanted = new Set(options.tags);
+    const wanted = new Set(normalizeTags(options.tags));
     const chosen = skills
-      .filter((skill) => wanted.size === 0 || skill.tags.some((tag) => wanted.has(tag)))
+      .filter((skill) => wanted.size === 0 || skill.tags.some((tag) => wanted.has(normalizeTag(tag))))
       .slice(0, Math.max(0, options.maxTools));
     const byId = new Map(chosen.map((skill) => [skill.skill_id, skill]));
     this.skillTools = [];

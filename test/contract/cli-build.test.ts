@@ -44,6 +44,25 @@ describe("the built CLI (the package's bin, bundled in dist/cli)", () => {
     }
   });
 
+  it("stops start-up on an MCP tool tag no skill has, before opening a store; tags match in any case", async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), "skillport-tags-")), "data");
+    try {
+      const { code, stderr } = await runCli(["serve"], {
+        SKILLPORT_DATA_DIR: dataDir,
+        SKILLPORT_PORT: "0",
+        SKILLPORT_MCP_TOOL_TAGS: "MATH,nosuchtag",
+      });
+      expect(code).not.toBe(0);
+      expect(stderr).toContain(
+        'Invalid configuration: SKILLPORT_MCP_TOOL_TAGS: no skill has the tag "nosuchtag"',
+      );
+      expect(stderr).not.toContain('"math"');
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      await rm(join(dataDir, ".."), { recursive: true, force: true });
+    }
+  });
+
   it("maps each run-time file to its source when run from the sources", () => {
     expect(runningFromSources).toBe(true);
     for (const path of RUNTIME_FILES) {

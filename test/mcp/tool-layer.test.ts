@@ -142,6 +142,9 @@ describe("the MCP tool layer on the core", () => {
     expect((await tagged.client.listTools()).tools.map((tool) => tool.name).slice(3)).toEqual([
       "test_chatty",
     ]);
+    // Tags match in any case, as discovery's filter does.
+    const upper = await connect({ tags: [" TALK "] });
+    expect((await upper.client.listTools()).tools.map((tool) => tool.name).slice(3)).toEqual(["test_chatty"]);
     // Beyond the cap a skill is still reached through execute_skill.
     const viaGeneric = (await capped.client.callTool({
       name: "execute_skill",

@@ -1,4 +1,5 @@
 import type { CatalogSkill, JsonSchema } from "../skills/registry.js";
+import { normalizeTags } from "../skills/tags.js";
 
 /**
  * The searchable fields of a skill. Each has its own weight and length normalisation in
@@ -81,10 +82,6 @@ export function schemaText(schema: JsonSchema | null | undefined): string {
   if (typeof schema.description === "string") out.push(schema.description);
   collectSchemaText(schema, 1, out);
   return out.join("\n");
-}
-
-function normalizeTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map((tag) => tag.trim().toLowerCase()).filter((tag) => tag.length > 0))];
 }
 
 /** A catalog skill's searchable fields: id, title, description, tags, params, examples. */

@@ -1,3 +1,5 @@
+import { normalizeTag } from "../skills/tags.js";
+
 /**
  * The skills holding each tag, for the `tags` filter of discover. A filter is asked about
  * every skill a filtered search scans (discovery ranks the whole catalog, then narrows),
@@ -44,7 +46,7 @@ export class TagIndex {
    * are when it is made.
    */
   filter(tags: readonly string[] | undefined): ((id: string) => boolean) | undefined {
-    const wanted = [...new Set((tags ?? []).map((tag) => tag.trim().toLowerCase()))];
+    const wanted = [...new Set((tags ?? []).map(normalizeTag))];
     if (wanted.length === 0) return undefined;
     const sets = wanted.map((tag) => this.idsByTag.get(tag) ?? NONE).sort((a, b) => a.size - b.size);
     const [first = NONE, ...rest] = sets;

@@ -50,7 +50,8 @@ export function outcomeResult(record: ExecutionRecord, { ownTool = false } = {})
  * success, and the refusals an agent can act on (limits say when to retry instead).
  */
 const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode, string>> = {
-  execution_failed: "The skill ran and failed: change what the message points at before calling again.",
+  execution_failed:
+    "The skill ran and failed: if the message names what was wrong with the arguments, change that before calling again; otherwise calling again would fail the same way.",
   execution_timeout:
     "The run ran out of time: call again with a larger timeout_ms (up to 300000), or ask for less.",
   execution_cancelled: "The run was cancelled: call again only if it is still wanted.",

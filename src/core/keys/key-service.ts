@@ -80,7 +80,7 @@ export const MAX_ROLL_GRACE_SECONDS = 30 * 86_400;
 
 export const RollKeyInput = z.object({
   /** How long the old key keeps working after the roll; 0 ends it at once. */
-  graceSeconds: z.number().int().min(0).max(MAX_ROLL_GRACE_SECONDS),
+  graceSeconds: z.number().int().min(0).max(MAX_ROLL_GRACE_SECONDS, "at most 30 days (2592000 seconds)"),
 });
 export type RollKeyInput = z.input<typeof RollKeyInput>;
 

@@ -106,11 +106,20 @@ export function ensureRateLimitHeaders(
 const AMBIGUOUS_BEARER = "(more than one Authorization header)";
 
 function hasOneAuthorization(rawHeaders: string[]): boolean {
+  return headerCount(rawHeaders, "authorization") <= 1;
+}
+
+/**
+ * How many times a header (`name` in lower case) came. Node joins the values of most
+ * repeated headers with ", " and keeps the first of others, so a header whose meaning a
+ * join or a choice would change must be counted here.
+ */
+export function headerCount(rawHeaders: string[], name: string): number {
   let seen = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.length === 13 && rawHeaders[i]?.toLowerCase() === "authorization") seen++;
+    if (rawHeaders[i]?.length === name.length && rawHeaders[i]?.toLowerCase() === name) seen++;
   }
-  return seen <= 1;
+  return seen;
 }
 
 /** The admitted key of a request that passed `admitRequest`. */

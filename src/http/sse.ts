@@ -22,6 +22,12 @@ export async function streamEvents(
     connection: "keep-alive",
     "x-accel-buffering": "no",
   });
+  // HEAD asks for the headers alone: no stream held open for a body nobody reads.
+  if (reply.request.method === "HEAD") {
+    await events.return(undefined);
+    raw.end();
+    return;
+  }
   const keepalive = setInterval(() => raw.write(": keep-alive\n\n"), KEEPALIVE_MS);
   try {
     let next = first;

@@ -220,6 +220,25 @@ describe("contract: execution resources", () => {
     expect(JSON.parse(stream.events[0]?.data ?? "{}")).toEqual(created[0]);
   });
 
+  it("HEAD on a running execution's event stream answers its headers at once, without holding the stream", async () => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 60_000 }, async: true },
+    });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const head = await fetch(`${server.baseUrl}/v1/executions/${id}/events`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${key.secret}` },
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toContain("text/event-stream");
+    expect(await head.text()).toBe("");
+    const running = await server.request("GET", `/v1/executions/${id}`, { key: key.secret });
+    expect(bodyOf<ExecutionRecord>(running).status).toBe("running");
+    await server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+  });
+
   it("the event stream ends with the cancelled status when the execution is cancelled", async () => {
     const res = await server.request("POST", "/v1/execute", {
       key: key.secret,

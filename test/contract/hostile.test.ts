@@ -384,6 +384,21 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       }
     });
 
+    it("refuses two Idempotency-Key headers rather than joining them into one key neither sender meant", async () => {
+      const body = '{"skill_id":"math.evaluate","params":{"expression":"1+1"}}';
+      const res = await sendRaw(server, [
+        "POST /v1/execute HTTP/1.1\r\nHost: x\r\n" +
+          `Authorization: Bearer ${key.secret}\r\nContent-Type: application/json\r\n` +
+          "Idempotency-Key: a\r\nIdempotency-Key: b\r\n" +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      ]);
+      expect(res.status).toBe(400);
+      expectContractAnswer(res, "two Idempotency-Key headers");
+      expect(bodyOf<{ error: { message: string } }>(res).error.message).toContain(
+        "one Idempotency-Key header",
+      );
+    });
+
     it("refuses non-UTF-8 bytes in the key as invalid_api_key and non-UTF-8 bytes in a body without a 5xx", async () => {
       const badKey = await sendRaw(server, [
         Buffer.concat([

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { ExecuteRequest } from "../../core/api-schemas.js";
+import { ServiceError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
 import { parseOrThrow } from "../../core/validation.js";
-import { keyOf } from "../admission.js";
+import { headerCount, keyOf } from "../admission.js";
 
 /**
  * POST /v1/execute — sync answers 200 with the terminal record, async 202 at once with
@@ -13,10 +14,12 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
   app.post("/v1/execute", { config: { scope: "full-access" } }, async (request, reply) => {
     const key = keyOf(request);
     const input = parseOrThrow(ExecuteRequest, request.body);
-    const idempotencyKey = request.headers["idempotency-key"];
-    const { record, mode, replayed } = await skillport.executions.execute(key, input, {
-      idempotencyKey: Array.isArray(idempotencyKey) ? idempotencyKey.join(",") : idempotencyKey,
-    });
+    // Two would be joined into one key ("a, b") that neither sender meant.
+    if (headerCount(request.raw.rawHeaders, "idempotency-key") > 1) {
+      throw new ServiceError("invalid_request", { message: "Send one Idempotency-Key header, not several." });
+    }
+    const idempotencyKey = request.headers["idempotency-key"] as string | undefined;
+    const { record, mode, replayed } = await skillport.executions.execute(key, input, { idempotencyKey });
     if (replayed) reply.header("idempotent-replayed", "true");
     if (mode === "async") reply.code(202).header("location", `/v1/executions/${record.id}`);
     return record;

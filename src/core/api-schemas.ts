@@ -21,11 +21,13 @@ export const ExecuteRequest = z.object({
     .boolean()
     .default(false)
     .describe("Execute asynchronously (202 with a queued record); default false"),
+  // Bounds before `int()`: for 1e308 the first message is then the contract's bound, not
+  // the safe-integer range `int()` checks.
   timeout_ms: z
     .number()
-    .int()
     .min(1)
     .max(MAX_TIMEOUT_MS)
+    .int()
     .default(DEFAULT_TIMEOUT_MS)
     .describe("Execution timeout in milliseconds, 1–300000; default 30000"),
 });
@@ -34,7 +36,7 @@ export type ExecuteRequest = z.output<typeof ExecuteRequest>;
 /** contract.md, "POST /v1/discover". */
 export const DiscoverRequest = z.object({
   query: z.string().min(1).max(1000).describe("Free-text description of the wanted capability"),
-  limit: z.number().int().min(1).max(50).default(10).describe("How many results, 1–50; default 10"),
+  limit: z.number().min(1).max(50).int().default(10).describe("How many results, 1–50; default 10"),
   tags: z
     .array(z.string().min(1).max(100))
     .max(20)

@@ -128,6 +128,16 @@ describe("contract: the error table", () => {
       },
     );
 
+    it("names the contract's bound first for a timeout_ms far out of range (1e308)", async () => {
+      const error = expectError(
+        await execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms: 1e308 }),
+        400,
+        "invalid_request",
+      );
+      expect(error.message).toContain("300000");
+      expect(error.message).not.toContain("9007199254740991");
+    });
+
     it("accepts the bounds timeout_ms = 1 and 300000", async () => {
       for (const timeout_ms of [1, 300_000]) {
         const res = await execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms });

@@ -1,4 +1,4 @@
-import type { EvalFunction, MathJsInstance, MathNode } from "mathjs";
+import type { EvalFunction, MathJsInstance, MathNode, SymbolNode } from "mathjs";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
@@ -128,6 +128,15 @@ function parseExpression(parse: (expression: string) => MathNode, expression: st
     node = parse(expression);
   } catch (err) {
     throw new SkillError(`Invalid expression ${quote(expression)}: ${errorMessage(err)}`, { cause: err });
+  }
+  // `config` changes the shared instance's settings for every later expression (see
+  // lib/math.ts for why it is refused by name rather than replaced).
+  if (
+    node.filter((child) => child.type === "SymbolNode" && (child as SymbolNode).name === "config").length > 0
+  ) {
+    throw new SkillError(
+      `Invalid expression ${quote(expression)}: config is not available: the settings are fixed`,
+    );
   }
   // User-defined functions allow recursion, which can block the process for hours
   // (f(x) = f(x-1) + f(x-1)); plain expressions cannot.

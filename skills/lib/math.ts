@@ -48,7 +48,10 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
   };
 
   // mathjs's security guide: functions that reach the parser, change the instance or
-  // define units must not be callable from an expression.
+  // define units must not be callable from an expression. `config` is not among them: it is
+  // a dependency other functions are built with (eigs, schur, lyap, sylvester and
+  // intersect read its tolerances), and replacing it broke them; expressions are refused
+  // its name instead (math-evaluate.ts).
   const disabled = [
     "import",
     "createUnit",
@@ -64,7 +67,6 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
     "reviver",
     "replacer",
     "parser",
-    "config",
   ];
   const overrides: Record<string, (...args: unknown[]) => unknown> = {};
   for (const name of disabled) {

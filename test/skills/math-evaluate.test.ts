@@ -66,6 +66,29 @@ describe("math.evaluate", () => {
     await expectSkillError(mathEvaluate, { expression }, /is disabled/);
   });
 
+  it("refuses config, which would change the settings of every later expression, by name", async () => {
+    for (const expression of ['config({number: "BigNumber"})', "c = config; c()", "map([1], config)"]) {
+      await expectSkillError(mathEvaluate, { expression }, /config is not available/);
+    }
+    expect(await runSkill(mathEvaluate, { expression: "1/3" })).toMatchObject({ type: "number" });
+  });
+
+  it("describes a function with help, whose text runs the function's examples", async () => {
+    expect(await runSkill(mathEvaluate, { expression: "help(sqrt)" })).toMatchObject({
+      type: "help",
+      text: expect.stringContaining("Name: sqrt"),
+    });
+  });
+
+  it.each([
+    ["eigs([[2,0],[0,3]]).values", "[2, 3]"],
+    ["intersect([0,0],[10,10],[10,0],[0,10])", "[5, 5]"],
+    ["schur([[1,0],[0,2]]).T", "[[1, 0], [0, 2]]"],
+    ["lyap([[-2,0],[0,-3]], [[1,0],[0,1]])", "[[0.25, 0], [0, 0.16666666666667]]"],
+  ])("computes %s with the tolerances from the instance's settings", async (expression, text) => {
+    expect(await runSkill(mathEvaluate, { expression })).toMatchObject({ text });
+  });
+
   it("refuses function definitions, which would allow unbounded recursion", async () => {
     await expectSkillError(
       mathEvaluate,

@@ -8,10 +8,15 @@
 // labels): unbounded ones backtrack quadratically on long runs such as "aaaa...".
 // The local part may hold any letter, digit or mark (RFC 6531 internationalised addresses,
 // "jürgen@example.de"), and a match starts and ends only at a word's edge: an ASCII-only
-// local part once returned "rgen@example.de", an address that is not in the text.
+// local part once returned "rgen@example.de", an address that is not in the text. The
+// domain too ends only where the text's domain ends (not before a "-" or another label),
+// and its top-level label may be an internationalised one ("xn--p1ai", .рф): a top-level
+// label cut short once returned "info@example.xn".
 const EMAIL =
-  /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\p{L}\p{N}\p{M}])/gu;
-const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/gi;
+  /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}(?:[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{1,59})(?![\p{L}\p{N}\p{M}-]|\.[A-Za-z0-9])/gu;
+// CJK and fullwidth punctuation ends a URL, as a space does: "https://example.com。谢谢".
+const URL_PATTERN =
+  /\b(?:https?:\/\/|www\.)[^\s<>"'`\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/gi;
 // Marks (\p{M}) belong to a tag: Indic vowel signs and viramas ("#नमस्ते") and decomposed
 // accents ("#cafe\u0301") are marks, and without them a tag ended at the first one. A mark
 // right after the # has nothing to combine with, so it starts no tag.

@@ -154,6 +154,28 @@ describe("text.extract", () => {
     expect(await emails(`${"a".repeat(70)}@example.com`)).toEqual([]);
   });
 
+  // Regression: the domain could end inside a label, so "info@example.xn--p1ai" came back
+  // as "info@example.xn" and "bob@mail.example.c0m" as "bob@mail.example".
+  it("returns a domain whole or not at all, internationalised top-level labels included", async () => {
+    const emails = async (text: string) => (await runSkill(textExtract, { text, kinds: ["emails"] })).emails;
+    expect(await emails("Пишите на info@example.xn--p1ai или sales@shop.xn--80asehdb.")).toEqual([
+      "info@example.xn--p1ai",
+      "sales@shop.xn--80asehdb",
+    ]);
+    expect(await emails("mail bob@mail.example.c0m now, or ann@example-co.uk")).toEqual([
+      "ann@example-co.uk",
+    ]);
+    expect(await emails("Write to ann@example.com.")).toEqual(["ann@example.com"]);
+  });
+
+  it("ends a URL at CJK or fullwidth punctuation, as at a space", async () => {
+    const text = "访问https://example.com/路径。谢谢，或 https://example.org/a（备用）";
+    expect((await runSkill(textExtract, { text, kinds: ["urls"] })).urls).toEqual([
+      "https://example.com/路径",
+      "https://example.org/a",
+    ]);
+  });
+
   // Regression: marks were not allowed in a tag, which then ended at the first one.
   it("keeps combining marks inside hashtags (Devanagari, decomposed accents)", async () => {
     expect(

@@ -79,6 +79,9 @@ export const csvToJson = defineSkill({
       records = parse(params.csv, {
         delimiter,
         bom: true,
+        // Every line ending, in any mix: csv-parse otherwise takes the first one it meets for
+        // the whole file, and a CRLF row after an LF header kept its "\r".
+        record_delimiter: ["\r\n", "\n", "\r"],
         skip_empty_lines: true,
         trim: params.trim,
         relax_column_count: params.relax_column_count,

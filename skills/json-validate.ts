@@ -79,7 +79,15 @@ export const jsonValidate = defineSkill({
     // function. With it, presence is hasOwnProperty, in every draft and at every depth. (The data arrives as
     // ordinary JSON.parse objects; rebuilding it with null prototypes would also work, but costs a deep copy
     // and breaks again as soon as a caller passes ordinary objects.)
-    const options = { allErrors: true, strict: false, logger: false as const, ownProperties: true };
+    // multipleOfPrecision: without it Ajv divides in binary floating point, and 19.99 was no
+    // multiple of 0.01.
+    const options = {
+      allErrors: true,
+      strict: false,
+      logger: false as const,
+      ownProperties: true,
+      multipleOfPrecision: 12,
+    };
     const ajv = draft.includes("2020-12")
       ? new Ajv2020(options)
       : draft.includes("2019-09")

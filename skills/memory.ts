@@ -45,7 +45,7 @@ export const memorySet = defineSkill({
     { query: "remember this value for later", params: { key: "note", value: "call back at 3pm" } },
   ],
   async run(params, ctx) {
-    const json = JSON.stringify(params.value);
+    const json = JSON.stringify(params.value, refuseNonFinite);
     if (json === undefined)
       throw new SkillError("value must be JSON (an object, array, string, number, boolean or null)");
     const bytes = Buffer.byteLength(json, "utf8");
@@ -139,3 +139,14 @@ export const memoryList = defineSkill({
     return { keys, count: keys.length };
   },
 });
+
+/**
+ * A JSON number too large for a double (1e400) arrives as Infinity, which JSON.stringify
+ * would store as null: refused instead of changed.
+ */
+function refuseNonFinite(_key: string, value: unknown): unknown {
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw new SkillError("value holds a number too large to store (such as 1e400): give it as a string");
+  }
+  return value;
+}

@@ -1,3 +1,4 @@
+import type { Unit } from "mathjs";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
@@ -57,11 +58,17 @@ export const unitsConvert = defineSkill({
   async run(params) {
     const { math } = await loadMath();
     const parseUnit = (name: string) => {
+      let unit: Unit;
       try {
-        return math.unit(mathjsUnit(name));
+        unit = math.unit(mathjsUnit(name));
       } catch (err) {
         throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}`, { cause: err });
       }
+      // "2 m" parses as a quantity, whose number the conversion would silently drop.
+      if (unit.value !== null) {
+        throw new SkillError(`"${name}" holds a number: give the unit alone, and the number in value`);
+      }
+      return unit;
     };
     const from = parseUnit(params.from);
     const to = parseUnit(params.to);

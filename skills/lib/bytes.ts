@@ -46,7 +46,8 @@ export function encodeBytes(bytes: Buffer, encoding: ByteEncoding): string {
   switch (encoding) {
     case "utf-8":
       try {
-        return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        // ignoreBOM keeps a leading byte-order mark: the default strips it, and the data with it.
+        return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
       } catch {
         throw new SkillError(
           "The bytes are not valid UTF-8 text: choose hex or base64 as the output encoding",

@@ -115,3 +115,19 @@ describe("encoding.convert", () => {
     );
   });
 });
+
+describe("encoding.convert, a byte-order mark", () => {
+  // Regression: decoding as UTF-8 stripped a leading BOM, so hex efbbbf41 became "A" in utf-8 and url.
+  it("is kept, so the conversion round-trips", async () => {
+    expect(await runSkill(encodingConvert, { data: "efbbbf41", from: "hex", to: "url" })).toMatchObject({
+      result: "%EF%BB%BFA",
+      bytes: 4,
+    });
+    expect((await runSkill(encodingConvert, { data: "efbbbf41", from: "hex", to: "utf-8" })).result).toBe(
+      "\ufeffA",
+    );
+    expect((await runSkill(encodingConvert, { data: "%EF%BB%BFA", from: "url", to: "hex" })).result).toBe(
+      "efbbbf41",
+    );
+  });
+});

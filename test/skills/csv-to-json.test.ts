@@ -128,3 +128,24 @@ describe("csv.to_json", () => {
     expect(result).toMatchObject({ row_count: 1, total_rows: 1_000_000, truncated: true });
   });
 });
+
+describe("csv.to_json, line endings", () => {
+  // Regression: csv-parse took the first line ending for the whole file, so CRLF rows after an LF header kept "\r".
+  it("takes LF, CRLF and CR in any mix", async () => {
+    const rows = [
+      { name: "Ann", city: "Paris" },
+      { name: "Bob", city: "Lyon" },
+      { name: "Cy", city: "Nice" },
+    ];
+    expect(
+      (await runSkill(csvToJson, { csv: "name,city\nAnn,Paris\r\nBob,Lyon\rCy,Nice\r\n" })).rows,
+    ).toEqual(rows);
+    expect((await runSkill(csvToJson, { csv: 'name,city\r\nAnn,Paris\nBob,"Lyon"\nCy,Nice' })).rows).toEqual(
+      rows,
+    );
+    // A quoted line break is still part of its field.
+    expect((await runSkill(csvToJson, { csv: 'name,city\nAnn,"Paris\r\nFrance"\r\n' })).rows).toEqual([
+      { name: "Ann", city: "Paris\r\nFrance" },
+    ]);
+  });
+});

@@ -241,3 +241,20 @@ describe("json.validate", () => {
     );
   });
 });
+
+describe("json.validate, multipleOf with a decimal", () => {
+  // Regression: Ajv divided in binary floating point, so 19.99 was no multiple of 0.01.
+  it("accepts the multiples a decimal reading gives, and refuses the others", async () => {
+    for (const [multipleOf, data] of [
+      [0.01, 19.99],
+      [0.01, 1.15],
+      [0.1, 0.3],
+    ]) {
+      expect(
+        (await runSkill(jsonValidate, { schema: { multipleOf }, data })).valid,
+        `${data} / ${multipleOf}`,
+      ).toBe(true);
+    }
+    expect((await runSkill(jsonValidate, { schema: { multipleOf: 0.01 }, data: 19.995 })).valid).toBe(false);
+  });
+});

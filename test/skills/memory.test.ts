@@ -82,3 +82,17 @@ describe("memory skills", () => {
     expect((await runSkill(memoryList, { limit: 3 }, ctx)).count).toBe(3);
   });
 });
+
+describe("memory.set, a number too large for a double", () => {
+  // Regression: 1e400 arrives as Infinity, which JSON.stringify stored as null, reporting success.
+  it("is refused rather than stored changed", async () => {
+    const ctx = fakeContext();
+    await expectSkillError(
+      memorySet,
+      { key: "big", value: { list: [Number.POSITIVE_INFINITY, 2] } },
+      /too large to store/,
+      ctx,
+    );
+    expect((await runSkill(memoryGet, { key: "big" }, ctx)).found).toBe(false);
+  });
+});

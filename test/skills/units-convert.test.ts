@@ -74,3 +74,15 @@ describe("units.convert", () => {
     expect(unitsConvert.params.safeParse({ value: 1, from: 'evaluate("1")', to: "m" }).success).toBe(false);
   });
 });
+
+describe("units.convert, a number inside a unit", () => {
+  // Regression: "2 m" as from parsed as a quantity whose 2 the conversion dropped (10 × "2 m" gave 10 m).
+  it("is refused on either side, pointing at value", async () => {
+    for (const [from, to] of [
+      ["2 m", "m"],
+      ["m", "2 cm"],
+    ]) {
+      await expectSkillError(unitsConvert, { value: 10, from, to }, /holds a number: give the unit alone/);
+    }
+  });
+});

@@ -115,18 +115,27 @@ export const memoryList = defineSkill({
   title: "List remembered keys",
   description:
     "Lists everything remembered so far: the keys stored in the caller's key-value memory with their last update " +
-    "time, optionally only keys starting with a prefix. Use it to see what has been remembered before reading " +
-    "values with memory.get.",
+    "time, optionally only keys starting with a prefix, a page at a time (next_after continues). Use it to see what " +
+    "has been remembered before reading values with memory.get.",
   tags: ["memory", "list", "keys", "key-value", "browse"],
   params: z.object({
     prefix: z.string().max(256).optional().describe('Only keys starting with this, e.g. "user:ann:".'),
     limit: z.number().int().min(1).max(1000).default(100).describe("At most this many keys (1-1000)."),
+    after: z
+      .string()
+      .max(256)
+      .optional()
+      .describe("Continue after this key: the next_after of the previous call, for the next page."),
   }),
   result: z.object({
     keys: z
       .array(z.object({ key: z.string(), updated_at: z.string() }))
-      .describe("Keys with the ISO 8601 time of their last write."),
+      .describe("Keys in order, with the ISO 8601 time of their last write."),
     count: z.number().int().describe("Number of keys returned."),
+    next_after: z
+      .string()
+      .nullable()
+      .describe("More keys follow: pass this as after to list them. Null when this is the last page."),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
@@ -134,9 +143,16 @@ export const memoryList = defineSkill({
     { query: "list saved keys for user ann", params: { prefix: "user:ann:", limit: 50 } },
   ],
   async run(params, ctx) {
-    const entries = await ctx.memory.list({ prefix: params.prefix || undefined, limit: params.limit });
-    const keys = entries.map((entry) => ({ key: entry.key, updated_at: entry.updatedAt }));
-    return { keys, count: keys.length };
+    // One more than asked tells whether another page follows.
+    const entries = await ctx.memory.list({
+      prefix: params.prefix || undefined,
+      after: params.after || undefined,
+      limit: params.limit + 1,
+    });
+    const page = entries.slice(0, params.limit);
+    const keys = page.map((entry) => ({ key: entry.key, updated_at: entry.updatedAt }));
+    const more = entries.length > params.limit;
+    return { keys, count: keys.length, next_after: more ? (page.at(-1)?.key ?? null) : null };
   },
 });
 

@@ -231,9 +231,10 @@ export interface MemoryStore {
   get(owner: string, key: string): Promise<{ value: unknown; updatedAt: string } | undefined>;
   set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void>;
   delete(owner: string, key: string): Promise<boolean>;
+  /** Keys in order; `after` continues a listing after that key (keyset paging). */
   list(
     owner: string,
-    options: { prefix?: string; limit: number },
+    options: { prefix?: string; after?: string; limit: number },
   ): Promise<{ key: string; updatedAt: string }[]>;
 }
 

@@ -53,9 +53,14 @@ export class InMemoryMemory implements OwnerMemory {
     return this.entries.delete(key);
   }
 
-  async list(options: { prefix?: string; limit: number }): Promise<{ key: string; updatedAt: string }[]> {
+  async list(options: {
+    prefix?: string;
+    after?: string;
+    limit: number;
+  }): Promise<{ key: string; updatedAt: string }[]> {
     return [...this.entries.keys()]
       .filter((key) => options.prefix === undefined || key.startsWith(options.prefix))
+      .filter((key) => options.after === undefined || key > options.after)
       .sort()
       .slice(0, options.limit)
       .map((key) => ({ key, updatedAt: this.entries.get(key)?.updatedAt ?? "" }));

@@ -96,3 +96,17 @@ describe("memory.set, a number too large for a double", () => {
     expect((await runSkill(memoryGet, { key: "big" }, ctx)).found).toBe(false);
   });
 });
+
+describe("memory.list, past one page", () => {
+  it("hands back next_after until the last page, which has none", async () => {
+    const ctx = fakeContext();
+    for (const key of ["k1", "k2", "k3", "k4", "k5"]) await runSkill(memorySet, { key, value: 1 }, ctx);
+    const first = await runSkill(memoryList, { limit: 2 }, ctx);
+    expect(first).toMatchObject({ count: 2, next_after: "k2" });
+    const second = await runSkill(memoryList, { limit: 2, after: first.next_after }, ctx);
+    expect((second.keys as { key: string }[]).map((entry) => entry.key)).toEqual(["k3", "k4"]);
+    const last = await runSkill(memoryList, { limit: 2, after: second.next_after }, ctx);
+    expect(last).toMatchObject({ count: 1, next_after: null });
+    expect((await runSkill(memoryList, { limit: 5 }, ctx)).next_after).toBeNull();
+  });
+});

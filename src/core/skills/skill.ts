@@ -54,7 +54,12 @@ export interface OwnerMemory {
   get(key: string): Promise<{ value: unknown; updatedAt: string } | undefined>;
   set(key: string, value: unknown): Promise<void>;
   delete(key: string): Promise<boolean>;
-  list(options: { prefix?: string; limit: number }): Promise<{ key: string; updatedAt: string }[]>;
+  /** Keys in order, from after `after` when given. */
+  list(options: {
+    prefix?: string;
+    after?: string;
+    limit: number;
+  }): Promise<{ key: string; updatedAt: string }[]>;
 }
 
 /** What a running skill gets besides its params. */

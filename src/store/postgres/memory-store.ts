@@ -38,17 +38,19 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async list(
     owner: string,
-    options: { prefix?: string; limit: number },
+    options: { prefix?: string; after?: string; limit: number },
   ): Promise<{ key: string; updatedAt: string }[]> {
+    const after = options.after ?? "";
     const { rows } = options.prefix
       ? await this.pool.query<{ key: string; updated_at: string }>(
           // starts_with compares literally: no pattern characters to escape.
-          "select key, updated_at from memory where owner = $1 and starts_with(key, $2) order by key limit $3",
-          [owner, options.prefix, options.limit],
+          `select key, updated_at from memory
+           where owner = $1 and starts_with(key, $2) and key > $3 order by key limit $4`,
+          [owner, options.prefix, after, options.limit],
         )
       : await this.pool.query<{ key: string; updated_at: string }>(
-          "select key, updated_at from memory where owner = $1 order by key limit $2",
-          [owner, options.limit],
+          "select key, updated_at from memory where owner = $1 and key > $2 order by key limit $3",
+          [owner, after, options.limit],
         );
     return rows.map((row) => ({ key: row.key, updatedAt: row.updated_at }));
   }

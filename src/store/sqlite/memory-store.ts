@@ -9,9 +9,9 @@ export class SqliteMemoryStore implements MemoryStore {
   private readonly getStatement: Database.Statement<[string, string], { value: string; updated_at: string }>;
   private readonly setStatement: Database.Statement<[string, string, string, string]>;
   private readonly deleteStatement: Database.Statement<[string, string]>;
-  private readonly listAll: Database.Statement<[string, number], { key: string; updated_at: string }>;
+  private readonly listAll: Database.Statement<[string, string, number], { key: string; updated_at: string }>;
   private readonly listPrefix: Database.Statement<
-    [string, string, number],
+    [string, string, string, number],
     { key: string; updated_at: string }
   >;
 
@@ -22,11 +22,14 @@ export class SqliteMemoryStore implements MemoryStore {
        on conflict (owner, key) do update set value = excluded.value, updated_at = excluded.updated_at`,
     );
     this.deleteStatement = db.prepare("delete from memory where owner = ? and key = ?");
-    this.listAll = db.prepare("select key, updated_at from memory where owner = ? order by key limit ?");
+    // `key > ?` with "" when a listing starts: every key has at least one character.
+    this.listAll = db.prepare(
+      "select key, updated_at from memory where owner = ? and key > ? order by key limit ?",
+    );
     // GLOB rather than LIKE: LIKE ignores ASCII case in SQLite, GLOB is case-sensitive like
     // the key lookups, and with a literal prefix it is still a range scan of the primary key.
     this.listPrefix = db.prepare(
-      "select key, updated_at from memory where owner = ? and key glob ? order by key limit ?",
+      "select key, updated_at from memory where owner = ? and key glob ? and key > ? order by key limit ?",
     );
   }
 
@@ -48,11 +51,12 @@ export class SqliteMemoryStore implements MemoryStore {
 
   async list(
     owner: string,
-    options: { prefix?: string; limit: number },
+    options: { prefix?: string; after?: string; limit: number },
   ): Promise<{ key: string; updatedAt: string }[]> {
+    const after = options.after ?? "";
     const rows = options.prefix
-      ? this.listPrefix.all(owner, `${escapeGlob(options.prefix)}*`, options.limit)
-      : this.listAll.all(owner, options.limit);
+      ? this.listPrefix.all(owner, `${escapeGlob(options.prefix)}*`, after, options.limit)
+      : this.listAll.all(owner, after, options.limit);
     return rows.map((row) => ({ key: row.key, updatedAt: row.updated_at }));
   }
 }

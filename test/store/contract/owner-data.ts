@@ -84,6 +84,18 @@ export function describeOwnerDataContract(handle: StoreHandle): void {
       expect(await memory.list("globex", { limit: 10 })).toEqual([]);
     });
 
+    it("lists a page after a key, with or without a prefix", async () => {
+      const { memory } = handle.store;
+      for (const key of ["a1", "a2", "a3", "b1", "b2"]) await memory.set("acme", key, 1, isoTimestamp(T0));
+      const list = async (options: { prefix?: string; after?: string; limit: number }) =>
+        (await memory.list("acme", options)).map((entry) => entry.key);
+      expect(await list({ after: "a2", limit: 2 })).toEqual(["a3", "b1"]);
+      expect(await list({ after: "a25", limit: 10 })).toEqual(["a3", "b1", "b2"]);
+      expect(await list({ prefix: "a", after: "a1", limit: 10 })).toEqual(["a2", "a3"]);
+      expect(await list({ prefix: "a", after: "a3", limit: 10 })).toEqual([]);
+      expect(await list({ prefix: "b", after: "a3", limit: 10 })).toEqual(["b1", "b2"]);
+    });
+
     it("lists keys in order, by literal case-sensitive prefix, up to the limit", async () => {
       const { memory } = handle.store;
       const keys = ["b", "a_1", "a%", "ab", "a_2", "A_3", "a*", "a?", "a[x]", "a"];

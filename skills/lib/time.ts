@@ -61,8 +61,15 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
   if (/^[-+]?\d+(\.\d+)?$/.test(input)) return readDigits(luxon, input, zone);
   const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
   for (const parser of parsers) {
-    const parsed = parser.call(DateTime, input, options);
-    if (parsed.isValid) return parsed.setZone(zone);
+    // setZone keeps the text's own offset, to check it as zones are checked (checkZone).
+    const parsed = parser.call(DateTime, input, { ...options, setZone: true });
+    if (!parsed.isValid) continue;
+    if (Math.abs(parsed.offset) > MAX_OFFSET_MINUTES) {
+      throw new SkillError(
+        `Invalid UTC offset in the time ${JSON.stringify(input)}: offsets range from -18:00 to +18:00`,
+      );
+    }
+    return parsed.setZone(zone);
   }
   return undefined;
 }

@@ -91,6 +91,22 @@ describe("time.convert", () => {
     },
   );
 
+  it("reads a time's own offset up to ±18:00, the bound of time zones, and refuses one beyond", async () => {
+    expect((await runSkill(timeConvert, { time: "2024-05-01T18:00+18:00" })).iso).toBe(
+      "2024-05-01T00:00:00.000Z",
+    );
+    expect(
+      (await runSkill(timeConvert, { time: "2024-05-01T00:00-05:30", to_timezone: "Asia/Kolkata" })).iso,
+    ).toBe("2024-05-01T11:00:00.000+05:30");
+    for (const time of ["2024-05-01T00:00+23:59", "2024-05-01T00:00-18:01"]) {
+      await expectSkillError(
+        timeConvert,
+        { time },
+        /Invalid UTC offset in the time .*: offsets range from -18:00 to \+18:00/,
+      );
+    }
+  });
+
   it("fails an unreadable time with the accepted formats", async () => {
     await expectSkillError(
       timeConvert,

@@ -71,6 +71,7 @@ export function registerMcpRoute(
         else await sessions.answer(session, handle, requestIds);
       } finally {
         session.lastUsed = Date.now();
+        sessions.discardIfUnopened(session);
       }
       return reply;
     },

@@ -140,6 +140,16 @@ export class McpSessions {
     return this.sessions.get(id);
   }
 
+  /**
+   * Closes a session whose `initialize` the transport refused (a 406 for an Accept header
+   * without text/event-stream, a malformed request): it never got an id, so no request can
+   * reach it again, and its MCP server (subscribed to the skill registry) would otherwise
+   * stay for the life of the process, one per refused request.
+   */
+  discardIfUnopened(session: McpSession): void {
+    if (session.transport.sessionId === undefined) session.transport.close().catch(() => {});
+  }
+
   /** A new session for `key`; it is registered once its `initialize` is answered. */
   async open(key: ApiKey): Promise<McpSession> {
     let session: McpSession | undefined;

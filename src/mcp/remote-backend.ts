@@ -108,10 +108,14 @@ export class RemoteBackend implements SkillportBackend {
 
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
     const { request, waitMs = 0, idempotencyKey, signal, onProgress } = call;
+    signal.throwIfAborted();
+    // The start is not aborted with the call: a cancel arriving during the POST would drop
+    // the answer naming the execution, which would then run to its end unseen. Once it is
+    // started, `follow` cancels it, as embedded mode cancels a call cancelled while starting.
     const started = await remote(() =>
       this.client.execute(
         { ...request, async: true },
-        { ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), signal },
+        idempotencyKey !== undefined ? { idempotencyKey } : {},
       ),
     );
     // Waiting for the end: however long the run queues, as embedded mode waits (the

@@ -98,6 +98,41 @@ describe("the remote backend", () => {
     ]);
   });
 
+  it("cancels an execution whose call was cancelled while the start was under way", async () => {
+    // The server answers the start 300 ms late; the call is cancelled meanwhile.
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      requests.push(`${req.method} ${req.url}`);
+      const json = (status: number, body: unknown) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (req.url?.startsWith("/v1/executions?")) json(200, NO_EXECUTIONS[1]);
+      else if (req.url === "/v1/execute") setTimeout(() => json(202, RUNNING), 300);
+      else if (req.url === `/v1/executions/${RUNNING.id}/cancel`)
+        json(200, { ...RUNNING, status: "cancelled" });
+      else json(404, { error: { code: "not_found", message: "no", request_id: "r" } });
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    const remote = client(`http://127.0.0.1:${port}`);
+    try {
+      const backend = await RemoteBackend.connect(remote);
+      const cancel = new AbortController();
+      const call = backend.execute({
+        request: { skill_id: "util.wait", params: { ms: 2000 }, timeout_ms: 30_000 },
+        signal: cancel.signal,
+      });
+      setTimeout(() => cancel.abort("cancelled"), 50);
+      expect(await call).toMatchObject({ id: RUNNING.id, status: "cancelled" });
+      expect(requests).toContain(`POST /v1/executions/${RUNNING.id}/cancel`);
+    } finally {
+      await remote.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("waits for the end of a run that queues past its timeout, when the call waits for the end", async () => {
     // A server whose run queues for 5.5 s and then completes within its 100 ms timeout.
     const completed = { ...RUNNING, status: "completed", success: true, result: { sent: true } };

@@ -7,6 +7,7 @@ import { DISCOVER_ANSWER, EXECUTION_RECORD, PAGE, SKILL, TERMINAL } from "./answ
 import { type ClientConfig, resolveConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, SkillportError } from "./errors.js";
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from "./idempotency-key.js";
 import { sleep } from "./retry.js";
 import { executionEventsOf } from "./sse.js";
 import { failureOf, type RequestSpec, Transport } from "./transport.js";
@@ -81,13 +82,17 @@ export class Skillport {
    * `success: false`, unless `throwOnFailure` is set.
    */
   async execute(request: ExecuteInput, options: ExecuteOptions = {}): Promise<ExecutionRecord> {
+    const { idempotencyKey } = options;
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      throw new RangeError(`idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`);
+    }
     const record = await this.#transport.json<ExecutionRecord>({
       method: "POST",
       path: "/v1/execute",
       json: request,
       shape: EXECUTION_RECORD,
       // Generated once per call and reused by every retry, so a retry never runs the skill twice.
-      headers: { "idempotency-key": options.idempotencyKey ?? randomUUID() },
+      headers: { "idempotency-key": idempotencyKey ?? randomUUID() },
       signal: options.signal,
       serverTimeMs: request.async ? 0 : (request.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
     });

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from "../client/idempotency-key.js";
 import { EXECUTION_STATUSES } from "./execution/record.js";
+import { parseOrThrow } from "./validation.js";
 import { wholeNumberText } from "./whole-number.js";
 
 /**
@@ -71,5 +73,10 @@ export const ListSkillsQuery = z.object({
   cursor: z.string().min(1).max(500).optional(),
 });
 
-/** contract.md: `Idempotency-Key` is optional, at most 255 characters. */
-export const IdempotencyKey = z.string().min(1).max(255);
+/** contract.md: `Idempotency-Key` is optional, at most 255 characters (see idempotency-key.ts). */
+export const IdempotencyKey = z.string().regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE);
+
+/** The key as the core takes it, or an `invalid_request` naming the rule. */
+export function checkIdempotencyKey(key: unknown): string {
+  return parseOrThrow(IdempotencyKey, key, "invalid_request", `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}`);
+}

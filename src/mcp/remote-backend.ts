@@ -1,6 +1,6 @@
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
 import { anySignal } from "../core/any-signal.js";
-import type { DiscoverRequest } from "../core/api-schemas.js";
+import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
@@ -109,6 +109,8 @@ export class RemoteBackend implements SkillportBackend {
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
     const { request, waitMs = 0, idempotencyKey, signal, onProgress } = call;
     signal.throwIfAborted();
+    // Checked here as the core checks it: the REST header could not carry every key.
+    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
     // The start is not aborted with the call: a cancel arriving during the POST would drop
     // the answer naming the execution, which would then run to its end unseen. Once it is
     // started, `follow` cancels it, as embedded mode cancels a call cancelled while starting.

@@ -252,6 +252,14 @@ describe("client: every method against the real server", () => {
     await expect(client.getExecution("exec_any", { waitSeconds: Number.NaN })).rejects.toThrow(RangeError);
   });
 
+  it("refuses an idempotency key an HTTP header cannot carry intact before sending it", async () => {
+    for (const idempotencyKey of ["ключ", " k", "a\nb"]) {
+      await expect(
+        client.execute({ skill_id: "math.evaluate", params: { expression: "1" } }, { idempotencyKey }),
+      ).rejects.toThrow(/idempotencyKey must be 1 to 255 printable ASCII characters/);
+    }
+  });
+
   it("a read-only key is refused execution with the server's 403", async () => {
     const err = await rejectionOf(
       readOnly.execute({ skill_id: "math.evaluate", params: { expression: "1" } }),

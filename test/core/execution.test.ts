@@ -258,6 +258,23 @@ describe("a terminal record the store refuses", () => {
 });
 
 describe("idempotency", () => {
+  it("takes keys an HTTP header carries intact, and refuses the others, whatever the surface", async () => {
+    const input = { skill_id: "test.echo", params: { text: "k" }, async: false, timeout_ms: 1000 };
+    for (const idempotencyKey of ["k", "a b", "~!#$%&'*+-.^_`|", "x".repeat(255)]) {
+      const { record } = await core.skillport.executions.execute(key, input, { idempotencyKey });
+      expect(record.status, idempotencyKey).toBe("completed");
+    }
+    for (const idempotencyKey of ["", " k", "k ", "\tk", "a\nb", "a\u0000b", "ключ", "é", "x".repeat(256)]) {
+      await expect(
+        core.skillport.executions.execute(key, input, { idempotencyKey }),
+        JSON.stringify(idempotencyKey),
+      ).rejects.toMatchObject({
+        code: "invalid_request",
+        message: expect.stringContaining("printable ASCII"),
+      });
+    }
+  });
+
   it("returns the first record for a repeat and runs the skill once", async () => {
     const label = `once-${Math.random()}`;
     const input = { skill_id: "test.count", params: { label }, async: false, timeout_ms: 1000 };

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { requireScope } from "../access.js";
-import { type ExecuteRequest, IdempotencyKey } from "../api-schemas.js";
+import { checkIdempotencyKey, type ExecuteRequest } from "../api-schemas.js";
 import { canonicalJson } from "../canonical-json.js";
 import type { Clock } from "../clock.js";
 import { isoTimestamp } from "../clock.js";
@@ -165,7 +165,7 @@ export class ExecutionService {
     executionId: string,
     mode: "sync" | "async",
   ): Promise<ExecuteResult | undefined> {
-    parseOrThrow(IdempotencyKey, idempotencyKey, "invalid_request", "Idempotency-Key: 1 to 255 characters");
+    checkIdempotencyKey(idempotencyKey);
     const now = this.deps.clock.now();
     const requestHash = createHash("sha256").update(canonicalJson(input)).digest("hex");
     const entry = {

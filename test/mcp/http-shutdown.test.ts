@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,6 +8,8 @@ import {
   eventually,
   exitCodeWithin,
   type Json,
+  parseRawResponse,
+  sleep,
   startServer,
   type TestServer,
 } from "../contract/harness.js";
@@ -131,6 +134,69 @@ describe("/mcp on SIGTERM", { timeout: 60_000 }, () => {
       expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
       await mcp.close();
       await stdio.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+// A request admitted just before SIGTERM whose handler runs once the sessions are closed
+// (its body still arriving) is refused as shutting down, as REST is: told instead that its
+// session expired, a client would start a new one on a server going away.
+describe("/mcp request admitted just before SIGTERM", { timeout: 60_000 }, () => {
+  it("is answered 503 service_unavailable with Retry-After, not 404 session expired", async () => {
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "mcp-late" });
+      const initialize = await fetch(`${server.baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key.secret}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "raw", version: "1" },
+          },
+        }),
+      });
+      const session = initialize.headers.get("mcp-session-id") ?? "";
+      await initialize.text();
+      expect(session).not.toBe("");
+
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
+      const { hostname, port } = new URL(server.baseUrl);
+      const socket = connect(Number(port), hostname);
+      let received = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (data: string) => {
+        received += data;
+      });
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      await new Promise((resolve) => socket.on("connect", resolve));
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key.secret}\r\n` +
+          "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+          `Mcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+      );
+      await sleep(300);
+      server.child.kill("SIGTERM");
+      // No execution runs: shutdown closes the sessions at once (well within this wait).
+      await sleep(2000);
+      socket.end(body.slice(10));
+      await closed;
+      const response = parseRawResponse(received);
+      expect(response.status, received).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("5");
+      expect(bodyOf<{ error: { code: string } }>(response).error.code).toBe("service_unavailable");
+      expect(await server.exited).toBe(0);
     } finally {
       await server.stop();
     }

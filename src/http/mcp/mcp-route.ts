@@ -84,6 +84,15 @@ export function registerMcpRoute(
 async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promise<McpSession> {
   const key = request.apiKey;
   if (!key) throw new Error("/mcp reached without an authenticated key");
+  // A request admitted just before shutdown finds the sessions closed: it is told so, as
+  // REST is (503), not that its session expired, which would send the client to start a
+  // new one on a server that is going away.
+  if (sessions.closed) {
+    throw new ServiceError("service_unavailable", {
+      message: "The service is shutting down.",
+      retryAfterSeconds: 5,
+    });
+  }
   const id = request.headers[SESSION_HEADER];
   if (typeof id === "string") {
     const session = sessions.get(id);

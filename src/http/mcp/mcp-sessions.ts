@@ -88,6 +88,8 @@ export class McpSessions {
   private readonly sweeper: NodeJS.Timeout;
   /** The requests being answered, across sessions: shutdown waits for them. */
   private readonly answering = new Set<Promise<void>>();
+  /** Set once shutdown closes the sessions: a request that got past the server's gate before is refused as shutting down. */
+  closed = false;
   /** Fires at shutdown once the executions have ended: long waits end then (see closeAll). */
   private readonly waitsEnd = new AbortController();
 
@@ -229,6 +231,7 @@ export class McpSessions {
       sleep(ANSWERS_AFTER_EXECUTIONS_MS, undefined, { signal: grace.signal }).catch(() => {}),
     ]);
     grace.abort();
+    this.closed = true;
     await Promise.allSettled([...this.sessions.values()].map((session) => session.transport.close()));
     this.sessions.clear();
   }

@@ -215,6 +215,15 @@ describe("/mcp over HTTP", () => {
     expect(JSON.parse(res.text).error.message).toMatch(/initialize/);
   });
 
+  it("says what a malformed initialize lacks, rather than asking for an initialize", async () => {
+    const res = await post(
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { capabilities: {} } },
+      { authorization: `Bearer ${key.secret}` },
+    );
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text).error.message).toMatch(/initialize request is malformed: .*protocolVersion/);
+  });
+
   it("closes a session left idle past SKILLPORT_MCP_SESSION_IDLE_MS", async () => {
     const auth = { authorization: `Bearer ${key.secret}` };
     const session = (await post(initialize, auth)).headers.get("mcp-session-id") ?? "";

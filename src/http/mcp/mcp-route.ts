@@ -105,6 +105,12 @@ async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promi
     }
     return session;
   }
+  if (request.method === "POST" && isMalformedInitialize(request.body)) {
+    throw new ServiceError("invalid_request", {
+      message:
+        "The initialize request is malformed: its params need protocolVersion, capabilities and clientInfo (name and version).",
+    });
+  }
   if (request.method !== "POST" || !isInitializeRequest(request.body)) {
     throw new ServiceError("invalid_request", {
       message: "No Mcp-Session-Id header: start a session with an initialize request first.",
@@ -117,4 +123,10 @@ async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promi
     });
   }
   return sessions.open(key);
+}
+
+/** A request that means to initialize (its method says so) but is no valid initialize. */
+function isMalformedInitialize(body: unknown): boolean {
+  const method = (body as { method?: unknown } | null)?.method;
+  return method === "initialize" && !isInitializeRequest(body);
 }

@@ -103,6 +103,14 @@ interface PreparedExpression {
  * expression holds no state (each call gets a fresh scope), so sharing it is safe.
  */
 const preparedCache = new Map<string, PreparedExpression>();
+
+/**
+ * Names an expression may not use: each reaches the shared instance itself (`config`
+ * changes its settings, `typed.clear()` removes its types), and both are dependencies
+ * other functions are built with, so they cannot be replaced like the functions
+ * lib/math.ts disables.
+ */
+const REFUSED_SYMBOLS = new Set(["config", "typed"]);
 const PREPARED_CACHE_SIZE = 500;
 
 function prepareCached({ math, parse }: RestrictedMath, expression: string): PreparedExpression {
@@ -129,13 +137,12 @@ function parseExpression(parse: (expression: string) => MathNode, expression: st
   } catch (err) {
     throw new SkillError(`Invalid expression ${quote(expression)}: ${errorMessage(err)}`, { cause: err });
   }
-  // `config` changes the shared instance's settings for every later expression (see
-  // lib/math.ts for why it is refused by name rather than replaced).
-  if (
-    node.filter((child) => child.type === "SymbolNode" && (child as SymbolNode).name === "config").length > 0
-  ) {
+  const refused = node.filter(
+    (child) => child.type === "SymbolNode" && REFUSED_SYMBOLS.has((child as SymbolNode).name),
+  )[0] as SymbolNode | undefined;
+  if (refused) {
     throw new SkillError(
-      `Invalid expression ${quote(expression)}: config is not available: the settings are fixed`,
+      `Invalid expression ${quote(expression)}: ${refused.name} is not available: it would change the calculator for every later expression`,
     );
   }
   // User-defined functions allow recursion, which can block the process for hours

@@ -64,8 +64,9 @@ export const unitsConvert = defineSkill({
       } catch (err) {
         throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}`, { cause: err });
       }
-      // "2 m" parses as a quantity, whose number the conversion would silently drop.
-      if (unit.value !== null) {
+      // "2 m" parses as a quantity, whose number the conversion would silently drop; a
+      // reciprocal such as "1/min" parses as one too, of 1, which changes nothing.
+      if (unit.value !== null && unit.toNumber() !== 1) {
         throw new SkillError(`"${name}" holds a number: give the unit alone, and the number in value`);
       }
       return unit;

@@ -51,7 +51,8 @@ const hostList = commaList.refine(
 );
 /** Browser origins: a scheme and a host, with an optional port, and no path. */
 const originList = commaList.refine(
-  (origins) => origins.every((origin) => /^https?:\/\/[^/\s@]+\/?$/i.test(origin)),
+  // Any scheme: browsers send chrome-extension://…, vscode-webview://… or tauri://localhost too.
+  (origins) => origins.every((origin) => /^[a-z][a-z0-9+.-]*:\/\/[^/\s@]+\/?$/i.test(origin)),
   {
     message: "must be origins, each a scheme and a host with an optional port (https://app.example.com)",
   },

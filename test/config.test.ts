@@ -80,7 +80,16 @@ describe("configuration from the environment", () => {
         /SKILLPORT_ALLOWED_HOSTS: must be host names/,
       );
     }
-    for (const origin of ["app.example.com", "https://app.example.com/path", "ftp://x"]) {
+    expect(
+      mcp({
+        SKILLPORT_ALLOWED_ORIGINS: "chrome-extension://abcdefghijklmnop,vscode-webview://x,tauri://localhost",
+      }).allowedOrigins,
+    ).toHaveLength(3);
+    for (const origin of [
+      "app.example.com",
+      "https://app.example.com/path",
+      "https://user@app.example.com",
+    ]) {
       expect(() => mcp({ SKILLPORT_ALLOWED_ORIGINS: origin }), origin).toThrow(
         /SKILLPORT_ALLOWED_ORIGINS: must be origins/,
       );

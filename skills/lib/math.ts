@@ -48,10 +48,10 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
   };
 
   // mathjs's security guide: functions that reach the parser, change the instance or
-  // define units must not be callable from an expression. `config` is not among them: it is
-  // a dependency other functions are built with (eigs, schur, lyap, sylvester and
-  // intersect read its tolerances), and replacing it broke them; expressions are refused
-  // its name instead (math-evaluate.ts).
+  // define units must not be callable from an expression. `config` and `typed` are not
+  // among them: other functions are built with them (eigs, schur, lyap, sylvester and
+  // intersect read config's tolerances), and replacing config broke those; expressions
+  // are refused their names instead (REFUSED_SYMBOLS in math-evaluate.ts).
   const disabled = [
     "import",
     "createUnit",

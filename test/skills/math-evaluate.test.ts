@@ -66,11 +66,18 @@ describe("math.evaluate", () => {
     await expectSkillError(mathEvaluate, { expression }, /is disabled/);
   });
 
-  it("refuses config, which would change the settings of every later expression, by name", async () => {
-    for (const expression of ['config({number: "BigNumber"})', "c = config; c()", "map([1], config)"]) {
-      await expectSkillError(mathEvaluate, { expression }, /config is not available/);
+  it("refuses config and typed, which would change the calculator for every later expression, by name", async () => {
+    for (const expression of [
+      'config({number: "BigNumber"})',
+      "c = config; c()",
+      "map([1], config)",
+      "typed.clear()",
+      "t = typed; t.clear()",
+    ]) {
+      await expectSkillError(mathEvaluate, { expression }, /(config|typed) is not available/);
     }
     expect(await runSkill(mathEvaluate, { expression: "1/3" })).toMatchObject({ type: "number" });
+    expect(await runSkill(mathEvaluate, { expression: "sqrt(4)" })).toMatchObject({ value: 2 });
   });
 
   it("describes a function with help, whose text runs the function's examples", async () => {

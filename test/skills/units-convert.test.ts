@@ -79,7 +79,9 @@ describe("units.convert, a number inside a unit", () => {
   // Regression: "2 m" as from parsed as a quantity whose 2 the conversion dropped (10 × "2 m" gave 10 m).
   it("is taken as a reciprocal's 1 (1/min), which changes nothing", async () => {
     expect(await runSkill(unitsConvert, { value: 60, from: "1/min", to: "Hz" })).toMatchObject({ value: 1 });
-    expect(await runSkill(unitsConvert, { value: 120, from: "1/min", to: "min^-1" })).toMatchObject({ value: 120 });
+    expect(await runSkill(unitsConvert, { value: 120, from: "1/min", to: "min^-1" })).toMatchObject({
+      value: 120,
+    });
   });
 
   it("is refused on either side, pointing at value", async () => {

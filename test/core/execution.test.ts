@@ -525,20 +525,55 @@ describe("recovery after a crash", () => {
 });
 
 describe("async slots", () => {
+  /** Runs until the test releases its label: which runs hold the slots is the test's to decide. */
+  const releases = new Map<string, () => void>();
+  const latch = defineSkill({
+    id: "test.latch",
+    title: "Latch",
+    description: "Waits until the test releases it.",
+    tags: [],
+    params: z.object({ label: z.string() }),
+    result: z.object({ label: z.string() }),
+    annotations: {
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+      lightAsyncIo: true,
+    },
+    examples: [],
+    async run({ label }, ctx) {
+      await new Promise<void>((resolve) => {
+        releases.set(label, resolve);
+        ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      return { label };
+    },
+  });
+  const released = async (label: string) => {
+    await vi.waitFor(() => expect(releases.has(label)).toBe(true));
+    releases.get(label)?.();
+  };
+
   it("go to another owner's execution as one frees, not after one owner's whole burst", async () => {
-    // asyncConcurrency is 2: alice's burst fills both slots and queues three more.
-    const burst = [];
-    for (let i = 0; i < 5; i++) burst.push((await run("test.sleep", { ms: 150 }, { async: true })).record.id);
+    await core.cleanup();
+    core = await makeCore([...testSkills, latch], { clock: systemClock, asyncConcurrency: 2 });
+    key = await core.keyFor();
+    // Two slots: alice's burst holds both and queues three more; then bob's run queues.
+    const burst: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      burst.push((await run("test.latch", { label: `a${i}` }, { async: true })).record.id);
+    }
     const bob = await core.keyFor({ owner: "bob" });
     const bobs = (await core.run(bob, "test.echo", { text: "bob" }, { async: true })).record.id;
-    const done = await core.skillport.queries.get(bob, bobs, 5_000);
-    expect(done).toMatchObject({ status: "completed" });
-    // Bob's run started when the first slot freed: before alice's third (queued before it).
-    const third = (await core.skillport.store.executions.get(burst[2] as string))?.record;
-    expect(third?.started_at === null || (third?.started_at ?? "") >= (done?.started_at ?? "")).toBe(true);
-    expect((await core.skillport.store.executions.get(burst[4] as string))?.record.status).not.toBe(
-      "completed",
-    );
+    await released("a0");
+    expect(await core.skillport.queries.get(bob, bobs, 5_000)).toMatchObject({ status: "completed" });
+    // The slot alice's first run freed went to bob, not to alice's third, queued before him.
+    expect((await core.skillport.store.executions.get(burst[2] as string))?.record.status).toBe("queued");
+    for (const label of ["a1", "a2", "a3", "a4"]) await released(label);
+    for (const id of burst) {
+      expect((await core.skillport.queries.get(key, id, 5_000)).status).toBe("completed");
+    }
   });
 });
 

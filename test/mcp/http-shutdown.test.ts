@@ -186,10 +186,10 @@ describe("/mcp request admitted just before SIGTERM", { timeout: 60_000 }, () =>
           `Mcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
           `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
       );
+      // Admitted (past the server's gate) before the signal; its handler waits for the body.
       await sleep(300);
       server.child.kill("SIGTERM");
-      // No execution runs: shutdown closes the sessions at once (well within this wait).
-      await sleep(2000);
+      await eventually(async () => (server.logs().includes("closed the MCP sessions") ? true : undefined));
       socket.end(body.slice(10));
       await closed;
       const response = parseRawResponse(received);

@@ -88,8 +88,7 @@ export class McpSessions {
   private readonly sweeper: NodeJS.Timeout;
   /** The requests being answered, across sessions: shutdown waits for them. */
   private readonly answering = new Set<Promise<void>>();
-  /** Set once shutdown closes the sessions: a request that got past the server's gate before is refused as shutting down. */
-  closed = false;
+  #closed = false;
   /** Fires at shutdown once the executions have ended: long waits end then (see closeAll). */
   private readonly waitsEnd = new AbortController();
 
@@ -142,6 +141,11 @@ export class McpSessions {
     return this.sessions.get(id);
   }
 
+  /** True once shutdown has closed the sessions: a request admitted before is refused as shutting down. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /**
    * Closes a session whose `initialize` the transport refused (a 406 for an Accept header
    * without text/event-stream, a malformed request): it never got an id, so no request can
@@ -158,7 +162,9 @@ export class McpSessions {
     const transport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        if (session) this.sessions.set(id, session);
+        // An initialize answered after shutdown closed the sessions is closed with them.
+        if (this.#closed) transport.close().catch(() => {});
+        else if (session) this.sessions.set(id, session);
       },
     });
     session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0, idsInFlight: new Map() };
@@ -231,9 +237,11 @@ export class McpSessions {
       sleep(ANSWERS_AFTER_EXECUTIONS_MS, undefined, { signal: grace.signal }).catch(() => {}),
     ]);
     grace.abort();
-    this.closed = true;
-    await Promise.allSettled([...this.sessions.values()].map((session) => session.transport.close()));
+    this.#closed = true;
+    const open = [...this.sessions.values()];
+    await Promise.allSettled(open.map((session) => session.transport.close()));
     this.sessions.clear();
+    this.options.logger.info({ sessions: open.length }, "closed the MCP sessions");
   }
 
   private closeIdle(): void {

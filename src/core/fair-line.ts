@@ -28,6 +28,11 @@ export class FairLine<T> {
     return this.count;
   }
 
+  /** Every item waiting, owner by owner. */
+  items(): T[] {
+    return [...this.owners.values()].flatMap((share) => share.waiting);
+  }
+
   /** Whether the owner has items waiting: a newcomer of theirs queues behind them. */
   hasWaiting(owner: string): boolean {
     return (this.owners.get(owner)?.waiting.length ?? 0) > 0;

@@ -24,6 +24,7 @@ export async function makeCore(
     maxConcurrentPerKey?: number;
     maxPendingExecutions?: number;
     learnWindowMs?: number;
+    heartbeatMs?: number;
     /** Stands in for the store the core is given (e.g. one whose calls fail). */
     wrapStore?: (store: Store) => Store;
   } = {},
@@ -41,6 +42,7 @@ export async function makeCore(
     ...(options.maxConcurrentPerKey && { maxConcurrentPerKey: options.maxConcurrentPerKey }),
     ...(options.maxPendingExecutions && { maxPendingExecutions: options.maxPendingExecutions }),
     ...(options.learnWindowMs !== undefined && { learnWindowMs: options.learnWindowMs }),
+    ...(options.heartbeatMs !== undefined && { heartbeatMs: options.heartbeatMs }),
     failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     asyncConcurrency: options.asyncConcurrency ?? 4,
   });

@@ -137,6 +137,7 @@ export class ExecutionRunner {
       // Orphans appear only when another process dies: looking every few beats is enough.
       const work = this.heartbeat()
         .then(() => (beats % 6 === 0 ? this.recoverOrphans() : undefined))
+        .then(() => this.dropWaitingEndedElsewhere())
         .then(() => this.takeWaiting());
       work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
     }, this.heartbeatMs);
@@ -182,6 +183,9 @@ export class ExecutionRunner {
     const waiting = this.queue.remove(id);
     if (waiting) {
       waiting.release();
+      // Another process may have taken it meanwhile (or ended it): this copy, still queued,
+      // must not be stored over its record. The caller then cancels it as another's.
+      if (!(await this.stillOursAndQueued(id))) return undefined;
       return this.finish(
         waiting.execution,
         cancelledOutcome("The execution was cancelled before it started.", 0),
@@ -332,6 +336,23 @@ export class ExecutionRunner {
       const stored = await this.options.store.executions.get(id);
       if (stored && isTerminal(stored.record.status)) flight.controller.abort("cancel");
     }
+  }
+
+  /**
+   * Lets go of the waiting executions another process cancelled or took over (a runner
+   * takes those left waiting over a beat): they would hold their key's concurrency slots,
+   * and the process's pending count, here until a slot of this runner freed.
+   */
+  private async dropWaitingEndedElsewhere(): Promise<void> {
+    for (const id of this.queue.waitingIds()) {
+      if (!(await this.stillOursAndQueued(id))) this.queue.remove(id)?.release();
+    }
+  }
+
+  /** Whether the store still has the execution queued for this runner. */
+  private async stillOursAndQueued(id: string): Promise<boolean> {
+    const stored = await this.options.store.executions.get(id);
+    return stored !== undefined && stored.record.status === "queued" && stored.runnerId === this.runnerId;
   }
 
   private async heartbeat(): Promise<void> {

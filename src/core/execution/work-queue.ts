@@ -40,6 +40,11 @@ export class WorkQueue<T> {
     return Math.max(0, this.concurrency - this.running - this.line.length);
   }
 
+  /** The ids of the jobs waiting, in no particular order. */
+  waitingIds(): string[] {
+    return this.line.items().map((job) => job.id);
+  }
+
   get pending(): number {
     return this.line.length;
   }

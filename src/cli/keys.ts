@@ -7,6 +7,7 @@ import {
   type EditKeyInput,
   KeyService,
   type KeyView,
+  printableName,
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
@@ -52,7 +53,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           console.log(JSON.stringify({ ...toJson(key), secret }));
         } else {
           console.log(
-            `Created ${key.scope} key ${key.id} "${key.name}" (plan ${key.plan}, owner ${key.owner}).`,
+            `Created ${key.scope} key ${key.id} "${printableName(key.name)}" (plan ${key.plan}, owner ${key.owner}).`,
           );
           console.log(`\n  ${secret}\n`);
           console.log(
@@ -70,7 +71,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
       case "revoke": {
         if (!id) throw usageError(action);
         const key = await keys.revoke(id);
-        console.log(`Revoked key ${key.id} "${key.name}".`);
+        console.log(`Revoked key ${key.id} "${printableName(key.name)}".`);
         return 0;
       }
       case "edit": {
@@ -83,7 +84,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         if (values.json) console.log(JSON.stringify(toJson(key)));
         else
           console.log(
-            `Edited key ${key.id} "${key.name}": ${key.plan}, ${key.limits.perMinute} a minute, ${key.limits.perDay} a day.`,
+            `Edited key ${key.id} "${printableName(key.name)}": ${key.plan}, ${key.limits.perMinute} a minute, ${key.limits.perDay} a day.`,
           );
         return 0;
       }
@@ -96,7 +97,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           console.log(JSON.stringify({ ...toJson(key), secret, previous: toJson(previous) }));
         } else {
           console.log(
-            `Rolled key ${previous.id} "${previous.name}": it stops working at ${previous.expiresAt}.`,
+            `Rolled key ${previous.id} "${printableName(previous.name)}": it stops working at ${previous.expiresAt}.`,
           );
           console.log(`New key ${key.id}:\n\n  ${secret}\n`);
           console.log("Copy it now: this is the only time it is shown.");
@@ -186,7 +187,7 @@ function printTable(keys: KeyView[]): void {
     const j = toJson(k);
     return [
       j.id,
-      j.name,
+      printableName(j.name),
       `${j.prefix}…${j.last4}`,
       j.scope,
       j.plan,

@@ -152,6 +152,13 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect(bySecret.status).toBe(303);
     expect(bySecret.headers.get("location")).toBe(`/dashboard/keys/${key.id}`);
 
+    // Without its public sk_live_ tag, the rest is still the whole secret: it opens the key too.
+    const untagged = await apiRequest(server.baseUrl, "GET", `/dashboard/keys?q=${key.secret.slice(8)}`, {
+      headers: { cookie: session },
+      redirect: "manual",
+    });
+    expect(untagged.headers.get("location")).toBe(`/dashboard/keys/${key.id}`);
+
     const masked = await get(
       `/dashboard/keys?q=${encodeURIComponent(`${key.secret.slice(0, 12)}…${key.secret.slice(-4)}`)}`,
     );

@@ -112,6 +112,8 @@ describe("KeyService.create", () => {
       "del\u007f",
       "c1\u009b",
       "rtl\u202eexe",
+      "arabic\u061cmark",
+      "line\u2028separator",
     ]) {
       await expect(core.createKey({ name })).rejects.toMatchObject({
         code: "invalid_request",

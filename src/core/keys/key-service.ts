@@ -25,19 +25,32 @@ const ExpiresAt = z.union(
 );
 
 /**
- * A key's name, shown in listings: the CLI prints it to a terminal, so control characters
- * (an escape sequence could clear the screen, a newline forge a row) and the invisible
- * marks that reorder text are refused.
+ * What a key's name may not hold: it is shown in listings, and the CLI prints it to a
+ * terminal, where a control character obeys (an escape sequence clears the screen, a
+ * newline forges a row), and so do the invisible marks that reorder text and the line
+ * and paragraph separators.
  */
+const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
+
 const KeyName = z
   .string()
   .trim()
   .min(1)
   .max(100)
-  .regex(
-    /^[^\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/u,
-    "printable text: no control characters or direction marks",
+  .refine((name) => !UNPRINTABLE.test(name), {
+    message: "printable text: no control characters or direction marks",
+  });
+
+/**
+ * A name as a terminal may print it, each unprintable character escaped (`\u001b`): names
+ * stored before they were refused still reach `keys list`.
+ */
+export function printableName(name: string): string {
+  return name.replace(
+    new RegExp(UNPRINTABLE.source, "gu"),
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
+}
 
 export const CreateKeyInput = z
   .object({

@@ -11,7 +11,7 @@ import type { Store } from "../../src/core/ports.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
 import { makeCore } from "./make-core.js";
-import { counts, keyed, testSkills } from "./test-skills.js";
+import { counts, keyed, latch, latchReleases, testSkills } from "./test-skills.js";
 
 let core: Awaited<ReturnType<typeof makeCore>>;
 let key: ApiKey;
@@ -525,34 +525,9 @@ describe("recovery after a crash", () => {
 });
 
 describe("async slots", () => {
-  /** Runs until the test releases its label: which runs hold the slots is the test's to decide. */
-  const releases = new Map<string, () => void>();
-  const latch = defineSkill({
-    id: "test.latch",
-    title: "Latch",
-    description: "Waits until the test releases it.",
-    tags: [],
-    params: z.object({ label: z.string() }),
-    result: z.object({ label: z.string() }),
-    annotations: {
-      readOnly: true,
-      destructive: false,
-      idempotent: true,
-      openWorld: false,
-      lightAsyncIo: true,
-    },
-    examples: [],
-    async run({ label }, ctx) {
-      await new Promise<void>((resolve) => {
-        releases.set(label, resolve);
-        ctx.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      return { label };
-    },
-  });
   const released = async (label: string) => {
-    await vi.waitFor(() => expect(releases.has(label)).toBe(true));
-    releases.get(label)?.();
+    await vi.waitFor(() => expect(latchReleases.has(label)).toBe(true));
+    latchReleases.get(label)?.();
   };
 
   it("go to another owner's execution as one frees, not after one owner's whole burst", async () => {

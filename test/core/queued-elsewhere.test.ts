@@ -2,31 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
 import { systemClock } from "../../src/core/clock.js";
-import { defineSkill } from "../../src/core/skills/skill.js";
 import { makeCore } from "./make-core.js";
-import { echo } from "./test-skills.js";
-
-/** Runs until the test releases its label (or the run is aborted). */
-const releases = new Map<string, () => void>();
-const latch = defineSkill({
-  id: "test.latch",
-  title: "Latch",
-  description: "Waits until the test releases it.",
-  tags: [],
-  params: z.object({ label: z.string() }),
-  result: z.object({ label: z.string() }),
-  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
-  examples: [],
-  async run({ label }, ctx) {
-    await new Promise<void>((resolve) => {
-      releases.set(label, resolve);
-      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
-    return { label };
-  },
-});
+import { echo, latch, latchReleases } from "./test-skills.js";
 
 type Core = Awaited<ReturnType<typeof makeCore>>;
 
@@ -35,7 +13,7 @@ type Core = Awaited<ReturnType<typeof makeCore>>;
 describe("executions waiting in one process, ended or taken over by another", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
-    for (const release of releases.values()) release();
+    for (const release of latchReleases.values()) release();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 

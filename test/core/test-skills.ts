@@ -145,4 +145,26 @@ export const keyed = defineSkill({
   run: async ({ keys }) => ({ entries: Object.fromEntries(keys.map((key) => [key, { key }])) }),
 });
 
+/** Labels of the latch runs waiting, and how to end each: which runs hold slots is the test's to decide. */
+export const latchReleases = new Map<string, () => void>();
+
+/** Runs until the test releases its label (`latchReleases`), or the run is aborted. */
+export const latch = defineSkill({
+  id: "test.latch",
+  title: "Latch",
+  description: "Waits until the test releases it.",
+  tags: [],
+  params: z.object({ label: z.string() }),
+  result: z.object({ label: z.string() }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
+  examples: [],
+  async run({ label }, ctx) {
+    await new Promise<void>((resolve) => {
+      latchReleases.set(label, resolve);
+      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    return { label };
+  },
+});
+
 export const testSkills = [echo, fail, sleep, stubborn, badResult, doubling, counter, contextCopy];

@@ -70,6 +70,31 @@ const INVALID_KEY: Answer = [
 const client = (baseUrl: string) =>
   new Skillport({ apiKey: generateSecret("production"), baseUrl, maxRetries: 0 });
 
+/**
+ * A client of a hand-written REST API (`handle` answers each request as it likes, late or
+ * streaming), for `use`; the server and client are closed after it, whatever it did.
+ */
+async function withApi(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  use: (remote: Skillport) => Promise<void>,
+): Promise<void> {
+  const server = createServer((req, res) => {
+    req.resume();
+    handle(req, res);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const remote = client(`http://127.0.0.1:${port}`);
+  try {
+    await use(remote);
+  } finally {
+    await remote.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 describe("the remote backend", () => {
   let api: Awaited<ReturnType<typeof fakeApi>> | undefined;
   afterEach(async () => {
@@ -118,8 +143,7 @@ describe("the remote backend", () => {
   it("cancels an execution whose call was cancelled while the start was under way", async () => {
     // The server answers the start 300 ms late; the call is cancelled meanwhile.
     const requests: string[] = [];
-    const server = createServer((req, res) => {
-      req.resume();
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
       requests.push(`${req.method} ${req.url}`);
       const json = (status: number, body: unknown) =>
         res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -128,12 +152,8 @@ describe("the remote backend", () => {
       else if (req.url === `/v1/executions/${RUNNING.id}/cancel`)
         json(200, { ...RUNNING, status: "cancelled" });
       else json(404, { error: { code: "not_found", message: "no", request_id: "r" } });
-    });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const { port } = server.address() as AddressInfo;
-    const remote = client(`http://127.0.0.1:${port}`);
-    try {
+    };
+    await withApi(handle, async (remote) => {
       const backend = await RemoteBackend.connect(remote);
       const cancel = new AbortController();
       const call = backend.execute({
@@ -143,18 +163,13 @@ describe("the remote backend", () => {
       setTimeout(() => cancel.abort("cancelled"), 50);
       expect(await call).toMatchObject({ id: RUNNING.id, status: "cancelled" });
       expect(requests).toContain(`POST /v1/executions/${RUNNING.id}/cancel`);
-    } finally {
-      await remote.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 
   it("waits for the end of a run that queues past its timeout, when the call waits for the end", async () => {
     // A server whose run queues for 5.5 s and then completes within its 100 ms timeout.
     const completed = { ...RUNNING, status: "completed", success: true, result: { sent: true } };
-    const server = createServer((req, res) => {
-      req.resume();
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
       if (req.url?.startsWith("/v1/executions?")) {
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(NO_EXECUTIONS[1]));
       } else if (req.url === "/v1/execute") {
@@ -166,23 +181,15 @@ describe("the remote backend", () => {
         res.write(`event: status\ndata: ${JSON.stringify({ ...RUNNING, status: "queued" })}\n\n`);
         setTimeout(() => res.end(`event: status\ndata: ${JSON.stringify(completed)}\n\n`), 5_500);
       }
-    });
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const { port } = server.address() as AddressInfo;
-    const remote = client(`http://127.0.0.1:${port}`);
-    try {
+    };
+    await withApi(handle, async (remote) => {
       const backend = await RemoteBackend.connect(remote);
       const record = await backend.execute({
         request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 100 },
         signal: new AbortController().signal,
       });
       expect(record).toMatchObject({ status: "completed", result: { sent: true } });
-    } finally {
-      await remote.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   }, 20_000);
 
   it("starts with a key over its rate limit, and learns its scope once the limit allows", async () => {

@@ -185,7 +185,7 @@ export class ExecutionRunner {
       waiting.release();
       // Another process may have taken it meanwhile (or ended it): this copy, still queued,
       // must not be stored over its record. The caller then cancels it as another's.
-      if (!(await this.stillOursAndQueued(id))) return undefined;
+      if (!(await this.stillOurs(id))) return undefined;
       return this.finish(
         waiting.execution,
         cancelledOutcome("The execution was cancelled before it started.", 0),
@@ -345,14 +345,17 @@ export class ExecutionRunner {
    */
   private async dropWaitingEndedElsewhere(): Promise<void> {
     for (const id of this.queue.waitingIds()) {
-      if (!(await this.stillOursAndQueued(id))) this.queue.remove(id)?.release();
+      if (!(await this.stillOurs(id))) this.queue.remove(id)?.release();
     }
   }
 
-  /** Whether the store still has the execution queued for this runner. */
-  private async stillOursAndQueued(id: string): Promise<boolean> {
+  /**
+   * Whether the store still has the execution unfinished and this runner's (queued, or
+   * running for one taken from the store's waiting ones, `begin: "stored"`).
+   */
+  private async stillOurs(id: string): Promise<boolean> {
     const stored = await this.options.store.executions.get(id);
-    return stored !== undefined && stored.record.status === "queued" && stored.runnerId === this.runnerId;
+    return stored !== undefined && !isTerminal(stored.record.status) && stored.runnerId === this.runnerId;
   }
 
   private async heartbeat(): Promise<void> {

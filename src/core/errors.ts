@@ -100,6 +100,14 @@ export class ServiceError extends Error {
 }
 
 /** What a client is told while the store cannot serve; never the driver's message (paths, addresses). */
+/** The refusal of work once the service is shutting down, on every surface (README, "Reliability"). */
+export function shuttingDownError(): ServiceError {
+  return new ServiceError("service_unavailable", {
+    message: "The service is shutting down.",
+    retryAfterSeconds: 5,
+  });
+}
+
 export const STORE_UNAVAILABLE_MESSAGE = "The store is unavailable; retry later.";
 
 /**

@@ -5,7 +5,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
-import { ServiceError } from "../core/errors.js";
+import { ServiceError, shuttingDownError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
 import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
@@ -116,9 +116,10 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   /** Why no request is served now (starting, or shutting down); undefined when they are. */
   function unavailableNow(): ServiceError | undefined {
     if (opened && !closing) return undefined;
+    if (closing) return shuttingDownError();
     return new ServiceError("service_unavailable", {
-      message: closing ? "The service is shutting down." : "The service is starting.",
-      retryAfterSeconds: closing ? 5 : 1,
+      message: "The service is starting.",
+      retryAfterSeconds: 1,
     });
   }
 

@@ -1,5 +1,5 @@
 import { type Clock, isoTimestamp } from "../clock.js";
-import { ServiceError, STORE_OUTAGE_RETRY_AFTER_SECONDS } from "../errors.js";
+import { ServiceError, STORE_OUTAGE_RETRY_AFTER_SECONDS, shuttingDownError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
 import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
@@ -447,12 +447,7 @@ export class ExecutionRunner {
 
   /** Throws `service_unavailable` once the runner stops taking work (shutting down). */
   assertAccepting(): void {
-    if (!this.accepting) {
-      throw new ServiceError("service_unavailable", {
-        message: "The service is shutting down.",
-        retryAfterSeconds: 5,
-      });
-    }
+    if (!this.accepting) throw shuttingDownError();
   }
 }
 

@@ -54,6 +54,22 @@ export function looksLikeSecret(text: string): boolean {
 }
 
 /**
+ * The secret `text` is, whole, or without its environment tag (`sk_live_`, which is
+ * public): the checksum tells a secret from other text. Undefined for anything else.
+ */
+export function wholeSecretIn(text: string): string | undefined {
+  if (isWellFormedSecret(text)) return text;
+  return Object.values(ENV_TAGS)
+    .map((tag) => `sk_${tag}_${text}`)
+    .find(isWellFormedSecret);
+}
+
+/** True when `text` holds a secret-like run of characters (what `redactSecrets` replaces). */
+export function holdsSecretRun(text: string): boolean {
+  return redactSecrets(text) !== text;
+}
+
+/**
  * `text` with anything shaped like a secret, whole or in part, percent-encoded or not,
  * replaced by `sk_[redacted]`.
  */

@@ -1,5 +1,5 @@
 import type { KeyView } from "../../core/keys/key-service.js";
-import { isWellFormedSecret, redactSecrets } from "../../core/keys/secret.js";
+import { holdsSecretRun, wholeSecretIn } from "../../core/keys/secret.js";
 
 /**
  * What the key search box was given. An administrator asking "which key is this?" pastes
@@ -18,20 +18,15 @@ const MASKED = /^(sk_[a-z]+_[0-9A-Za-z]{4})(?:…|\.\.\.)([0-9A-Za-z]{4})$/;
 /** A key's prefix as every listing shows it (`sk_live_AbCd`), or the start of one. */
 const PREFIX_OR_LESS = /^sk_[a-z]+_[0-9a-z]{0,4}$/i;
 
-/** Environment tags a secret starts with (`sk_live_`): public, so one pasted without it is still whole. */
-const SECRET_TAGS = ["live", "test", "dev"];
-
 export function keySearch(term: string): KeySearch {
   if (term === "") return { kind: "all" };
-  if (isWellFormedSecret(term)) return { kind: "secret", secret: term };
-  // The random part and checksum alone: the checksum tells a secret from other text.
-  const untagged = SECRET_TAGS.map((tag) => `sk_${tag}_${term}`).find(isWellFormedSecret);
-  if (untagged) return { kind: "secret", secret: untagged };
+  const secret = wholeSecretIn(term);
+  if (secret) return { kind: "secret", secret };
   const masked = MASKED.exec(term);
   if (masked) return { kind: "masked", prefix: masked[1] as string, last4: masked[2] as string };
   // A key's prefix is public and may be searched and shown; anything longer that starts
   // like a secret may be the rest of one.
-  const partOfSecret = redactSecrets(term) !== term && !PREFIX_OR_LESS.test(term);
+  const partOfSecret = holdsSecretRun(term) && !PREFIX_OR_LESS.test(term);
   return { kind: "text", needle: term.toLowerCase(), shown: partOfSecret ? undefined : term };
 }
 

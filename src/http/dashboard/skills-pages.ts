@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { SkillDetail } from "../../core/catalog-service.js";
-import { redactSecrets } from "../../core/keys/secret.js";
+import { holdsSecretRun } from "../../core/keys/secret.js";
 import type { SkillAnnotations } from "../../core/skills/skill.js";
 import { integer, jsonBlock } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -36,7 +36,7 @@ export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): 
   app.get("/skills", async (request, reply) => {
     const { q: given } = SearchQuery.parse(request.query ?? {});
     // A secret pasted here by mistake is neither searched for nor shown back.
-    const secretGiven = redactSecrets(given) !== given;
+    const secretGiven = holdsSecretRun(given);
     const q = secretGiven ? "" : given;
     const found = q ? await catalog.discover({ query: q, limit: 50 }) : undefined;
     const all = registry.list().map(({ skill }) => catalog.get(skill.id));

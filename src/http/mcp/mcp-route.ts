@@ -1,6 +1,6 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ServiceError } from "../../core/errors.js";
+import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
 import { bearerToken } from "../admission.js";
 import { sendError } from "../error-response.js";
@@ -87,12 +87,7 @@ async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promi
   // A request admitted just before shutdown finds the sessions closed: it is told so, as
   // REST is (503), not that its session expired, which would send the client to start a
   // new one on a server that is going away.
-  if (sessions.closed) {
-    throw new ServiceError("service_unavailable", {
-      message: "The service is shutting down.",
-      retryAfterSeconds: 5,
-    });
-  }
+  if (sessions.closed) throw shuttingDownError();
   const id = request.headers[SESSION_HEADER];
   if (typeof id === "string") {
     const session = sessions.get(id);

@@ -128,6 +128,33 @@ describe("KeyService.create", () => {
   });
 });
 
+describe("KeyService names and choices", () => {
+  it("refuses a name of invisible characters only, which a listing shows as nothing to click", async () => {
+    for (const name of ["\u200b", "\u200d\u2060", "\u00ad\u200b", "\ufeff \u200b"]) {
+      await expect(core.createKey({ name }), JSON.stringify(name)).rejects.toMatchObject({
+        code: "invalid_request",
+        details: [{ path: "name", message: expect.stringMatching(/visible character/) }],
+      });
+    }
+    // One visible character among them is a name (an emoji is a symbol).
+    expect((await core.createKey({ name: "\u200b✓" })).key.name).toBe("\u200b✓");
+    expect((await core.createKey({ name: "🤖" })).key.name).toBe("🤖");
+  });
+
+  it("says what a name and each choice must be in words a person acts on", async () => {
+    const refusal = async (input: Record<string, unknown>) => {
+      const err = await core.createKey(input as never).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServiceError);
+      return (err as ServiceError).details?.[0]?.message;
+    };
+    expect(await refusal({ name: "   " })).toBe("a name of 1 to 100 characters");
+    expect(await refusal({ name: "n".repeat(101) })).toBe("a name of 1 to 100 characters");
+    expect(await refusal({ scope: "admin" })).toBe("one of read-only, full-access");
+    expect(await refusal({ plan: "gold" })).toBe("one of free, pro, enterprise");
+    expect(await refusal({ environment: "prod" })).toBe("one of production, staging, development");
+  });
+});
+
 describe("KeyService limits from text (a form field, an option)", () => {
   it("takes decimal digits, and refuses other notations at the field", async () => {
     expect((await core.createKey({ limits: { perMinute: "12", perDay: " 120 " } })).key.limits).toEqual({

@@ -32,14 +32,26 @@ const ExpiresAt = z.union(
  */
 const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u;
 
+/** A letter, digit, punctuation mark or symbol: what makes a name something to see and click. */
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const NAME_LENGTH = "a name of 1 to 100 characters";
+
 const KeyName = z
   .string()
   .trim()
-  .min(1)
-  .max(100)
+  .min(1, NAME_LENGTH)
+  .max(100, NAME_LENGTH)
   .refine((name) => !UNPRINTABLE.test(name), {
     message: "printable text: no control characters or direction marks",
+  })
+  // Zero-width and other format characters alone would make a name nobody can see.
+  .refine((name) => VISIBLE.test(name), {
+    message: "at least one visible character: a letter, digit, punctuation mark or symbol",
   });
+
+/** An enum whose message lists its choices as a person would type them. */
+const oneOf = <const T extends readonly [string, ...string[]]>(choices: T) =>
+  z.enum(choices, { error: `one of ${choices.join(", ")}` });
 
 /**
  * A name as a terminal may print it, each unprintable character escaped (`\u001b`): names
@@ -55,10 +67,10 @@ export function printableName(name: string): string {
 export const CreateKeyInput = z
   .object({
     name: KeyName,
-    scope: z.enum(SCOPES),
-    plan: z.enum(PLANS).optional(),
+    scope: oneOf(SCOPES),
+    plan: oneOf(PLANS).optional(),
     limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
-    environment: z.enum(ENVIRONMENTS).default("production"),
+    environment: oneOf(ENVIRONMENTS).default("production"),
     owner: z
       .string()
       .trim()
@@ -78,7 +90,7 @@ export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 export const EditKeyInput = z
   .object({
     name: KeyName.optional(),
-    plan: z.enum(PLANS).optional(),
+    plan: oneOf(PLANS).optional(),
     limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {

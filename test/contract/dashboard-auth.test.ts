@@ -165,12 +165,12 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect(masked.text).toContain("pasted-key");
     expect(masked.text).not.toContain("other-key");
 
-    // A secret of no key (checksum-valid), a secret cut short, one inside other text: not shown.
+    // A secret of no key (checksum-valid), a secret cut short or mistyped: not shown.
     const noKeys = generateSecret("production");
     for (const [term, message] of [
       [noKeys, "No key has this secret"],
       [key.secret.slice(0, -3), "No key matches what looks like part of a key's secret"],
-      [`x ${key.secret}`, "No key matches what looks like part of a key's secret"],
+      [`x ${key.secret.slice(0, -1)}`, "No key matches what looks like part of a key's secret"],
     ] as const) {
       const page = await get(`/dashboard/keys?q=${encodeURIComponent(term)}`);
       expect(page.status).toBe(200);
@@ -186,6 +186,54 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     const prefix = await get(`/dashboard/keys?q=${key.secret.slice(0, 12)}`);
     expect(prefix.text).toContain("pasted-key");
     expect(prefix.text).toContain(`value="${key.secret.slice(0, 12)}"`);
+  });
+
+  it("searches by a form post, so a pasted secret never reaches an address; what surrounded it is ignored", async () => {
+    const { cookie, field } = await signInForm();
+    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
+    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const key = await createKey(server.dataDir, { name: "posted-key" });
+    const list = await apiRequest(server.baseUrl, "GET", "/dashboard/keys", { headers: { cookie: session } });
+    const form = /<form[^>]*role="search"[^>]*>/.exec(list.text)?.[0] ?? "";
+    expect(form).toContain('method="post"');
+    expect(form).toContain('action="/dashboard/keys/search"');
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(list.text)?.[1] ?? "";
+    const search = (q: string, order = "") =>
+      apiRequest(server.baseUrl, "POST", "/dashboard/keys/search", {
+        rawBody: `_csrf=${encodeURIComponent(csrf)}&q=${encodeURIComponent(q)}${order}`,
+        contentType: "application/x-www-form-urlencoded",
+        headers: { cookie: session },
+        redirect: "manual",
+      });
+
+    // As copied from a curl line, a JSON value or an environment file: the key's page.
+    for (const pasted of [
+      key.secret,
+      `Bearer ${key.secret}`,
+      `"${key.secret}",`,
+      `SKILLPORT_API_KEY=${key.secret}`,
+    ]) {
+      const found = await search(pasted);
+      expect(found.status, pasted).toBe(303);
+      expect(found.headers.get("location")).toBe(`/dashboard/keys/${key.id}`);
+    }
+    // Part of a secret is answered in place: it is in no address and not on the page.
+    const part = await search(key.secret.slice(0, 30));
+    expect(part.status).toBe(200);
+    expect(part.text).toContain("No key matches what looks like part of a key's secret");
+    expect(part.text).not.toContain(key.secret.slice(12, 30));
+    // Other text goes to the list's own address, order kept, to bookmark or come Back to.
+    const text = await search("posted", "&sort=name&dir=asc");
+    expect(text.status).toBe(303);
+    expect(text.headers.get("location")).toBe("/dashboard/keys?q=posted&sort=name&dir=asc");
+    // Without the session's CSRF token the search is refused, like every other form.
+    const forged = await apiRequest(server.baseUrl, "POST", "/dashboard/keys/search", {
+      rawBody: "_csrf=forged&q=posted",
+      contentType: "application/x-www-form-urlencoded",
+      headers: { cookie: session },
+      redirect: "manual",
+    });
+    expect(forged.status).toBe(403);
   });
 
   it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {

@@ -54,14 +54,18 @@ export function looksLikeSecret(text: string): boolean {
 }
 
 /**
- * The secret `text` is, whole, or without its environment tag (`sk_live_`, which is
- * public): the checksum tells a secret from other text. Undefined for anything else.
+ * The secret a pasted `text` holds: the whole text, the text without its environment tag
+ * (`sk_live_`, which is public), or a secret inside it, as one is copied from a command, a
+ * JSON value or an environment file (`Bearer sk_live_…`, `"sk_live_…"`,
+ * `SKILLPORT_API_KEY=sk_live_…`). The checksum tells a secret from other text. Undefined
+ * when it holds none.
  */
-export function wholeSecretIn(text: string): string | undefined {
+export function secretIn(text: string): string | undefined {
   if (isWellFormedSecret(text)) return text;
-  return Object.values(ENV_TAGS)
+  const untagged = Object.values(ENV_TAGS)
     .map((tag) => `sk_${tag}_${text}`)
     .find(isWellFormedSecret);
+  return untagged ?? text.match(SECRET_RUNS)?.find(isWellFormedSecret);
 }
 
 /** True when `text` holds a secret-like run of characters (what `redactSecrets` replaces). */

@@ -1,10 +1,11 @@
 import type { KeyView } from "../../core/keys/key-service.js";
-import { holdsSecretRun, wholeSecretIn } from "../../core/keys/secret.js";
+import { holdsSecretRun, secretIn } from "../../core/keys/secret.js";
 
 /**
  * What the key search box was given. An administrator asking "which key is this?" pastes
- * a whole secret, or the masked form a listing shows (`sk_live_AbCd…wxyz`); neither is a
- * substring of any one field, so each gets a search of its own. A secret, or text that
+ * a secret (alone or with what surrounded it where it was copied from), or the masked form
+ * a listing shows (`sk_live_AbCd…wxyz`); neither is a substring of any one field, so each
+ * gets a search of its own. A secret, or text that
  * looks like part of one, is never shown back on the page or put into its links.
  */
 export type KeySearch =
@@ -20,7 +21,7 @@ const PREFIX_OR_LESS = /^sk_[a-z]+_[0-9a-z]{0,4}$/i;
 
 export function keySearch(term: string): KeySearch {
   if (term === "") return { kind: "all" };
-  const secret = wholeSecretIn(term);
+  const secret = secretIn(term);
   if (secret) return { kind: "secret", secret };
   const masked = MASKED.exec(term);
   if (masked) return { kind: "masked", prefix: masked[1] as string, last4: masked[2] as string };

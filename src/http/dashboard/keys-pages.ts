@@ -44,6 +44,12 @@ const ListQuery = z.object({
   sort: z.enum(Object.keys(SORTS) as [string, ...string[]]).catch("created"),
   dir: z.enum(["asc", "desc"]).catch("desc"),
 });
+type ListQuery = z.output<typeof ListQuery>;
+
+/** The key list's address parameters: `term` (never a secret: see `shownTerm`) and the order. */
+function listParams(term: string, order: { sort: string; dir: string }): URLSearchParams {
+  return new URLSearchParams({ ...(term && { q: term }), sort: order.sort, dir: order.dir });
+}
 
 /** Grace periods offered when rolling a key, in seconds. */
 const GRACE_CHOICES: { seconds: number; label: string }[] = [
@@ -64,16 +70,32 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}/secret`, 303);
   };
 
-  app.get("/keys", async (request, reply) => {
-    const query = ListQuery.parse(request.query ?? {});
+  /** The key list for a search; a secret that opens a key redirects to its page instead. */
+  const answerSearch = async (request: FastifyRequest, reply: FastifyReply, query: ListQuery) => {
     const search = keySearch(query.q);
     if (search.kind === "secret") {
       const owner = await keys.findBySecret(search.secret);
-      // Its own page, and the secret gone from the address bar.
       if (owner) return reply.redirect(`/dashboard/keys/${encodeURIComponent(owner.id)}`, 303);
     }
     const all = await keys.list();
     return dashboard.send(reply, keyList(dashboard.context(request), all, query, search));
+  };
+
+  // A search from an address (a sort link, a bookmark) or an older page's GET form.
+  app.get("/keys", async (request, reply) =>
+    answerSearch(request, reply, ListQuery.parse(request.query ?? {})),
+  );
+
+  // The search box posts, so that a pasted secret never reaches an address, where browser
+  // history and a proxy's access log would keep it. A term safe to show is redirected to
+  // its address (which can be bookmarked, and Back returns to); the others are answered here.
+  app.post("/keys/search", async (request, reply) => {
+    const query = ListQuery.parse(request.body ?? {});
+    const search = keySearch(query.q);
+    if (search.kind === "secret" || shownTerm(search, query.q) !== query.q) {
+      return answerSearch(request, reply, query);
+    }
+    return reply.redirect(`/dashboard/keys?${listParams(query.q, query).toString()}`, 303);
   });
 
   app.get("/keys/new", async (request, reply) =>
@@ -153,12 +175,7 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   });
 }
 
-function keyList(
-  ctx: PageContext,
-  all: KeyView[],
-  query: z.output<typeof ListQuery>,
-  search: KeySearch,
-): string {
+function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: KeySearch): string {
   const now = Date.now();
   const shown = keysFound(all, search);
   const term = shownTerm(search, query.q);
@@ -170,14 +187,14 @@ function keyList(
   const header = (column: string, label: string, extra = "") => {
     const active = query.sort === column;
     const dir = active && query.dir === "asc" ? "desc" : "asc";
-    const params = new URLSearchParams({ ...(term && { q: term }), sort: column, dir });
+    const params = listParams(term, { sort: column, dir });
     const sortState = active ? (query.dir === "asc" ? "ascending" : "descending") : "none";
     return html`<th scope="col" aria-sort="${sortState}" class="${extra}"><a href="/dashboard/keys?${params.toString()}">${label}<span class="sort-mark" aria-hidden="true">${active ? (query.dir === "asc" ? "▲" : "▼") : ""}</span></a></th>`;
   };
   const rows = shown.map((key) => {
     const status = keyStatus(key, now);
     return html`<tr>
-<td><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a>
+<td class="wrap"><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a>
 <span class="sub"><span class="visually-hidden">Owner </span>${key.owner} · <span class="visually-hidden">environment </span>${key.environment}</span></td>
 <td><code class="key-mask">${key.prefix}…${key.last4}</code></td>
 <td class="hide-narrow">${key.scope}</td><td class="hide-narrow">${key.plan}</td>
@@ -185,7 +202,8 @@ function keyList(
 <td>${badge(status)}</td>
 </tr>`;
   });
-  const body = html`<form class="toolbar" method="get" action="/dashboard/keys" role="search">
+  const body = html`<form class="toolbar" method="post" action="/dashboard/keys/search" role="search">
+  ${csrfField(ctx)}
   <label class="visually-hidden" for="key-search">Search keys</label>
   <input id="key-search" type="search" name="q" value="${term}" maxlength="${KEY_SEARCH_MAX}" placeholder="Search by name, owner, id, key prefix or secret">
   <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">

@@ -4,6 +4,7 @@ import {
   apiRequest,
   awayFromMinuteBoundary,
   bodyOf,
+  createKey,
   expectError,
   limitHeaders,
   startServer,
@@ -381,6 +382,21 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(saved.status).toBe(303);
     expect(saved.headers.get("location")).toBe(`/dashboard/keys/${target.id}?edited=1`);
     expect(await limit()).toBe(9);
+  });
+
+  it("keeps every column of the key list in view beside a key with a 100-character name", async () => {
+    const longName = `${"A".repeat(60)} ${"B".repeat(39)}`;
+    await createKey(server.dataDir, { name: longName });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 860 });
+      await visit("/dashboard/keys");
+      const status = await page.getByRole("columnheader", { name: /Status/ }).boundingBox();
+      expect(status, `width ${width}`).not.toBeNull();
+      expect((status?.x ?? 0) + (status?.width ?? 0), `width ${width}`).toBeLessThanOrEqual(width);
+      await screenshot(page, `19-long-name-${width}`);
+    }
+    expect(await page.locator("#keys-table").textContent()).toContain(longName);
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 
   it("works at phone width and in dark mode", async () => {

@@ -62,7 +62,7 @@ ${select(
       return html`<tr>
 <td><a class="strong" href="/dashboard/executions/${record.id}">${record.skill_id}</a><span class="sub mono">${record.id}</span></td>
 <td>${badge(record.status)}</td>
-<td class="hide-narrow">${key ? key.name : html`<code>${execution.keyId}</code>`}<span class="sub"><span class="visually-hidden">Owner </span>${execution.owner}</span></td>
+<td class="hide-narrow wrap">${key ? key.name : html`<code>${execution.keyId}</code>`}<span class="sub"><span class="visually-hidden">Owner </span>${execution.owner}</span></td>
 <td class="num hide-narrow">${milliseconds(record.latency_ms)}</td><td>${time(record.created_at)}</td>
 </tr>`;
     });

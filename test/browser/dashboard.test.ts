@@ -310,7 +310,7 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     for (const headers of refused) {
       const res = await get(headers);
       expect(res.status, JSON.stringify(headers)).toBe(303);
-      expect(res.headers.get("location")).toBe("/dashboard/sign-in");
+      expect(res.headers.get("location")).toBe("/dashboard/sign-in?next=%2Fdashboard%2Fkeys");
     }
     const fresh = (await server.createKey({ scope: "read-only" })).secret;
     expect((await get({ authorization: `Bearer ${fresh}` })).status).toBe(303);

@@ -113,6 +113,59 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect(crossSite.status).toBe(403);
   });
 
+  it("takes the configured token only through the form: in an address it would outlive its use", async () => {
+    const res = await apiRequest(server.baseUrl, "GET", `/dashboard/sign-in?token=${ADMIN_TOKEN}`, {
+      redirect: "manual",
+    });
+    expect(res.status).toBe(400);
+    expect(setCookie(res.headers, "skillport_session")).toBeUndefined();
+    expect(res.text).toContain("Enter the administrator token in this form");
+    expect(res.text).not.toContain(ADMIN_TOKEN);
+  });
+
+  it("returns to the page that asked for a session, never to another site; signed in, the form says so", async () => {
+    const asked = await apiRequest(server.baseUrl, "GET", "/dashboard/keys/key_abc?from=x", {
+      redirect: "manual",
+    });
+    expect(asked.status).toBe(303);
+    expect(asked.headers.get("location")).toBe(
+      "/dashboard/sign-in?next=%2Fdashboard%2Fkeys%2Fkey_abc%3Ffrom%3Dx",
+    );
+    const withNext = await apiRequest(server.baseUrl, "GET", "/dashboard/sign-in?next=%2Fdashboard%2Fusage");
+    expect(withNext.text).toContain('name="next" value="/dashboard/usage"');
+
+    const signInTo = async (next: string) => {
+      const { cookie, field } = await signInForm();
+      const res = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}&next=${encodeURIComponent(next)}`, {
+        cookie,
+      });
+      expect(res.status, next).toBe(303);
+      return res;
+    };
+    expect((await signInTo("/dashboard/usage?range=7d")).headers.get("location")).toBe(
+      "/dashboard/usage?range=7d",
+    );
+    for (const elsewhere of [
+      "//evil.example/dashboard",
+      "https://evil.example/dashboard",
+      "/dashboard//evil.example",
+      "/v1/skills",
+      "/dashboard\\evil",
+    ]) {
+      expect((await signInTo(elsewhere)).headers.get("location"), elsewhere).toBe("/dashboard");
+    }
+
+    // Signed in already, the sign-in page shows the form with a note: no redirect that a
+    // replica without this session would send straight back.
+    const session = setCookie((await signInTo("")).headers, "skillport_session")?.split(";")[0] ?? "";
+    const again = await apiRequest(server.baseUrl, "GET", "/dashboard/sign-in", {
+      headers: { cookie: session },
+      redirect: "manual",
+    });
+    expect(again.status).toBe(200);
+    expect(again.text).toContain("You are signed in.");
+  });
+
   it("answers the key and skill searches whatever the address holds: a term too long, or given twice", async () => {
     const { cookie, field } = await signInForm();
     const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });

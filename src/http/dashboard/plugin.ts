@@ -12,7 +12,7 @@ import { barePage, type PageContext, page } from "./layout.js";
 import { registerOverviewPage } from "./overview-page.js";
 import { PageError } from "./page-error.js";
 import { CsrfTokens, refuseCrossSite, sessionOf } from "./session.js";
-import { registerSignInPages } from "./sign-in-pages.js";
+import { dashboardPath, registerSignInPages } from "./sign-in-pages.js";
 import { registerSkillPages } from "./skills-pages.js";
 import { registerUsagePage } from "./usage-page.js";
 
@@ -116,7 +116,10 @@ export function registerDashboard(
           return;
         }
         if (request.method === "GET" || request.method === "HEAD") {
-          return reply.redirect("/dashboard/sign-in", 303);
+          // Back to the page asked for once signed in (a shared link to a key, say).
+          const next = dashboardPath(request.url);
+          const query = next && next !== "/dashboard" ? `?next=${encodeURIComponent(next)}` : "";
+          return reply.redirect(`/dashboard/sign-in${query}`, 303);
         }
         throw new PageError(401, "Signed out", "Your session has ended. Sign in again.");
       });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AdminSession } from "../../core/admin/admin-auth.js";
 import { ServiceError } from "../../core/errors.js";
+import { looksLikeSecret } from "../../core/keys/secret.js";
 import { html } from "./html.js";
 import { barePage } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
@@ -22,7 +23,7 @@ import {
 export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { admin } = dashboard.skillport;
 
-  const form = (reply: FastifyReply, notice?: { text: string; error: boolean }) => {
+  const form = (reply: FastifyReply, notice?: { text: string; error: boolean }, next?: string) => {
     const formToken = signInFormToken(reply);
     const hint = admin.hasConfiguredToken
       ? "Enter the administrator token (SKILLPORT_ADMIN_TOKEN)."
@@ -36,6 +37,7 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
   ${notice && html`<p class="${notice.error ? "alert alert-error" : "alert"}" role="${notice.error ? "alert" : "status"}">${notice.text}</p>`}
   <form method="post" action="/dashboard/sign-in" class="stack">
     <input type="hidden" name="${CSRF_FIELD}" value="${formToken}">
+    ${next && html`<input type="hidden" name="next" value="${next}">`}
     <label for="token">Token</label>
     <input id="token" name="token" type="password" autocomplete="current-password" required autofocus spellcheck="false">
     <button type="submit" class="button button-primary">Sign in</button>
@@ -45,14 +47,15 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
     );
   };
 
-  const signIn = async (request: FastifyRequest, reply: FastifyReply, token: string) => {
+  /** Signs in and goes on to `next` (the page that asked for a session), else the overview. */
+  const signIn = async (request: FastifyRequest, reply: FastifyReply, token: string, next?: string) => {
     const outcome = await admin.signIn(token, request.ip);
     if (outcome instanceof ServiceError) {
       if (outcome.retryAfterSeconds !== undefined)
         reply.header("retry-after", String(outcome.retryAfterSeconds));
       return dashboard.send(
         reply,
-        form(reply, { text: outcome.message, error: true }),
+        form(reply, { text: outcome.message, error: true }, next),
         outcome.status === 429 ? 429 : 401,
       );
     }
@@ -60,25 +63,41 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
     setSessionCookie(reply, session);
     // A one-time link is spent: print the next one for the next sign-in.
     if (!admin.hasConfiguredToken) dashboard.announceNextLink();
-    return reply.redirect("/dashboard", 303);
+    return reply.redirect(next ?? "/dashboard", 303);
   };
 
-  app.get<{ Querystring: { token?: string; signed_out?: string } }>(
+  app.get<{ Querystring: { token?: string; signed_out?: string; next?: string } }>(
     "/sign-in",
     { config: { signedOut: true } },
     async (request, reply) => {
       const { token, signed_out } = request.query;
-      if (typeof token === "string" && token !== "") return signIn(request, reply, token);
-      if (sessionOf(request, admin)) return reply.redirect("/dashboard", 303);
-      const notice = signed_out === undefined ? undefined : { text: "You are signed out.", error: false };
-      return dashboard.send(reply, form(reply, notice));
+      const next = dashboardPath(request.query.next);
+      if (typeof token === "string" && token !== "") {
+        // The configured token never expires: in an address it would stay in browser history
+        // and proxy logs as a lasting credential. Only a one-time link's token, spent once
+        // used, may come that way.
+        if (admin.hasConfiguredToken) {
+          const text = "Enter the administrator token in this form: a token in an address is not accepted.";
+          return dashboard.send(reply, form(reply, { text, error: true }, next), 400);
+        }
+        return signIn(request, reply, token, next);
+      }
+      // Signed in already: the form says so rather than redirecting, since a replica without
+      // this session (no sticky routing) would redirect back here, and round again.
+      const notice = sessionOf(request, admin)
+        ? { text: "You are signed in.", error: false }
+        : signed_out === undefined
+          ? undefined
+          : { text: "You are signed out.", error: false };
+      return dashboard.send(reply, form(reply, notice, next));
     },
   );
 
   app.post("/sign-in", { config: { signedOut: true } }, async (request, reply) => {
     refuseCrossSite(request);
     verifySignInForm(request);
-    return signIn(request, reply, pastedToken(formField(request, "token")));
+    const next = dashboardPath(formField(request, "next"));
+    return signIn(request, reply, pastedToken(formField(request, "token")), next);
   });
 
   app.post("/sign-out", async (request, reply) => {
@@ -101,4 +120,13 @@ function pastedToken(field: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * `path` when it is a dashboard page to return to after signing in (it came through an
+ * address or a form, so anything else is ignored: never another site, nor a secret).
+ */
+export function dashboardPath(path: unknown): string | undefined {
+  if (typeof path !== "string" || path.length > 2000 || looksLikeSecret(path)) return undefined;
+  return /^\/dashboard(?:[/?][^\s\\]*)?$/.test(path) && !path.includes("//") ? path : undefined;
 }

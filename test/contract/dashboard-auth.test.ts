@@ -289,6 +289,32 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect(forged.status).toBe(403);
   });
 
+  it("ties a refused field's error to its input beside its hint, for screen readers", async () => {
+    const { cookie, field } = await signInForm();
+    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
+    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const form = await apiRequest(server.baseUrl, "GET", "/dashboard/keys/new", {
+      headers: { cookie: session },
+    });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? "";
+    const refused = await apiRequest(server.baseUrl, "POST", "/dashboard/keys", {
+      rawBody: `_csrf=${encodeURIComponent(csrf)}&name=n&scope=read-only&owner=${encodeURIComponent("no spaces!")}&expires_on=2027-13-45`,
+      contentType: "application/x-www-form-urlencoded",
+      headers: { cookie: session },
+    });
+    expect(refused.status).toBe(400);
+    for (const [id, hint] of [
+      ["owner", "owner-hint"],
+      ["expires_on", "expires-hint"],
+    ]) {
+      const input = new RegExp(`<input id="${id}"[^>]*>`).exec(refused.text)?.[0] ?? "";
+      expect(input.match(/aria-describedby=/g), input).toHaveLength(1);
+      expect(input).toContain(`aria-describedby="${hint} ${id}-error"`);
+      expect(input).toContain('aria-invalid="true"');
+      expect(refused.text).toContain(`id="${id}-error"`);
+    }
+  });
+
   it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {
     const res = await apiRequest(server.baseUrl, "POST", "/v1/discover", {
       rawBody: "query=x",

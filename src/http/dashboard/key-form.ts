@@ -121,13 +121,19 @@ export function editKeyValues(key: KeyView): EditKeyForm {
   };
 }
 
-/** A field's error message and the attributes tying it to its input, when it has one. */
+/**
+ * A field's error message and the attributes tying it to its input, when it has one. A
+ * field with a hint passes the hint's id: one `aria-describedby` names both (of an
+ * attribute written twice, browsers keep the first, and the error went unread).
+ */
 function fieldErrors(errors: Map<string, string>) {
   return {
     error: (field: string) =>
       errors.has(field) ? html`<p class="field-error" id="${field}-error">${errors.get(field)}</p>` : "",
-    invalid: (field: string) =>
-      errors.has(field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : "",
+    invalid: (field: string, hintId?: string) => {
+      const described = [hintId, errors.has(field) ? `${field}-error` : undefined].filter(Boolean).join(" ");
+      return html`${errors.has(field) ? html` aria-invalid="true"` : ""}${described && html` aria-describedby="${described}"`}`;
+    },
   };
 }
 
@@ -213,13 +219,13 @@ export function keyForm(
   ${limits}
   <div class="field">
     <label for="owner">Owner</label>
-    <input id="owner" name="owner" value="${values.owner ?? ""}" placeholder="default" maxlength="64" aria-describedby="owner-hint"${invalid("owner")}>
+    <input id="owner" name="owner" value="${values.owner ?? ""}" placeholder="default" maxlength="64"${invalid("owner", "owner-hint")}>
     <p class="hint" id="owner-hint">A tenant label: keys of one owner share execution records.</p>
     ${error("owner")}
   </div>
   <div class="field">
     <label for="expires_on">Expires on <small class="muted">(optional)</small></label>
-    <input id="expires_on" name="expires_on" type="date" value="${values.expires_on ?? ""}" aria-describedby="expires-hint"${invalid("expires_on")}>
+    <input id="expires_on" name="expires_on" type="date" value="${values.expires_on ?? ""}"${invalid("expires_on", "expires-hint")}>
     <p class="hint" id="expires-hint">The key stops working at the end of that day (UTC).</p>
     ${error("expires_on")}
   </div>

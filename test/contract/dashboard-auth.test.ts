@@ -46,6 +46,13 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
       redirect: "manual",
     });
 
+  /** A signed-in session's cookie (`name=value`). */
+  const signedInSession = async () => {
+    const { cookie, field } = await signInForm();
+    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
+    return setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+  };
+
   it("prints no sign-in link when a token is configured", () => {
     expect(server.logs()).not.toMatch(/sign-in\?token=/);
   });
@@ -167,9 +174,7 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
   });
 
   it("answers the key and skill searches whatever the address holds: a term too long, or given twice", async () => {
-    const { cookie, field } = await signInForm();
-    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
-    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const session = await signedInSession();
     await createKey(server.dataDir, { name: "findable-key" });
     const get = (path: string) => apiRequest(server.baseUrl, "GET", path, { headers: { cookie: session } });
 
@@ -190,9 +195,7 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
   });
 
   it("finds the key a pasted secret or its masked form belongs to, and never shows a secret back", async () => {
-    const { cookie, field } = await signInForm();
-    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
-    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const session = await signedInSession();
     const key = await createKey(server.dataDir, { name: "pasted-key" });
     await createKey(server.dataDir, { name: "other-key" });
     const get = (path: string) => apiRequest(server.baseUrl, "GET", path, { headers: { cookie: session } });
@@ -242,9 +245,7 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
   });
 
   it("searches by a form post, so a pasted secret never reaches an address; what surrounded it is ignored", async () => {
-    const { cookie, field } = await signInForm();
-    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
-    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const session = await signedInSession();
     const key = await createKey(server.dataDir, { name: "posted-key" });
     const list = await apiRequest(server.baseUrl, "GET", "/dashboard/keys", { headers: { cookie: session } });
     const form = /<form[^>]*role="search"[^>]*>/.exec(list.text)?.[0] ?? "";
@@ -290,9 +291,7 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
   });
 
   it("ties a refused field's error to its input beside its hint, for screen readers", async () => {
-    const { cookie, field } = await signInForm();
-    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { cookie });
-    const session = setCookie(signedIn.headers, "skillport_session")?.split(";")[0] ?? "";
+    const session = await signedInSession();
     const form = await apiRequest(server.baseUrl, "GET", "/dashboard/keys/new", {
       headers: { cookie: session },
     });
@@ -313,6 +312,30 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
       expect(input).toContain('aria-invalid="true"');
       expect(refused.text).toContain(`id="${id}-error"`);
     }
+  });
+
+  it("answers an address naming no key 404, and offers no form for a key that no longer works", async () => {
+    const session = await signedInSession();
+    const get = (path: string) => apiRequest(server.baseUrl, "GET", path, { headers: { cookie: session } });
+    for (const path of [
+      "/dashboard/keys/key_nosuchkey",
+      "/dashboard/keys/key_nosuchkey/edit",
+      "/dashboard/keys/x/roll",
+    ]) {
+      const missing = await get(path);
+      expect(missing.status, path).toBe(404);
+      expect(missing.text).toContain("No API key has");
+    }
+    const key = await createKey(server.dataDir, { name: "gone-key" });
+    expect((await runCli(["keys", "revoke", key.id, "--data-dir", server.dataDir])).code).toBe(0);
+    for (const action of ["edit", "roll", "revoke"]) {
+      const page = await get(`/dashboard/keys/${key.id}/${action}`);
+      expect(page.status, action).toBe(409);
+      expect(page.text).toContain("is revoked: it cannot be edited, rolled or revoked");
+      expect(page.text).not.toContain('name="_csrf"><button type="submit" class="button button-danger"');
+      expect(page.text).not.toMatch(new RegExp(`action="/dashboard/keys/${key.id}/${action}"`));
+    }
+    expect((await get(`/dashboard/keys/${key.id}`)).status).toBe(200);
   });
 
   it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {

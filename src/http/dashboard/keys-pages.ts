@@ -17,6 +17,7 @@ import {
 } from "./key-form.js";
 import { type KeySearch, keySearch, keysFound, shownTerm } from "./key-search.js";
 import { csrfField, type PageContext, page } from "./layout.js";
+import { PageError } from "./page-error.js";
 import type { Dashboard } from "./plugin.js";
 import { searchTerm } from "./search-term.js";
 import { type Reveal, SecretReveals } from "./secret-reveals.js";
@@ -64,6 +65,17 @@ const GRACE_CHOICES: { seconds: number; label: string }[] = [
 export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { keys } = dashboard.skillport;
   const reveals = new SecretReveals();
+  /** The key an address names; an id no key has is a page not found. */
+  const keyById = async (id: string) => {
+    try {
+      return await keys.get(id);
+    } catch (err) {
+      // The core refuses an unknown id as a bad argument (right for the CLI); in an address it is a missing page.
+      if (err instanceof ServiceError && err.code === "invalid_request")
+        throw new PageError(404, "Not found", err.message);
+      throw err;
+    }
+  };
   /** Keeps a new secret for its page and redirects there (see SecretReveals). */
   const revealNext = (request: FastifyRequest, reply: FastifyReply, key: KeyView, reveal: Reveal) => {
     reveals.keep(sessionIdOf(request), key.id, reveal);
@@ -117,25 +129,32 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   // The page after creating or rolling a key: its secret, shown this once.
   app.get<IdParams>("/keys/:id/secret", async (request, reply) => {
     const ctx = dashboard.context(request);
-    const key = await keys.get(request.params.id);
+    const key = await keyById(request.params.id);
     const reveal = reveals.take(sessionIdOf(request), key.id);
     if (!reveal) return dashboard.send(reply, secretGonePage(ctx, key), 410);
     return dashboard.send(reply, secretPage(ctx, key, reveal.secret, reveal.title, reveal.note));
   });
 
   app.get<KeyDetailRequest>("/keys/:id", async (request, reply) => {
-    const key = await keys.get(request.params.id);
+    const key = await keyById(request.params.id);
     const range = parseRange(request.query);
     // After an edit (POST, then 303 here): a short confirmation above the key's details.
     const notice = request.query?.edited === undefined ? undefined : "Changes saved.";
     return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range, notice));
   });
 
-  /** A page about one key, for routes that only show something. */
+  /**
+   * A form acting on an active key (edit, revoke, roll). A revoked or expired key, reached
+   * by Back or a bookmark, gets a page saying so rather than a form the core would refuse.
+   */
   const keyPage = (path: string, render: (ctx: PageContext, key: KeyView) => string) =>
-    app.get<IdParams>(path, async (request, reply) =>
-      dashboard.send(reply, render(dashboard.context(request), await keys.get(request.params.id))),
-    );
+    app.get<IdParams>(path, async (request, reply) => {
+      const ctx = dashboard.context(request);
+      const key = await keyById(request.params.id);
+      const status = keyStatus(key, Date.now());
+      if (status !== "active") return dashboard.send(reply, inactiveKeyPage(ctx, key, status), 409);
+      return dashboard.send(reply, render(ctx, key));
+    });
 
   keyPage("/keys/:id/revoke", revokePage);
   app.post<IdParams>("/keys/:id/revoke", async (request, reply) => {
@@ -288,6 +307,18 @@ function secretGonePage(ctx: PageContext, key: KeyView): string {
     html`<section class="panel">
   <p>The secret of “${key.name}” was shown when it was made and is not kept: skillport has only its hash. If it was not copied, roll the key for a new secret.</p>
   <p><a class="button button-primary" href="/dashboard/keys/${key.id}">Go to the key</a></p>
+</section>`,
+  );
+}
+
+/** What the edit, revoke and roll pages show for a key that no longer works. */
+function inactiveKeyPage(ctx: PageContext, key: KeyView, status: "revoked" | "expired"): string {
+  return page(
+    ctx,
+    { title: `“${key.name}” is ${status}`, section: "keys" },
+    html`<section class="panel notice" role="alert">
+  <p>The key <code>${key.prefix}…${key.last4}</code> is ${status}: it cannot be edited, rolled or revoked. Create a new key instead.</p>
+  <p class="inline-actions"><a class="button" href="/dashboard/keys/${key.id}">Go to the key</a><a class="button button-primary" href="/dashboard/keys/new">Create key</a></p>
 </section>`,
   );
 }

@@ -7,6 +7,7 @@ import {
   createKey,
   expectError,
   limitHeaders,
+  runCli,
   startServer,
   type TestServer,
 } from "../contract/harness.js";
@@ -382,6 +383,32 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(saved.status).toBe(303);
     expect(saved.headers.get("location")).toBe(`/dashboard/keys/${target.id}?edited=1`);
     expect(await limit()).toBe(9);
+  });
+
+  it("sends the create form once when a slow answer tempts a second click", async () => {
+    await visit("/dashboard/keys/new");
+    await page.getByLabel("Name").fill("slow double");
+    await page.getByLabel(/read-only/).check();
+    const posts: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => {
+      if (request.method() === "POST") posts.push(request.url());
+    };
+    page.on("request", onRequest);
+    // The answer to the form is held back, as on a slow link.
+    await page.route("**/dashboard/keys", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    const button = page.getByRole("button", { name: "Create key" });
+    await button.click({ noWaitAfter: true });
+    await page.waitForTimeout(300);
+    await button.click({ noWaitAfter: true, timeout: 2000 }).catch(() => {});
+    await page.waitForURL(/\/secret$/);
+    await page.unroute("**/dashboard/keys");
+    page.off("request", onRequest);
+    expect(posts).toEqual([`${server.baseUrl}/dashboard/keys`]);
+    const listed = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
+    expect(listed.stdout.match(/"slow double"/g)).toHaveLength(1);
   });
 
   it("keeps every column of the key list in view beside a key with a 100-character name", async () => {

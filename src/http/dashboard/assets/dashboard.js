@@ -23,6 +23,28 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
+  // A form that changes something is sent once: on a slow link a second click on "Create
+  // key" made a second key, whose secret nobody saw. Back to a page kept in the browser's
+  // cache (pageshow, persisted) makes its forms usable again.
+  const postForms = document.querySelectorAll('form[method="post"]');
+  for (const form of postForms) {
+    form.addEventListener("submit", (event) => {
+      if (form.hasAttribute("data-sent")) {
+        event.preventDefault();
+        return;
+      }
+      form.setAttribute("data-sent", "");
+      form.setAttribute("aria-busy", "true");
+    });
+  }
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted) return;
+    for (const form of postForms) {
+      form.removeAttribute("data-sent");
+      form.removeAttribute("aria-busy");
+    }
+  });
+
   // The enterprise limits only matter for the enterprise plan: hide them otherwise.
   const plan = document.querySelector("[data-plan-select]");
   const limits = document.querySelector("[data-enterprise-limits]");

@@ -37,7 +37,11 @@ export async function runServe(args: string[]): Promise<number> {
   } catch (err) {
     logger.fatal({ err, host: config.host, port: config.port }, "cannot listen");
     await closeAll(server, skillport, logger);
-    return 1;
+    // The log line may be silenced (SKILLPORT_LOG_LEVEL=silent) or collected elsewhere: the
+    // person who started the server reads why on stderr, as for a configuration error
+    // (src/cli.ts prints a rejected command's message there and exits 1).
+    const where = hostAndPort(config.host, config.port);
+    throw new Error(`skillport serve: cannot listen on ${where}: ${listenProblem(err)}`, { cause: err });
   }
 
   let stopping = false;
@@ -96,5 +100,23 @@ async function closeAll(server: HttpServer, skillport: Skillport, logger: { flus
   } finally {
     await skillport.close();
     logger.flush();
+  }
+}
+
+function hostAndPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Why `listen` failed, in words, with the setting that changes it. */
+function listenProblem(err: unknown): string {
+  switch ((err as NodeJS.ErrnoException).code) {
+    case "EADDRINUSE":
+      return "address already in use (another server? set SKILLPORT_PORT or --port)";
+    case "EACCES":
+      return "permission denied (a port below 1024 needs privileges: set SKILLPORT_PORT or --port)";
+    case "EADDRNOTAVAIL":
+      return "address not available (no interface of this machine has it: set SKILLPORT_HOST or --host)";
+    default:
+      return err instanceof Error ? err.message : String(err);
   }
 }

@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { DiscoverRequest } from "../core/api-schemas.js";
+import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
@@ -172,7 +172,13 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    */
   async function prepare<T>(request: CallToolRequest, parse: (target: ToolTarget) => T): Promise<T> {
     try {
-      return parse(await resolveTool(request));
+      const target = await resolveTool(request);
+      // A key that is not text (a counter, an object) is refused, not ignored: a client
+      // retrying with it believes its call runs once.
+      const idempotencyKey = request.params._meta?.[IDEMPOTENCY_META];
+      if (idempotencyKey !== undefined && typeof idempotencyKey !== "string")
+        checkIdempotencyKey(idempotencyKey);
+      return parse(target);
     } catch (err) {
       await backend.countRefusedCall();
       throw err;

@@ -401,13 +401,13 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     });
     // Two clicks 300 ms apart, from the page itself: Playwright's own click waits for the
     // navigation the first one started, which a person's second click does not.
-    await page.evaluate(() => {
-      const create = [...document.querySelectorAll<HTMLButtonElement>("button[type=submit]")].find(
-        (b) => b.textContent?.trim() === "Create key",
+    await page.evaluate(`(() => {
+      const create = [...document.querySelectorAll("button[type=submit]")].find(
+        (b) => b.textContent.trim() === "Create key",
       );
-      create?.click();
-      setTimeout(() => create?.click(), 300);
-    });
+      create.click();
+      setTimeout(() => create.click(), 300);
+    })()`);
     await expect.poll(() => page.url(), { timeout: 15_000 }).toMatch(/\/secret$/);
     await page.unroute("**/dashboard/keys");
     page.off("request", onRequest);

@@ -350,6 +350,23 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     })) as CallToolResult;
     expect(empty.isError).toBe(true);
     expect(textOf(empty)).toMatch(/^invalid_request: /);
+
+    // So is a key that is not text (a counter, say): ignoring it would run a retry twice.
+    const messagesSent = async () =>
+      bodyOf<{ data: ExecutionRecord[] }>(
+        await server.request("GET", "/v1/executions?skill_id=message.send&limit=100", { key: key.secret }),
+      ).data.length;
+    const before = await messagesSent();
+    for (const notText of [12345, true, { a: 1 }, null]) {
+      const refused = (await client.callTool({
+        name: "message_send",
+        arguments: { channel: "typed-keys", text: `key ${JSON.stringify(notText)} over ${kind}` },
+        _meta: { "skillport/idempotency_key": notText },
+      })) as CallToolResult;
+      expect(refused.isError, JSON.stringify(notText)).toBe(true);
+      expect(textOf(refused)).toMatch(/^invalid_request: Idempotency-Key: /);
+    }
+    expect(await messagesSent()).toBe(before);
   });
 
   it("shows a read-only key only discover_skills, and refuses it the rest", async () => {

@@ -145,6 +145,11 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     }
     // Returning the reply tells Fastify the request was answered here.
     if (await admitRequest(skillport, request, reply)) return reply;
+    // An unknown path is 404 before its body is read (docs/lifecycle.md): Fastify would parse
+    // it first, and a typo'd path answer 400 for its JSON or 413 for its size. The dashboard
+    // answers its own unknown paths, as pages.
+    if (request.is404 && !isDashboardPath(request.url))
+      return sendError(request, reply, notFound(request), skillport.errorOf);
   });
   app.addHook("onSend", (request, reply, payload, done) => {
     // While closing, an answer ends its connection: a client's keep-alive socket would
@@ -217,14 +222,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   }
 
   app.setNotFoundHandler(async (request, reply) =>
-    sendError(
-      request,
-      reply,
-      new ServiceError("not_found", {
-        message: `No such path: ${request.method} ${request.url.split("?")[0]}`,
-      }),
-      skillport.errorOf,
-    ),
+    sendError(request, reply, notFound(request), skillport.errorOf),
   );
   app.setErrorHandler(async (err, request, reply) => sendError(request, reply, err, skillport.errorOf));
 
@@ -248,4 +246,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       }
     },
   };
+}
+
+function notFound(request: FastifyRequest): ServiceError {
+  return new ServiceError("not_found", {
+    message: `No such path: ${request.method} ${request.url.split("?")[0]}`,
+  });
+}
+
+function isDashboardPath(url: string): boolean {
+  return url === "/dashboard" || url.startsWith("/dashboard/") || url.startsWith("/dashboard?");
 }

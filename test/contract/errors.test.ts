@@ -303,6 +303,23 @@ describe("contract: the error table", () => {
         "not_found",
       );
     });
+
+    it("not_found for an unknown path before its body is read, whatever the body", async () => {
+      for (const [contentType, rawBody] of [
+        ["application/json", '{"skill_id":"x"'],
+        ["application/json", `{"text":"${"x".repeat(1024 * 1024 + 16)}"}`],
+        ["text/plain", "x"],
+      ] as const) {
+        const res = await server.request("POST", "/v1/executee", { key: full.secret, rawBody, contentType });
+        expectError(res, 404, "not_found");
+        // Without a key, admission answers first, still before the body.
+        expectError(
+          await server.request("POST", "/v1/executee", { rawBody, contentType }),
+          401,
+          "missing_api_key",
+        );
+      }
+    });
   });
 
   describe("405 method_not_allowed", () => {

@@ -53,6 +53,11 @@ export interface ExecuteOptions extends CallOptions {
   throwOnFailure?: boolean;
 }
 
+export interface ExecuteStreamOptions extends CallOptions {
+  /** Sent as `Idempotency-Key`; by default one generated per call (see `ExecuteOptions`). */
+  idempotencyKey?: string;
+}
+
 export interface GetExecutionOptions extends CallOptions {
   /** Long poll: the server holds the request until the record is terminal or this many seconds (0–60) pass. */
   waitSeconds?: number;

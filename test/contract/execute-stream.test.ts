@@ -1,3 +1,4 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   awayFromMinuteBoundary,
@@ -191,5 +192,19 @@ describe("contract: POST /v1/execute streaming its events", () => {
     expect(recordOf(events[0])).toMatchObject({ id: started.id, status: "running" });
     expect(recordOf(events.at(-1))).toMatchObject({ id: started.id, status: "completed" });
     expect(recordOf((await first.rest()).at(-1))).toEqual(recordOf(events.at(-1)));
+  });
+
+  it("is described in /v1/openapi.json: the Accept header and the event stream beside the record", async () => {
+    const doc = (await server.request("GET", "/v1/openapi.json")).body as {
+      paths: Record<string, { post?: { parameters: { name: string }[]; responses: Record<string, Json> } }>;
+    };
+    const execute = doc.paths["/v1/execute"]?.post;
+    expect(execute?.parameters.map((p) => p.name)).toContain("Accept");
+    expect(Object.keys(execute?.responses["200"]?.content as Json)).toEqual([
+      "application/json",
+      "text/event-stream",
+    ]);
+    const validator = new Validator();
+    expect(await validator.validate(doc)).toEqual({ valid: true });
   });
 });

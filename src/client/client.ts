@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Dispatcher } from "undici";
 import type { DEFAULT_TIMEOUT_MS, MAX_WAIT_SECONDS } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
-import type { ExecutionEvent } from "../core/execution/events.js";
+import type { ExecuteStreamEvent, ExecutionEvent } from "../core/execution/events.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import { DISCOVER_ANSWER, EXECUTION_RECORD, PAGE, SKILL, TERMINAL } from "./answer-shapes.js";
 import { type ClientConfig, resolveConfig } from "./config.js";
@@ -178,14 +178,22 @@ export class Skillport {
    */
   async *executionEvents(id: string, options: CallOptions = {}): AsyncGenerator<ExecutionEvent> {
     const path = `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/events`;
-    yield* this.followEvents(`execution ${id}`, () => ({ method: "GET", path }), options);
+    for await (const event of this.followEvents(
+      `execution ${id}`,
+      () => ({ method: "GET", path }),
+      options,
+    )) {
+      // Log lines go only to a streamed execute's caller; none come here.
+      if (event.type !== "log") yield event;
+    }
   }
 
   /**
    * `POST /v1/execute` with `Accept: text/event-stream`: runs the execution as a
    * synchronous `execute` does, in one request (counted once), and yields its events as
    * `executionEvents` does: first its record (`status`, which gives the id to cancel it
-   * with `cancelExecution`), then its progress, ending after the terminal record.
+   * with `cancelExecution`), then its progress and the skill's log lines (`log`), ending
+   * after the terminal record.
    * Refusals (a bad param, the rate limit, …) are thrown before the first event. Leaving
    * the loop early, or aborting, closes the stream: the execution goes on (cancel it to
    * stop it). Retries reuse one Idempotency-Key, so the skill never runs twice.
@@ -193,7 +201,7 @@ export class Skillport {
   async *executeStream(
     request: Omit<ExecuteInput, "async">,
     options: ExecuteStreamOptions = {},
-  ): AsyncGenerator<ExecutionEvent> {
+  ): AsyncGenerator<ExecuteStreamEvent> {
     const { idempotencyKey } = options;
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       throw new RangeError(`idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`);
@@ -219,7 +227,7 @@ export class Skillport {
     what: string,
     request: (last: ExecutionRecord | undefined) => RequestSpec<Dispatcher.ResponseData["body"]>,
     options: CallOptions,
-  ): AsyncGenerator<ExecutionEvent> {
+  ): AsyncGenerator<ExecuteStreamEvent> {
     let lastStatus: ExecutionRecord | undefined;
     // A server that shuts down gracefully ends its streams on the status they stand at:
     // a queued execution stays queued for the next start, and a run held by another

@@ -11,7 +11,7 @@ import type { SkillportError } from "./errors.js";
 
 export type { DiscoverResponse, SkillDetail, SkillSummary } from "../core/catalog-service.js";
 export type { ErrorCode, ErrorDetail, ExecutionErrorCode } from "../core/errors.js";
-export type { ExecutionEvent } from "../core/execution/events.js";
+export type { ExecuteStreamEvent, ExecutionEvent, ExecutionLogEvent } from "../core/execution/events.js";
 export type { ExecutionRecord, ExecutionStatus } from "../core/execution/record.js";
 
 /** The body of `POST /v1/execute`: `skill_id`, `params`, optional `async` and `timeout_ms`. */

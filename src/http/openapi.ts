@@ -135,8 +135,8 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Execute a skill (sync by default, async with async:true)",
           description:
             "A sync call with `Accept: text/event-stream` is answered with the execution's events, as " +
-            "GET /v1/executions/{id}/events sends them: its record first (`status`), then `progress`, " +
-            "ending after the terminal `status`. One request, counted once; refusals before the run " +
+            "GET /v1/executions/{id}/events sends them: its record first (`status`), then `progress` and " +
+            "the skill's log lines (`log`: {execution_id, level, message, fields}), ending after the terminal `status`. One request, counted once; refusals before the run " +
             "are the same JSON errors.",
           parameters: [
             {

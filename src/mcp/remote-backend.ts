@@ -110,7 +110,7 @@ export class RemoteBackend implements SkillportBackend {
    * execution's events (its record first, then progress, then the terminal record).
    */
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
-    const { request, waitMs = 0, idempotencyKey, signal, onProgress } = call;
+    const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog } = call;
     signal.throwIfAborted();
     // Checked here as the core checks it: the REST header could not carry every key.
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
@@ -129,6 +129,10 @@ export class RemoteBackend implements SkillportBackend {
         if (event.type === "progress") {
           const { execution_id: _, type: __, ...update } = event;
           onProgress?.(update);
+          continue;
+        }
+        if (event.type === "log") {
+          onLog?.({ level: event.level, message: event.message, fields: event.fields });
           continue;
         }
         latest = event.record;

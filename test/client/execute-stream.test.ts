@@ -2,12 +2,12 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExecutionEvent, Skillport } from "../../src/client/index.js";
+import { type ExecuteStreamEvent, type ExecutionEvent, Skillport } from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { awayFromMinuteBoundary, type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { collect, rejectionOf } from "./support.js";
 
-const statuses = (events: ExecutionEvent[]) =>
+const statuses = (events: ExecuteStreamEvent[]) =>
   events.flatMap((event) => (event.type === "status" ? [event.record.status] : []));
 
 // README, client library: `executeStream` runs an execution in one request and yields its events.

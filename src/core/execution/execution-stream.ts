@@ -1,10 +1,10 @@
 import type { ExecuteRequest } from "../api-schemas.js";
 import type { ApiKey } from "../keys/api-key.js";
-import type { ExecutionEvent } from "./events.js";
+import type { ExecuteStreamEvent } from "./events.js";
 import type { ExecutionQueries } from "./execution-queries.js";
 import type { ExecuteOptions, ExecuteResult, ExecutionService } from "./execution-service.js";
 
-export interface StreamOptions extends Pick<ExecuteOptions, "idempotencyKey" | "onLog"> {
+export interface StreamOptions extends Pick<ExecuteOptions, "idempotencyKey"> {
   /** Told, before the first event, that an Idempotency-Key matched an earlier call. */
   onReplayed?: () => void;
 }
@@ -12,7 +12,7 @@ export interface StreamOptions extends Pick<ExecuteOptions, "idempotencyKey" | "
 /**
  * A synchronous execution told as it runs (`POST /v1/execute` with `Accept:
  * text/event-stream`): its stored record first, so that the caller knows its id at once
- * and can cancel it; then its progress; then its terminal record. Every refusal before
+ * and can cancel it; then its progress and the skill's log lines; then its terminal record. Every refusal before
  * the run (scope, skill, params, idempotency, limits) is thrown before the first event,
  * so a surface can still answer it as an error. A repeat with the same Idempotency-Key
  * follows the first call's execution instead: its record as it stands, then its events
@@ -24,10 +24,10 @@ export async function* streamExecution(
   key: ApiKey,
   input: ExecuteRequest,
   options: StreamOptions = {},
-): AsyncGenerator<ExecutionEvent> {
-  const pending: ExecutionEvent[] = [];
+): AsyncGenerator<ExecuteStreamEvent> {
+  const pending: ExecuteStreamEvent[] = [];
   let wake: (() => void) | undefined;
-  const push = (event: ExecutionEvent) => {
+  const push = (event: ExecuteStreamEvent) => {
     pending.push(event);
     wake?.();
   };
@@ -40,7 +40,8 @@ export async function* streamExecution(
       { ...input, async: false },
       {
         idempotencyKey: options.idempotencyKey,
-        onLog: options.onLog,
+        onLog: ({ level, message, fields }) =>
+          push({ type: "log", execution_id: executionId, level, message, fields: jsonFields(fields) }),
         replayRunning: true,
         onStored: (record) => {
           executionId = record.id;
@@ -79,4 +80,21 @@ export async function* streamExecution(
   }
   options.onReplayed?.();
   yield* queries.subscribe(key, record.id);
+}
+
+/**
+ * A log line's fields as JSON can carry them: an error as its name and message (never its
+ * stack: no internal detail reaches a client), and fields JSON cannot hold (a cycle, a
+ * BigInt) left out rather than ending the stream.
+ */
+function jsonFields(fields: object): object {
+  try {
+    return JSON.parse(
+      JSON.stringify(fields, (_key, value: unknown) =>
+        value instanceof Error ? { type: value.name, message: value.message } : value,
+      ),
+    ) as object;
+  } catch {
+    return {};
+  }
 }

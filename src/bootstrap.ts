@@ -4,9 +4,9 @@ import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
 import { checkSkillSettings } from "./core/skills/skill-settings.js";
-import { normalizeTags } from "./core/skills/tags.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
+import { checkToolTags } from "./mcp/tool-tags.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
 import { openStore } from "./store/open-store.js";
 
@@ -14,7 +14,7 @@ import { openStore } from "./store/open-store.js";
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
   // Checked first: a setting that cannot work stops start-up before anything is opened.
   const skillConfig = skillSettings(config.skillConfig);
-  checkToolTags(config.mcp.tags);
+  checkToolTags(config.mcp.tags, builtinSkills);
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     hostUrl: runtimeFile("src/isolation/skill-host.ts"),
@@ -60,17 +60,4 @@ function skillSettings(given: Config["skillConfig"]): Config["skillConfig"] {
   } catch (err) {
     throw new Error(`Invalid configuration: SKILLPORT_SKILL_CONFIG: ${(err as Error).message}`);
   }
-}
-
-/**
- * SKILLPORT_MCP_TOOL_TAGS names tags some skill has: a misspelled one would silently give
- * no skill its own tool.
- */
-function checkToolTags(tags: readonly string[]): void {
-  const known = new Set(builtinSkills.flatMap((skill) => normalizeTags(skill.tags)));
-  const unknown = normalizeTags(tags).filter((tag) => !known.has(tag));
-  if (unknown.length === 0) return;
-  throw new Error(
-    `Invalid configuration: SKILLPORT_MCP_TOOL_TAGS: no skill has the tag ${unknown.map((tag) => JSON.stringify(tag)).join(", ")} (tags match in any case; GET /v1/skills lists each skill's)`,
-  );
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
+import type { Dispatcher } from "undici";
 import type { DEFAULT_TIMEOUT_MS, MAX_WAIT_SECONDS } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
-import type { ExecutionEvent } from "../core/execution/events.js";
+import type { ExecuteStreamEvent, ExecutionEvent } from "../core/execution/events.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import { DISCOVER_ANSWER, EXECUTION_RECORD, PAGE, SKILL, TERMINAL } from "./answer-shapes.js";
 import { type ClientConfig, resolveConfig } from "./config.js";
@@ -16,6 +17,7 @@ import type {
   DiscoverInput,
   ExecuteInput,
   ExecuteOptions,
+  ExecuteStreamOptions,
   GetExecutionOptions,
   ListExecutionsInput,
   ListSkillsInput,
@@ -176,6 +178,56 @@ export class Skillport {
    */
   async *executionEvents(id: string, options: CallOptions = {}): AsyncGenerator<ExecutionEvent> {
     const path = `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/events`;
+    for await (const event of this.followEvents(
+      `execution ${id}`,
+      () => ({ method: "GET", path }),
+      options,
+    )) {
+      // Log lines go only to a streamed execute's caller; none come here.
+      if (event.type !== "log") yield event;
+    }
+  }
+
+  /**
+   * `POST /v1/execute` with `Accept: text/event-stream`: runs the execution as a
+   * synchronous `execute` does, in one request (counted once), and yields its events as
+   * `executionEvents` does: first its record (`status`, which gives the id to cancel it
+   * with `cancelExecution`), then its progress and the skill's log lines (`log`), ending
+   * after the terminal record.
+   * Refusals (a bad param, the rate limit, …) are thrown before the first event. Leaving
+   * the loop early, or aborting, closes the stream: the execution goes on (cancel it to
+   * stop it). Retries reuse one Idempotency-Key, so the skill never runs twice.
+   */
+  async *executeStream(
+    request: Omit<ExecuteInput, "async">,
+    options: ExecuteStreamOptions = {},
+  ): AsyncGenerator<ExecuteStreamEvent> {
+    const { idempotencyKey } = options;
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      throw new RangeError(`idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`);
+    }
+    const headers = { "idempotency-key": idempotencyKey ?? randomUUID() };
+    // Once the execution is known, a stream that ended early is followed on its own
+    // events; before, the same request again (its Idempotency-Key finds the first run).
+    yield* this.followEvents(
+      `the execution of ${request.skill_id}`,
+      (last) =>
+        last === undefined
+          ? { method: "POST", path: "/v1/execute", json: request, headers }
+          : { method: "GET", path: `/v1/executions/${encodeURIComponent(last.id)}/events` },
+      options,
+    );
+  }
+
+  /**
+   * An execution's events across as many streams as it takes: `request` gives the next
+   * one to open, knowing the latest status seen.
+   */
+  private async *followEvents(
+    what: string,
+    request: (last: ExecutionRecord | undefined) => RequestSpec<Dispatcher.ResponseData["body"]>,
+    options: CallOptions,
+  ): AsyncGenerator<ExecuteStreamEvent> {
     let lastStatus: ExecutionRecord | undefined;
     // A server that shuts down gracefully ends its streams on the status they stand at:
     // a queued execution stays queued for the next start, and a run held by another
@@ -183,7 +235,7 @@ export class Skillport {
     // service (restarted, or another replica) begins with the current status again: not
     // given twice. A stream that fails instead of ending (a reset, a long silence) is thrown.
     for (;;) {
-      const body = await this.#transport.stream({ method: "GET", path, signal: options.signal });
+      const body = await this.#transport.stream({ ...request(lastStatus), signal: options.signal });
       const connectedMs = Date.now();
       let terminal = false;
       try {
@@ -203,7 +255,7 @@ export class Skillport {
       } catch (err) {
         if (options.signal?.aborted) throw options.signal.reason;
         if (err instanceof SyntaxError) {
-          throw clientError("unexpected_response", `An event of execution ${id} is not JSON.`, err);
+          throw clientError("unexpected_response", `An event of ${what} is not JSON.`, err);
         }
         throw failureOf(err, this.#config.origin);
       } finally {

@@ -11,7 +11,7 @@ import type { SkillportError } from "./errors.js";
 
 export type { DiscoverResponse, SkillDetail, SkillSummary } from "../core/catalog-service.js";
 export type { ErrorCode, ErrorDetail, ExecutionErrorCode } from "../core/errors.js";
-export type { ExecutionEvent } from "../core/execution/events.js";
+export type { ExecuteStreamEvent, ExecutionEvent, ExecutionLogEvent } from "../core/execution/events.js";
 export type { ExecutionRecord, ExecutionStatus } from "../core/execution/record.js";
 
 /** The body of `POST /v1/execute`: `skill_id`, `params`, optional `async` and `timeout_ms`. */
@@ -51,6 +51,11 @@ export interface ExecuteOptions extends CallOptions {
   idempotencyKey?: string;
   /** Throw a `SkillportError` (with `execution` set) when the record ends without success. */
   throwOnFailure?: boolean;
+}
+
+export interface ExecuteStreamOptions extends CallOptions {
+  /** Sent as `Idempotency-Key`; by default one generated per call (see `ExecuteOptions`). */
+  idempotencyKey?: string;
 }
 
 export interface GetExecutionOptions extends CallOptions {

@@ -43,6 +43,23 @@ const queryParameters = (s: z.ZodObject) =>
     schema: property,
   }));
 
+/**
+ * Server-Sent Events of one execution: `status` events (data: the record) and `progress`
+ * events (data: `{execution_id, progress, total?, message?}`), ending after the terminal status.
+ */
+const eventStream = {
+  content: {
+    "text/event-stream": {
+      schema: {
+        type: "string",
+        description:
+          "event: status (data: an ExecutionRecord) or progress (data: {execution_id, progress, total, message}); " +
+          "the first is the record as it stands, the last the terminal record",
+      },
+    },
+  },
+};
+
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
 /**
  * What any `/v1` operation may answer: a refused key or limit, a request that did not
@@ -116,6 +133,11 @@ export function buildOpenApiDocument(version: string): Json {
       "/v1/execute": {
         post: {
           summary: "Execute a skill (sync by default, async with async:true)",
+          description:
+            "A sync call with `Accept: text/event-stream` is answered with the execution's events, as " +
+            "GET /v1/executions/{id}/events sends them: its record first (`status`), then `progress` and " +
+            "the skill's log lines (`log`: {execution_id, level, message, fields}), ending after the terminal `status`. One request, counted once; refusals before the run " +
+            "are the same JSON errors.",
           parameters: [
             {
               name: "Idempotency-Key",
@@ -123,10 +145,21 @@ export function buildOpenApiDocument(version: string): Json {
               required: false,
               schema: { type: "string", maxLength: 255 },
             },
+            {
+              name: "Accept",
+              in: "header",
+              required: false,
+              description: "text/event-stream: the execution's events instead of its terminal record",
+              schema: { type: "string" },
+            },
           ],
           requestBody: { required: true, ...json(schema(ExecuteRequest, "input")) },
           responses: {
-            "200": { description: "The terminal record (success may be false)", ...json(record) },
+            "200": {
+              description:
+                "The terminal record (success may be false); with Accept: text/event-stream, the execution's events",
+              content: { ...json(record).content, ...eventStream.content },
+            },
             "202": { description: "Accepted; the queued record, polled at Location", ...json(record) },
             ...errors(
               "invalid_request",
@@ -180,7 +213,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Server-Sent Events: status and progress, ending after the terminal status",
           parameters: [idParameter],
           responses: {
-            "200": { description: "text/event-stream" },
+            "200": { description: "The execution's events", ...eventStream },
             ...errors("insufficient_scope", "execution_not_found", ...common),
           },
         },

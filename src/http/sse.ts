@@ -1,16 +1,17 @@
 import type { FastifyReply } from "fastify";
-import type { ExecutionEvent } from "../core/execution/events.js";
+import type { ExecuteStreamEvent } from "../core/execution/events.js";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
 
 /**
- * Streams execution events as Server-Sent Events. The first event is read before the
+ * Streams execution events as Server-Sent Events (one place for both streams: an
+ * execution's events, and a streamed execute's, which adds the skill's log lines). The first event is read before the
  * response is committed, so an unknown execution still gets a normal JSON 404.
  */
 export async function streamEvents(
   reply: FastifyReply,
-  events: AsyncGenerator<ExecutionEvent>,
+  events: AsyncGenerator<ExecuteStreamEvent>,
 ): Promise<void> {
   const first = await events.next();
   reply.hijack();

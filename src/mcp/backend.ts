@@ -18,7 +18,7 @@ export interface ExecuteCall {
   /** Fires on `notifications/cancelled`: the execution is cancelled. */
   signal: AbortSignal;
   onProgress?: (update: ProgressUpdate) => void;
-  /** The skill's log lines (embedded mode; the REST API does not stream them). */
+  /** The skill's log lines (remote mode: the `log` events of the streamed execute). */
   onLog?: (entry: LogEntry) => void;
 }
 

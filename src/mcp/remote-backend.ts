@@ -5,7 +5,6 @@ import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
-import type { ProgressUpdate } from "../core/skills/skill.js";
 import { type CatalogUse, type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 import { Refreshed } from "./refreshed.js";
 
@@ -21,9 +20,9 @@ const NO_SKILLS: readonly SkillDetail[] = Object.freeze([]);
 
 /**
  * The tools answered by a running skillport over REST, through the official client
- * (`skillport mcp --remote URL`). Runs are started asynchronously and followed on their
- * event stream, so that progress reaches the assistant and a cancelled call cancels the
- * execution, exactly as in embedded mode.
+ * (`skillport mcp --remote URL`). A run is started and followed in one request (the
+ * execute's event stream), so that it counts once, progress reaches the assistant and a
+ * cancelled call cancels the execution, exactly as in embedded mode.
  */
 export class RemoteBackend implements SkillportBackend {
   private readonly catalogChanged = new Set<() => void>();
@@ -106,29 +105,81 @@ export class RemoteBackend implements SkillportBackend {
     return remote(() => this.client.discover(request));
   }
 
+  /**
+   * One REST request, counted once as in embedded mode: `POST /v1/execute` streaming the
+   * execution's events (its record first, then progress, then the terminal record).
+   */
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
-    const { request, waitMs = 0, idempotencyKey, signal, onProgress } = call;
+    const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog } = call;
     signal.throwIfAborted();
     // Checked here as the core checks it: the REST header could not carry every key.
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
-    // The start is not aborted with the call: a cancel arriving during the POST would drop
-    // the answer naming the execution, which would then run to its end unseen. Once it is
-    // started, `follow` cancels it, as embedded mode cancels a call cancelled while starting.
-    const started = await remote(() =>
-      this.client.execute(
-        { ...request, async: true },
-        idempotencyKey !== undefined ? { idempotencyKey } : {},
-      ),
-    );
-    // Waiting for the end: however long the run queues, as embedded mode waits (the
-    // caller's cancellation still ends the wait, and the run).
-    const followMs = waitsForEnd(call) ? Number.POSITIVE_INFINITY : waitMs;
-    return this.follow(started, followMs, signal, onProgress);
+    // The stream is not closed by the call's cancellation before its first event names
+    // the execution: closing it then would leave the run going unseen. From that event
+    // on, the cancellation (or the end of `waitMs`) closes it, and `settle` cancels.
+    const stop = new AbortController();
+    let waited: ReturnType<typeof anySignal> | undefined;
+    let latest: ExecutionRecord | undefined;
+    try {
+      const events = this.client.executeStream(request, {
+        signal: stop.signal,
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      });
+      for await (const event of events) {
+        if (event.type === "progress") {
+          const { execution_id: _, type: __, ...update } = event;
+          onProgress?.(update);
+          continue;
+        }
+        if (event.type === "log") {
+          onLog?.({ level: event.level, message: event.message, fields: event.fields });
+          continue;
+        }
+        latest = event.record;
+        if (isTerminal(latest.status)) return latest;
+        if (waited === undefined) {
+          // Waiting for the end: however long the run takes, as embedded mode waits.
+          waited = anySignal(
+            waitsForEnd(call) ? [signal] : [signal, AbortSignal.timeout(Math.max(waitMs, 1))],
+          );
+          if (waited.signal.aborted) stop.abort();
+          else waited.signal.addEventListener("abort", () => stop.abort(), { once: true });
+          if (stop.signal.aborted) break;
+        }
+      }
+    } catch (err) {
+      // Refused before it started: the refusal is the answer, as for any call.
+      if (latest === undefined) throw fromClientError(err);
+      // Closed (by the caller or the wait's end), or following failed: see `settle`.
+    } finally {
+      waited?.dispose();
+    }
+    if (latest === undefined) throw new ServiceError("internal_error");
+    return this.settle(latest, signal);
   }
 
+  /**
+   * One REST request, as in embedded mode: the execution's event stream, which begins with
+   * its record as it stands, followed until it is terminal or `waitMs` passes.
+   */
   async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
-    const current = await remote(() => this.client.getExecution(id, { signal }));
-    return waitMs > 0 ? this.follow(current, waitMs, signal, undefined, false) : current;
+    if (waitMs <= 0) return remote(() => this.client.getExecution(id, { signal }));
+    const waited = anySignal([signal, AbortSignal.timeout(waitMs)]);
+    let latest: ExecutionRecord | undefined;
+    try {
+      for await (const event of this.client.executionEvents(id, { signal: waited.signal })) {
+        if (event.type !== "status") continue;
+        latest = event.record;
+        if (isTerminal(latest.status)) return latest;
+      }
+    } catch (err) {
+      // Refused (unknown id, scope, limit): the refusal. Cut short after the first event
+      // (the wait's end, or following failed): the record as it stood.
+      if (latest === undefined && !waited.signal.aborted) throw fromClientError(err);
+    } finally {
+      waited.dispose();
+    }
+    return latest ?? remote(() => this.client.getExecution(id, { signal }));
   }
 
   readExecution(id: string): Promise<ExecutionRecord> {
@@ -151,42 +202,14 @@ export class RemoteBackend implements SkillportBackend {
   }
 
   /**
-   * Follows an execution on its event stream until it is terminal or `waitMs` passes,
-   * passing progress on; the latest record. A cancelled call cancels the execution
-   * (`cancelOnAbort`), as a cancelled embedded call does. If following fails (the stream
-   * is refused for the key's rate limit, the server goes away), the answer is still the
-   * latest record, running, for the caller to poll: the execution was started, and
-   * reporting the refusal instead would have an agent that retries run it twice.
+   * The answer once following a run stopped short of its end: a cancelled call cancels
+   * the execution, as a cancelled embedded call does; otherwise the latest record, still
+   * running, for the caller to poll (the execution was started, and reporting a failure
+   * to follow it instead would have an agent that retries run it twice).
    */
-  private async follow(
-    record: ExecutionRecord,
-    waitMs: number,
-    signal: AbortSignal,
-    onProgress: ((update: ProgressUpdate) => void) | undefined,
-    cancelOnAbort = true,
-  ): Promise<ExecutionRecord> {
-    if (isTerminal(record.status)) return record;
-    const waited = anySignal(Number.isFinite(waitMs) ? [signal, AbortSignal.timeout(waitMs)] : [signal]);
-    let latest = record;
-    try {
-      for await (const event of this.client.executionEvents(record.id, { signal: waited.signal })) {
-        if (event.type === "progress") {
-          const { execution_id: _, type: __, ...update } = event;
-          onProgress?.(update);
-        } else {
-          latest = event.record;
-          if (isTerminal(latest.status)) return latest;
-        }
-      }
-    } catch {
-      // Aborted (by the caller or the wait's end), or following failed: see above.
-    } finally {
-      waited.dispose();
-    }
-    if (signal.aborted && cancelOnAbort) {
-      return remote(() => this.client.cancelExecution(record.id)).catch(() => latest);
-    }
-    return latest;
+  private settle(latest: ExecutionRecord, signal: AbortSignal): Promise<ExecutionRecord> {
+    if (!signal.aborted) return Promise.resolve(latest);
+    return remote(() => this.client.cancelExecution(latest.id)).catch(() => latest);
   }
 }
 

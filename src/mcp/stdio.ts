@@ -70,33 +70,68 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
 
 /**
  * A running skillport at `baseUrl`, over REST with the official client, for the key of
- * `secret`: this process runs nothing itself and opens no store.
+ * `secret`: this process runs nothing itself and opens no store. `toolTags`
+ * (SKILLPORT_MCP_TOOL_TAGS) are checked against its catalog, as embedded mode checks them.
  */
-export async function openRemote(baseUrl: string, secret: string): Promise<Opened> {
-  const [{ Skillport: SkillportClient }, { RemoteBackend }] = await Promise.all([
+export async function openRemote(
+  baseUrl: string,
+  secret: string,
+  toolTags: readonly string[] = [],
+): Promise<Opened> {
+  checkRemoteUrl(baseUrl);
+  const [{ Skillport: SkillportClient }, { RemoteBackend }, { checkToolTags }] = await Promise.all([
     import("../client/index.js"),
     import("./remote-backend.js"),
+    import("./tool-tags.js"),
   ]);
   // A refusal (429 above all) is the tool call's answer, at once, as in embedded mode; the
   // assistant decides whether to call again. A lost answer is retried: the run it may
   // have started is then answered by its record, instead of a failure that an assistant
   // calling again would turn into a second run.
   const client = new SkillportClient({ apiKey: secret, baseUrl, retryRefusals: false });
+  let backend: SkillportBackend;
   try {
-    // The executions run in the skillport behind, which outlives this bridge.
-    return {
-      backend: await RemoteBackend.connect(client),
-      finishWork: async () => {},
-      close: () => client.close(),
-    };
+    backend = await RemoteBackend.connect(client);
+    // The catalog the tools are listed from (fetched now rather than at the first
+    // tools/list). A key over its rate limit gets none yet: its tags are not checked.
+    const skills = toolTags.length > 0 ? await backend.skills("list") : [];
+    if (skills.length > 0) checkToolTags(toolTags, skills);
   } catch (err) {
     await client.close();
     if (err instanceof ServiceError && err.status === 401) {
       return { refused: `${err.code}: ${err.message} It was checked by the skillport at ${baseUrl}.` };
     }
-    throw new Error(`skillport mcp: cannot use the skillport at ${baseUrl}: ${(err as Error).message}`, {
+    if (!(err instanceof ServiceError)) throw err;
+    // A 404 (`not_found` is the path's) or an answer that is not skillport's: another server.
+    const elsewhere =
+      err.code === "not_found" ||
+      (err.cause as { code?: unknown } | undefined)?.code === "unexpected_response";
+    const hint = elsewhere ? " Is it the base URL of a skillport server, such as http://127.0.0.1:8080?" : "";
+    const reason = err.message.replace(/([^.?!])$/, "$1.");
+    throw new Error(`skillport mcp: cannot use the skillport at ${baseUrl}: ${reason}${hint}`, {
       cause: err,
     });
+  }
+  // The executions run in the skillport behind, which outlives this bridge.
+  return { backend, finishWork: async () => {}, close: () => client.close() };
+}
+
+/**
+ * `--remote` names the server's base URL: not one without a scheme (`127.0.0.1:8080`),
+ * and not its MCP endpoint or API path, which are easy to copy from elsewhere.
+ */
+function checkRemoteUrl(baseUrl: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // Said below.
+  }
+  const path = url?.pathname.replace(/\/+$/, "") ?? "";
+  if ((url?.protocol !== "http:" && url?.protocol !== "https:") || /\/(mcp|v1)$/i.test(path)) {
+    throw new Error(
+      `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(baseUrl)}`,
+    );
   }
 }
 

@@ -67,6 +67,11 @@ const INVALID_KEY: Answer = [
   401,
   { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
 ];
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+/** A response begun as an event stream, for the events to be written to it. */
+const sse = (res: ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream" });
+const statusEvent = (record: unknown) => `event: status\ndata: ${JSON.stringify(record)}\n\n`;
 const client = (baseUrl: string) =>
   new Skillport({ apiKey: generateSecret("production"), baseUrl, maxRetries: 0 });
 
@@ -104,23 +109,28 @@ describe("the remote backend", () => {
   });
 
   it("answers a started execution it cannot follow with its running record, never with the refusal", async () => {
-    // Starting is allowed; following (the event stream) is refused for the key's limit.
-    api = await fakeApi((request) => {
-      if (request.startsWith("GET /v1/executions?")) return NO_EXECUTIONS;
-      if (request === "POST /v1/execute") return [202, RUNNING];
-      return RATE_LIMITED;
+    // The execute's stream names the execution and ends early (the server shut down);
+    // following it on its own events is refused for the key's limit.
+    const requests: string[] = [];
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
+      requests.push(`${req.method} ${req.url}`);
+      if (req.url?.startsWith("/v1/executions?")) json(res, ...NO_EXECUTIONS);
+      else if (req.url === "/v1/execute") sse(res).end(statusEvent(RUNNING));
+      else json(res, ...RATE_LIMITED);
+    };
+    await withApi(handle, async (remote) => {
+      const backend = await RemoteBackend.connect(remote);
+      const record = await backend.execute({
+        request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 30_000 },
+        signal: new AbortController().signal,
+      });
+      expect(record).toMatchObject({ id: RUNNING.id, status: "running" });
+      expect(requests).toEqual([
+        "GET /v1/executions?limit=1",
+        "POST /v1/execute",
+        `GET /v1/executions/${RUNNING.id}/events`,
+      ]);
     });
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
-    const record = await backend.execute({
-      request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 30_000 },
-      signal: new AbortController().signal,
-    });
-    expect(record).toMatchObject({ id: RUNNING.id, status: "running" });
-    expect(api.requests).toEqual([
-      "GET /v1/executions?limit=1",
-      "POST /v1/execute",
-      `GET /v1/executions/${RUNNING.id}/events`,
-    ]);
   });
 
   it("refuses, as embedded mode does, an idempotency key the REST header would not carry intact", async () => {
@@ -141,17 +151,15 @@ describe("the remote backend", () => {
   });
 
   it("cancels an execution whose call was cancelled while the start was under way", async () => {
-    // The server answers the start 300 ms late; the call is cancelled meanwhile.
+    // The server begins the execute's stream 300 ms late; the call is cancelled meanwhile.
     const requests: string[] = [];
     const handle = (req: IncomingMessage, res: ServerResponse) => {
       requests.push(`${req.method} ${req.url}`);
-      const json = (status: number, body: unknown) =>
-        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-      if (req.url?.startsWith("/v1/executions?")) json(200, NO_EXECUTIONS[1]);
-      else if (req.url === "/v1/execute") setTimeout(() => json(202, RUNNING), 300);
+      if (req.url?.startsWith("/v1/executions?")) json(res, ...NO_EXECUTIONS);
+      else if (req.url === "/v1/execute") setTimeout(() => sse(res).write(statusEvent(RUNNING)), 300);
       else if (req.url === `/v1/executions/${RUNNING.id}/cancel`)
-        json(200, { ...RUNNING, status: "cancelled" });
-      else json(404, { error: { code: "not_found", message: "no", request_id: "r" } });
+        json(res, 200, { ...RUNNING, status: "cancelled" });
+      else json(res, 404, { error: { code: "not_found", message: "no", request_id: "r" } });
     };
     await withApi(handle, async (remote) => {
       const backend = await RemoteBackend.connect(remote);
@@ -162,24 +170,22 @@ describe("the remote backend", () => {
       });
       setTimeout(() => cancel.abort("cancelled"), 50);
       expect(await call).toMatchObject({ id: RUNNING.id, status: "cancelled" });
-      expect(requests).toContain(`POST /v1/executions/${RUNNING.id}/cancel`);
+      expect(requests).toEqual([
+        "GET /v1/executions?limit=1",
+        "POST /v1/execute",
+        `POST /v1/executions/${RUNNING.id}/cancel`,
+      ]);
     });
   });
 
-  it("waits for the end of a run that queues past its timeout, when the call waits for the end", async () => {
-    // A server whose run queues for 5.5 s and then completes within its 100 ms timeout.
+  it("waits for the end of a run that lasts past its timeout, when the call waits for the end", async () => {
+    // A server whose run is answered 5.5 s later, although its timeout is 100 ms (it queued).
     const completed = { ...RUNNING, status: "completed", success: true, result: { sent: true } };
     const handle = (req: IncomingMessage, res: ServerResponse) => {
-      if (req.url?.startsWith("/v1/executions?")) {
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(NO_EXECUTIONS[1]));
-      } else if (req.url === "/v1/execute") {
-        res
-          .writeHead(202, { "content-type": "application/json" })
-          .end(JSON.stringify({ ...RUNNING, status: "queued" }));
-      } else {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write(`event: status\ndata: ${JSON.stringify({ ...RUNNING, status: "queued" })}\n\n`);
-        setTimeout(() => res.end(`event: status\ndata: ${JSON.stringify(completed)}\n\n`), 5_500);
+      if (req.url?.startsWith("/v1/executions?")) json(res, ...NO_EXECUTIONS);
+      else {
+        sse(res).write(statusEvent(RUNNING));
+        setTimeout(() => res.end(statusEvent(completed)), 5_500);
       }
     };
     await withApi(handle, async (remote) => {

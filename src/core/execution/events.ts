@@ -1,3 +1,4 @@
+import type { LogLevel } from "../logger.js";
 import type { ProgressUpdate } from "../skills/skill.js";
 import type { ExecutionRecord } from "./record.js";
 
@@ -5,6 +6,21 @@ import type { ExecutionRecord } from "./record.js";
 export type ExecutionEvent =
   | { type: "status"; record: ExecutionRecord }
   | ({ type: "progress"; execution_id: string } & ProgressUpdate);
+
+/**
+ * A line the skill logged, told only to the caller that started the execution (a streamed
+ * execute), as embedded MCP sends it only to its caller: never on the bus of events others follow.
+ */
+export interface ExecutionLogEvent {
+  type: "log";
+  execution_id: string;
+  level: LogLevel;
+  message: string | undefined;
+  fields: object;
+}
+
+/** What a streamed execute sends: the execution's events and, to its caller, the skill's log lines. */
+export type ExecuteStreamEvent = ExecutionEvent | ExecutionLogEvent;
 
 type Listener = (event: ExecutionEvent) => void;
 

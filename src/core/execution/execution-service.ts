@@ -31,6 +31,17 @@ const ABANDONED_RESERVATION_MS = 60_000;
 
 export interface ExecuteOptions extends RunHooks {
   idempotencyKey?: string;
+  /**
+   * Told the record of a new sync execution once it is stored, before the skill starts
+   * (a streamed execute: its first event names the execution, which can then be
+   * cancelled by id). With it, the record is stored first, as with an idempotency key.
+   */
+  onStored?: (record: ExecutionRecord) => void;
+  /**
+   * A repeat of a sync call whose first still runs is answered with the first's record
+   * as it stands, not `idempotency_in_progress`: a streamed execute follows it to its end.
+   */
+  replayRunning?: boolean;
 }
 
 /** What `execute` answers: the record, and whether it was started sync or async (200 vs 202). */
@@ -84,7 +95,14 @@ export class ExecutionService {
     runner.assertAccepting();
     // A repeat is answered before the concurrency cap: it runs nothing, so it takes no slot.
     if (options.idempotencyKey !== undefined) {
-      const replay = await this.reserveIdempotencyKey(key, options.idempotencyKey, input, id, mode);
+      const replay = await this.reserveIdempotencyKey(
+        key,
+        options.idempotencyKey,
+        input,
+        id,
+        mode,
+        options.replayRunning === true,
+      );
       if (replay) return replay;
     }
     const release = await this.takeSlot(key, id, options.idempotencyKey);
@@ -102,6 +120,7 @@ export class ExecutionService {
         timeoutMs: input.timeout_ms,
         runnerId: runner.runnerId,
       };
+      const storedFirst = options.idempotencyKey !== undefined || options.onStored !== undefined;
       if (mode === "async") {
         // The 202 promises a record that exists: commit it before answering. From then on
         // the execution is accepted, even if shutdown begins meanwhile (see `enqueue`).
@@ -115,14 +134,15 @@ export class ExecutionService {
         // With an idempotency key, the record is committed before the skill starts: a
         // reservation without a record then means the skill never ran, which is what lets
         // a repeat take an abandoned reservation over (see ABANDONED_RESERVATION_MS).
-        if (options.idempotencyKey !== undefined) await store.executions.save(execution);
+        if (storedFirst) await store.executions.save(execution);
       } catch (err) {
         // Shutting down since the check above, or the store refused the record: nothing
         // was stored, so a repeat may run.
         await this.withdrawReservation(key, options.idempotencyKey, id);
         throw err;
       }
-      const finished = await runner.runNow(execution, options, options.idempotencyKey !== undefined);
+      options.onStored?.(execution.record);
+      const finished = await runner.runNow(execution, options, storedFirst);
       await learned;
       return { record: finished.record, mode, replayed: false };
     } finally {
@@ -156,7 +176,8 @@ export class ExecutionService {
 
   /**
    * Stores the idempotency entry, or answers from the first call that used the key:
-   * its record (same mode), 409 while a sync first call still runs, 422 for another body.
+   * its record (same mode), 409 while a sync first call still runs (unless `replayRunning`),
+   * 422 for another body.
    */
   private async reserveIdempotencyKey(
     key: ApiKey,
@@ -164,6 +185,7 @@ export class ExecutionService {
     input: ExecuteRequest,
     executionId: string,
     mode: "sync" | "async",
+    replayRunning: boolean,
   ): Promise<ExecuteResult | undefined> {
     checkIdempotencyKey(idempotencyKey);
     const now = this.deps.clock.now();
@@ -189,7 +211,7 @@ export class ExecutionService {
       if (abandoned && (await store.idempotency.takeOver(entry, first.executionId))) return undefined;
       throw new ServiceError("idempotency_in_progress");
     }
-    if (first.mode === "sync" && !isTerminal(existing.record.status)) {
+    if (first.mode === "sync" && !isTerminal(existing.record.status) && !replayRunning) {
       throw new ServiceError("idempotency_in_progress");
     }
     return { record: existing.record, mode: first.mode, replayed: true };

@@ -1,13 +1,17 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ExecuteRequest } from "../../core/api-schemas.js";
 import { ServiceError } from "../../core/errors.js";
+import { streamExecution } from "../../core/execution/execution-stream.js";
 import type { Skillport } from "../../core/skillport.js";
 import { parseOrThrow } from "../../core/validation.js";
 import { headerCount, keyOf } from "../admission.js";
+import { streamEvents } from "../sse.js";
 
 /**
  * POST /v1/execute — sync answers 200 with the terminal record, async 202 at once with
- * `Location` (contract.md). A failed execution is a record, not an HTTP error.
+ * `Location` (contract.md). A failed execution is a record, not an HTTP error. A sync
+ * call with `Accept: text/event-stream` is answered with the execution's events instead,
+ * as `GET /v1/executions/{id}/events` sends them: one request for the run and its follow.
  */
 export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport): void {
   // Scope is checked at admission, before the body (contract.md: 403 for a read-only key).
@@ -19,9 +23,29 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
       throw new ServiceError("invalid_request", { message: "Send one Idempotency-Key header, not several." });
     }
     const idempotencyKey = request.headers["idempotency-key"] as string | undefined;
+    if (wantsEventStream(request)) {
+      if (input.async) {
+        throw new ServiceError("invalid_request", {
+          message: "async: true answers at once with the record; send it without Accept: text/event-stream.",
+        });
+      }
+      const events = streamExecution(skillport.executions, skillport.queries, key, input, {
+        idempotencyKey,
+        onReplayed: () => reply.header("idempotent-replayed", "true"),
+      });
+      await streamEvents(reply, events);
+      return;
+    }
     const { record, mode, replayed } = await skillport.executions.execute(key, input, { idempotencyKey });
     if (replayed) reply.header("idempotent-replayed", "true");
     if (mode === "async") reply.code(202).header("location", `/v1/executions/${record.id}`);
     return record;
   });
+}
+
+/** Whether the caller asked for the event stream: `text/event-stream` among its Accept types (not q=0). */
+function wantsEventStream(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? "")
+    .split(",")
+    .some((range) => /^\s*text\/event-stream\s*(;|$)/i.test(range) && !/;\s*q=0(\.0*)?\s*(;|$)/i.test(range));
 }

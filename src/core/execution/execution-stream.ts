@@ -1,0 +1,100 @@
+import type { ExecuteRequest } from "../api-schemas.js";
+import type { ApiKey } from "../keys/api-key.js";
+import type { ExecuteStreamEvent } from "./events.js";
+import type { ExecutionQueries } from "./execution-queries.js";
+import type { ExecuteOptions, ExecuteResult, ExecutionService } from "./execution-service.js";
+
+export interface StreamOptions extends Pick<ExecuteOptions, "idempotencyKey"> {
+  /** Told, before the first event, that an Idempotency-Key matched an earlier call. */
+  onReplayed?: () => void;
+}
+
+/**
+ * A synchronous execution told as it runs (`POST /v1/execute` with `Accept:
+ * text/event-stream`): its stored record first, so that the caller knows its id at once
+ * and can cancel it; then its progress and the skill's log lines; then its terminal record. Every refusal before
+ * the run (scope, skill, params, idempotency, limits) is thrown before the first event,
+ * so a surface can still answer it as an error. A repeat with the same Idempotency-Key
+ * follows the first call's execution instead: its record as it stands, then its events
+ * until it is terminal. The caller leaving does not stop the run, as for a sync execute.
+ */
+export async function* streamExecution(
+  executions: ExecutionService,
+  queries: ExecutionQueries,
+  key: ApiKey,
+  input: ExecuteRequest,
+  options: StreamOptions = {},
+): AsyncGenerator<ExecuteStreamEvent> {
+  const pending: ExecuteStreamEvent[] = [];
+  let wake: (() => void) | undefined;
+  const push = (event: ExecuteStreamEvent) => {
+    pending.push(event);
+    wake?.();
+  };
+  let executionId = "";
+  // Settled by the run, read by the loop below (a holder: the compiler cannot see the callbacks).
+  const settled: { outcome?: { result: ExecuteResult } | { error: unknown } } = {};
+  executions
+    .execute(
+      key,
+      { ...input, async: false },
+      {
+        idempotencyKey: options.idempotencyKey,
+        onLog: ({ level, message, fields }) =>
+          push({ type: "log", execution_id: executionId, level, message, fields: jsonFields(fields) }),
+        replayRunning: true,
+        onStored: (record) => {
+          executionId = record.id;
+          push({ type: "status", record });
+        },
+        onProgress: (update) => push({ type: "progress", execution_id: executionId, ...update }),
+      },
+    )
+    .then(
+      (result) => {
+        settled.outcome = { result };
+      },
+      (error: unknown) => {
+        settled.outcome = { error };
+      },
+    )
+    .finally(() => wake?.());
+  for (;;) {
+    const event = pending.shift();
+    if (event) {
+      yield event;
+      continue;
+    }
+    if (settled.outcome) break;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    wake = undefined;
+  }
+  const { outcome } = settled;
+  if (outcome === undefined || "error" in outcome) throw outcome?.error;
+  const { record, replayed } = outcome.result;
+  if (!replayed) {
+    yield { type: "status", record };
+    return;
+  }
+  options.onReplayed?.();
+  yield* queries.subscribe(key, record.id);
+}
+
+/**
+ * A log line's fields as JSON can carry them: an error as its name and message (never its
+ * stack: no internal detail reaches a client), and fields JSON cannot hold (a cycle, a
+ * BigInt) left out rather than ending the stream.
+ */
+function jsonFields(fields: object): object {
+  try {
+    return JSON.parse(
+      JSON.stringify(fields, (_key, value: unknown) =>
+        value instanceof Error ? { type: value.name, message: value.message } : value,
+      ),
+    ) as object;
+  } catch {
+    return {};
+  }
+}

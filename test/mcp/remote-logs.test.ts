@@ -1,0 +1,101 @@
+import { Writable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Skillport as SkillportClient } from "../../src/client/index.js";
+import { defineSkill } from "../../src/core/skills/skill.js";
+import { buildHttpServer } from "../../src/http/server.js";
+import { createLogger } from "../../src/logging.js";
+import type { SkillportBackend } from "../../src/mcp/backend.js";
+import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
+import { createMcpServer } from "../../src/mcp/mcp-server.js";
+import { RemoteBackend } from "../../src/mcp/remote-backend.js";
+import { makeCore } from "../core/make-core.js";
+import { testHttpServerOptions } from "../http/http-server-options.js";
+
+/** A skill that logs two lines, one with fields, one with an error. */
+const talker = defineSkill({
+  id: "test.talker",
+  title: "Talker",
+  description: "Logs what it is told, then answers.",
+  tags: ["test"],
+  params: z.object({ text: z.string() }),
+  result: z.object({ ok: z.boolean() }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  examples: [],
+  run: async ({ text }, ctx) => {
+    ctx.logger.info({ extra: 1 }, `skill says ${text}`);
+    ctx.logger.warn({ err: new Error("careful") }, "watch out");
+    return { ok: true };
+  },
+});
+
+const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
+
+// README, "Use it from an assistant": a skill's log lines arrive as notifications/message
+// (after logging/setLevel) in every mode. Regression (audit 21, F2): `--remote` advertised
+// `logging` but never sent a line, the REST API having no way to carry them.
+describe("a skill's log lines over MCP", () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** The `notifications/message` a client that asked for debug gets for one call of test.talker. */
+  const logsOf = async (backend: SkillportBackend) => {
+    const { server } = createMcpServer(backend, { maxTools: 40, tags: [], version: "test", logger: quiet() });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "unit", version: "1" });
+    const messages: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
+      messages.push(note.params);
+    });
+    await client.connect(clientSide);
+    cleanups.push(() => client.close());
+    await client.setLoggingLevel("debug");
+    const result = await client.callTool({ name: "test_talker", arguments: { text: "hi" } });
+    expect(result.structuredContent).toEqual({ ok: true });
+    return messages;
+  };
+
+  it("sends them with --remote as embedded mode does, to the caller of the run", async () => {
+    const core = await makeCore([talker]);
+    cleanups.push(core.cleanup);
+    const http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
+    cleanups.push(() => http.close());
+    http.open();
+    const address = await http.app.listen({ port: 0, host: "127.0.0.1" });
+    const { secret } = await core.createKey();
+    const key = await core.skillport.keys.authenticate(secret);
+    const client = new SkillportClient({ apiKey: secret, baseUrl: address, retryRefusals: false });
+    cleanups.push(() => client.close());
+
+    const embedded = await logsOf(new EmbeddedBackend(core.skillport, async () => key));
+    const remote = await logsOf(await RemoteBackend.connect(client));
+    expect(embedded).toEqual([
+      { level: "info", logger: "skillport", data: { extra: 1, message: "skill says hi" } },
+      expect.objectContaining({ level: "warning", logger: "skillport" }),
+    ]);
+    expect(remote[0]).toEqual(embedded[0]);
+    // An error's name and message only: no stack reaches a REST client.
+    expect(remote[1]).toEqual({
+      level: "warning",
+      logger: "skillport",
+      data: { err: { type: "Error", message: "careful" }, message: "watch out" },
+    });
+
+    // Only the caller that started the run gets them: not whoever follows its events.
+    const events = [];
+    for await (const event of client.executeStream({ skill_id: "test.talker", params: { text: "x" } })) {
+      events.push(event.type);
+    }
+    expect(events).toEqual(["status", "log", "log", "status"]);
+    const { id } = await client.execute({ skill_id: "test.talker", params: { text: "y" } });
+    const followed = [];
+    for await (const event of client.executionEvents(id)) followed.push(event.type);
+    expect(followed).toEqual(["status"]);
+  });
+});

@@ -1,0 +1,77 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI_PATH, type CreatedKey, serverForSuite } from "../contract/harness.js";
+import { runNode } from "./mcp-clients.js";
+
+// README, "Use it from an assistant": `skillport mcp --remote URL` starts as embedded mode
+// does, and says what is wrong when it cannot. Regressions (audit 21, F3 and F6): with
+// --remote, a SKILLPORT_MCP_TOOL_TAGS tag no skill has silently gave no skill its own
+// tool; a URL without its scheme was refused naming the client library's `baseUrl`, and
+// one ending in /mcp or /v1 (or another server's) with a confusing path.
+describe("skillport mcp --remote at start-up", () => {
+  const server = serverForSuite();
+  let key: CreatedKey;
+  beforeAll(async () => {
+    key = await server().createRoomyKey({ name: "start-up" });
+  });
+
+  const mcp = (args: string[], env: Record<string, string> = {}) =>
+    runNode([CLI_PATH, "mcp", ...args], {
+      env: { SKILLPORT_API_KEY: key.secret, ...env },
+      closeStdinAfterMs: 1_500,
+    });
+
+  it("refuses a tool tag no skill of the remote catalog has, with embedded mode's message", async () => {
+    const env = { SKILLPORT_MCP_TOOL_TAGS: "MATH,nosuchtag" };
+    const [embedded, remote] = await Promise.all([
+      mcp(["--data-dir", server().dataDir], env),
+      mcp(["--remote", server().baseUrl], env),
+    ]);
+    expect(embedded.code).toBe(1);
+    expect(embedded.stderr).toContain(
+      'Invalid configuration: SKILLPORT_MCP_TOOL_TAGS: no skill has the tag "nosuchtag"',
+    );
+    expect({ code: remote.code, stderr: remote.stderr.trim() }).toEqual({
+      code: 1,
+      stderr: embedded.stderr.trim(),
+    });
+    // A tag some skill has starts it, and stdin closing stops it.
+    const known = await mcp(["--remote", server().baseUrl], { SKILLPORT_MCP_TOOL_TAGS: "math" });
+    expect(known.code, known.stderr).toBe(0);
+  });
+
+  it("says --remote must be the server's base URL for one without a scheme or ending in /mcp or /v1", async () => {
+    const { host } = new URL(server().baseUrl);
+    for (const url of [host, `${server().baseUrl}/mcp`, `${server().baseUrl}/v1/`]) {
+      const outcome = await mcp(["--remote", url]);
+      expect(outcome.code).toBe(1);
+      expect(outcome.stderr.trim()).toBe(
+        `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(url)}`,
+      );
+    }
+  });
+
+  it("asks whether the URL is a skillport server's base URL when its probe meets a 404 or another server", async () => {
+    const other = createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>");
+    });
+    other.listen(0, "127.0.0.1");
+    await once(other, "listening");
+    try {
+      const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      for (const url of [`${server().baseUrl}/api`, otherUrl]) {
+        const outcome = await mcp(["--remote", url]);
+        expect(outcome.code).toBe(1);
+        expect(outcome.stderr).toContain(`skillport mcp: cannot use the skillport at ${url}: `);
+        expect(outcome.stderr).toContain(
+          "Is it the base URL of a skillport server, such as http://127.0.0.1:8080?",
+        );
+      }
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+});

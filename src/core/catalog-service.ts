@@ -64,9 +64,9 @@ export class CatalogService {
 
   /**
    * Ranked skills for the request. With a `caller` (an API key), the caller's owner's
-   * learned queries count as evidence, and the discover is noted so that an execution
-   * that follows can be learned from (learning from use); without one (the dashboard),
-   * neither.
+   * learned queries count as evidence, and the discover is noted with the skills it offered
+   * so that an execution that follows can be learned from (learning from use); without one
+   * (the dashboard), neither.
    */
   async discover(request: DiscoverRequest, caller?: Caller): Promise<DiscoverResponse> {
     const started = performance.now();
@@ -81,9 +81,16 @@ export class CatalogService {
       // Significant digits, not decimals: a weak but real match must not round to 0.
       return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)), match }] : [];
     });
-    // Noted before the answer leaves: the execution the client sends next, to whichever
-    // process, must find this discover in the store (learning from use links the two).
-    if (caller) await this.learning?.noteDiscover(caller, request.query);
+    // Noted before the answer leaves, with the skills it offers: the execution the client
+    // sends next, to whichever process, must find this discover in the store (learning from
+    // use links the two).
+    if (caller) {
+      await this.learning?.noteDiscover(
+        caller,
+        request.query,
+        results.map((result) => result.skill_id),
+      );
+    }
     return { query: request.query, results, took_ms: round(performance.now() - started, 3), ranking };
   }
 

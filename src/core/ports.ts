@@ -306,6 +306,12 @@ export interface DiscoverNote {
   query: string;
   /** Unix milliseconds. */
   at: number;
+  /**
+   * The skill ids the discover's answer offered (its results). An execution after the
+   * discover links its skill to the query when the discover offered it, or when it is the
+   * key's first execution after the discover (see `LearnedQueryStore.claimFirstExecution`).
+   */
+  offered: readonly string[];
 }
 
 /** A query that led an owner to execute a skill. */
@@ -352,6 +358,13 @@ export interface LearnedQueryStore {
   noteDiscovers(notes: readonly DiscoverNote[]): Promise<void>;
   /** The key's latest discover, if any. */
   lastDiscover(keyId: string): Promise<DiscoverNote | undefined>;
+  /**
+   * Claims the key's first execution after its discover taken at `discoveredAt`: true for
+   * exactly one call per note, across every process sharing the store (a conditional
+   * update of a flag on the note, which `noteDiscovers` clears); false once claimed, or
+   * when the key's latest note is no longer that discover.
+   */
+  claimFirstExecution(keyId: string, discoveredAt: number): Promise<boolean>;
   /**
    * Adds one to (owner, query, skill), created at 1, unless the same discover was already
    * counted for it (a stored `discoveredAt` at or after this one); then keeps at most

@@ -37,7 +37,7 @@ export function usageTable(report: EvaluationReport): string {
     percent(pick(after)),
   ];
   return [
-    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.executions} executions learned from (${usage.feed.offered} of them of a skill the discover had offered in its top ${usage.feed.discoverLimit}); ${after.queries} other queries evaluated`,
+    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.executions} executions, ${usage.feed.learned} learned from (${usage.feed.offered} of a skill the discover had offered in its top ${usage.feed.discoverLimit}, the others each the first execution after its discover); ${after.queries} other queries evaluated`,
     "",
     markdownTable(
       ["metric", "before", "after"],

@@ -35,14 +35,21 @@ export interface FeedSummary {
   discoverLimit: number;
   /** Executions fed: one per relevant skill of each fed query. */
   executions: number;
-  /** Fed (query → skill) links whose skill the discover had offered (all are learned). */
+  /**
+   * Executions learned from, as the store counted them: those of a skill the discover had
+   * offered, and the first after each discover whatever its skill (later ones of a skill
+   * not offered teach nothing).
+   */
+  learned: number;
+  /** Executions of a skill the discover had offered (all learned from). */
   offered: number;
 }
 
 /**
  * Feeds usage through the learning code the service runs: for each fed query, a discover
- * as `POST /v1/discover` makes it (with the evidence learned so far, then noted), and an
- * execution of each relevant skill a second later, as `POST /v1/execute` reports it.
+ * as `POST /v1/discover` makes it (with the evidence learned so far, then noted with the
+ * skills it offered), and an execution of each relevant skill a second later, as
+ * `POST /v1/execute` reports it.
  */
 export async function feedUsage(
   index: DiscoveryIndex,
@@ -51,7 +58,22 @@ export async function feedUsage(
   discoverLimit: number,
 ): Promise<{ learning: UsageLearning; summary: FeedSummary }> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const learning = new UsageLearning(store, index.semantic, clock, silentLogger, {
+  // Counts the links the learning code actually recorded (not what the rule would predict).
+  let learned = 0;
+  const counting: LearnedQueryStore = {
+    noteDiscovers: (notes) => store.noteDiscovers(notes),
+    lastDiscover: (keyId) => store.lastDiscover(keyId),
+    claimFirstExecution: (keyId, discoveredAt) => store.claimFirstExecution(keyId, discoveredAt),
+    record: async (event, caps) => {
+      const counted = await store.record(event, caps);
+      if (counted) learned += 1;
+      return counted;
+    },
+    list: (owner, limit) => store.list(owner, limit),
+    deleteNotesBefore: (beforeMs) => store.deleteNotesBefore(beforeMs),
+    forget: (owner, skillId) => store.forget(owner, skillId),
+  };
+  const learning = new UsageLearning(counting, index.semantic, clock, silentLogger, {
     windowMs: 5 * 60_000,
     // Nothing else writes this store: the evidence in memory is always current.
     refreshMs: Number.POSITIVE_INFINITY,
@@ -61,7 +83,12 @@ export async function feedUsage(
   for (const { query, relevant } of fed) {
     const usage = await learning.evidenceFor(EVALUATION_CALLER.owner);
     const { hits } = await index.search(query, { limit: discoverLimit, usage });
-    await learning.noteDiscover(EVALUATION_CALLER, query);
+    // As `CatalogService.discover` notes it: with the skills its answer offered.
+    await learning.noteDiscover(
+      EVALUATION_CALLER,
+      query,
+      hits.map((hit) => hit.skill_id),
+    );
     clock.advance(1_000);
     for (const skillId of relevant) {
       await learning.noteExecution(EVALUATION_CALLER, skillId);
@@ -71,5 +98,5 @@ export async function feedUsage(
     clock.advance(1_000);
   }
   await learning.idle();
-  return { learning, summary: { discovers: fed.length, discoverLimit, executions, offered } };
+  return { learning, summary: { discovers: fed.length, discoverLimit, executions, learned, offered } };
 }

@@ -16,8 +16,11 @@ interface DiscoverResponse {
 describe("discovery learns from use, per owner", () => {
   const server = serverForSuite();
 
-  const discover = async (key: CreatedKey, query: string) => {
-    const res = await server().request("POST", "/v1/discover", { key: key.secret, json: { query } });
+  const discover = async (key: CreatedKey, query: string, limit?: number) => {
+    const res = await server().request("POST", "/v1/discover", {
+      key: key.secret,
+      json: { query, ...(limit !== undefined && { limit }) },
+    });
     expect(res.status, res.text).toBe(200);
     return bodyOf<DiscoverResponse>(res).results;
   };
@@ -67,17 +70,34 @@ describe("discovery learns from use, per owner", () => {
     expect(await discover(bob, similar)).toEqual(bobBefore);
   });
 
+  it("learns nothing from the README walkthrough's next step: a skill the discover did not offer, run after the one it did", async () => {
+    const erin = await server().createRoomyKey({ owner: "erin" });
+    const query = "send a message to a channel";
+    const offered = await discover(erin, query, 3);
+    expect(offered[0]?.skill_id).toBe("message.send");
+    expect(offered.map((result) => result.skill_id)).not.toContain("util.wait");
+    await execute(erin, "message.send", { channel: "general", text: "hello" });
+    await execute(erin, "util.wait", { ms: 10 });
+    expect(await learned("erin")).toEqual([{ skill_id: "message.send", query, count: 1 }]);
+
+    const after = await discover(erin, query, 3);
+    expect(after[0]).toMatchObject({ skill_id: "message.send", match: { usage: { query, count: 1 } } });
+    expect(after.map((result) => result.skill_id)).not.toContain("util.wait");
+  });
+
   it("shows what an owner's use taught (skillport learning list) and forgets it (learning forget)", async () => {
     const dave = await server().createRoomyKey({ owner: "dave" });
     const query = "what day is it in Lima";
+    const uuidQuery = "make me a unique id";
     await discover(dave, query);
     await execute(dave, "time.now", { timezone: "America/Lima" });
+    await discover(dave, uuidQuery);
     await execute(dave, "id.uuid", {});
     const dataDir = ["--data-dir", server().dataDir];
     expect(await learned("dave")).toEqual(
       expect.arrayContaining([
         { skill_id: "time.now", query, count: 1 },
-        { skill_id: "id.uuid", query, count: 1 },
+        { skill_id: "id.uuid", query: uuidQuery, count: 1 },
       ]),
     );
 

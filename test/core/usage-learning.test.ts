@@ -62,8 +62,8 @@ describe("learning from use", () => {
     return { first, second, clock };
   }
 
-  const discover = (c: Core, key: ApiKey, query: string) =>
-    c.skillport.catalog.discover({ query, limit: 10 }, key);
+  const discover = (c: Core, key: ApiKey, query: string, limit = 10) =>
+    c.skillport.catalog.discover({ query, limit }, key);
   const run = (c: Core, key: ApiKey, skillId: string) =>
     c.skillport.executions.execute(key, {
       skill_id: skillId,
@@ -150,6 +150,69 @@ describe("learning from use", () => {
     );
   });
 
+  it("links what the discover offered and the first execution after it, never a later skill it did not offer", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const c = await core({ clock });
+    const alice = await c.keyFor({ owner: "alice" });
+    // The README's walkthrough: a discover, its offered skill run, then another skill for
+    // another step of the agent's work.
+    const [offered] = (await discover(c, alice, QUERY, 1)).results.map((r) => r.skill_id);
+    expect(offered).toBe("text.store");
+    await run(c, alice, "text.store");
+    await run(c, alice, TARGET);
+    await run(c, alice, "text.count");
+    expect(await pairs(c, "alice")).toEqual([`${QUERY} → text.store ×1`]);
+
+    // A discover that missed the skill: the first execution after it is learned whatever
+    // its skill, the offered one after it too, a third skill not offered is not.
+    clock.advance(1000);
+    expect((await discover(c, alice, "count the words", 1)).results.map((r) => r.skill_id)).toEqual([
+      "text.count",
+    ]);
+    await run(c, alice, TARGET);
+    await run(c, alice, "text.count");
+    await run(c, alice, "text.store");
+    expect(await pairs(c, "alice")).toEqual([
+      "count the words → text.count ×1",
+      `count the words → ${TARGET} ×1`,
+      `${QUERY} → text.store ×1`,
+    ]);
+
+    // A new discover (even of the same query) has a first execution of its own.
+    clock.advance(1000);
+    await discover(c, alice, QUERY, 1);
+    await run(c, alice, TARGET);
+    await run(c, alice, "text.count");
+    expect(await pairs(c, "alice")).toEqual([
+      "count the words → text.count ×1",
+      `count the words → ${TARGET} ×1`,
+      `${QUERY} → ${TARGET} ×1`,
+      `${QUERY} → text.store ×1`,
+    ]);
+  });
+
+  it("claims a discover's first execution in the store once per process, not on every execution", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const c = await core({ clock });
+    const claims = vi.spyOn(c.skillport.store.learnedQueries, "claimFirstExecution");
+    const alice = await c.keyFor({ owner: "alice" });
+    await discover(c, alice, QUERY, 1);
+    for (const skillId of [TARGET, "text.count", "text.store", TARGET, "text.store"])
+      await run(c, alice, skillId);
+    expect(claims).toHaveBeenCalledTimes(1);
+    clock.advance(1000);
+    await discover(c, alice, QUERY, 1);
+    await run(c, alice, "text.count");
+    await run(c, alice, TARGET);
+    expect(claims).toHaveBeenCalledTimes(2);
+    // The first discover: text.keep (first) and text.store (offered); the second: text.count (first).
+    expect(await pairs(c, "alice")).toEqual([
+      `${QUERY} → text.count ×1`,
+      `${QUERY} → ${TARGET} ×1`,
+      `${QUERY} → text.store ×1`,
+    ]);
+  });
+
   it("counts one discover once, however often the skill runs after it, writing it once", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     const c = await core({ clock });
@@ -228,6 +291,22 @@ describe("learning from use", () => {
       ]);
       clock.advance(1000);
     }
+  });
+
+  it("learns one first execution after a discover across processes: a later one in another process is not first", async () => {
+    const { first, second, clock } = await twoProcesses();
+    const alice = await first.keyFor({ owner: "alice" });
+    // One after the other: the second process's execution came later.
+    await discover(first, alice, QUERY, 1);
+    await run(second, alice, TARGET);
+    await run(first, alice, "text.count");
+    expect(await pairs(first, "alice")).toEqual([`${QUERY} → ${TARGET} ×1`]);
+    // At once, each process's first after the discover: exactly one is learned.
+    clock.advance(1000);
+    await discover(second, alice, "count the words", 1);
+    await Promise.all([run(first, alice, TARGET), run(second, alice, "text.store")]);
+    const learned = (await pairs(first, "alice")).filter((pair) => pair.startsWith("count the words"));
+    expect(learned).toHaveLength(1);
   });
 
   it("an execution arriving during another's read of the key's discover waits for the next read, which a burst shares", async () => {

@@ -45,6 +45,13 @@ const DEFAULT_NOTE_WAIT_MS = 1_000;
 /** Keys whose counted skills this process remembers (see `counted`). */
 const MAX_COUNTED_KEYS = 10_000;
 
+/** See `UsageLearning.counted`. */
+interface CountedEntry {
+  discoveredAt: number;
+  skills: Set<string>;
+  claimTried: boolean;
+}
+
 interface OwnerCache {
   evidence: UsageEvidence;
   loadedAt: number;
@@ -61,13 +68,15 @@ function hasWords(query: string): boolean {
 }
 
 /**
- * Learning from use (issue 6). Each key's latest discover is noted in the store before
- * its answer leaves, and an execution reads the key's latest note from the store after it
- * arrived: whichever process answered the discover, an execution the client sends after
- * the answer links to that discover, never to an earlier one (README: a discover answered
- * by one replica links to an execution on another). When the execution comes within the
- * window, the store counts (query → skill) for the key's owner. An owner's learned
- * queries become evidence for that owner's later searches, and only theirs.
+ * Learning from use (issue 6). Each key's latest discover is noted in the store, with the
+ * skills its answer offered, before the answer leaves, and an execution reads the key's
+ * latest note from the store after it arrived: whichever process answered the discover,
+ * an execution the client sends after the answer links to that discover, never to an
+ * earlier one (README: a discover answered by one replica links to an execution on
+ * another). When the execution comes within the window, and its skill was offered or it
+ * is the key's first execution after the discover, the store counts (query → skill) for
+ * the key's owner. An owner's learned queries become evidence for that owner's later
+ * searches, and only theirs.
  */
 export class UsageLearning {
   readonly windowMs: number;
@@ -82,12 +91,14 @@ export class UsageLearning {
   /** By key, the read of its latest note under way (see `latestNote`). */
   private readonly noteReads = new Map<string, CoalescedRuns<DiscoverNote | undefined>>();
   /**
-   * By key: the latest discover this process has counted executions for, and the skills
-   * counted. The store counts a discover → skill link once, so an agent executing again
-   * and again after one discover needs no write after its first (it cost a transaction
-   * on every execution: a fifth of an execute's CPU).
+   * By key: the latest discover this process has seen executions after, the skills it has
+   * considered since (counted or not), and whether it has tried to claim the key's first
+   * execution after that discover. The store counts a discover → skill link once, so an
+   * agent executing again and again after one discover needs no write after its first (it
+   * cost a transaction on every execution: a fifth of an execute's CPU); and only the
+   * first execution this process sees after a discover can be the key's first.
    */
-  private readonly counted = new Map<string, { discoveredAt: number; skills: Set<string> }>();
+  private readonly counted = new Map<string, CountedEntry>();
   /** Owners' evidence, least recently searched first. */
   private readonly owners = new Map<string, OwnerCache>();
   private readonly loading = new Map<string, Promise<OwnerCache>>();
@@ -108,20 +119,21 @@ export class UsageLearning {
   }
 
   /**
-   * Notes the caller's discover as its key's latest; resolves once the note is in the
-   * store, so that an execution sent after the answer finds it in any process, or after
-   * `noteWaitMs` if the write takes longer (the note is still written). Never rejects (a
-   * failed write is logged: learning is best effort). A query without a
-   * letter or digit is not noted: it cannot be learned, and would unlink the key's
-   * latest real discover.
+   * Notes the caller's discover as its key's latest, with the skill ids its answer
+   * `offered`; resolves once the note is in the store, so that an execution sent after the
+   * answer finds it in any process, or after `noteWaitMs` if the write takes longer (the
+   * note is still written). Never rejects (a failed write is logged: learning is best
+   * effort). A query without a letter or digit is not noted: it cannot be learned, and
+   * would unlink the key's latest real discover.
    */
-  noteDiscover(caller: Caller, query: string): Promise<void> {
+  noteDiscover(caller: Caller, query: string, offered: readonly string[]): Promise<void> {
     if (!hasWords(query)) return Promise.resolve();
     this.unwritten.set(caller.id, {
       keyId: caller.id,
       owner: caller.owner,
       query: normalizeQuery(query),
       at: this.clock.now(),
+      offered: [...offered],
     });
     // The write goes on past the wait; a failed one was logged by `writeNotes`.
     return withinDeadline(this.noteWrites.run(), this.noteWaitMs, "a discover note's write").catch(() => {});
@@ -129,10 +141,12 @@ export class UsageLearning {
 
   /**
    * The caller started executing `skillId`: if its latest discover (here or in any process
-   * sharing the store) was within the window, learn (query → skill) for the caller's
-   * owner, whether or not that discover offered the skill: an agent that found the skill
-   * some other way after the discover missed it is the case learning helps most. Never
-   * rejects (a failure is logged: learning is best effort).
+   * sharing the store) was within the window, learn (query → skill) for the caller's owner
+   * when that discover offered the skill, or when this is the key's first execution after
+   * the discover, whatever the skill (an agent that found the skill some other way after
+   * the discover missed it is the case learning helps most). A later execution of a skill
+   * the discover did not offer is another step of the agent's work, not an answer to the
+   * query: it teaches nothing. Never rejects (a failure is logged: learning is best effort).
    */
   noteExecution(caller: Caller, skillId: string): Promise<void> {
     const done = this.learn(caller, skillId)
@@ -196,7 +210,7 @@ export class UsageLearning {
     const now = this.clock.now();
     const note = await this.latestNote(caller.id);
     if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
-    if (!this.countOnce(caller.id, note.at, skillId)) return;
+    if (!(await this.shouldCount(caller.id, note, skillId))) return;
     const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
     if (!(await this.store.record(event, this.caps))) return;
     const cache = this.owners.get(caller.owner);
@@ -229,18 +243,25 @@ export class UsageLearning {
 
   /**
    * True the first time this process sees the key execute `skillId` after the discover
-   * made at `discoveredAt`; false afterwards. (A failed write is not retried: learning is
-   * best effort.)
+   * `note` when the discover offered the skill or the execution is the key's first after
+   * it (in any process: the first one this process sees claims it in the store, and only
+   * it); false otherwise, and for every later execution of the skill after that discover.
+   * (A failed write is not retried: learning is best effort.)
    */
-  private countOnce(keyId: string, discoveredAt: number, skillId: string): boolean {
+  private async shouldCount(keyId: string, note: DiscoverNote, skillId: string): Promise<boolean> {
     let entry = this.counted.get(keyId);
-    if (!entry || entry.discoveredAt !== discoveredAt) {
-      entry = { discoveredAt, skills: new Set() };
+    if (!entry || entry.discoveredAt !== note.at) {
+      entry = { discoveredAt: note.at, skills: new Set(), claimTried: false };
       setAsNewest(this.counted, keyId, entry);
     }
     if (entry.skills.has(skillId)) return false;
     entry.skills.add(skillId);
-    return true;
+    // Decided before any await: of executions arriving together, one alone tries the claim.
+    const tryClaim = !entry.claimTried;
+    entry.claimTried = true;
+    // Even an offered skill claims the first execution: a later one, not offered, is not first.
+    const first = tryClaim && (await this.store.claimFirstExecution(keyId, note.at));
+    return first || note.offered.includes(skillId);
   }
 
   private ageMs(cache: OwnerCache): number {

@@ -23,15 +23,20 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
     for (const note of notes) latest.set(note.keyId, note);
     const rows = [...latest.values()];
     await this.pool.query(
-      `insert into discover_notes (key_id, owner, query, at_ms)
-       select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+      `insert into discover_notes (key_id, owner, query, at_ms, offered, followed)
+       select key_id, owner, query, at_ms,
+         array(select jsonb_array_elements_text(offered)), false
+       from unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::jsonb[])
+         as note (key_id, owner, query, at_ms, offered)
        on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
-         at_ms = excluded.at_ms`,
+         at_ms = excluded.at_ms, offered = excluded.offered, followed = false`,
       [
         rows.map((note) => note.keyId),
         rows.map((note) => note.owner),
         rows.map((note) => note.query),
         rows.map((note) => note.at),
+        // unnest flattens a two-dimensional array: each note's ids travel as one JSON value.
+        rows.map((note) => JSON.stringify(note.offered)),
       ],
     );
   }
@@ -41,10 +46,20 @@ export class PostgresLearnedQueryStore implements LearnedQueryStore {
       owner: string;
       query: string;
       at_ms: string;
-    }>("select owner, query, at_ms from discover_notes where key_id = $1", [keyId]);
+      offered: string[];
+    }>("select owner, query, at_ms, offered from discover_notes where key_id = $1", [keyId]);
     const row = rows[0];
     // bigint comes back as a string.
-    return row && { keyId, owner: row.owner, query: row.query, at: Number(row.at_ms) };
+    return row && { keyId, owner: row.owner, query: row.query, at: Number(row.at_ms), offered: row.offered };
+  }
+
+  async claimFirstExecution(keyId: string, discoveredAt: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `update discover_notes set followed = true
+       where key_id = $1 and at_ms = $2 and not followed`,
+      [keyId, discoveredAt],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   /** The count and both trims in one transaction, as in SQLite. */

@@ -164,6 +164,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       create index executions_owner on executions (owner, id);
     `,
   },
+  {
+    version: 6,
+    name: "learning from use: what a discover offered, and whether an execution followed it",
+    // As SQLite's migration 7 (offered as an array rather than JSON text).
+    sql: `
+      alter table discover_notes
+        add column offered text[] not null default '{}',
+        add column followed boolean not null default false;
+    `,
+  },
 ];
 
 /**

@@ -13,6 +13,8 @@ interface NoteRow {
   owner: string;
   query: string;
   at_ms: number;
+  /** A JSON array of skill ids. */
+  offered: string;
 }
 
 interface LearnedRow {
@@ -40,6 +42,7 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
   private readonly upsertNote: Database.Statement<[Record<string, string | number>]>;
   private readonly noteBatch: Database.Transaction<(notes: readonly DiscoverNote[]) => void>;
   private readonly selectNote: Database.Statement<[string], NoteRow>;
+  private readonly claimNote: Database.Statement<[string, number]>;
   private readonly recordOne: Database.Transaction<
     (event: LearnedQueryEvent, caps: LearnedQueryCaps) => boolean
   >;
@@ -55,17 +58,28 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
     private readonly noteChanges: ChangeSignal,
   ) {
     this.upsertNote = db.prepare(
-      `insert into discover_notes (key_id, owner, query, at_ms)
-       values (@keyId, @owner, @query, @at)
+      `insert into discover_notes (key_id, owner, query, at_ms, offered, followed)
+       values (@keyId, @owner, @query, @at, @offered, 0)
        on conflict (key_id) do update set owner = excluded.owner, query = excluded.query,
-         at_ms = excluded.at_ms`,
+         at_ms = excluded.at_ms, offered = excluded.offered, followed = 0`,
     );
     this.noteBatch = db.transaction((notes: readonly DiscoverNote[]) => {
       for (const note of notes) {
-        this.upsertNote.run({ keyId: note.keyId, owner: note.owner, query: note.query, at: note.at });
+        this.upsertNote.run({
+          keyId: note.keyId,
+          owner: note.owner,
+          query: note.query,
+          at: note.at,
+          offered: JSON.stringify(note.offered),
+        });
       }
     });
-    this.selectNote = db.prepare("select * from discover_notes where key_id = ?");
+    this.selectNote = db.prepare(
+      "select key_id, owner, query, at_ms, offered from discover_notes where key_id = ?",
+    );
+    this.claimNote = db.prepare(
+      "update discover_notes set followed = 1 where key_id = ? and at_ms = ? and followed = 0",
+    );
     const upsertLearned = db.prepare(
       `insert into learned_queries (owner, skill_id, query, count, last_at_ms, last_discover_ms)
        values (@owner, @skillId, @query, 1, @at, @discoveredAt)
@@ -123,9 +137,20 @@ export class SqliteLearnedQueryStore implements LearnedQueryStore {
     }
     if (this.cachedNotes.has(keyId)) return this.cachedNotes.get(keyId);
     const row = this.selectNote.get(keyId);
-    const note = row && { keyId: row.key_id, owner: row.owner, query: row.query, at: row.at_ms };
+    const note = row && {
+      keyId: row.key_id,
+      owner: row.owner,
+      query: row.query,
+      at: row.at_ms,
+      offered: JSON.parse(row.offered) as string[],
+    };
     this.cachedNotes.set(keyId, note);
     return note;
+  }
+
+  /** Straight to the database, never from the cache: the flag is what processes race for. */
+  async claimFirstExecution(keyId: string, discoveredAt: number): Promise<boolean> {
+    return this.claimNote.run(keyId, discoveredAt).changes > 0;
   }
 
   async record(event: LearnedQueryEvent, caps: LearnedQueryCaps): Promise<boolean> {

@@ -187,6 +187,16 @@ export const MIGRATIONS: readonly Migration[] = [
       create index executions_owner on executions (owner, id);
     `,
   },
+  {
+    version: 7,
+    name: "learning from use: what a discover offered, and whether an execution followed it",
+    // offered: the skill ids the discover's answer offered, as a JSON array. followed: 1 once
+    // the key's first execution after the discover claimed it (reset by the next discover).
+    sql: `
+      alter table discover_notes add column offered text not null default '[]';
+      alter table discover_notes add column followed integer not null default 0;
+    `,
+  },
 ];
 
 /**

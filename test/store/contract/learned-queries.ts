@@ -10,6 +10,7 @@ const note = (overrides: Partial<DiscoverNote> = {}): DiscoverNote => ({
   owner: "alice",
   query: "find papers",
   at: T0,
+  offered: ["research.papers", "research.cite"],
   ...overrides,
 });
 
@@ -35,6 +36,44 @@ export function describeLearnedQueryContract(handle: StoreHandle): void {
       await store.noteDiscovers([note({ query: "second, clock behind", at: T0 + 50 })]);
       expect(await store.lastDiscover("key_a")).toEqual(note({ query: "second, clock behind", at: T0 + 50 }));
       expect((await store.lastDiscover("key_b"))?.query).toBe("weather");
+    });
+
+    it("keeps the skills each discover offered, an empty list too", async () => {
+      const store = handle.store.learnedQueries;
+      await store.noteDiscovers([note(), note({ keyId: "key_b", offered: [] })]);
+      expect((await store.lastDiscover("key_a"))?.offered).toEqual(["research.papers", "research.cite"]);
+      expect((await store.lastDiscover("key_b"))?.offered).toEqual([]);
+      // A later discover's answer replaces the list.
+      await store.noteDiscovers([note({ at: T0 + 1, offered: ["weather.now"] })]);
+      expect((await store.lastDiscover("key_a"))?.offered).toEqual(["weather.now"]);
+    });
+
+    it("claims a discover's first execution once, across processes, until the key's next discover", async () => {
+      const store = handle.store.learnedQueries;
+      const other = (await handle.openAnother()).learnedQueries;
+      // No note yet: nothing to claim.
+      expect(await store.claimFirstExecution("key_a", T0)).toBe(false);
+      await store.noteDiscovers([note(), note({ keyId: "key_b", owner: "bob" })]);
+      // Two processes race for the first execution after the discover: one wins.
+      const claims = await Promise.all([
+        store.claimFirstExecution("key_a", T0),
+        other.claimFirstExecution("key_a", T0),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimFirstExecution("key_a", T0)).toBe(false);
+      expect(await other.claimFirstExecution("key_a", T0)).toBe(false);
+      // Another key's discover is its own.
+      expect(await other.claimFirstExecution("key_b", T0)).toBe(true);
+      // A claim for a discover that is no longer the key's latest fails.
+      await store.noteDiscovers([note({ at: T0 + 1 })]);
+      expect(await other.claimFirstExecution("key_a", T0)).toBe(false);
+      // The key's next discover can be claimed again, once, even with the time of the last.
+      expect(await other.claimFirstExecution("key_a", T0 + 1)).toBe(true);
+      expect(await store.claimFirstExecution("key_a", T0 + 1)).toBe(false);
+      await store.noteDiscovers([note({ at: T0 + 1 })]);
+      expect(await store.claimFirstExecution("key_a", T0 + 1)).toBe(true);
+      // The note itself is unchanged by the claims.
+      expect(await other.lastDiscover("key_a")).toEqual(note({ at: T0 + 1 }));
     });
 
     it("takes the note given last of two notes of one key in one batch", async () => {

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { ServiceError } from "../core/errors.js";
 
@@ -8,22 +9,47 @@ import { ServiceError } from "../core/errors.js";
  *   application/json` on every request (the README's own curl examples do) must be able
  *   to cancel an execution, whose POST has no body. Routes that need a body still refuse
  *   its absence.
- * - The body is read as UTF-8, which JSON must be (RFC 8259); a `charset` parameter is
- *   ignored, as RFC 8259 tells recipients to. Bytes that are not UTF-8 become U+FFFD:
- *   refusing them needs the body as bytes, which Fastify reads at about 9 % more CPU per
- *   execute (measured with bench/cpu-cost.mjs), for clients that break the RFC.
+ * - The body is read as UTF-8, which JSON must be (RFC 8259). A body declared in another
+ *   charset (`charset=iso-8859-1`), or compressed (`Content-Encoding: gzip`), is refused
+ *   with 415: read as UTF-8 it would be stored corrupted, or called invalid JSON. Bytes
+ *   that are not UTF-8 in a body declared as such become U+FFFD: refusing them needs the
+ *   body as bytes, which Fastify reads at about 9 % more CPU per execute (measured with
+ *   bench/cpu-cost.mjs), for clients that break the RFC.
  * - Valid JSON refused for a `__proto__` or `constructor.prototype` key says so.
  */
 export function parseJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const unreadable = unreadableBodyError(request.headers);
+    if (unreadable) return done(unreadable, undefined);
     const text = body as string;
     if (text.length === 0) return done(null, undefined);
     void parseJson(request, text, (err, value) => {
       done(err && isPlainJson(text) ? forbiddenKeyError() : err, value);
     });
   });
+}
+
+/** Charsets whose JSON reads the same as UTF-8 (ASCII is a subset). */
+const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/** A 415 for a body this parser would misread: another charset, or a content coding. */
+function unreadableBodyError(headers: IncomingHttpHeaders): ServiceError | undefined {
+  const encoding = headers["content-encoding"]?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    return new ServiceError("unsupported_media_type", {
+      message: `The request body must be uncompressed application/json; Content-Encoding "${encoding.slice(0, 40)}" is not supported.`,
+    });
+  }
+  const charset = CHARSET.exec(headers["content-type"] ?? "")?.[1]?.toLowerCase();
+  if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+    return new ServiceError("unsupported_media_type", {
+      message: `The request body must be JSON in UTF-8; charset "${charset.slice(0, 40)}" is not supported.`,
+    });
+  }
+  return undefined;
 }
 
 /** Whether plain `JSON.parse` takes `text`: then only the poisoning checks refused it. */

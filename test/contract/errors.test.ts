@@ -428,6 +428,33 @@ describe("contract: the error table", () => {
         expectError(res, 415, "unsupported_media_type");
       },
     );
+
+    it("refuses JSON in another charset, or compressed, which read as UTF-8 would be stored corrupted", async () => {
+      const body = '{"query":"café"}';
+      for (const [contentType, headers] of [
+        ["application/json; charset=iso-8859-1", {}],
+        ['application/json; charset="UTF-16"', {}],
+        ["application/json", { "content-encoding": "gzip" }],
+      ] as const) {
+        const res = await server.request("POST", "/v1/discover", {
+          key: full.secret,
+          rawBody: body,
+          contentType,
+          headers,
+        });
+        expect(expectError(res, 415, "unsupported_media_type").message).toMatch(/UTF-8|uncompressed/);
+      }
+      // UTF-8 named in any of its spellings, and ASCII, are JSON as usual.
+      for (const charset of ["utf-8", "UTF8", '"utf-8"', "us-ascii"]) {
+        const res = await server.request("POST", "/v1/discover", {
+          key: full.secret,
+          rawBody: body,
+          contentType: `application/json; charset=${charset}`,
+          headers: { "content-encoding": "identity" },
+        });
+        expect(res.status, charset).toBe(200);
+      }
+    });
   });
 
   describe("422", () => {

@@ -1,3 +1,16 @@
+import { setMaxListeners } from "node:events";
+
+/**
+ * A controller for a long-lived signal that every waiting request hooks onto (shutdown,
+ * say): it has no listener cap, since Node's warning at 11 listeners ("possible memory
+ * leak") would fire under ordinary load, where each listener goes with its request.
+ */
+export function sharedAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 /** A signal that aborts when any of its sources does, until it is let go of. */
 export interface LinkedSignal {
   readonly signal: AbortSignal;

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
+import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError, shuttingDownError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
@@ -110,7 +111,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       );
     },
   });
-  const shutdown = new AbortController();
+  const shutdown = sharedAbortController();
   let opened = false;
   let closing = false;
   /** Why no request is served now (starting, or shutting down); undefined when they are. */

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config.js";
+import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError } from "../core/errors.js";
 import { isWellFormedSecret } from "../core/keys/secret.js";
 import type { Logger } from "../core/logger.js";
@@ -56,7 +57,7 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
   // Fired once this process's executions have ended at shutdown: a wait for another
   // process's execution then answers its record as it stands, as on `/mcp`, instead of
   // holding the call until the deadline and going unanswered.
-  const waitsEnd = new AbortController();
+  const waitsEnd = sharedAbortController();
   return {
     // Authenticated on every call, so that a revocation stops this process's key at once.
     backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret), waitsEnd.signal),

@@ -208,6 +208,26 @@ describe("contract: execution resources", () => {
     expect(server.child.exitCode).toBeNull();
   });
 
+  it("serves many long polls and event streams at once without a listener-leak warning", async () => {
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 1500 }, async: true },
+    });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const polls = Array.from({ length: 15 }, () =>
+      server.request("GET", `/v1/executions/${id}?wait=15`, { key: key.secret }),
+    );
+    const streams = Array.from({ length: 15 }, () =>
+      readEventStream(server.baseUrl, `/v1/executions/${id}/events`, key.secret),
+    );
+    for (const done of await Promise.all(polls)) {
+      expect(bodyOf<ExecutionRecord>(done).status).toBe("completed");
+    }
+    for (const stream of await Promise.all(streams)) expect(stream.status).toBe(200);
+    // Node's warning at 11 listeners on one signal reads "possible memory leak" to operators.
+    expect(server.logs()).not.toMatch(/MaxListenersExceededWarning/);
+  });
+
   it("the event stream of a finished execution is its terminal status, then the end", async () => {
     const stream = await readEventStream(
       server.baseUrl,

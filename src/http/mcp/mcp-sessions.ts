@@ -10,6 +10,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { sharedAbortController } from "../../core/any-signal.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
 import type { Skillport } from "../../core/skillport.js";
 import { EmbeddedBackend } from "../../mcp/embedded-backend.js";
@@ -90,7 +91,7 @@ export class McpSessions {
   private readonly answering = new Set<Promise<void>>();
   #closed = false;
   /** Fires at shutdown once the executions have ended: long waits end then (see closeAll). */
-  private readonly waitsEnd = new AbortController();
+  private readonly waitsEnd = sharedAbortController();
 
   constructor(
     private readonly skillport: Skillport,

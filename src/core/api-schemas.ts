@@ -78,5 +78,8 @@ export const IdempotencyKey = z.string().regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTE
 
 /** The key as the core takes it, or an `invalid_request` naming the rule. */
 export function checkIdempotencyKey(key: unknown): string {
-  return parseOrThrow(IdempotencyKey, key, "invalid_request", `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}`);
+  // Wrapped so that the details name the header, not the body's root.
+  const header = z.object({ "Idempotency-Key": IdempotencyKey });
+  const message = `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}`;
+  return parseOrThrow(header, { "Idempotency-Key": key }, "invalid_request", message)["Idempotency-Key"];
 }

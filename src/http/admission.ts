@@ -18,12 +18,16 @@ declare module "fastify" {
   }
 }
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+const BEARER = /^Bearer[ \t]+(.*?)[ \t]*$/i;
 
-/** The secret of an `Authorization: Bearer <secret>` header; undefined when there is none. */
+/**
+ * The secret of an `Authorization: Bearer <secret>` header; undefined when there is none.
+ * What follows `Bearer` is the secret whatever it holds (`<key> extra` is a malformed key,
+ * refused as invalid, not as missing: a key was sent).
+ */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  return BEARER.exec(header)?.[1];
+  return BEARER.exec(header)?.[1] || undefined;
 }
 
 /**

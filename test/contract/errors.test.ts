@@ -191,7 +191,9 @@ describe("contract: the error table", () => {
         { skill_id: "math.evaluate", params: { expression: "1" } },
         { "idempotency-key": "k".repeat(256) },
       );
-      expectError(res, 400, "invalid_request");
+      const error = expectError(res, 400, "invalid_request");
+      // The details name the header at fault, not the body.
+      expect(error.details?.map((detail) => detail.path)).toEqual(["Idempotency-Key"]);
     });
   });
 
@@ -217,6 +219,15 @@ describe("contract: the error table", () => {
           401,
           "invalid_api_key",
         );
+      }
+      // A key was sent, with something after it: malformed, not missing.
+      const full = (await server.createKey()).secret;
+      for (const authorization of [`Bearer ${full} extra`, `Bearer ${full.slice(0, 20)} ${full.slice(20)}`]) {
+        const res = await server.request("POST", "/v1/discover", {
+          json: { query: "send" },
+          headers: { authorization },
+        });
+        expect(expectError(res, 401, "invalid_api_key").message).not.toContain(full.slice(8));
       }
     });
   });

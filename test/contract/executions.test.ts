@@ -303,6 +303,28 @@ describe("contract: queued executions", () => {
     bodyOf<ExecutionRecord>(await server.request("GET", `/v1/executions/${id}`, { key: key.secret }));
   const cancel = (id: string) => server.request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
 
+  it("a running execution's latency_ms is the time it has run so far (null only until it started)", async () => {
+    const running = await start(1_500);
+    await eventually(async () => expect((await get(running.id)).status).toBe("running"));
+    await sleep(300);
+    const read = await get(running.id);
+    expect(read.status).toBe("running");
+    expect(read.latency_ms).toBeTypeOf("number");
+    const asOfRead = Date.now() - Date.parse(read.started_at ?? "");
+    expect(read.latency_ms ?? -1).toBeGreaterThanOrEqual(250);
+    expect(read.latency_ms ?? Infinity).toBeLessThanOrEqual(asOfRead + 50);
+    const listed = bodyOf<Page>(
+      await server.request("GET", "/v1/executions?status=running", { key: key.secret }),
+    );
+    expect(listed.data.find((record) => record.id === running.id)?.latency_ms).toBeTypeOf("number");
+    const stream = await readEventStream(server.baseUrl, `/v1/executions/${running.id}/events`, key.secret);
+    const first = JSON.parse(stream.events[0]?.data ?? "{}") as ExecutionRecord;
+    expect(first.status === "running" ? first.latency_ms : 0).toBeTypeOf("number");
+    const done = await get(running.id);
+    expect(done).toMatchObject({ status: "completed" });
+    expect(done.latency_ms ?? 0).toBeGreaterThanOrEqual(1_500);
+  });
+
   it("a queued execution is cancelled before it starts: never started, no latency, never runs", async () => {
     const running = await start(30_000);
     const queued = await start(200);

@@ -9,7 +9,7 @@ import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import { type ExecutionFilters, pageOfExecutions } from "./execution-page.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
-import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
+import { type ExecutionRecord, isTerminal, recordAsOf, type StoredExecution } from "./record.js";
 import { cancelledOutcome } from "./run-skill.js";
 import type { SignalBridge } from "./signal-bridge.js";
 
@@ -46,8 +46,8 @@ export class ExecutionQueries {
    */
   async get(key: ApiKey, id: string, waitMs = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
-    if (waitMs <= 0 || isTerminal(execution.record.status)) return execution.record;
-    return this.waitForTerminal(execution, waitMs, signal);
+    if (waitMs <= 0 || isTerminal(execution.record.status)) return this.asShown(execution.record);
+    return this.asShown(await this.waitForTerminal(execution, waitMs, signal));
   }
 
   async list(
@@ -85,7 +85,7 @@ export class ExecutionQueries {
     query: { limit: number; cursor?: string },
   ): Promise<{ data: ExecutionRecord[]; next_cursor: string | null }> {
     const { data, next_cursor } = await pageOfExecutions(this.store.executions, filters, query);
-    return { data: data.map((row) => row.record), next_cursor };
+    return { data: data.map((row) => this.asShown(row.record)), next_cursor };
   }
 
   /**
@@ -128,7 +128,14 @@ export class ExecutionQueries {
    * they happen, ending after the terminal status (SSE `/events`).
    */
   async *subscribe(key: ApiKey, id: string, signal?: AbortSignal): AsyncGenerator<ExecutionEvent> {
-    yield* this.follow(await this.find(key, id), signal);
+    for await (const event of this.follow(await this.find(key, id), signal)) {
+      yield event.type === "status" ? { ...event, record: this.asShown(event.record) } : event;
+    }
+  }
+
+  /** The record as readers see it now (`recordAsOf`): every surface shows records through this. */
+  asShown(record: ExecutionRecord): ExecutionRecord {
+    return recordAsOf(record, this.clock.now());
   }
 
   /**

@@ -45,7 +45,7 @@ export async function* streamExecution(
         replayRunning: true,
         onStored: (record) => {
           executionId = record.id;
-          push({ type: "status", record });
+          push({ type: "status", record: queries.asShown(record) });
         },
         onProgress: (update) => push({ type: "progress", execution_id: executionId, ...update }),
       },

@@ -54,6 +54,16 @@ export const ExecutionRecordSchema = ExecutionRecordFields.meta({ id: "Execution
 export const ExecutionRecordInline = ExecutionRecordFields;
 export type ExecutionRecord = z.output<typeof ExecutionRecordSchema>;
 
+/**
+ * The record as a reader sees it at `nowMs`: a running execution's `latency_ms` is the
+ * time it has run so far (contract.md: null only until it started). Stored records keep
+ * null until the end, so the value is never stale.
+ */
+export function recordAsOf(record: ExecutionRecord, nowMs: number): ExecutionRecord {
+  if (record.status !== "running" || record.started_at === null) return record;
+  return { ...record, latency_ms: Math.max(0, nowMs - Date.parse(record.started_at)) };
+}
+
 /** A record with what the service keeps about it but does not show. */
 export interface StoredExecution {
   record: ExecutionRecord;

@@ -80,7 +80,7 @@ export interface ExecutionStore {
   claimOrphans(
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
-  ): Promise<StoredExecution[]>;
+  ): Promise<ClaimedOrphan[]>;
   /**
    * The shared queue: takes up to `limit` executions that are still `queued`, were created
    * before `queuedBefore` and are held by another runner (alive or not: a busy runner's
@@ -106,6 +106,12 @@ export interface ExecutionStore {
 }
 
 /** A process that runs executions, with what is needed to tell whether it is still alive. */
+/** An execution taken over from a gone runner (`claimOrphans`), now `runnerId`'s. */
+export interface ClaimedOrphan extends StoredExecution {
+  /** Unix milliseconds of the gone runner's last heartbeat; undefined when it left no row. */
+  lastHeartbeatAt: number | undefined;
+}
+
 export interface RunnerInfo {
   id: string;
   /**

@@ -1,5 +1,5 @@
 import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../core/execution/record.js";
-import type { RunnerInfo } from "../core/ports.js";
+import type { ClaimedOrphan, RunnerInfo } from "../core/ports.js";
 
 /** An `executions` row as better-sqlite3 returns it, and the parameters both adapters write. */
 export interface ExecutionRow {
@@ -136,6 +136,15 @@ export function runnerOf(row: RunnerColumns): RunnerInfo | undefined {
  * The rows, among orphan candidates, whose runner `isRunnerGone` judges gone; each runner
  * is judged once however many executions it left.
  */
+/** An orphan row as claimed by `runnerId`, with when its gone runner last beat. */
+export function claimedOrphan(
+  row: RunnerColumns,
+  execution: StoredExecution,
+  runnerId: string,
+): ClaimedOrphan {
+  return { ...execution, runnerId, lastHeartbeatAt: runnerOf(row)?.heartbeatAt };
+}
+
 export function rowsOfGoneRunners<Row extends RunnerColumns>(
   rows: Row[],
   isRunnerGone: (runner: RunnerInfo | undefined) => boolean,

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
+import { isoTimestamp, ManualClock } from "../../src/core/clock.js";
 import { processHost, runnerHost } from "../../src/core/execution/runner-host.js";
 import { isRunnerGone, type RunnerJudge } from "../../src/core/execution/runner-liveness.js";
 import type { RunnerInfo, Store } from "../../src/core/ports.js";
@@ -208,6 +208,29 @@ describe("runners judging others after an outage of the store, or as they start"
     expect(gone(silentFor(STALE_MS * 10, elsewhere), justStarted)).toBe(false);
     const here = { id: "runner_dead_here", host: processHost(), pid: await exitedPid() };
     expect(gone(silentFor(0, here), justStarted)).toBe(true);
+  });
+
+  it("ends a dead peer's run when it was last seen alive, not when it is found: the downtime is no part of its latency", async () => {
+    const stepped = await steppedRunner();
+    const { store, clock } = stepped;
+    try {
+      // The peer started a run 2 s before its last heartbeat, then died; found an hour later.
+      const lastBeat = NOW - 3_600_000;
+      await store.executions.heartbeat({ id: "runner_died", ...PEER, heartbeatAt: lastBeat });
+      const startedAt = isoTimestamp(lastBeat - 2_000);
+      const execution = makeExecution({ status: "running", runnerId: "runner_died", createdAt: startedAt });
+      await store.executions.save(execution);
+      await stepped.start();
+      // Found once this runner has beaten for longer than the stale period (see above).
+      for (let beat = 1; beat <= 12; beat++) await stepped.beat();
+      const record = (await store.executions.get(execution.record.id))?.record;
+      expect(record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+      expect(record?.finished_at).toBe(isoTimestamp(lastBeat + BEAT_MS));
+      expect(record?.latency_ms).toBe(2_000 + BEAT_MS);
+      expect(clock.now() - lastBeat).toBeGreaterThan(3_600_000);
+    } finally {
+      await stepped.stop();
+    }
   });
 
   it("a runner whose heartbeats failed takes over a peer that stays silent only after beating for longer than the stale period again, and never one whose beats resume", async () => {

@@ -290,9 +290,13 @@ export class ExecutionRunner {
   }
 
   /** Stores the outcome; resolves with the terminal record as stored, which is the answer. */
-  private async finish(execution: StoredExecution, outcome: RunOutcome): Promise<StoredExecution> {
+  private async finish(
+    execution: StoredExecution,
+    outcome: RunOutcome,
+    endedAtMs = this.options.clock.now(),
+  ): Promise<StoredExecution> {
     const { store, events } = this.options;
-    let done = markFinished(execution, outcome, this.options.clock.now());
+    let done = markFinished(execution, outcome, endedAtMs);
     try {
       if (!(await store.executions.save(done))) {
         // Another process ended it first (a cancel it recorded itself, having no channel to
@@ -431,13 +435,21 @@ export class ExecutionRunner {
           release: this.options.concurrency.track(orphan.keyId),
         });
       } else {
+        // Ended when its process died, not now: the time since (a restart overnight, say)
+        // is no part of its run. The last heartbeat bounds that moment, to within a beat.
+        const beat = orphan.lastHeartbeatAt;
+        const now = this.options.clock.now();
+        const endedAtMs = beat === undefined ? now : Math.min(now, beat + this.heartbeatMs);
+        const startedAtMs = Date.parse(orphan.record.started_at ?? orphan.record.created_at);
+        const cutOffAtMs = Math.max(endedAtMs, startedAtMs);
         await this.finish(
           orphan,
           failedOutcome(
             "execution_interrupted",
             "The process running the execution stopped before it ended.",
-            runningFor(orphan, this.options.clock.now()),
+            runningFor(orphan, cutOffAtMs),
           ),
+          cutOffAtMs,
         );
       }
     }

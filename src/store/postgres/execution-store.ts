@@ -3,12 +3,19 @@ import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../co
 import { isTerminal } from "../../core/execution/record.js";
 import { idFloor } from "../../core/ids.js";
 import type {
+  ClaimedOrphan,
   ExecutionListQuery,
   ExecutionResultSize,
   ExecutionStore,
   RunnerInfo,
 } from "../../core/ports.js";
-import { type ExecutionRow, NOT_TERMINAL_SQL, rowsOfGoneRunners, toExecutionRow } from "../execution-row.js";
+import {
+  claimedOrphan,
+  type ExecutionRow,
+  NOT_TERMINAL_SQL,
+  rowsOfGoneRunners,
+  toExecutionRow,
+} from "../execution-row.js";
 import { SaveBatcher } from "./save-batcher.js";
 import { inTransaction } from "./transaction.js";
 
@@ -108,7 +115,7 @@ export class PostgresExecutionStore implements ExecutionStore {
   async claimOrphans(
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
-  ): Promise<StoredExecution[]> {
+  ): Promise<ClaimedOrphan[]> {
     return inTransaction(this.pool, async (client) => {
       // Lock first, then read the runners in a statement of its own. Joined in one
       // statement, a row that another replica claimed (and committed) while this one
@@ -138,7 +145,9 @@ export class PostgresExecutionStore implements ExecutionStore {
           runner_heartbeat_at: runner?.heartbeat_at ?? null,
         };
       });
-      const claimed = rowsOfGoneRunners(rows, isRunnerGone).map((row) => ({ ...fromRow(row), runnerId }));
+      const claimed = rowsOfGoneRunners(rows, isRunnerGone).map((row) =>
+        claimedOrphan(row, fromRow(row), runnerId),
+      );
       if (claimed.length > 0) {
         await client.query("update executions set runner_id = $1 where id = any($2)", [
           runnerId,

@@ -1,12 +1,14 @@
 import type { StoredExecution } from "../../core/execution/record.js";
 import { idFloor } from "../../core/ids.js";
 import type {
+  ClaimedOrphan,
   ExecutionListQuery,
   ExecutionResultSize,
   ExecutionStore,
   RunnerInfo,
 } from "../../core/ports.js";
 import {
+  claimedOrphan,
   EXECUTION_COLUMNS,
   EXECUTION_UPSERT_TAIL,
   type ExecutionRow,
@@ -48,7 +50,7 @@ export class SqliteExecutionStore implements ExecutionStore {
     (runnerId: string, limit: number, queuedBefore: string, startedAt: string) => StoredExecution[]
   >;
   private readonly claim: Database.Transaction<
-    (runnerId: string, isRunnerGone: (runner: RunnerInfo | undefined) => boolean) => StoredExecution[]
+    (runnerId: string, isRunnerGone: (runner: RunnerInfo | undefined) => boolean) => ClaimedOrphan[]
   >;
 
   constructor(
@@ -154,7 +156,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   async claimOrphans(
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
-  ): Promise<StoredExecution[]> {
+  ): Promise<ClaimedOrphan[]> {
     return this.claim.immediate(runnerId, isRunnerGone);
   }
 
@@ -193,10 +195,10 @@ export class SqliteExecutionStore implements ExecutionStore {
   private claimInTransaction(
     runnerId: string,
     isRunnerGone: (runner: RunnerInfo | undefined) => boolean,
-  ): StoredExecution[] {
+  ): ClaimedOrphan[] {
     return rowsOfGoneRunners(this.orphanCandidates.all(runnerId), isRunnerGone).map((row) => {
       this.reassign.run(runnerId, row.id);
-      return { ...fromExecutionRow(row), runnerId };
+      return claimedOrphan(row, fromExecutionRow(row), runnerId);
     });
   }
 

@@ -38,10 +38,13 @@ export function describeRunnerContract(handle: StoreHandle): void {
         [records.dead.record.id, records.deadQueued.record.id, records.missing.record.id].sort(),
       );
       for (const execution of claimed) expect(execution.runnerId).toBe("runner_me");
+      // Each with when its gone runner last beat (none for a runner that left no row).
       expect(claimed.find((e) => e.record.id === records.dead.record.id)).toEqual({
         ...records.dead,
         runnerId: "runner_me",
+        lastHeartbeatAt: T0 - 60_000,
       });
+      expect(claimed.find((e) => e.record.id === records.missing.record.id)?.lastHeartbeatAt).toBeUndefined();
       expect((await handle.store.executions.get(records.missing.record.id))?.runnerId).toBe("runner_me");
       expect((await handle.store.executions.get(records.live.record.id))?.runnerId).toBe("runner_live");
       expect((await handle.store.executions.get(records.deadFinished.record.id))?.runnerId).toBe(

@@ -104,7 +104,8 @@ export class Skillport {
   /** `GET /v1/executions/{id}`; with `waitSeconds`, a long poll until the record is terminal. */
   async getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
     const waitSeconds = options.waitSeconds ?? 0;
-    if (Number.isNaN(waitSeconds)) throw new RangeError("waitSeconds must be a number (of seconds, 0–60)");
+    // A negative wait is no wait to the server's eye, but the caller meant something else.
+    if (!(waitSeconds >= 0)) throw new RangeError("waitSeconds must be a number of seconds, 0–60");
     return this.#transport.json({
       method: "GET",
       path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}${waitSeconds > 0 ? `?wait=${waitSeconds}` : ""}`,

@@ -238,7 +238,7 @@ describe("client: every method against the real server", () => {
     expect([missing.status, missing.code]).toEqual([404, "skill_not_found"]);
   });
 
-  it("a timeout_ms or waitSeconds that is NaN is refused as such, not answered as a timeout after NaN ms", async () => {
+  it("a timeout_ms or waitSeconds that is NaN or negative is refused as such, not answered as a timeout after NaN ms", async () => {
     for (const timeout_ms of [Number.NaN, -5]) {
       const err = await rejectionOf(
         client.execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms }),
@@ -249,7 +249,11 @@ describe("client: every method against the real server", () => {
         "timeout_ms",
       ]);
     }
-    await expect(client.getExecution("exec_any", { waitSeconds: Number.NaN })).rejects.toThrow(RangeError);
+    for (const waitSeconds of [Number.NaN, -1]) {
+      await expect(client.getExecution("exec_any", { waitSeconds }), String(waitSeconds)).rejects.toThrow(
+        RangeError,
+      );
+    }
   });
 
   it("refuses an idempotency key an HTTP header cannot carry intact before sending it", async () => {

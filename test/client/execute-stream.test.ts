@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExecuteStreamEvent, type ExecutionEvent, Skillport } from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { awayFromMinuteBoundary, type CreatedKey, serverForSuite } from "../contract/harness.js";
+import { runningRecord } from "../support/running-record.js";
 import { collect, rejectionOf } from "./support.js";
 
 const statuses = (events: ExecuteStreamEvent[]) =>
@@ -77,18 +78,7 @@ describe("client: executeStream against the real server", () => {
 
 describe("client: executeStream when the stream ends early", () => {
   it("follows the execution on its own events once its id is known, without running it again", async () => {
-    const running = {
-      id: "exec_0VbwQzvZ000eZAv4aMMqKeU12",
-      skill_id: "util.wait",
-      status: "running",
-      success: false,
-      error: null,
-      latency_ms: null,
-      result: null,
-      created_at: "2026-11-25T00:00:00.000Z",
-      started_at: "2026-11-25T00:00:00.000Z",
-      finished_at: null,
-    };
+    const running = runningRecord("util.wait");
     const completed = { ...running, status: "completed", success: true, result: { waited_ms: 1 } };
     const requests: string[] = [];
     const fake = createServer((req, res) => {

@@ -5,19 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Skillport } from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { RemoteBackend } from "../../src/mcp/remote-backend.js";
+import { runningRecord } from "../support/running-record.js";
 
-const RUNNING = {
-  id: "exec_0VbwQzvZ000eZAv4aMMqKeU12",
-  skill_id: "message.send",
-  status: "running",
-  success: null,
-  error: null,
-  latency_ms: null,
-  result: null,
-  created_at: "2026-11-25T00:00:00.000Z",
-  started_at: "2026-11-25T00:00:00.000Z",
-  finished_at: null,
-};
+const RUNNING = runningRecord("message.send");
 
 type Answer = [status: number, body: unknown, headers?: Record<string, string>];
 

@@ -15,6 +15,7 @@ import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { assignToolNames, toolNameOf } from "../../src/mcp/tool-names.js";
 import { makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
+import { runningRecord } from "../support/running-record.js";
 
 const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
@@ -89,18 +90,7 @@ describe("the MCP tool layer on the core", () => {
     // As `--remote` does when the event stream is refused for the key's limit: the run was
     // started, its record is still running. A record is no result of the skill's schema
     // (its outputSchema), which the SDK's client refuses with an McpError.
-    const running = {
-      id: "exec_0VbwQzvZ000eZAv4aMMqKeU12",
-      skill_id: "test.echo",
-      status: "running",
-      success: null,
-      error: null,
-      latency_ms: null,
-      result: null,
-      created_at: "2026-11-25T00:00:00.000Z",
-      started_at: "2026-11-25T00:00:00.000Z",
-      finished_at: null,
-    } as const;
+    const running = runningRecord("test.echo");
     const { client } = await connect({
       wrap: (embedded) =>
         new Proxy(embedded, {

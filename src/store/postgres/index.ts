@@ -30,6 +30,33 @@ export interface PostgresStoreOptions {
 const TIMESTAMPTZ_OID = 1184;
 
 /**
+ * Deadlines on every connection, so that a PostgreSQL that stops answering (a frozen
+ * server, a dead TCP path, a failover whose old host vanished without a reset) costs a
+ * request a few seconds and the contract's 503 with Retry-After (docs/deploy.md), never
+ * a hang until the kernel gives up on the socket (minutes). A connection (a new one, or
+ * one the pool is asked for when all are busy) comes within CONNECT_TIMEOUT_MS; a query
+ * answers within QUERY_TIMEOUT_MS, far above any statement skillport sends (single-row
+ * reads and writes, small transactions). Both failures are outages (`isPostgresOutage`).
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+const QUERY_TIMEOUT_MS = 5_000;
+/**
+ * The server's side of the same deadline: a statement or a transaction left open by a
+ * client that vanished (its locks held) ends there too, with room above the client's
+ * deadline so that the client's timeout is the one a request meets.
+ */
+const SERVER_STATEMENT_TIMEOUT_MS = 30_000;
+const SERVER_IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+/** TCP keep-alive probes from this idle time on, so a silently dead connection is found. */
+const KEEP_ALIVE_DELAY_MS = 10_000;
+/** Migrating may wait for another replica's migration (an advisory lock): a longer deadline. */
+const MIGRATION_TIMEOUT_MS = 120_000;
+/** `/readyz` asks PostgreSQL with this deadline, as it never waits on Redis (see health.ts). */
+const PING_TIMEOUT_MS = 1_000;
+/** Closing waits this long for connections to say goodbye; a hung server gets no more. */
+const CLOSE_TIMEOUT_MS = 2_000;
+
+/**
  * Timestamps come back as the ISO 8601 UTC strings the core uses everywhere (pg's own
  * parser, then `toISOString`), so that a record reads back exactly as it was saved.
  */
@@ -57,21 +84,35 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     options: `-c search_path=${pg.escapeIdentifier(schema)}`,
     types,
     application_name: "skillport",
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    statement_timeout: SERVER_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: SERVER_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
   };
+  // A query that timed out leaves its connection waiting for an answer that may never
+  // come (node-postgres issue #3399): `pool.query` discards such a connection (it releases
+  // it with the error), and so do `inTransaction` and the migration below.
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
   // An idle pooled connection that the server drops must not crash the process.
   pool.on("error", (err) => logger.warn({ err }, "an idle PostgreSQL connection failed"));
   let signals: PostgresSignalChannel;
   try {
-    const client = await pool.connect();
+    const client = new pg.Client({
+      ...clientConfig,
+      query_timeout: MIGRATION_TIMEOUT_MS,
+      statement_timeout: undefined,
+    });
     try {
+      await client.connect();
       await migratePostgres(client, schema);
     } finally {
-      client.release();
+      await withDeadline(client.end(), CLOSE_TIMEOUT_MS);
     }
     signals = await PostgresSignalChannel.open(pool, clientConfig, schema, logger);
   } catch (err) {
-    await pool.end().catch(() => undefined);
+    await withDeadline(pool.end(), CLOSE_TIMEOUT_MS);
     throw err;
   }
 
@@ -89,12 +130,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     limiter: options.limiter,
     signals,
     async ping() {
-      try {
-        await pool.query("select 1");
-        return true;
-      } catch {
-        return false;
-      }
+      // The query itself ends by QUERY_TIMEOUT_MS (its connection then discarded).
+      const answered = pool.query("select 1").then(
+        () => true,
+        () => false,
+      );
+      return (await withDeadline(answered, PING_TIMEOUT_MS)) ?? false;
     },
     isOutage: isPostgresOutage,
     async close() {
@@ -103,10 +144,25 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       try {
         await executions.flush();
       } finally {
-        await signals.close();
+        // A hung server never answers the goodbye: the shutdown must end all the same.
+        await withDeadline(signals.close(), CLOSE_TIMEOUT_MS);
         await options.limiter.close();
-        await pool.end();
+        await withDeadline(pool.end(), CLOSE_TIMEOUT_MS);
       }
     },
   };
+}
+
+/** `promise`'s value, or undefined once `ms` have passed (its rejection is dropped too). */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise.catch(() => undefined), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FreezableProxy, startFreezableProxy } from "../support/freezable-proxy.js";
+import { createTestDatabase, scaleOutServices, skipWithoutServices } from "../support/scale-out-services.js";
+import {
+  type ApiResponse,
+  bodyOf,
+  type CreatedKey,
+  expectError,
+  startServer,
+  type TestServer,
+} from "./harness.js";
+
+const services = scaleOutServices();
+
+/**
+ * The server gives PostgreSQL 5 s to connect or answer (src/store/postgres/index.ts) and
+ * /readyz 1 s. Without a deadline the requests below wait for as long as the proxy stays
+ * frozen: each is given BOUND_MS, far above the deadline on a loaded 2-core machine and
+ * far below "never".
+ */
+const BOUND_MS = 30_000;
+
+/** The request's answer and how long it took; status 0 when it got none within BOUND_MS. */
+async function bounded(call: (signal: AbortSignal) => Promise<ApiResponse>) {
+  const started = performance.now();
+  const res = await call(AbortSignal.timeout(BOUND_MS)).catch(() => undefined);
+  return { res, status: res?.status ?? 0, ms: performance.now() - started };
+}
+
+/**
+ * A PostgreSQL that stops answering without closing anything (a frozen server, a dead TCP
+ * path) is an outage like a stopped one (docs/deploy.md): requests get the 503 with
+ * Retry-After within a few seconds, /readyz says the store is down, and a SIGTERM ends
+ * the process within its deadline. Simulated by a proxy in front of the shared server
+ * that goes silent for this server alone.
+ */
+describe("contract: a PostgreSQL that stops answering", { timeout: 180_000 }, () => {
+  if (!services) {
+    skipWithoutServices("the hung-PostgreSQL contract test");
+    return;
+  }
+  let proxy: FreezableProxy;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let server: TestServer;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    if (!services) return;
+    database = await createTestDatabase(services);
+    const target = new URL(database.databaseUrl);
+    proxy = await startFreezableProxy(target.hostname, Number(target.port));
+    server = await startServer({
+      env: {
+        SKILLPORT_DATABASE_URL: proxy.via(database.databaseUrl),
+        SKILLPORT_REDIS_URL: services.redisUrl,
+        SKILLPORT_REDIS_KEY_PREFIX: `hung-pg-${Date.now()}:`,
+        SKILLPORT_SHUTDOWN_TIMEOUT_MS: "2000",
+      },
+    });
+    key = await server.createRoomyKey({ name: "hung-postgres" });
+    expect((await server.request("GET", "/v1/executions", { key: key.secret })).status).toBe(200);
+    proxy.freeze();
+  });
+  afterAll(async () => {
+    proxy?.thaw();
+    await server?.stop().catch(() => undefined);
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it("answers a request that needs the store 503 service_unavailable with Retry-After, within its deadline", async () => {
+    const { res, status, ms } = await bounded((signal) =>
+      server.request("GET", "/v1/executions/exec_0000000000000000000000", { key: key.secret, signal }),
+    );
+    expect(status, `no answer within ${BOUND_MS} ms`).toBe(503);
+    if (!res) return;
+    expectError(res, 503, "service_unavailable");
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it("answers /readyz 503 with the store down", async () => {
+    const { res, status } = await bounded((signal) => server.request("GET", "/readyz", { signal }));
+    expect(status, `no answer within ${BOUND_MS} ms`).toBe(503);
+    expect(bodyOf<{ store: string }>(res as ApiResponse).store).toBe("down");
+  });
+
+  it("ends on SIGTERM within its shutdown deadline, a request in flight on the hung store", async () => {
+    const inFlight = bounded((signal) =>
+      server.request("GET", "/v1/executions", { key: key.secret, signal }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    server.child.kill("SIGTERM");
+    const exited = await Promise.race([
+      server.exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), BOUND_MS)),
+    ]);
+    expect(exited, `still running ${BOUND_MS} ms after SIGTERM`).toBe(true);
+    expect(performance.now() - started).toBeLessThan(BOUND_MS);
+    await inFlight;
+  });
+});

@@ -142,14 +142,27 @@ export class ExecutionRunner {
       work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
     }, this.heartbeatMs);
     this.timer.unref();
-    if (!this.options.store.signals) {
-      this.endedElsewhereTimer = setInterval(() => {
-        this.stopRunsEndedElsewhere().catch((err: unknown) =>
+    // Without signals this is how a cancel recorded by another process reaches its run.
+    // With them, a cancel signal lost (the listening connection dead and not yet noticed,
+    // or reconnecting) would leave the run going after the API answered `cancelled`: the
+    // same look, less often, bounds that (README: "A cancel stops the run wherever it runs").
+    const endedElsewherePollMs = this.options.store.signals
+      ? ENDED_ELSEWHERE_SAFETY_NET_MS
+      : ENDED_ELSEWHERE_POLL_MS;
+    let checking = false;
+    this.endedElsewhereTimer = setInterval(() => {
+      // One look at a time: during an outage each read waits for the store's deadline.
+      if (checking) return;
+      checking = true;
+      this.stopRunsEndedElsewhere()
+        .catch((err: unknown) =>
           this.options.logger.error({ err }, "could not check for runs ended by another process"),
-        );
-      }, ENDED_ELSEWHERE_POLL_MS);
-      this.endedElsewhereTimer.unref();
-    }
+        )
+        .finally(() => {
+          checking = false;
+        });
+    }, endedElsewherePollMs);
+    this.endedElsewhereTimer.unref();
   }
 
   /**
@@ -475,3 +488,5 @@ function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceEr
 
 /** How often runs are checked for a cancel another process recorded (stores without signals). */
 const ENDED_ELSEWHERE_POLL_MS = 1_000;
+/** The same where signals bring cancels: only for the ones lost on the way. */
+const ENDED_ELSEWHERE_SAFETY_NET_MS = 5_000;

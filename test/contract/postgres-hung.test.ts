@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FreezableProxy, startFreezableProxy } from "../support/freezable-proxy.js";
 import { createTestDatabase, scaleOutServices, skipWithoutServices } from "../support/scale-out-services.js";
@@ -6,6 +7,8 @@ import {
   bodyOf,
   type CreatedKey,
   expectError,
+  freePort,
+  runCli,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -99,5 +102,60 @@ describe("contract: a PostgreSQL that stops answering", { timeout: 180_000 }, ()
     expect(exited, `still running ${BOUND_MS} ms after SIGTERM`).toBe(true);
     expect(performance.now() - started).toBeLessThan(BOUND_MS);
     await inFlight;
+  });
+});
+
+/**
+ * Audit 21 #5: a PostgreSQL out of reach at start-up is named, as Redis is ("Cannot connect
+ * to Redis at SKILLPORT_REDIS_URL"), so that an operator with both on one host knows which
+ * is down; the URL's password is never printed. A silent one (a frozen server) fails the
+ * start within the connection deadline instead of hanging it.
+ */
+describe("contract: a PostgreSQL out of reach at start-up", { timeout: 120_000 }, () => {
+  if (!services) {
+    skipWithoutServices("the unreachable-PostgreSQL start-up test");
+    return;
+  }
+  const password = "S3cretPW-not-printed";
+
+  it("serve and keys list say which setting failed, without the password, when PostgreSQL refuses", async () => {
+    const env = {
+      SKILLPORT_DATABASE_URL: `postgres://skillport:${password}@127.0.0.1:${await freePort()}/x`,
+      SKILLPORT_REDIS_URL: services.redisUrl,
+      SKILLPORT_PORT: String(await freePort()),
+    };
+    for (const args of [["serve"], ["keys", "list"]]) {
+      const { code, stdout, stderr } = await runCli(args, env);
+      expect(code, args.join(" ")).toBe(1);
+      expect(stderr, args.join(" ")).toMatch(
+        /Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL \(.*ECONNREFUSED/,
+      );
+      expect(stdout + stderr).not.toContain(password);
+    }
+  });
+
+  it("serve fails within the connection deadline when PostgreSQL does not answer", async () => {
+    // Accepts connections and never says a word, as a frozen server's kernel does.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = performance.now();
+      const { code, stderr } = await runCli(["serve"], {
+        SKILLPORT_DATABASE_URL: `postgres://skillport:${password}@127.0.0.1:${port}/x`,
+        SKILLPORT_REDIS_URL: services.redisUrl,
+        SKILLPORT_PORT: String(await freePort()),
+      });
+      expect(code, stderr).toBe(1);
+      expect(stderr).toMatch(/Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL \(.*timeout/);
+      expect(performance.now() - started).toBeLessThan(BOUND_MS);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 });

@@ -113,7 +113,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     signals = await PostgresSignalChannel.open(pool, clientConfig, schema, logger);
   } catch (err) {
     await withDeadline(pool.end(), CLOSE_TIMEOUT_MS);
-    throw err;
+    throw isUnreachable(err) ? cannotConnect(err) : err;
   }
 
   const executions = new PostgresExecutionStore(pool);
@@ -165,4 +165,32 @@ async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | und
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Whether a start-up failure means the server named by the URL could not be reached or
+ * would not let this user in (SQLSTATE class 28, invalid authorization; 3D000, no such
+ * database), rather than a failure of the migration itself.
+ */
+function isUnreachable(err: unknown): boolean {
+  const { code } = (err ?? {}) as { code?: unknown };
+  if (typeof code === "string" && (code.startsWith("28") || code === "3D000")) return true;
+  return isPostgresOutage(err);
+}
+
+/**
+ * Names the setting to check, as the Redis limiter does ("Cannot connect to Redis at
+ * SKILLPORT_REDIS_URL: …"): with both services on one host, the driver's own message
+ * ("connect ECONNREFUSED 127.0.0.1:5432") does not say which one is down. The URL is not
+ * repeated (it may hold a password); the driver's messages never contain it. The
+ * original stays the cause, and its code is kept so the error is still an outage.
+ */
+function cannotConnect(err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  const wrapped = new Error(`Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL (${message})`, {
+    cause: err,
+  });
+  const { code } = (err ?? {}) as { code?: unknown };
+  if (typeof code === "string") Object.assign(wrapped, { code });
+  return wrapped;
 }

@@ -2,6 +2,7 @@ import pg from "pg";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Limiter, Store } from "../../core/ports.js";
+import { withNulRule } from "../nul-rule.js";
 import { PostgresEmbeddingStore } from "./embedding-store.js";
 import { PostgresExecutionStore } from "./execution-store.js";
 import { PostgresIdempotencyStore } from "./idempotency-store.js";
@@ -118,7 +119,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   const executions = new PostgresExecutionStore(pool);
   let closed = false;
-  return {
+  return withNulRule({
     keys: new PostgresKeyStore(pool, options.clock ?? systemClock, logger),
     executions,
     idempotency: new PostgresIdempotencyStore(pool),
@@ -150,7 +151,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         await withDeadline(pool.end(), CLOSE_TIMEOUT_MS);
       }
     },
-  };
+  });
 }
 
 /** `promise`'s value, or undefined once `ms` have passed (its rejection is dropped too). */

@@ -18,7 +18,7 @@ import { PostgresUsageStore } from "./usage-store.js";
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (SKILLPORT_DATABASE_URL). */
   databaseUrl: string;
-  /** The schema to use, created if missing (tests give each store its own); default `public`. */
+  /** The schema to use, created if missing (tests give each store its own); by default the one the connection's `search_path` selects (`current_schema()`). */
   schema?: string;
   /** The limit counters: PostgreSQL holds none (Redis does, see `openRedisLimiter`). Closed with the store. */
   limiter: Limiter & { close(): Promise<void> };
@@ -79,10 +79,14 @@ const types = {
  */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const logger = options.logger ?? silentLogger;
-  const schema = options.schema ?? "public";
   const clientConfig: pg.ClientConfig = {
     connectionString: options.databaseUrl,
-    options: `-c search_path=${pg.escapeIdentifier(schema)}`,
+    // Without a configured schema, the connection's own `search_path` decides (the role's
+    // or the database's setting, or `options` in the URL): since PostgreSQL 15 a user
+    // usually owns a schema of its own rather than creating tables in `public`.
+    ...(options.schema === undefined
+      ? {}
+      : { options: `-c search_path=${pg.escapeIdentifier(options.schema)}` }),
     types,
     application_name: "skillport",
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -99,6 +103,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   // An idle pooled connection that the server drops must not crash the process.
   pool.on("error", (err) => logger.warn({ err }, "an idle PostgreSQL connection failed"));
   let signals: PostgresSignalChannel;
+  let schema = options.schema ?? "public";
   try {
     const client = new pg.Client({
       ...clientConfig,
@@ -107,7 +112,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     });
     try {
       await client.connect();
-      await migratePostgres(client, schema);
+      schema = options.schema ?? (await currentSchema(client));
+      await migratePostgres(client, schema).catch((err: unknown) => {
+        throw (err as { code?: unknown }).code === INSUFFICIENT_PRIVILEGE
+          ? cannotCreateTables(err, schema)
+          : err;
+      });
     } finally {
       await withDeadline(client.end(), CLOSE_TIMEOUT_MS);
     }
@@ -166,6 +176,35 @@ async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | und
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** SQLSTATE 42501: e.g. "permission denied for schema public" (PostgreSQL 15+ grants no CREATE there). */
+const INSUFFICIENT_PRIVILEGE = "42501";
+
+/**
+ * The schema the connection's `search_path` creates tables in. None (its schemas are all
+ * missing, e.g. `"$user"` without such a schema and no `public`) is refused with what to do.
+ */
+async function currentSchema(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ schema: string | null }>("select current_schema() as schema");
+  const schema = rows[0]?.schema;
+  if (!schema) {
+    throw new Error(
+      "PostgreSQL at SKILLPORT_DATABASE_URL: the user's search_path names no existing schema; " +
+        "create one it owns and set it (ALTER ROLE ... SET search_path), see docs/deploy.md.",
+    );
+  }
+  return schema;
+}
+
+function cannotCreateTables(err: unknown, schema: string): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(
+    `PostgreSQL at SKILLPORT_DATABASE_URL: the user cannot create skillport's tables in schema ` +
+      `"${schema}" (${message}). Give it a schema of its own as its search_path, or ` +
+      `GRANT CREATE ON SCHEMA ${schema}; see docs/deploy.md.`,
+    { cause: err },
+  );
 }
 
 /**

@@ -65,14 +65,39 @@ function queryHasNul(query: ExecutionListQuery): boolean {
 
 /**
  * `target` with some methods replaced; the others are `target`'s own, called on it (the
- * adapters are class instances: a spread would lose their prototype's methods).
+ * adapters are class instances: a spread would lose their prototype's methods). What is
+ * set or defined on the result (a test's spy) lands on the result, never on `target`:
+ * the replacements call `target`'s methods and must keep reaching the adapter's own.
  */
 function override<T extends object>(target: T, methods: Partial<T>): T {
-  return new Proxy(target, {
+  const own = new Map<PropertyKey, unknown>(Object.entries(methods));
+  const proxy: T = new Proxy(target, {
     get(object, property) {
-      if (Object.hasOwn(methods, property)) return methods[property as keyof T];
+      if (own.has(property)) return own.get(property);
       const value: unknown = Reflect.get(object, property, object);
       return typeof value === "function" ? value.bind(object) : value;
     },
+    set(_object, property, value, receiver) {
+      // An object made with the result as its prototype keeps what is set on it.
+      if (receiver !== proxy) {
+        return Reflect.defineProperty(receiver as object, property, {
+          value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+      own.set(property, value);
+      return true;
+    },
+    defineProperty(_object, property, descriptor) {
+      own.set(property, descriptor.value ?? descriptor.get?.());
+      return true;
+    },
+    deleteProperty(_object, property) {
+      own.delete(property);
+      return true;
+    },
   });
+  return proxy;
 }

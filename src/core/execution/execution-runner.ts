@@ -155,9 +155,11 @@ export class ExecutionRunner {
       if (checking) return;
       checking = true;
       this.stopRunsEndedElsewhere()
-        .catch((err: unknown) =>
-          this.options.logger.error({ err }, "could not check for runs ended by another process"),
-        )
+        .catch((err: unknown) => {
+          // The store out of reach is logged where requests meet it; this look only waits.
+          const log = this.options.store.isOutage(err) ? this.options.logger.warn : this.options.logger.error;
+          log.call(this.options.logger, { err }, "could not check for runs ended by another process");
+        })
         .finally(() => {
           checking = false;
         });

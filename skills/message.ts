@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
-import { NO_CONTROL_CHARACTERS, WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
+import {
+  NO_CONTROL_CHARACTERS,
+  NO_NUL,
+  NO_NUL_MESSAGE,
+  WELL_FORMED_MESSAGE,
+  WELL_FORMED_UNICODE,
+} from "./lib/text-guards.js";
 
 const channel = z
   .string()
@@ -34,7 +40,8 @@ export const messageSend = defineSkill({
       .min(1)
       .max(10_000)
       .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
-      .describe("Text of the message (1-10000 characters)."),
+      .regex(NO_NUL, NO_NUL_MESSAGE)
+      .describe("Text of the message (1-10000 characters, no U+0000)."),
   }),
   result: z.object({
     message_id: z.string().describe("Identifier of the stored message."),

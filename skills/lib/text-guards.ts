@@ -20,3 +20,13 @@ export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1F\x7F]*$/;
 export const WELL_FORMED_UNICODE =
   /^(?![\s\S]*(?:[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]))/;
 export const WELL_FORMED_MESSAGE = "must be well-formed Unicode (no lone surrogate)";
+
+/**
+ * Matches text without U+0000 (NUL), for free text a skill stores in a column of its own
+ * (a message's text): PostgreSQL's `text` cannot hold NUL, and refusing it on every store
+ * gives one answer whichever store (see `src/store/nul-rule.ts`). Channel names and memory
+ * keys refuse every control character already (`NO_CONTROL_CHARACTERS`).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point.
+export const NO_NUL = /^[^\x00]*$/;
+export const NO_NUL_MESSAGE = "must not contain U+0000 (NUL)";

@@ -6,6 +6,9 @@ import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 
+/** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
 /** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
 export async function runServe(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -49,6 +52,14 @@ export async function runServe(args: string[]): Promise<number> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
+    // Every store call has a deadline (a hung PostgreSQL or Redis costs each a few seconds),
+    // but a shutdown makes several in a row; past the executions' deadline and this grace
+    // the process exits anyway, as a supervisor would kill it: peers recover what it held.
+    setTimeout(() => {
+      logger.error({ grace_ms: SHUTDOWN_GRACE_MS }, "shutdown did not finish in time; exiting");
+      logger.flush();
+      process.exit(1);
+    }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
     // Running executions get until the deadline; the server stops taking requests meanwhile,
     // and the streams and long polls following them end with their terminal status.
     const executionsEnded = skillport.stop(config.shutdownTimeoutMs);

@@ -1,9 +1,10 @@
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Store } from "../../src/core/ports.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { openRedisLimiter } from "../../src/store/redis/index.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
+import { startFreezableProxy } from "../support/freezable-proxy.js";
 import {
   dropNamespace,
   scaleOutServices,
@@ -34,7 +35,7 @@ if (!services) {
     });
 
     /** A store on a schema of its own, connected to PostgreSQL at `url`. */
-    const openStore = async (url = databaseUrl): Promise<Store> => {
+    const openStore = async (url = databaseUrl, poolSize = 2): Promise<Store> => {
       const namespace = uniqueNamespace();
       const limiter = await openRedisLimiter({ redisUrl, keyPrefix: namespace.keyPrefix });
       cleanups.push(() => dropNamespace(services, namespace));
@@ -42,7 +43,7 @@ if (!services) {
         databaseUrl: url,
         schema: namespace.schema,
         limiter,
-        poolSize: 2,
+        poolSize,
       }).catch(async (err: unknown) => {
         await limiter.close();
         throw err;
@@ -65,6 +66,54 @@ if (!services) {
       const err = await rejectionOf(store.keys.list());
       expect(store.isOutage(err)).toBe(true);
       expect(await store.ping()).toBe(false);
+    });
+
+    it("answers within its deadline when PostgreSQL stops answering, and does not reuse the connection that timed out", {
+      timeout: 90_000,
+    }, async () => {
+      // One pooled connection, frozen (open, silent: a hung server or a dead path) while
+      // new ones go through. A transaction on it must fail as an outage within the query
+      // deadline (5 s); node-postgres then still waits for that query's answer on it, so
+      // given back to the pool it would make every later query wait and fail as well.
+      const target = new URL(databaseUrl);
+      const proxy = await startFreezableProxy(target.hostname, Number(target.port));
+      cleanups.push(() => proxy.close());
+      const store = await openStore(proxy.via(databaseUrl), 1);
+      await store.keys.insert(makeKey());
+      expect(proxy.freeze((sent) => !/listen/i.test(sent))).toBeGreaterThan(0);
+      const started = performance.now();
+      const err = await rejectionOf(store.executions.claimOrphans("runner_x", () => false));
+      expect(store.isOutage(err), String(err)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(30_000);
+      expect(await store.keys.list()).toHaveLength(1);
+      expect(await store.executions.claimOrphans("runner_x", () => false)).toEqual([]);
+    });
+
+    it("hears signals again after its listening connection dies without a word", {
+      timeout: 90_000,
+    }, async () => {
+      // The listening connection goes silent (a NAT's idle timeout, a failover): nothing
+      // closes it, so only a check that it still answers finds it and reconnects.
+      const target = new URL(databaseUrl);
+      const proxy = await startFreezableProxy(target.hostname, Number(target.port));
+      cleanups.push(() => proxy.close());
+      const store = await openStore(proxy.via(databaseUrl));
+      const signals = store.signals;
+      if (!signals) throw new Error("the PostgreSQL store has signals");
+      const heard: string[] = [];
+      signals.subscribe((signal) => heard.push(signal.executionId));
+      await signals.publish({ type: "cancel", executionId: "exec_before", from: "test" });
+      await vi.waitFor(() => expect(heard).toContain("exec_before"), { timeout: 10_000 });
+      expect(proxy.freeze((sent) => /listen "skillport/i.test(sent))).toBe(1);
+      // The check runs every 5 s with a 5 s deadline: heard again well within 45 s.
+      let sent = 0;
+      await vi.waitFor(
+        async () => {
+          await signals.publish({ type: "cancel", executionId: `exec_after_${++sent}`, from: "test" });
+          expect(heard.some((id) => id.startsWith("exec_after_"))).toBe(true);
+        },
+        { timeout: 45_000, interval: 500 },
+      );
     });
 
     it("takes a connection the server terminates (57P01) and a refused connection for outages", async () => {

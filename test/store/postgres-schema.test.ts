@@ -98,3 +98,89 @@ describe("postgresql: schema migrations", () => {
     await expect(open(services, namespace)).rejects.toThrow(/newer than this skillport knows/);
   });
 });
+
+/**
+ * Audit 21 #4: since PostgreSQL 15 `public` grants no CREATE to every user; the usual set-up
+ * is a schema the application's role owns, made its `search_path`. Without a configured
+ * schema the store uses the connection's own, and a user that may create tables nowhere is
+ * told what to do.
+ */
+describe("postgresql: the connection's search_path decides the schema", { timeout: 60_000 }, () => {
+  if (!services) {
+    skipWithoutServices("the search_path tests");
+    return;
+  }
+  const { databaseUrl, redisUrl } = services;
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** A fresh database and a login role that owns nothing in it yet; the role's URL. */
+  const databaseAndRole = async (): Promise<{ url: string; admin: (sql: string) => Promise<void> }> => {
+    const id = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+    const role = `sp_role_${id}`;
+    const database = `sp_db_${id}`;
+    const run = async (url: string, sql: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    await run(databaseUrl, `create role ${role} login`);
+    await run(databaseUrl, `create database ${database}`);
+    const adminUrl = new URL(databaseUrl);
+    adminUrl.pathname = `/${database}`;
+    // PostgreSQL 15's default, made explicit so the test means the same on older servers.
+    await run(adminUrl.toString(), "revoke create on schema public from public");
+    cleanups.push(async () => {
+      await run(databaseUrl, `drop database if exists ${database} with (force)`);
+      await run(databaseUrl, `drop role if exists ${role}`);
+    });
+    const url = new URL(adminUrl);
+    url.username = role;
+    return { url: url.toString(), admin: (sql) => run(adminUrl.toString(), sql.replaceAll("ROLE", role)) };
+  };
+
+  const openAs = async (url: string): Promise<Store> => {
+    const namespace = uniqueNamespace();
+    const limiter = await openRedisLimiter({ redisUrl, keyPrefix: namespace.keyPrefix });
+    cleanups.push(() => dropNamespace(services, namespace));
+    const store = await openPostgresStore({ databaseUrl: url, limiter, poolSize: 2 }).catch(
+      async (err: unknown) => {
+        await limiter.close();
+        throw err;
+      },
+    );
+    cleanups.push(() => store.close());
+    return store;
+  };
+
+  it("creates its tables in the schema the role's search_path names, not in public", async () => {
+    const { url, admin } = await databaseAndRole();
+    await admin("create schema app authorization ROLE");
+    await admin("alter role ROLE set search_path = app");
+    const store = await openAs(url);
+    expect(await store.keys.list()).toEqual([]);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ schema: string }>(
+        "select table_schema as schema from information_schema.tables where table_name = 'executions'",
+      );
+      expect(rows.map((row) => row.schema)).toEqual(["app"]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("tells a user that may not create tables in its schema what to do", async () => {
+    const { url } = await databaseAndRole();
+    await expect(openAs(url)).rejects.toThrow(
+      /cannot create skillport's tables in schema "public".*GRANT CREATE/,
+    );
+  });
+});

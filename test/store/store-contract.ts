@@ -6,6 +6,7 @@ import { describeIdempotencyContract } from "./contract/idempotency.js";
 import { describeKeyContract } from "./contract/keys.js";
 import { describeLearnedQueryContract } from "./contract/learned-queries.js";
 import { describeLimiterContract } from "./contract/limiter.js";
+import { describeNulTextContract } from "./contract/nul-text.js";
 import { describeOwnerDataContract } from "./contract/owner-data.js";
 import { describeRunnerContract } from "./contract/runners.js";
 import { describeSharedDataContract } from "./contract/shared-data.js";
@@ -32,6 +33,7 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
     describeUsageContract(handle);
     describeLearnedQueryContract(handle);
     describeSharedDataContract(handle);
+    describeNulTextContract(handle);
 
     describe("store", () => {
       it("answers ping while open", async () => {

@@ -142,14 +142,29 @@ export class ExecutionRunner {
       work.catch((err: unknown) => this.options.logger.error({ err }, "runner heartbeat failed"));
     }, this.heartbeatMs);
     this.timer.unref();
-    if (!this.options.store.signals) {
-      this.endedElsewhereTimer = setInterval(() => {
-        this.stopRunsEndedElsewhere().catch((err: unknown) =>
-          this.options.logger.error({ err }, "could not check for runs ended by another process"),
-        );
-      }, ENDED_ELSEWHERE_POLL_MS);
-      this.endedElsewhereTimer.unref();
-    }
+    // Without signals this is how a cancel recorded by another process reaches its run.
+    // With them, a cancel signal lost (the listening connection dead and not yet noticed,
+    // or reconnecting) would leave the run going after the API answered `cancelled`: the
+    // same look, less often, bounds that (README: "A cancel stops the run wherever it runs").
+    const endedElsewherePollMs = this.options.store.signals
+      ? ENDED_ELSEWHERE_SAFETY_NET_MS
+      : ENDED_ELSEWHERE_POLL_MS;
+    let checking = false;
+    this.endedElsewhereTimer = setInterval(() => {
+      // One look at a time: during an outage each read waits for the store's deadline.
+      if (checking) return;
+      checking = true;
+      this.stopRunsEndedElsewhere()
+        .catch((err: unknown) => {
+          // The store out of reach is logged where requests meet it; this look only waits.
+          const log = this.options.store.isOutage(err) ? this.options.logger.warn : this.options.logger.error;
+          log.call(this.options.logger, { err }, "could not check for runs ended by another process");
+        })
+        .finally(() => {
+          checking = false;
+        });
+    }, endedElsewherePollMs);
+    this.endedElsewhereTimer.unref();
   }
 
   /**
@@ -219,7 +234,11 @@ export class ExecutionRunner {
     for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();
     await this.unsaved.stop();
-    await this.options.store.executions.retireRunner(this.runnerId);
+    // A store out of reach must not turn a planned stop into a failed one: peers judge a
+    // runner that was not retired by its pid or its silent heartbeat and take over alike.
+    await this.options.store.executions.retireRunner(this.runnerId).catch((err: unknown) => {
+      this.options.logger.warn({ err }, "could not retire this runner in the store");
+    });
   }
 
   private run(
@@ -483,3 +502,5 @@ function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceEr
 
 /** How often runs are checked for a cancel another process recorded (stores without signals). */
 const ENDED_ELSEWHERE_POLL_MS = 1_000;
+/** The same where signals bring cancels: only for the ones lost on the way. */
+const ENDED_ELSEWHERE_SAFETY_NET_MS = 5_000;

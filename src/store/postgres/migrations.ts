@@ -179,7 +179,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
 /**
  * Brings `schema` (the connection's `search_path`) up to date in one transaction under a
  * transaction-scoped advisory lock: when several replicas start at once, one migrates
- * (creating the schema if it is not `public`) while the others wait for the lock, then
+ * (creating the schema if it does not exist) while the others wait for the lock, then
  * find the versions applied and apply nothing twice. A schema written by a newer
  * skillport is refused. Returns the version.
  */
@@ -195,7 +195,10 @@ export async function migratePostgres(
   await client.query("begin");
   try {
     await client.query("select pg_advisory_xact_lock(hashtext('skillport.migrate.' || $1::text))", [schema]);
-    if (schema !== "public") await client.query(`create schema if not exists ${escapeIdentifier(schema)}`);
+    // Created only when missing: `create schema if not exists` needs CREATE on the database
+    // even for a schema that exists, which a user with a schema of its own lacks.
+    const { rowCount } = await client.query("select 1 from pg_namespace where nspname = $1", [schema]);
+    if (!rowCount) await client.query(`create schema ${escapeIdentifier(schema)}`);
     await client.query(
       `create table if not exists schema_migrations (
          version integer primary key,

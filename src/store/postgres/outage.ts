@@ -26,11 +26,14 @@ const OUTAGE_ERRNOS = new Set([
 /**
  * node-postgres's own errors for a connection lost or never made carry no code, only a
  * message: the server closed the socket ("Connection terminated unexpectedly", "…due to
- * connection timeout"), a client already broken, or the pool's wait for a connection
- * ran out (`connectionTimeoutMillis`).
+ * connection timeout"), a client already broken, a client's connect deadline ("timeout
+ * expired", `connectionTimeoutMillis` of a lone `pg.Client`), the pool's wait for a
+ * connection ran out (the pool's `connectionTimeoutMillis`), or a query's deadline
+ * (`query_timeout`).
  */
 const OUTAGE_MESSAGES = [
   /^Connection terminated/,
+  /^timeout expired$/,
   /^Client has encountered a connection error and is not queryable/,
   /^timeout exceeded when trying to connect/,
   /^Query read timeout/,
@@ -39,7 +42,7 @@ const OUTAGE_MESSAGES = [
 /**
  * True when `err` means PostgreSQL cannot serve now (see `Store.isOutage`). An
  * AggregateError (Node tried every address of the host) is an outage when any of its
- * errors is.
+ * errors is, and an error is one when its cause is.
  */
 export function isPostgresOutage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -52,5 +55,7 @@ export function isPostgresOutage(err: unknown): boolean {
     }
   }
   if (OUTAGE_MESSAGES.some((pattern) => pattern.test(err.message))) return true;
+  // The start-up's "Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL (…)" wraps one.
+  if (err.cause !== undefined && isPostgresOutage(err.cause)) return true;
   return err instanceof AggregateError && err.errors.some(isPostgresOutage);
 }

@@ -5,19 +5,30 @@ import type { SignalChannel, StoreSignal } from "../../core/ports.js";
 /** NOTIFY payloads must stay under 8000 bytes; a longer progress message is cut. */
 const MAX_PAYLOAD_BYTES = 7_000;
 const RECONNECT_MS = 1_000;
+/**
+ * How often the listening connection is asked a `select 1` (its deadline is the client's
+ * `query_timeout`). A connection that died without a word (dropped by a NAT or a load
+ * balancer's idle timeout, a failover) would otherwise look alive for good, and every
+ * signal to this replica would be lost; TCP keep-alive finds it too, but only after
+ * minutes with the operating system's defaults.
+ */
+const CHECK_MS = 5_000;
 
 /**
  * Signals over PostgreSQL LISTEN/NOTIFY: one dedicated connection listens (a pooled one
  * cannot: it would be handed to other queries); publishing is a `pg_notify` through the
  * pool. PostgreSQL delivers a notification to every listening session, the sender's
- * included. When the listening connection drops, it reconnects after a second, and
- * signals sent meanwhile are lost (the port allows it: followers also re-read the store).
+ * included. When the listening connection drops, or stops answering its periodic check,
+ * it reconnects after a second, and signals sent meanwhile are lost (the port allows it:
+ * followers re-read the store, and runners look for runs ended elsewhere).
  */
 export class PostgresSignalChannel implements SignalChannel {
   private readonly listeners = new Set<(signal: StoreSignal) => void>();
   private client: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private checking = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -35,6 +46,8 @@ export class PostgresSignalChannel implements SignalChannel {
   ): Promise<PostgresSignalChannel> {
     const channel = new PostgresSignalChannel(pool, clientConfig, `skillport_${schema}`.slice(0, 63), logger);
     await channel.listen();
+    channel.checkTimer = setInterval(() => void channel.check(), CHECK_MS);
+    channel.checkTimer.unref();
     return channel;
   }
 
@@ -54,6 +67,7 @@ export class PostgresSignalChannel implements SignalChannel {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.checkTimer);
     await this.client?.end().catch(() => undefined);
   }
 
@@ -83,6 +97,24 @@ export class PostgresSignalChannel implements SignalChannel {
     }
     if (this.closed) await client.end().catch(() => undefined);
     else this.client = client;
+  }
+
+  /** Reconnects when the listening connection does not answer a query within its deadline. */
+  private async check(): Promise<void> {
+    const client = this.client;
+    if (!client || this.checking) return;
+    this.checking = true;
+    try {
+      await client.query("select 1");
+    } catch (err) {
+      if (this.client === client) {
+        this.logger.warn({ err }, "the signal connection to PostgreSQL stopped answering; reconnecting");
+        // Ending a client whose query is still waiting destroys its socket at once.
+        this.reconnectLater(client);
+      }
+    } finally {
+      this.checking = false;
+    }
   }
 
   private reconnectLater(failed: pg.Client): void {

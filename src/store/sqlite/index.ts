@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
+import { withNulRule } from "../nul-rule.js";
 import { ChangeSignal } from "./change-signal.js";
 import { ensureDirectory, ensurePrivateFile } from "./data-directory.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
@@ -66,7 +67,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** Logged once when the probe first finds the file gone, not at every probe. */
   let fileGone = false;
 
-  return {
+  return withNulRule({
     keys: new SqliteKeyStore(db, writer, options.clock ?? systemClock, keyChanges),
     executions: new SqliteExecutionStore(db, writer, health),
     idempotency: new SqliteIdempotencyStore(db),
@@ -116,7 +117,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         db.close();
       }
     },
-  };
+  });
 }
 
 /** Opens the main connection, migrates, then opens the limiter's; nothing stays open on failure. */

@@ -71,11 +71,19 @@ function queryHasNul(query: ExecutionListQuery): boolean {
  */
 function override<T extends object>(target: T, methods: Partial<T>): T {
   const own = new Map<PropertyKey, unknown>(Object.entries(methods));
+  // Bound once per method, not on every call: the store is on every request's path.
+  const bound = new Map<PropertyKey, { method: unknown; call: unknown }>();
   const proxy: T = new Proxy(target, {
     get(object, property) {
       if (own.has(property)) return own.get(property);
       const value: unknown = Reflect.get(object, property, object);
-      return typeof value === "function" ? value.bind(object) : value;
+      if (typeof value !== "function") return value;
+      let entry = bound.get(property);
+      if (entry?.method !== value) {
+        entry = { method: value, call: value.bind(object) };
+        bound.set(property, entry);
+      }
+      return entry.call;
     },
     set(_object, property, value, receiver) {
       // An object made with the result as its prototype keeps what is set on it.

@@ -51,7 +51,7 @@ export function describeNulTextContract(handle: StoreHandle): void {
     it("keeps a discover note whose query holds NUL, without the NULs", async () => {
       const { store } = handle;
       await store.learnedQueries.noteDiscovers([
-        { keyId: "key_nul", owner: "acme", query: "send\u0000message", at: T0 },
+        { keyId: "key_nul", owner: "acme", query: "send\u0000message", at: T0, offered: [] },
       ]);
       expect(await store.learnedQueries.lastDiscover("key_nul")).toMatchObject({ query: "sendmessage" });
     });

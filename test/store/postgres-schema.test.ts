@@ -117,7 +117,11 @@ describe("postgresql: the connection's search_path decides the schema", { timeou
   });
 
   /** A fresh database and a login role that owns nothing in it yet; the role's URL. */
-  const databaseAndRole = async (): Promise<{ url: string; admin: (sql: string) => Promise<void> }> => {
+  const databaseAndRole = async (): Promise<{
+    url: string;
+    adminUrl: string;
+    admin: (sql: string) => Promise<void>;
+  }> => {
     const id = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
     const role = `sp_role_${id}`;
     const database = `sp_db_${id}`;
@@ -142,7 +146,11 @@ describe("postgresql: the connection's search_path decides the schema", { timeou
     });
     const url = new URL(adminUrl);
     url.username = role;
-    return { url: url.toString(), admin: (sql) => run(adminUrl.toString(), sql.replaceAll("ROLE", role)) };
+    return {
+      url: url.toString(),
+      adminUrl: adminUrl.toString(),
+      admin: (sql) => run(adminUrl.toString(), sql.replaceAll("ROLE", role)),
+    };
   };
 
   const openAs = async (url: string): Promise<Store> => {
@@ -175,6 +183,17 @@ describe("postgresql: the connection's search_path decides the schema", { timeou
     } finally {
       await client.end();
     }
+  });
+
+  it("refuses to start on an empty schema when skillport's tables are in public (an upgrade)", async () => {
+    const { url, admin, adminUrl } = await databaseAndRole();
+    // A deployment made before the search_path was honoured: its tables are in public.
+    await (await openAs(adminUrl)).close();
+    await admin("create schema app authorization ROLE");
+    await admin("alter role ROLE set search_path = app");
+    await expect(openAs(url)).rejects.toThrow(
+      /tables are in schema "public" but the user's search_path selects "app"/,
+    );
   });
 
   it("tells a user that may not create tables in its schema what to do", async () => {

@@ -112,7 +112,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     });
     try {
       await client.connect();
-      schema = options.schema ?? (await currentSchema(client));
+      if (options.schema === undefined) {
+        schema = await currentSchema(client);
+        await refuseTablesLeftInPublic(client, schema);
+      }
       await migratePostgres(client, schema).catch((err: unknown) => {
         throw (err as { code?: unknown }).code === INSUFFICIENT_PRIVILEGE
           ? cannotCreateTables(err, schema)
@@ -195,6 +198,26 @@ async function currentSchema(client: pg.Client): Promise<string> {
     );
   }
   return schema;
+}
+
+/**
+ * Earlier versions always used `public`: a deployment whose role's search_path selects
+ * another schema would start on new, empty tables there while its data stays in `public`.
+ * Refused, saying how to choose, rather than started on an empty store.
+ */
+async function refuseTablesLeftInPublic(client: pg.Client, schema: string): Promise<void> {
+  if (schema === "public") return;
+  const { rows } = await client.query<{ here: string | null; public: string | null }>(
+    "select to_regclass(format('%I.schema_migrations', $1::text))::text as here, to_regclass('public.schema_migrations')::text as public",
+    [schema],
+  );
+  if (rows[0]?.public && !rows[0].here) {
+    throw new Error(
+      `PostgreSQL at SKILLPORT_DATABASE_URL: skillport's tables are in schema "public" but the user's ` +
+        `search_path selects "${schema}", where there are none. Set the role's search_path to public ` +
+        `(ALTER ROLE ... SET search_path = public), or move the tables; see docs/deploy.md.`,
+    );
+  }
 }
 
 function cannotCreateTables(err: unknown, schema: string): Error {

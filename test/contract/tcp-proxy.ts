@@ -1,4 +1,5 @@
 import { connect, createServer, type Socket } from "node:net";
+import { listenOnLoopback } from "../support/listen.js";
 
 /**
  * What the proxy does with one client connection:
@@ -79,14 +80,9 @@ export async function startTcpProxy(
       typeof decided === "object" ? client.end(decided.relayThenRespond) : client.destroy(),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("proxy has no port");
+  const port = await listenOnLoopback(server);
   return {
-    baseUrl: `http://127.0.0.1:${address.port}`,
+    baseUrl: `http://127.0.0.1:${port}`,
     get connections() {
       return connections;
     },

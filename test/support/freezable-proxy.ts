@@ -1,4 +1,5 @@
 import { connect, createServer, type Socket } from "node:net";
+import { listenOnLoopback } from "./listen.js";
 
 interface Connection {
   client: Socket;
@@ -63,18 +64,13 @@ export async function startFreezableProxy(host: string, port: number): Promise<F
     if (frozenForNew) hold(connection);
     else relay(connection);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("proxy has no port");
+  const ownPort = await listenOnLoopback(server);
   return {
-    port: address.port,
+    port: ownPort,
     via(url) {
       const proxied = new URL(url);
       proxied.hostname = "127.0.0.1";
-      proxied.port = String(address.port);
+      proxied.port = String(ownPort);
       return proxied.toString();
     },
     freeze(which) {

@@ -174,10 +174,10 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     try {
       const target = await resolveTool(request);
       // A key that is not text (a counter, an object) is refused, not ignored: a client
-      // retrying with it believes its call runs once.
+      // retrying with it believes its call runs once. Checked here, in both modes, so that
+      // a refused key counts, and a key over its limit hears that first.
       const idempotencyKey = request.params._meta?.[IDEMPOTENCY_META];
-      if (idempotencyKey !== undefined && typeof idempotencyKey !== "string")
-        checkIdempotencyKey(idempotencyKey);
+      if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
       return parse(target);
     } catch (err) {
       await backend.countRefusedCall();

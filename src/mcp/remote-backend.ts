@@ -191,10 +191,13 @@ export class RemoteBackend implements SkillportBackend {
   }
 
   /**
-   * Nothing to do: the skillport behind counts the REST requests it receives, and a call
-   * refused here sends none (the one way remote mode counts differently from embedded).
+   * One REST request that only counts (the catalog's first skill, which every key may
+   * read): the call refused here counts once, as in embedded mode, and a key over its
+   * limit or revoked hears that instead of the local refusal, as it would embedded.
    */
-  async countRefusedCall(): Promise<void> {}
+  async countRefusedCall(): Promise<void> {
+    await remote(() => this.client.listSkills({ limit: 1 }).next());
+  }
 
   /** The calls throw `ServiceError`s already (`remote`); no store of this process to consult. */
   errorOf(err: unknown): ServiceError {

@@ -140,21 +140,16 @@ describe("/mcp over HTTP", () => {
 
   it("refuses a request whose id a request of the same session still in flight has, and answers that one", async () => {
     const inSession = await openSession();
-    const first = post(utilWait(5, 1_000), inSession);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Its headers came: the server has the call (a fixed pause was too short on a busy machine).
+    const first = await send(utilWait(5, 1_000), inSession);
+    expect(first.status).toBe(200);
     const reused = await post({ jsonrpc: "2.0", id: 5, method: "tools/list" }, inSession);
     expect(reused.status).toBe(400);
     expect(JSON.parse(reused.text).error).toMatchObject({ code: "invalid_request" });
     expect(JSON.parse(reused.text).error.message).toMatch(/request id 5 .*still being answered/);
     // The first request keeps its own answer (it was taken by the second, and never came).
-    const answered = await Promise.race([
-      first,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error("the first call was never answered")), 10_000),
-      ),
-    ]);
-    expect(answered.status).toBe(200);
-    expect(answered.text).toContain('"waited_ms":1000');
+    const answered = await within(first.text(), 10_000, "the first call was never answered");
+    expect(answered).toContain('"waited_ms":1000');
     // Once answered, its id may be used again.
     expect((await post({ jsonrpc: "2.0", id: 5, method: "tools/list" }, inSession)).status).toBe(200);
   });

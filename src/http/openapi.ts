@@ -23,6 +23,74 @@ const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json => {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (body: Json) => ({ content: { "application/json": { schema: body } } });
+
+const integer = { type: "integer" };
+const text = { type: "string" };
+/** The response headers of contract.md (Errors, Limits, REST), by name. */
+const HEADERS = {
+  "X-Request-Id": { description: "This request's id (error.request_id in an error body)", schema: text },
+  "X-RateLimit-Limit": {
+    description:
+      "Requests allowed in the window with the fewest remaining (the shorter window on a tie): " +
+      "the key's, or for a request without a valid key its address's failed authentications",
+    schema: integer,
+  },
+  "X-RateLimit-Remaining": { description: "Requests left in that window", schema: integer },
+  "X-RateLimit-Reset": { description: "Unix seconds when that window ends", schema: integer },
+  "X-RateLimit-Window": { description: "That window's length in seconds (60 or 86400)", schema: integer },
+  "RateLimit-Policy": { description: "IETF draft: both windows' limits", schema: text },
+  RateLimit: {
+    description: "IETF draft: both windows' remaining requests and seconds to reset",
+    schema: text,
+  },
+  "Retry-After": {
+    description: "Whole seconds to wait before retrying (as error.retry_after)",
+    schema: integer,
+  },
+  Location: { description: "The execution's record: /v1/executions/{id}", schema: text },
+  "WWW-Authenticate": { description: 'Bearer realm="skillport"', schema: text },
+} as const;
+type HeaderName = keyof typeof HEADERS;
+
+const LIMIT_HEADERS: HeaderName[] = [
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "X-RateLimit-Window",
+  "RateLimit-Policy",
+  "RateLimit",
+];
+
+/**
+ * The headers of one response: `X-Request-Id` on every one; the limit headers on every
+ * answer that was counted or refused for a limit (required there), and documented on the
+ * others, which carry them once the key or address was checked; and `also`, required.
+ */
+function headers(counted: boolean, ...also: HeaderName[]): { headers: Json } {
+  const header = (name: HeaderName, required: boolean) => [name, { ...HEADERS[name], required }];
+  return {
+    headers: Object.fromEntries([
+      header("X-Request-Id", true),
+      ...LIMIT_HEADERS.map((name) => header(name, counted)),
+      ...also.map((name) => header(name, true)),
+    ]),
+  };
+}
+
+/** A successful answer: counted against the key's limits. */
+const ok = (description: string, content: Json, ...also: HeaderName[]) => ({
+  description,
+  ...content,
+  ...headers(true, ...also),
+});
+
+/** What each status means, and the headers it always carries. */
+const ERROR_HEADERS: Record<number, HeaderName[]> = {
+  401: ["WWW-Authenticate"],
+  429: ["Retry-After"],
+  503: ["Retry-After"],
+};
+
 const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
   Object.fromEntries(
     [...new Set(codes.map((c) => ERROR_CODES[c].status))].map((status) => [
@@ -30,6 +98,8 @@ const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
       {
         description: codes.filter((c) => ERROR_CODES[c].status === status).join(", "),
         ...json(ref("Error")),
+        // 401 and 429 were checked against a limit (the address's, or the key's).
+        ...headers(status === 401 || status === 429, ...(ERROR_HEADERS[status] ?? [])),
       },
     ]),
   );
@@ -125,7 +195,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Rank skills for a free-text query",
           requestBody: { required: true, ...json(schema(DiscoverRequest, "input")) },
           responses: {
-            "200": { description: "Ranked skills, best first", ...json(ref("DiscoverResponse")) },
+            "200": ok("Ranked skills, best first", json(ref("DiscoverResponse"))),
             ...errors("invalid_request", "payload_too_large", "unsupported_media_type", ...common),
           },
         },
@@ -155,12 +225,11 @@ export function buildOpenApiDocument(version: string): Json {
           ],
           requestBody: { required: true, ...json(schema(ExecuteRequest, "input")) },
           responses: {
-            "200": {
-              description:
-                "The terminal record (success may be false); with Accept: text/event-stream, the execution's events",
-              content: { ...json(record).content, ...eventStream.content },
-            },
-            "202": { description: "Accepted; the queued record, polled at Location", ...json(record) },
+            "200": ok(
+              "The terminal record (success may be false); with Accept: text/event-stream, the execution's events",
+              { content: { ...json(record).content, ...eventStream.content } },
+            ),
+            "202": ok("Accepted; the queued record, polled at Location", json(record), "Location"),
             ...errors(
               "invalid_request",
               "insufficient_scope",
@@ -180,7 +249,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "List executions, newest first",
           parameters: queryParameters(ListExecutionsQuery),
           responses: {
-            "200": { description: "A page of records, newest first", ...json(ref("ExecutionPage")) },
+            "200": ok("A page of records, newest first", json(ref("ExecutionPage"))),
             ...errors("invalid_request", "insufficient_scope", ...common),
           },
         },
@@ -190,10 +259,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "One execution; ?wait=N long-polls until it is terminal",
           parameters: [idParameter, ...queryParameters(GetExecutionQuery)],
           responses: {
-            "200": {
-              description: "The record, terminal or as it stands when the wait ends",
-              ...json(record),
-            },
+            "200": ok("The record, terminal or as it stands when the wait ends", json(record)),
             ...errors("invalid_request", "insufficient_scope", "execution_not_found", ...common),
           },
         },
@@ -203,7 +269,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Cancel a running or queued execution",
           parameters: [idParameter],
           responses: {
-            "200": { description: "The cancelled record", ...json(record) },
+            "200": ok("The cancelled record", json(record)),
             ...errors("insufficient_scope", "execution_not_found", "execution_not_cancellable", ...common),
           },
         },
@@ -213,7 +279,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "Server-Sent Events: status and progress, ending after the terminal status",
           parameters: [idParameter],
           responses: {
-            "200": { description: "The execution's events", ...eventStream },
+            "200": ok("The execution's events", eventStream),
             ...errors("insufficient_scope", "execution_not_found", ...common),
           },
         },
@@ -223,7 +289,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "The catalog",
           parameters: queryParameters(ListSkillsQuery),
           responses: {
-            "200": { description: "A page of the catalog", ...json(ref("SkillPage")) },
+            "200": ok("A page of the catalog", json(ref("SkillPage"))),
             ...errors("invalid_request", ...common),
           },
         },
@@ -233,7 +299,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: "One skill with its params and result schemas",
           parameters: [{ name: "skill_id", in: "path", required: true, schema: { type: "string" } }],
           responses: {
-            "200": { description: "The skill", ...json(ref("SkillDetail")) },
+            "200": ok("The skill", json(ref("SkillDetail"))),
             ...errors("skill_not_found", ...common),
           },
         },

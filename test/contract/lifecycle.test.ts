@@ -62,13 +62,29 @@ function readStreamKeepingSocket(
 
 // contract.md, "Product name and entry points": /healthz, /readyz, the OpenAPI document.
 /** The parts of the OpenAPI document the response check reads. */
+interface OpenApiResponse {
+  content?: Record<string, { schema: { $ref?: string } }>;
+  headers?: Record<string, { required?: boolean }>;
+}
+
 interface OpenApiDocument {
   components: Json;
-  paths: Record<
-    string,
-    Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>
-  >;
+  paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>;
 }
+
+/** The headers of contract.md a response may carry, each to be documented where it is sent. */
+const CONTRACT_HEADERS = [
+  "x-request-id",
+  "x-ratelimit-limit",
+  "x-ratelimit-remaining",
+  "x-ratelimit-reset",
+  "x-ratelimit-window",
+  "ratelimit",
+  "ratelimit-policy",
+  "retry-after",
+  "location",
+  "www-authenticate",
+];
 
 describe("contract: health and the OpenAPI document", () => {
   let server: TestServer;
@@ -135,7 +151,23 @@ describe("contract: health and the OpenAPI document", () => {
       ["/v1/executions", "get", await server.request("GET", "/v1/executions?limit=2", { key })],
       ["/v1/executions/{id}", "get", await server.request("GET", `/v1/executions/${id}`, { key })],
       ["/v1/executions/{id}", "get", await server.request("GET", `/v1/executions/${id}?wait=abc`, { key })],
+      [
+        "/v1/execute",
+        "post",
+        await server.request("POST", "/v1/execute", {
+          key,
+          json: { skill_id: "math.evaluate", params: { expression: "1" }, async: true },
+        }),
+      ],
+      ["/v1/skills", "get", await server.request("GET", "/v1/skills")],
+      ["/v1/skills", "get", await server.request("GET", "/v1/skills", { key: `${key}x` })],
     ];
+    const limited = (await server.createKey({ plan: "enterprise", limitMinute: 1, limitDay: 10 })).secret;
+    await server.request("GET", "/v1/skills", { key: limited });
+    answers.push(["/v1/skills", "get", await server.request("GET", "/v1/skills", { key: limited })]);
+    expect(answers.map(([, , res]) => res.status)).toEqual(
+      expect.arrayContaining([200, 202, 400, 401, 404, 429]),
+    );
     for (const [path, method, res] of answers) {
       const described = doc.paths[path]?.[method]?.responses[String(res.status)];
       const ref = described?.content?.["application/json"]?.schema.$ref;
@@ -146,6 +178,17 @@ describe("contract: health and the OpenAPI document", () => {
         validate?.(bodyOf(res)),
         `${method} ${path} ${res.status}: ${JSON.stringify(validate?.errors)}`,
       ).toBe(true);
+      // Its headers as documented: each one required is sent, each one sent is described.
+      const documented = new Map(
+        Object.entries(described?.headers ?? {}).map(([name, header]) => [name.toLowerCase(), header]),
+      );
+      for (const [name, header] of documented) {
+        if (header.required)
+          expect(res.headers.has(name), `${method} ${path} ${res.status}: ${name}`).toBe(true);
+      }
+      for (const name of CONTRACT_HEADERS.filter((name) => res.headers.has(name))) {
+        expect(documented.has(name), `${method} ${path} ${res.status} documents ${name}`).toBe(true);
+      }
     }
   });
 

@@ -1,12 +1,23 @@
 import type { z } from "zod";
 import { type ErrorCode, type ErrorDetail, ServiceError } from "./errors.js";
 
-/** zod issues as the contract's `details`: `{path, message}` with a dotted path. */
+/**
+ * zod issues as the contract's `details`: `{path, message}` with a dotted path. Members an
+ * object does not take are one detail each, at the member's own path (zod puts them all
+ * at the object's), so that the caller sees which name was wrong where it sent it.
+ */
 export function toErrorDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(root)",
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => detail([...issue.path, key], UNKNOWN_MEMBER))
+      : [detail(issue.path, issue.message)],
+  );
+}
+
+const UNKNOWN_MEMBER = "not a member this object takes (its schema lists the members it takes)";
+
+function detail(path: readonly PropertyKey[], message: string): ErrorDetail {
+  return { path: path.map(String).join(".") || "(root)", message };
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   eventually,
   expectDetails,
   expectError,
+  type Json,
   parseRawResponse,
   type RawResponse,
   serverErrors,
@@ -485,6 +486,24 @@ describe("contract: the error table", () => {
         "invalid_params",
       );
       expect(expectDetails(error).map((d) => d.path)).toContain("text");
+    });
+
+    // Regression (audit 22, skills F1): a member the skill does not take was dropped, so a
+    // misnamed param ran with its default: Tokyo asked for as `timezone` answered in UTC.
+    it("invalid_params naming a param the skill does not take, which its schema says it refuses", async () => {
+      const error = expectError(
+        await execute({
+          skill_id: "time.convert",
+          params: { time: "2024-05-01T12:00:00Z", timezone: "Asia/Tokyo" },
+        }),
+        422,
+        "invalid_params",
+      );
+      expect(expectDetails(error)).toEqual([
+        { path: "timezone", message: expect.stringMatching(/not a member/) },
+      ]);
+      const skill = await server.request("GET", "/v1/skills/time.convert", { key: full.secret });
+      expect(bodyOf<{ params: Json }>(skill).params).toMatchObject({ additionalProperties: false });
     });
 
     it("idempotency_key_reused when the same key comes with another body", async () => {

@@ -138,6 +138,48 @@ describe("synchronous execution", () => {
   });
 });
 
+describe("params a skill does not take", () => {
+  const loose = defineSkill({
+    id: "test.loose",
+    title: "Echo every member",
+    description: "Answers with every member of its params, those it names and any other.",
+    tags: ["test"],
+    params: z.looseObject({ text: z.string() }),
+    result: z.looseObject({}),
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    examples: [],
+    run: async (params) => params,
+  });
+
+  it("refuses a member the params schema does not name, each one at its own path", async () => {
+    const refused = run("test.echo", { text: "x", txet: "y", "a.b": 1 });
+    await expect(refused).rejects.toMatchObject({
+      code: "invalid_params",
+      status: 422,
+      message: expect.stringMatching(/^txet: not a member this object takes/),
+      details: [
+        { path: "txet", message: expect.stringMatching(/^not a member/) },
+        { path: "a.b", message: expect.stringMatching(/^not a member/) },
+      ],
+    });
+    expect(core.skillport.catalog.get("test.echo").params).toMatchObject({ additionalProperties: false });
+  });
+
+  it("keeps other members for a skill that takes them", async () => {
+    const looseCore = await makeCore([loose], { clock: systemClock });
+    try {
+      const { record } = await looseCore.run(await looseCore.keyFor(), "test.loose", { text: "x", other: 1 });
+      expect(record.result).toEqual({ text: "x", other: 1 });
+      expect(looseCore.skillport.catalog.get("test.loose").params).not.toHaveProperty(
+        "additionalProperties",
+        false,
+      );
+    } finally {
+      await looseCore.cleanup();
+    }
+  });
+});
+
 describe("asynchronous execution", () => {
   it("answers with a queued record at once and completes in the background", async () => {
     const { record, mode } = await run("test.sleep", { ms: 50 }, { async: true });

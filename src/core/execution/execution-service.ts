@@ -85,10 +85,7 @@ export class ExecutionService {
     }
     // Before anything recursive (the schema, hashing, storing) walks the params.
     assertJsonDepth(input.params, "params");
-    const params = parseOrThrow(entry.skill.params, input.params, "invalid_params") as Record<
-      string,
-      unknown
-    >;
+    const params = parseOrThrow(entry.params, input.params, "invalid_params") as Record<string, unknown>;
     const mode = input.async ? "async" : "sync";
     const record = newRecord(entry.skill.id, clock.now(), mode === "async" ? "queued" : "running");
     const { id } = record;

@@ -7,6 +7,8 @@ export type JsonSchema = Record<string, unknown>;
 /** A skill with its JSON Schemas derived once, when it enters the catalog. */
 export interface CatalogSkill {
   skill: Skill;
+  /** What a call's params are checked against (see `checkedParams`). */
+  params: z.ZodType;
   /** JSON Schema of the params object, as a caller must send it. */
   paramsSchema: JsonSchema;
   /** JSON Schema of the result object, as the skill returns it. */
@@ -20,11 +22,25 @@ export function toCatalogSkill(skill: Skill): CatalogSkill {
   if (!SKILL_ID.test(skill.id)) {
     throw new Error(`Invalid skill id ${JSON.stringify(skill.id)}: use letters, digits and . _ : / -`);
   }
+  const params = checkedParams(skill.params);
   return {
     skill,
-    paramsSchema: z.toJSONSchema(skill.params, { io: "input", unrepresentable: "any" }) as JsonSchema,
+    params,
+    paramsSchema: z.toJSONSchema(params, { io: "input", unrepresentable: "any" }) as JsonSchema,
     resultSchema: z.toJSONSchema(skill.result, { io: "output", unrepresentable: "any" }) as JsonSchema,
   };
+}
+
+/**
+ * A skill's params schema, refusing members it does not name. zod drops unknown members
+ * by default, so a misnamed param (`timezone` where the skill takes `to_timezone`, `json`
+ * where it takes `body`) would run with the default and answer wrongly, or send an empty
+ * request, without a word; refused, it is a 422 naming the member, and the JSON Schema
+ * says `additionalProperties: false`. A skill that takes other members says so
+ * (`z.looseObject`, `.catchall(...)`), and keeps them.
+ */
+function checkedParams(params: Skill["params"]): z.ZodType {
+  return params._zod.def.catchall === undefined ? params.strict() : params;
 }
 
 type Listener = (event: { type: "added" | "removed"; id: string }) => void;

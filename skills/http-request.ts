@@ -44,7 +44,10 @@ export const httpRequest = defineSkill({
       .min(100)
       .max(60_000)
       .default(10_000)
-      .describe("Give up after this many milliseconds, redirects and body included (100-60000)."),
+      .describe(
+        "Give up after this many milliseconds, redirects and body included (100-60000); over 30000, set the " +
+          "execution's timeout_ms (default 30000) above it too.",
+      ),
     max_bytes: z
       .number()
       .int()
@@ -78,7 +81,8 @@ export const httpRequest = defineSkill({
   }),
   annotations: {
     readOnly: false,
-    destructive: false,
+    // DELETE, PUT and PATCH can destroy what the URL names: clients confirm such tools.
+    destructive: true,
     idempotent: false,
     openWorld: true,
     lightAsyncIo: true,

@@ -10,10 +10,18 @@ export const utilWait = defineSkill({
   description:
     "Waits (sleeps) for the given number of milliseconds, up to 5 minutes, reporting progress every second, then " +
     "returns waited_ms. Use it to pause between steps, back off before a retry or test timeouts and cancellation; " +
-    "it stops early when the execution is cancelled or times out.",
+    "it stops early when the execution is cancelled or times out. A wait over 30 s needs the execution's " +
+    "timeout_ms (default 30000) set above ms.",
   tags: ["wait", "sleep", "delay", "pause", "timer"],
   params: z.object({
-    ms: z.number().int().min(0).max(300_000).describe("How long to wait, in milliseconds (0-300000)."),
+    ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(300_000)
+      .describe(
+        "How long to wait, in milliseconds (0-300000); over 30000, set the execution's timeout_ms above it.",
+      ),
   }),
   result: z.object({
     waited_ms: z.number().int().describe("Milliseconds waited: equals `ms` once the wait completes."),

@@ -9,8 +9,13 @@ import { OPTIONAL_TASKS } from "./execution-tasks.js";
  * come from the same zod schemas that validate `/v1` bodies, so the two cannot drift.
  */
 
-/** contract.md: `get_execution` long-polls like `GET /v1/executions/{id}?wait=` (≤ 60 s). */
-const MAX_POLL_MS = 60_000;
+/**
+ * `get_execution` long-polls like `GET /v1/executions/{id}?wait=`, but answers well within
+ * the 60 s after which the official SDK client (and others) give up on a request: a wait
+ * of the full 60 s was answered just as the client stopped listening, and the agent got
+ * "Request timed out" instead of the record.
+ */
+export const MAX_POLL_MS = 50_000;
 
 export const DiscoverSkillsArgs = DiscoverRequest;
 
@@ -34,7 +39,7 @@ export const GetExecutionArgs = z.object({
     .min(0)
     .max(MAX_POLL_MS)
     .default(0)
-    .describe("Wait up to this many milliseconds (≤ 60000) for the execution to end; default 0"),
+    .describe(`Wait up to this many milliseconds (≤ ${MAX_POLL_MS}) for the execution to end; default 0`),
 });
 
 export const GENERIC_TOOL_NAMES = ["discover_skills", "execute_skill", "get_execution"] as const;

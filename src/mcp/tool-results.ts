@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
 import type { ErrorCode, ExecutionErrorCode, ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 
@@ -38,11 +39,23 @@ export function outcomeResult(record: ExecutionRecord, { ownTool = false } = {})
     content: [
       {
         type: "text",
-        text: `${error.code}: ${error.message}\n${WHAT_TO_DO[error.code]}\nexecution_id: ${record.id}`,
+        text: `${error.code}: ${error.message}\n${whatToDo(error.code, record, ownTool)}\nexecution_id: ${record.id}`,
       },
     ],
     _meta: { ...meta, [ERROR_META]: error },
   };
+}
+
+/**
+ * What to do after a run that ended without success. A skill's own tool takes only the
+ * skill's params: its runs have the default timeout, and a longer one is asked for through
+ * execute_skill.
+ */
+function whatToDo(code: ExecutionErrorCode, record: ExecutionRecord, ownTool: boolean): string {
+  if (ownTool && code === "execution_timeout") {
+    return `The run ran out of time (this tool's runs have the default timeout, ${DEFAULT_TIMEOUT_MS} ms): for longer, call execute_skill with skill_id ${JSON.stringify(record.skill_id)}, these params and a larger timeout_ms (up to ${MAX_TIMEOUT_MS}), or ask for less.`;
+  }
+  return WHAT_TO_DO[code];
 }
 
 /**
@@ -52,8 +65,7 @@ export function outcomeResult(record: ExecutionRecord, { ownTool = false } = {})
 const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode, string>> = {
   execution_failed:
     "The skill ran and failed: if the message names what was wrong with the arguments, change that before calling again; otherwise calling again would fail the same way.",
-  execution_timeout:
-    "The run ran out of time: call again with a larger timeout_ms (up to 300000), or ask for less.",
+  execution_timeout: `The run ran out of time: call again with a larger timeout_ms (up to ${MAX_TIMEOUT_MS}), or ask for less.`,
   execution_cancelled: "The run was cancelled: call again only if it is still wanted.",
   execution_interrupted: "The service stopped while it ran: calling again starts a new run.",
   invalid_params:

@@ -100,7 +100,7 @@ describe("/mcp on SIGTERM", { timeout: 60_000 }, () => {
       const mcp = await connectMcp("http", server, key.secret);
       const own = call(mcp, "util_wait", { ms: 30_000 });
       const id = await startLongRun(mcp);
-      const polled = callReceived(mcp, "get_execution", { id, wait_ms: 60_000 });
+      const polled = callReceived(mcp, "get_execution", { id, wait_ms: 50_000 });
       await polled.received;
       await untilRunning(server, key, 2);
       server.child.kill("SIGTERM");
@@ -124,7 +124,7 @@ describe("/mcp on SIGTERM", { timeout: 60_000 }, () => {
       const stdio = await connectMcp("stdio", server, key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" });
       const mcp = await connectMcp("http", server, key.secret);
       const id = await startLongRun(stdio);
-      const polled = callReceived(mcp, "get_execution", { id, wait_ms: 60_000 });
+      const polled = callReceived(mcp, "get_execution", { id, wait_ms: 50_000 });
       await polled.received;
       const signalledAt = Date.now();
       server.child.kill("SIGTERM");

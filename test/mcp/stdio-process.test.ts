@@ -208,7 +208,7 @@ describe("skillport mcp (stdio process)", () => {
     const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "20000" });
     try {
       const polled = mcp.client.callTool(
-        { name: "get_execution", arguments: { id, wait_ms: 60_000 } },
+        { name: "get_execution", arguments: { id, wait_ms: 50_000 } },
         undefined,
         { timeout: 50_000 },
       ) as Promise<CallToolResult>;

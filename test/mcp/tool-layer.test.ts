@@ -7,12 +7,14 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { ExecutionRecord } from "../../src/core/execution/record.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { assignToolNames, toolNameOf } from "../../src/mcp/tool-names.js";
+import { outcomeResult } from "../../src/mcp/tool-results.js";
 import { makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
 import { runningRecord } from "../support/running-record.js";
@@ -52,6 +54,31 @@ describe("tool names", () => {
     expect(new Set(names).size).toBe(5);
     for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
     expect(assignToolNames(["a.b", "a_b"], []).map(({ name }) => name)).toEqual(names.slice(0, 2));
+  });
+});
+
+// Regression (audit 22, MCP #1): a skill's own tool takes only the skill's params, yet its
+// timeout told the agent to call again with a larger timeout_ms, which it cannot pass.
+describe("what a timed-out run's result tells the agent to do", () => {
+  const timedOut: ExecutionRecord = {
+    ...runningRecord("util.wait"),
+    status: "timed_out",
+    error: { code: "execution_timeout", message: "The execution exceeded its timeout of 30000 ms." },
+    latency_ms: 30_000,
+    finished_at: "2026-11-25T00:00:30.000Z",
+  };
+  const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+  it("names execute_skill with the skill's id and timeout_ms for a skill's own tool", () => {
+    const text = textOf(outcomeResult(timedOut, { ownTool: true }));
+    expect(text).toMatch(/^execution_timeout: /);
+    expect(text).toContain(
+      'call execute_skill with skill_id "util.wait", these params and a larger timeout_ms',
+    );
+  });
+
+  it("asks execute_skill for a larger timeout_ms", () => {
+    expect(textOf(outcomeResult(timedOut))).toContain("call again with a larger timeout_ms (up to 300000)");
   });
 });
 

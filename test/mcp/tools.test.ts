@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -73,6 +74,21 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     });
     const send = tools.find((tool) => tool.name === "message_send");
     expect(send?.annotations?.readOnlyHint).toBe(false);
+    // Regression (audit 22, MCP #5): it can DELETE, PUT and PATCH, and clients confirm tools
+    // marked destructive.
+    expect(tools.find((tool) => tool.name === "http_request")?.annotations?.destructiveHint).toBe(true);
+  });
+
+  // Regression (audit 22, MCP #2): get_execution took wait_ms up to 60000, answered just as the
+  // SDK client gave up on the request, so the longest documented wait always failed.
+  it("offers get_execution waits that end well within the SDK client's request timeout", async () => {
+    const { tools } = await client.listTools();
+    const getExecution = tools.find((tool) => tool.name === "get_execution");
+    const waitMs = getExecution?.inputSchema.properties?.wait_ms as { maximum?: number };
+    expect(waitMs.maximum).toBeLessThanOrEqual(DEFAULT_REQUEST_TIMEOUT_MSEC - 10_000);
+    const refused = await call("get_execution", { id: "exec_x", wait_ms: DEFAULT_REQUEST_TIMEOUT_MSEC });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^invalid_request: wait_ms: Too big/);
   });
 
   it("runs a skill tool as one execution, whose record REST shows afterwards", async () => {

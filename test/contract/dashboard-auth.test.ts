@@ -152,6 +152,11 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect((await signInTo("/dashboard/usage?range=7d")).headers.get("location")).toBe(
       "/dashboard/usage?range=7d",
     );
+    // Regression (audit 22, security #4): a character a header cannot carry answered 500,
+    // with no session, and spent a one-time link.
+    const unicode = await signInTo("/dashboard/skills/✓?q=café%20au%20lait");
+    expect(unicode.headers.get("location")).toBe("/dashboard/skills/%E2%9C%93?q=caf%C3%A9%20au%20lait");
+    expect(setCookie(unicode.headers, "skillport_session")).toBeDefined();
     for (const elsewhere of [
       "//evil.example/dashboard",
       "https://evil.example/dashboard",

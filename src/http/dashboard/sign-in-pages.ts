@@ -122,11 +122,19 @@ function pastedToken(field: string): string {
   }
 }
 
+/** Half of a UTF-16 pair without the other (with `u`, a whole pair is one code point). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
  * `path` when it is a dashboard page to return to after signing in (it came through an
  * address or a form, so anything else is ignored: never another site, nor a secret).
  */
 export function dashboardPath(path: unknown): string | undefined {
-  if (typeof path !== "string" || path.length > 2000 || looksLikeSecret(path)) return undefined;
-  return /^\/dashboard(?:[/?][^\s\\]*)?$/.test(path) && !path.includes("//") ? path : undefined;
+  if (typeof path !== "string" || path.length > 2000 || LONE_SURROGATE.test(path) || looksLikeSecret(path)) {
+    return undefined;
+  }
+  if (!/^\/dashboard(?:[/?][^\s\\]*)?$/.test(path) || path.includes("//")) return undefined;
+  // A redirect's Location takes ASCII only (a `✓` in it threw, and the sign-in answered 500):
+  // other characters are percent-encoded, as the browser would have sent them.
+  return path.replace(/[^\x21-\x7e]+/g, encodeURI);
 }

@@ -1,3 +1,4 @@
+import { OFFERED_RANKS } from "../core/discovery/usage-learning.js";
 import type { EvaluationReport } from "./run-evaluation.js";
 
 const percent = (value: number): string => (value * 100).toFixed(1);
@@ -37,7 +38,7 @@ export function usageTable(report: EvaluationReport): string {
     percent(pick(after)),
   ];
   return [
-    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.executions} executions, ${usage.feed.learned} learned from (${usage.feed.offered} of a skill the discover had offered in its top ${usage.feed.discoverLimit}, the others each the first execution after its discover); ${after.queries} other queries evaluated`,
+    `learning from use (split ${usage.split}): ${usage.feed.discovers} queries fed as usage, ${usage.feed.executions} executions, ${usage.feed.learned} learned from (${usage.feed.offered} of a skill the discover had offered in its top ${Math.min(OFFERED_RANKS, usage.feed.discoverLimit)}, the others each the first execution after its discover); ${after.queries} other queries evaluated`,
     "",
     markdownTable(
       ["metric", "before", "after"],

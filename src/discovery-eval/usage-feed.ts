@@ -1,7 +1,7 @@
 import { ManualClock } from "../core/clock.js";
 import type { DiscoveryIndex } from "../core/discovery/discovery.js";
 import type { LabelledQuery } from "../core/discovery/evaluate.js";
-import { type Caller, UsageLearning } from "../core/discovery/usage-learning.js";
+import { type Caller, OFFERED_RANKS, UsageLearning } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";
 import type { LearnedQueryStore } from "../core/ports.js";
 
@@ -41,7 +41,7 @@ export interface FeedSummary {
    * not offered teach nothing).
    */
   learned: number;
-  /** Executions of a skill the discover had offered (all learned from). */
+  /** Executions of a skill the discover had offered, in its first `OFFERED_RANKS` (all learned from). */
   offered: number;
 }
 
@@ -93,7 +93,7 @@ export async function feedUsage(
     for (const skillId of relevant) {
       await learning.noteExecution(EVALUATION_CALLER, skillId);
       executions += 1;
-      if (hits.some((hit) => hit.skill_id === skillId)) offered += 1;
+      if (hits.slice(0, OFFERED_RANKS).some((hit) => hit.skill_id === skillId)) offered += 1;
     }
     clock.advance(1_000);
   }

@@ -191,6 +191,23 @@ describe("learning from use", () => {
     ]);
   });
 
+  // Regression (audit 22, discovery #3): every skill of a 10-result answer counted as offered,
+  // so an agent's later step, run after the right skill, was learned beside it.
+  it("counts as offered only the first results of an answer, not a later step further down", async () => {
+    const more = [
+      textSkill("text.shout", "Shout text", "Shouts a text."),
+      textSkill("text.trim", "Trim text", "Trims a text."),
+    ];
+    const c = await makeCore([...skills, ...more], { clock: new ManualClock(Date.UTC(2026, 10, 22, 12)) });
+    cleanups.push(c.cleanup);
+    const alice = await c.keyFor({ owner: "alice" });
+    const answer = (await discover(c, alice, QUERY)).results.map((r) => r.skill_id);
+    expect(answer.length).toBeGreaterThanOrEqual(4);
+    const [first, second, , fourth] = answer;
+    for (const skillId of [first, fourth, second]) await run(c, alice, skillId ?? "");
+    expect(await pairs(c, "alice")).toEqual([`${QUERY} → ${first} ×1`, `${QUERY} → ${second} ×1`].sort());
+  });
+
   it("claims a discover's first execution in the store once per process, not on every execution", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     const c = await core({ clock });

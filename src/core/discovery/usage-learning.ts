@@ -63,6 +63,14 @@ export function normalizeQuery(query: string): string {
 }
 
 /** True when the query has a letter or a digit: only such a query can be learned from. */
+/**
+ * The results of a discover that count as offered: those an agent reading the answer
+ * chooses among. A skill further down a long answer (10 by default, half a small catalog)
+ * that the agent runs later is its next step, not its answer: learned, it tied with the
+ * right skill for the query (audit 22: `crypto.hash` after "send a message to a channel").
+ */
+export const OFFERED_RANKS = 3;
+
 function hasWords(query: string): boolean {
   return /[\p{L}\p{N}]/u.test(query);
 }
@@ -120,7 +128,7 @@ export class UsageLearning {
 
   /**
    * Notes the caller's discover as its key's latest, with the skill ids its answer
-   * `offered`; resolves once the note is in the store, so that an execution sent after the
+   * `offered` (best first; the first `OFFERED_RANKS` count); resolves once the note is in the store, so that an execution sent after the
    * answer finds it in any process, or after `noteWaitMs` if the write takes longer (the
    * note is still written). Never rejects (a failed write is logged: learning is best
    * effort). A query without a letter or digit is not noted: it cannot be learned, and
@@ -133,7 +141,7 @@ export class UsageLearning {
       owner: caller.owner,
       query: normalizeQuery(query),
       at: this.clock.now(),
-      offered: [...offered],
+      offered: offered.slice(0, OFFERED_RANKS),
     });
     // The write goes on past the wait; a failed one was logged by `writeNotes`.
     return withinDeadline(this.noteWrites.run(), this.noteWaitMs, "a discover note's write").catch(() => {});

@@ -3,6 +3,7 @@ import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   checkZone,
   describeTime,
+  inRange,
   loadLuxon,
   parseTime,
   timeDescription,
@@ -61,7 +62,10 @@ export const timeConvert = defineSkill({
     const luxon = await loadLuxon();
     const fromZone = checkZone(luxon, params.from_timezone);
     const toZone = checkZone(luxon, params.to_timezone);
-    const converted = parseTime(luxon, params.time, fromZone).setZone(toZone);
+    const converted = inRange(
+      parseTime(luxon, params.time, fromZone).setZone(toZone),
+      `The time in ${toZone}`,
+    );
     let formatted: string | null = null;
     if (params.format !== undefined) {
       try {

@@ -55,8 +55,18 @@ export function timeZoneParam(description: string) {
 /** The bound java.time and most libraries set on a UTC offset; real zones stay within -12:00..+14:00. */
 const MAX_OFFSET_MINUTES = 18 * 60;
 
+const SERVER_ZONE_NAMES = new Set(["local", "system", "default"]);
+
 /** Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2"), returning it normalised. */
 export function checkZone(luxon: Luxon, zone: string): string {
+  // Luxon reads these names as the zone of the machine it runs on (and "default" as its
+  // configured default, the same unless changed): the server's zone, not the caller's.
+  if (SERVER_ZONE_NAMES.has(zone.toLowerCase())) {
+    throw new SkillError(
+      `Time zone "${zone}" would be the server's zone, not yours: give an IANA zone such as Europe/Paris, ` +
+        "America/New_York or Asia/Tokyo, or UTC",
+    );
+  }
   const probe = luxon.DateTime.now().setZone(zone);
   if (!probe.isValid) {
     throw new SkillError(

@@ -40,6 +40,25 @@ describe("time.now", () => {
     });
   });
 
+  // Regression (audit 22 F7): Luxon took these as the server's own zone.
+  it.each(["local", "system", "Local", "SYSTEM", "default"])(
+    "refuses the zone %s, which would mean the server's zone, asking for an IANA zone",
+    async (timezone) => {
+      await expectSkillError(
+        timeNow,
+        { timezone },
+        new RegExp(
+          `^Time zone "${timezone}" would be the server's zone, not yours: give an IANA zone such as Europe/Paris`,
+        ),
+      );
+      await expectSkillError(
+        timeConvert,
+        { time: "2024-05-01T12:00:00Z", to_timezone: timezone },
+        /give an IANA zone such as Europe\/Paris/,
+      );
+    },
+  );
+
   it("refuses an unknown zone with an example of a valid one", async () => {
     await expectSkillError(
       timeNow,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { checkLuxonFormat } from "./lib/luxon-format.js";
 import {
   checkZone,
   describeTime,
@@ -32,7 +33,8 @@ export const timeConvert = defineSkill({
       .max(100)
       .optional()
       .describe(
-        'Optional Luxon format for `formatted`, e.g. "yyyy-MM-dd HH:mm" or "cccc d LLLL yyyy, h:mm a".',
+        'Optional Luxon format for `formatted`, e.g. "yyyy-MM-dd HH:mm" or "cccc d LLLL yyyy, h:mm a"; ' +
+          "not strftime (%Y) or moment.js (YYYY, DD, A) tokens; literal text in single quotes.",
       ),
   }),
   result: z.object({
@@ -68,6 +70,7 @@ export const timeConvert = defineSkill({
     );
     let formatted: string | null = null;
     if (params.format !== undefined) {
+      checkLuxonFormat(params.format);
       try {
         formatted = converted.setLocale("en-US").toFormat(params.format);
       } catch {

@@ -98,6 +98,33 @@ describe("time.convert", () => {
     ).toMatchObject({ iso: "2023-11-15T07:13:20.000+09:00", formatted: "Wednesday 15 November 2023, 07:13" });
   });
 
+  // Regression (audit 22 F8): Luxon prints letters it does not know as they are, so moment.js
+  // and strftime patterns came back as "YYYY-05-May 1, 2024 12:00 A" and "%Y-%0-%1".
+  it.each([
+    ["YYYY-MM-DD hh:mm A", /"YYYY" is not a Luxon token/],
+    ["%Y-%m-%d", /% is strftime syntax/],
+    ["dddd, h:mm a", /"dddd" is not a Luxon token/],
+    ["yyyy-MM-dd hh:mm A", /"A" is not a Luxon token/],
+    ["MM-DD", /"DD" is Luxon's localized date .*not the day of the month \(dd\)/],
+    ["DD/MM/yyyy", /"DD" is Luxon's localized date/],
+  ])("refuses the format %j, naming Luxon tokens", async (format, why) => {
+    const error = await expectSkillError(
+      timeConvert,
+      { time: "2024-05-01T12:00:00Z", format },
+      /; use Luxon tokens, e\.g\. yyyy-MM-dd HH:mm \(/,
+    );
+    expect(error.message).toMatch(why);
+  });
+
+  it.each([
+    ["yyyy-MM-dd'T'HH:mm:ss", "2024-05-01T12:00:00"],
+    ["cccc, DD 'at' h:mm a", "Wednesday, May 1, 2024 at 12:00 PM"],
+    ["'Week' W, kkkk 'YYYY %'", "Week 18, 2024 YYYY %"],
+    ["DDDD", "Wednesday, May 1, 2024"],
+  ])("still formats the Luxon format %j", async (format, formatted) => {
+    expect((await runSkill(timeConvert, { time: "2024-05-01T12:00:00Z", format })).formatted).toBe(formatted);
+  });
+
   it("ignores from_timezone when the input has an offset", async () => {
     const result = await runSkill(timeConvert, { time: "2024-12-25T18:00:00Z", from_timezone: "Asia/Tokyo" });
     expect(result.iso).toBe("2024-12-25T18:00:00.000Z");

@@ -26,7 +26,9 @@ export const csvToJson = defineSkill({
     delimiter: z
       .enum(["auto", ",", ";", "\t", "|"])
       .default("auto")
-      .describe("Field separator; auto picks the most frequent of , ; tab | in the first line."),
+      .describe(
+        "Field separator; auto picks the most frequent of , ; tab | in the first record, outside quoted cells.",
+      ),
     header: z.boolean().default(true).describe("Whether the first row holds column names."),
     cast: z
       .boolean()
@@ -89,9 +91,18 @@ export const csvToJson = defineSkill({
         max_record_size: 1_000_000,
       });
     } catch (err) {
-      const hint = /RECORD_INCONSISTENT/.test(String((err as { code?: unknown }).code))
-        ? " (set relax_column_count to accept rows of different lengths)"
-        : "";
+      const hints: string[] = [];
+      if (/RECORD_INCONSISTENT/.test(String((err as { code?: unknown }).code))) {
+        hints.push("set relax_column_count to accept rows of different lengths");
+      }
+      // A wrong guess shows up as a quote or column error that does not mention the
+      // delimiter, so the message says which one was used and how to choose another.
+      if (params.delimiter === "auto") {
+        hints.push(
+          `detected delimiter ${JSON.stringify(delimiter)}: set delimiter if the data uses another one`,
+        );
+      }
+      const hint = hints.length > 0 ? ` (${hints.join("; ")})` : "";
       throw new SkillError(`Invalid CSV: ${errorMessage(err)}${hint}`, { cause: err });
     }
     // A loop, not Math.max(...): one argument per row overflows the stack past ~100k rows.
@@ -122,12 +133,27 @@ export const csvToJson = defineSkill({
   },
 });
 
+/**
+ * Counts each candidate in the first record, outside quoted cells: a quoted header such as
+ * "Last, First";Age (what Excel writes in locales whose separator is ;) holds more commas
+ * than semicolons, and counting them picked the wrong one. A quote toggles the quoted
+ * state, so a doubled quote inside a cell toggles twice and changes nothing; a line break
+ * inside quotes belongs to the cell, not the end of the record. A tie goes to the earlier
+ * candidate in DELIMITERS.
+ */
 function detectDelimiter(csv: string): string {
-  const firstLine = csv.slice(0, csv.search(/\r?\n|$/));
+  const counts = new Map<string, number>();
+  let quoted = false;
+  for (const char of csv) {
+    if (char === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (char === "\n" || char === "\r") break;
+    else counts.set(char, (counts.get(char) ?? 0) + 1);
+  }
   let best: string = ",";
   let bestCount = 0;
   for (const candidate of DELIMITERS) {
-    const count = firstLine.split(candidate).length - 1;
+    const count = counts.get(candidate) ?? 0;
     if (count > bestCount) {
       best = candidate;
       bestCount = count;

@@ -2,7 +2,7 @@ import type { JSONValue } from "@jmespath-community/jmespath";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
-import { anyJson } from "./lib/json-input.js";
+import { anyJson, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
 
 const loadJmespath = lazy(async () => {
@@ -18,11 +18,15 @@ export const jsonQuery = defineSkill({
   title: "Query JSON with JMESPath",
   description:
     'Selects, filters and reshapes JSON data with a JMESPath expression, e.g. "people[?age > `30`].name", ' +
-    '"length(items)", "sort_by(users, &created)[-1]". Takes `data` (any JSON) and `expression`; returns `result`. ' +
+    '"length(items)", "sort_by(users, &created)[-1]". Takes `data` (any JSON, or JSON text such as http.request\'s ' +
+    "`body`) and `expression`; returns `result`. " +
     "Use it to pull fields out of an API response or count and filter records.",
   tags: ["json", "jmespath", "query", "filter", "extract", "transform", "data"],
   params: z.object({
-    data: anyJson("The JSON document to query (object, array or scalar)."),
+    data: anyJson(
+      "The JSON document to query (object, array or scalar). A string whose trimmed text starts with { or [ " +
+        "and parses as JSON, such as http.request's `body`, is queried as the parsed document.",
+    ),
     expression: z
       .string()
       .trim()
@@ -73,7 +77,7 @@ export const jsonQuery = defineSkill({
       );
     }
     try {
-      return { result: searchOwnProperties(ast, params.data as JSONValue) };
+      return { result: searchOwnProperties(ast, parseJsonText(params.data) as JSONValue) };
     } catch (err) {
       throw new SkillError(`Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}`, {
         cause: err,

@@ -11,6 +11,11 @@ const MAX_EXPRESSION_LENGTH = 2000;
 const MAX_RESULT_LENGTH = 100_000;
 /** Significant digits of `text`: hides float noise such as 0.1 + 0.2 = 0.30000000000000004. */
 const TEXT_PRECISION = 14;
+/**
+ * `text` is for people: plain notation from 1e-7 up to 1e21, about the thresholds of JavaScript's
+ * own Number#toString, instead of mathjs's default 1e-3 and 1e5 (398752 was "3.98752e+5").
+ */
+const TEXT_FORMAT = { precision: TEXT_PRECISION, lowerExp: -7, upperExp: 21 };
 
 const valueSchema = z
   .union([z.number(), z.string(), z.boolean()])
@@ -46,7 +51,12 @@ export const mathEvaluate = defineSkill({
       .describe(
         "Kind of result: number, boolean, string, bignumber, fraction, complex, unit, matrix, object or null.",
       ),
-    text: z.string().describe(`The result formatted with at most ${TEXT_PRECISION} significant digits.`),
+    text: z
+      .string()
+      .describe(
+        `The result formatted with at most ${TEXT_PRECISION} significant digits, in plain notation from 1e-7 ` +
+          "up to 1e21.",
+      ),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   examples: [
@@ -168,7 +178,7 @@ function describeResult(
   result: unknown,
 ): { value: number | string | boolean; type: string; text: string } {
   // Small integers are the commonest answer, and math.format costs more than the whole
-  // evaluation; below 1e5 (where mathjs switches to exponent notation) String() is identical.
+  // evaluation; for them String() gives the same text (plain, fewer digits than the precision).
   if (typeof result === "number" && Number.isInteger(result) && Math.abs(result) < 1e5) {
     return { value: result, type: "number", text: String(result) };
   }
@@ -177,7 +187,7 @@ function describeResult(
   if (mathType === "function") {
     throw new SkillError("The expression is a function, not a value: call it with arguments, e.g. sqrt(2)");
   }
-  const text = math.format(result, { precision: TEXT_PRECISION });
+  const text = math.format(result, TEXT_FORMAT);
   // Checked before any second formatting so a huge matrix is formatted only once.
   if (text.length > MAX_RESULT_LENGTH) {
     throw new SkillError(`The result is too large to return (${text.length} characters formatted)`);

@@ -4,6 +4,7 @@ import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   checkZone,
   describeTime,
+  inRange,
   type Luxon,
   loadLuxon,
   parseTime,
@@ -86,8 +87,7 @@ export const timeAdd = defineSkill({
       );
     }
     const result = params.operation === "add" ? start.plus(duration) : start.minus(duration);
-    if (!result.isValid) throw new SkillError("The resulting date is out of range");
-    return { ...describeTime(result), input_iso: start.toISO() ?? "" };
+    return { ...describeTime(inRange(result, "The resulting date")), input_iso: start.toISO() ?? "" };
   },
 });
 

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { checkLuxonFormat } from "./lib/luxon-format.js";
 import {
   checkZone,
   describeTime,
+  inRange,
   loadLuxon,
   parseTime,
   timeDescription,
@@ -31,7 +33,8 @@ export const timeConvert = defineSkill({
       .max(100)
       .optional()
       .describe(
-        'Optional Luxon format for `formatted`, e.g. "yyyy-MM-dd HH:mm" or "cccc d LLLL yyyy, h:mm a".',
+        'Optional Luxon format for `formatted`, e.g. "yyyy-MM-dd HH:mm" or "cccc d LLLL yyyy, h:mm a"; ' +
+          "not strftime (%Y) or moment.js (YYYY, DD, A) tokens; literal text in single quotes.",
       ),
   }),
   result: z.object({
@@ -61,9 +64,13 @@ export const timeConvert = defineSkill({
     const luxon = await loadLuxon();
     const fromZone = checkZone(luxon, params.from_timezone);
     const toZone = checkZone(luxon, params.to_timezone);
-    const converted = parseTime(luxon, params.time, fromZone).setZone(toZone);
+    const converted = inRange(
+      parseTime(luxon, params.time, fromZone).setZone(toZone),
+      `The time in ${toZone}`,
+    );
     let formatted: string | null = null;
     if (params.format !== undefined) {
+      checkLuxonFormat(params.format);
       try {
         formatted = converted.setLocale("en-US").toFormat(params.format);
       } catch {

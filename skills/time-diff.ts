@@ -1,7 +1,7 @@
-import type { Duration, DurationUnit } from "luxon";
+import type { DateTime, Duration, DurationUnit } from "luxon";
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
-import { checkZone, loadLuxon, parseTime, timeInput, timeZoneParam } from "./lib/time.js";
+import { checkZone, loadLuxon, outOfRange, parseTime, timeInput, timeZoneParam } from "./lib/time.js";
 
 const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds"] as const;
 type Unit = (typeof UNITS)[number];
@@ -62,9 +62,12 @@ export const timeDiff = defineSkill({
     const end = parseTime(luxon, params.end, zone);
     // Luxon wants the units in descending size to split the difference into them.
     const units = UNITS.filter((unit) => params.units.includes(unit));
-    const diff = end.diff(start, units as DurationUnit[]);
+    const diff = calendarDiff(start, end, units);
     const breakdown: Record<string, number> = {};
     for (const unit of units) breakdown[unit] = round(diff.get(unit));
+    if (Object.values(breakdown).some((value) => !Number.isFinite(value))) {
+      throw outOfRange("The difference");
+    }
     const milliseconds = end.toMillis() - start.toMillis();
     return {
       breakdown,
@@ -77,6 +80,27 @@ export const timeDiff = defineSkill({
     };
   },
 });
+
+const CALENDAR_UNITS = ["years", "months", "weeks", "days"] as const;
+
+/**
+ * Luxon splits a difference into calendar units by stepping from the earlier moment and
+ * may overshoot the later one by one of the largest unit before it steps back (its
+ * impl/diff.js). Near the end of the date range that step is a moment Luxon cannot hold,
+ * and the diff threw "Invalid unit value NaN", so the room for it is checked first.
+ */
+function calendarDiff(start: DateTime, end: DateTime, units: Unit[]): Duration {
+  const largest = CALENDAR_UNITS.find((unit) => units.includes(unit));
+  const later = end > start ? end : start;
+  if (largest !== undefined && !later.plus({ [largest]: 1, days: 1 }).isValid) {
+    throw outOfRange(
+      `The difference in ${largest}`,
+      `, and splitting into ${largest} needs one ${largest.slice(0, -1)} of room before the end: ask for hours ` +
+        "or smaller units",
+    );
+  }
+  return end.diff(start, units as DurationUnit[]);
+}
 
 /**
  * ISO 8601 has no negative components, and Luxon writes a negative duration as

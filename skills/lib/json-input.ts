@@ -11,3 +11,20 @@ export function anyJson(description: string) {
     .refine((value) => value !== undefined, "Required: any JSON value")
     .describe(description);
 }
+
+/**
+ * The document a JSON param means. An agent chaining skills passes JSON text as it got it
+ * (http.request's `body` is a string), and JMESPath on a string finds no field, so every
+ * query answered null without a word. A string that starts with { or [ and parses is
+ * read as the JSON it holds; any other string (a plain word, "42") stays a string.
+ */
+export function parseJsonText(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const text = value.trim();
+  if (!text.startsWith("{") && !text.startsWith("[")) return value;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return value;
+  }
+}

@@ -6,15 +6,47 @@ import { lazy } from "./lazy.js";
 export const loadLuxon = lazy(() => import("luxon"));
 export type Luxon = Awaited<ReturnType<typeof loadLuxon>>;
 
-/** Unix seconds beyond ±8.64e12 ms are outside what a JavaScript Date can hold. */
-const MAX_UNIX_SECONDS = 8.64e12;
+/**
+ * Unix seconds are below 1e11 in absolute value (the years -1199 to 5138). Millisecond
+ * timestamps (JavaScript's Date.now(), many JSON APIs) are above it for any date after
+ * 1973, and read as seconds they gave the year 55840 without a word, or a difference
+ * 1000 times too large.
+ */
+const MAX_UNIX_SECONDS = 1e11;
+const millisecondsHint = (issue: { input: unknown }) =>
+  `${String(issue.input)} is beyond ±1e11 Unix seconds (the years -1199 to 5138): it looks like Unix milliseconds: ` +
+  "divide by 1000";
 
 export const timeInput = z
-  .union([z.string().trim().min(1).max(100), z.number().min(-MAX_UNIX_SECONDS).max(MAX_UNIX_SECONDS)])
+  .union([
+    z.string().trim().min(1).max(100),
+    z
+      .number()
+      .gt(-MAX_UNIX_SECONDS, { error: millisecondsHint })
+      .lt(MAX_UNIX_SECONDS, { error: millisecondsHint }),
+  ])
   .describe(
     'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01", "20240501", "2024"), ' +
-      'RFC 2822, HTTP date, Unix seconds as a number (1714573800, not "1714573800"), or "now".',
+      'RFC 2822, HTTP date, Unix seconds as a number (1714573800, not "1714573800"; not milliseconds), or "now".',
   );
+
+/**
+ * Luxon marks a moment invalid, rather than failing, when it or its wall-clock time in its
+ * zone leaves the range of a JavaScript Date: ±8.64e15 ms from 1970 (ECMA-262, "Time
+ * Values and Time Range"). Without a check it surfaced as NaN fields or a thrown luxon error.
+ */
+export function outOfRange(what: string, detail = ""): SkillError {
+  return new SkillError(
+    `${what} is out of range: dates must lie between -271821-04-20 and +275760-09-13 (UTC), the limits of ` +
+      `JavaScript dates${detail}`,
+  );
+}
+
+/** Returns `moment`, or throws `outOfRange` when Luxon could not represent it. */
+export function inRange(moment: DateTime, what = "The time"): DateTime {
+  if (!moment.isValid) throw outOfRange(what);
+  return moment;
+}
 
 export function timeZoneParam(description: string) {
   return z.string().trim().min(1).max(64).default("UTC").describe(description);
@@ -23,8 +55,18 @@ export function timeZoneParam(description: string) {
 /** The bound java.time and most libraries set on a UTC offset; real zones stay within -12:00..+14:00. */
 const MAX_OFFSET_MINUTES = 18 * 60;
 
+const SERVER_ZONE_NAMES = new Set(["local", "system", "default"]);
+
 /** Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2"), returning it normalised. */
 export function checkZone(luxon: Luxon, zone: string): string {
+  // Luxon reads these names as the zone of the machine it runs on (and "default" as its
+  // configured default, the same unless changed): the server's zone, not the caller's.
+  if (SERVER_ZONE_NAMES.has(zone.toLowerCase())) {
+    throw new SkillError(
+      `Time zone "${zone}" would be the server's zone, not yours: give an IANA zone such as Europe/Paris, ` +
+        "America/New_York or Asia/Tokyo, or UTC",
+    );
+  }
   const probe = luxon.DateTime.now().setZone(zone);
   if (!probe.isValid) {
     throw new SkillError(
@@ -56,21 +98,29 @@ export function parseTime(luxon: Luxon, input: string | number, zone: string): D
 function readTime(luxon: Luxon, input: string | number, zone: string): DateTime | undefined {
   const { DateTime } = luxon;
   const options = { zone, locale: "en-US" };
-  if (typeof input === "number") return DateTime.fromSeconds(input, options);
+  const what = `The time ${JSON.stringify(input)}`;
+  if (typeof input === "number") return inRange(DateTime.fromSeconds(input, options), what);
   if (input.toLowerCase() === "now") return DateTime.now().setZone(zone).setLocale("en-US");
   if (/^[-+]?\d+(\.\d+)?$/.test(input)) return readDigits(luxon, input, zone);
   const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
+  let beyondRange = false;
   for (const parser of parsers) {
     // setZone keeps the text's own offset, to check it as zones are checked (checkZone).
     const parsed = parser.call(DateTime, input, { ...options, setZone: true });
-    if (!parsed.isValid) continue;
+    if (!parsed.isValid) {
+      // Luxon's reason for a text it read whose moment a Date cannot hold; a text it could
+      // not read is "unparsable", and a day 30 of February "unit out of range".
+      beyondRange ||= parsed.invalidReason === "invalid input";
+      continue;
+    }
     if (Math.abs(parsed.offset) > MAX_OFFSET_MINUTES) {
       throw new SkillError(
         `Invalid UTC offset in the time ${JSON.stringify(input)}: offsets range from -18:00 to +18:00`,
       );
     }
-    return parsed.setZone(zone);
+    return inRange(parsed.setZone(zone), `${what} in ${zone}`);
   }
+  if (beyondRange) throw outOfRange(what);
   return undefined;
 }
 
@@ -112,7 +162,8 @@ export function describeTime(moment: DateTime): {
   time: string;
   weekday: string;
 } {
-  const english = moment.setLocale("en-US");
+  // The last guard before NaN fields would make the result fail its own schema.
+  const english = inRange(moment).setLocale("en-US");
   return {
     iso: english.toISO() ?? "",
     unix: english.toMillis() / 1000,

@@ -43,6 +43,33 @@ describe("csv.to_json", () => {
     expect(result.row_count).toBe(1);
   });
 
+  // Regression (audit 22 F4): separators inside quoted header cells were counted, so a
+  // semicolon export with "Last, First" in its header was parsed with commas and failed.
+  it.each([
+    ['"Last, First";Age\n"Doe, John";34', ";", [{ "Last, First": "Doe, John", Age: "34" }]],
+    ['id;"notes, long"\n1;x', ";", [{ id: "1", "notes, long": "x" }]],
+    ['"a;b;c",d\n1,2', ",", [{ "a;b;c": "1", d: "2" }]],
+    ['"multi\nline, quoted";"say ""x, y"""\n1;2', ";", [{ "multi\nline, quoted": "1", 'say "x, y"': "2" }]],
+  ])("detects the delimiter of %j outside quoted header cells", async (csv, delimiter, rows) => {
+    const result = await runSkill(csvToJson, { csv });
+    expect(result.delimiter).toBe(delimiter);
+    expect(result.rows).toEqual(rows);
+  });
+
+  it("names the detected delimiter and the delimiter param when parsing fails in auto mode", async () => {
+    await expectSkillError(
+      csvToJson,
+      { csv: "a;b\n1;2;3" },
+      /^Invalid CSV: .*\(set relax_column_count .*; detected delimiter ";": set delimiter if the data uses another one\)$/,
+    );
+    const explicit = await expectSkillError(
+      csvToJson,
+      { csv: "a;b\n1;2;3", delimiter: ";" },
+      /^Invalid CSV: /,
+    );
+    expect(explicit.message).not.toMatch(/detected delimiter/);
+  });
+
   it("returns arrays and generated column names without a header", async () => {
     expect(await runSkill(csvToJson, { csv: "1,2,3\n4,5,6", header: false })).toMatchObject({
       rows: [

@@ -27,6 +27,20 @@ describe("json.query", () => {
     expect(await runSkill(jsonQuery, { data: "text", expression: "@" })).toEqual({ result: "text" });
   });
 
+  it("queries JSON text, such as http.request's body, as the document it holds", async () => {
+    expect(await runSkill(jsonQuery, { data: '{"a":1}', expression: "a" })).toEqual({ result: 1 });
+    expect(await runSkill(jsonQuery, { data: '\n  [{"id":1},{"id":2}]\n', expression: "[].id" })).toEqual({
+      result: [1, 2],
+    });
+  });
+
+  it("keeps a string that is not JSON text an object or array as a string", async () => {
+    expect(await runSkill(jsonQuery, { data: "42", expression: "@" })).toEqual({ result: "42" });
+    expect(await runSkill(jsonQuery, { data: "{not json", expression: "@" })).toEqual({
+      result: "{not json",
+    });
+  });
+
   it("fails a syntax error with a SkillError naming the expression", async () => {
     await expectSkillError(
       jsonQuery,

@@ -184,16 +184,34 @@ describe("math.evaluate's compiled-expression cache", () => {
 });
 
 describe("math.evaluate's text of small integers", () => {
-  it("matches mathjs's own formatting on both sides of the exponent-notation threshold", async () => {
+  it("matches mathjs's own formatting on both sides of the small-integer shortcut", async () => {
     for (const [expression, text] of [
       ["2+3*4", "14"],
       ["-99999", "-99999"],
       ["99999", "99999"],
-      ["100000", "1e+5"],
+      ["100000", "100000"],
       ["0", "0"],
     ] as const) {
       expect((await runSkill(mathEvaluate, { expression })).text).toBe(text);
     }
+  });
+});
+
+// Regression (audit 22 F9): mathjs's default switched to exponent notation from 1e5, so an
+// agent quoting `text` wrote "3.98752e+5" for 17 * 23456.
+describe("math.evaluate's text notation", () => {
+  it.each([
+    ["17 * 23456", "398752"],
+    ["2^20", "1048576"],
+    ["-2^40", "-1099511627776"],
+    ["1e20 + 0.5", "100000000000000000000"],
+    ["1e21", "1e+21"],
+    ["0.0000001", "0.0000001"],
+    ["0.00000001", "1e-8"],
+    ["[100000, 2^20]", "[100000, 1048576]"],
+    ["bignumber(10)^20", "100000000000000000000"],
+  ])("writes %s as %s: plain from 1e-7 up to 1e21", async (expression, text) => {
+    expect((await runSkill(mathEvaluate, { expression })).text).toBe(text);
   });
 });
 

@@ -40,6 +40,25 @@ describe("time.now", () => {
     });
   });
 
+  // Regression (audit 22 F7): Luxon took these as the server's own zone.
+  it.each(["local", "system", "Local", "SYSTEM", "default"])(
+    "refuses the zone %s, which would mean the server's zone, asking for an IANA zone",
+    async (timezone) => {
+      await expectSkillError(
+        timeNow,
+        { timezone },
+        new RegExp(
+          `^Time zone "${timezone}" would be the server's zone, not yours: give an IANA zone such as Europe/Paris`,
+        ),
+      );
+      await expectSkillError(
+        timeConvert,
+        { time: "2024-05-01T12:00:00Z", to_timezone: timezone },
+        /give an IANA zone such as Europe\/Paris/,
+      );
+    },
+  );
+
   it("refuses an unknown zone with an example of a valid one", async () => {
     await expectSkillError(
       timeNow,
@@ -77,6 +96,33 @@ describe("time.convert", () => {
         format: "cccc d LLLL yyyy, HH:mm",
       }),
     ).toMatchObject({ iso: "2023-11-15T07:13:20.000+09:00", formatted: "Wednesday 15 November 2023, 07:13" });
+  });
+
+  // Regression (audit 22 F8): Luxon prints letters it does not know as they are, so moment.js
+  // and strftime patterns came back as "YYYY-05-May 1, 2024 12:00 A" and "%Y-%0-%1".
+  it.each([
+    ["YYYY-MM-DD hh:mm A", /"YYYY" is not a Luxon token/],
+    ["%Y-%m-%d", /% is strftime syntax/],
+    ["dddd, h:mm a", /"dddd" is not a Luxon token/],
+    ["yyyy-MM-dd hh:mm A", /"A" is not a Luxon token/],
+    ["MM-DD", /"DD" is Luxon's localized date .*not the day of the month \(dd\)/],
+    ["DD/MM/yyyy", /"DD" is Luxon's localized date/],
+  ])("refuses the format %j, naming Luxon tokens", async (format, why) => {
+    const error = await expectSkillError(
+      timeConvert,
+      { time: "2024-05-01T12:00:00Z", format },
+      /; use Luxon tokens, e\.g\. yyyy-MM-dd HH:mm \(/,
+    );
+    expect(error.message).toMatch(why);
+  });
+
+  it.each([
+    ["yyyy-MM-dd'T'HH:mm:ss", "2024-05-01T12:00:00"],
+    ["cccc, DD 'at' h:mm a", "Wednesday, May 1, 2024 at 12:00 PM"],
+    ["'Week' W, kkkk 'YYYY %'", "Week 18, 2024 YYYY %"],
+    ["DDDD", "Wednesday, May 1, 2024"],
+  ])("still formats the Luxon format %j", async (format, formatted) => {
+    expect((await runSkill(timeConvert, { time: "2024-05-01T12:00:00Z", format })).formatted).toBe(formatted);
   });
 
   it("ignores from_timezone when the input has an offset", async () => {
@@ -162,6 +208,81 @@ describe("time.convert", () => {
       { time: "2024-01-01", to_timezone: "Nowhere" },
       /Unknown time zone "Nowhere"/,
     );
+  });
+});
+
+// Regression (audit 22 F5): Unix milliseconds were read as seconds, giving the year 55840
+// or a difference 1000 times too large.
+describe("a number of Unix milliseconds given as seconds", () => {
+  it.each([
+    ["time.convert", () => timeConvert.params.safeParse({ time: 1_700_000_000_000 }), "time"],
+    ["time.add", () => timeAdd.params.safeParse({ time: -1e11, days: 1 }), "time"],
+    ["time.diff", () => timeDiff.params.safeParse({ start: 1_714_564_800_000, end: 1_714_651_200 }), "start"],
+    ["time.diff", () => timeDiff.params.safeParse({ start: 0, end: 1_714_651_200_000 }), "end"],
+  ])("is refused by %s with a hint to divide by 1000", (_id, parse, path) => {
+    const parsed = parse();
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues).toEqual([
+      expect.objectContaining({
+        path: [path],
+        message: expect.stringMatching(/ looks like Unix milliseconds: divide by 1000$/),
+      }),
+    ]);
+  });
+
+  it("is told apart from the largest Unix seconds, which are still read", async () => {
+    expect((await runSkill(timeConvert, { time: 99_999_999_999 })).date).toBe("5138-11-16");
+    expect((await runSkill(timeConvert, { time: -99_999_999_999 })).date).toBe("-1199-02-15");
+  });
+});
+
+// Regression (audit 22 F6): moments Luxon cannot hold in a zone, and calendar breakdowns that
+// step past the end of the range, failed as "failed unexpectedly" or "returned an invalid result".
+describe("a time at the ends of the date range", () => {
+  const limits = /out of range: dates must lie between -271821-04-20 and \+275760-09-13 \(UTC\)/;
+
+  it.each([
+    ["+275760-09-13T00:00:00Z", "Asia/Tokyo"],
+    ["-271821-04-20T00:00:00Z", "America/Los_Angeles"],
+  ])("%s converted to %s is out of range, not an invalid result", async (time, zone) => {
+    await expectSkillError(timeConvert, { time, to_timezone: zone }, limits);
+  });
+
+  it.each(["+275761-01-01T00:00:00Z", "+275760-09-13T08:00:00+09:00"])(
+    "%s is out of range, not unreadable",
+    async (time) => {
+      await expectSkillError(timeConvert, { time }, limits);
+    },
+  );
+
+  it("is read in UTC, where it is still inside the range", async () => {
+    expect((await runSkill(timeConvert, { time: "+275760-09-13T00:00:00Z" })).unix).toBe(8.64e12);
+  });
+
+  it("is out of range when read in a zone past the end, for time.add", async () => {
+    await expectSkillError(
+      timeAdd,
+      { time: "+275760-09-13T00:00:00Z", hours: -1, timezone: "Asia/Tokyo" },
+      limits,
+    );
+  });
+
+  it.each([
+    [{ start: "1970-01-01", end: "+275760-09-13T00:00:00Z", units: ["years"] }, /splitting into years/],
+    [{ start: "+275760-09-12T00:00:00Z", end: "2024-01-01", units: ["months", "days"] }, /into months/],
+    [{ start: "2024-01-01", end: "+275760-09-13T00:00:00Z" }, /into days/],
+  ])("time.diff %j in calendar units is out of range, not an unexpected failure", async (params, detail) => {
+    const error = await expectSkillError(timeDiff, params, limits);
+    expect(error.message).toMatch(detail);
+  });
+
+  it("still splits the whole range into hours", async () => {
+    const result = await runSkill(timeDiff, {
+      start: "-271821-04-20T00:00:00Z",
+      end: "+275760-09-13T00:00:00Z",
+      units: ["hours"],
+    });
+    expect(result.breakdown).toEqual({ hours: 4_800_000_000 });
   });
 });
 

@@ -15,6 +15,7 @@ import type { ApiKey } from "../../core/keys/api-key.js";
 import type { Skillport } from "../../core/skillport.js";
 import { EmbeddedBackend } from "../../mcp/embedded-backend.js";
 import { createMcpServer, type McpServerOptions } from "../../mcp/mcp-server.js";
+import { ReplayBuffer } from "./session-event-store.js";
 
 export interface McpSessionOptions extends McpServerOptions {
   /** A session unused this long is closed. */
@@ -87,6 +88,8 @@ class SessionTransport extends StreamableHTTPServerTransport {
 export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
+  /** The recent events of every session's streams, for clients that resume one. */
+  private readonly replay = new ReplayBuffer();
   /** The requests being answered, across sessions: shutdown waits for them. */
   private readonly answering = new Set<Promise<void>>();
   #closed = false;
@@ -162,6 +165,8 @@ export class McpSessions {
     let session: McpSession | undefined;
     const transport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
+      // A cut response stream is resumed, not lost (see SessionEventStore).
+      eventStore: this.replay.forSession(),
       onsessioninitialized: (id) => {
         // An initialize answered after shutdown closed the sessions is closed with them.
         if (this.#closed) transport.close().catch(() => {});

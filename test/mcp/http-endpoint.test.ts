@@ -201,6 +201,17 @@ describe("/mcp over HTTP", () => {
     expect((await post({ jsonrpc: "2.0", id: 8, method: "tools/list" }, inSession)).status).toBe(404);
   });
 
+  // Regression (audit 22, MCP #7): HEAD went to the transport, which refused it, while the
+  // Allow header of every 405 named it.
+  it("answers HEAD and PUT 405 alike, with an Allow header naming only what /mcp takes", async () => {
+    const auth = { authorization: `Bearer ${key.secret}` };
+    for (const method of ["HEAD", "PUT"]) {
+      const res = await fetch(`${server.baseUrl}/mcp`, { method, headers: auth });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("allow"), method).toBe("GET, POST, DELETE");
+    }
+  });
+
   it("asks for initialize when a request names no session", async () => {
     const res = await post(
       { jsonrpc: "2.0", id: 2, method: "tools/list" },

@@ -34,6 +34,9 @@ export function registerMcpRoute(
   app.route({
     method: ["GET", "POST", "DELETE"],
     url: "/mcp",
+    // No HEAD beside the GET: the transport answers HEAD 405 itself, and `Allow` must not
+    // name a method the endpoint refuses.
+    exposeHeadRoute: false,
     handler: async (request, reply) => {
       guard.check(request.headers.host, request.headers.origin);
       const authenticated = await skillport.access.authenticate(

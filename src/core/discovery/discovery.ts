@@ -31,6 +31,11 @@ export interface DiscoverySearchOptions {
   tags?: readonly string[];
   /** The caller's owner's learned queries (learning from use); absent: none count. */
   usage?: UsageEvidence;
+  /**
+   * The caller's owner: a query vector is reused only for the owner that sent the query
+   * (semantic-index.ts). Absent: callers with no owner (the dashboard) share their own.
+   */
+  owner?: string;
 }
 
 /** The caller's own past query that counted for a skill (learning from use). */
@@ -159,7 +164,10 @@ export class DiscoveryIndex {
     if (ranking.mode === "lexical" || !this.semantic || analyze(query).length === 0) {
       return { hits: this.searchLexical(query, limit, filter, options.usage), ranking };
     }
-    return { hits: await this.searchHybrid(this.semantic, query, limit, filter, options.usage), ranking };
+    return {
+      hits: await this.searchHybrid(this.semantic, query, limit, filter, options.usage, options.owner),
+      ranking,
+    };
   }
 
   /**
@@ -221,9 +229,10 @@ export class DiscoveryIndex {
     limit: number,
     filter: ((id: string) => boolean) | undefined,
     usage: UsageEvidence | undefined,
+    owner: string | undefined,
   ): Promise<DiscoveryHit[]> {
     if (limit === 0) return [];
-    const queryVector = await semantic.embedQuery(query);
+    const queryVector = await semantic.embedQuery(query, owner);
     const signals = this.usageSignals(usage, query, queryVector, undefined);
     const count = Math.max(limit, FUSION_CANDIDATES);
     const lexicalById = this.lexicalScores(query, count, filter, signals);

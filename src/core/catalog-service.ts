@@ -75,6 +75,7 @@ export class CatalogService {
       limit: request.limit,
       tags: request.tags,
       usage,
+      owner: caller?.owner,
     });
     const results = hits.flatMap(({ skill_id, score, match }) => {
       const entry = this.registry.get(skill_id);

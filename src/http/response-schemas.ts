@@ -48,6 +48,10 @@ export const DiscoverResponseSchema = z.object({
               lexical: z.number(),
             })
             .optional(),
+          named: z
+            .literal(true)
+            .optional()
+            .describe("The query is this skill's id or its tool name: it ranks first, with score 1"),
         })
         .describe("Why the skill ranks where it does"),
     }),

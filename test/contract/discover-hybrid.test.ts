@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinSkills } from "../../skills/index.js";
+import { toolNameOf } from "../../src/mcp/tool-names.js";
 import { OBVIOUS_QUERIES } from "../discovery/obvious-queries.js";
 import { bodyOf, type CreatedKey, serverErrors, startServer, type TestServer } from "./harness.js";
 
@@ -70,6 +72,19 @@ describe("contract: hybrid discovery (SKILLPORT_DISCOVERY_MODE=hybrid)", () => {
         if (query === nearTie) continue;
         const top = (await discover(query)).results[0]?.skill_id;
         if (top !== skillId) misses.push(`"${query}": ${top} instead of ${skillId}`);
+      }
+    }
+    expect(misses).toEqual([]);
+  }, 120_000);
+
+  it("ranks each built-in skill first, with score 1, for its id and for its MCP tool name (audit 22, discovery #2)", async () => {
+    while ((await discover("x")).ranking.mode !== "hybrid") await new Promise((r) => setTimeout(r, 200));
+    const misses: string[] = [];
+    for (const { id } of builtinSkills) {
+      for (const query of [id, toolNameOf(id)]) {
+        const top = (await discover(query)).results[0];
+        if (top?.skill_id !== id || top.score !== 1)
+          misses.push(`"${query}": ${top?.skill_id} (${top?.score})`);
       }
     }
     expect(misses).toEqual([]);

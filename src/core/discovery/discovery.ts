@@ -15,6 +15,7 @@ import { fusionCandidates } from "./fusion-candidates.js";
 import { DEFAULT_FEEDBACK, expandQuery, type FeedbackParameters } from "./query-expansion.js";
 import type { MatchedFields, Retriever, ScoredId, ScoredWithin } from "./retriever.js";
 import type { SemanticIndex, SemanticState } from "./semantic-index.js";
+import { SkillNames } from "./skill-names.js";
 import { TagIndex } from "./tag-index.js";
 import { analyze } from "./text-analysis.js";
 import type { UsageEvidence, UsageSignal } from "./usage-evidence.js";
@@ -31,6 +32,11 @@ export interface DiscoverySearchOptions {
   tags?: readonly string[];
   /** The caller's owner's learned queries (learning from use); absent: none count. */
   usage?: UsageEvidence;
+  /**
+   * The caller's owner: a query vector is reused only for the owner that sent the query
+   * (semantic-index.ts). Absent: callers with no owner (the dashboard) share their own.
+   */
+  owner?: string;
 }
 
 /** The caller's own past query that counted for a skill (learning from use). */
@@ -58,6 +64,11 @@ export interface MatchEvidence {
   semantic?: number;
   /** Present when the owner's past queries counted for this skill (learning from use). */
   usage?: UsageMatch;
+  /**
+   * True when the query is this skill's id (or its MCP tool name, or the id's words): such
+   * a skill ranks first, with score 1, whatever the other signals say.
+   */
+  named?: true;
 }
 
 /** One ranked skill. */
@@ -110,6 +121,7 @@ export class DiscoveryIndex {
   private readonly usageWeights: UsageWeights;
   private readonly feedback: FeedbackParameters;
   private readonly tags = new TagIndex();
+  private readonly names = new SkillNames();
 
   constructor(options: DiscoveryIndexOptions = {}) {
     this.lexical = options.lexical ?? new Bm25fRetriever();
@@ -132,11 +144,13 @@ export class DiscoveryIndex {
     this.lexical.add(document);
     this.semantic?.add(document);
     this.tags.set(document.id, document.tags);
+    this.names.add(document.id);
   }
 
   /** Removes a document; false if it was not there. */
   remove(id: string): boolean {
     this.tags.remove(id);
+    this.names.remove(id);
     this.semantic?.remove(id);
     return this.lexical.remove(id);
   }
@@ -149,31 +163,42 @@ export class DiscoveryIndex {
   }
 
   /**
-   * Skills for a free-text query, best first, ties broken by id. A query left empty by
-   * analysis (only stop words or punctuation) matches nothing and returns no hit.
+   * Skills for a free-text query, best first, ties broken by id. A query that names a
+   * skill (its id, or its MCP tool name: case, `.`, `_`, `-` and spaces aside) ranks that
+   * skill first in either mode: the model reads a bare identifier as noise, and in hybrid
+   * mode a low cosine outweighed the only lexical match (`util.wait` came 7th for
+   * "util.wait"). A query left empty by analysis (only stop words or punctuation) matches
+   * nothing else and returns no other hit.
    */
   async search(query: string, options: DiscoverySearchOptions = {}): Promise<DiscoveryResult> {
     const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_DISCOVERY_LIMIT));
     const filter = this.tags.filter(options.tags);
     const ranking = this.ranking();
+    const named = this.names.named(query);
     if (ranking.mode === "lexical" || !this.semantic || analyze(query).length === 0) {
-      return { hits: this.searchLexical(query, limit, filter, options.usage), ranking };
+      return { hits: this.searchLexical(query, limit, filter, options.usage, named), ranking };
     }
-    return { hits: await this.searchHybrid(this.semantic, query, limit, filter, options.usage), ranking };
+    return {
+      hits: await this.searchHybrid(this.semantic, query, limit, filter, options.usage, options.owner, named),
+      ranking,
+    };
   }
 
   /**
    * BM25F alone: the lexical mode, and the answer while the model loads. With usage
-   * evidence, a skill's share is raised by the share its past queries cover.
+   * evidence, a skill's share is raised by the share its past queries cover. The skills in
+   * `named` (the query names them) that pass the filter come first, with score 1.
    */
   searchLexical(
     query: string,
     limit: number,
     filter?: (id: string) => boolean,
     usage?: UsageEvidence,
+    named: readonly string[] = [],
   ): DiscoveryHit[] {
     const signals = this.usageSignals(usage, query, undefined, filter);
-    if (signals.size === 0) {
+    const namedIds = new Set(named.filter((id) => this.has(id) && (!filter || filter(id))));
+    if (signals.size === 0 && namedIds.size === 0) {
       return this.lexical.search(query, filter ? { limit, filter } : { limit }).map(({ id, score }) => ({
         skill_id: id,
         score,
@@ -182,27 +207,30 @@ export class DiscoveryIndex {
     }
     const count = Math.max(limit, FUSION_CANDIDATES);
     // BM25F shares do not depend on the other skills: the filter's and the catalog's agree.
-    const { all, within } = this.lexicalScores(query, count, filter, signals);
-    return [...new Set([...within.keys(), ...signals.keys()])]
+    const { all, within } = this.lexicalScores(query, count, filter, [...signals.keys(), ...namedIds]);
+    return [...new Set([...within.keys(), ...signals.keys(), ...namedIds])]
       .map((id) => {
         const lexical = within.get(id) ?? all.get(id) ?? 0;
         const signal = signals.get(id);
+        const isNamed = namedIds.has(id);
         return {
           id,
           lexical,
           signal,
-          score: lexicalWithUsage(lexical, signal?.lexical ?? 0, this.usageWeights),
+          isNamed,
+          score: isNamed ? 1 : lexicalWithUsage(lexical, signal?.lexical ?? 0, this.usageWeights),
         };
       })
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort((a, b) => b.score - a.score || Number(b.isNamed) - Number(a.isNamed) || byId(a.id, b.id))
       .slice(0, limit)
-      .map(({ id, lexical, signal, score }) => ({
+      .map(({ id, lexical, signal, isNamed, score }) => ({
         skill_id: id,
         score,
         match: {
           lexical,
           fields: this.lexical.explain(id, query),
           ...(signal && usage && { usage: usageMatch(usage, id, query, signal) }),
+          ...(isNamed && { named: true as const }),
         },
       }));
   }
@@ -221,12 +249,15 @@ export class DiscoveryIndex {
     limit: number,
     filter: ((id: string) => boolean) | undefined,
     usage: UsageEvidence | undefined,
+    owner: string | undefined,
+    named: readonly string[],
   ): Promise<DiscoveryHit[]> {
     if (limit === 0) return [];
-    const queryVector = await semantic.embedQuery(query);
+    const queryVector = await semantic.embedQuery(query, owner);
     const signals = this.usageSignals(usage, query, queryVector, undefined);
     const count = Math.max(limit, FUSION_CANDIDATES);
-    const lexicalById = this.lexicalScores(query, count, filter, signals);
+    const namedIds = new Set(named);
+    const lexicalById = this.lexicalScores(query, count, filter, [...signals.keys(), ...namedIds]);
     // One scan of the vectors yields the catalog's nearest skills and the filter's.
     const semanticHits = filter
       ? semantic.vectors.searchWithin(queryVector, count, filter)
@@ -238,28 +269,37 @@ export class DiscoveryIndex {
       .flatMap((hit) => semantic.vectors.vectorOf(hit.id) ?? []);
     const expanded = expandQuery(queryVector, feedback, this.feedback.queryWeight);
     const { candidates, scale } = fusionCandidates({
-      catalogIds: [...lexicalById.all.keys(), ...semanticHits.all.map((hit) => hit.id), ...signals.keys()],
+      catalogIds: [
+        ...lexicalById.all.keys(),
+        ...semanticHits.all.map((hit) => hit.id),
+        ...signals.keys(),
+        ...namedIds,
+      ],
       lexical: lexicalById,
       semanticWithin: filter ? semanticHits.within.map((hit) => hit.id) : [],
       similarity: (id) => semantic.vectors.similarity(expanded, id),
       filter,
     });
+    // A named skill comes first: no z-score (a bare id embeds as noise) nor usage bonus
+    // outranks the query naming it. The fused scores order the rest.
     return fuseOnScale(candidates, scale, this.fusion)
       .map((candidate) => {
         const signal = signals.get(candidate.id);
-        return { ...candidate, fused: candidate.fused + (signal?.bonus ?? 0), signal };
+        const isNamed = namedIds.has(candidate.id);
+        return { ...candidate, fused: candidate.fused + (signal?.bonus ?? 0), signal, isNamed };
       })
-      .sort((a, b) => b.fused - a.fused || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort((a, b) => Number(b.isNamed) - Number(a.isNamed) || b.fused - a.fused || byId(a.id, b.id))
       .slice(0, limit)
       .map((candidate) => ({
         skill_id: candidate.id,
-        score: fusedDisplayScore(candidate.fused),
+        score: candidate.isNamed ? 1 : fusedDisplayScore(candidate.fused),
         match: {
           lexical: candidate.lexical,
           fields: this.lexical.explain(candidate.id, query),
           semantic: candidate.semantic,
           ...(candidate.signal &&
             usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
+          ...(candidate.isNamed && { named: true as const }),
         },
       }));
   }
@@ -287,21 +327,21 @@ export class DiscoveryIndex {
   /**
    * BM25F shares of the catalog's top `count` skills (`all`) and of the top `count` that
    * `filter` accepts (`within`, the same map without a filter), from one search. `all`
-   * also holds every skill with usage evidence: a skill lifted by its past queries is
-   * ranked with its own share, not with 0.
+   * also holds every skill of `extra` (those with usage evidence, those the query names):
+   * a skill lifted by its past queries is ranked with its own share, not with 0.
    */
   private lexicalScores(
     query: string,
     count: number,
     filter: ((id: string) => boolean) | undefined,
-    signals: ReadonlyMap<string, UsageSignal>,
+    extra: readonly string[],
   ): { all: Map<string, number>; within: Map<string, number> } {
     const found = filter
       ? this.lexical.searchWithin(query, count, filter)
       : unfiltered(this.lexical.search(query, { limit: count }));
     const all = new Map(found.all.map((hit) => [hit.id, hit.score]));
     const within = filter ? new Map(found.within.map((hit) => [hit.id, hit.score])) : all;
-    const missing = [...signals.keys()].filter((id) => !all.has(id));
+    const missing = extra.filter((id) => !all.has(id));
     if (missing.length > 0) {
       const wanted = new Set(missing);
       for (const hit of this.lexical.search(query, { limit: wanted.size, filter: (id) => wanted.has(id) })) {
@@ -310,6 +350,10 @@ export class DiscoveryIndex {
     }
     return { all, within };
   }
+}
+
+function byId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The results of an unfiltered search, as a filtered one that kept everything. */

@@ -38,7 +38,14 @@ export class SemanticIndex {
   private readonly pending = new Map<string, Pending>();
   private draining: Promise<void> | undefined;
   private failure: unknown;
-  /** Recently embedded queries, least recently used first (a Map keeps insertion order). */
+  /**
+   * Recently embedded queries by owner and text (`recentKey`), least recently used first
+   * (a Map keeps insertion order). Keyed by owner because a reused vector answers in well
+   * under a millisecond where the model takes 10–35 ms, and `took_ms` shows the
+   * difference: a cache shared by every owner told one owner whether another had just
+   * sent a given query (an invoice number, a customer's name). README: an owner's queries
+   * count for that owner only.
+   */
   private readonly recentQueries = new Map<string, Float32Array>();
 
   private readonly recentLimit: number;
@@ -97,30 +104,36 @@ export class SemanticIndex {
     while (this.draining) await this.draining;
   }
 
-  /** The query's unit vector; throws when the model is not ready (callers check `state`). */
-  async embedQuery(query: string): Promise<Float32Array> {
-    const recent = this.recentQueries.get(query);
+  /**
+   * The query's unit vector, reused only from `owner`'s recent queries (absent: the
+   * queries of callers with no owner, such as the dashboard); throws when the model is not
+   * ready (callers check `state`).
+   */
+  async embedQuery(query: string, owner?: string): Promise<Float32Array> {
+    const key = recentKey(owner, query);
+    const recent = this.recentQueries.get(key);
     if (recent) {
-      this.recentQueries.delete(query);
-      this.recentQueries.set(query, recent);
+      this.recentQueries.delete(key);
+      this.recentQueries.set(key, recent);
       return recent;
     }
     const [vector] = await this.embedder.embed([query]);
     if (!vector) throw new Error("the embedder returned no vector");
-    this.rememberQuery(query, vector);
+    this.rememberQuery(key, vector);
     return vector;
   }
 
   /**
-   * Unit vectors of texts other than skills (queries learned from use), from recent
-   * queries, then the embedding cache, then the model (whose answers are cached). Throws
-   * when the model is not ready.
+   * Unit vectors of texts other than skills (queries learned from use): from `owner`'s
+   * recent queries (never another owner's; absent: those of callers with no owner, as in
+   * `embedQuery`), then the embedding cache, then the model (whose answers are cached).
+   * Throws when the model is not ready.
    */
-  async embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
+  async embedTexts(texts: readonly string[], owner?: string): Promise<Float32Array[]> {
     const found = new Map<string, Float32Array>();
     const rest: Pending[] = [];
     for (const text of new Set(texts)) {
-      const recent = this.recentQueries.get(text);
+      const recent = this.recentQueries.get(recentKey(owner, text));
       if (recent) found.set(text, recent);
       else rest.push({ id: text, text, hash: textHash(text) });
     }
@@ -136,9 +149,9 @@ export class SemanticIndex {
     });
   }
 
-  private rememberQuery(query: string, vector: Float32Array): void {
+  private rememberQuery(key: string, vector: Float32Array): void {
     if (this.recentLimit <= 0) return;
-    this.recentQueries.set(query, vector);
+    this.recentQueries.set(key, vector);
     if (this.recentQueries.size > this.recentLimit) {
       const oldest = this.recentQueries.keys().next().value;
       if (oldest !== undefined) this.recentQueries.delete(oldest);
@@ -198,4 +211,9 @@ export class SemanticIndex {
     }
     return cached;
   }
+}
+
+/** The recent-query cache's key: owner and text, unambiguous whatever either holds (a NUL, a quote). */
+function recentKey(owner: string | undefined, text: string): string {
+  return JSON.stringify([owner ?? null, text]);
 }

@@ -29,7 +29,11 @@ function annotationTags(annotations: SkillAnnotations): SafeHtml {
   return html`${on.map((name) => html`<span class="tag tag-${name}">${ANNOTATION_LABELS[name]}</span>`)}`;
 }
 
-/** The catalog, and a search box that asks discovery exactly what an agent would. */
+/**
+ * The catalog, and a search box that asks discovery what an agent would get before any
+ * learning from use: the dashboard acts for no owner, so no owner's learned queries count
+ * (and its searches teach nothing).
+ */
 export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { catalog, registry } = dashboard.skillport;
 
@@ -55,7 +59,7 @@ export function registerSkillPages(app: FastifyInstance, dashboard: Dashboard): 
 </li>`,
     );
     const summary = found
-      ? html`<p class="muted" role="status">${integer(found.results.length)} results for “${q}”, ranked as <code>POST /v1/discover</code> ranks them (${found.took_ms} ms).</p>`
+      ? html`<p class="muted" role="status">${integer(found.results.length)} results for “${q}”, ranked as <code>POST /v1/discover</code> ranks them for an owner with nothing learned from use (${found.took_ms} ms).</p>`
       : secretGiven
         ? html`<p class="muted" role="status">That looks like an API key's secret, not a description of a capability: it was not searched for or shown. ${integer(all.length)} skills.</p>`
         : html`<p class="muted">${integer(all.length)} skills.</p>`;

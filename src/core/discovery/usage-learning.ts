@@ -226,7 +226,7 @@ export class UsageLearning {
     const previous = cache.evidence.countOf(skillId, note.query);
     cache.evidence.add(
       { skillId, query: note.query, count: previous + 1, lastAt: now },
-      await this.vectorOf(note.query),
+      await this.vectorOf(caller.owner, note.query),
     );
     this.evictOwners();
   }
@@ -294,7 +294,7 @@ export class UsageLearning {
   private async read(owner: string): Promise<OwnerCache> {
     const loadedAt = this.clock.now();
     const learned = await this.store.list(owner, this.caps.perOwner);
-    const vectors = await this.vectorsOf(learned);
+    const vectors = await this.vectorsOf(owner, learned);
     const ready = this.semantic?.state === "ready";
     const evidence = new UsageEvidence(
       ready ? this.semantic?.vectors.dimensions : undefined,
@@ -309,13 +309,20 @@ export class UsageLearning {
     return cache;
   }
 
-  private async vectorsOf(learned: readonly LearnedQuery[]): Promise<Float32Array[] | undefined> {
+  /** Vectors of `owner`'s learned queries: the owner's recent discovers embedded most of them already. */
+  private async vectorsOf(
+    owner: string,
+    learned: readonly LearnedQuery[],
+  ): Promise<Float32Array[] | undefined> {
     if (learned.length === 0 || this.semantic?.state !== "ready") return undefined;
-    return this.semantic.embedTexts(learned.map((entry) => entry.query));
+    return this.semantic.embedTexts(
+      learned.map((entry) => entry.query),
+      owner,
+    );
   }
 
-  private async vectorOf(query: string): Promise<Float32Array | undefined> {
-    return (await this.vectorsOf([{ skillId: "", query, count: 0, lastAt: 0 }]))?.[0];
+  private async vectorOf(owner: string, query: string): Promise<Float32Array | undefined> {
+    return (await this.vectorsOf(owner, [{ skillId: "", query, count: 0, lastAt: 0 }]))?.[0];
   }
 
   private evictOwners(): void {

@@ -42,6 +42,23 @@ describe("skillport mcp --remote counts a tool call as embedded mode does", () =
     }
   };
 
+  /** The answers to `calls` in each mode, by a new key of `limitMinute` spent down to `left` requests. */
+  const answersWithRequestsLeft = async (limitMinute: number, left: number, calls: ToolCall[]) => {
+    const answers: Record<Mode, string[]> = { stdio: [], remote: [] };
+    for (const mode of ["stdio", "remote"] as const) {
+      const { secret, mcp } = await connected(mode, limitMinute);
+      try {
+        for (let remaining = await remainingOf(secret); remaining > left; remaining--) {
+          await server().request("GET", "/v1/skills?limit=1", { key: secret });
+        }
+        for (const request of calls) answers[mode].push(await answerOf(mcp, request));
+      } finally {
+        await mcp.close();
+      }
+    }
+    return answers;
+  };
+
   /**
    * Calls refused before they run: an unknown tool, arguments each tool's schema refuses,
    * an idempotency key too long.
@@ -100,26 +117,8 @@ describe("skillport mcp --remote counts a tool call as embedded mode does", () =
     "gives a key as many remote tool calls as embedded ones, each answered with its result",
     async () => {
       await awayFromMinuteBoundary(20);
-      const answers: Record<Mode, string[]> = { stdio: [], remote: [] };
-      for (const mode of ["stdio", "remote"] as const) {
-        const { secret, mcp } = await connected(mode, 10);
-        try {
-          // Spend the key down to 3 requests left in its minute.
-          for (let left = await remainingOf(secret); left > 3; left--) {
-            await server().request("GET", "/v1/skills?limit=1", { key: secret });
-          }
-          for (let i = 0; i < 4; i++) {
-            answers[mode].push(
-              await answerOf(mcp, {
-                name: "execute_skill",
-                arguments: { skill_id: "util.wait", params: { ms: 200 } },
-              }),
-            );
-          }
-        } finally {
-          await mcp.close();
-        }
-      }
+      const wait = { name: "execute_skill", arguments: { skill_id: "util.wait", params: { ms: 200 } } };
+      const answers = await answersWithRequestsLeft(10, 3, [wait, wait, wait, wait]);
       expect(answers.stdio).toEqual([
         '{"waited_ms":200}',
         '{"waited_ms":200}',
@@ -137,18 +136,7 @@ describe("skillport mcp --remote counts a tool call as embedded mode does", () =
     "answers a refused call as embedded mode does for a key over its limit",
     async () => {
       await awayFromMinuteBoundary(20);
-      const answers: Record<Mode, string[]> = { stdio: [], remote: [] };
-      for (const mode of ["stdio", "remote"] as const) {
-        const { secret, mcp } = await connected(mode, 5);
-        try {
-          for (let left = await remainingOf(secret); left > 0; left--) {
-            await server().request("GET", "/v1/skills?limit=1", { key: secret });
-          }
-          for (const request of refusedCalls) answers[mode].push(await answerOf(mcp, request));
-        } finally {
-          await mcp.close();
-        }
-      }
+      const answers = await answersWithRequestsLeft(5, 0, refusedCalls);
       expect(answers.stdio).toEqual(refusedCalls.map(() => "error rate_limit_exceeded"));
       expect(answers.remote).toEqual(answers.stdio);
     },

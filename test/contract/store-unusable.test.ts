@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -50,9 +50,10 @@ const SETTING = "(data directory from SKILLPORT_DATA_DIR or --data-dir)";
 const BACKUP = 'restore a backup (docs/deploy.md, "Backups")';
 
 /**
- * Audit 22, operations #2: a store that cannot be opened (each case here is one root cannot
- * get past, as these tests run as root) was reported as the driver's bare message ("file is
- * not a database"), naming neither the file nor the setting, nor what to do.
+ * Audit 22, operations #1 and #2: a store that cannot be opened or used (each case here is one
+ * root cannot get past, as these tests run as root) was reported as the driver's bare message
+ * ("file is not a database"), and a `serve` whose start then failed printed a one-time
+ * dashboard sign-in link for a server already gone, and nothing on stderr saying why.
  */
 describe("contract: a store that cannot be opened or used", { timeout: 120_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "skillport-store-unusable-"));
@@ -140,6 +141,23 @@ describe("contract: a store that cannot be opened or used", { timeout: 120_000 }
     });
   }
 
+  for (const logLevel of ["info", "silent"]) {
+    it(`serve on a damaged executions table exits 1 saying why in one line on stderr, and prints no sign-in link (SKILLPORT_LOG_LEVEL=${logLevel})`, async () => {
+      // Opening reads no executions; taking over the store's orphaned runs at start does.
+      const dataDir = await madeStore(`damaged-${logLevel}`, overwriteExecutionsPages);
+      const file = join(dataDir, "skillport.db");
+      const serve = await runCommand(["serve"], {
+        SKILLPORT_DATA_DIR: dataDir,
+        SKILLPORT_LOG_LEVEL: logLevel,
+      });
+      expect(serve.code, serve.stderr).toBe(1);
+      expect(serve.stderr).not.toContain("sign-in");
+      expect(stderrLines(serve)).toEqual([
+        `skillport serve: cannot start on the SQLite store ${file} ${SETTING}: database disk image is malformed [SQLITE_CORRUPT]; it is not a skillport database, or it is damaged: ${BACKUP}`,
+      ]);
+    });
+  }
+
   it("serve with Redis for its limits exits 1 (not hanging on the Redis connection) when the SQLite store cannot be opened", async () => {
     const port = await freePort();
     const redis = await startRedis(port);
@@ -159,3 +177,25 @@ describe("contract: a store that cannot be opened or used", { timeout: 120_000 }
     }
   });
 });
+
+/**
+ * Damages the executions table and its indexes in place: random bytes over each of their
+ * pages (each is one page while the table is empty), after moving the WAL into the file.
+ */
+function overwriteExecutionsPages(file: string): void {
+  const db = new Database(file);
+  const pageSize = Number(db.pragma("page_size", { simple: true }));
+  const roots = db
+    .prepare("select rootpage from sqlite_schema where tbl_name = 'executions' and rootpage > 0")
+    .pluck()
+    .all() as number[];
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+  expect(roots.length).toBeGreaterThan(0);
+  const fd = openSync(file, "r+");
+  try {
+    for (const page of roots) writeSync(fd, randomBytes(pageSize), 0, pageSize, (page - 1) * pageSize);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,10 +1,14 @@
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createSkillport } from "../bootstrap.js";
-import { loadConfig } from "../config.js";
+import { type Config, loadConfig } from "../config.js";
 import type { Skillport } from "../core/skillport.js";
 import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
+import { DATA_DIR_SETTING } from "../store/open-store.js";
+import { DEFAULT_DATABASE_FILE } from "../store/sqlite/index.js";
+import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -86,7 +90,9 @@ export async function runServe(args: string[]): Promise<number> {
     // supervisor would never restart it (a store out of reach at start, say).
     logger.fatal({ err }, "cannot start");
     if (!stopping) await closeAll(server, skillport, logger);
-    return 1;
+    // Said on stderr, as a port already taken is (audit 22, operations #1): a damaged table
+    // or a read-only file is found only now, once the core reads and writes the store.
+    throw new Error(`skillport serve: cannot start${startProblem(err, config)}`, { cause: err });
   }
   // A signal during the start: the shutdown under way answers what arrives meanwhile.
   if (stopping) return 0;
@@ -112,6 +118,13 @@ async function closeAll(server: HttpServer, skillport: Skillport, logger: { flus
     await skillport.close();
     logger.flush();
   }
+}
+
+/** Why the core could not start: on which store and what to do, when the store's file says. */
+function startProblem(err: unknown, config: Config): string {
+  const place = { filePath: join(config.dataDir, DEFAULT_DATABASE_FILE), dataDirSetting: DATA_DIR_SETTING };
+  const problem = config.databaseUrl === undefined ? describeStoreFailure(err, place) : undefined;
+  return problem === undefined ? `: ${reasonOf(err)}` : ` on ${problem}`;
 }
 
 function hostAndPort(host: string, port: number): string {

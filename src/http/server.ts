@@ -41,8 +41,9 @@ export interface HttpServerOptions {
 export interface HttpServer {
   app: FastifyInstance;
   /**
-   * Starts answering requests. Until then (the port is bound first, so that a server that
-   * cannot listen has started nothing) every request is answered 503 with `Retry-After`.
+   * Starts answering requests, and prints the dashboard's first sign-in link. Until then (the
+   * port is bound first, so that a server that cannot listen has started nothing) every
+   * request is answered 503 with `Retry-After`.
    */
   open(): void;
   /**
@@ -193,7 +194,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   registerExecuteRoute(app, skillport);
   registerExecutionRoutes(app, skillport, shutdown.signal);
   registerSkillRoutes(app, skillport);
-  registerDashboard(app, skillport, {
+  const dashboard = registerDashboard(app, skillport, {
     version: options.version,
     announceSignInLink: options.announceSignInLink,
   });
@@ -231,6 +232,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     app,
     open() {
       opened = true;
+      dashboard.announceFirstLink();
     },
     async close(executionsEnded) {
       closing = true;

@@ -3,6 +3,9 @@ import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
 import { openSqliteStore } from "./sqlite/index.js";
 
+/** What chooses the embedded store's directory (every command's --data-dir sets the variable). */
+export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
+
 export type StoreConfig = Pick<
   Config,
   | "dataDir"
@@ -54,7 +57,14 @@ export async function openStore(
       throw err;
     }
   }
-  const sqlite = openSqliteStore({ dataDir: config.dataDir, logger });
+  let sqlite: Store;
+  try {
+    sqlite = openSqliteStore({ dataDir: config.dataDir, logger, dataDirSetting: DATA_DIR_SETTING });
+  } catch (err) {
+    // Redis's open connection would keep the process alive after the error was printed.
+    await limiter?.close();
+    throw err;
+  }
   if (!limiter) return sqlite;
   // Everything but the limiter stays SQLite's, `ping` and `isOutage` too: the Redis limiter
   // answers its own outages (SKILLPORT_REDIS_DOWN), and Redis down leaves a replica ready.

@@ -41,7 +41,10 @@ describe("sqlite: which errors are outages (Store.isOutage)", () => {
     const dataDir = await temp.dataDir();
     writeFileSync(join(dataDir, "garbage.db"), "not a database ".repeat(300));
     const store = temp.open({ dataDir });
-    const err = thrownBy(() => temp.open({ dataDir, fileName: "garbage.db" }));
+    // The driver's own error: opening a store wraps it, naming the file (see open-failure.ts).
+    const garbage = new Database(join(dataDir, "garbage.db"));
+    const err = thrownBy(() => garbage.pragma("user_version"));
+    garbage.close();
     expect(err).toMatchObject({ code: "SQLITE_NOTADB" });
     expect(store.isOutage(err)).toBe(true);
   });

@@ -60,23 +60,19 @@ const CSP = [
  * The dashboard at `/dashboard`: server-rendered pages for an administrator signed in with
  * a session cookie. Everything here is scoped to this plugin (cookies, form bodies, error
  * pages), so `/v1` never parses a form or looks at a cookie, and this surface never looks
- * at an API key.
+ * at an API key. Its first one-time sign-in link is printed by `announceFirstLink`.
  */
 export function registerDashboard(
   app: FastifyInstance,
   skillport: Skillport,
   options: DashboardOptions,
-): void {
+): { announceFirstLink(): void } {
   const announce = options.announceSignInLink ?? printSignInLink;
   let baseUrl = "";
   const announceLink = () => {
     const token = skillport.admin.issueSignInToken();
     if (token !== undefined) announce(`${baseUrl}/dashboard/sign-in?token=${token}`);
   };
-  app.addHook("onListen", async () => {
-    baseUrl = consoleBaseUrl(app.server.address());
-    announceLink();
-  });
 
   app.register(
     async (scope) => {
@@ -154,6 +150,18 @@ export function registerDashboard(
     },
     { prefix: "/dashboard" },
   );
+  return {
+    /**
+     * Prints the first link once the server answers requests, not when its port is bound: a
+     * server that then fails to start (a damaged store) must not hand out a link to nothing,
+     * and a supervisor's restart loop would print a new one at every attempt (audit 22,
+     * operations #1).
+     */
+    announceFirstLink() {
+      baseUrl = consoleBaseUrl(app.server.address());
+      announceLink();
+    },
+  };
 }
 
 /** An error as a page: signed-in ones inside the shell, others on a bare page. */

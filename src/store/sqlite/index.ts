@@ -18,6 +18,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
+import { describeStoreFailure, reasonOf, storeName } from "./open-failure.js";
 import { isSqliteOutage } from "./outage.js";
 import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
@@ -34,6 +35,11 @@ export interface SqliteStoreOptions {
   clock?: Clock;
   /** Receives failures of writes nobody awaits (a key's last use). */
   logger?: Logger;
+  /**
+   * The setting that chose `dataDir` (e.g. `SKILLPORT_DATA_DIR or --data-dir`), named with the
+   * file when the store cannot be opened.
+   */
+  dataDirSetting?: string;
 }
 
 /** A `Store` with what only the SQLite adapter can tell (for metrics and benchmarks). */
@@ -50,12 +56,9 @@ export interface SqliteStore extends Store {
  * the limiter's (see `SqliteLimiter`). The schema is migrated on open.
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  ensureDirectory(options.dataDir);
   const filePath = join(options.dataDir, options.fileName ?? DEFAULT_DATABASE_FILE);
-  ensurePrivateFile(filePath);
+  const { db, limiterDb } = openFile(options.dataDir, filePath, options.dataDirSetting);
   const logger = options.logger ?? silentLogger;
-
-  const { db, limiterDb } = openConnections(filePath);
   const openedFile = fileIdentity(filePath);
   const walSync = createWalSync(filePath);
   const health = new WriteHealth();
@@ -118,6 +121,28 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     },
   });
+}
+
+/**
+ * Creates the directory and the file if missing and opens them. The one place where a store
+ * that cannot be opened is reported, for every command that opens one: the driver's or the
+ * system's message alone ("unable to open database file") names neither the file nor the
+ * setting that chose it, nor what to do (audit 22, operations #2).
+ */
+function openFile(
+  dataDir: string,
+  filePath: string,
+  dataDirSetting: string | undefined,
+): { db: Database.Database; limiterDb: Database.Database } {
+  try {
+    ensureDirectory(dataDir);
+    ensurePrivateFile(filePath);
+    return openConnections(filePath);
+  } catch (err) {
+    const place = { filePath, dataDirSetting };
+    const problem = describeStoreFailure(err, place) ?? `${storeName(place)}: ${reasonOf(err)}`;
+    throw new Error(`Cannot open ${problem}`, { cause: err });
+  }
 }
 
 /** Opens the main connection, migrates, then opens the limiter's; nothing stays open on failure. */

@@ -199,6 +199,17 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** A database file written by a newer skillport, whose schema this code does not know. */
+export class NewerSchemaError extends Error {
+  constructor(
+    readonly version: number,
+    readonly knownVersion: number,
+  ) {
+    super(`The database schema is version ${version}, newer than this skillport knows (${knownVersion}).`);
+    this.name = "NewerSchemaError";
+  }
+}
+
 /**
  * Brings the schema up to date in one transaction. `BEGIN IMMEDIATE` takes the write lock
  * before reading `user_version`, so when two processes open a new file at once the second
@@ -214,9 +225,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
   const apply = db.transaction(() => {
     const current = Number(db.pragma("user_version", { simple: true }));
     if (current > latest) {
-      throw new Error(
-        `The database schema is version ${current}, newer than this skillport knows (${latest}).`,
-      );
+      throw new NewerSchemaError(current, latest);
     }
     for (const migration of migrations) {
       if (migration.version <= current) continue;

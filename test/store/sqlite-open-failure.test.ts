@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { Database } from "../../src/store/sqlite/driver.js";
+import { NewerSchemaError } from "../../src/store/sqlite/migrations.js";
+import { describeStoreFailure } from "../../src/store/sqlite/open-failure.js";
+
+const PLACE = { filePath: "/srv/skillport/skillport.db", dataDirSetting: "SKILLPORT_DATA_DIR or --data-dir" };
+const STORE =
+  "the SQLite store /srv/skillport/skillport.db (data directory from SKILLPORT_DATA_DIR or --data-dir)";
+const PERMISSIONS =
+  "check the owner and mode of the file and of its directory, and that the filesystem is not mounted read-only";
+const DISK_FULL = "the disk is probably full (or failing): free some space and start again";
+const DAMAGED =
+  'it is not a skillport database, or it is damaged: restore a backup (docs/deploy.md, "Backups")';
+
+function errno(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Audit 22, operations #2: the failures the contract tests cannot cause as root (a read-only
+ * file or filesystem, a full disk) get the same one line, by their SQLite or errno code.
+ */
+describe("sqlite: why a store cannot be opened, and what to do", () => {
+  it.each([
+    [new Database.SqliteError("attempt to write a readonly database", "SQLITE_READONLY"), PERMISSIONS],
+    [
+      new Database.SqliteError("attempt to write a readonly database", "SQLITE_READONLY_DBMOVED"),
+      PERMISSIONS,
+    ],
+    [errno("EACCES", "EACCES: permission denied, open '/srv/skillport/skillport.db'"), PERMISSIONS],
+    [errno("EROFS", "EROFS: read-only file system, mkdir '/srv/skillport'"), PERMISSIONS],
+    [new Database.SqliteError("database or disk is full", "SQLITE_FULL"), DISK_FULL],
+    [new Database.SqliteError("disk I/O error", "SQLITE_IOERR_WRITE"), DISK_FULL],
+    [errno("ENOSPC", "ENOSPC: no space left on device, open '/srv/skillport/skillport.db'"), DISK_FULL],
+    [new Database.SqliteError("database disk image is malformed", "SQLITE_CORRUPT"), DAMAGED],
+    [new Database.SqliteError("file is not a database", "SQLITE_NOTADB"), DAMAGED],
+  ])("names the file, the setting, the reason and a hint: %s", (err, hint) => {
+    expect(describeStoreFailure(err, PLACE)).toMatch(
+      new RegExp(`^${escapeRegExp(STORE)}: .+; ${escapeRegExp(hint)}$`),
+    );
+  });
+
+  it("says a file from a newer skillport needs that version or a backup of this one's", () => {
+    expect(describeStoreFailure(new NewerSchemaError(9, 7), PLACE)).toBe(
+      `${STORE}: The database schema is version 9, newer than this skillport knows (7); ` +
+        'a newer skillport wrote it: run that version, or restore a backup made by this one (docs/deploy.md, "Backups")',
+    );
+  });
+
+  it("describes nothing for an error that says nothing about the file", () => {
+    expect(describeStoreFailure(new Error("the skill host exited"), PLACE)).toBeUndefined();
+    expect(
+      describeStoreFailure(new Database.SqliteError("database is locked", "SQLITE_BUSY"), PLACE),
+    ).toBeUndefined();
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

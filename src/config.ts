@@ -1,7 +1,9 @@
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { closest } from "fastest-levenshtein";
 import { z } from "zod";
+import type { Logger } from "./core/logger.js";
 import { wholeNumberText } from "./core/whole-number.js";
 
 const int = wholeNumberText;
@@ -180,6 +182,32 @@ export interface McpConfig {
 }
 
 /** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
+/** `SKILLPORT_*` variables read elsewhere: the client library's (README), and the test suite's services. */
+const CLIENT_VARIABLES = ["SKILLPORT_API_KEY", "SKILLPORT_BASE_URL"];
+const TEST_VARIABLE = /^SKILLPORT_TEST_/;
+
+/**
+ * The `SKILLPORT_*` variables of `env` that nothing reads, each with the known name closest
+ * to it: a typo (SKILLPORT_RETENTON_DAYS) left its setting at the default without a word.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv): { name: string; closest: string }[] {
+  const known = [...Object.keys(Env.shape), ...CLIENT_VARIABLES];
+  return Object.keys(env)
+    .filter((name) => name.startsWith("SKILLPORT_") && !known.includes(name) && !TEST_VARIABLE.test(name))
+    .sort()
+    .map((name) => ({ name, closest: closest(name, known) }));
+}
+
+/** Logs one warning for each variable `unknownVariables` finds (commands that start a service). */
+export function warnOfUnknownVariables(logger: Logger, env: NodeJS.ProcessEnv = process.env): void {
+  for (const { name, closest } of unknownVariables(env)) {
+    logger.warn(
+      { variable: name, closest },
+      `${name} is not a skillport setting (ignored); did you mean ${closest}?`,
+    );
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
+import { loadConfig, unknownVariables, warnOfUnknownVariables } from "../src/config.js";
 
 describe("configuration from the environment", () => {
   it("takes the defaults for variables that are not set", () => {
@@ -101,5 +101,30 @@ describe("configuration from the environment", () => {
     expect(() => loadConfig({ SKILLPORT_PORT: "70000" })).not.toThrow(/whole number/);
     expect(() => loadConfig({ SKILLPORT_WORKER_THREADS: "0" })).toThrow(/SKILLPORT_WORKER_THREADS: .*>=\s*1/);
     expect(() => loadConfig({ SKILLPORT_PORT: "-1" })).toThrow(/SKILLPORT_PORT: .*>=\s*0/);
+  });
+
+  // Regression (audit 22, operations #7): a misspelt variable left its setting at the default
+  // without a word.
+  it("names each SKILLPORT_ variable nothing reads, with the closest known name", () => {
+    const env = {
+      SKILLPORT_RETENTON_DAYS: "7",
+      SKILLPORT_LOGLEVEL: "debug",
+      SKILLPORT_RETENTION_DAYS: "7",
+      SKILLPORT_API_KEY: "sk_live_x",
+      SKILLPORT_BASE_URL: "http://127.0.0.1:8080",
+      SKILLPORT_TEST_REDIS_URL: "redis://127.0.0.1",
+      HOME: "/root",
+    };
+    expect(unknownVariables(env)).toEqual([
+      { name: "SKILLPORT_LOGLEVEL", closest: "SKILLPORT_LOG_LEVEL" },
+      { name: "SKILLPORT_RETENTON_DAYS", closest: "SKILLPORT_RETENTION_DAYS" },
+    ]);
+    const warnings: string[] = [];
+    const logger = { warn: (_fields: object, message?: string) => warnings.push(message ?? "") };
+    warnOfUnknownVariables(logger as never, env);
+    expect(warnings).toEqual([
+      "SKILLPORT_LOGLEVEL is not a skillport setting (ignored); did you mean SKILLPORT_LOG_LEVEL?",
+      "SKILLPORT_RETENTON_DAYS is not a skillport setting (ignored); did you mean SKILLPORT_RETENTION_DAYS?",
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.js";
+import { loadConfig, warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
 
 const CREATE_KEY_HINT =
@@ -31,6 +31,7 @@ export async function runMcp(args: string[]): Promise<number> {
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
   const logger = createLogger(config.logLevel, 2);
+  warnOfUnknownVariables(logger);
   // Loaded only now: a missing key is reported without loading the core.
   const { openEmbedded, openRemote, serveStdio } = await import("../mcp/stdio.js");
   const opened =

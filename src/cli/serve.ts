@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createSkillport } from "../bootstrap.js";
-import { type Config, loadConfig } from "../config.js";
+import { type Config, loadConfig, warnOfUnknownVariables } from "../config.js";
 import type { Skillport } from "../core/skillport.js";
 import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
@@ -26,6 +26,7 @@ export async function runServe(args: string[]): Promise<number> {
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
   const logger = createLogger(config.logLevel);
+  warnOfUnknownVariables(logger);
   const skillport = await createSkillport(config, logger);
   const server = buildHttpServer(skillport, {
     logger,

@@ -10,7 +10,7 @@ import {
   printableName,
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
-import { openStore } from "../store/open-store.js";
+import { missingStore, openStore } from "../store/open-store.js";
 import { KEYS_ACTIONS, parseKeysArgs } from "./keys-args.js";
 
 /** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
@@ -33,6 +33,11 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
+  const missing = action === "create" ? undefined : missingStore(config);
+  if (missing) {
+    console.error(`skillport keys ${action}: ${missing}`);
+    return 1;
+  }
   const store = await openStore(config, silentLogger, { limits: false });
   const keys = new KeyService(store.keys, systemClock);
   try {

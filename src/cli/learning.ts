@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";
-import { openStore } from "../store/open-store.js";
+import { missingStore, openStore } from "../store/open-store.js";
 
 const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKILL_ID] [--json]";
 
@@ -33,6 +33,11 @@ export async function runLearningCommand(args: string[]): Promise<number> {
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });
+  const missing = missingStore(config);
+  if (missing) {
+    console.error(`skillport learning ${action}: ${missing}`);
+    return 1;
+  }
   const store = await openStore(config, silentLogger, { limits: false });
   try {
     if (action === "forget") {

@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config.js";
 import { sharedAbortController } from "../core/any-signal.js";
@@ -34,8 +32,8 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
     config.databaseUrl === undefined
       ? `It was checked against the store in ${config.dataDir}; ${sameDataDir}`
       : "It was checked against the PostgreSQL database of SKILLPORT_DATABASE_URL.";
-  const { DEFAULT_DATABASE_FILE } = await import("../store/sqlite/index.js");
-  if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, DEFAULT_DATABASE_FILE))) {
+  const { hasDatabase } = await import("../store/sqlite/index.js");
+  if (config.databaseUrl === undefined && !hasDatabase(config.dataDir)) {
     return { refused: `there is no store in ${config.dataDir}, so no key works there. ${sameDataDir}` };
   }
   // Each mode loads only its own modules (start-up time matters to assistants that spawn us).

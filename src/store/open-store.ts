@@ -1,10 +1,22 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
-import { openSqliteStore } from "./sqlite/index.js";
+import { hasDatabase, openSqliteStore } from "./sqlite/index.js";
 
 /** What chooses the embedded store's directory (every command's --data-dir sets the variable). */
 export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
+
+/**
+ * Why the configured store is not there, or undefined: an embedded store whose data
+ * directory holds no database yet. The commands that read or change what a server's store
+ * holds (every `keys` action but `create`, `learning`) refuse it, rather than create an
+ * empty store where a mistyped --data-dir or the wrong working directory points and answer
+ * "No keys yet" or "no such key" about it.
+ */
+export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string | undefined {
+  if (config.databaseUrl !== undefined || hasDatabase(config.dataDir)) return undefined;
+  return `there is no store in ${config.dataDir}: ${DATA_DIR_SETTING} must name the data directory of the server's store.`;
+}
 
 export type StoreConfig = Pick<
   Config,

@@ -62,7 +62,9 @@ describe("contract: a store that cannot be opened or used", { timeout: 120_000 }
   /** A data directory holding a store made by this skillport, then changed by `change`. */
   async function madeStore(name: string, change: (file: string) => void): Promise<string> {
     const dataDir = join(root, name);
-    const made = await runCommand(["keys", "list"], { SKILLPORT_DATA_DIR: dataDir });
+    const made = await runCommand(["keys", "create", "--name", "ops", "--scope", "read-only"], {
+      SKILLPORT_DATA_DIR: dataDir,
+    });
     expect(made.code, made.stderr).toBe(0);
     change(join(dataDir, "skillport.db"));
     return dataDir;
@@ -123,13 +125,18 @@ describe("contract: a store that cannot be opened or used", { timeout: 120_000 }
       expect(serve.code, serve.stderr).toBe(1);
       expect(stderrLines(serve)).toEqual([expected]);
 
+      // Like `mcp` below, `keys list` and `learning` first check that the file exists, and
+      // say so when it does not (cli-missing-store.test.ts).
       for (const args of [
         ["keys", "list", "--data-dir", dataDir],
         ["learning", "list", "--owner", "ops", "--data-dir", dataDir],
       ]) {
         const command = await runCommand(args, {});
         expect(command.code, args.join(" ")).toBe(1);
-        expect(stderrLines(command), args.join(" ")).toEqual([expected]);
+        const [line] = stderrLines(command);
+        if (name.includes("ENOTDIR"))
+          expect(line, args.join(" ")).toContain(`there is no store in ${dataDir}`);
+        else expect(stderrLines(command), args.join(" ")).toEqual([expected]);
       }
 
       // `mcp` first checks that the file exists (a missing store has its own message).

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
@@ -26,6 +27,11 @@ import { WriteHealth } from "./write-health.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
 export const DEFAULT_DATABASE_FILE = "skillport.db";
+
+/** Whether `dataDir` holds a store already (opening one creates it). */
+export function hasDatabase(dataDir: string): boolean {
+  return existsSync(join(dataDir, DEFAULT_DATABASE_FILE));
+}
 
 export interface SqliteStoreOptions {
   /** Directory of the database file; created if missing. */

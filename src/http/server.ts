@@ -67,9 +67,25 @@ function trustProxyOption(
   return typeof trusted === "number" ? (_address, hop) => hop < trusted : trusted;
 }
 
-/** HTTP/1.1 requires a Host header (RFC 9112, section 3.2); HTTP/1.0 does not. */
-function lacksRequiredHost(request: FastifyRequest): boolean {
-  return request.headers.host === undefined && request.raw.httpVersion !== "1.0";
+/**
+ * What is wrong with the request's Host header, if anything (RFC 9112, section 3.2): HTTP/1.1
+ * requires one (HTTP/1.0 does not), and two must be refused. Node keeps the first of two, and
+ * an intermediary may act on the other: `/mcp`'s DNS-rebinding check would vet one name while
+ * a proxy routed by the other.
+ */
+function hostProblem(request: FastifyRequest): string | undefined {
+  if (request.headers.host === undefined) {
+    return request.raw.httpVersion === "1.0"
+      ? undefined
+      : "The request has no Host header, which HTTP/1.1 requires.";
+  }
+  const raw = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === "host") hosts++;
+  }
+  return hosts > 1 ? "The request has more than one Host header; send one." : undefined;
 }
 
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
@@ -141,9 +157,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     reply.header("x-request-id", request.id);
     const unavailable = unavailableNow();
     if (unavailable) return sendError(request, reply, unavailable, skillport.errorOf);
-    if (lacksRequiredHost(request)) {
-      const missing = { message: "The request has no Host header, which HTTP/1.1 requires." };
-      return sendError(request, reply, new ServiceError("invalid_request", missing), skillport.errorOf);
+    const badHost = hostProblem(request);
+    if (badHost) {
+      return sendError(
+        request,
+        reply,
+        new ServiceError("invalid_request", { message: badHost }),
+        skillport.errorOf,
+      );
     }
     // Returning the reply tells Fastify the request was answered here.
     if (await admitRequest(skillport, request, reply)) return reply;

@@ -368,6 +368,26 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expect(old.status).toBe(200);
     });
 
+    // Regression (audit 22, security #5): Node kept the first of two, and /mcp's DNS-rebinding
+    // check vetted that one while an intermediary may act on the other.
+    it("refuses a request with two Host headers (RFC 9112), in either order and on /mcp", async () => {
+      for (const [path, hosts] of [
+        ["/v1/skills", ["a.example", "b.example"]],
+        ["/mcp", ["127.0.0.1", "evil.example"]],
+        ["/mcp", ["evil.example", "127.0.0.1"]],
+      ] as const) {
+        const res = await sendRaw(server, [
+          `GET ${path} HTTP/1.1\r\n${hosts.map((host) => `Host: ${host}\r\n`).join("")}` +
+            `Authorization: Bearer ${key.secret}\r\nConnection: close\r\n\r\n`,
+        ]);
+        expect(res.status, path).toBe(400);
+        expectContractAnswer(res, "two Host headers");
+        expect(bodyOf<{ error: { message: string } }>(res).error.message).toContain(
+          "more than one Host header",
+        );
+      }
+    });
+
     it("refuses a request with two Authorization headers, whichever one is valid", async () => {
       for (const order of [
         [`Bearer ${key.secret}`, "Bearer sk_live_notakey"],

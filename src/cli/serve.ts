@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createSkillport } from "../bootstrap.js";
 import { type Config, loadConfig, warnOfUnknownVariables } from "../config.js";
@@ -7,7 +6,7 @@ import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 import { DATA_DIR_SETTING } from "../store/open-store.js";
-import { DEFAULT_DATABASE_FILE } from "../store/sqlite/index.js";
+import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
@@ -123,7 +122,7 @@ async function closeAll(server: HttpServer, skillport: Skillport, logger: { flus
 
 /** Why the core could not start: on which store and what to do, when the store's file says. */
 function startProblem(err: unknown, config: Config): string {
-  const place = { filePath: join(config.dataDir, DEFAULT_DATABASE_FILE), dataDirSetting: DATA_DIR_SETTING };
+  const place = { filePath: databaseFileIn(config.dataDir), dataDirSetting: DATA_DIR_SETTING };
   const problem = config.databaseUrl === undefined ? describeStoreFailure(err, place) : undefined;
   return problem === undefined ? `: ${reasonOf(err)}` : ` on ${problem}`;
 }

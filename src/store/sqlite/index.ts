@@ -28,9 +28,14 @@ import { WriteHealth } from "./write-health.js";
 /** The database file's name inside the data directory unless told otherwise. */
 export const DEFAULT_DATABASE_FILE = "skillport.db";
 
+/** The database file of the store in `dataDir`. */
+export function databaseFileIn(dataDir: string, fileName = DEFAULT_DATABASE_FILE): string {
+  return join(dataDir, fileName);
+}
+
 /** Whether `dataDir` holds a store already (opening one creates it). */
 export function hasDatabase(dataDir: string): boolean {
-  return existsSync(join(dataDir, DEFAULT_DATABASE_FILE));
+  return existsSync(databaseFileIn(dataDir));
 }
 
 export interface SqliteStoreOptions {
@@ -62,7 +67,7 @@ export interface SqliteStore extends Store {
  * the limiter's (see `SqliteLimiter`). The schema is migrated on open.
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const filePath = join(options.dataDir, options.fileName ?? DEFAULT_DATABASE_FILE);
+  const filePath = databaseFileIn(options.dataDir, options.fileName);
   const { db, limiterDb } = openFile(options.dataDir, filePath, options.dataDirSetting);
   const logger = options.logger ?? silentLogger;
   const openedFile = fileIdentity(filePath);

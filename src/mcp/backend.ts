@@ -17,9 +17,19 @@ export interface ExecuteCall {
   idempotencyKey?: string;
   /** Fires on `notifications/cancelled`: the execution is cancelled. */
   signal: AbortSignal;
+  /**
+   * The run's progress. Embedded mode reports it until the run ends, answered or not;
+   * remote mode follows the run's stream until the answer, or to the end with
+   * `reportsToEnd`.
+   */
   onProgress?: (update: ProgressUpdate) => void;
-  /** The skill's log lines (remote mode: the `log` events of the streamed execute). */
+  /** The skill's log lines, reported as long as progress is (remote mode: the `log` events of the streamed execute). */
   onLog?: (entry: LogEntry) => void;
+  /**
+   * Progress and log lines are wanted after the answer too, until the run ends: an MCP task,
+   * whose progress token lasts the task's lifetime (MCP 2025-11-25, progress).
+   */
+  reportsToEnd?: boolean;
 }
 
 /**

@@ -139,13 +139,20 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     return target;
   }
 
-  function callContext(request: CallToolRequest, extra: CallExtra): CallContext {
+  /**
+   * What a call's run reports to, and how. A task's progress goes on after its
+   * CreateTaskResult ended the request (MCP: the token lasts the task's lifetime), so it is
+   * sent unrelated to that request: over HTTP, on the session's GET stream.
+   */
+  function callContext(request: CallToolRequest, extra: CallExtra, { task = false } = {}): CallContext {
     const meta = request.params._meta;
     const progressToken = meta?.progressToken;
     const idempotencyKey = meta?.[IDEMPOTENCY_META];
     let open = true;
-    const sendProgress =
-      progressToken === undefined ? undefined : progressSender(progressToken, extra.sendNotification);
+    const send: ProgressSend = task
+      ? (notification) => server.notification(notification)
+      : extra.sendNotification;
+    const sendProgress = progressToken === undefined ? undefined : progressSender(progressToken, send);
     return {
       signal: extra.signal,
       onProgress: sendProgress && ((update) => open && sendProgress(update)),
@@ -209,7 +216,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * tasks/cancel. A refusal is a JSON-RPC error here: a task creation has no isError result.
    */
   async function startTask(request: CallToolRequest, extra: CallExtra): Promise<CreateTaskResult> {
-    const { onProgress, onLog, idempotencyKey } = callContext(request, extra);
+    const { onProgress, onLog, idempotencyKey } = callContext(request, extra, { task: true });
     if (!extra.taskStore) throw new McpError(ErrorCode.InternalError, "tasks are not available");
     // Checked before the execution starts: a task that could not be kept must not run.
     const ttl = request.params.task?.ttl;
@@ -229,6 +236,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
         signal,
         onProgress,
         onLog,
+        reportsToEnd: true,
       });
       const task = await extra.taskStore.createTask({ ttl: request.params.task?.ttl, context: { record } });
       return { task };
@@ -343,13 +351,12 @@ async function runToolCall(
  * notification, while skills may report a value twice (util.wait's last tick and its
  * "done" both say the whole wait).
  */
-function progressSender(
-  progressToken: ProgressToken,
-  send: (notification: {
-    method: "notifications/progress";
-    params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
-  }) => Promise<void>,
-): (update: ProgressUpdate) => void {
+type ProgressSend = (notification: {
+  method: "notifications/progress";
+  params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
+}) => Promise<void>;
+
+function progressSender(progressToken: ProgressToken, send: ProgressSend): (update: ProgressUpdate) => void {
   let sent = Number.NEGATIVE_INFINITY;
   return (update) => {
     if (!(update.progress > sent)) return;

@@ -107,55 +107,71 @@ export class RemoteBackend implements SkillportBackend {
 
   /**
    * One REST request, counted once as in embedded mode: `POST /v1/execute` streaming the
-   * execution's events (its record first, then progress, then the terminal record).
+   * execution's events (its record first, then progress, then the terminal record). With
+   * `reportsToEnd`, the stream is followed past the answer, for the run's progress.
    */
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
-    const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog } = call;
+    const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog, reportsToEnd } = call;
     signal.throwIfAborted();
     // Checked here as the core checks it: the REST header could not carry every key.
     if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
-    // The stream is not closed by the call's cancellation before its first event names
-    // the execution: closing it then would leave the run going unseen. From that event
-    // on, the cancellation (or the end of `waitMs`) closes it, and `settle` cancels.
-    const stop = new AbortController();
-    let waited: ReturnType<typeof anySignal> | undefined;
-    let latest: ExecutionRecord | undefined;
-    try {
-      const events = this.client.executeStream(request, {
-        signal: stop.signal,
-        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-      });
-      for await (const event of events) {
-        if (event.type === "progress") {
-          const { execution_id: _, type: __, ...update } = event;
-          onProgress?.(update);
-          continue;
+    return new Promise((resolve, reject) => {
+      // The stream is not closed by the call's cancellation before its first event names
+      // the execution: closing it then would leave the run going unseen. From that event
+      // on, the cancellation (or the end of `waitMs`) answers, and `settle` cancels.
+      const stop = new AbortController();
+      let waited: ReturnType<typeof anySignal> | undefined;
+      let latest: ExecutionRecord | undefined;
+      let answered = false;
+      const answer = (record: Promise<ExecutionRecord> | ExecutionRecord) => {
+        if (!answered) resolve(record);
+        answered = true;
+      };
+      // Short of the end: the record as it stands, and the stream closed unless wanted.
+      const answerLatest = () => {
+        if (answered || latest === undefined) return;
+        answer(this.settle(latest, signal));
+        if (!reportsToEnd) stop.abort();
+      };
+      const follow = async () => {
+        try {
+          const events = this.client.executeStream(request, {
+            signal: stop.signal,
+            ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+          });
+          for await (const event of events) {
+            if (event.type === "progress") {
+              const { execution_id: _, type: __, ...update } = event;
+              onProgress?.(update);
+              continue;
+            }
+            if (event.type === "log") {
+              onLog?.({ level: event.level, message: event.message, fields: event.fields });
+              continue;
+            }
+            latest = event.record;
+            if (isTerminal(latest.status)) return answer(latest);
+            if (waited === undefined) {
+              // Waiting for the end: however long the run takes, as embedded mode waits.
+              waited = anySignal(
+                waitsForEnd(call) ? [signal] : [signal, AbortSignal.timeout(Math.max(waitMs, 1))],
+              );
+              if (waited.signal.aborted) answerLatest();
+              else waited.signal.addEventListener("abort", answerLatest, { once: true });
+            }
+          }
+        } catch (err) {
+          // Refused before it started: the refusal is the answer, as for any call.
+          if (latest === undefined) reject(fromClientError(err));
+          // Closed (by the caller or the wait's end), or following failed: see `settle`.
+        } finally {
+          waited?.dispose();
+          if (latest === undefined) reject(new ServiceError("internal_error"));
+          else answerLatest();
         }
-        if (event.type === "log") {
-          onLog?.({ level: event.level, message: event.message, fields: event.fields });
-          continue;
-        }
-        latest = event.record;
-        if (isTerminal(latest.status)) return latest;
-        if (waited === undefined) {
-          // Waiting for the end: however long the run takes, as embedded mode waits.
-          waited = anySignal(
-            waitsForEnd(call) ? [signal] : [signal, AbortSignal.timeout(Math.max(waitMs, 1))],
-          );
-          if (waited.signal.aborted) stop.abort();
-          else waited.signal.addEventListener("abort", () => stop.abort(), { once: true });
-          if (stop.signal.aborted) break;
-        }
-      }
-    } catch (err) {
-      // Refused before it started: the refusal is the answer, as for any call.
-      if (latest === undefined) throw fromClientError(err);
-      // Closed (by the caller or the wait's end), or following failed: see `settle`.
-    } finally {
-      waited?.dispose();
-    }
-    if (latest === undefined) throw new ServiceError("internal_error");
-    return this.settle(latest, signal);
+      };
+      void follow();
+    });
   }
 
   /**

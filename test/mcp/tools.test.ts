@@ -566,6 +566,26 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       expect(tasks.map((task) => task.taskId)).toContain(taskId);
     });
 
+    it("sends the skill's progress for the task's lifetime, after the task was created", async () => {
+      // MCP 2025-11-25, progress: a task-augmented request's progressToken is used for
+      // progress "throughout the task's lifetime, even after the CreateTaskResult".
+      const seen: string[] = [];
+      for await (const message of client.experimental.tasks.callToolStream(
+        { name: "util_wait", arguments: { ms: 2500 } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 }, onprogress: ({ progress }) => seen.push(`progress ${progress}`) },
+      )) {
+        seen.push(message.type);
+      }
+      const created = seen.indexOf("taskCreated");
+      expect(created).toBeGreaterThanOrEqual(0);
+      expect(seen.at(-1)).toBe("result");
+      // util.wait reports about every second: at 1 s and 2 s of its 2.5 s, then its end.
+      expect(
+        seen.slice(created).filter((entry) => entry.startsWith("progress ")).length,
+      ).toBeGreaterThanOrEqual(2);
+    });
+
     it("reports a failed execution as a failed task whose result is an isError tool result", async () => {
       const task = await startTask("execute_skill", {
         skill_id: "math.evaluate",

@@ -1,4 +1,4 @@
-import type { Unit } from "mathjs";
+import type { MathJsInstance, Unit } from "mathjs";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
@@ -16,12 +16,39 @@ const unitName = z
   .regex(/^[A-Za-z0-9_ ./*^()-]+$/, "must be a unit name such as km, mi, degC, kg, m/s or ft^2");
 
 /**
- * The unit name as mathjs reads it. mathjs has no "mph", a common name the params list; the
- * shared mathjs instance refuses createUnit (math.evaluate must not define units), so it is
- * rewritten here, in parentheses so that "m/mph" stays m/(mi/h) rather than m/mi/h.
+ * The unit name as mathjs reads it: "fl oz" is mathjs's floz, and a power written without
+ * its caret (m2, ft3, as on labels) gets one.
  */
 function mathjsUnit(name: string): string {
-  return name.replace(/\bmph\b/g, "(mi/h)");
+  return name.replace(/\bfl\.?\s*oz\b/g, "floz").replace(/\b([A-Za-z]+)([23])\b/g, "$1^$2");
+}
+
+/**
+ * What a unit measures, in words: one of mathjs's named quantities ("length", "electric
+ * charge"), else its dimensions ("length/time"). createUnit names a quantity it has no name
+ * for "<unit>_STUFF": not a name.
+ */
+function quantityOf(math: MathJsInstance, unit: Unit): string {
+  const words = (name: string) => name.toLowerCase().replaceAll("_", " ");
+  for (const [name, base] of Object.entries(math.Unit.BASE_UNITS)) {
+    if (name === "NONE" || name.endsWith("_STUFF")) continue;
+    if (base.dimensions.every((power, i) => power === unit.dimensions[i])) return words(name);
+  }
+  const part = (name: string, power: number) => (power === 1 ? words(name) : `${words(name)}^${power}`);
+  const dimensions = math.Unit.BASE_DIMENSIONS.map((name, i) => ({ name, power: unit.dimensions[i] ?? 0 }));
+  const over = dimensions.filter((d) => d.power > 0).map((d) => part(d.name, d.power));
+  const under = dimensions.filter((d) => d.power < 0).map((d) => part(d.name, -d.power));
+  if (over.length === 0 && under.length === 0) return "nothing (a plain number)";
+  return `${over.join("·") || "1"}${under.length > 0 ? `/${under.join("·")}` : ""}`;
+}
+
+/** Why two units cannot be converted, naming what each measures. */
+function mismatch(math: MathJsInstance, names: { from: string; to: string }, from: Unit, to: Unit): string {
+  const measures = (name: string, unit: Unit) => `${name} measures ${quantityOf(math, unit)}`;
+  const temperatureHint = [names.from, names.to].some((name) => name === "C" || name === "F")
+    ? " (C and F are coulomb and farad: for temperatures, use degC and degF)"
+    : "";
+  return `Cannot convert ${names.from} to ${names.to}: ${measures(names.from, from)}, ${measures(names.to, to)}${temperatureHint}`;
 }
 
 export const unitsConvert = defineSkill({
@@ -29,8 +56,8 @@ export const unitsConvert = defineSkill({
   title: "Convert units",
   description:
     "Converts a quantity between units of the same dimension: length (m, km, inches, feet, miles), mass (kg, pounds), " +
-    "time, temperature (degC, degF, K), " +
-    "speed, area, volume, energy, pressure, data size (B, kB, MiB) and more. Takes value, from and to unit names; " +
+    "time, temperature (degC, degF, K), speed (mph, knots), area, volume (L, gallon, tbsp), " +
+    "energy (kWh, kcal), pressure, data size (B, kB, MiB) and more. Takes value, from and to unit names; " +
     "returns the converted value rounded to 12 significant digits.",
   tags: ["units", "convert", "measurement", "temperature", "length", "weight", "metric", "imperial"],
   params: z.object({
@@ -73,14 +100,16 @@ export const unitsConvert = defineSkill({
     };
     const from = parseUnit(params.from);
     const to = parseUnit(params.to);
-    if (!from.equalBase(to)) {
+    if (!from.equalBase(to)) throw new SkillError(mismatch(math, params, from, to));
+    const quantity = math.unit(params.value, mathjsUnit(params.from));
+    if (quantityOf(math, from) === "temperature" && quantity.toNumber("K") < 0) {
       throw new SkillError(
-        `Cannot convert ${params.from} to ${params.to}: they measure different kinds of quantity`,
+        `${params.value} ${params.from} is below absolute zero (0 K, -273.15 degC, -459.67 degF)`,
       );
     }
     let converted: number;
     try {
-      converted = math.unit(params.value, mathjsUnit(params.from)).toNumber(mathjsUnit(params.to));
+      converted = quantity.toNumber(mathjsUnit(params.to));
     } catch (err) {
       throw new SkillError(`Cannot convert ${params.from} to ${params.to}: ${errorMessage(err)}`, {
         cause: err,

@@ -3,7 +3,8 @@ import type { ConfigOptions, MathJsInstance, MathNode } from "mathjs";
 import { type Lazy, lazy } from "./lazy.js";
 
 /**
- * One restricted mathjs instance shared by `math.evaluate` and `units.convert`. mathjs
+ * One restricted mathjs instance shared by `math.evaluate` and `units.convert`, with
+ * everyday units mathjs lacks (EVERYDAY_UNITS). mathjs
  * takes a noticeable time to load, so it is imported on first use, not at start-up.
  */
 export interface RestrictedMath {
@@ -106,9 +107,34 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
     transform: capRange(rangeTransform),
   });
 
+  // Defined before `createUnit` is disabled: the instance's own units, not an expression's.
+  math.createUnit(EVERYDAY_UNITS);
   math.import(overrides, { override: true });
   return { math, parse };
 }
+
+/**
+ * Everyday units mathjs does not know, by their usual names (`units.convert` lists energy,
+ * speed and data sizes; kcal, knots and tablespoons are common conversions). Not "kt" for
+ * knots: mathjs reads it as kilotonnes.
+ */
+const EVERYDAY_UNITS = {
+  // The thermochemical calorie; "Cal", the food Calorie, is a kilocalorie.
+  cal: { definition: "4.184 J", prefixes: "short", aliases: ["calorie", "calories"] },
+  Cal: { definition: "4184 J" },
+  mph: { definition: "1 mi/h" },
+  knot: { definition: "1852 m/h", aliases: ["knots", "kn"] },
+  nmi: { definition: "1852 m", aliases: ["nauticalmile", "nauticalmiles"] },
+  tsp: { definition: "1 teaspoon" },
+  tbsp: { definition: "1 tablespoon" },
+  ha: { definition: "1 hectare" },
+  rpm: { definition: "1/min" },
+  mpg: { definition: "1 mi/gal" },
+  // Kilobyte as most people write it; kB is mathjs's, and KiB the binary one.
+  KB: { definition: "1 kB" },
+  au: { definition: "149597870700 m" },
+  ly: { definition: "9460730472580800 m", aliases: ["lightyear", "lightyears"] },
+};
 
 /**
  * The bundle is minified, which renames some of mathjs's classes (ResultSet becomes "e"),

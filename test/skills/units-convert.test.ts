@@ -58,12 +58,61 @@ describe("units.convert", () => {
     });
   });
 
-  it("refuses units of different dimensions", async () => {
+  it("refuses units of different dimensions, saying what each measures", async () => {
     await expectSkillError(
       unitsConvert,
       { value: 1, from: "m", to: "kg" },
-      /Cannot convert m to kg: .*different kinds/,
+      /^Cannot convert m to kg: m measures length, kg measures mass$/,
     );
+    await expectSkillError(
+      unitsConvert,
+      { value: 1, from: "km/h", to: "m" },
+      /^Cannot convert km\/h to m: km\/h measures length\/time, m measures length$/,
+    );
+  });
+
+  it("says that C and F are not temperatures, and which units are", async () => {
+    await expectSkillError(
+      unitsConvert,
+      { value: 100, from: "C", to: "F" },
+      /C measures electric charge, F measures electric capacitance \(C and F are coulomb and farad: for temperatures, use degC and degF\)/,
+    );
+  });
+
+  it("refuses a temperature below absolute zero, in any scale", async () => {
+    for (const [value, from] of [
+      [-500, "K"],
+      [-273.16, "degC"],
+      [-460, "degF"],
+    ] as const) {
+      await expectSkillError(unitsConvert, { value, from, to: "K" }, /is below absolute zero/);
+    }
+    expect(await runSkill(unitsConvert, { value: -273.15, from: "degC", to: "K" })).toMatchObject({
+      value: 0,
+    });
+  });
+
+  // Everyday units mathjs does not know by these names (the description lists them).
+  it.each([
+    [1, "kcal", "kJ", 4.184],
+    [250, "Cal", "kcal", 250],
+    [1000, "cal", "J", 4184],
+    [10, "knots", "km/h", 18.52],
+    [1, "kn", "m/s", 0.514444444444],
+    [1, "nmi", "km", 1.852],
+    [3, "tsp", "tbsp", 1],
+    [1, "tbsp", "mL", 15], // mathjs's spoons are metric (teaspoon 5 mL)
+    [2, "fl oz", "mL", 59.147059125],
+    [1, "ha", "m2", 10000],
+    [10, "ft2", "m^2", 0.9290304],
+    [1, "m3", "L", 1000],
+    [1, "KB", "B", 1000],
+    [3000, "rpm", "Hz", 50],
+    [30, "mpg", "km/L", 12.7543112229],
+    [1, "au", "km", 149597870.7],
+    [1, "ly", "km", 9460730472580], // 12 significant digits
+  ])("converts %d %s to %s (everyday names)", async (value, from, to, expected) => {
+    expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: expected });
   });
 
   it("names an unknown unit", async () => {

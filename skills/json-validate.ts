@@ -81,6 +81,10 @@ export const jsonValidate = defineSkill({
     // and breaks again as soon as a caller passes ordinary objects.)
     // multipleOfPrecision: without it Ajv divides in binary floating point, and 19.99 was no
     // multiple of 0.01.
+    // A `pattern` runs on JavaScript's backtracking RegExp, so a catastrophic one runs until the
+    // execution's timeout. It holds one worker thread meanwhile, which FairSlots takes back while
+    // another owner waits. A linear-time engine would change what patterns mean: RE2 rejects
+    // lookarounds and backreferences, and V8's fallback engine does not take the `u` flag Ajv uses.
     const options = {
       allErrors: true,
       strict: false,

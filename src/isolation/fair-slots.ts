@@ -3,22 +3,78 @@ import { FairLine } from "../core/fair-line.js";
 /** Gives back a slot taken with `FairSlots.acquire`; calling it again does nothing. */
 export type ReleaseSlot = () => void;
 
+/** Why a holder is asked to give its slot back (see `FairSlots`), for the words of its outcome. */
+export interface Reclaim {
+  /** How long the holder has held the slot. */
+  heldMs: number;
+  /** How long the other owner's run it is wanted for has waited. */
+  waitedMs: number;
+}
+
+export interface SlotRequest {
+  /** A signal that fires while the run waits withdraws it (see `acquire`). */
+  signal?: AbortSignal;
+  /**
+   * Called at most once, while the slot is held, when it is wanted back for another
+   * owner's run (see `FairSlots`): the holder should end its work soon and release it.
+   * A holder that cannot be stopped passes none, and its slot is never reclaimed.
+   */
+  onReclaim?: (reclaim: Reclaim) => void;
+}
+
+export interface FairSlotsOptions {
+  /**
+   * How long another owner's run must have waited before a slot is reclaimed for it
+   * (default 5 s): long enough that turns freeing by themselves settle most waits.
+   */
+  reclaimAfterMs?: number;
+}
+
 interface Waiter {
-  resolve: (release: ReleaseSlot) => void;
-  reject: (reason: unknown) => void;
+  owner: string;
+  /** When it began to wait (`performance.now()`). */
+  sinceMs: number;
+  onReclaim: SlotRequest["onReclaim"];
+  /** Hands it the slot taken in its name. */
+  grant: (release: ReleaseSlot) => void;
+}
+
+interface HeldSlot {
+  owner: string;
+  /** When it was taken (`performance.now()`). */
+  sinceMs: number;
+  onReclaim: SlotRequest["onReclaim"];
 }
 
 /**
  * A fixed number of slots (the skill host's worker threads) shared fairly between owners:
  * a slot that frees goes to the next waiter in a `FairLine`, so another owner waits for
  * one slot to free, not for one owner's burst of long runs.
+ *
+ * That alone lets one owner starve the others when a slot frees only at a run's timeout
+ * (a catastrophic regular expression holds its thread up to 300 s): an owner who takes
+ * every slot while none waits keeps them all, and another owner's run waits until its own
+ * timeout without starting. So once a run has waited `reclaimAfterMs`, a slot is
+ * reclaimed for it from the owner holding the most, if that owner holds more than one
+ * beyond what the waiting run's owner holds (its longest-held slot: that run has had the
+ * longest turn). Owners thus converge on an even share while others wait (with two
+ * threads, one owner keeps one of them); an owner alone still uses every slot, and
+ * nothing is reserved. One reclaim is under way at a time: its slot frees (to the waiting
+ * owner holding the fewest) before another is judged.
  */
 export class FairSlots {
   private readonly line = new FairLine<Waiter>();
+  private readonly held = new Set<HeldSlot>();
+  private readonly reclaimAfterMs: number;
   private free: number;
+  /** The slot asked back and not yet released. */
+  private reclaiming: HeldSlot | undefined;
+  /** Looks for a run waiting too long, while any waits. */
+  private watch: NodeJS.Timeout | undefined;
 
-  constructor(slots: number) {
+  constructor(slots: number, options: FairSlotsOptions = {}) {
     this.free = slots;
+    this.reclaimAfterMs = options.reclaimAfterMs ?? 5_000;
   }
 
   /** Runs waiting for a slot. */
@@ -30,32 +86,43 @@ export class FairSlots {
    * Resolves with the slot's release once the owner has one. A signal that fires while it
    * waits withdraws it (rejecting with the signal's reason): its run is over already.
    */
-  acquire(owner: string, signal?: AbortSignal): Promise<ReleaseSlot> {
+  acquire(owner: string, { signal, onReclaim }: SlotRequest = {}): Promise<ReleaseSlot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.free > 0 && !this.line.hasWaiting(owner)) {
       this.free--;
       this.line.hold(owner);
-      return Promise.resolve(this.releaseFor(owner));
+      return Promise.resolve(this.holdFor(owner, onReclaim));
     }
     return new Promise<ReleaseSlot>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
       const withdraw = () => {
-        if (this.line.remove((item) => item === waiter)) reject(signal?.reason);
+        if (!this.line.remove((item) => item === waiter)) return;
+        this.stopWatchingIfNoneWaits();
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        owner,
+        sinceMs: performance.now(),
+        onReclaim,
+        grant: (release) => {
+          signal?.removeEventListener("abort", withdraw);
+          resolve(release);
+        },
       };
       signal?.addEventListener("abort", withdraw, { once: true });
-      waiter.resolve = (release) => {
-        signal?.removeEventListener("abort", withdraw);
-        resolve(release);
-      };
       this.line.push(owner, waiter);
+      this.watchWaits();
     });
   }
 
-  private releaseFor(owner: string): ReleaseSlot {
+  private holdFor(owner: string, onReclaim: SlotRequest["onReclaim"]): ReleaseSlot {
+    const slot: HeldSlot = { owner, sinceMs: performance.now(), onReclaim };
+    this.held.add(slot);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.held.delete(slot);
+      if (this.reclaiming === slot) this.reclaiming = undefined;
       this.line.release(owner);
       this.handOn();
     };
@@ -64,10 +131,59 @@ export class FairSlots {
   /** A freed slot goes to the next waiter in line, or stays free. */
   private handOn(): void {
     const next = this.line.take();
+    this.stopWatchingIfNoneWaits();
     if (!next) {
       this.free++;
       return;
     }
-    next.item.resolve(this.releaseFor(next.owner));
+    next.item.grant(this.holdFor(next.owner, next.item.onReclaim));
+  }
+
+  /**
+   * Asks a slot back for a run that has waited `reclaimAfterMs`, when the rule of the
+   * class allows it (the one place that rule lives).
+   */
+  private reclaimForLongWaits(): void {
+    if (this.reclaiming) return;
+    const nowMs = performance.now();
+    const holding = new Map<string, number>();
+    for (const slot of this.held) holding.set(slot.owner, (holding.get(slot.owner) ?? 0) + 1);
+    const holds = (owner: string) => holding.get(owner) ?? 0;
+    // The long-waiting run whose owner holds the fewest slots: the next in line for one.
+    let starved: Waiter | undefined;
+    for (const waiter of this.line.items()) {
+      if (nowMs - waiter.sinceMs < this.reclaimAfterMs) continue;
+      if (!starved || holds(waiter.owner) < holds(starved.owner)) starved = waiter;
+    }
+    if (!starved) return;
+    // An owner holding at most one slot beyond the starved one's owner keeps its slots.
+    const evenShare = holds(starved.owner) + 1;
+    let taken: HeldSlot | undefined;
+    for (const slot of this.held) {
+      if (!slot.onReclaim || holds(slot.owner) <= evenShare) continue;
+      const better =
+        !taken ||
+        holds(slot.owner) > holds(taken.owner) ||
+        (holds(slot.owner) === holds(taken.owner) && slot.sinceMs < taken.sinceMs);
+      if (better) taken = slot;
+    }
+    if (!taken?.onReclaim) return;
+    this.reclaiming = taken;
+    taken.onReclaim({ heldMs: nowMs - taken.sinceMs, waitedMs: nowMs - starved.sinceMs });
+  }
+
+  private watchWaits(): void {
+    if (this.watch) return;
+    this.watch = setInterval(() => this.reclaimForLongWaits(), Math.min(WATCH_EVERY_MS, this.reclaimAfterMs));
+    this.watch.unref();
+  }
+
+  private stopWatchingIfNoneWaits(): void {
+    if (this.line.length > 0 || !this.watch) return;
+    clearInterval(this.watch);
+    this.watch = undefined;
   }
 }
+
+/** How often waits are looked at (a reclaim comes at most this late). */
+const WATCH_EVERY_MS = 1_000;

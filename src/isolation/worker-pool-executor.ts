@@ -3,7 +3,7 @@ import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Logger } from "../core/logger.js";
 import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
-import { FairSlots } from "./fair-slots.js";
+import { FairSlots, type Reclaim } from "./fair-slots.js";
 import { HOST_EXITED, SkillHostProcess } from "./skill-host-process.js";
 import type {
   CrossedError,
@@ -37,6 +37,11 @@ export interface WorkerPoolOptions {
   abortGraceMs?: number;
   /** When the threads start if no isolated skill ran before (default 1 s after construction). */
   startDelayMs?: number;
+  /**
+   * How long another owner's run waits before a thread is reclaimed for it from an owner
+   * holding more than an even share (FairSlots; default 5 s).
+   */
+  reclaimAfterMs?: number;
   /** A host with runs under way that says nothing this long is killed (SkillHostProcess; default 15 s). */
   unresponsiveAfterMs?: number;
 }
@@ -50,6 +55,9 @@ export interface WorkerPoolOptions {
  * the skill host (see SkillHostProcess): a heap blown up past what a thread's limit
  * contains takes down that process, not the server. Progress, logs and the owner's
  * messages and memory are relayed to the main thread; light skills run there directly.
+ * The threads are shared fairly between owners (FairSlots), and a thread is reclaimed
+ * from an owner holding more than an even share while another owner's run waits: its run
+ * is stopped as a timeout stops it, and fails saying why.
  */
 export class WorkerPoolExecutor implements SkillExecutor {
   private readonly host: SkillHostProcess;
@@ -64,7 +72,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.abortGraceMs = options.abortGraceMs ?? 500;
-    this.slots = new FairSlots(options.threads);
+    this.slots = new FairSlots(options.threads, { reclaimAfterMs: options.reclaimAfterMs });
     this.isolatable = new Set([...options.skills].filter(runsIsolated));
     const setup: HostSetup = {
       workerUrl: options.workerUrl.href,
@@ -90,9 +98,17 @@ export class WorkerPoolExecutor implements SkillExecutor {
     this.startTimer.unref();
   }
 
-  invoke(skill: Skill, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown> {
-    if (!this.isolates(skill) || isLightCall(skill, params)) return skill.run(params, ctx);
-    return this.runInWorker(skill, params, ctx);
+  invoke(
+    skill: Skill,
+    params: Record<string, unknown>,
+    ctx: SkillContext,
+    started: () => void = () => {},
+  ): Promise<unknown> {
+    if (!this.isolates(skill) || isLightCall(skill, params)) {
+      started();
+      return skill.run(params, ctx);
+    }
+    return this.runInWorker(skill, params, ctx, started);
   }
 
   isolates(skill: Skill): boolean {
@@ -115,23 +131,45 @@ export class WorkerPoolExecutor implements SkillExecutor {
     skill: Skill,
     params: Record<string, unknown>,
     ctx: SkillContext,
+    started: () => void,
   ): Promise<unknown> {
     const { executionId, signal } = ctx;
     const task: SkillTask = { executionId, skillId: skill.id, params, owner: ctx.owner, config: ctx.config };
     const termination = new AbortController();
     let graceTimer: NodeJS.Timeout | undefined;
-    // The run's outcome is decided when its signal fires (runSkill); the worker is asked
-    // to stop, and terminated if it has not after the grace period.
-    const onAbort = () => {
-      this.post({ type: "abort", executionId, reason: signal.reason });
+    // The worker is asked to stop, and terminated if it has not after the grace period:
+    // when the run's signal fires (its outcome is then decided by runSkill), or when its
+    // thread is reclaimed for another owner's run (see FairSlots).
+    const stop = (reason: unknown) => {
+      if (graceTimer) return;
+      this.post({ type: "abort", executionId, reason });
       graceTimer = setTimeout(() => termination.abort(), this.abortGraceMs);
+    };
+    const onAbort = () => stop(signal.reason);
+    let reclaimed: Reclaim | undefined;
+    const onReclaim = (reclaim: Reclaim) => {
+      reclaimed = reclaim;
+      this.options.logger.warn(
+        { execution_id: executionId, owner: ctx.owner, held_ms: Math.round(reclaim.heldMs) },
+        "a run's worker thread is reclaimed for another owner's waiting run",
+      );
+      stop(RECLAIMED);
     };
     const run: RelayedRun = { ctx, received: 0, expected: undefined, allReceived: undefined };
     this.runs.set(executionId, run);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const result = await this.inFairTurn(ctx, () => this.runTask(task, termination.signal));
+      // The run waits for a thread here, in a turn fair between owners (see FairSlots); the
+      // pool's own queue stays empty: it would serve first come, first served.
+      const release = await this.slots.acquire(ctx.owner, { signal, onReclaim });
+      let result: TaskResult;
+      try {
+        started();
+        result = await this.runTask(task, termination.signal);
+      } finally {
+        release();
+      }
       if (result.relayed > run.received) {
         await new Promise<void>((resolve) => {
           run.expected = result.relayed;
@@ -143,24 +181,14 @@ export class WorkerPoolExecutor implements SkillExecutor {
       if (result.ok) return result.value;
       throw uncrossed(result.error);
     } catch (err) {
+      // A run stopped to free its thread fails saying so, whatever its worker answered to
+      // the abort; one that completed meanwhile keeps its result (above).
+      if (reclaimed) throw reclaimedError(reclaimed, err);
       throw this.explainPoolFailure(err);
     } finally {
       clearTimeout(graceTimer);
       signal.removeEventListener("abort", onAbort);
       this.runs.delete(executionId);
-    }
-  }
-
-  /**
-   * Runs `work` once the run's owner has a thread (see FairSlots), holding it until the
-   * work settles. The pool's own queue stays empty: it would serve first come, first served.
-   */
-  private async inFairTurn<T>(ctx: SkillContext, work: () => Promise<T>): Promise<T> {
-    const release = await this.slots.acquire(ctx.owner, ctx.signal);
-    try {
-      return await work();
-    } finally {
-      release();
     }
   }
 
@@ -260,6 +288,26 @@ export class WorkerPoolExecutor implements SkillExecutor {
   private post(message: DownMessage): void {
     this.host.post(message);
   }
+}
+
+/** The abort reason a worker's skill sees when its thread is reclaimed (see FairSlots). */
+const RECLAIMED = "reclaimed";
+
+/**
+ * The failure of a run whose thread was reclaimed for another owner's run: it started and
+ * was stopped, so it is neither a timeout nor a cancel, and the words say why and what to do.
+ */
+function reclaimedError({ heldMs, waitedMs }: Reclaim, cause: unknown): SkillError {
+  return new SkillError(
+    `The execution was stopped after ${seconds(heldMs)} on a worker thread, to free the thread for another ` +
+      `owner's run that had waited ${seconds(waitedMs)} for one: while others wait, no owner may hold more than ` +
+      "an even share of the worker threads. Retry it later, or start fewer long runs at once.",
+    { cause },
+  );
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
 }
 
 /** How long a finished run waits at most for the messages its worker relayed before the result. */

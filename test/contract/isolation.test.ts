@@ -106,4 +106,60 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
     const ready = bodyOf<{ workers: { threads: number } }>(await server.request("GET", "/readyz"));
     expect(ready.workers.threads).toBe(2);
   });
+
+  // Audit 22, security #2: with as many catastrophic patterns as threads, one owner kept
+  // every thread until their 60 s timeouts, and another owner's text.stats ended timed_out
+  // after 30 s without having run, its record looking like a 30 s run.
+  it("does not let one owner's catastrophic regular expressions starve another owner's isolated skills", async () => {
+    const mallory = await server.createRoomyKey({ name: "flood", owner: "mallory" });
+    const bob = await server.createRoomyKey({ name: "bystander", owner: "bob" });
+    const flood: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await server.request("POST", "/v1/execute", {
+        key: mallory.secret,
+        json: { skill_id: "json.validate", params: CATASTROPHIC, async: true, timeout_ms: 60_000 },
+      });
+      expect(res.status, res.text).toBe(202);
+      flood.push(bodyOf<ExecutionRecord>(res).id);
+    }
+    const asBob = (timeout_ms: number) =>
+      server.request("POST", "/v1/execute", {
+        key: bob.secret,
+        json: { skill_id: "text.stats", params: { text: "hello world" }, timeout_ms },
+      });
+    try {
+      // Two of mallory's runs hold both threads, her third waits for one.
+      await eventually(async () => {
+        const ready = bodyOf<{ workers: { queued: number } }>(await server.request("GET", "/readyz"));
+        return ready.workers.queued === 1 ? true : undefined;
+      });
+      // A run whose timeout comes before a thread can be reclaimed for it says it never started.
+      const starved = bodyOf<ExecutionRecord>(await asBob(1_000));
+      expect(starved).toMatchObject({
+        status: "timed_out",
+        error: { code: "execution_timeout" },
+        started_at: null,
+        latency_ms: null,
+      });
+      expect(starved.error?.message).toContain("never started");
+      expect(starved.error?.message).toContain("worker thread");
+      // One with time to wait gets a thread taken back from mallory within seconds, and runs.
+      const asked = Date.now();
+      const served = bodyOf<ExecutionRecord>(await asBob(30_000));
+      expect(served, JSON.stringify(served.error)).toMatchObject({
+        status: "completed",
+        result: { words: 2 },
+      });
+      expect(Date.now() - asked).toBeLessThan(15_000);
+      const stopped = bodyOf<ExecutionRecord>(
+        await server.request("GET", `/v1/executions/${flood[0]}`, { key: mallory.secret }),
+      );
+      expect(stopped).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+      expect(stopped.error?.message).toContain("to free the thread for another owner's run");
+    } finally {
+      for (const id of flood) {
+        await server.request("POST", `/v1/executions/${id}/cancel`, { key: mallory.secret });
+      }
+    }
+  });
 });

@@ -1,9 +1,16 @@
-import { describe, expect, it } from "vitest";
-import { FairSlots, type ReleaseSlot } from "../../src/isolation/fair-slots.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FairSlots, type Reclaim, type ReleaseSlot } from "../../src/isolation/fair-slots.js";
 
 /** Acquires a slot for `owner` and notes, in `granted`, the label once it has one. */
-function take(slots: FairSlots, owner: string, label: string, granted: string[], signal?: AbortSignal) {
-  return slots.acquire(owner, signal).then((release) => {
+function take(
+  slots: FairSlots,
+  owner: string,
+  label: string,
+  granted: string[],
+  signal?: AbortSignal,
+  onReclaim?: (reclaim: Reclaim) => void,
+) {
+  return slots.acquire(owner, { signal, onReclaim }).then((release) => {
     granted.push(label);
     return release;
   });
@@ -79,7 +86,7 @@ describe("FairSlots", () => {
     await settle();
     expect(granted).toEqual(["a1", "c1"]);
     // A signal already fired never queues.
-    await expect(slots.acquire("dave", cancel.signal)).rejects.toBe("cancel");
+    await expect(slots.acquire("dave", { signal: cancel.signal })).rejects.toBe("cancel");
     expect(slots.waiting).toBe(0);
   });
 
@@ -94,5 +101,109 @@ describe("FairSlots", () => {
     await settle();
     expect(granted).toEqual(["a1", "b1"]);
     expect(slots.waiting).toBe(1);
+  });
+});
+
+// Audit 22, security #2: an owner who took every thread with runs that end only at their
+// timeout (catastrophic regular expressions) left other owners' runs waiting, never
+// started, until their own timeouts.
+describe("FairSlots reclaiming slots for another owner's long wait", () => {
+  const RECLAIM_AFTER_MS = 5_000;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Slots whose holders note, in `asked`, each label asked to give its slot back. */
+  function reclaimable(count: number) {
+    const slots = new FairSlots(count, { reclaimAfterMs: RECLAIM_AFTER_MS });
+    const granted: string[] = [];
+    const asked: { label: string; reclaim: Reclaim }[] = [];
+    const hold = (owner: string, label: string) =>
+      take(slots, owner, label, granted, undefined, (reclaim) => asked.push({ label, reclaim }));
+    return { slots, granted, asked, hold };
+  }
+
+  it("asks the longest-held slot of an owner holding every one back once another owner waited, and hands it on", async () => {
+    const { granted, asked, hold } = reclaimable(2);
+    const a1 = hold("alice", "a1");
+    await vi.advanceTimersByTimeAsync(100);
+    void hold("alice", "a2");
+    void hold("bob", "b1");
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS - 1_000);
+    expect(asked).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(asked).toEqual([
+      {
+        label: "a1",
+        reclaim: { heldMs: expect.any(Number), waitedMs: expect.any(Number) },
+      },
+    ]);
+    expect(asked[0]?.reclaim.heldMs).toBeGreaterThanOrEqual(RECLAIM_AFTER_MS + 100);
+    expect(asked[0]?.reclaim.waitedMs).toBeGreaterThanOrEqual(RECLAIM_AFTER_MS);
+    // One reclaim at a time: a slot still asked back is not asked twice, nor is another.
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(asked.map(({ label }) => label)).toEqual(["a1"]);
+    (await a1)();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toEqual(["a1", "a2", "b1"]);
+    // Alice and bob hold one each: an even share, nothing more is reclaimed.
+    void hold("alice", "a3");
+    void hold("bob", "b2");
+    await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
+    expect(asked.map(({ label }) => label)).toEqual(["a1"]);
+  });
+
+  it("lets an owner alone keep every slot however long its own runs wait", async () => {
+    const { slots, asked, hold } = reclaimable(2);
+    void hold("alice", "a1");
+    void hold("alice", "a2");
+    void hold("alice", "a3");
+    await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
+    expect(slots.waiting).toBe(1);
+    expect(asked).toEqual([]);
+  });
+
+  it("reclaims nothing for a run withdrawn before it waited long", async () => {
+    const { slots, asked, hold } = reclaimable(2);
+    void hold("alice", "a1");
+    void hold("alice", "a2");
+    const cancel = new AbortController();
+    const bob = take(slots, "bob", "b1", [], cancel.signal);
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS / 2);
+    cancel.abort("cancel");
+    await expect(bob).rejects.toBe("cancel");
+    await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
+    expect(asked).toEqual([]);
+  });
+
+  it("brings several waiting owners to an even share, one reclaim after another", async () => {
+    const { granted, asked, hold } = reclaimable(4);
+    const alice = ["a1", "a2", "a3", "a4"].map((label) => hold("alice", label));
+    void hold("bob", "b1");
+    void hold("carol", "c1");
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
+    expect(asked.map(({ label }) => label)).toEqual(["a1"]);
+    (await alice[0])?.();
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Alice still holds three, carol none: a second one of alice's is asked back.
+    expect(asked.map(({ label }) => label)).toEqual(["a1", "a2"]);
+    (await alice[1])?.();
+    await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
+    expect(granted.slice(4).sort()).toEqual(["b1", "c1"]);
+    // Alice two, bob one, carol one: even enough.
+    expect(asked.map(({ label }) => label)).toEqual(["a1", "a2"]);
+  });
+
+  it("never asks back a slot whose holder cannot be stopped", async () => {
+    const slots = new FairSlots(2, { reclaimAfterMs: RECLAIM_AFTER_MS });
+    const granted: string[] = [];
+    void take(slots, "alice", "a1", granted);
+    void take(slots, "alice", "a2", granted);
+    void take(slots, "bob", "b1", granted);
+    await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
+    expect(granted).toEqual(["a1", "a2"]);
   });
 });

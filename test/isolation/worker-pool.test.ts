@@ -349,6 +349,105 @@ describe("the worker pool when a run's termination races its answer", { timeout:
   });
 });
 
+// Audit 22, security #2: one owner's runs that end only at their timeout (catastrophic
+// regular expressions, here a CPU loop) held every thread, and another owner's runs ended
+// timed_out after their whole timeout without having run, looking like slow runs.
+describe("the worker pool when one owner holds every thread", { timeout: 60_000 }, () => {
+  const RECLAIM_AFTER_MS = 1_000;
+  const lines: Record<string, unknown>[] = [];
+  let core: Awaited<ReturnType<typeof makeCore>>;
+  let executor: WorkerPoolExecutor;
+  let alice: ApiKey;
+  let bob: ApiKey;
+
+  beforeAll(async () => {
+    executor = new WorkerPoolExecutor({
+      hostUrl: HOST_URL,
+      workerUrl: WORKER_URL,
+      skillModules: [FIXTURES_URL],
+      skills,
+      threads: 2,
+      memoryMb: MEMORY_MB,
+      maxQueue: 100,
+      logger: capturingLogger(lines),
+      abortGraceMs: 100,
+      reclaimAfterMs: RECLAIM_AFTER_MS,
+    });
+    core = await makeCore(skills, { clock: systemClock, executor, logger: capturingLogger(lines) });
+    alice = await core.keyFor({ owner: "alice" });
+    bob = await core.keyFor({ owner: "bob" });
+    // Started and warm: the runs below must find both threads ready.
+    expect((await core.run(bob, "fixture.busy", { ms: 0 })).record.status).toBe("completed");
+  });
+  afterAll(() => core?.cleanup());
+
+  /** Alice's two CPU loops, once both hold a thread. */
+  async function aliceHoldsEveryThread(): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      ids.push((await core.run(alice, "fixture.spin", {}, { async: true, timeout_ms: 60_000 })).record.id);
+    }
+    // Running, and none waiting for a thread (the previous test's threads may still be freeing).
+    for (let i = 0; ; i++) {
+      const stored = await Promise.all(ids.map((id) => core.skillport.store.executions.get(id)));
+      if (stored.every((one) => one?.record.status === "running") && executor.load.queued === 0) break;
+      if (i > 400) throw new Error("alice's runs never both held a thread");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return ids;
+  }
+
+  const cancelAll = (ids: string[]) =>
+    Promise.all(ids.map((id) => core.skillport.queries.cancel(alice, id).catch(() => undefined)));
+
+  it("ends another owner's run that never got a thread as never started, not as a run as long as its timeout", async () => {
+    const ids = await aliceHoldsEveryThread();
+    try {
+      // Its timeout comes before a thread could be reclaimed for it.
+      const { record } = await core.run(bob, "fixture.busy", { ms: 0 }, { timeout_ms: 300 });
+      expect(record).toMatchObject({
+        status: "timed_out",
+        success: false,
+        started_at: null,
+        latency_ms: null,
+        error: { code: "execution_timeout" },
+      });
+      expect(record.error?.message).toMatch(
+        /never started: it waited its whole timeout of 300 ms for a worker thread/,
+      );
+    } finally {
+      await cancelAll(ids);
+    }
+  });
+
+  it("reclaims a thread for another owner's waiting run, failing the stopped run with a record that says why", async () => {
+    const ids = await aliceHoldsEveryThread();
+    try {
+      const asked = performance.now();
+      const { record } = await core.run(bob, "fixture.busy", { ms: 0 }, { timeout_ms: 20_000 });
+      expect(record, JSON.stringify(record.error)).toMatchObject({
+        status: "completed",
+        result: { done: true },
+      });
+      // A reclaim after RECLAIM_AFTER_MS (looked for every second at most), then the grace period.
+      expect(performance.now() - asked).toBeLessThan(RECLAIM_AFTER_MS + 5_000);
+      const alices = await Promise.all(ids.map((id) => core.skillport.store.executions.get(id)));
+      const stopped = alices.filter((stored) => stored?.record.status === "failed");
+      // One of alice's runs gave its thread up (the one that held it longest); the other kept its thread.
+      expect(stopped).toHaveLength(1);
+      expect(stopped[0]?.record).toMatchObject({ success: false, error: { code: "execution_failed" } });
+      expect(stopped[0]?.record.started_at).not.toBeNull();
+      expect(stopped[0]?.record.error?.message).toMatch(
+        /stopped after \d+\.\d s on a worker thread, to free the thread for another owner's run/,
+      );
+      expect(stopped[0]?.record.id).toBe(ids[0]);
+      expect(alices.filter((stored) => stored?.record.status === "running")).toHaveLength(1);
+    } finally {
+      await cancelAll(ids);
+    }
+  });
+});
+
 describe("the worker pool when its skill host stops answering", { timeout: 60_000 }, () => {
   const lines: Record<string, unknown>[] = [];
   const contextFor = (executionId: string) =>

@@ -37,6 +37,8 @@ export function markFinished(
   outcome: RunOutcome,
   nowMs: number,
 ): StoredExecution {
+  // A run that never began (it waited for a worker thread to the end) has no start.
+  const startedAt = outcome.neverStarted ? null : execution.record.started_at;
   return {
     ...execution,
     record: {
@@ -45,7 +47,8 @@ export function markFinished(
       success: outcome.status === "completed",
       error: outcome.error,
       result: outcome.status === "completed" ? outcome.result : null,
-      latency_ms: execution.record.started_at === null ? null : outcome.latencyMs,
+      started_at: startedAt,
+      latency_ms: startedAt === null ? null : outcome.latencyMs,
       finished_at: isoTimestamp(nowMs),
     },
   };

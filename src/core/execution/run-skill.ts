@@ -19,6 +19,12 @@ export interface RunOutcome {
   result: Record<string, unknown> | null;
   error: { code: ExecutionErrorCode; message: string } | null;
   latencyMs: number;
+  /**
+   * The skill never began: it waited for a worker thread until its signal fired. Its
+   * record then has neither `started_at` nor `latency_ms` (contract: null until it started),
+   * so that it does not look like a run of the skill as long as its timeout.
+   */
+  neverStarted?: boolean;
 }
 
 export interface RunOptions {
@@ -46,12 +52,19 @@ export async function runSkill(
   const started = performance.now();
   const timer = setTimeout(() => controller.abort(ABORT_REASONS.timeout), timeoutMs);
   const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  /** How long the run waited (for a worker thread) before the skill began; unset until then. */
+  let waitedMs: number | undefined;
+  const onStarted = () => {
+    waitedMs ??= elapsed();
+  };
   let detachAbort = () => {};
   try {
     const aborted = new Promise<never>((_, reject) => {
       detachAbort = controller.onAbort(reject);
     });
-    const running = Promise.resolve().then(() => options.executor.invoke(skill, params, options.context));
+    const running = Promise.resolve().then(() =>
+      options.executor.invoke(skill, params, options.context, onStarted),
+    );
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
     running.catch(() => {});
     const output = await Promise.race([running, aborted]);
@@ -74,7 +87,7 @@ export async function runSkill(
     }
     return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
-    return outcomeOfError(err, controller.reason, skill, timeoutMs, elapsed(), logger);
+    return outcomeOfError(err, controller.reason, skill, timeoutMs, elapsed(), waitedMs, logger);
   } finally {
     clearTimeout(timer);
     detachAbort();
@@ -87,18 +100,17 @@ function outcomeOfError(
   skill: Skill,
   timeoutMs: number,
   latencyMs: number,
+  waitedMs: number | undefined,
   logger: Logger,
 ): RunOutcome {
   if (abortReason !== undefined) {
+    if (waitedMs === undefined) return neverStartedOutcome(abortReason, timeoutMs);
     switch (abortReason) {
       case "timeout":
         return {
           status: "timed_out",
           result: null,
-          error: {
-            code: "execution_timeout",
-            message: `The execution exceeded its timeout of ${timeoutMs} ms.`,
-          },
+          error: { code: "execution_timeout", message: timeoutMessage(timeoutMs, waitedMs) },
           latencyMs,
         };
       case "shutdown":
@@ -116,6 +128,48 @@ function outcomeOfError(
   logger.error({ err }, "skill threw an unexpected error");
   return failedOutcome("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
 }
+
+/**
+ * The outcome of a run whose signal fired while it waited for a worker thread (every one
+ * busy): the words tell it from a slow skill (audit 22, security #2, where a starved run
+ * looked like a 30 s run of `text.stats`).
+ */
+function neverStartedOutcome(abortReason: AbortReason, timeoutMs: number): RunOutcome {
+  const outcome =
+    abortReason === "timeout"
+      ? {
+          status: "timed_out" as const,
+          result: null,
+          error: {
+            code: "execution_timeout" as const,
+            message:
+              `The execution never started: it waited its whole timeout of ${timeoutMs} ms for a worker thread, ` +
+              "every one busy with other runs. Retry later, or with a longer timeout_ms.",
+          },
+          latencyMs: 0,
+        }
+      : abortReason === "shutdown"
+        ? failedOutcome(
+            "execution_interrupted",
+            "The service shut down before the execution started (it was waiting for a worker thread).",
+            0,
+          )
+        : cancelledOutcome(
+            "The execution was cancelled before it started (it was waiting for a worker thread).",
+            0,
+          );
+  return { ...outcome, neverStarted: true };
+}
+
+/** A timeout's words; a run that waited long for its thread says how long, of its timeout. */
+function timeoutMessage(timeoutMs: number, waitedMs: number): string {
+  const base = `The execution exceeded its timeout of ${timeoutMs} ms.`;
+  if (waitedMs < NOTABLE_WAIT_MS) return base;
+  return `${base} It waited ${Math.round(waitedMs)} ms of it for a worker thread before it started.`;
+}
+
+/** A wait for a thread shorter than this is not worth a word (a hop to a thread takes a few ms). */
+const NOTABLE_WAIT_MS = 1_000;
 
 /** A `failed` outcome; the one constructor for every failure, whoever decides it. */
 export function failedOutcome(code: ExecutionErrorCode, message: string, latencyMs: number): RunOutcome {

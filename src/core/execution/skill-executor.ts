@@ -7,7 +7,17 @@ import type { Skill, SkillContext } from "../skills/skill.js";
  * output, or rejecting with its error (a `SkillError` is shown to the caller).
  */
 export interface SkillExecutor {
-  invoke(skill: Skill, params: Record<string, unknown>, ctx: SkillContext): Promise<unknown>;
+  /**
+   * Runs the skill. `started` is called once its run begins: at once, or, for a run that
+   * waits for a worker thread, when it has one. A run whose signal fires while it waits
+   * never calls it, and its record says it never started.
+   */
+  invoke(
+    skill: Skill,
+    params: Record<string, unknown>,
+    ctx: SkillContext,
+    started?: () => void,
+  ): Promise<unknown>;
   /** Whether `skill` runs off the main thread (it then warms up there, not here). */
   isolates(skill: Skill): boolean;
   /** Work waiting for and held by the executor, for `/metrics` and `/readyz`. */
@@ -43,7 +53,10 @@ export function isLightCall(skill: Skill, params: Record<string, unknown>): bool
 
 /** Runs every skill on the calling thread: for tests and for skills declared light. */
 export const inlineExecutor: SkillExecutor = {
-  invoke: (skill, params, ctx) => skill.run(params, ctx),
+  invoke: (skill, params, ctx, started) => {
+    started?.();
+    return skill.run(params, ctx);
+  },
   isolates: () => false,
   load: { threads: 0, queued: 0 },
   async close() {},

@@ -24,12 +24,17 @@ const HASHTAG = /(?<![\p{L}\p{N}\p{M}_&#/])#(?!\p{M})([\p{L}\p{N}\p{M}_]*\p{L}[\
 // Handles as Twitter, GitHub and most chats write them: letters, digits, _ and inner -.
 const MENTION =
   /(?<![\p{L}\p{N}_.@/])@([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,48}[A-Za-z0-9_])?)(?![\p{L}\p{N}_@]|\.\w)/gu;
+// A comma between digits groups thousands only before exactly three digits (1,234,567);
+// otherwise it separates numbers, as in "10,20,30" or "(3,4)".
 const NUMBER =
-  /(?<![\p{L}\p{N}_.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|[.,]\d)/gu;
+  /(?<![\p{L}\p{N}_.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|\.\d|,\d{3}(?!\d))/gu;
 // A phone number: optional +country, then 7-15 digits in groups separated by spaces, dots,
-// dashes or a parenthesised area code.
+// dashes or a parenthesised area code. After a +country code the first group may be one
+// digit, as French and other numbers are written (+33 1 23 45 67 89).
 const PHONE =
-  /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?![\w-])|(?<![\w+])\+\d{7,15}(?!\w)/g;
+  /(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}|(?:\(\d{1,4}\)[\s.-]?)?\d{2,4})(?:[\s.-]\d{2,4}){1,4}(?![\w-])|(?<![\w+])\+\d{7,15}(?!\w)/g;
+/** Two years joined by a dash (a range, 2019-2023): digits and a dash, yet no phone number. */
+const YEAR_RANGE = /^(?:1[5-9]|2[01])\d{2}\s?[-–]\s?(?:1[5-9]|2[01])\d{2}$/;
 const ISO_DATE =
   /\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?\b/g;
 const MONTHS = [
@@ -71,8 +76,13 @@ export function extractEmails(text: string): string[] {
   return [...text.matchAll(EMAIL)].map((match) => match[0]);
 }
 
+/** A host without a dot that is still one: localhost, or an IPv6 address in brackets. */
+const DOTLESS_HOST = /^https?:\/\/(?:localhost|\[[\da-f:.]+\])(?:[:/?#]|$)/i;
+
 export function extractUrls(text: string): string[] {
-  return [...text.matchAll(URL_PATTERN)].map((match) => trimUrl(match[0])).filter((url) => /\.\w/.test(url));
+  return [...text.matchAll(URL_PATTERN)]
+    .map((match) => trimUrl(match[0]))
+    .filter((url) => /\.\w/.test(url) || DOTLESS_HOST.test(url));
 }
 
 export function extractHashtags(text: string): string[] {
@@ -101,7 +111,7 @@ function mask(text: string, patterns: RegExp[], keep: (match: string) => boolean
  */
 function isPhone(candidate: string): boolean {
   const digits = candidate.replace(/\D/g, "").length;
-  if (digits < 7 || digits > 15) return false;
+  if (digits < 7 || digits > 15 || YEAR_RANGE.test(candidate)) return false;
   if (/[+(-]/.test(candidate)) return true;
   return candidate.startsWith("0") || /^\d{3}([\s.])\d{3}\1\d{4}$/.test(candidate);
 }

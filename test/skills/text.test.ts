@@ -194,7 +194,27 @@ describe("text.extract", () => {
     });
   });
 
+  it("reads a range of years, comma-joined lists and coordinates as numbers (audit 22, skills F15)", async () => {
+    const text = "years 2019-2023 and 2024; scores: 10,20,30; point (3,4); total 1,234,567.5";
+    expect(await runSkill(textExtract, { text, kinds: ["phones", "numbers"] })).toEqual({
+      phones: [],
+      numbers: [2019, 2023, 2024, 10, 20, 30, 3, 4, 1234567.5],
+      counts: { phones: 0, numbers: 9 },
+    });
+  });
+
+  it("finds URLs on localhost and IPv6 hosts, which have no dot", async () => {
+    const text = "Try http://localhost:8080/x, http://[::1]:3000/ or http://localhost.";
+    expect((await runSkill(textExtract, { text, kinds: ["urls"] })).urls).toEqual([
+      "http://localhost:8080/x",
+      "http://[::1]:3000/",
+      "http://localhost",
+    ]);
+  });
+
   it.each([
+    "+33 1 23 45 67 89",
+    "+1 (415) 555-0123",
     "+1 415-555-0123",
     "+4915123456789",
     "(020) 7946 0958",

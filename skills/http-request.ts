@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { anySignal } from "../src/core/any-signal.js";
+import { sensitive } from "../src/core/skills/sensitive-params.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/address-policy.js";
 import { createGuardedAgent } from "./lib/guarded-agent.js";
@@ -23,13 +24,21 @@ export const httpRequest = defineSkill({
     "private, loopback and cloud-metadata addresses are refused.",
   tags: ["http", "https", "fetch", "web", "api", "request", "url", "download", "rest"],
   params: z.object({
-    url: z.string().min(1).max(8192).describe("Absolute http:// or https:// URL to request."),
+    // Credentials ride in the URL (`?api_key=…`) and the headers (`Authorization`): the
+    // stored record keeps them only until the request can no longer start.
+    url: sensitive(
+      z.string().min(1).max(8192).describe("Absolute http:// or https:// URL to request."),
+      "url",
+    ),
     method: z.enum(HTTP_METHODS).default("GET").describe("HTTP method."),
-    headers: z
-      .record(z.string().min(1).max(256), z.string().max(8192))
-      .default({})
-      .refine((headers) => Object.keys(headers).length <= 50, "at most 50 headers")
-      .describe('Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}.'),
+    headers: sensitive(
+      z
+        .record(z.string().min(1).max(256), z.string().max(8192))
+        .default({})
+        .refine((headers) => Object.keys(headers).length <= 50, "at most 50 headers")
+        .describe('Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}.'),
+      "entries",
+    ),
     body: z
       .string()
       .max(MIB)

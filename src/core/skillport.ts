@@ -175,7 +175,14 @@ export class Skillport {
         cancelLocal: (id) => this.runner.cancelLocal(id),
         logger: this.logger,
       });
-    this.queries = new ExecutionQueries(this.store, this.events, this.runner, clock, this.bridge);
+    this.queries = new ExecutionQueries(
+      this.store,
+      this.registry,
+      this.events,
+      this.runner,
+      clock,
+      this.bridge,
+    );
   }
 
   /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { apiRequest, bodyOf, type CreatedKey, serverForSuite } from "./harness.js";
+import { apiRequest, bodyOf, type CreatedKey, dashboardSession, serverForSuite } from "./harness.js";
 
 const ADMIN_TOKEN = "contract-admin-token-0123456789";
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -26,28 +26,6 @@ describe("the dashboard's skill search", () => {
     expect(res.status, res.text).toBe(200);
     return bodyOf<DiscoverResponse>(res).results;
   };
-  const session = async () => {
-    const page = await apiRequest(server().baseUrl, "GET", "/dashboard/sign-in");
-    const cookie =
-      page.headers
-        .getSetCookie()
-        .find((c) => c.startsWith("skillport_sign_in="))
-        ?.split(";")[0] ?? "";
-    const field = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
-    const signedIn = await apiRequest(server().baseUrl, "POST", "/dashboard/sign-in", {
-      rawBody: `_csrf=${field}&token=${ADMIN_TOKEN}`,
-      contentType: "application/x-www-form-urlencoded",
-      headers: { cookie },
-      redirect: "manual",
-    });
-    return (
-      signedIn.headers
-        .getSetCookie()
-        .find((c) => c.startsWith("skillport_session="))
-        ?.split(";")[0] ?? ""
-    );
-  };
-
   it("shows discovery before learning from use, and says so where the README once said 'exactly what an agent would get'", async () => {
     const alice = await server().createRoomyKey({ owner: "alice" });
     const bob = await server().createRoomyKey({ owner: "bob" });
@@ -71,7 +49,7 @@ describe("the dashboard's skill search", () => {
       "GET",
       `/dashboard/skills?q=${encodeURIComponent(query)}`,
       {
-        headers: { cookie: await session() },
+        headers: { cookie: await dashboardSession(server().baseUrl, ADMIN_TOKEN) },
       },
     );
     expect(page.status).toBe(200);

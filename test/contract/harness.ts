@@ -467,6 +467,21 @@ export async function apiRequest(
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 
+/** A signed-in dashboard session's cookie (`name=value`), signed in with `adminToken`. */
+export async function dashboardSession(baseUrl: string, adminToken: string): Promise<string> {
+  const page = await apiRequest(baseUrl, "GET", "/dashboard/sign-in");
+  const formCookie = page.headers.getSetCookie().find((c) => c.startsWith("skillport_sign_in="));
+  const field = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
+  const signedIn = await apiRequest(baseUrl, "POST", "/dashboard/sign-in", {
+    rawBody: `_csrf=${field}&token=${adminToken}`,
+    contentType: "application/x-www-form-urlencoded",
+    headers: { cookie: formCookie?.split(";")[0] ?? "" },
+    redirect: "manual",
+  });
+  const session = signedIn.headers.getSetCookie().find((c) => c.startsWith("skillport_session="));
+  return session?.split(";")[0] ?? "";
+}
+
 /** Polls `check` until it returns a value (not undefined) or `timeoutMs` passes. */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,

@@ -5,6 +5,7 @@ import {
   apiRequest,
   bodyOf,
   type CreatedKey,
+  dashboardSession,
   expectError,
   startServer,
   type TestServer,
@@ -17,21 +18,6 @@ interface Deployment {
   server: TestServer;
   key: CreatedKey;
   dashboardCookie: string;
-}
-
-/** A signed-in dashboard session's cookie (`name=value`). */
-async function dashboardSession(server: TestServer): Promise<string> {
-  const page = await apiRequest(server.baseUrl, "GET", "/dashboard/sign-in");
-  const formCookie = page.headers.getSetCookie().find((c) => c.startsWith("skillport_sign_in="));
-  const field = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
-  const signedIn = await apiRequest(server.baseUrl, "POST", "/dashboard/sign-in", {
-    rawBody: `_csrf=${field}&token=${ADMIN_TOKEN}`,
-    contentType: "application/x-www-form-urlencoded",
-    headers: { cookie: formCookie?.split(";")[0] ?? "" },
-    redirect: "manual",
-  });
-  const session = signedIn.headers.getSetCookie().find((c) => c.startsWith("skillport_session="));
-  return session?.split(";")[0] ?? "";
 }
 
 /** One MCP `tools/call` over a fresh session; the tool's result. */
@@ -112,7 +98,11 @@ describe("contract: U+0000 in what a client sends gets the same answer on both s
     for (const store of ["sqlite", "postgresql"] as const) {
       const server = await startServer({ env: envs[store] });
       const key = await server.createRoomyKey({ name: `nul-${store}` });
-      deployments[store] = { server, key, dashboardCookie: await dashboardSession(server) };
+      deployments[store] = {
+        server,
+        key,
+        dashboardCookie: await dashboardSession(server.baseUrl, ADMIN_TOKEN),
+      };
     }
   });
   afterAll(async () => {

@@ -5,11 +5,13 @@ import type { Clock } from "../clock.js";
 import { ServiceError } from "../errors.js";
 import type { ApiKey } from "../keys/api-key.js";
 import type { Store } from "../ports.js";
+import type { SkillRegistry } from "../skills/registry.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import { type ExecutionFilters, pageOfExecutions } from "./execution-page.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, recordAsOf, type StoredExecution } from "./record.js";
+import { redactedExecution } from "./redacted-execution.js";
 import { cancelledOutcome } from "./run-skill.js";
 import type { SignalBridge } from "./signal-bridge.js";
 
@@ -34,6 +36,7 @@ const REMOTE_CANCEL_WAIT_MS = 3_000;
 export class ExecutionQueries {
   constructor(
     private readonly store: Store,
+    private readonly registry: SkillRegistry,
     private readonly events: ExecutionEvents,
     private readonly runner: ExecutionRunner,
     private readonly clock: Clock,
@@ -58,18 +61,25 @@ export class ExecutionQueries {
     return this.page({ owner: key.owner, status: query.status, skillId: query.skill_id }, query);
   }
 
-  /** Every owner's records, newest first, filtered by key, owner, skill and status (the dashboard). */
+  /**
+   * Every owner's records, newest first, filtered by key, owner, skill and status (the
+   * dashboard), without credentials (`redactedExecution`), whether they ended or not.
+   */
   async listAll(
     query: AdminExecutionsQuery,
   ): Promise<{ data: StoredExecution[]; next_cursor: string | null }> {
-    return pageOfExecutions(
+    const { data, next_cursor } = await pageOfExecutions(
       this.store.executions,
       { owner: query.owner, keyId: query.key_id, status: query.status, skillId: query.skill_id },
       query,
     );
+    return { data: data.map((execution) => redactedExecution(execution, this.registry)), next_cursor };
   }
 
-  /** Any owner's execution with what is kept beside the record (params, key), for the dashboard. */
+  /**
+   * Any owner's execution with what is kept beside the record (params, key), for the
+   * dashboard; without credentials (`redactedExecution`), whether it ended or not.
+   */
   async getAny(id: string): Promise<StoredExecution> {
     const execution = await this.store.executions.get(id);
     if (!execution) {
@@ -77,7 +87,7 @@ export class ExecutionQueries {
         message: `No execution has the id ${JSON.stringify(id)}.`,
       });
     }
-    return execution;
+    return redactedExecution(execution, this.registry);
   }
 
   private async page(
@@ -117,6 +127,7 @@ export class ExecutionQueries {
       execution,
       cancelledOutcome("The execution was cancelled.", runningFor(execution, now)),
       now,
+      this.registry,
     );
     await this.store.executions.save(cancelled);
     // The save has no effect if the holder ended the execution first: answer what is stored.

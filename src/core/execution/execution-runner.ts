@@ -314,8 +314,8 @@ export class ExecutionRunner {
     outcome: RunOutcome,
     endedAtMs = this.options.clock.now(),
   ): Promise<StoredExecution> {
-    const { store, events } = this.options;
-    let done = markFinished(execution, outcome, endedAtMs);
+    const { store, events, registry } = this.options;
+    let done = markFinished(execution, outcome, endedAtMs, registry);
     try {
       if (!(await store.executions.save(done))) {
         // Another process ended it first (a cancel it recorded itself, having no channel to

@@ -1,6 +1,8 @@
 import { isoTimestamp } from "../clock.js";
 import { newId } from "../ids.js";
+import type { SkillRegistry } from "../skills/registry.js";
 import type { ExecutionRecord, StoredExecution } from "./record.js";
+import { redactedExecution } from "./redacted-execution.js";
 import type { RunOutcome } from "./run-skill.js";
 
 /**
@@ -31,12 +33,21 @@ export function markRunning(execution: StoredExecution, nowMs: number): StoredEx
   };
 }
 
-/** The terminal record of an outcome; `success` is true exactly when completed (contract.md). */
+/**
+ * The terminal record of an outcome; `success` is true exactly when completed (contract.md).
+ * Every terminal record is made here, and so is kept without credentials: the execution
+ * can no longer start, so nothing needs its params whole again (see `redactedExecution`).
+ */
 export function markFinished(
   execution: StoredExecution,
   outcome: RunOutcome,
   nowMs: number,
+  registry: SkillRegistry,
 ): StoredExecution {
+  return redactedExecution(finished(execution, outcome, nowMs), registry);
+}
+
+function finished(execution: StoredExecution, outcome: RunOutcome, nowMs: number): StoredExecution {
   // A run that never began (it waited for a worker thread to the end) has no start.
   const startedAt = outcome.neverStarted ? null : execution.record.started_at;
   return {

@@ -30,6 +30,11 @@ const SECRET_TRACE = new RegExp(`${SECRET_START}|^\\s*bearer\\s`, "i");
 const SECRET_RUNS = new RegExp(`${SECRET_START}[\\w%]*`, "gi");
 /** A run of URL characters: when it holds a `%`, a secret may hide in it (`%73k_live_…`). */
 const URL_WORDS = /[\w%-]+/g;
+/**
+ * What every text `redactSecrets` changes holds: a secret's tag, or a percent escape that
+ * may encode one. Cheap to look for in a whole document before walking its strings.
+ */
+const SECRET_HINT = /sk_|%[0-9a-f]{2}/i;
 /** How many times a word is decoded, for a secret encoded more than once (`%2573k_live_…`). */
 const MAX_DECODINGS = 3;
 
@@ -83,6 +88,31 @@ export function redactSecrets(text: string): string {
   return redacted.replace(URL_WORDS, (word) =>
     word.includes("%") && SECRET_TRACE.test(percentDecoded(word)) ? "sk_[redacted]" : word,
   );
+}
+
+/**
+ * JSON data with `redactSecrets` applied to each of its strings and member names; `value`
+ * itself when none holds a secret. It walks the data as `JSON.stringify` does (as deep as
+ * the store can write it, not one level deeper) and parses the copy back, so it keeps
+ * what JSON keeps, own `__proto__` members included. Data without a hint of a secret (most
+ * results) costs one plain `JSON.stringify`.
+ */
+export function redactSecretsIn<T>(value: T): T {
+  const plain = JSON.stringify(value);
+  if (plain === undefined || !SECRET_HINT.test(plain)) return value;
+  let redacted = false;
+  const text = JSON.stringify(value, (_name, member: unknown) => {
+    if (typeof member === "string") {
+      const shown = redactSecrets(member);
+      if (shown !== member) redacted = true;
+      return shown;
+    }
+    if (member === null || typeof member !== "object" || Array.isArray(member)) return member;
+    if (!Object.keys(member).some(holdsSecretRun)) return member;
+    redacted = true;
+    return Object.fromEntries(Object.entries(member).map(([name, inner]) => [redactSecrets(name), inner]));
+  });
+  return redacted ? (JSON.parse(text) as T) : value;
 }
 
 /**

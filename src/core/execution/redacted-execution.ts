@@ -1,0 +1,31 @@
+import { redactSecrets, redactSecretsIn } from "../keys/secret.js";
+import type { SkillRegistry } from "../skills/registry.js";
+import { redactedParams } from "../skills/sensitive-params.js";
+import type { StoredExecution } from "./record.js";
+
+/**
+ * The execution without the credentials it holds: its params with what the skill's schema
+ * marks sensitive masked (`sensitive`: `http.request`'s credential headers and URL query
+ * values), and every skillport secret (`redactSecrets`, as the log stream has it) masked in
+ * its params, result and error message, wherever an agent put or a skill quoted one.
+ *
+ * Params are needed whole only while the execution may still start: a queued record runs
+ * from its stored params, in this process, another one or the next one after a restart.
+ * Once it ends (`markFinished`) this is what is stored; until then, this is what the
+ * dashboard shows. Replaying an idempotent request needs no params: it matches the
+ * request's hash. A skill no longer in the catalog has its skillport secrets masked only.
+ */
+export function redactedExecution(execution: StoredExecution, registry: SkillRegistry): StoredExecution {
+  const { record } = execution;
+  const schema = registry.get(record.skill_id)?.params;
+  const params = schema ? redactedParams(schema, execution.params) : execution.params;
+  return {
+    ...execution,
+    params: redactSecretsIn(params) as StoredExecution["params"],
+    record: {
+      ...record,
+      result: redactSecretsIn(record.result),
+      error: record.error && { ...record.error, message: redactSecrets(record.error.message) },
+    },
+  };
+}

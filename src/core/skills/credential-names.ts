@@ -1,0 +1,101 @@
+/**
+ * The last words of the names under which requests carry credentials: HTTP headers
+ * (`Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key`, `X-Auth-Token`), URL
+ * query members (`token`, `api_key`, `access_token`, `password`, `sig`) and form fields
+ * alike. Judging by the last word catches the many spellings (`X-Goog-Api-Key`,
+ * `client_secret`, `accessToken`, `X-Hub-Signature-256`) at the cost of masking a few
+ * values that were not secret (`Idempotency-Key`), which costs a reader of a record little;
+ * a credential shown costs its owner the credential.
+ */
+const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
+  "apikey",
+  "auth",
+  "authentication",
+  "authorization",
+  "cookie",
+  "credential",
+  "jwt",
+  "key",
+  "otp",
+  "pass",
+  "passphrase",
+  "passwd",
+  "password",
+  "pwd",
+  "secret",
+  "session",
+  "sessionid",
+  "sid",
+  "sig",
+  "signature",
+  "token",
+]);
+
+/** What stands in for a masked value. */
+export const REDACTED = "[redacted]";
+
+/**
+ * Whether a header, query member or field of this name carries a credential: its last
+ * word (camelCase, `-`, `_` and `.` separate words; a number such as `-256` is skipped), or
+ * that word without a plural `s`, is one of CREDENTIAL_WORDS.
+ */
+export function isCredentialName(name: string): boolean {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "" && !/^\d+$/.test(word));
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  return CREDENTIAL_WORDS.has(last) || (last.endsWith("s") && CREDENTIAL_WORDS.has(last.slice(0, -1)));
+}
+
+/** `scheme://userinfo@`: the user information a URL may carry, `user:password` or a token. */
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
+
+/**
+ * `url` with its credentials masked: the password of its user information (all of it when
+ * there is no password: a token is often sent as the user), and the values of its query
+ * and fragment members whose names are credential names (`?api_key=…`, OAuth's
+ * `#access_token=…`). Works on the text as given, valid URL or not, and changes nothing
+ * else (no normalising), so the rest reads as it was sent.
+ */
+export function urlWithoutCredentials(url: string): string {
+  const withoutUser = url.replace(USER_INFO, (_, scheme: string, userInfo: string) => {
+    const colon = userInfo.indexOf(":");
+    return `${scheme}${colon === -1 ? REDACTED : `${userInfo.slice(0, colon)}:${REDACTED}`}@`;
+  });
+  const hash = withoutUser.indexOf("#");
+  const beforeHash = hash === -1 ? withoutUser : withoutUser.slice(0, hash);
+  const fragment = hash === -1 ? undefined : withoutUser.slice(hash + 1);
+  const question = beforeHash.indexOf("?");
+  const base = question === -1 ? beforeHash : beforeHash.slice(0, question);
+  const query = question === -1 ? undefined : membersWithoutCredentials(beforeHash.slice(question + 1));
+  return (
+    base +
+    (query === undefined ? "" : `?${query}`) +
+    (fragment === undefined ? "" : `#${membersWithoutCredentials(fragment)}`)
+  );
+}
+
+/** `name=value&…` with the values of credential names masked. */
+function membersWithoutCredentials(members: string): string {
+  return members
+    .split("&")
+    .map((member) => {
+      const equals = member.indexOf("=");
+      if (equals === -1) return member;
+      const name = member.slice(0, equals);
+      return isCredentialName(decodedName(name)) ? `${name}=${REDACTED}` : member;
+    })
+    .join("&");
+}
+
+/** A query member's name as a server reads it (`+` is a space); as written when it is not valid. */
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll("+", " "));
+  } catch {
+    return name;
+  }
+}

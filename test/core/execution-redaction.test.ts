@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { httpRequest } from "../../skills/http-request.js";
+import { timeConvert } from "../../skills/time-convert.js";
+import { systemClock } from "../../src/core/clock.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
+import { generateSecret } from "../../src/core/keys/secret.js";
+import { sensitive } from "../../src/core/skills/sensitive-params.js";
+import { defineSkill } from "../../src/core/skills/skill.js";
+import { makeCore } from "./make-core.js";
+import { latch, latchReleases } from "./test-skills.js";
+
+/** Marks its params as the skills that take credentials do, and answers what it was given. */
+const credentials = defineSkill({
+  id: "test.credentials",
+  title: "Credentials",
+  description: "Returns the params it ran with.",
+  tags: [],
+  params: z.object({
+    url: sensitive(z.string(), "url"),
+    headers: sensitive(z.record(z.string(), z.string()), "entries"),
+    password: sensitive(z.string(), "value"),
+    note: z.string(),
+  }),
+  result: z.object({ received: z.record(z.string(), z.unknown()) }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
+  examples: [],
+  run: async (params) => ({ received: params }),
+});
+
+const whole = {
+  url: "https://api.example.com/items?token=plainsecret123&page=2",
+  headers: { Authorization: "Bearer ghp_abcdefSECRET", Accept: "application/json" },
+  password: "hunter2",
+  note: "kept as sent",
+};
+const redacted = {
+  url: "https://api.example.com/items?token=[redacted]&page=2",
+  headers: { Authorization: "[redacted]", Accept: "application/json" },
+  password: "[redacted]",
+  note: "kept as sent",
+};
+
+// Audit 22, security #1: every execution's params were stored verbatim for the retention
+// period and printed on the dashboard, `http.request`'s Authorization header and any
+// skillport secret an agent passed included. Params are now kept whole only while the
+// execution may still start; its terminal record keeps a redacted copy.
+describe("what an execution keeps of the credentials it was given", () => {
+  let core: Awaited<ReturnType<typeof makeCore>>;
+  let key: ApiKey;
+  const skills = [httpRequest, timeConvert, credentials, latch];
+  const stored = async (id: string) => core.skillport.store.executions.get(id);
+
+  beforeEach(async () => {
+    core = await makeCore(skills, { clock: systemClock, asyncConcurrency: 1 });
+    key = await core.keyFor();
+  });
+  afterEach(async () => {
+    for (const release of latchReleases.values()) release();
+    await core.cleanup();
+  });
+
+  it("stores a terminal record's params without http.request's credential headers, URL query values or skillport secrets", async () => {
+    const secret = generateSecret("production");
+    const { record } = await core.run(key, "http.request", {
+      url: `http://127.0.0.1:1/?api_key=${secret}&token=plainsecret123&page=2`,
+      method: "POST",
+      headers: { Authorization: "Bearer ghp_abcdefSECRET", "X-Api-Key": secret, "X-Note": `see ${secret}` },
+      body: `{"forwarded":"${secret}"}`,
+    });
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+    const kept = await stored(record.id);
+    expect(kept?.params).toMatchObject({
+      url: "http://127.0.0.1:1/?api_key=[redacted]&token=[redacted]&page=2",
+      headers: { Authorization: "[redacted]", "X-Api-Key": "[redacted]", "X-Note": "see sk_[redacted]" },
+      body: '{"forwarded":"sk_[redacted]"}',
+      method: "POST",
+    });
+    const text = JSON.stringify(kept);
+    for (const leak of [secret, "ghp_abcdefSECRET", "plainsecret123"]) expect(text).not.toContain(leak);
+  });
+
+  it("stores and answers an error message that quotes a skillport secret with the secret masked", async () => {
+    const secret = generateSecret("staging");
+    const { record } = await core.run(key, "time.convert", { time: secret, to_timezone: "UTC" });
+    expect(record.status).toBe("failed");
+    expect(record.error?.message).toContain("sk_[redacted]");
+    expect(JSON.stringify(record)).not.toContain(secret);
+    expect(JSON.stringify(await stored(record.id))).not.toContain(secret);
+    expect(JSON.stringify(await core.skillport.queries.get(key, record.id))).not.toContain(secret);
+  });
+
+  it("runs a queued execution with its params whole, and keeps them redacted once it ended", async () => {
+    await core.run(key, "test.latch", { label: "hold" }, { async: true });
+    const { record } = await core.run(key, "test.credentials", whole, { async: true });
+    expect(record.status).toBe("queued");
+    // The store holds what the run needs, whichever runner takes it…
+    expect((await stored(record.id))?.params).toEqual(whole);
+    // …and the dashboard shows it without the credentials all the same.
+    expect((await core.skillport.queries.getAny(record.id)).params).toEqual(redacted);
+    expect((await core.skillport.queries.listAll({ limit: 10 })).data[0]?.params).toEqual(redacted);
+
+    await vi.waitFor(() => expect(latchReleases.has("hold")).toBe(true));
+    latchReleases.get("hold")?.();
+    const ended = await core.skillport.queries.get(key, record.id, 5_000);
+    expect(ended).toMatchObject({ status: "completed", result: { received: whole } });
+    expect((await stored(record.id))?.params).toEqual(redacted);
+  });
+
+  it("runs a queued execution taken over after a restart with its params whole", async () => {
+    const { dir } = core;
+    await core.run(key, "test.latch", { label: "hold" }, { async: true });
+    const { record } = await core.run(key, "test.credentials", whole, { async: true });
+    // Stopping leaves it queued in the store, for the next process to run.
+    await core.skillport.stop(100);
+    expect(await stored(record.id)).toMatchObject({ record: { status: "queued" }, params: whole });
+    await core.skillport.close();
+
+    core = await makeCore(skills, { clock: systemClock, dir, asyncConcurrency: 1 });
+    const ended = await core.skillport.queries.get(key, record.id, 5_000);
+    expect(ended).toMatchObject({ status: "completed", result: { received: whole } });
+    expect((await stored(record.id))?.params).toEqual(redacted);
+  });
+
+  it("keeps a queued execution cancelled before it started redacted", async () => {
+    await core.run(key, "test.latch", { label: "hold" }, { async: true });
+    const { record } = await core.run(key, "test.credentials", whole, { async: true });
+    expect((await core.skillport.queries.cancel(key, record.id)).status).toBe("cancelled");
+    expect((await stored(record.id))?.params).toEqual(redacted);
+  });
+
+  it("answers an idempotent repeat from the first record, and tells a changed credential apart", async () => {
+    const execute = (params: Record<string, unknown>) =>
+      core.skillport.executions.execute(
+        key,
+        { skill_id: "test.credentials", params, async: false, timeout_ms: 5_000 },
+        { idempotencyKey: "pay-once" },
+      );
+    const first = await execute(whole);
+    expect(first.record.result).toEqual({ received: whole });
+    expect((await stored(first.record.id))?.params).toEqual(redacted);
+
+    const repeat = await execute(whole);
+    expect(repeat).toMatchObject({ replayed: true, record: { id: first.record.id } });
+    // Only the credential differs, and the stored params no longer show it: the request's
+    // hash still tells the two requests apart.
+    await expect(
+      execute({ ...whole, headers: { ...whole.headers, Authorization: "Bearer other" } }),
+    ).rejects.toMatchObject({ code: "idempotency_key_reused" });
+  });
+});

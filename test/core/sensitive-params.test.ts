@@ -1,0 +1,156 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { httpRequest } from "../../skills/http-request.js";
+import { generateSecret, redactSecretsIn } from "../../src/core/keys/secret.js";
+import { isCredentialName, urlWithoutCredentials } from "../../src/core/skills/credential-names.js";
+import { toCatalogSkill } from "../../src/core/skills/registry.js";
+import { redactedParams, sensitive } from "../../src/core/skills/sensitive-params.js";
+
+describe("credential names", () => {
+  it("are the headers and query members that carry credentials, however they are spelled", () => {
+    for (const name of [
+      "Authorization",
+      "proxy-authorization",
+      "Cookie",
+      "Set-Cookie",
+      "X-Api-Key",
+      "api-key",
+      "api_key",
+      "apiKey",
+      "APIKEY",
+      "X-Auth-Token",
+      "x-goog-api-key",
+      "access_token",
+      "accessToken",
+      "token",
+      "key",
+      "password",
+      "client_secret",
+      "sig",
+      "X-Hub-Signature-256",
+      "X-Amz-Security-Token",
+      "refresh_tokens",
+    ]) {
+      expect(isCredentialName(name), name).toBe(true);
+    }
+  });
+
+  it("leave ordinary names alone", () => {
+    for (const name of [
+      "Accept",
+      "Content-Type",
+      "User-Agent",
+      "page",
+      "q",
+      "monkey",
+      "key_id",
+      "tokenizer",
+      "",
+    ]) {
+      expect(isCredentialName(name), name).toBe(false);
+    }
+  });
+});
+
+describe("urlWithoutCredentials", () => {
+  it("masks the values of credential query members and the user's password, and keeps the rest as sent", () => {
+    expect(
+      urlWithoutCredentials("https://api.example.com/v1/items?api_key=abc123&page=2&Token=t0k#top"),
+    ).toBe("https://api.example.com/v1/items?api_key=[redacted]&page=2&Token=[redacted]#top");
+    expect(urlWithoutCredentials("https://bob:hunter2@example.com/x")).toBe(
+      "https://bob:[redacted]@example.com/x",
+    );
+    expect(urlWithoutCredentials("https://ghp_abc@github.com/o/r.git")).toBe(
+      "https://[redacted]@github.com/o/r.git",
+    );
+    // OAuth's implicit flow puts the token in the fragment; an encoded name is read decoded.
+    expect(urlWithoutCredentials("https://app.example/cb#access_token=xyz&state=1")).toBe(
+      "https://app.example/cb#access_token=[redacted]&state=1",
+    );
+    expect(urlWithoutCredentials("https://x.example/?api%5Fkey=abc&%ZZ=1")).toBe(
+      "https://x.example/?api%5Fkey=[redacted]&%ZZ=1",
+    );
+    expect(urlWithoutCredentials("https://example.com/path?q=weather")).toBe(
+      "https://example.com/path?q=weather",
+    );
+    expect(urlWithoutCredentials("not a url ?token=1")).toBe("not a url ?token=[redacted]");
+  });
+});
+
+describe("redactedParams", () => {
+  const catalogParams = toCatalogSkill(httpRequest).params;
+
+  it("masks http.request's credential headers and URL query values and nothing else", () => {
+    const params = catalogParams.parse({
+      url: "https://api.example.com/?api_key=k1&q=1",
+      headers: { Authorization: "Bearer ghp_abc", "X-Api-Key": "k2", Accept: "application/json" },
+      body: '{"password":"kept: bodies are not marked"}',
+    });
+    expect(redactedParams(catalogParams, params)).toEqual({
+      ...(params as object),
+      url: "https://api.example.com/?api_key=[redacted]&q=1",
+      headers: { Authorization: "[redacted]", "X-Api-Key": "[redacted]", Accept: "application/json" },
+    });
+    // A new value: the params the run gets are untouched.
+    expect((params as { headers: Record<string, string> }).headers.Authorization).toBe("Bearer ghp_abc");
+  });
+
+  it("finds marks under wrappers, in nested objects and in arrays", () => {
+    const schema = z.object({
+      password: sensitive(z.string(), "value").optional(),
+      wrapped: sensitive(z.string(), "value").nullable().default(null),
+      accounts: z.array(z.object({ name: z.string(), pin: sensitive(z.string(), "value") })),
+      plain: z.string(),
+    });
+    const params = schema.parse({
+      password: "p",
+      wrapped: "w",
+      accounts: [{ name: "a", pin: "1234" }],
+      plain: "x",
+    });
+    expect(redactedParams(schema, params)).toEqual({
+      password: "[redacted]",
+      wrapped: "[redacted]",
+      accounts: [{ name: "a", pin: "[redacted]" }],
+      plain: "x",
+    });
+    expect(redactedParams(schema, schema.parse({ wrapped: null, accounts: [], plain: "x" }))).toEqual({
+      wrapped: null,
+      accounts: [],
+      plain: "x",
+    });
+  });
+
+  it("keeps the mark out of the JSON Schema agents read", () => {
+    expect(JSON.stringify(toCatalogSkill(httpRequest).paramsSchema)).not.toContain("sensitive");
+  });
+});
+
+describe("redactSecretsIn", () => {
+  const secret = generateSecret("production");
+
+  it("masks skillport secrets in every string and member name, and keeps what JSON keeps", () => {
+    const value = JSON.parse(
+      `{"__proto__":{"a":1},"list":["x ${secret} y",2,null],"${secret}":true,"nested":{"deep":"${secret}"}}`,
+    ) as Record<string, unknown>;
+    const redacted = redactSecretsIn(value);
+    expect(JSON.stringify(redacted)).not.toContain(secret);
+    expect(Object.hasOwn(redacted, "__proto__")).toBe(true);
+    expect(redacted).toEqual(
+      JSON.parse(
+        '{"__proto__":{"a":1},"list":["x sk_[redacted] y",2,null],"sk_[redacted]":true,"nested":{"deep":"sk_[redacted]"}}',
+      ),
+    );
+  });
+
+  it("finds a secret that is percent-encoded", () => {
+    const encoded = `https://x.example/?k=%73${secret.slice(1)}`;
+    expect(redactSecretsIn({ url: encoded })).toEqual({ url: "https://x.example/?k=sk_[redacted]" });
+  });
+
+  it("gives back the value itself when it holds no secret", () => {
+    const value = { text: "nothing here, 50% of it", list: [1, "two", "sk_other"] };
+    expect(redactSecretsIn(value)).toBe(value);
+    expect(redactSecretsIn(null)).toBe(null);
+  });
+});

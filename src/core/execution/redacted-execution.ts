@@ -18,14 +18,19 @@ import type { StoredExecution } from "./record.js";
 export function redactedExecution(execution: StoredExecution, registry: SkillRegistry): StoredExecution {
   const { record } = execution;
   const schema = registry.get(record.skill_id)?.params;
-  const params = schema ? redactedParams(schema, execution.params) : execution.params;
+  const params = redactSecretsIn(schema ? redactedParams(schema, execution.params) : execution.params);
+  const result = redactSecretsIn(record.result);
+  const message = record.error ? redactSecrets(record.error.message) : undefined;
+  // Most executions hold no credential: they are kept as they are, not copied.
+  if (params === execution.params && result === record.result && message === record.error?.message)
+    return execution;
   return {
     ...execution,
-    params: redactSecretsIn(params) as StoredExecution["params"],
+    params: params as StoredExecution["params"],
     record: {
       ...record,
-      result: redactSecretsIn(record.result),
-      error: record.error && { ...record.error, message: redactSecrets(record.error.message) },
+      result,
+      error: record.error && { ...record.error, message: message ?? "" },
     },
   };
 }

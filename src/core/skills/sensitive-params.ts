@@ -35,6 +35,28 @@ export function sensitive<T extends z.ZodType>(schema: T, sensitivity: ParamSens
  * `ParamSensitivity`), into nested objects and arrays. A new value; `params` is unchanged.
  */
 export function redactedParams(schema: z.ZodType, params: unknown): unknown {
+  return marksAnything(schema) ? maskedParams(schema, params) : params;
+}
+
+/** Whether any schema `schema` holds is marked, per schema (most skills mark none). */
+const marked = new WeakMap<z.ZodType, boolean>();
+
+function marksAnything(schema: z.ZodType): boolean {
+  let known = marked.get(schema);
+  if (known === undefined) {
+    known = false;
+    for (let layer: z.ZodType | undefined = schema; layer !== undefined && !known; layer = wrappedBy(layer)) {
+      if (sensitiveSchemas.has(layer)) known = true;
+      else if (layer instanceof z.ZodObject)
+        known = Object.values(layer.shape as Record<string, z.ZodType>).some(marksAnything);
+      else if (layer instanceof z.ZodArray) known = marksAnything(layer.element as z.ZodType);
+    }
+    marked.set(schema, known);
+  }
+  return known;
+}
+
+function maskedParams(schema: z.ZodType, params: unknown): unknown {
   for (let layer: z.ZodType | undefined = schema; layer !== undefined; layer = wrappedBy(layer)) {
     const sensitivity = sensitiveSchemas.get(layer)?.sensitive;
     if (sensitivity !== undefined) return masked(sensitivity, params);
@@ -43,13 +65,13 @@ export function redactedParams(schema: z.ZodType, params: unknown): unknown {
       return Object.fromEntries(
         Object.entries(params).map(([name, value]) => {
           const member = Object.hasOwn(shape, name) ? shape[name] : undefined;
-          return [name, member === undefined ? value : redactedParams(member, value)];
+          return [name, member === undefined ? value : maskedParams(member, value)];
         }),
       );
     }
     if (layer instanceof z.ZodArray && Array.isArray(params)) {
       const element = layer.element as z.ZodType;
-      return params.map((item) => redactedParams(element, item));
+      return params.map((item) => maskedParams(element, item));
     }
   }
   return params;

@@ -29,7 +29,12 @@ export const httpRequest = defineSkill({
       .record(z.string().min(1).max(256), z.string().max(8192))
       .default({})
       .refine((headers) => Object.keys(headers).length <= 50, "at most 50 headers")
-      .describe('Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}.'),
+      .describe(
+        'Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}. All are sent on ' +
+          "redirects within the same origin; a redirect to another origin gets only Accept, Accept-Encoding, " +
+          "Accept-Language, Cache-Control, Range, User-Agent and, when the body is kept (307, 308), its " +
+          "Content-Type: credentials such as Authorization, Cookie or X-Api-Key are not passed on.",
+      ),
     body: z
       .string()
       .max(MIB)

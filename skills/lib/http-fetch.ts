@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { type AddressPolicy, refuseHost } from "./address-policy.js";
 import { AddressRefusedError } from "./guarded-agent.js";
+import { headersForRedirect } from "./redirect-headers.js";
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -46,8 +47,6 @@ export interface SendOptions {
 export type SendResult = Pick<Dispatcher.ResponseData, "statusCode" | "headers" | "body">;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Credentials meant for one origin must not be replayed to another one (RFC 9110 section 15.4). */
-const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
 /**
  * Sends a request and follows redirects itself, so that every hop's host passes the
@@ -79,15 +78,17 @@ export async function fetchFollowingRedirects(
       }
       const next = resolveLocation(location, url);
       // 303, and 301/302 after a POST, turn into a body-less GET as browsers do (RFC 9110 section 15.4).
-      if (
+      const becomesGet =
         response.statusCode === 303 ||
-        (method === "POST" && response.statusCode !== 307 && response.statusCode !== 308)
-      ) {
+        (method === "POST" && response.statusCode !== 307 && response.statusCode !== 308);
+      if (becomesGet) {
         if (method !== "HEAD") method = "GET";
         body = undefined;
-        headers = withoutHeaders(headers, ["content-type", "content-length"]);
       }
-      if (next.origin !== url.origin) headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+      headers = headersForRedirect(headers, {
+        crossOrigin: next.origin !== url.origin,
+        keepsBody: !becomesGet,
+      });
       url = next;
       continue;
     }
@@ -231,10 +232,6 @@ function flattenHeaders(headers: SendResult["headers"]): Record<string, string> 
       value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]],
     ),
   );
-}
-
-function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 }
 
 /** Decodes with the charset the response declares, UTF-8 when it declares none or an unknown one. */

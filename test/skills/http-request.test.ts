@@ -208,18 +208,67 @@ describe("http.request with allowPrivateNetworks", () => {
     expect(JSON.parse(result.body as string)).toMatchObject({ method: "POST", body: "data" });
   });
 
-  it("drops credentials when a redirect leaves the origin", async () => {
+  // Regression (audit 22, F11): only Authorization, Cookie and Proxy-Authorization were
+  // dropped, so an X-Api-Key reached the host a redirect pointed to.
+  it("sends only the caller's safe headers on when a redirect leaves the origin", async () => {
     const other = `http://localhost:${port}/echo`;
     const result = await runSkill(
       httpRequest,
       {
         url: `${base}/redirect?to=${encodeURIComponent(other)}`,
-        headers: { Authorization: "Bearer secret" },
+        headers: {
+          Authorization: "Bearer secret",
+          Cookie: "s=1",
+          "X-Api-Key": "secret-key",
+          "Private-Token": "secret-token",
+          "X-Custom": "anything",
+          Accept: "application/json",
+          "Accept-Language": "fr",
+          "User-Agent": "my-agent/2",
+        },
       },
       allowPrivate(),
     );
     expect(result.url).toBe(other);
-    expect(JSON.parse(result.body as string).headers.authorization).toBeUndefined();
+    const received = JSON.parse(result.body as string).headers;
+    for (const name of ["authorization", "cookie", "x-api-key", "private-token", "x-custom"]) {
+      expect(received[name], name).toBeUndefined();
+    }
+    expect(received).toMatchObject({
+      accept: "application/json",
+      "accept-language": "fr",
+      "user-agent": "my-agent/2",
+    });
+  });
+
+  it("keeps the body's Content-Type on a 307 to another origin", async () => {
+    const other = `http://localhost:${port}/echo`;
+    const result = await runSkill(
+      httpRequest,
+      {
+        url: `${base}/redirect?status=307&to=${encodeURIComponent(other)}`,
+        method: "POST",
+        body: '{"a":1}',
+        headers: { "X-Api-Key": "secret-key" },
+      },
+      allowPrivate(),
+    );
+    const echoed = JSON.parse(result.body as string);
+    expect(echoed).toMatchObject({ method: "POST", body: '{"a":1}' });
+    expect(echoed.headers["content-type"]).toBe("application/json");
+    expect(echoed.headers["x-api-key"]).toBeUndefined();
+  });
+
+  it("keeps every header on a redirect within the origin", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/redirect?to=/echo`, headers: { "X-Api-Key": "secret-key", Authorization: "Bearer a" } },
+      allowPrivate(),
+    );
+    expect(JSON.parse(result.body as string).headers).toMatchObject({
+      "x-api-key": "secret-key",
+      authorization: "Bearer a",
+    });
   });
 
   it("gives up after 5 redirects", async () => {

@@ -19,7 +19,8 @@ export const httpRequest = defineSkill({
   title: "Make an HTTP request",
   description:
     "Sends an HTTP(S) request (GET, HEAD, POST, PUT, PATCH, DELETE) to a public URL and returns status, headers and body " +
-    "text (capped at max_bytes, 1 MiB by default), following up to 5 redirects. Use it to call a web API or fetch a page; " +
+    "text (capped at max_bytes, 1 MiB by default, decompressed when the server sent gzip, deflate or br), following up " +
+    "to 5 redirects. Use it to call a web API or fetch a page; " +
     "private, loopback and cloud-metadata addresses are refused.",
   tags: ["http", "https", "fetch", "web", "api", "request", "url", "download", "rest"],
   params: z.object({
@@ -60,7 +61,8 @@ export const httpRequest = defineSkill({
       .max(5 * MIB)
       .default(MIB)
       .describe(
-        "Read at most this many bytes of the response body; `truncated` tells whether more was left.",
+        "Read at most this many bytes of the response body, counted after decompression; `truncated` tells " +
+          "whether more was left.",
       ),
     follow_redirects: z
       .boolean()
@@ -78,7 +80,10 @@ export const httpRequest = defineSkill({
       .describe("Response headers, lower-case names; repeated ones joined by ', '."),
     body: z
       .string()
-      .describe("Response body as text or base64 (see response_encoding), at most max_bytes bytes."),
+      .describe(
+        "Response body as text or base64 (see response_encoding), at most max_bytes bytes. A gzip, deflate or " +
+          "br body is decompressed, and its Content-Encoding and Content-Length headers are left out.",
+      ),
     truncated: z.boolean().describe("True when the body was longer than max_bytes and was cut."),
     bytes: z.number().int().describe("Number of body bytes returned."),
     url: z.string().describe("Final URL, after redirects."),

@@ -99,19 +99,38 @@ describe("encoding.convert", () => {
     await expectSkillError(encodingConvert, { data: "abc", from: "hex", to: "utf-8" }, /not valid hex/);
   });
 
-  it("refuses a broken percent-encoding", async () => {
+  it.each(["100%", "%G1", "a%F", "%%41"])("refuses the broken percent-encoding %j", async (data) => {
     await expectSkillError(
       encodingConvert,
-      { data: "100%", from: "url", to: "utf-8" },
-      /not valid percent-encoding/,
+      { data, from: "url", to: "utf-8" },
+      /^data is not valid percent-encoding: a % must be followed by two hex digits$/,
     );
+  });
+
+  // Regression (audit 22, F13): decodeURIComponent refused %FF as "not valid percent-encoding",
+  // and encoding bytes that are not UTF-8 to url was refused.
+  it.each([
+    ["%FF", "url", "hex", "ff", 1],
+    ["caf%E9", "url", "hex", "636166e9", 4],
+    ["é%ff+%20", "url", "hex", "c3a9ff2b20", 5],
+    ["ff00fe", "hex", "url", "%FF%00%FE", 3],
+    ["636166e9", "hex", "url", "caf%E9", 4],
+    ["2d2e5f7e2b", "hex", "url", "-._~%2B", 5],
+  ] as const)("percent-encodes byte by byte: %j from %s to %s", async (data, from, to, result, bytes) => {
+    expect(await runSkill(encodingConvert, { data, from, to })).toEqual({ result, from, to, bytes });
+  });
+
+  it("round-trips every byte value through url", async () => {
+    const hex = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte)).toString("hex");
+    const url = await runSkill(encodingConvert, { data: hex, from: "hex", to: "url" });
+    expect((await runSkill(encodingConvert, { data: url.result, from: "url", to: "hex" })).result).toBe(hex);
   });
 
   it("refuses to turn non-UTF-8 bytes into text", async () => {
     await expectSkillError(
       encodingConvert,
       { data: "ff", from: "hex", to: "utf-8" },
-      /not valid UTF-8 text: choose hex or base64/,
+      /not valid UTF-8 text: choose hex, base64 or url/,
     );
   });
 });

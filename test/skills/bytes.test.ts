@@ -37,6 +37,58 @@ describe("crypto.hash", () => {
     );
   });
 
+  // Regression (audit 22, F14): the key was always UTF-8, so a binary webhook secret could not be used.
+  it.each([["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], ["MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]])(
+    "computes the Standard Webhooks signature of the libraries' test vector with the secret %s",
+    async (hmac_key) => {
+      // standard-webhooks/standard-webhooks, libraries/javascript/src/webhook.test.ts "sign function works":
+      // v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE= for msg id, timestamp and payload joined by dots.
+      const result = await runSkill(cryptoHash, {
+        text: 'msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}',
+        hmac_key,
+        hmac_key_encoding: "base64",
+        output: "base64",
+      });
+      expect(result.digest).toBe("g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+    },
+  );
+
+  it("computes an HMAC with a hex key (RFC 4231 test case 1)", async () => {
+    const result = await runSkill(cryptoHash, {
+      text: "Hi There",
+      hmac_key: "0b".repeat(20),
+      hmac_key_encoding: "hex",
+    });
+    expect(result.digest).toBe("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  });
+
+  it("refuses a key that is not what hmac_key_encoding says, or holds no bytes, without echoing it", async () => {
+    const error = await expectSkillError(
+      cryptoHash,
+      { text: "x", hmac_key: "whsec_s3cr3t!", hmac_key_encoding: "base64" },
+      /^hmac_key is not valid base64$/,
+    );
+    expect(error.message).not.toContain("s3cr3t");
+    await expectSkillError(
+      cryptoHash,
+      { text: "x", hmac_key: "whsec_", hmac_key_encoding: "base64" },
+      /^hmac_key holds no bytes once read as base64$/,
+    );
+  });
+
+  // Regression (audit 22, F14): the hint "it looks like base64url" named an encoding input_encoding refused.
+  it("hashes base64url input, as its base64 error suggests", async () => {
+    await expectSkillError(
+      cryptoHash,
+      { text: "aGVsbG8_-w", input_encoding: "base64" },
+      /looks like base64url/,
+    );
+    const result = await runSkill(cryptoHash, { text: "aGVsbG8_-w", input_encoding: "base64url" });
+    expect(result.digest).toBe(
+      createHash("sha256").update(Buffer.from("aGVsbG8_-w", "base64url")).digest("hex"),
+    );
+  });
+
   it("refuses malformed hex input instead of hashing part of it", async () => {
     await expectSkillError(cryptoHash, { text: "abc", input_encoding: "hex" }, /not valid hex/);
   });

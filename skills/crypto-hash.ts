@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { decodeBytes } from "./lib/bytes.js";
 import { WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const ALGORITHMS = ["sha256", "sha512", "sha384", "sha1", "md5", "sha3-256", "sha3-512"] as const;
 /** How text and hmac_key may be written; url is left out, as data to hash or a key is not written in it. */
@@ -23,9 +24,9 @@ export const cryptoHash = defineSkill({
   params: z.object({
     text: z
       .string()
-      .max(10_000_000)
+      .max(MAX_TEXT_CHARACTERS)
       .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
-      .describe("The input to hash."),
+      .describe(`The input to hash, written in input_encoding. ${TEXT_SIZE_NOTE}`),
     input_encoding: z
       .enum(BINARY_ENCODINGS)
       .default("utf-8")

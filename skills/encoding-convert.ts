@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
 import { BYTE_ENCODINGS, decodeBytes, encodeBytes } from "./lib/bytes.js";
 import { WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 export const encodingConvert = defineSkill({
   id: "encoding.convert",
@@ -15,9 +16,9 @@ export const encodingConvert = defineSkill({
   params: z.object({
     data: z
       .string()
-      .max(10_000_000)
+      .max(MAX_TEXT_CHARACTERS)
       .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
-      .describe("The input, written in the `from` encoding."),
+      .describe(`The input, written in the \`from\` encoding. ${TEXT_SIZE_NOTE}`),
     from: z.enum(BYTE_ENCODINGS).default("utf-8").describe("Encoding of `data`: utf-8 for plain text."),
     to: z
       .enum(BYTE_ENCODINGS)

@@ -5,6 +5,7 @@ import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/addre
 import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const MAX_REDIRECTS = 5;
 const MIB = 1024 * 1024;
@@ -38,11 +39,11 @@ export const httpRequest = defineSkill({
       ),
     body: z
       .string()
-      .max(MIB)
+      .max(MAX_TEXT_CHARACTERS)
       .optional()
       .describe(
         "Request body for POST, PUT, PATCH or DELETE. Without a Content-Type header, a body that parses as JSON " +
-          "is sent as application/json, anything else as text/plain.",
+          `is sent as application/json, anything else as text/plain. ${TEXT_SIZE_NOTE}`,
       ),
     timeout_ms: z
       .number()

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
 import { lazy } from "./lib/lazy.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const loadCsvParse = lazy(() => import("csv-parse/sync"));
 const DELIMITERS = [",", ";", "\t", "|"] as const;
@@ -21,8 +22,8 @@ export const csvToJson = defineSkill({
     csv: z
       .string()
       .min(1)
-      .max(5_000_000)
-      .describe("The CSV text, including the header row when `header` is true."),
+      .max(MAX_TEXT_CHARACTERS)
+      .describe(`The CSV text, including the header row when \`header\` is true. ${TEXT_SIZE_NOTE}`),
     delimiter: z
       .enum(["auto", ",", ";", "\t", "|"])
       .default("auto")

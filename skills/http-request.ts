@@ -6,6 +6,7 @@ import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/addre
 import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const MAX_REDIRECTS = 5;
 const MIB = 1024 * 1024;
@@ -20,7 +21,8 @@ export const httpRequest = defineSkill({
   title: "Make an HTTP request",
   description:
     "Sends an HTTP(S) request (GET, HEAD, POST, PUT, PATCH, DELETE) to a public URL and returns status, headers and body " +
-    "text (capped at max_bytes, 1 MiB by default), following up to 5 redirects. Use it to call a web API or fetch a page; " +
+    "text (capped at max_bytes, 1 MiB by default, decompressed when the server sent gzip, deflate or br), following up " +
+    "to 5 redirects. Use it to call a web API or fetch a page; " +
     "private, loopback and cloud-metadata addresses are refused.",
   tags: ["http", "https", "fetch", "web", "api", "request", "url", "download", "rest"],
   params: z.object({
@@ -36,16 +38,21 @@ export const httpRequest = defineSkill({
         .record(z.string().min(1).max(256), z.string().max(8192))
         .default({})
         .refine((headers) => Object.keys(headers).length <= 50, "at most 50 headers")
-        .describe('Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}.'),
+        .describe(
+          'Request headers, e.g. {"Authorization": "Bearer ...", "Accept": "application/json"}. All are sent on ' +
+            "redirects within the same origin; a redirect to another origin gets only Accept, Accept-Encoding, " +
+            "Accept-Language, Cache-Control, Range, User-Agent and, when the body is kept (307, 308), its " +
+            "Content-Type: credentials such as Authorization, Cookie or X-Api-Key are not passed on.",
+        ),
       "entries",
     ),
     body: z
       .string()
-      .max(MIB)
+      .max(MAX_TEXT_CHARACTERS)
       .optional()
       .describe(
         "Request body for POST, PUT, PATCH or DELETE. Without a Content-Type header, a body that parses as JSON " +
-          "is sent as application/json, anything else as text/plain.",
+          `is sent as application/json, anything else as text/plain. ${TEXT_SIZE_NOTE}`,
       ),
     timeout_ms: z
       .number()
@@ -64,7 +71,8 @@ export const httpRequest = defineSkill({
       .max(5 * MIB)
       .default(MIB)
       .describe(
-        "Read at most this many bytes of the response body; `truncated` tells whether more was left.",
+        "Read at most this many bytes of the response body, counted after decompression; `truncated` tells " +
+          "whether more was left.",
       ),
     follow_redirects: z
       .boolean()
@@ -82,7 +90,10 @@ export const httpRequest = defineSkill({
       .describe("Response headers, lower-case names; repeated ones joined by ', '."),
     body: z
       .string()
-      .describe("Response body as text or base64 (see response_encoding), at most max_bytes bytes."),
+      .describe(
+        "Response body as text or base64 (see response_encoding), at most max_bytes bytes. A gzip, deflate or " +
+          "br body is decompressed, and its Content-Encoding and Content-Length headers are left out.",
+      ),
     truncated: z.boolean().describe("True when the body was longer than max_bytes and was cut."),
     bytes: z.number().int().describe("Number of body bytes returned."),
     url: z.string().describe("Final URL, after redirects."),

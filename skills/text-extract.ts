@@ -10,6 +10,7 @@ import {
   extractPhones,
   extractUrls,
 } from "./lib/extractors.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const KINDS = ["emails", "urls", "phones", "hashtags", "mentions", "numbers", "dates"] as const;
 type Kind = (typeof KINDS)[number];
@@ -33,7 +34,7 @@ export const textExtract = defineSkill({
     "contact details or links out of a message, page or document.",
   tags: ["text", "extract", "email", "url", "phone", "hashtag", "mention", "regex", "parse"],
   params: z.object({
-    text: z.string().max(1_000_000).describe("The text to search (up to 1,000,000 characters)."),
+    text: z.string().max(MAX_TEXT_CHARACTERS).describe(`The text to search. ${TEXT_SIZE_NOTE}`),
     kinds: z
       .array(z.enum(KINDS))
       .min(1)

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
 import { ENGLISH_STOPWORDS } from "./lib/stopwords.js";
+import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 import { countGraphemes, countLines, countParagraphs, countSentences, WORD } from "./lib/text-units.js";
 
 export const textStats = defineSkill({
@@ -12,7 +13,7 @@ export const textStats = defineSkill({
     "length limits, readability or a quick idea of what a text is about.",
   tags: ["text", "count", "words", "characters", "statistics", "reading time", "word frequency"],
   params: z.object({
-    text: z.string().max(1_000_000).describe("The text to analyse (up to 1,000,000 characters)."),
+    text: z.string().max(MAX_TEXT_CHARACTERS).describe(`The text to analyse. ${TEXT_SIZE_NOTE}`),
     top_words: z
       .number()
       .int()

@@ -31,13 +31,7 @@ export function decodeBytes(text: string, encoding: ByteEncoding, field: string)
       return Buffer.from(compact, encoding);
     }
     case "url":
-      try {
-        return Buffer.from(decodeURIComponent(text), "utf8");
-      } catch {
-        throw new SkillError(
-          `${field} is not valid percent-encoding: a % must be followed by two hex digits`,
-        );
-      }
+      return percentDecode(text, field);
   }
 }
 
@@ -50,7 +44,7 @@ export function encodeBytes(bytes: Buffer, encoding: ByteEncoding): string {
         return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
       } catch {
         throw new SkillError(
-          "The bytes are not valid UTF-8 text: choose hex or base64 as the output encoding",
+          "The bytes are not valid UTF-8 text: choose hex, base64 or url as the output encoding",
         );
       }
     case "hex":
@@ -59,10 +53,50 @@ export function encodeBytes(bytes: Buffer, encoding: ByteEncoding): string {
     case "base64url":
       return bytes.toString(encoding);
     case "url":
-      // RFC 3986 unreserved characters stay; encodeURIComponent leaves !'()* which are reserved.
-      return encodeURIComponent(encodeBytes(bytes, "utf-8")).replace(
-        /[!'()*]/g,
-        (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
-      );
+      return percentEncode(bytes);
   }
+}
+
+const PERCENT = 0x25;
+
+/**
+ * Percent-decoding byte by byte (RFC 3986 section 2.1): `%FF` is the byte 0xFF whether or
+ * not the bytes form UTF-8 (decodeURIComponent refuses those), and a character written as
+ * itself stands for its UTF-8 bytes. `+` stays `+`: it means a space only in form bodies.
+ */
+function percentDecode(text: string, field: string): Buffer {
+  if (/%(?![0-9A-Fa-f]{2})/.test(text)) {
+    throw new SkillError(`${field} is not valid percent-encoding: a % must be followed by two hex digits`);
+  }
+  // Never more bytes than the text's UTF-8: each %XX is three bytes that become one.
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(text, "utf8"));
+  let length = 0;
+  let index = 0;
+  while (index < text.length) {
+    if (text.charCodeAt(index) === PERCENT) {
+      bytes[length] = Number.parseInt(text.slice(index + 1, index + 3), 16);
+      length += 1;
+      index += 3;
+    } else {
+      const next = text.indexOf("%", index);
+      const end = next === -1 ? text.length : next;
+      length += bytes.write(text.slice(index, end), length, "utf8");
+      index = end;
+    }
+  }
+  return bytes.subarray(0, length);
+}
+
+/** Each byte as itself when it is an RFC 3986 unreserved character, else as %XX: any bytes, UTF-8 or not. */
+const PERCENT_ENCODED = Array.from({ length: 256 }, (_, byte) => {
+  const character = String.fromCharCode(byte);
+  return /[A-Za-z0-9\-._~]/.test(character)
+    ? character
+    : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+});
+
+function percentEncode(bytes: Buffer): string {
+  let text = "";
+  for (const byte of bytes) text += PERCENT_ENCODED[byte];
+  return text;
 }

@@ -2,6 +2,9 @@ import type { Dispatcher } from "undici";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { type AddressPolicy, refuseHost } from "./address-policy.js";
 import { AddressRefusedError } from "./guarded-agent.js";
+import { describeNetworkError } from "./network-errors.js";
+import { headersForRedirect } from "./redirect-headers.js";
+import { readResponseBody } from "./response-body.js";
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -46,13 +49,11 @@ export interface SendOptions {
 export type SendResult = Pick<Dispatcher.ResponseData, "statusCode" | "headers" | "body">;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Credentials meant for one origin must not be replayed to another one (RFC 9110 section 15.4). */
-const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
 /**
  * Sends a request and follows redirects itself, so that every hop's host passes the
  * address policy again (the guarded agent re-checks names after DNS; `refuseHost`
- * checks literal IPs). Reads at most `maxBytes` of the final body.
+ * checks literal IPs). Reads at most `maxBytes` of the final body, decompressed.
  */
 export async function fetchFollowingRedirects(
   request: FetchRequest,
@@ -79,22 +80,33 @@ export async function fetchFollowingRedirects(
       }
       const next = resolveLocation(location, url);
       // 303, and 301/302 after a POST, turn into a body-less GET as browsers do (RFC 9110 section 15.4).
-      if (
+      const becomesGet =
         response.statusCode === 303 ||
-        (method === "POST" && response.statusCode !== 307 && response.statusCode !== 308)
-      ) {
+        (method === "POST" && response.statusCode !== 307 && response.statusCode !== 308);
+      if (becomesGet) {
         if (method !== "HEAD") method = "GET";
         body = undefined;
-        headers = withoutHeaders(headers, ["content-type", "content-length"]);
       }
-      if (next.origin !== url.origin) headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+      headers = headersForRedirect(headers, {
+        crossOrigin: next.origin !== url.origin,
+        keepsBody: !becomesGet,
+      });
       url = next;
       continue;
     }
-    const read = await withErrors(url, request.signal, () => readCapped(response.body, request.maxBytes));
+    // HEAD, 204 and 304 have no body whatever Content-Encoding says (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
+    const hasBody = method !== "HEAD" && response.statusCode !== 204 && response.statusCode !== 304;
+    const contentEncoding = hasBody ? headerValue(response.headers["content-encoding"]) : undefined;
+    const read = await withErrors(url, request.signal, () =>
+      readResponseBody(response.body, contentEncoding, request.maxBytes),
+    );
+    const responseHeaders = flattenHeaders(response.headers);
     return {
       status: response.statusCode,
-      headers: flattenHeaders(response.headers),
+      // Decoded, the body is no longer what these two describe (as undici's decompress interceptor does).
+      headers: read.decoded
+        ? withoutHeaders(responseHeaders, ["content-encoding", "content-length"])
+        : responseHeaders,
       body:
         request.responseEncoding === "base64"
           ? read.bytes.toString("base64")
@@ -137,26 +149,6 @@ function resolveLocation(location: string, base: URL): URL {
   return parseHttpUrl(next.href);
 }
 
-async function readCapped(
-  body: SendResult["body"],
-  maxBytes: number,
-): Promise<{ bytes: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    if (total + buffer.length > maxBytes) {
-      chunks.push(buffer.subarray(0, maxBytes - total));
-      // Stop reading: the rest of the body is never downloaded.
-      body.destroy();
-      return { bytes: Buffer.concat(chunks), truncated: true };
-    }
-    chunks.push(buffer);
-    total += buffer.length;
-  }
-  return { bytes: Buffer.concat(chunks), truncated: false };
-}
-
 /** Runs one network step and turns whatever it throws into a SkillError a caller can act on. */
 async function withErrors<T>(url: URL, signal: AbortSignal, step: () => Promise<T>): Promise<T> {
   try {
@@ -166,57 +158,8 @@ async function withErrors<T>(url: URL, signal: AbortSignal, step: () => Promise<
   }
 }
 
-function describeNetworkError(err: unknown, url: URL, signal: AbortSignal): SkillError {
-  const refused = findInCauses(err, (e) => e instanceof AddressRefusedError);
-  if (refused instanceof AddressRefusedError) return refused;
-  if (signal.aborted) {
-    return signal.reason instanceof SkillError
-      ? signal.reason
-      : new SkillError("Request aborted: the execution was cancelled or timed out", { cause: err });
-  }
-  if (err instanceof SkillError) return err;
-  const code = findCode(err);
-  const host = url.host;
-  const known: Record<string, string> = {
-    ENOTFOUND: `could not resolve host ${url.hostname}`,
-    EAI_AGAIN: `could not resolve host ${url.hostname} (temporary DNS failure)`,
-    ECONNREFUSED: `connection refused by ${host}`,
-    ECONNRESET: `connection reset by ${host}`,
-    EHOSTUNREACH: `host ${host} is unreachable`,
-    ENETUNREACH: `network unreachable for ${host}`,
-    ETIMEDOUT: `connection to ${host} timed out`,
-    UND_ERR_CONNECT_TIMEOUT: `connection to ${host} timed out`,
-    UND_ERR_HEADERS_TIMEOUT: `${host} did not send response headers in time`,
-    UND_ERR_BODY_TIMEOUT: `${host} stopped sending the response body`,
-    UND_ERR_SOCKET: `connection to ${host} closed unexpectedly`,
-    UND_ERR_INVALID_ARG: `invalid request: ${err instanceof Error ? err.message : "bad argument"}`,
-    ERR_INVALID_CHAR: "invalid request: a header contains an invalid character",
-    ERR_INVALID_HTTP_TOKEN: "invalid request: a header name is not a valid HTTP token",
-  };
-  if (code && known[code])
-    return new SkillError(`Request to ${url.origin} failed: ${known[code]}`, { cause: err });
-  if (code && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(code)) {
-    return new SkillError(`Request to ${url.origin} failed: TLS certificate problem (${code})`, {
-      cause: err,
-    });
-  }
-  return new SkillError(`Request to ${url.origin} failed${code ? ` (${code})` : ""}`, { cause: err });
-}
-
-function findInCauses(err: unknown, test: (e: unknown) => boolean): unknown {
-  for (let current = err, depth = 0; current && depth < 5; depth += 1) {
-    if (test(current)) return current;
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return undefined;
-}
-
-function findCode(err: unknown): string | undefined {
-  const withCode = findInCauses(
-    err,
-    (e) => typeof e === "object" && e !== null && "code" in e && typeof e.code === "string",
-  ) as { code: string } | undefined;
-  return withCode?.code;
+function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -231,10 +174,6 @@ function flattenHeaders(headers: SendResult["headers"]): Record<string, string> 
       value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]],
     ),
   );
-}
-
-function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 }
 
 /** Decodes with the charset the response declares, UTF-8 when it declares none or an unknown one. */

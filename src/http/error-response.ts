@@ -32,13 +32,19 @@ export type ErrorMapping = (err: unknown) => ServiceError;
  * refusals of the request here, everything else by the core's `errorOf` (a store outage
  * is 503, a bug 500).
  */
-export function toHttpError(err: unknown, errorOf: ErrorMapping): ServiceError {
+export function toHttpError(err: unknown, errorOf: ErrorMapping, bodyLimitBytes: number): ServiceError {
   // The core's errors too: `errorOf` logs those caused by a store outage.
   if (err instanceof ServiceError) return errorOf(err);
   const fastifyError = err as Partial<FastifyError>;
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped && fastifyError.code) {
-    return new ServiceError(mapped, { message: FASTIFY_MESSAGES[fastifyError.code], cause: err });
+    // The limit in bytes, as a client sizes its request by it: skills' text params are
+    // counted in characters, and outside ASCII a character takes several bytes.
+    const message =
+      fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+        ? `The request body is too large: the limit is ${bodyLimitBytes} bytes.`
+        : FASTIFY_MESSAGES[fastifyError.code];
+    return new ServiceError(mapped, { message, cause: err });
   }
   // Another refusal of the request by Fastify or Node, with no code we know.
   if (fastifyError.statusCode === 400) {
@@ -60,7 +66,7 @@ export function sendError(
   err: unknown,
   errorOf: ErrorMapping,
 ): FastifyReply {
-  const error = toHttpError(err, errorOf);
+  const error = toHttpError(err, errorOf, request.routeOptions.bodyLimit);
   // A bug is logged with its cause; a 503 (shutting down, saturated) is an answer, not a
   // fault, and a store outage was logged by `errorOf` already.
   if (error.code === "internal_error")

@@ -343,6 +343,18 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect((await get(`/dashboard/keys/${key.id}`)).status).toBe(200);
   });
 
+  it("refuses a form over 64 KiB with a page naming that limit, and reads one under it", async () => {
+    const { cookie, field } = await signInForm();
+    const padding = "x".repeat(64 * 1024);
+    const over = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}&pad=${padding}`, { cookie });
+    expect(over.status).toBe(413);
+    expect(over.text).toContain("The request body is too large: the limit is 65536 bytes.");
+    const under = await postSignIn(`_csrf=${field}&token=not-the-token&pad=${padding.slice(1000)}`, {
+      cookie,
+    });
+    expect(under.status).toBe(401);
+  });
+
   it("keeps /v1 answering JSON errors: form bodies and cookies mean nothing there", async () => {
     const res = await apiRequest(server.baseUrl, "POST", "/v1/discover", {
       rawBody: "query=x",

@@ -406,17 +406,21 @@ describe("contract: the error table", () => {
   });
 
   describe("413 payload_too_large", () => {
-    it("refuses a body over 1 MiB", async () => {
+    // Regression (audit 22, skills F16): the message named no limit, and skills' params are
+    // sized in characters, which a client cannot turn into this limit without the number.
+    it("refuses a body over 1 MiB, naming the limit in bytes", async () => {
       const res = await execute({
         skill_id: "message.send",
         params: { channel: "big", text: "x".repeat(1024 * 1024 + 16) },
       });
-      expectError(res, 413, "payload_too_large");
+      expect(expectError(res, 413, "payload_too_large").message).toBe(
+        "The request body is too large: the limit is 1048576 bytes.",
+      );
     });
 
     it("refuses a chunked body (no Content-Length) once it passes 1 MiB", async () => {
       const res = await postChunked(server, full.secret, 2 * 1024 * 1024);
-      expectError(res, 413, "payload_too_large");
+      expect(expectError(res, 413, "payload_too_large").message).toMatch(/the limit is 1048576 bytes/);
     });
 
     it("accepts a body just under 1 MiB (it gets as far as params validation)", async () => {

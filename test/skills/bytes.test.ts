@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cryptoHash } from "../../skills/crypto-hash.js";
 import { encodingConvert } from "../../skills/encoding-convert.js";
+import { WELL_FORMED_UNICODE } from "../../skills/lib/text-guards.js";
 import { expectSkillError, runSkill } from "./run-skill.js";
 
 describe("crypto.hash", () => {
@@ -37,6 +38,58 @@ describe("crypto.hash", () => {
     );
   });
 
+  // Regression (audit 22, F14): the key was always UTF-8, so a binary webhook secret could not be used.
+  it.each([["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], ["MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]])(
+    "computes the Standard Webhooks signature of the libraries' test vector with the secret %s",
+    async (hmac_key) => {
+      // standard-webhooks/standard-webhooks, libraries/javascript/src/webhook.test.ts "sign function works":
+      // v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE= for msg id, timestamp and payload joined by dots.
+      const result = await runSkill(cryptoHash, {
+        text: 'msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}',
+        hmac_key,
+        hmac_key_encoding: "base64",
+        output: "base64",
+      });
+      expect(result.digest).toBe("g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+    },
+  );
+
+  it("computes an HMAC with a hex key (RFC 4231 test case 1)", async () => {
+    const result = await runSkill(cryptoHash, {
+      text: "Hi There",
+      hmac_key: "0b".repeat(20),
+      hmac_key_encoding: "hex",
+    });
+    expect(result.digest).toBe("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  });
+
+  it("refuses a key that is not what hmac_key_encoding says, or holds no bytes, without echoing it", async () => {
+    const error = await expectSkillError(
+      cryptoHash,
+      { text: "x", hmac_key: "whsec_s3cr3t!", hmac_key_encoding: "base64" },
+      /^hmac_key is not valid base64$/,
+    );
+    expect(error.message).not.toContain("s3cr3t");
+    await expectSkillError(
+      cryptoHash,
+      { text: "x", hmac_key: "whsec_", hmac_key_encoding: "base64" },
+      /^hmac_key holds no bytes once read as base64$/,
+    );
+  });
+
+  // Regression (audit 22, F14): the hint "it looks like base64url" named an encoding input_encoding refused.
+  it("hashes base64url input, as its base64 error suggests", async () => {
+    await expectSkillError(
+      cryptoHash,
+      { text: "aGVsbG8_-w", input_encoding: "base64" },
+      /looks like base64url/,
+    );
+    const result = await runSkill(cryptoHash, { text: "aGVsbG8_-w", input_encoding: "base64url" });
+    expect(result.digest).toBe(
+      createHash("sha256").update(Buffer.from("aGVsbG8_-w", "base64url")).digest("hex"),
+    );
+  });
+
   it("refuses malformed hex input instead of hashing part of it", async () => {
     await expectSkillError(cryptoHash, { text: "abc", input_encoding: "hex" }, /not valid hex/);
   });
@@ -61,10 +114,14 @@ describe("lone surrogates (valid JSON, not Unicode text)", () => {
     expect(encodingConvert.params.safeParse({ data: "😀", to: "hex" }).success).toBe(true);
   });
 
+  // The params' length cap is 1,000,000 characters (skills/lib/text-limits.ts), but a server
+  // with a larger body limit still hands longer text to the pattern.
   it("are found at the end of a 10-million-character input without exhausting the regex engine", () => {
-    expect(cryptoHash.params.safeParse({ text: `${"a".repeat(9_999_999)}\ud800` }).success).toBe(false);
-    expect(cryptoHash.params.safeParse({ text: `${"😀".repeat(4_999_999)}\udc00` }).success).toBe(false);
-    expect(cryptoHash.params.safeParse({ text: "😀".repeat(5_000_000) }).success).toBe(true);
+    expect(WELL_FORMED_UNICODE.test(`${"a".repeat(9_999_999)}\ud800`)).toBe(false);
+    expect(WELL_FORMED_UNICODE.test(`${"😀".repeat(4_999_999)}\udc00`)).toBe(false);
+    expect(WELL_FORMED_UNICODE.test("😀".repeat(5_000_000))).toBe(true);
+    expect(cryptoHash.params.safeParse({ text: `${"😀".repeat(499_999)}\udc00` }).success).toBe(false);
+    expect(cryptoHash.params.safeParse({ text: "😀".repeat(500_000) }).success).toBe(true);
   });
 });
 
@@ -99,19 +156,38 @@ describe("encoding.convert", () => {
     await expectSkillError(encodingConvert, { data: "abc", from: "hex", to: "utf-8" }, /not valid hex/);
   });
 
-  it("refuses a broken percent-encoding", async () => {
+  it.each(["100%", "%G1", "a%F", "%%41"])("refuses the broken percent-encoding %j", async (data) => {
     await expectSkillError(
       encodingConvert,
-      { data: "100%", from: "url", to: "utf-8" },
-      /not valid percent-encoding/,
+      { data, from: "url", to: "utf-8" },
+      /^data is not valid percent-encoding: a % must be followed by two hex digits$/,
     );
+  });
+
+  // Regression (audit 22, F13): decodeURIComponent refused %FF as "not valid percent-encoding",
+  // and encoding bytes that are not UTF-8 to url was refused.
+  it.each([
+    ["%FF", "url", "hex", "ff", 1],
+    ["caf%E9", "url", "hex", "636166e9", 4],
+    ["é%ff+%20", "url", "hex", "c3a9ff2b20", 5],
+    ["ff00fe", "hex", "url", "%FF%00%FE", 3],
+    ["636166e9", "hex", "url", "caf%E9", 4],
+    ["2d2e5f7e2b", "hex", "url", "-._~%2B", 5],
+  ] as const)("percent-encodes byte by byte: %j from %s to %s", async (data, from, to, result, bytes) => {
+    expect(await runSkill(encodingConvert, { data, from, to })).toEqual({ result, from, to, bytes });
+  });
+
+  it("round-trips every byte value through url", async () => {
+    const hex = Buffer.from(Array.from({ length: 256 }, (_, byte) => byte)).toString("hex");
+    const url = await runSkill(encodingConvert, { data: hex, from: "hex", to: "url" });
+    expect((await runSkill(encodingConvert, { data: url.result, from: "url", to: "hex" })).result).toBe(hex);
   });
 
   it("refuses to turn non-UTF-8 bytes into text", async () => {
     await expectSkillError(
       encodingConvert,
       { data: "ff", from: "hex", to: "utf-8" },
-      /not valid UTF-8 text: choose hex or base64/,
+      /not valid UTF-8 text: choose hex, base64 or url/,
     );
   });
 });

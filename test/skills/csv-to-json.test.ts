@@ -149,10 +149,10 @@ describe("csv.to_json", () => {
     await expectSkillError(csvToJson, { csv: 'a,b\n"1,2\n' }, /^Invalid CSV: Quote Not Closed: .*line 2/);
   });
 
-  it("parses a million rows without overflowing the stack (the column width was Math.max of one argument per row)", async () => {
-    const csv = `n\n${"1\n".repeat(1_000_000)}`;
+  it("parses half a million rows, as many as its 1,000,000 characters hold, without overflowing the stack (the column width was Math.max of one argument per row)", async () => {
+    const csv = `n\n${"1\n".repeat(499_999)}`;
     const result = await runSkill(csvToJson, { csv, max_rows: 1 });
-    expect(result).toMatchObject({ row_count: 1, total_rows: 1_000_000, truncated: true });
+    expect(result).toMatchObject({ row_count: 1, total_rows: 499_999, truncated: true });
   });
 });
 

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync, constants as zlibConstants } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpRequest } from "../../skills/http-request.js";
 import { fakeContext } from "./fake-context.js";
@@ -8,11 +9,25 @@ import { expectSkillError, runSkill } from "./run-skill.js";
 
 const allowPrivate = () => fakeContext({ config: { allowPrivateNetworks: true } });
 
+const COMPRESSORS: Record<string, (bytes: Buffer) => Buffer> = {
+  gzip: (bytes) => gzipSync(bytes),
+  deflate: (bytes) => deflateSync(bytes),
+  br: (bytes) => brotliCompressSync(bytes),
+};
+/** 256 MiB of zeros, compressed to a few hundred KiB: a decompression bomb. */
+const BOMB_BYTES = 256 * 1024 * 1024;
+let gzipBomb: Buffer;
+let brotliBomb: Buffer;
+
 let server: http.Server;
 let base: string;
 let port: number;
 
 beforeAll(async () => {
+  const zeros = Buffer.alloc(BOMB_BYTES);
+  gzipBomb = gzipSync(zeros, { level: 9 });
+  // Quality 5: the default (11) takes seconds over 256 MiB for no smaller a bomb worth having.
+  brotliBomb = brotliCompressSync(zeros, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } });
   server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://local");
     switch (url.pathname) {
@@ -42,6 +57,24 @@ beforeAll(async () => {
         res.setHeader("constructor", "y");
         res.end();
         return;
+      case "/compressed": {
+        // Compressed whatever the request asked for, as a misbehaving server would.
+        const coding = url.searchParams.get("coding") ?? "gzip";
+        const text = Buffer.from(url.searchParams.get("text") ?? "hello, compressed world");
+        const encode = COMPRESSORS[coding] ?? ((bytes: Buffer) => bytes);
+        res.setHeader("content-encoding", coding);
+        res.setHeader("content-type", "text/plain; charset=utf-8");
+        res.end(req.method === "HEAD" ? undefined : encode(text));
+        return;
+      }
+      case "/bomb":
+        res.setHeader("content-encoding", url.searchParams.get("coding") ?? "gzip");
+        res.end(url.searchParams.get("coding") === "br" ? brotliBomb : gzipBomb);
+        return;
+      case "/huge-headers":
+        res.setHeader("x-big", "a".repeat(20_000));
+        res.end();
+        return;
       case "/latin1":
         res.setHeader("content-type", "text/plain; charset=iso-8859-1");
         res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
@@ -65,6 +98,12 @@ beforeAll(async () => {
   port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;
 });
+
+async function listen(other: http.Server | net.Server): Promise<string> {
+  other.listen(0, "127.0.0.1");
+  await once(other, "listening");
+  return `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+}
 
 afterAll(() => {
   server.closeAllConnections();
@@ -208,18 +247,67 @@ describe("http.request with allowPrivateNetworks", () => {
     expect(JSON.parse(result.body as string)).toMatchObject({ method: "POST", body: "data" });
   });
 
-  it("drops credentials when a redirect leaves the origin", async () => {
+  // Regression (audit 22, F11): only Authorization, Cookie and Proxy-Authorization were
+  // dropped, so an X-Api-Key reached the host a redirect pointed to.
+  it("sends only the caller's safe headers on when a redirect leaves the origin", async () => {
     const other = `http://localhost:${port}/echo`;
     const result = await runSkill(
       httpRequest,
       {
         url: `${base}/redirect?to=${encodeURIComponent(other)}`,
-        headers: { Authorization: "Bearer secret" },
+        headers: {
+          Authorization: "Bearer secret",
+          Cookie: "s=1",
+          "X-Api-Key": "secret-key",
+          "Private-Token": "secret-token",
+          "X-Custom": "anything",
+          Accept: "application/json",
+          "Accept-Language": "fr",
+          "User-Agent": "my-agent/2",
+        },
       },
       allowPrivate(),
     );
     expect(result.url).toBe(other);
-    expect(JSON.parse(result.body as string).headers.authorization).toBeUndefined();
+    const received = JSON.parse(result.body as string).headers;
+    for (const name of ["authorization", "cookie", "x-api-key", "private-token", "x-custom"]) {
+      expect(received[name], name).toBeUndefined();
+    }
+    expect(received).toMatchObject({
+      accept: "application/json",
+      "accept-language": "fr",
+      "user-agent": "my-agent/2",
+    });
+  });
+
+  it("keeps the body's Content-Type on a 307 to another origin", async () => {
+    const other = `http://localhost:${port}/echo`;
+    const result = await runSkill(
+      httpRequest,
+      {
+        url: `${base}/redirect?status=307&to=${encodeURIComponent(other)}`,
+        method: "POST",
+        body: '{"a":1}',
+        headers: { "X-Api-Key": "secret-key" },
+      },
+      allowPrivate(),
+    );
+    const echoed = JSON.parse(result.body as string);
+    expect(echoed).toMatchObject({ method: "POST", body: '{"a":1}' });
+    expect(echoed.headers["content-type"]).toBe("application/json");
+    expect(echoed.headers["x-api-key"]).toBeUndefined();
+  });
+
+  it("keeps every header on a redirect within the origin", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/redirect?to=/echo`, headers: { "X-Api-Key": "secret-key", Authorization: "Bearer a" } },
+      allowPrivate(),
+    );
+    expect(JSON.parse(result.body as string).headers).toMatchObject({
+      "x-api-key": "secret-key",
+      authorization: "Bearer a",
+    });
   });
 
   it("gives up after 5 redirects", async () => {
@@ -291,6 +379,115 @@ describe("http.request with allowPrivateNetworks", () => {
       httpRequest,
       { url: `${base}/echo`, headers: { "X-Bad": "a\r\nInjected: 1" } },
       /invalid request/,
+      allowPrivate(),
+    );
+  });
+
+  it.each(["gzip", "deflate", "br"])(
+    "decompresses a %s body and drops the headers that described it",
+    async (coding) => {
+      const result = await runSkill(
+        httpRequest,
+        { url: `${base}/compressed?coding=${coding}&text=caf%C3%A9`, headers: { "Accept-Encoding": coding } },
+        allowPrivate(),
+      );
+      expect(result).toMatchObject({ status: 200, body: "café", bytes: 5, truncated: false });
+      expect(result.headers).not.toHaveProperty("content-encoding");
+      expect(result.headers).not.toHaveProperty("content-length");
+    },
+  );
+
+  it("returns a decompressed body as base64 on request", async () => {
+    const result = await runSkill(
+      httpRequest,
+      { url: `${base}/compressed?text=abc`, response_encoding: "base64" },
+      allowPrivate(),
+    );
+    expect(result.body).toBe(Buffer.from("abc").toString("base64"));
+  });
+
+  it.each(["gzip", "br"])("stops a %s decompression bomb at max_bytes", async (coding) => {
+    const started = performance.now();
+    const result = await runSkill(httpRequest, { url: `${base}/bomb?coding=${coding}` }, allowPrivate());
+    expect(result).toMatchObject({ status: 200, truncated: true, bytes: 1024 * 1024 });
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("answers HEAD with Content-Encoding without decoding an empty body", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/compressed`, method: "HEAD" }, allowPrivate());
+    expect(result).toMatchObject({ status: 200, body: "", bytes: 0 });
+    expect((result.headers as Record<string, string>)["content-encoding"]).toBe("gzip");
+  });
+
+  it("refuses a content coding it cannot decode instead of returning its bytes as text", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/compressed?coding=zstd` },
+      /compressed with "zstd", which http\.request cannot decode: send Accept-Encoding with gzip, deflate or br/,
+      allowPrivate(),
+    );
+  });
+
+  it("says so when a body is not what its Content-Encoding claims", async () => {
+    const plain = http.createServer((_req, res) => {
+      res.setHeader("content-encoding", "gzip");
+      res.end("not gzip at all");
+    });
+    const plainBase = await listen(plain);
+    try {
+      await expectSkillError(
+        httpRequest,
+        { url: `${plainBase}/` },
+        /the response body could not be decompressed: it is not what its Content-Encoding says, or it is damaged \(Z_DATA_ERROR\)$/,
+        allowPrivate(),
+      );
+    } finally {
+      plain.close();
+    }
+  });
+
+  // Regression (audit 22, F12): every OpenSSL code was called a certificate problem.
+  it("says the server does not speak TLS when https:// reaches a plain HTTP port", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `https://127.0.0.1:${port}/echo` },
+      /did not answer with TLS; if it serves plain HTTP, use http:\/\/ \(ERR_SSL_WRONG_VERSION_NUMBER\)$/,
+      allowPrivate(),
+    );
+  });
+
+  it("says the server does not speak HTTP/1.1 when http:// reaches a TLS port", async () => {
+    // The first bytes a TLS server sends: a handshake record with a ServerHello.
+    const tls = net.createServer((socket) =>
+      socket.once("data", () => socket.end(Buffer.from([0x16, 0x03, 0x03, 0x00, 0x4a, 0x02, 0, 0, 0x46]))),
+    );
+    const tlsBase = await listen(tls);
+    try {
+      await expectSkillError(
+        httpRequest,
+        { url: `${tlsBase}/` },
+        /did not answer with HTTP\/1\.1; if it serves HTTPS, use https:\/\/$/,
+        allowPrivate(),
+      );
+    } finally {
+      tls.close();
+    }
+  });
+
+  it("names the header size limit when the response headers are too large", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/huge-headers` },
+      /the response headers are larger than 16 KiB/,
+      allowPrivate(),
+    );
+  });
+
+  it("says to leave Content-Length out when it does not match the body", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/echo`, method: "POST", body: "héllo", headers: { "Content-Length": "5" } },
+      /the Content-Length header does not match the body's length in bytes: leave Content-Length out/,
       allowPrivate(),
     );
   });

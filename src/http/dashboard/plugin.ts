@@ -41,6 +41,9 @@ export interface Dashboard {
   assets: PageContext["assets"];
 }
 
+/** The largest body a dashboard request may have: its forms hold a few short fields. */
+const DASHBOARD_BODY_LIMIT_BYTES = 64 * 1024;
+
 /**
  * Content-Security-Policy of every dashboard response: scripts, styles and images from
  * this origin only, nothing inline (charts are SVG elements, not styles), no framing.
@@ -77,7 +80,12 @@ export function registerDashboard(
   app.register(
     async (scope) => {
       await scope.register(fastifyCookie);
-      await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
+      // Its forms are small. Set on every route rather than on the form parser, the limit is
+      // the one `request.routeOptions.bodyLimit` gives and a refusal names.
+      scope.addHook("onRoute", (route) => {
+        route.bodyLimit ??= DASHBOARD_BODY_LIMIT_BYTES;
+      });
+      await scope.register(fastifyFormbody);
       const assets = loadAssets();
       const csrf = new CsrfTokens();
       const dashboard: Dashboard = {
@@ -177,7 +185,7 @@ function renderError(
   if (err instanceof PageError) {
     ({ status, title, message } = err);
   } else {
-    const error = toHttpError(err, dashboard.skillport.errorOf);
+    const error = toHttpError(err, dashboard.skillport.errorOf, request.routeOptions.bodyLimit);
     status = error.status;
     title = status === 404 ? "Not found" : status >= 500 ? "Something went wrong" : "Request refused";
     message = error.message;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { AdminExecutionsQuery } from "../../core/api-schemas.js";
-import { EXECUTION_STATUSES } from "../../core/execution/record.js";
+import { EXECUTION_STATUSES, isTerminal } from "../../core/execution/record.js";
 import { parseOrThrow } from "../../core/validation.js";
 import { badge, jsonBlock, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
@@ -112,7 +112,7 @@ ${next_cursor && html`<p class="pager"><a class="button" href="/dashboard/execut
   <h2>Timings</h2>
   <dl class="facts">
     <div><dt>Created</dt><dd>${time(record.created_at)}</dd></div>
-    <div><dt>Started</dt><dd>${time(record.started_at, "not yet")}</dd></div>
+    <div><dt>Started</dt><dd>${time(record.started_at, isTerminal(record.status) ? "never" : "not yet")}</dd></div>
     <div><dt>Finished</dt><dd>${time(record.finished_at, "not yet")}</dd></div>
     <div><dt>Latency</dt><dd>${milliseconds(record.latency_ms)}</dd></div>
   </dl>

@@ -9,6 +9,7 @@ import {
   CLI_PATH,
   type CreatedKey,
   type ExecutionRecord,
+  eventually,
   serverForSuite,
 } from "../contract/harness.js";
 import { connectMcp, runNode } from "./mcp-clients.js";
@@ -223,6 +224,55 @@ describe("skillport mcp (stdio process)", () => {
     } finally {
       await mcp.close();
       await server().request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+    }
+  }, 60_000);
+
+  it("when the SDK client closes (stdin, then SIGTERM 2 s later, SIGKILL 2 s after), ends a run still going execution_interrupted, not left running", async () => {
+    // Audit 22, operations #5: the stop waited SKILLPORT_SHUTDOWN_TIMEOUT_MS for the run, the
+    // SIGTERM was swallowed and the SIGKILL left the record `running` in the store.
+    const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "20000" });
+    const started = (await mcp.client.callTool({
+      name: "execute_skill",
+      arguments: { skill_id: "util.wait", params: { ms: 30_000 }, timeout_ms: 60_000, wait_ms: 0 },
+    })) as CallToolResult;
+    const { id } = started.structuredContent as unknown as ExecutionRecord;
+    await mcp.close();
+    const record = bodyOf<ExecutionRecord>(
+      await server().request("GET", `/v1/executions/${id}`, { key: key.secret }),
+    );
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+    // It ended its stop itself: it was not killed.
+    expect(mcp.stderr()).toContain('"msg":"mcp: stopped"');
+  }, 60_000);
+
+  it("on a second SIGTERM during the stop, interrupts the runs at once, answers their calls, says so and exits", async () => {
+    const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "30000" });
+    const pid = (mcp.client.transport as StdioClientTransport).pid ?? 0;
+    try {
+      const call = mcp.client.callTool({ name: "util_wait", arguments: { ms: 60_000 } }, undefined, {
+        timeout: 50_000,
+      }) as Promise<CallToolResult>;
+      await eventually(async () => {
+        const listed = await server().request("GET", "/v1/executions?skill_id=util.wait&status=running", {
+          key: key.secret,
+        });
+        return bodyOf<{ data: ExecutionRecord[] }>(listed).data[0];
+      });
+      process.kill(pid, "SIGTERM");
+      await eventually(async () => (mcp.stderr().includes('"msg":"mcp: stopping"') ? true : undefined));
+      const signalledAt = Date.now();
+      process.kill(pid, "SIGTERM");
+      const result = await call;
+      // Answered at the second signal, not at the 30 s deadline.
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      expect(result.isError).toBe(true);
+      expect(result.content[0]).toMatchObject({ text: expect.stringMatching(/^execution_interrupted: /) });
+      await eventually(async () => (mcp.stderr().includes('"msg":"mcp: stopped"') ? true : undefined));
+      expect(mcp.stderr()).toContain(
+        '"executions":1,"msg":"mcp: signal during the stop: interrupting executions now"',
+      );
+    } finally {
+      await mcp.close();
     }
   }, 60_000);
 });

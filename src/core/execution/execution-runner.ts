@@ -98,6 +98,10 @@ export class ExecutionRunner {
   private watchingSinceMs: number | undefined;
   /** When the last heartbeat landed; undefined after one failed. */
   private lastBeatMs: number | undefined;
+  /** Set by `interrupt`: the stop waits no longer for running executions. */
+  private interrupted = false;
+  /** Ends the stop's wait for running executions (once the stop has begun). */
+  private endStopWait: (() => void) | undefined;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
@@ -229,7 +233,11 @@ export class ExecutionRunner {
     if (this.timer) clearInterval(this.timer);
     if (this.endedElsewhereTimer) clearInterval(this.endedElsewhereTimer);
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
-    const deadline = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
+    const deadline = new Promise<void>((resolve) => {
+      this.endStopWait = resolve;
+      if (this.interrupted) resolve();
+      else setTimeout(resolve, deadlineMs).unref();
+    });
     await Promise.race([all(), deadline]);
     for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();
@@ -239,6 +247,17 @@ export class ExecutionRunner {
     await this.options.store.executions.retireRunner(this.runnerId).catch((err: unknown) => {
       this.options.logger.warn({ err }, "could not retire this runner in the store");
     });
+  }
+
+  /**
+   * Makes a stop (under way, or the next one) end the running executions now, as its
+   * deadline would (`execution_interrupted`), instead of waiting for them: a second signal.
+   * Returns how many are running.
+   */
+  interrupt(): number {
+    this.interrupted = true;
+    this.endStopWait?.();
+    return this.inFlight.size;
   }
 
   private run(

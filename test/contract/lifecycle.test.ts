@@ -332,6 +332,17 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
         }, 30_000);
         expect(record).toMatchObject({ id, status: "failed", success: false, result: null });
         expect(record.error?.code).toBe("execution_interrupted");
+        // Audit 22, operations #9: the line gave a count only. It names the executions and
+        // the process that left them.
+        const takeover = second
+          .logs()
+          .split("\n")
+          .find((line) => line.includes('"msg":"took over executions of a stopped process"'));
+        expect(JSON.parse(takeover ?? "{}")).toMatchObject({
+          count: 1,
+          execution_ids: [id],
+          stopped_runners: [{ runner_id: expect.stringMatching(/^runner_/), pid: first.child.pid }],
+        });
       } finally {
         await second.stop();
       }

@@ -8,7 +8,7 @@ import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 import type { SkillportBackend } from "./backend.js";
 import { createMcpServer } from "./mcp-server.js";
-import { MessageSizeGuard } from "./message-size-guard.js";
+import { MessageGuard } from "./message-guard.js";
 
 /**
  * A backend ready to answer tool calls, or why the key does not work. `finishWork` lets
@@ -150,19 +150,9 @@ function checkRemoteUrl(baseUrl: string): void {
   }
 }
 
-/**
- * The answer to a message over the limit (SKILLPORT_MAX_BODY_BYTES, as for `/v1` and
- * `/mcp`): JSON-RPC's "invalid request", for the request's id when one was found.
- */
-function oversizedAnswer(id: string | number | null, limit: number) {
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: -32600,
-      message: `payload_too_large: the message is over the limit of ${limit} bytes (SKILLPORT_MAX_BODY_BYTES); send less.`,
-    },
-  };
+/** A JSON-RPC error answer, for a message the transport is not given (`MessageGuard`). */
+function errorAnswer(id: string | number | null, code: number, message: string) {
+  return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
 /**
@@ -226,13 +216,31 @@ export async function serveStdio(
   );
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  const answer = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
   const messages = process.stdin.pipe(
-    new MessageSizeGuard(config.maxBodyBytes, ({ id, bytes }) => {
-      logger.warn({ bytes, limit: config.maxBodyBytes }, "mcp: refused a message over the size limit");
-      process.stdout.write(`${JSON.stringify(oversizedAnswer(id, config.maxBodyBytes))}\n`);
+    new MessageGuard(config.maxBodyBytes, {
+      // An over-size message is JSON-RPC's "invalid request" (SKILLPORT_MAX_BODY_BYTES, as
+      // for `/v1` and `/mcp`), for the request's id when one was found.
+      oversized: ({ id, bytes }) => {
+        logger.warn({ bytes, limit: config.maxBodyBytes }, "mcp: refused a message over the size limit");
+        const limit = config.maxBodyBytes;
+        answer(
+          errorAnswer(
+            id,
+            -32600,
+            `payload_too_large: the message is over the limit of ${limit} bytes (SKILLPORT_MAX_BODY_BYTES); send less.`,
+          ),
+        );
+      },
+      // Neither the line nor the answer (JSON.parse quotes a piece of the line, which may
+      // hold a secret) goes to the log.
+      malformed: ({ id, code, message }) => {
+        logger.warn({ code, id }, "mcp: refused a malformed message");
+        answer(errorAnswer(id, code, message));
+      },
     }),
   );
-  // Whole lines within the limit only reach the transport, so its own cap (which closes
+  // Whole messages within the limit only reach the transport, so its own cap (which closes
   // the connection) only needs room for one of them and the chunk that completes it.
   const transport = new StdioServerTransport(messages, process.stdout, {
     maxBufferSize: 2 * config.maxBodyBytes + 1024 * 1024,

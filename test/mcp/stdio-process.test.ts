@@ -23,7 +23,11 @@ describe("skillport mcp (stdio process)", () => {
   });
 
   /** Runs `skillport mcp`, writes `lines` to its stdin, and collects what it wrote until it exits. */
-  const runMcp = (env: Record<string, string | undefined>, lines: object[] = [], closeAfterMs = 0) =>
+  const runMcp = (
+    env: Record<string, string | undefined>,
+    lines: (object | string)[] = [],
+    closeAfterMs = 0,
+  ) =>
     runNode([CLI_PATH, "mcp", "--data-dir", server().dataDir], {
       env: { SKILLPORT_API_KEY: undefined, ...env },
       stdin: lines,
@@ -85,7 +89,7 @@ describe("skillport mcp (stdio process)", () => {
 
   interface Message {
     jsonrpc: string;
-    id?: number;
+    id?: number | string | null;
     result?: { isError?: boolean; content: { text: string }[]; [field: string]: unknown };
   }
   /** The JSON-RPC messages written to stdout, one a line. */
@@ -170,6 +174,38 @@ describe("skillport mcp (stdio process)", () => {
     });
     expect(byId.get(3)?.result?.structuredContent).toMatchObject({ value: 42 });
     expect(stderr).toContain("refused a message over the size limit");
+  });
+
+  it("answers a malformed line (-32700 for one that is not JSON, -32600 for its id when it is no JSON-RPC request), and goes on serving", async () => {
+    // Audit 22, MCP #6: the SDK's transport dropped such a line, and the client waited for its timeout.
+    const requests = [
+      ...opening,
+      "garbage",
+      '{"id":5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":null}',
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "math_evaluate", arguments: { expression: "6*7" } },
+      },
+    ];
+    const { code, stdout, stderr } = await runMcp({ SKILLPORT_API_KEY: key.secret }, requests, 1500);
+    expect(code).toBe(0);
+    const messages = messagesOf(stdout) as (Message & { error?: { code: number; message: string } })[];
+    expect(messages.find((m) => m.id === null)?.error).toMatchObject({
+      code: -32700,
+      message: expect.stringMatching(/^Parse error: the line is not JSON/),
+    });
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    expect(byId.get(5)?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('"jsonrpc" must be "2.0"'),
+    });
+    expect(byId.get(6)?.error).toMatchObject({ code: -32600, message: expect.stringContaining("params") });
+    expect(byId.get(7)?.result?.structuredContent).toMatchObject({ value: 42 });
+    expect(stderr.match(/"msg":"mcp: refused a malformed message"/g)).toHaveLength(3);
+    expect(stderr).not.toContain("garbage");
   });
 
   it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {

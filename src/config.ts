@@ -121,6 +121,33 @@ const Env = z.object({
   SKILLPORT_ALLOWED_ORIGINS: originList.default([]),
 });
 
+/**
+ * The variables that choose and open the store: all that the `keys` and `learning` commands
+ * read, so that a bad server setting (SKILLPORT_PORT=abc in an environment file shared with
+ * `serve`) does not stop an operator revoking a leaked key (audit 22, operations #8).
+ */
+const StoreEnv = Env.pick({
+  SKILLPORT_DATA_DIR: true,
+  SKILLPORT_DATABASE_URL: true,
+  SKILLPORT_DATABASE_POOL_SIZE: true,
+  SKILLPORT_REDIS_URL: true,
+  SKILLPORT_REDIS_KEY_PREFIX: true,
+  SKILLPORT_REDIS_DOWN: true,
+  SKILLPORT_REDIS_TIMEOUT_MS: true,
+});
+
+/** What opening the store needs (`openStore`). */
+export type StoreConfig = Pick<
+  Config,
+  | "dataDir"
+  | "databaseUrl"
+  | "databasePoolSize"
+  | "redisUrl"
+  | "redisKeyPrefix"
+  | "redisDown"
+  | "redisTimeoutMs"
+>;
+
 export interface Config {
   port: number;
   host: string;
@@ -181,7 +208,6 @@ export interface McpConfig {
   allowedOrigins: string[];
 }
 
-/** Reads the configuration from the environment; a bad value stops start-up with a clear message. */
 /** `SKILLPORT_*` variables read elsewhere: the client library's (README), and the test suite's services. */
 const CLIENT_VARIABLES = ["SKILLPORT_API_KEY", "SKILLPORT_BASE_URL"];
 const TEST_VARIABLE = /^SKILLPORT_TEST_/;
@@ -208,18 +234,12 @@ export function warnOfUnknownVariables(logger: Logger, env: NodeJS.ProcessEnv = 
   }
 }
 
+/** Reads the whole configuration (`serve`, `mcp`); a bad value stops start-up with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) {
-    // Never echo the values: URLs may hold passwords.
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new Error(`Invalid configuration: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(Env, env);
   return {
     port: e.SKILLPORT_PORT,
     host: e.SKILLPORT_HOST,
-    dataDir: resolve(e.SKILLPORT_DATA_DIR),
     logLevel: e.SKILLPORT_LOG_LEVEL,
     maxBodyBytes: e.SKILLPORT_MAX_BODY_BYTES,
     requestTimeoutMs: e.SKILLPORT_REQUEST_TIMEOUT_MS,
@@ -236,12 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workerMemoryMb: e.SKILLPORT_WORKER_MEMORY_MB,
     maxConcurrentPerKey: e.SKILLPORT_MAX_CONCURRENT_PER_KEY,
     maxPendingExecutions: e.SKILLPORT_MAX_PENDING_EXECUTIONS,
-    databaseUrl: e.SKILLPORT_DATABASE_URL,
-    databasePoolSize: e.SKILLPORT_DATABASE_POOL_SIZE,
-    redisUrl: e.SKILLPORT_REDIS_URL,
-    redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
-    redisDown: e.SKILLPORT_REDIS_DOWN,
-    redisTimeoutMs: e.SKILLPORT_REDIS_TIMEOUT_MS,
+    ...storeConfigOf(e),
     heartbeatMs: e.SKILLPORT_HEARTBEAT_MS,
     mcp: {
       maxTools: e.SKILLPORT_MCP_MAX_TOOLS,
@@ -253,4 +268,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     ...overrides,
   };
+}
+
+/**
+ * Reads only the store's variables (the `keys` and `learning` commands): the others, which
+ * those commands never use, may be unset or wrong.
+ */
+export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): StoreConfig {
+  return storeConfigOf(parseEnv(StoreEnv, env));
+}
+
+function storeConfigOf(e: z.output<typeof StoreEnv>): StoreConfig {
+  return {
+    dataDir: resolve(e.SKILLPORT_DATA_DIR),
+    databaseUrl: e.SKILLPORT_DATABASE_URL,
+    databasePoolSize: e.SKILLPORT_DATABASE_POOL_SIZE,
+    redisUrl: e.SKILLPORT_REDIS_URL,
+    redisKeyPrefix: e.SKILLPORT_REDIS_KEY_PREFIX,
+    redisDown: e.SKILLPORT_REDIS_DOWN,
+    redisTimeoutMs: e.SKILLPORT_REDIS_TIMEOUT_MS,
+  };
+}
+
+function parseEnv<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    // Never echo the values: URLs may hold passwords.
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return parsed.data;
 }

@@ -1,7 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig, unknownVariables, warnOfUnknownVariables } from "../src/config.js";
+import { loadConfig, loadStoreConfig, unknownVariables, warnOfUnknownVariables } from "../src/config.js";
 
 describe("configuration from the environment", () => {
+  it("reads the store's settings alone for the commands that only open the store, by the same rules", () => {
+    const env = { SKILLPORT_PORT: "abc", SKILLPORT_DATA_DIR: "/srv/data", SKILLPORT_DATABASE_POOL_SIZE: "4" };
+    expect(() => loadConfig(env)).toThrow(/SKILLPORT_PORT/);
+    expect(loadStoreConfig(env)).toMatchObject({
+      dataDir: "/srv/data",
+      databasePoolSize: 4,
+      redisDown: "local",
+    });
+    // The same values as the whole configuration's (one set of rules, in one place).
+    const whole = loadConfig({});
+    for (const [name, value] of Object.entries(loadStoreConfig({}))) {
+      expect(whole[name as keyof typeof whole], name).toEqual(value);
+    }
+    expect(() => loadStoreConfig({ SKILLPORT_REDIS_URL: "http://redis" })).toThrow(
+      /SKILLPORT_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
+  });
+
   it("takes the defaults for variables that are not set", () => {
     const config = loadConfig({});
     expect(config.port).toBe(8080);

@@ -1,4 +1,4 @@
-import { loadConfig } from "../config.js";
+import { loadStoreConfig } from "../config.js";
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
 import { keyStatus } from "../core/keys/api-key.js";
@@ -29,7 +29,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { action, id, values } = parsed;
-  const config = loadConfig({
+  const config = loadStoreConfig({
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.js";
+import { loadStoreConfig } from "../config.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";
 import { missingStore, openStore } from "../store/open-store.js";
@@ -29,7 +29,7 @@ export async function runLearningCommand(args: string[]): Promise<number> {
     console.error(`${USAGE}\n(each key's owner is in skillport keys list)`);
     return 2;
   }
-  const config = loadConfig({
+  const config = loadStoreConfig({
     ...process.env,
     ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
   });

@@ -73,14 +73,31 @@ export async function runServe(args: string[]): Promise<number> {
     logger.flush();
     process.exit(0);
   };
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) {
       stop(signal).catch((err: unknown) => {
         logger.error({ err }, "shutdown failed");
         process.exit(1);
       });
-    });
-  }
+    } else if (!interrupted) {
+      // A second signal (Ctrl-C twice, a supervisor that does not wait): the runs still
+      // going end `execution_interrupted` now and the stop under way ends with them, rather
+      // than the process dying with them `running` in the store until the next start.
+      interrupted = true;
+      logger.warn(
+        { signal, executions: skillport.interrupt() },
+        "second signal: interrupting executions now",
+      );
+    } else {
+      // A third: whatever the stop still waits for (a store past its deadlines) is given up.
+      logger.error({ signal }, "third signal: exiting at once");
+      logger.flush();
+      process.exit(130);
+    }
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
 
   try {
     // A signal meanwhile stops the core once this start has ended (Skillport.stop).

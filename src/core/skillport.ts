@@ -278,6 +278,15 @@ export class Skillport {
     await this.usageRecorder.stop();
   }
 
+  /**
+   * Ends the executions still running now, `execution_interrupted`, instead of at the
+   * deadline of the stop under way (or of the next one): what a second signal asks for.
+   * Returns how many were running.
+   */
+  interrupt(): number {
+    return this.runner.interrupt();
+  }
+
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */
   async close(): Promise<void> {
     this.closing = true;

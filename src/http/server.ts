@@ -55,6 +55,13 @@ export interface HttpServer {
   close(executionsEnded?: Promise<unknown>): Promise<void>;
 }
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The execution the request made or named, for its log line (set by the execution routes). */
+    executionId?: string;
+  }
+}
+
 const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
 
 /**
@@ -195,6 +202,10 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
           key_id: request.apiKey?.id,
+          // The client's address as SKILLPORT_TRUST_PROXY resolves it: the one the
+          // failed-authentication limit counts, so that a run of 401s and 429s names who.
+          ip: request.ip,
+          execution_id: request.executionId,
         },
         "request",
       );

@@ -8,16 +8,31 @@ import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 import type { SkillportBackend } from "./backend.js";
 import { createMcpServer } from "./mcp-server.js";
-import { MessageSizeGuard } from "./message-size-guard.js";
+import { MessageGuard } from "./message-guard.js";
 
 /**
  * A backend ready to answer tool calls, or why the key does not work. `finishWork` lets
- * the executions running in this process end until the shutdown deadline and interrupts
- * the rest; `close` then releases what the backend holds.
+ * the executions running in this process end until `deadlineMs` and interrupts the rest;
+ * `interrupt` makes it interrupt them now and says how many there were; `close` then
+ * releases what the backend holds.
  */
 export type Opened =
-  | { backend: SkillportBackend; finishWork: () => Promise<void>; close: () => Promise<void> }
+  | {
+      backend: SkillportBackend;
+      finishWork: (deadlineMs: number) => Promise<void>;
+      interrupt: () => number;
+      close: () => Promise<void>;
+    }
   | { refused: string };
+
+/**
+ * How long the executions of this process may go on once the client closed stdin: the
+ * client that would read their answers is gone, and the SDK's `StdioClientTransport.close()`
+ * sends SIGTERM 2 s after closing stdin and SIGKILL 2 s after that. The process must have
+ * recorded its runs' ends by then: killed, it left them `running` in the store until
+ * another process took them over (audit 22, operations #5).
+ */
+const STDIN_CLOSED_DEADLINE_MS = 1_000;
 
 /**
  * The core in this process, on the configured store, for the key of `secret`. A key is
@@ -59,10 +74,11 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
   return {
     // Authenticated on every call, so that a revocation stops this process's key at once.
     backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret), waitsEnd.signal),
-    finishWork: async () => {
-      await skillport.stop(config.shutdownTimeoutMs);
+    finishWork: async (deadlineMs) => {
+      await skillport.stop(deadlineMs);
       waitsEnd.abort();
     },
+    interrupt: () => skillport.interrupt(),
     close: () => skillport.close(),
   };
 }
@@ -112,7 +128,7 @@ export async function openRemote(
     });
   }
   // The executions run in the skillport behind, which outlives this bridge.
-  return { backend, finishWork: async () => {}, close: () => client.close() };
+  return { backend, finishWork: async () => {}, interrupt: () => 0, close: () => client.close() };
 }
 
 /**
@@ -134,65 +150,103 @@ function checkRemoteUrl(baseUrl: string): void {
   }
 }
 
-/**
- * The answer to a message over the limit (SKILLPORT_MAX_BODY_BYTES, as for `/v1` and
- * `/mcp`): JSON-RPC's "invalid request", for the request's id when one was found.
- */
-function oversizedAnswer(id: string | number | null, limit: number) {
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: -32600,
-      message: `payload_too_large: the message is over the limit of ${limit} bytes (SKILLPORT_MAX_BODY_BYTES); send less.`,
-    },
-  };
+/** A JSON-RPC error answer, for a message the transport is not given (`MessageGuard`). */
+function errorAnswer(id: string | number | null, code: number, message: string) {
+  return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-/** Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. */
+/**
+ * Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. A signal
+ * during the stop interrupts the executions still running at once; a second one exits.
+ */
 export async function serveStdio(
-  { backend, finishWork, close }: Extract<Opened, { backend: SkillportBackend }>,
+  { backend, finishWork, interrupt, close }: Extract<Opened, { backend: SkillportBackend }>,
   config: Config,
   logger: ReturnType<typeof createLogger>,
 ): Promise<void> {
   const { server, drained } = createMcpServer(backend, { ...config.mcp, version: packageVersion(), logger });
   let stopping = false;
-  const stop = async (reason: string) => {
+  let interrupted = false;
+  let endDrain = () => {};
+  const drainEnded = new Promise<void>((resolve) => {
+    endDrain = resolve;
+  });
+  const stop = async (reason: string, deadlineMs: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason }, "mcp: stopping");
-    // Executions in progress finish until the shutdown deadline, then end
-    // `execution_interrupted`; every call is answered before the transport closes (closing
-    // it first would cancel them instead).
-    await finishWork();
-    await Promise.race([drained(), new Promise((resolve) => setTimeout(resolve, config.shutdownTimeoutMs))]);
+    logger.info({ reason, deadline_ms: deadlineMs }, "mcp: stopping");
+    // Executions in progress finish until the deadline, then end `execution_interrupted`;
+    // every call is answered before the transport closes (closing it first would cancel
+    // them instead).
+    await finishWork(deadlineMs);
+    await Promise.race([drained(), drainEnded, new Promise((resolve) => setTimeout(resolve, deadlineMs))]);
     await server.close();
     await close();
+    logger.info({}, "mcp: stopped");
     logger.flush();
     process.exit(0);
   };
-  const stopOn = (reason: string) => () => {
-    stop(reason).catch((err: unknown) => {
+  const stopOn = (reason: string, deadlineMs: number) => {
+    stop(reason, deadlineMs).catch((err: unknown) => {
       logger.error({ err }, "mcp: shutdown failed");
       process.exit(1);
     });
   };
-  process.stdin.once("end", stopOn("stdin closed"));
-  process.once("SIGTERM", stopOn("SIGTERM"));
-  process.once("SIGINT", stopOn("SIGINT"));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) {
+      stopOn(signal, config.shutdownTimeoutMs);
+    } else if (!interrupted) {
+      // A client that does not wait (the SDK's SIGTERM 2 s after closing stdin), or Ctrl-C
+      // twice: the runs still going end `execution_interrupted` now and the stop ends with
+      // them, rather than the process being killed with them `running` in the store.
+      interrupted = true;
+      logger.warn(
+        { signal, executions: interrupt() },
+        "mcp: signal during the stop: interrupting executions now",
+      );
+      endDrain();
+    } else {
+      logger.error({ signal }, "mcp: another signal during the stop: exiting at once");
+      logger.flush();
+      process.exit(130);
+    }
+  };
+  process.stdin.once("end", () =>
+    stopOn("stdin closed", Math.min(config.shutdownTimeoutMs, STDIN_CLOSED_DEADLINE_MS)),
+  );
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  const answer = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
   const messages = process.stdin.pipe(
-    new MessageSizeGuard(config.maxBodyBytes, ({ id, bytes }) => {
-      logger.warn({ bytes, limit: config.maxBodyBytes }, "mcp: refused a message over the size limit");
-      process.stdout.write(`${JSON.stringify(oversizedAnswer(id, config.maxBodyBytes))}\n`);
+    new MessageGuard(config.maxBodyBytes, {
+      // An over-size message is JSON-RPC's "invalid request" (SKILLPORT_MAX_BODY_BYTES, as
+      // for `/v1` and `/mcp`), for the request's id when one was found.
+      oversized: ({ id, bytes }) => {
+        logger.warn({ bytes, limit: config.maxBodyBytes }, "mcp: refused a message over the size limit");
+        const limit = config.maxBodyBytes;
+        answer(
+          errorAnswer(
+            id,
+            -32600,
+            `payload_too_large: the message is over the limit of ${limit} bytes (SKILLPORT_MAX_BODY_BYTES); send less.`,
+          ),
+        );
+      },
+      // Neither the line nor the answer (JSON.parse quotes a piece of the line, which may
+      // hold a secret) goes to the log.
+      malformed: ({ id, code, message }) => {
+        logger.warn({ code, id }, "mcp: refused a malformed message");
+        answer(errorAnswer(id, code, message));
+      },
     }),
   );
-  // Whole lines within the limit only reach the transport, so its own cap (which closes
+  // Whole messages within the limit only reach the transport, so its own cap (which closes
   // the connection) only needs room for one of them and the chunk that completes it.
   const transport = new StdioServerTransport(messages, process.stdout, {
     maxBufferSize: 2 * config.maxBodyBytes + 1024 * 1024,
   });
   transport.onerror = (err) => logger.warn({ err }, "mcp: a message could not be read");
-  transport.onclose = stopOn("transport closed");
+  transport.onclose = () => stopOn("transport closed", config.shutdownTimeoutMs);
   await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");
 }

@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import type { StoreConfig } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
 import { hasDatabase, openSqliteStore } from "./sqlite/index.js";
@@ -17,17 +17,6 @@ export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl"
   if (config.databaseUrl !== undefined || hasDatabase(config.dataDir)) return undefined;
   return `there is no store in ${config.dataDir}: ${DATA_DIR_SETTING} must name the data directory of the server's store.`;
 }
-
-export type StoreConfig = Pick<
-  Config,
-  | "dataDir"
-  | "databaseUrl"
-  | "databasePoolSize"
-  | "redisUrl"
-  | "redisKeyPrefix"
-  | "redisDown"
-  | "redisTimeoutMs"
->;
 
 export interface OpenStoreOptions {
   /**

@@ -248,6 +248,35 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
     }
   });
 
+  it("on a second SIGINT during the shutdown, running executions end execution_interrupted at once, a line says so, and the process exits", async () => {
+    // Audit 22, operations #5: Ctrl-C twice killed the process at once, silently, with its
+    // runs left `running` in the store until the next start.
+    const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "30000" } });
+    try {
+      const key = await server.createRoomyKey({ name: "second-signal" });
+      const inFlight = server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 60_000 }, timeout_ms: 120_000 },
+      });
+      await untilRunning(server, key);
+      server.child.kill("SIGINT");
+      await eventually(async () => (server.logs().includes('"msg":"shutting down"') ? true : undefined));
+      const signalledAt = Date.now();
+      server.child.kill("SIGINT");
+      const res = await inFlight;
+      expect(res.status, res.text).toBe(200);
+      expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
+        status: "failed",
+        error: { code: "execution_interrupted" },
+      });
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      expect(await exitCodeWithin(server, 10_000)).toBe(0);
+      expect(server.logs()).toContain('"executions":1,"msg":"second signal: interrupting executions now"');
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("on SIGTERM an open event stream ends and does not hold the process open", async () => {
     const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" } });
     try {
@@ -303,6 +332,17 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
         }, 30_000);
         expect(record).toMatchObject({ id, status: "failed", success: false, result: null });
         expect(record.error?.code).toBe("execution_interrupted");
+        // Audit 22, operations #9: the line gave a count only. It names the executions and
+        // the process that left them.
+        const takeover = second
+          .logs()
+          .split("\n")
+          .find((line) => line.includes('"msg":"took over executions of a stopped process"'));
+        expect(JSON.parse(takeover ?? "{}")).toMatchObject({
+          count: 1,
+          execution_ids: [id],
+          stopped_runners: [{ runner_id: expect.stringMatching(/^runner_/), pid: first.child.pid }],
+        });
       } finally {
         await second.stop();
       }

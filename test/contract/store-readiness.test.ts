@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bodyOf, eventually, startServer, type TestServer } from "./harness.js";
+import { damageTable } from "../store/support/damage-table.js";
+import { bodyOf, createKey, eventually, startServer, type TestServer } from "./harness.js";
 
 // Audit 18, finding 1: a database file deleted or replaced while the server runs left
 // `/readyz` at 200 "store": "ok", while everything written from then on went to the old,
@@ -16,7 +17,7 @@ interface Readiness {
   store: string;
 }
 
-describe("contract: readiness when the database file goes away", { timeout: 60_000 }, () => {
+describe("contract: readiness when the database file goes away or is damaged", { timeout: 60_000 }, () => {
   const servers: TestServer[] = [];
   const dirs: string[] = [];
   afterAll(async () => {
@@ -57,5 +58,31 @@ describe("contract: readiness when the database file goes away", { timeout: 60_0
     const ready = await server.request("GET", "/readyz");
     expect(ready.status, ready.text).toBe(503);
     expect(bodyOf<Readiness>(ready).store).toBe("down");
+  });
+
+  it("answers /readyz 503 store down while a damaged table fails every request, and logs the file as an error", async () => {
+    // Audit 22, operations #4: every /v1 request was 503 (the keys table damaged) while
+    // /readyz answered 200 "store": "ok", so a load balancer kept the replica in rotation.
+    const dataDir = await mkdtemp(join(tmpdir(), "skillport-damaged-"));
+    dirs.push(dataDir);
+    const key = await createKey(dataDir);
+    const file = join(dataDir, "skillport.db");
+    damageTable(file, "api_keys");
+    const server = await startServer({ dataDir });
+    servers.push(server);
+    const answered = await server.request("GET", "/v1/skills", { key: key.secret });
+    expect(answered.status, answered.text).toBe(503);
+    for (let probe = 0; probe < 2; probe++) {
+      const ready = await server.request("GET", "/readyz");
+      expect(ready.status, ready.text).toBe(503);
+      expect(bodyOf<Readiness>(ready)).toMatchObject({ status: "unavailable", store: "down" });
+    }
+    const damaged = await eventually(async () =>
+      server
+        .logs()
+        .split("\n")
+        .find((line) => line.includes("the database file is damaged")),
+    );
+    expect(JSON.parse(damaged)).toMatchObject({ level: 50 /* error */, path: file, code: "SQLITE_CORRUPT" });
   });
 });

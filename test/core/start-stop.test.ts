@@ -42,3 +42,27 @@ describe("a stop that arrives during the start", () => {
     }
   });
 });
+
+describe("an interrupt during a stop (a second signal)", () => {
+  it("ends the running executions execution_interrupted at once instead of at the stop's deadline", async () => {
+    const core = await makeCore([sleep], { clock: systemClock });
+    try {
+      const key = await core.keyFor();
+      const run = core.run(key, "test.sleep", { ms: 60_000 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stopped = core.skillport.stop(60_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const asked = Date.now();
+      expect(core.skillport.interrupt()).toBe(1);
+      await stopped;
+      expect(Date.now() - asked).toBeLessThan(5_000);
+      expect(await run).toMatchObject({
+        record: { status: "failed", error: { code: "execution_interrupted" } },
+      });
+      await core.skillport.close();
+      expect(executionStatuses(core.dir)).toEqual(["failed"]);
+    } finally {
+      await rm(core.dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -73,15 +73,15 @@ export interface ProcessOutcome {
 }
 
 /**
- * Runs `node ARGS` to its end: writes `stdin` lines (JSON) and closes stdin after
- * `closeStdinAfterMs` (never, when 0), and collects what it wrote.
+ * Runs `node ARGS` to its end: writes `stdin` lines (objects as JSON, strings as they are)
+ * and closes stdin after `closeStdinAfterMs` (never, when 0), and collects what it wrote.
  */
 export function runNode(
   args: string[],
   options: {
     env?: Record<string, string | undefined>;
     cwd?: string;
-    stdin?: object[];
+    stdin?: (object | string)[];
     closeStdinAfterMs?: number;
   },
 ): Promise<ProcessOutcome> {
@@ -99,7 +99,9 @@ export function runNode(
       stderr += chunk.toString();
     });
     child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    for (const line of options.stdin ?? []) child.stdin.write(`${JSON.stringify(line)}\n`);
+    for (const line of options.stdin ?? []) {
+      child.stdin.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
+    }
     if (options.closeStdinAfterMs) setTimeout(() => child.stdin.end(), options.closeStdinAfterMs);
   });
 }

@@ -9,6 +9,7 @@ import {
   CLI_PATH,
   type CreatedKey,
   type ExecutionRecord,
+  eventually,
   serverForSuite,
 } from "../contract/harness.js";
 import { connectMcp, runNode } from "./mcp-clients.js";
@@ -22,7 +23,11 @@ describe("skillport mcp (stdio process)", () => {
   });
 
   /** Runs `skillport mcp`, writes `lines` to its stdin, and collects what it wrote until it exits. */
-  const runMcp = (env: Record<string, string | undefined>, lines: object[] = [], closeAfterMs = 0) =>
+  const runMcp = (
+    env: Record<string, string | undefined>,
+    lines: (object | string)[] = [],
+    closeAfterMs = 0,
+  ) =>
     runNode([CLI_PATH, "mcp", "--data-dir", server().dataDir], {
       env: { SKILLPORT_API_KEY: undefined, ...env },
       stdin: lines,
@@ -84,7 +89,7 @@ describe("skillport mcp (stdio process)", () => {
 
   interface Message {
     jsonrpc: string;
-    id?: number;
+    id?: number | string | null;
     result?: { isError?: boolean; content: { text: string }[]; [field: string]: unknown };
   }
   /** The JSON-RPC messages written to stdout, one a line. */
@@ -171,6 +176,38 @@ describe("skillport mcp (stdio process)", () => {
     expect(stderr).toContain("refused a message over the size limit");
   });
 
+  it("answers a malformed line (-32700 for one that is not JSON, -32600 for its id when it is no JSON-RPC request), and goes on serving", async () => {
+    // Audit 22, MCP #6: the SDK's transport dropped such a line, and the client waited for its timeout.
+    const requests = [
+      ...opening,
+      "garbage",
+      '{"id":5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":null}',
+      {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "math_evaluate", arguments: { expression: "6*7" } },
+      },
+    ];
+    const { code, stdout, stderr } = await runMcp({ SKILLPORT_API_KEY: key.secret }, requests, 1500);
+    expect(code).toBe(0);
+    const messages = messagesOf(stdout) as (Message & { error?: { code: number; message: string } })[];
+    expect(messages.find((m) => m.id === null)?.error).toMatchObject({
+      code: -32700,
+      message: expect.stringMatching(/^Parse error: the line is not JSON/),
+    });
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    expect(byId.get(5)?.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('"jsonrpc" must be "2.0"'),
+    });
+    expect(byId.get(6)?.error).toMatchObject({ code: -32600, message: expect.stringContaining("params") });
+    expect(byId.get(7)?.result?.structuredContent).toMatchObject({ value: 42 });
+    expect(stderr.match(/"msg":"mcp: refused a malformed message"/g)).toHaveLength(3);
+    expect(stderr).not.toContain("garbage");
+  });
+
   it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {
     const requests = [
       ...opening,
@@ -223,6 +260,55 @@ describe("skillport mcp (stdio process)", () => {
     } finally {
       await mcp.close();
       await server().request("POST", `/v1/executions/${id}/cancel`, { key: key.secret });
+    }
+  }, 60_000);
+
+  it("when the SDK client closes (stdin, then SIGTERM 2 s later, SIGKILL 2 s after), ends a run still going execution_interrupted, not left running", async () => {
+    // Audit 22, operations #5: the stop waited SKILLPORT_SHUTDOWN_TIMEOUT_MS for the run, the
+    // SIGTERM was swallowed and the SIGKILL left the record `running` in the store.
+    const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "20000" });
+    const started = (await mcp.client.callTool({
+      name: "execute_skill",
+      arguments: { skill_id: "util.wait", params: { ms: 30_000 }, timeout_ms: 60_000, wait_ms: 0 },
+    })) as CallToolResult;
+    const { id } = started.structuredContent as unknown as ExecutionRecord;
+    await mcp.close();
+    const record = bodyOf<ExecutionRecord>(
+      await server().request("GET", `/v1/executions/${id}`, { key: key.secret }),
+    );
+    expect(record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+    // It ended its stop itself: it was not killed.
+    expect(mcp.stderr()).toContain('"msg":"mcp: stopped"');
+  }, 60_000);
+
+  it("on a second SIGTERM during the stop, interrupts the runs at once, answers their calls, says so and exits", async () => {
+    const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "30000" });
+    const pid = (mcp.client.transport as StdioClientTransport).pid ?? 0;
+    try {
+      const call = mcp.client.callTool({ name: "util_wait", arguments: { ms: 60_000 } }, undefined, {
+        timeout: 50_000,
+      }) as Promise<CallToolResult>;
+      await eventually(async () => {
+        const listed = await server().request("GET", "/v1/executions?skill_id=util.wait&status=running", {
+          key: key.secret,
+        });
+        return bodyOf<{ data: ExecutionRecord[] }>(listed).data[0];
+      });
+      process.kill(pid, "SIGTERM");
+      await eventually(async () => (mcp.stderr().includes('"msg":"mcp: stopping"') ? true : undefined));
+      const signalledAt = Date.now();
+      process.kill(pid, "SIGTERM");
+      const result = await call;
+      // Answered at the second signal, not at the 30 s deadline.
+      expect(Date.now() - signalledAt).toBeLessThan(10_000);
+      expect(result.isError).toBe(true);
+      expect(result.content[0]).toMatchObject({ text: expect.stringMatching(/^execution_interrupted: /) });
+      await eventually(async () => (mcp.stderr().includes('"msg":"mcp: stopped"') ? true : undefined));
+      expect(mcp.stderr()).toContain(
+        '"executions":1,"msg":"mcp: signal during the stop: interrupting executions now"',
+      );
+    } finally {
+      await mcp.close();
     }
   }, 60_000);
 });

@@ -98,6 +98,10 @@ export class ExecutionRunner {
   private watchingSinceMs: number | undefined;
   /** When the last heartbeat landed; undefined after one failed. */
   private lastBeatMs: number | undefined;
+  /** Set by `interrupt`: the stop waits no longer for running executions. */
+  private interrupted = false;
+  /** Ends the stop's wait for running executions (once the stop has begun). */
+  private endStopWait: (() => void) | undefined;
 
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
@@ -229,7 +233,11 @@ export class ExecutionRunner {
     if (this.timer) clearInterval(this.timer);
     if (this.endedElsewhereTimer) clearInterval(this.endedElsewhereTimer);
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
-    const deadline = new Promise((resolve) => setTimeout(resolve, deadlineMs).unref());
+    const deadline = new Promise<void>((resolve) => {
+      this.endStopWait = resolve;
+      if (this.interrupted) resolve();
+      else setTimeout(resolve, deadlineMs).unref();
+    });
     await Promise.race([all(), deadline]);
     for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();
@@ -239,6 +247,17 @@ export class ExecutionRunner {
     await this.options.store.executions.retireRunner(this.runnerId).catch((err: unknown) => {
       this.options.logger.warn({ err }, "could not retire this runner in the store");
     });
+  }
+
+  /**
+   * Makes a stop (under way, or the next one) end the running executions now, as its
+   * deadline would (`execution_interrupted`), instead of waiting for them: a second signal.
+   * Returns how many are running.
+   */
+  interrupt(): number {
+    this.interrupted = true;
+    this.endStopWait?.();
+    return this.inFlight.size;
   }
 
   private run(
@@ -441,9 +460,13 @@ export class ExecutionRunner {
       pid: process.pid,
       watchingSinceMs: this.watchingSinceMs ?? nowMs,
     };
-    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) =>
-      isRunnerGone(runner, judge, this.options.clock.now(), this.heartbeatMs * 6),
-    );
+    // The runners judged gone, for the log line: a claimed orphan holds this runner's id now.
+    const gone = new Map<string, RunnerInfo>();
+    const orphans = await this.options.store.executions.claimOrphans(this.runnerId, (runner) => {
+      const isGone = isRunnerGone(runner, judge, this.options.clock.now(), this.heartbeatMs * 6);
+      if (isGone && runner) gone.set(runner.id, runner);
+      return isGone;
+    });
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
@@ -472,8 +495,18 @@ export class ExecutionRunner {
         );
       }
     }
-    if (orphans.length > 0)
-      this.options.logger.warn({ count: orphans.length }, "took over executions of a stopped process");
+    if (orphans.length > 0) {
+      this.options.logger.warn(
+        {
+          count: orphans.length,
+          // The first few: an operator looks one up, and a crash may have left thousands.
+          execution_ids: orphans.slice(0, TAKEOVER_IDS_LOGGED).map((orphan) => orphan.record.id),
+          // Runners without a row (deleted, or never written) are gone but cannot be named.
+          stopped_runners: [...gone.values()].map(({ id, host, pid }) => ({ runner_id: id, host, pid })),
+        },
+        "took over executions of a stopped process",
+      );
+    }
   }
 
   /** Throws `service_unavailable` once the runner stops taking work (shutting down). */
@@ -504,3 +537,5 @@ function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceEr
 const ENDED_ELSEWHERE_POLL_MS = 1_000;
 /** The same where signals bring cancels: only for the ones lost on the way. */
 const ENDED_ELSEWHERE_SAFETY_NET_MS = 5_000;
+/** How many ids of the executions taken over from stopped processes one log line names. */
+const TAKEOVER_IDS_LOGGED = 20;

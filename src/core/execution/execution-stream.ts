@@ -7,6 +7,8 @@ import type { ExecuteOptions, ExecuteResult, ExecutionService } from "./executio
 export interface StreamOptions extends Pick<ExecuteOptions, "idempotencyKey"> {
   /** Told, before the first event, that an Idempotency-Key matched an earlier call. */
   onReplayed?: () => void;
+  /** Told the execution's id as soon as it is known (before its first event), e.g. for a log line. */
+  onExecution?: (executionId: string) => void;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function* streamExecution(
         replayRunning: true,
         onStored: (record) => {
           executionId = record.id;
+          options.onExecution?.(record.id);
           push({ type: "status", record: queries.asShown(record) });
         },
         onProgress: (update) => push({ type: "progress", execution_id: executionId, ...update }),
@@ -78,6 +81,7 @@ export async function* streamExecution(
     yield { type: "status", record };
     return;
   }
+  options.onExecution?.(record.id);
   options.onReplayed?.();
   yield* queries.subscribe(key, record.id);
 }

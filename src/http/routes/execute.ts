@@ -32,11 +32,15 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
       const events = streamExecution(skillport.executions, skillport.queries, key, input, {
         idempotencyKey,
         onReplayed: () => reply.header("idempotent-replayed", "true"),
+        onExecution: (id) => {
+          request.executionId = id;
+        },
       });
       await streamEvents(reply, events);
       return;
     }
     const { record, mode, replayed } = await skillport.executions.execute(key, input, { idempotencyKey });
+    request.executionId = record.id;
     if (replayed) reply.header("idempotent-replayed", "true");
     if (mode === "async") reply.code(202).header("location", `/v1/executions/${record.id}`);
     return record;

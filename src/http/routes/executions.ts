@@ -24,17 +24,20 @@ export function registerExecutionRoutes(
   );
 
   app.get<IdParams>("/v1/executions/:id", fullAccess, async (request, reply) => {
+    request.executionId = request.params.id;
     const { wait } = parseOrThrow(GetExecutionQuery, request.query);
     // Only a long poll needs to know that its client left.
     const gone = wait > 0 ? untilGone(reply.raw, shutdown) : undefined;
     return queries.get(keyOf(request), request.params.id, wait * 1000, gone);
   });
 
-  app.post<IdParams>("/v1/executions/:id/cancel", fullAccess, async (request) =>
-    queries.cancel(keyOf(request), request.params.id),
-  );
+  app.post<IdParams>("/v1/executions/:id/cancel", fullAccess, async (request) => {
+    request.executionId = request.params.id;
+    return queries.cancel(keyOf(request), request.params.id);
+  });
 
   app.get<IdParams>("/v1/executions/:id/events", fullAccess, async (request, reply) => {
+    request.executionId = request.params.id;
     const events = queries.subscribe(keyOf(request), request.params.id, untilGone(reply.raw, shutdown));
     await streamEvents(reply, events);
   });

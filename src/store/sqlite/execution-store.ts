@@ -19,7 +19,7 @@ import {
 } from "../execution-row.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
-import type { WriteHealth } from "./write-health.js";
+import type { StoreHealth } from "./store-health.js";
 
 /** Rows deleted per transaction by retention, so other writers get the lock in between. */
 const DELETE_CHUNK = 1000;
@@ -56,7 +56,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   constructor(
     private readonly db: Database.Database,
     private readonly writer: GroupCommit,
-    private readonly health: WriteHealth,
+    private readonly health: StoreHealth,
   ) {
     // Positional parameters bind in about half the time of named ones (better-sqlite3 looks
     // each name up on the row), and every execution is written this way.
@@ -140,7 +140,7 @@ export class SqliteExecutionStore implements ExecutionStore {
     return this.listStatement(query, SIZE_COLUMNS).all(listParams(query)) as ExecutionResultSize[];
   }
 
-  /** Reported to the write health: the one write made every few seconds, traffic or not. */
+  /** Reported to the store's health as a write: the one write made every few seconds, traffic or not. */
   async heartbeat(runner: RunnerInfo): Promise<void> {
     this.health.track(() => this.upsertRunner.run(runner));
   }

@@ -1,6 +1,6 @@
 import type { Logger } from "../../core/logger.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
-import type { WriteHealth } from "./write-health.js";
+import type { StoreHealth } from "./store-health.js";
 
 interface Waiter {
   resolve(): void;
@@ -46,7 +46,7 @@ export class GroupCommit {
     db: Database.Database,
     private readonly logger: Logger,
     private readonly syncWal: SyncWal,
-    private readonly health?: WriteHealth,
+    private readonly health?: StoreHealth,
   ) {
     this.applyBatch = db.transaction((writes: Iterable<Write>) => {
       for (const write of writes) write();

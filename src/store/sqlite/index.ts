@@ -21,9 +21,9 @@ import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
 import { describeStoreFailure, reasonOf, storeName } from "./open-failure.js";
 import { isSqliteOutage } from "./outage.js";
+import { StoreHealth } from "./store-health.js";
 import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
-import { WriteHealth } from "./write-health.js";
 
 /** The database file's name inside the data directory unless told otherwise. */
 export const DEFAULT_DATABASE_FILE = "skillport.db";
@@ -72,7 +72,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const logger = options.logger ?? silentLogger;
   const openedFile = fileIdentity(filePath);
   const walSync = createWalSync(filePath);
-  const health = new WriteHealth();
+  const health = new StoreHealth({ logger, filePath });
+  // Before the stores prepare their statements, so that each read reports how it went.
+  health.watchReads(db);
   const writer = new GroupCommit(db, logger, walSync.sync, health);
   const keyChanges = new ChangeSignal(`${filePath}-keys`);
   const noteChanges = new ChangeSignal(`${filePath}-notes`);
@@ -94,9 +96,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     groupCommitStats: writer.stats,
     /**
      * Not ready while the file at the path is not the one opened (deleted or replaced:
-     * what is written now would be lost, or break the new file at the next start) or while
-     * writes fail (see `WriteHealth`); `select 1` alone answers from the open connection
-     * either way.
+     * what is written now would be lost, or break the new file at the next start), while
+     * writes fail or while a read that failed still does (see `StoreHealth`); `select 1`
+     * alone answers from the open connection either way.
      */
     async ping() {
       if (fileIdentity(filePath) !== openedFile) {
@@ -110,6 +112,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
         return false;
       }
       fileGone = false;
+      if (!health.ok) health.retryFailedReads();
       if (!health.ok) return false;
       try {
         return ping.get() === 1;

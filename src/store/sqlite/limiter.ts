@@ -1,6 +1,6 @@
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow, WindowState } from "../../core/ports.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
-import type { WriteHealth } from "./write-health.js";
+import type { StoreHealth } from "./store-health.js";
 
 /** Counter rows are kept this long after their window ended (for usage views), then pruned. */
 const KEEP_ENDED_WINDOWS_SECONDS = 86_400;
@@ -39,7 +39,7 @@ export class SqliteLimiter implements Limiter {
   /** @param health told how each grant and give-back went (for readiness); none in memory. */
   constructor(
     db: Database.Database,
-    private readonly health?: WriteHealth,
+    private readonly health?: StoreHealth,
   ) {
     this.read = db.prepare(
       "select count from limit_counters where bucket = ? and window_seconds = ? and window_start = ?",

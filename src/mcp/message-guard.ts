@@ -1,4 +1,5 @@
 import { Transform, type TransformCallback } from "node:stream";
+import { checkLine, type MalformedMessage } from "./malformed-message.js";
 
 /** Bytes kept from each end of a dropped message, to find its request id in. */
 const EDGE_BYTES = 512;
@@ -13,22 +14,32 @@ export interface OversizedMessage {
   bytes: number;
 }
 
+/** What the guard tells of the lines it does not pass on. */
+export interface RefusedMessages {
+  /** A line over the size limit: dropped, never held whole. */
+  oversized(message: OversizedMessage): void;
+  /** A line that is not a JSON-RPC message (see `checkLine`), with the error that answers it. */
+  malformed(message: MalformedMessage): void;
+}
+
 /**
  * Stands between stdin and the MCP stdio transport, which reads one JSON-RPC message a
- * line: it passes whole lines on, and drops a line longer than `maxBytes` instead, telling
- * `onOversized` (which answers it). Without it, the transport's own 10 MiB cap closed the
- * whole connection on one such message, cancelling every call in flight, silently; and
- * `/mcp` and `/v1` refuse a body over the limit (413) and go on serving. A dropped line is
- * never held whole: only its two ends, where its id is.
+ * line: it passes on whole lines that are JSON-RPC messages, and tells `refused` of the
+ * others (which answers them). A line longer than `maxBytes`: without the guard, the
+ * transport's own 10 MiB cap closed the whole connection on one such message, cancelling
+ * every call in flight, silently, while `/mcp` and `/v1` refuse a body over the limit (413)
+ * and go on serving. A dropped line is never held whole: only its two ends, where its id
+ * is. A line that is not JSON, or not a JSON-RPC message: the transport dropped it, telling
+ * no one but the log, and the client waited for its timeout. Blank lines are dropped.
  */
-export class MessageSizeGuard extends Transform {
+export class MessageGuard extends Transform {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private dropping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
 
   constructor(
     private readonly maxBytes: number,
-    private readonly onOversized: (message: OversizedMessage) => void,
+    private readonly refused: RefusedMessages,
   ) {
     super();
   }
@@ -72,11 +83,17 @@ export class MessageSizeGuard extends Transform {
     if (this.dropping) {
       const { head, tail, bytes } = this.dropping;
       this.dropping = undefined;
-      this.onOversized({ id: requestIdOf(head.toString("utf8"), tail.toString("utf8")), bytes: bytes - 1 });
+      this.refused.oversized({
+        id: requestIdOf(head.toString("utf8"), tail.toString("utf8")),
+        bytes: bytes - 1,
+      });
     } else {
-      this.push(Buffer.concat(this.held));
+      const line = Buffer.concat(this.held);
       this.held = [];
       this.heldBytes = 0;
+      const verdict = checkLine(line.toString("utf8"));
+      if (verdict === "message") this.push(line);
+      else if (verdict !== "blank") this.refused.malformed(verdict);
     }
   }
 }

@@ -1,0 +1,61 @@
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** A line that is no JSON-RPC message, and the error that answers it (JSON-RPC 2.0, section 5.1). */
+export interface MalformedMessage {
+  /** The request's id when it had a usable one; null otherwise, as JSON-RPC says. */
+  id: string | number | null;
+  code: ErrorCode.ParseError | ErrorCode.InvalidRequest;
+  message: string;
+}
+
+/**
+ * What one line of stdin is to the SDK's stdio transport, which parses each line with
+ * `JSONRPCMessageSchema` and drops one that fails, telling only its `onerror`: the client
+ * then waits for its timeout (audit 22, MCP #6). `"message"`: the transport takes it;
+ * `"blank"`: no message at all (nothing to answer); else the error to answer it with:
+ * -32700 for a line that is not JSON, -32600 for JSON that is no JSON-RPC message. Only a
+ * request (a `method` with an `id`) is answered for its id: an answer to a malformed
+ * response's id would settle the client's own request of that id.
+ */
+export function checkLine(line: string): "message" | "blank" | MalformedMessage {
+  // As the transport reads a line: its newline and a carriage return before it are no part of it.
+  const text = line.replace(/\r?\n$/, "").replace(/\r$/, "");
+  if (text.trim() === "") return "blank";
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return {
+      id: null,
+      code: ErrorCode.ParseError,
+      message: `Parse error: the line is not JSON (${(err as Error).message}); send one JSON-RPC message a line.`,
+    };
+  }
+  if (JSONRPCMessageSchema.safeParse(value).success) return "message";
+  return { id: requestIdOf(value), code: ErrorCode.InvalidRequest, message: invalidReason(value) };
+}
+
+function requestIdOf(value: unknown): string | number | null {
+  if (typeof value !== "object" || value === null || !("method" in value) || !("id" in value)) return null;
+  const { id } = value;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+}
+
+/** Says what is wrong, by the part of the message that is (never its values). */
+function invalidReason(value: unknown): string {
+  const prefix = "invalid_request: the message is not a JSON-RPC 2.0 message";
+  if (Array.isArray(value)) return `${prefix} (a batch is not accepted: send one message a line).`;
+  if (typeof value !== "object" || value === null) return `${prefix} (it must be a JSON object).`;
+  if (!("jsonrpc" in value) || value.jsonrpc !== "2.0") return `${prefix} ("jsonrpc" must be "2.0").`;
+  if (!("method" in value)) return `${prefix}.`;
+  const schema = "id" in value ? JSONRPCRequestSchema : JSONRPCNotificationSchema;
+  const issue = schema.safeParse(value).error?.issues[0];
+  if (issue === undefined) return `${prefix}.`;
+  const where = issue.path.length > 0 ? issue.path.join(".") : "the message";
+  return `${prefix} (${where}: ${issue.message}).`;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import type { MalformedMessage } from "../../src/mcp/malformed-message.js";
+import { MessageGuard, type OversizedMessage } from "../../src/mcp/message-guard.js";
+
+/** Feeds `chunks` through a guard of `maxBytes`; what it passed on, and what it refused. */
+async function guard(maxBytes: number, chunks: string[]) {
+  const dropped: OversizedMessage[] = [];
+  const malformed: MalformedMessage[] = [];
+  const guarded = new MessageGuard(maxBytes, {
+    oversized: (message) => dropped.push(message),
+    malformed: (message) => malformed.push(message),
+  });
+  const passed: string[] = [];
+  guarded.on("data", (chunk: Buffer) => passed.push(chunk.toString("utf8")));
+  for (const chunk of chunks) guarded.write(Buffer.from(chunk));
+  guarded.end();
+  await new Promise((resolve) => guarded.on("end", resolve));
+  return { passed: passed.join(""), dropped, malformed };
+}
+
+const message = (id: unknown, text: string) =>
+  JSON.stringify({ method: "tools/call", params: { arguments: { text } }, jsonrpc: "2.0", id });
+
+describe("MessageGuard", () => {
+  it("passes whole messages within the limit on, however they are split into chunks", async () => {
+    const lines = `${message(1, "a")}\n${message(2, "b".repeat(50))}\n`;
+    const { passed, dropped } = await guard(200, [lines.slice(0, 7), lines.slice(7, 70), lines.slice(70)]);
+    expect(passed).toBe(lines);
+    expect(dropped).toEqual([]);
+  });
+
+  it("drops a message over the limit, finds its id at either end, and passes the next one on", async () => {
+    const big = message(7, "x".repeat(5_000));
+    const first = `{"jsonrpc":"2.0","id":"abc","method":"ping","params":{"pad":"${"y".repeat(5_000)}"}}`;
+    const next = message(8, "ok");
+    const stream = `${big}\n${first}\n${next}\n`;
+    const chunks = stream.match(/[\s\S]{1,999}/g) ?? [];
+    const { passed, dropped } = await guard(1_000, chunks);
+    expect(passed).toBe(`${next}\n`);
+    expect(dropped).toEqual([
+      { id: 7, bytes: Buffer.byteLength(big) },
+      { id: "abc", bytes: Buffer.byteLength(first) },
+    ]);
+  });
+
+  it("does not take a nested id for the request's, and says null when it cannot tell", async () => {
+    const nested = JSON.stringify({ jsonrpc: "2.0", method: "x", params: { pad: "z".repeat(2_000), id: 3 } });
+    const { dropped } = await guard(500, [`${nested}\n`]);
+    expect(dropped).toEqual([{ id: null, bytes: Buffer.byteLength(nested) }]);
+  });
+
+  it("refuses a line that is not JSON with -32700 and id null, and passes the next message on", async () => {
+    const next = message(2, "ok");
+    const { passed, malformed } = await guard(1_000, [`garbage\n{"jsonrpc":"2.0","id":1,\n${next}\n`]);
+    expect(passed).toBe(`${next}\n`);
+    expect(malformed).toEqual([
+      { id: null, code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON \(/) },
+      { id: null, code: -32700, message: expect.stringMatching(/^Parse error: /) },
+    ]);
+  });
+
+  it("refuses JSON that is no JSON-RPC message with -32600, for the id of a request, saying what is wrong", async () => {
+    const lines = [
+      '{"id":5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":null}',
+      '{"jsonrpc":"2.0","id":"nine","method":"tools/call","params":{"name":"x","_meta":{"progressToken":{"a":1}}}}',
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":7}',
+      // A response's id is the server's own request's: answering it would settle that one.
+      '{"jsonrpc":"2.0","id":3,"result":7}',
+      "[1,2]",
+      "42",
+    ];
+    const { passed, malformed } = await guard(1_000, [`${lines.join("\n")}\n`]);
+    expect(passed).toBe("");
+    expect(malformed.map(({ id, code }) => ({ id, code }))).toEqual([
+      { id: 5, code: -32600 },
+      { id: 6, code: -32600 },
+      { id: "nine", code: -32600 },
+      { id: 1.5, code: -32600 },
+      { id: null, code: -32600 },
+      { id: null, code: -32600 },
+      { id: null, code: -32600 },
+      { id: null, code: -32600 },
+    ]);
+    expect(malformed[0]?.message).toBe(
+      'invalid_request: the message is not a JSON-RPC 2.0 message ("jsonrpc" must be "2.0").',
+    );
+    expect(malformed[1]?.message).toMatch(/^invalid_request: .*\(params: .*object/);
+    expect(malformed[2]?.message).toMatch(/\(params\._meta\.progressToken: /);
+    expect(malformed[6]?.message).toMatch(/a batch is not accepted/);
+  });
+
+  it("passes every kind of JSON-RPC message on, with a carriage return before its newline, and drops blank lines", async () => {
+    const lines = [
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n',
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+      '{"jsonrpc":"2.0","id":"s1","result":{}}\n',
+      '{"jsonrpc":"2.0","id":"s2","error":{"code":-1,"message":"no"}}\n',
+    ];
+    const { passed, malformed } = await guard(1_000, ["\n", "  \r\n", ...lines]);
+    expect(passed).toBe(lines.join(""));
+    expect(malformed).toEqual([]);
+  });
+});

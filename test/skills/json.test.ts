@@ -131,6 +131,7 @@ describe("json.validate", () => {
       valid: true,
       errors: [],
       error_count: 0,
+      ignored_formats: [],
     });
   });
 
@@ -182,6 +183,7 @@ describe("json.validate", () => {
       valid: true,
       errors: [],
       error_count: 0,
+      ignored_formats: [],
     });
   });
 
@@ -245,6 +247,60 @@ describe("json.validate", () => {
     );
     const cycle = { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" };
     await expectSkillError(jsonValidate, { schema: cycle, data: 1 }, /^Invalid JSON Schema: /);
+  });
+
+  // Regression (audit 22 F17): Ajv ignores a format it does not know, so a typo answered
+  // `valid: true` with nothing checked and nothing said.
+  it("names the formats it does not know in ignored_formats, and still checks the ones it knows", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "string", format: "made-up-format" },
+        b: { type: "string", format: "idn-email" },
+        c: { type: "string", format: "made-up-format" },
+        d: { type: "string", format: "email" },
+      },
+    };
+    const result = await runSkill(jsonValidate, {
+      schema,
+      data: { a: "x", b: "y", c: "z", d: "not-an-email" },
+    });
+    expect(result.ignored_formats).toEqual(["made-up-format", "idn-email"]);
+    expect(result.errors).toEqual([{ path: "/d", message: 'must match format "email"', keyword: "format" }]);
+    const known = { type: "string", format: "date-time" };
+    expect(
+      (await runSkill(jsonValidate, { schema: known, data: "2024-05-01T10:00:00Z" })).ignored_formats,
+    ).toEqual([]);
+  });
+
+  // Regression (audit 22 F17): a draft-06 schema failed with Ajv's "no schema with key or ref".
+  it("validates draft-06 schemas, their meta-schema included", async () => {
+    const $schema = "http://json-schema.org/draft-06/schema#";
+    const schema = { $schema, type: "object", properties: { n: { type: "integer", exclusiveMinimum: 0 } } };
+    expect((await runSkill(jsonValidate, { schema, data: { n: 1 } })).valid).toBe(true);
+    expect((await runSkill(jsonValidate, { schema, data: { n: 0 } })).errors).toEqual([
+      { path: "/n", message: "must be > 0", keyword: "exclusiveMinimum" },
+    ]);
+    await expectSkillError(
+      jsonValidate,
+      { schema: { $schema, type: "strnig" }, data: 1 },
+      /^Invalid JSON Schema: \/type must be equal to one of the allowed values/,
+    );
+  });
+
+  // Regression (audit 22 F17): Ajv's 2020-12 meta-schema reported an `items` array as
+  // "data/items must be object,boolean" over and over, with no word of prefixItems.
+  it("answers an items array under 2020-12 with one message naming prefixItems", async () => {
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      properties: { a: { items: [{ type: "string" }] }, b: { items: [{ type: "number" }], type: "array" } },
+    };
+    const error = await expectSkillError(jsonValidate, { schema, data: {} }, /prefixItems/);
+    expect(error.message).toBe(
+      'Invalid JSON Schema: "items" is an array at /properties/a/items, /properties/b/items, which 2020-12 does ' +
+        'not allow: list the schemas of the first items in "prefixItems", and give "items" (not "additionalItems") ' +
+        "one schema for the items after them",
+    );
   });
 
   it("refuses draft-04 schemas with a clear message", async () => {

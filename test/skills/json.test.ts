@@ -62,6 +62,37 @@ describe("json.query", () => {
     );
   });
 
+  // Regression (audit 22 F17): JMESPath reads a-b as a minus b, and the error said only
+  // "not-a-number: undefined".
+  it.each([
+    ["a-b", { "a-b": 1 }, /^Could not apply "a-b": .* \(a key with '-' must be quoted: "a-b"\)$/],
+    [
+      "user.first-name",
+      { user: { "first-name": "Ann" } },
+      /\(a key with '-' must be quoted: "first-name"\)$/,
+    ],
+    [
+      "item-1",
+      { "item-1": 1 },
+      /^Invalid JMESPath expression .*\(a key with '-' must be quoted: "item-1"\)$/,
+    ],
+    ["[a-b, c-d, a-b]", {}, /\(keys with '-' must be quoted: "a-b", "c-d"\)$/],
+  ])("hints that a key with '-' must be quoted when %s fails", async (expression, data, message) => {
+    await expectSkillError(jsonQuery, { data, expression }, message);
+  });
+
+  it("gives no quoting hint for names already quoted, strings, literals or variables", async () => {
+    for (const expression of ['"a-b" - b', "'x-y' - b", '`"x-y"` - b', "let $a = `1` in $a-b"]) {
+      const error = await expectSkillError(jsonQuery, { data: {}, expression }, /^Could not apply/);
+      expect(error.message).not.toMatch(/quoted/);
+    }
+  });
+
+  it("finds a key with '-' once it is quoted", async () => {
+    const data = { user: { "first-name": "Ann" } };
+    expect(await runSkill(jsonQuery, { data, expression: 'user."first-name"' })).toEqual({ result: "Ann" });
+  });
+
   it.each([
     ["constructor", { a: 1 }],
     ["toString", { a: 1 }],

@@ -7,6 +7,8 @@ import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 const loadCsvParse = lazy(() => import("csv-parse/sync"));
 const DELIMITERS = [",", ";", "\t", "|"] as const;
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+/** In any case: Excel and Google Sheets export TRUE/FALSE, pandas True/False. */
+const BOOLEAN = /^(?:true|false)$/i;
 
 type Cell = string | number | boolean | null;
 
@@ -34,7 +36,9 @@ export const csvToJson = defineSkill({
     cast: z
       .boolean()
       .default(false)
-      .describe("Turn numeric cells into numbers, true/false into booleans and empty cells into null."),
+      .describe(
+        "Turn numeric cells into numbers, true/false in any case (TRUE, True) into booleans and empty cells into null.",
+      ),
     trim: z.boolean().default(false).describe("Trim whitespace around cells."),
     relax_column_count: z
       .boolean()
@@ -198,7 +202,7 @@ function uniqueNames(header: string[]): string[] {
 
 function castCell(value: string | undefined): Cell {
   if (value === undefined || value === "") return null;
-  if (value === "true" || value === "false") return value === "true";
+  if (BOOLEAN.test(value)) return value.toLowerCase() === "true";
   if (NUMBER.test(value.trim())) {
     const number = Number(value);
     // Keep identifiers such as ZIP codes "02134" and huge digit strings as text.

@@ -13,6 +13,14 @@ const loadJmespath = lazy(async () => {
   return { compile, searchOwnProperties };
 });
 
+/**
+ * Quoted identifiers, raw strings and literals (skipped), or an unquoted name with a '-' in
+ * it: JMESPath reads `first-name` as first minus name, the usual mistake with such keys.
+ * Not after `$` or a word character: `$a-b` is a variable minus b, `2e-5` a number.
+ */
+const DASHED_NAMES =
+  /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|(?<![$\w])([A-Za-z_]\w*(?:-\w+)+)/g;
+
 export const jsonQuery = defineSkill({
   id: "json.query",
   title: "Query JSON with JMESPath",
@@ -32,7 +40,9 @@ export const jsonQuery = defineSkill({
       .trim()
       .min(1)
       .max(2000)
-      .describe("JMESPath expression (jmespath.org, community edition)."),
+      .describe(
+        'JMESPath expression (jmespath.org, community edition); a key with "-" or spaces is double-quoted: "first-name".',
+      ),
   }),
   result: z.object({
     result: z.unknown().describe("What the expression selects; null when nothing matches."),
@@ -70,18 +80,28 @@ export const jsonQuery = defineSkill({
       ast = compile(params.expression);
     } catch (err) {
       throw new SkillError(
-        `Invalid JMESPath expression ${JSON.stringify(params.expression)}: ${errorMessage(err)}`,
-        {
-          cause: err,
-        },
+        `Invalid JMESPath expression ${JSON.stringify(params.expression)}: ${errorMessage(err)}${quotingHint(params.expression)}`,
+        { cause: err },
       );
     }
     try {
       return { result: searchOwnProperties(ast, parseJsonText(params.data) as JSONValue) };
     } catch (err) {
-      throw new SkillError(`Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}`, {
-        cause: err,
-      });
+      throw new SkillError(
+        `Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}${quotingHint(params.expression)}`,
+        { cause: err },
+      );
     }
   },
 });
+
+/** Advice to quote the names with a '-' that the failed expression left unquoted, if any. */
+function quotingHint(expression: string): string {
+  const names = [...expression.matchAll(DASHED_NAMES)].flatMap((match) => (match[1] ? [match[1]] : []));
+  if (names.length === 0) return "";
+  const unique = [...new Set(names)];
+  const quoted = unique.map((name) => JSON.stringify(name)).join(", ");
+  return unique.length === 1
+    ? ` (a key with '-' must be quoted: ${quoted})`
+    : ` (keys with '-' must be quoted: ${quoted})`;
+}

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type { ErrorObject } from "ajv";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
@@ -15,14 +16,25 @@ const loadAjv = lazy(async () => {
     import("ajv/dist/2020.js"),
     import("ajv-formats"),
   ]);
-  return { Ajv, Ajv2019, Ajv2020, addFormats: formats.default.default ?? formats.default };
+  // Ajv validates draft-06 schemas with its draft-07 rules once it knows the draft-06
+  // meta-schema (Ajv's documented way; 07 only added keywords).
+  const draft06MetaSchema = createRequire(import.meta.url)(
+    "ajv/dist/refs/json-schema-draft-06.json",
+  ) as object;
+  return {
+    Ajv,
+    Ajv2019,
+    Ajv2020,
+    draft06MetaSchema,
+    addFormats: formats.default.default ?? formats.default,
+  };
 });
 
 export const jsonValidate = defineSkill({
   id: "json.validate",
   title: "Validate JSON against a JSON Schema",
   description:
-    "Checks JSON data against a JSON Schema (draft-07, 2019-09 or 2020-12, with formats such as email, date-time, uri) " +
+    "Checks JSON data against a JSON Schema (draft-06, draft-07, 2019-09 or 2020-12, with formats such as email, date-time, uri) " +
     "and returns `valid` plus every error as {path, message}. Use it to verify an API payload, config or generated " +
     "output before using it.",
   tags: ["json", "schema", "validate", "jsonschema", "check", "ajv"],
@@ -44,6 +56,12 @@ export const jsonValidate = defineSkill({
       )
       .describe(`Validation errors (at most ${MAX_ERRORS}); empty when valid.`),
     error_count: z.number().int().describe("Total number of validation errors."),
+    ignored_formats: z
+      .array(z.string())
+      .describe(
+        "`format` names the schema uses that this skill does not know (a typo, or idn-email, idn-hostname, iri, " +
+          "iri-reference), so values were not checked against them; empty when every format was checked.",
+      ),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   examples: [
@@ -67,13 +85,26 @@ export const jsonValidate = defineSkill({
     await loadAjv();
   },
   async run(params) {
-    const { Ajv, Ajv2019, Ajv2020, addFormats } = await loadAjv();
+    const { Ajv, Ajv2019, Ajv2020, draft06MetaSchema, addFormats } = await loadAjv();
     const draft = typeof params.schema.$schema === "string" ? params.schema.$schema : "";
-    // strict:false accepts the extra keywords people put in schemas ("example", "x-..."); logger:false keeps
-    // Ajv's warnings out of the service's stdout.
     if (/draft-0[34]/.test(draft)) {
-      throw new SkillError("JSON Schema draft-03/04 is not supported: use draft-07, 2019-09 or 2020-12");
+      throw new SkillError(
+        "JSON Schema draft-03/04 is not supported: use draft-06, draft-07, 2019-09 or 2020-12",
+      );
     }
+    // Ajv only warns of a format it does not know (strict:false, below) and then lets every value
+    // pass it; the names are collected to say so in the result rather than answer "valid" unchecked.
+    const ignoredFormats = new Set<string>();
+    const logger = {
+      log() {},
+      error() {},
+      warn(message: unknown) {
+        const unknownFormat = /^unknown format "(.*)" ignored in schema at path "/s.exec(String(message));
+        if (unknownFormat?.[1] !== undefined) ignoredFormats.add(unknownFormat[1]);
+      },
+    };
+    // strict:false accepts the extra keywords people put in schemas ("example", "x-..."); the logger keeps
+    // Ajv's warnings out of the service's stdout.
     // ownProperties: Ajv's generated code otherwise tests presence as `data[name] !== undefined`, which sees
     // Object.prototype, so `required: ["toString"]` passed on {} and `properties.toString` checked the inherited
     // function. With it, presence is hasOwnProperty, in every draft and at every depth. (The data arrives as
@@ -88,15 +119,16 @@ export const jsonValidate = defineSkill({
     const options = {
       allErrors: true,
       strict: false,
-      logger: false as const,
+      logger,
       ownProperties: true,
       multipleOfPrecision: 12,
     };
-    const ajv = draft.includes("2020-12")
+    const draft2020 = draft.includes("2020-12");
+    const ajv = draft2020
       ? new Ajv2020(options)
       : draft.includes("2019-09")
         ? new Ajv2019(options)
-        : new Ajv(options);
+        : new Ajv(options).addMetaSchema(draft06MetaSchema);
     addFormats(ajv);
     let validate: ReturnType<typeof ajv.compile>;
     let valid: boolean;
@@ -105,15 +137,60 @@ export const jsonValidate = defineSkill({
     // stack overflows on any data (a longer cycle overflows in compile already). Data deep
     // enough to overflow a sound recursive schema cannot arrive: params nest 100 levels at most.
     try {
+      // Checked here rather than in compile, whose message repeats each error of Ajv's
+      // meta-schema as many times as the meta-schema's branches report it.
+      if (ajv.validateSchema(params.schema) !== true) {
+        throw new SkillError(
+          `Invalid JSON Schema: ${schemaProblems(params.schema, ajv.errors ?? [], draft2020)}`,
+        );
+      }
       validate = ajv.compile(params.schema);
       valid = validate(params.data) === true;
     } catch (err) {
+      if (err instanceof SkillError) throw err;
       throw new SkillError(`Invalid JSON Schema: ${errorMessage(err)}`, { cause: err });
     }
     const errors = (validate.errors ?? []).map(describeError);
-    return { valid, errors: errors.slice(0, MAX_ERRORS), error_count: errors.length };
+    return {
+      valid,
+      errors: errors.slice(0, MAX_ERRORS),
+      error_count: errors.length,
+      ignored_formats: [...ignoredFormats],
+    };
   },
 });
+
+/**
+ * What the meta-schema found wrong with a schema, each problem once, by JSON Pointer into
+ * the schema. An `items` array, the draft-07 tuple form, is the usual mistake under 2020-12,
+ * where the tuple is `prefixItems`: it gets that advice instead of the meta-schema's words.
+ */
+function schemaProblems(schema: unknown, errors: ErrorObject[], draft2020: boolean): string {
+  const itemsArrays = new Set<string>();
+  const problems = new Set<string>();
+  for (const error of errors) {
+    const path = error.instancePath;
+    if (draft2020 && path.endsWith("/items") && Array.isArray(valueAt(schema, path))) itemsArrays.add(path);
+    else problems.add(`${path === "" ? "the root" : path} ${error.message ?? "is invalid"}`);
+  }
+  if (itemsArrays.size === 0) return [...problems].join("; ");
+  const advice =
+    `"items" is an array at ${[...itemsArrays].join(", ")}, which 2020-12 does not allow: list the schemas ` +
+    'of the first items in "prefixItems", and give "items" (not "additionalItems") one schema for the ' +
+    "items after them";
+  return [advice, ...problems].join("; ");
+}
+
+/** The value a JSON Pointer (RFC 6901) names in `document`, or undefined. */
+function valueAt(document: unknown, pointer: string): unknown {
+  let value = document;
+  for (const token of pointer.split("/").slice(1)) {
+    const key = token.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
 
 function describeError(error: ErrorObject): { path: string; message: string; keyword: string } {
   let message = error.message ?? "is invalid";

@@ -17,6 +17,27 @@ const TEXT_PRECISION = 14;
  */
 const TEXT_FORMAT = { precision: TEXT_PRECISION, lowerExp: -7, upperExp: 21 };
 
+/**
+ * Every kind of result an expression can have, named after mathjs's `typeOf` in lower case
+ * (matrices and arrays are "matrix"). A class not listed here is reported as "object".
+ */
+const RESULT_TYPES = [
+  "number",
+  "boolean",
+  "string",
+  "null",
+  "bignumber",
+  "bigint",
+  "fraction",
+  "complex",
+  "unit",
+  "matrix",
+  "index",
+  "help",
+  "object",
+] as const;
+type ResultType = (typeof RESULT_TYPES)[number];
+
 const valueSchema = z
   .union([z.number(), z.string(), z.boolean()])
   .describe(
@@ -46,11 +67,7 @@ export const mathEvaluate = defineSkill({
   }),
   result: z.object({
     value: valueSchema,
-    type: z
-      .string()
-      .describe(
-        "Kind of result: number, boolean, string, bignumber, fraction, complex, unit, matrix, object or null.",
-      ),
+    type: z.enum(RESULT_TYPES).describe(`Kind of result: ${RESULT_TYPES.join(", ")}.`),
     text: z
       .string()
       .describe(
@@ -176,7 +193,7 @@ function lastResult(math: MathJsInstance, result: unknown): unknown {
 function describeResult(
   math: MathJsInstance,
   result: unknown,
-): { value: number | string | boolean; type: string; text: string } {
+): { value: number | string | boolean; type: ResultType; text: string } {
   // Small integers are the commonest answer, and math.format costs more than the whole
   // evaluation; for them String() gives the same text (plain, fewer digits than the precision).
   if (typeof result === "number" && Number.isInteger(result) && Math.abs(result) < 1e5) {
@@ -202,10 +219,10 @@ function describeResult(
   return { value: math.format(result), type: typeName(mathType), text };
 }
 
-function typeName(mathType: string): string {
+function typeName(mathType: string): ResultType {
   if (mathType === "DenseMatrix" || mathType === "SparseMatrix" || mathType === "Array") return "matrix";
-  if (mathType === "Object") return "object";
-  return mathType.toLowerCase();
+  const name = mathType.toLowerCase();
+  return RESULT_TYPES.find((type) => type === name) ?? "object";
 }
 
 function quote(expression: string): string {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineSkill } from "../src/core/skills/skill.js";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   NO_CONTROL_CHARACTERS,
   NO_NUL,
@@ -93,7 +93,10 @@ export const messageList = defineSkill({
       .min(1)
       .max(200)
       .optional()
-      .describe("Cursor: return only messages older than the message with this id."),
+      .describe(
+        "Cursor: return only messages older than the message with this id (a message_id or next_before this " +
+          "board gave); an unknown id is an error.",
+      ),
   }),
   result: z.object({
     messages: z.array(messageShape).describe("Messages, newest first."),
@@ -107,7 +110,10 @@ export const messageList = defineSkill({
   examples: [
     { query: "show the latest messages", params: {} },
     { query: "read the last 5 messages in the ops channel", params: { channel: "ops", limit: 5 } },
-    { query: "older messages before msg_000010", params: { before: "msg_000010", limit: 20 } },
+    {
+      query: "older messages before msg_0Vc8onev000zyydTrJq9IVpIu",
+      params: { before: "msg_0Vc8onev000zyydTrJq9IVpIu", limit: 20 },
+    },
   ],
   async run(params, ctx) {
     const stored = await ctx.messages.list({
@@ -115,6 +121,16 @@ export const messageList = defineSkill({
       limit: params.limit,
       before: params.before,
     });
+    // A cursor that names no message of this board matches nothing, and an empty page would
+    // read as "no older messages": the caller's id is wrong (mistyped, or from another key's
+    // owner), and is told so. Only an empty page needs the check: a cursor that found older
+    // messages exists.
+    if (stored.length === 0 && params.before !== undefined && !(await ctx.messages.has(params.before))) {
+      throw new SkillError(
+        `No message with id ${JSON.stringify(params.before)} on this message board: pass a message_id or ` +
+          "next_before from an earlier answer, or leave before out for the newest messages",
+      );
+    }
     const messages = stored.map((message) => ({
       message_id: message.id,
       id: message.id,

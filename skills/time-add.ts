@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   checkZone,
+  DST_WALL_TIME_NOTE,
   describeTime,
   inRange,
   type Luxon,
@@ -38,7 +39,9 @@ export const timeAdd = defineSkill({
   tags: ["time", "date", "add", "subtract", "duration", "calendar", "deadline"],
   params: z.object({
     time: timeInput.default("now"),
-    timezone: timeZoneParam("Zone for calendar math and for the result, e.g. Europe/Paris."),
+    timezone: timeZoneParam(
+      `Zone for calendar math, for a \`time\` without offset and for the result, e.g. Europe/Paris. ${DST_WALL_TIME_NOTE}`,
+    ),
     operation: z.enum(["add", "subtract"]).default("add").describe("Add the duration, or subtract it."),
     years: wholeAmount("Years"),
     months: wholeAmount("Months"),

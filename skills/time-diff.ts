@@ -1,7 +1,15 @@
 import type { DateTime, Duration, DurationUnit } from "luxon";
 import { z } from "zod";
 import { defineSkill } from "../src/core/skills/skill.js";
-import { checkZone, loadLuxon, outOfRange, parseTime, timeInput, timeZoneParam } from "./lib/time.js";
+import {
+  checkZone,
+  DST_WALL_TIME_NOTE,
+  loadLuxon,
+  outOfRange,
+  parseTime,
+  timeInput,
+  timeZoneParam,
+} from "./lib/time.js";
 
 const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds"] as const;
 type Unit = (typeof UNITS)[number];
@@ -17,7 +25,9 @@ export const timeDiff = defineSkill({
   params: z.object({
     start: timeInput,
     end: timeInput.default("now"),
-    timezone: timeZoneParam("Zone for calendar units and for inputs without an offset."),
+    timezone: timeZoneParam(
+      `Zone for calendar units and for inputs without an offset. ${DST_WALL_TIME_NOTE}`,
+    ),
     units: z
       .array(z.enum(UNITS))
       .min(1)

@@ -48,6 +48,14 @@ export function inRange(moment: DateTime, what = "The time"): DateTime {
   return moment;
 }
 
+/**
+ * How a wall-clock time without an offset is read where a DST change makes it ambiguous, for
+ * the descriptions of the zone params that read one (see `laterReading`).
+ */
+export const DST_WALL_TIME_NOTE =
+  "A time the clocks skip (DST) is moved forward by the gap (02:30 becomes 03:30); one they repeat is read at its " +
+  "later, standard-time offset.";
+
 export function timeZoneParam(description: string) {
   return z.string().trim().min(1).max(64).default("UTC").describe(description);
 }
@@ -118,7 +126,7 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
         `Invalid UTC offset in the time ${JSON.stringify(input)}: offsets range from -18:00 to +18:00`,
       );
     }
-    return inRange(parsed.setZone(zone), `${what} in ${zone}`);
+    return inRange(laterReading(parsed).setZone(zone), `${what} in ${zone}`);
   }
   if (beyondRange) throw outOfRange(what);
   return undefined;
@@ -136,11 +144,30 @@ function readDigits(luxon: Luxon, input: string, zone: string): DateTime {
   const date = /^\d{4}(?:\d{3,4})?$/.test(input)
     ? luxon.DateTime.fromISO(input, { zone, locale: "en-US" })
     : undefined;
-  if (date?.isValid) return date;
+  if (date?.isValid) return laterReading(date);
   throw new SkillError(
     `Cannot read the time ${JSON.stringify(input)}: a string of digits is read as an ISO 8601 date ` +
       "(2024, 20240501); give Unix seconds as a number, without quotes",
   );
+}
+
+/** Transitions of one zone lie more than this apart, so its offset a day on is the one after the next. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The later of the two moments a wall-clock time names when the clocks go back over it, the
+ * rule PostgreSQL follows, whatever the date today. Luxon starts from the zone's offset now
+ * and keeps it when it fits, so 2024-10-27 02:30 in Paris was +02:00 when read in summer and
+ * +01:00 in winter. A time the clocks skip Luxon already moves forward by the gap, the same
+ * all year. A moment with a fixed offset has one reading and is returned as it is.
+ */
+function laterReading(moment: DateTime): DateTime {
+  const offsetAfter = moment.zone.offset(moment.toMillis() + DAY_MS);
+  // The later reading has the offset in force after the change, which is the smaller one.
+  if (!(offsetAfter < moment.offset)) return moment;
+  const later = moment.plus({ minutes: moment.offset - offsetAfter });
+  const wallClock = (reading: DateTime) => reading.toISO({ includeOffset: false });
+  return wallClock(later) === wallClock(moment) ? later : moment;
 }
 
 export const timeDescription = {

@@ -231,6 +231,8 @@ export interface MessageStore {
     owner: string,
     options: { channel?: string; limit: number; before?: string },
   ): Promise<StoredMessage[]>;
+  /** Whether the owner has a message with this id (another owner's id is not theirs). */
+  has(owner: string, id: string): Promise<boolean>;
 }
 
 export interface MemoryStore {

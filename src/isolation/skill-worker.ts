@@ -120,7 +120,11 @@ function ownerCalls(executionId: string): { messages: OwnerMessages; memory: Own
         post({ type: "call", executionId, callId, target, method, args });
       }) as F;
   return {
-    messages: { send: call("messages", "send"), list: call("messages", "list") },
+    messages: {
+      send: call("messages", "send"),
+      list: call("messages", "list"),
+      has: call("messages", "has"),
+    },
     memory: {
       get: call("memory", "get"),
       set: call("memory", "set"),

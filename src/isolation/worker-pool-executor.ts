@@ -331,7 +331,7 @@ interface RelayedRun {
 }
 
 const OWNER_METHODS = {
-  messages: new Set(["send", "list"]),
+  messages: new Set(["send", "list", "has"]),
   memory: new Set(["get", "set", "delete", "list"]),
 } as const;
 

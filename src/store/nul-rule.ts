@@ -42,6 +42,11 @@ export function withNulRule<S extends Store>(store: S): S {
       hasNul(owner, options.channel, options.before) ? Promise.resolve([]) : list(owner, options),
   );
   guard(
+    messages,
+    "has",
+    (has) => (owner, id) => (hasNul(owner, id) ? Promise.resolve(false) : has(owner, id)),
+  );
+  guard(
     memory,
     "get",
     (get) => (owner, key) => (hasNul(owner, key) ? Promise.resolve(undefined) : get(owner, key)),

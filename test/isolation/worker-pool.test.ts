@@ -90,7 +90,12 @@ describe("the worker pool", { timeout: 60_000 }, () => {
       { onProgress: (update) => progress.push(update) },
     );
     expect(record.status, JSON.stringify(record.error)).toBe("completed");
-    expect(record.result).toMatchObject({ stored: { text: "hello" }, listed: 1, thread: "worker" });
+    expect(record.result).toMatchObject({
+      stored: { text: "hello" },
+      listed: 1,
+      has: [true, false],
+      thread: "worker",
+    });
     expect(progress).toEqual([
       { progress: 1, total: 2, message: "half" },
       { progress: 2, total: 2 },
@@ -273,7 +278,7 @@ function directContext(
     executionId,
     owner,
     config: {},
-    messages: { send: unused, list: unused },
+    messages: { send: unused, list: unused, has: unused },
     memory: { get: unused, set: unused, delete: unused, list: unused },
   };
 }

@@ -28,6 +28,13 @@ describe("csv.to_json", () => {
     ]);
   });
 
+  // Regression (audit 22 F17): spreadsheets export booleans as TRUE/FALSE (pandas as True/False),
+  // and cast left them as strings.
+  it("casts TRUE/FALSE and True/False, as spreadsheets and pandas export them, into booleans", async () => {
+    const result = await runSkill(csvToJson, { csv: "a,b,c,d\nTRUE,FALSE,True,False", cast: true });
+    expect(result.rows).toEqual([{ a: true, b: false, c: true, d: false }]);
+  });
+
   it("handles quoted fields with delimiters, quotes and newlines", async () => {
     const result = await runSkill(csvToJson, { csv: 'a,b\n"x, y","say ""hi""\nthere"' });
     expect(result.rows).toEqual([{ a: "x, y", b: 'say "hi"\nthere' }]);

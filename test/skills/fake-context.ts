@@ -34,6 +34,10 @@ export class InMemoryMessages implements OwnerMessages {
       .filter((message) => options.channel === undefined || message.channel === options.channel)
       .slice(0, options.limit);
   }
+
+  async has(id: string): Promise<boolean> {
+    return this.stored.some((message) => message.id === id);
+  }
 }
 
 /** In-memory key-value memory of one owner; values are stored as JSON text, as a real store would. */

@@ -62,6 +62,37 @@ describe("json.query", () => {
     );
   });
 
+  // Regression (audit 22 F17): JMESPath reads a-b as a minus b, and the error said only
+  // "not-a-number: undefined".
+  it.each([
+    ["a-b", { "a-b": 1 }, /^Could not apply "a-b": .* \(a key with '-' must be quoted: "a-b"\)$/],
+    [
+      "user.first-name",
+      { user: { "first-name": "Ann" } },
+      /\(a key with '-' must be quoted: "first-name"\)$/,
+    ],
+    [
+      "item-1",
+      { "item-1": 1 },
+      /^Invalid JMESPath expression .*\(a key with '-' must be quoted: "item-1"\)$/,
+    ],
+    ["[a-b, c-d, a-b]", {}, /\(keys with '-' must be quoted: "a-b", "c-d"\)$/],
+  ])("hints that a key with '-' must be quoted when %s fails", async (expression, data, message) => {
+    await expectSkillError(jsonQuery, { data, expression }, message);
+  });
+
+  it("gives no quoting hint for names already quoted, strings, literals or variables", async () => {
+    for (const expression of ['"a-b" - b', "'x-y' - b", '`"x-y"` - b', "let $a = `1` in $a-b"]) {
+      const error = await expectSkillError(jsonQuery, { data: {}, expression }, /^Could not apply/);
+      expect(error.message).not.toMatch(/quoted/);
+    }
+  });
+
+  it("finds a key with '-' once it is quoted", async () => {
+    const data = { user: { "first-name": "Ann" } };
+    expect(await runSkill(jsonQuery, { data, expression: 'user."first-name"' })).toEqual({ result: "Ann" });
+  });
+
   it.each([
     ["constructor", { a: 1 }],
     ["toString", { a: 1 }],
@@ -131,6 +162,7 @@ describe("json.validate", () => {
       valid: true,
       errors: [],
       error_count: 0,
+      ignored_formats: [],
     });
   });
 
@@ -182,6 +214,7 @@ describe("json.validate", () => {
       valid: true,
       errors: [],
       error_count: 0,
+      ignored_formats: [],
     });
   });
 
@@ -245,6 +278,60 @@ describe("json.validate", () => {
     );
     const cycle = { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" };
     await expectSkillError(jsonValidate, { schema: cycle, data: 1 }, /^Invalid JSON Schema: /);
+  });
+
+  // Regression (audit 22 F17): Ajv ignores a format it does not know, so a typo answered
+  // `valid: true` with nothing checked and nothing said.
+  it("names the formats it does not know in ignored_formats, and still checks the ones it knows", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        a: { type: "string", format: "made-up-format" },
+        b: { type: "string", format: "idn-email" },
+        c: { type: "string", format: "made-up-format" },
+        d: { type: "string", format: "email" },
+      },
+    };
+    const result = await runSkill(jsonValidate, {
+      schema,
+      data: { a: "x", b: "y", c: "z", d: "not-an-email" },
+    });
+    expect(result.ignored_formats).toEqual(["made-up-format", "idn-email"]);
+    expect(result.errors).toEqual([{ path: "/d", message: 'must match format "email"', keyword: "format" }]);
+    const known = { type: "string", format: "date-time" };
+    expect(
+      (await runSkill(jsonValidate, { schema: known, data: "2024-05-01T10:00:00Z" })).ignored_formats,
+    ).toEqual([]);
+  });
+
+  // Regression (audit 22 F17): a draft-06 schema failed with Ajv's "no schema with key or ref".
+  it("validates draft-06 schemas, their meta-schema included", async () => {
+    const $schema = "http://json-schema.org/draft-06/schema#";
+    const schema = { $schema, type: "object", properties: { n: { type: "integer", exclusiveMinimum: 0 } } };
+    expect((await runSkill(jsonValidate, { schema, data: { n: 1 } })).valid).toBe(true);
+    expect((await runSkill(jsonValidate, { schema, data: { n: 0 } })).errors).toEqual([
+      { path: "/n", message: "must be > 0", keyword: "exclusiveMinimum" },
+    ]);
+    await expectSkillError(
+      jsonValidate,
+      { schema: { $schema, type: "strnig" }, data: 1 },
+      /^Invalid JSON Schema: \/type must be equal to one of the allowed values/,
+    );
+  });
+
+  // Regression (audit 22 F17): Ajv's 2020-12 meta-schema reported an `items` array as
+  // "data/items must be object,boolean" over and over, with no word of prefixItems.
+  it("answers an items array under 2020-12 with one message naming prefixItems", async () => {
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      properties: { a: { items: [{ type: "string" }] }, b: { items: [{ type: "number" }], type: "array" } },
+    };
+    const error = await expectSkillError(jsonValidate, { schema, data: {} }, /prefixItems/);
+    expect(error.message).toBe(
+      'Invalid JSON Schema: "items" is an array at /properties/a/items, /properties/b/items, which 2020-12 does ' +
+        'not allow: list the schemas of the first items in "prefixItems", and give "items" (not "additionalItems") ' +
+        "one schema for the items after them",
+    );
   });
 
   it("refuses draft-04 schemas with a clear message", async () => {

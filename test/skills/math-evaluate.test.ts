@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { mathEvaluate } from "../../skills/math-evaluate.js";
 import { expectSkillError, runSkill } from "./run-skill.js";
 
@@ -78,6 +79,31 @@ describe("math.evaluate", () => {
     }
     expect(await runSkill(mathEvaluate, { expression: "1/3" })).toMatchObject({ type: "number" });
     expect(await runSkill(mathEvaluate, { expression: "sqrt(4)" })).toMatchObject({ value: 2 });
+  });
+
+  // Regression (audit 22 F17): the `type` field's description left out bigint, help and index.
+  it.each([
+    ["2^10", "number"],
+    ["1 < 2", "boolean"],
+    ['"text"', "string"],
+    ["null", "null"],
+    ["bignumber(2)", "bignumber"],
+    ["bigint(5)", "bigint"],
+    ["fraction(1, 3)", "fraction"],
+    ["2i", "complex"],
+    ["5 cm", "unit"],
+    ["sparse([1, 2])", "matrix"],
+    ["index(1)", "index"],
+    ["help(sqrt)", "help"],
+    ["{a: 1}", "object"],
+  ])("publishes the type of %s, %s, among the result's types", async (expression, type) => {
+    expect(await runSkill(mathEvaluate, { expression })).toMatchObject({ type });
+    const published = z.toJSONSchema(mathEvaluate.result).properties?.type as {
+      enum: string[];
+      description: string;
+    };
+    expect(published.enum).toContain(type);
+    expect(published.description).toContain(type);
   });
 
   it("describes a function with help, whose text runs the function's examples", async () => {

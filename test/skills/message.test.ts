@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { messageList, messageSend } from "../../skills/message.js";
 import { fakeContext } from "./fake-context.js";
-import { runSkill } from "./run-skill.js";
+import { expectSkillError, runSkill } from "./run-skill.js";
 
 describe("message.send", () => {
   it("stores the message in the owner's messages and answers its id with status sent", async () => {
@@ -80,6 +80,28 @@ describe("message.list", () => {
     const second = await runSkill(messageList, { channel: "ops", limit: 2, before: first.next_before }, ctx);
     expect((second.messages as { text: string }[]).map((message) => message.text)).toEqual(["one"]);
     expect(second.next_before).toBeNull();
+  });
+
+  // Regression (audit 22 F17): an unknown cursor answered an empty page with next_before
+  // null, as if there were no older messages.
+  it("fails a before id that names no message of the board, instead of answering an empty page", async () => {
+    const ctx = await contextWithMessages();
+    await expectSkillError(
+      messageList,
+      { before: "msg_0Vc8onev000zyydTrJq9IVpIu" },
+      /^No message with id "msg_0Vc8onev000zyydTrJq9IVpIu" on this message board: pass a message_id or next_before/,
+      ctx,
+    );
+  });
+
+  it("answers an empty last page for the oldest message's id, in its channel or another", async () => {
+    const ctx = await contextWithMessages();
+    const oldest = { messages: [], count: 0, next_before: null };
+    expect(await runSkill(messageList, { before: "msg_000001" }, ctx)).toEqual(oldest);
+    expect(
+      await runSkill(messageList, { before: "msg_000004", channel: "general", limit: 1 }, ctx),
+    ).toMatchObject({ count: 1 });
+    expect(await runSkill(messageList, { before: "msg_000002", channel: "general" }, ctx)).toEqual(oldest);
   });
 
   it("defaults limit to 20 and refuses more than 100", () => {

@@ -426,3 +426,61 @@ describe("time.diff", () => {
     );
   });
 });
+
+// Regression (audit 22 F17): Luxon reads a repeated wall time at the zone's offset of the
+// day the server runs, so 2024-10-27 02:30 in Paris was +02:00 in summer and +01:00 in
+// winter; the rule is now the later, standard-time reading all year, as described.
+describe.each(["2026-01-15T12:00:00Z", "2026-07-15T12:00:00Z"])(
+  "a wall time a DST change skips or repeats, read on %s",
+  (today) => {
+    const toUtc = async (time: string, from_timezone: string) => {
+      vi.useFakeTimers({ now: new Date(today) });
+      return (await runSkill(timeConvert, { time, from_timezone, to_timezone: "UTC" })).iso;
+    };
+
+    it.each([
+      ["2024-10-27T02:30", "Europe/Paris", "2024-10-27T01:30:00.000Z"],
+      ["2024-11-03 01:30", "America/New_York", "2024-11-03T06:30:00.000Z"],
+      ["2024-04-07T02:30", "Australia/Sydney", "2024-04-06T16:30:00.000Z"],
+      ["2024-04-07T01:45", "Australia/Lord_Howe", "2024-04-06T15:15:00.000Z"],
+      ["20241103", "America/Havana", "2024-11-03T05:00:00.000Z"],
+    ])("reads the repeated %s in %s at its later, standard-time offset", async (time, zone, iso) => {
+      expect(await toUtc(time, zone)).toBe(iso);
+    });
+
+    it.each([
+      ["2024-03-31T02:30", "Europe/Paris", "2024-03-31T01:30:00.000Z"],
+      ["2024-03-10T02:30", "America/New_York", "2024-03-10T07:30:00.000Z"],
+      ["2024-10-06T02:15", "Australia/Lord_Howe", "2024-10-05T15:45:00.000Z"],
+    ])("moves the skipped %s in %s forward by the gap", async (time, zone, iso) => {
+      expect(await toUtc(time, zone)).toBe(iso);
+    });
+
+    it("keeps an offset the input gives, and a moment given as Unix seconds", async () => {
+      expect(await toUtc("2024-10-27T02:30+02:00", "Europe/Paris")).toBe("2024-10-27T00:30:00.000Z");
+      const fromSeconds = await runSkill(timeAdd, { time: 1729989000, timezone: "Europe/Paris", hours: 0 });
+      expect(fromSeconds.iso).toBe("2024-10-27T02:30:00.000+02:00");
+    });
+
+    it("applies the same reading in time.add and time.diff", async () => {
+      vi.useFakeTimers({ now: new Date(today) });
+      const added = await runSkill(timeAdd, { time: "2024-10-27T02:30", timezone: "Europe/Paris", hours: 0 });
+      expect(added.input_iso).toBe("2024-10-27T02:30:00.000+01:00");
+      const diff = await runSkill(timeDiff, {
+        start: "2024-10-27T02:30",
+        end: "2024-10-27T03:30",
+        timezone: "Europe/Paris",
+        units: ["hours"],
+      });
+      expect(diff.total_hours).toBe(1);
+    });
+  },
+);
+
+it("says in each zone param that reads a wall time how a DST change is handled", () => {
+  const note =
+    /skip \(DST\) is moved forward by the gap .* repeat is read at its later, standard-time offset/;
+  expect(timeConvert.params.shape.from_timezone.description).toMatch(note);
+  expect(timeAdd.params.shape.timezone.description).toMatch(note);
+  expect(timeDiff.params.shape.timezone.description).toMatch(note);
+});

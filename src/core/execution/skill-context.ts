@@ -57,6 +57,7 @@ export function ownerMessages(store: MessageStore, owner: string, clock: Clock):
       return message;
     },
     list: (options) => store.list(owner, options),
+    has: (id) => store.has(owner, id),
   };
 }
 

@@ -47,6 +47,8 @@ export interface StoredMessage {
 export interface OwnerMessages {
   send(channel: string, text: string): Promise<StoredMessage>;
   list(options: { channel?: string; limit: number; before?: string }): Promise<StoredMessage[]>;
+  /** Whether the owner has a message with this id. */
+  has(id: string): Promise<boolean>;
 }
 
 /** A key-value memory of the calling key's owner. Values are JSON. */

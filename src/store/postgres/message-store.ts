@@ -53,4 +53,12 @@ export class PostgresMessageStore implements MessageStore {
       createdAt: row.created_at,
     }));
   }
+
+  async has(owner: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query("select 1 from messages where owner = $1 and id = $2", [
+      owner,
+      id,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
 }

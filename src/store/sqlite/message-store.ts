@@ -16,12 +16,14 @@ interface MessageRow {
  */
 export class SqliteMessageStore implements MessageStore {
   private readonly insertStatement: Database.Statement<[MessageRow & { owner: string }]>;
+  private readonly hasStatement: Database.Statement<[{ owner: string; id: string }]>;
   private readonly listStatements = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {
     this.insertStatement = db.prepare(
       "insert into messages (id, owner, channel, text, created_at) values (@id, @owner, @channel, @text, @created_at)",
     );
+    this.hasStatement = db.prepare("select 1 from messages where owner = @owner and id = @id");
   }
 
   async insert(owner: string, message: StoredMessage): Promise<void> {
@@ -50,6 +52,10 @@ export class SqliteMessageStore implements MessageStore {
       text: row.text,
       createdAt: row.created_at,
     }));
+  }
+
+  async has(owner: string, id: string): Promise<boolean> {
+    return this.hasStatement.get({ owner, id }) !== undefined;
   }
 
   /** One statement per combination of filters, prepared on first use. */

@@ -42,6 +42,7 @@ export function describeNulTextContract(handle: StoreHandle): void {
       });
       expect(await store.messages.list("acme", { limit: 10, before: "msg_\u0000" })).toEqual([]);
       expect(await store.messages.list("acme", { limit: 10, channel: "gen\u0000" })).toEqual([]);
+      expect(await store.messages.has("acme", "msg_1\u0000")).toBe(false);
       await store.memory.set("acme", "a", 1, isoTimestamp(T0));
       expect(await store.memory.list("acme", { limit: 10, prefix: "a\u0000" })).toEqual([]);
       expect(await store.memory.get("acme", "a\u0000")).toBeUndefined();

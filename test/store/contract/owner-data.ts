@@ -49,6 +49,14 @@ export function describeOwnerDataContract(handle: StoreHandle): void {
       await seed();
       expect(await handle.store.messages.list("acme", { before: "msg_x", limit: 10 })).toEqual([]);
     });
+
+    it("knows an owner's message ids, and neither another owner's nor an unknown one", async () => {
+      await seed();
+      expect(await handle.store.messages.has("acme", "msg_1")).toBe(true);
+      expect(await handle.store.messages.has("acme", "msg_x")).toBe(false);
+      expect(await handle.store.messages.has("globex", "msg_x")).toBe(true);
+      expect(await handle.store.messages.has("acme", "msg_9")).toBe(false);
+    });
   });
 
   describe("memory", () => {

@@ -75,9 +75,54 @@ describe("urlWithoutCredentials", () => {
     );
     expect(urlWithoutCredentials("not a url ?token=1")).toBe("not a url ?token=[redacted]");
   });
+
+  // Audit 23, #8: only `scheme://user:password@` was masked, but URL parsers (and so
+  // fetch) read user information in other forms too, and such a record kept the password.
+  it("masks user information in every form a URL parser reads one", () => {
+    for (const [url, masked] of [
+      [" http://user:PW1@127.0.0.1:23871/", " http://user:[redacted]@127.0.0.1:23871/"],
+      ["http:\\\\user:PW2@127.0.0.1/", "http:\\\\user:[redacted]@127.0.0.1/"],
+      ["http:/user:PW3@127.0.0.1/", "http:/user:[redacted]@127.0.0.1/"],
+      ["http:user:PW4@127.0.0.1/", "http:user:[redacted]@127.0.0.1/"],
+      ["HTTPS://token5@example.com/", "HTTPS://[redacted]@example.com/"],
+      // A password holding "@": parsers split at the last one of the authority.
+      ["http://user:PW6@part@example.com/", "http://user:[redacted]@example.com/"],
+      // A tab inside the scheme, which parsers drop: no form of the password is shown.
+      ["ht\ttp://user:PW7@example.com/", "[redacted]"],
+    ]) {
+      expect(urlWithoutCredentials(url as string), url).toBe(masked);
+    }
+  });
+
+  it("gives a masked URL back as it is", () => {
+    for (const url of [
+      "https://bob:hunter2@example.com/x?token=t",
+      "http:/user:PW3@127.0.0.1/",
+      "https://ghp_abc@github.com/o/r.git",
+    ]) {
+      const masked = urlWithoutCredentials(url);
+      expect(urlWithoutCredentials(masked), url).toBe(masked);
+    }
+  });
+
+  it("keeps an @ that is no user information, and masks members separated by ;", () => {
+    expect(urlWithoutCredentials("mailto:bob@example.com")).toBe("mailto:bob@example.com");
+    expect(urlWithoutCredentials("https://example.com/?to=bob@example.com")).toBe(
+      "https://example.com/?to=bob@example.com",
+    );
+    expect(urlWithoutCredentials("https://example.com/?a=1;token=X&b=2")).toBe(
+      "https://example.com/?a=1;token=[redacted]&b=2",
+    );
+  });
+
+  it("leaves header values that are no URL as they are", () => {
+    for (const value of ["text/html; charset=utf-8", "session=abc; Path=/; HttpOnly", "max-age=0, private"]) {
+      expect(urlWithoutCredentials(value)).toBe(value);
+    }
+  });
 });
 
-describe("redactedParams", () => {
+describe("redactedBySchema", () => {
   const catalogParams = toCatalogSkill(httpRequest).params;
 
   it("masks http.request's credential headers and URL query values and nothing else", () => {

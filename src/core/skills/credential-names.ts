@@ -50,21 +50,24 @@ export function isCredentialName(name: string): boolean {
   return CREDENTIAL_WORDS.has(last) || (last.endsWith("s") && CREDENTIAL_WORDS.has(last.slice(0, -1)));
 }
 
-/** `scheme://userinfo@`: the user information a URL may carry, `user:password` or a token. */
-const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*)@/i;
+/**
+ * `scheme:` and the user information after it, `user:password` or a token, up to the last
+ * `@` of the authority, in every form a URL parser reads one: after `//`, and also (for
+ * http and https, as WHATWG URL and so fetch read them) after backslashes, one slash or
+ * none, and with spaces before the scheme.
+ */
+const USER_INFO = /^(\s*[a-z][a-z0-9+.-]*:[\\/]*)([^/\\?#]*)@/i;
 
 /**
  * `url` with its credentials masked: the password of its user information (all of it when
  * there is no password: a token is often sent as the user), and the values of its query
  * and fragment members whose names are credential names (`?api_key=…`, OAuth's
- * `#access_token=…`). Works on the text as given, valid URL or not, and changes nothing
- * else (no normalising), so the rest reads as it was sent.
+ * `#access_token=…`; members are separated by `&` or `;`). Works on the text as given,
+ * valid URL or not, and changes nothing else (no normalising), so the rest reads as it
+ * was sent.
  */
 export function urlWithoutCredentials(url: string): string {
-  const withoutUser = url.replace(USER_INFO, (_, scheme: string, userInfo: string) => {
-    const colon = userInfo.indexOf(":");
-    return `${scheme}${colon === -1 ? REDACTED : `${userInfo.slice(0, colon)}:${REDACTED}`}@`;
-  });
+  const withoutUser = withoutUserInfo(url);
   const hash = withoutUser.indexOf("#");
   const beforeHash = hash === -1 ? withoutUser : withoutUser.slice(0, hash);
   const fragment = hash === -1 ? undefined : withoutUser.slice(hash + 1);
@@ -78,17 +81,36 @@ export function urlWithoutCredentials(url: string): string {
   );
 }
 
-/** `name=value&…` with the values of credential names masked. */
+/**
+ * `url` with the password of its user information masked (all of it without a password).
+ * A URL that parses is judged by what the parser reads, so `mailto:bob@example.com` (a
+ * path, no user) is kept; one that does not is judged by its text. A parsed user the text
+ * does not show where USER_INFO looks (a tab inside the scheme, which parsers drop) masks
+ * the whole URL: no form of a password is shown.
+ */
+function withoutUserInfo(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed !== null && parsed.username === "" && parsed.password === "") return url;
+  const found = USER_INFO.exec(url);
+  if (found === null) return parsed === null ? url : REDACTED;
+  const [whole, scheme, userInfo = ""] = found;
+  const colon = userInfo.indexOf(":");
+  const masked = colon === -1 ? REDACTED : `${userInfo.slice(0, colon)}:${REDACTED}`;
+  return `${scheme}${masked}@${url.slice(whole.length)}`;
+}
+
+/** `name=value&…` (or `;`-separated) with the values of credential names masked. */
 function membersWithoutCredentials(members: string): string {
+  // The separators are kept, at the odd indices, so the text is rebuilt as it was.
   return members
-    .split("&")
-    .map((member) => {
+    .split(/([&;])/)
+    .map((member, index) => {
       const equals = member.indexOf("=");
-      if (equals === -1) return member;
+      if (index % 2 === 1 || equals === -1) return member;
       const name = member.slice(0, equals);
       return isCredentialName(decodedName(name)) ? `${name}=${REDACTED}` : member;
     })
-    .join("&");
+    .join("");
 }
 
 /** A query member's name as a server reads it (`+` is a space); as written when it is not valid. */

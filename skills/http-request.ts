@@ -83,11 +83,18 @@ export const httpRequest = defineSkill({
       .default("text")
       .describe("Return the body as text (decoded with the response charset) or base64 for binary content."),
   }),
+  // The URL the request ended at, and a Location or Link header, may repeat the url's
+  // credentials (`?api_key=…`, a redirect to https:// with the same query): they are masked
+  // the same way in the record, which is also the answer (the caller knows its own key). A
+  // header value that is no URL is kept as it is: a Set-Cookie is the caller's to use.
   result: z.object({
     status: z.number().int().describe("HTTP status code of the final response."),
     headers: z
-      .record(z.string(), z.string())
-      .describe("Response headers, lower-case names; repeated ones joined by ', '."),
+      .record(z.string(), sensitive(z.string(), "url"))
+      .describe(
+        "Response headers, lower-case names; repeated ones joined by ', '. In a URL a header holds (Location, " +
+          "Link), credential query values and passwords are [redacted], as in url.",
+      ),
     body: z
       .string()
       .describe(
@@ -96,7 +103,15 @@ export const httpRequest = defineSkill({
       ),
     truncated: z.boolean().describe("True when the body was longer than max_bytes and was cut."),
     bytes: z.number().int().describe("Number of body bytes returned."),
-    url: z.string().describe("Final URL, after redirects."),
+    url: sensitive(
+      z
+        .string()
+        .describe(
+          "Final URL, after redirects, with the values of its credential query members (api_key, token, ...) " +
+            "[redacted], as the execution record keeps the url param.",
+        ),
+      "url",
+    ),
     redirects: z.number().int().describe("How many redirects were followed."),
   }),
   annotations: {

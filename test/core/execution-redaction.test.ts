@@ -1,4 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { httpRequest } from "../../skills/http-request.js";
 import { timeConvert } from "../../skills/time-convert.js";
@@ -147,5 +150,80 @@ describe("what an execution keeps of the credentials it was given", () => {
     await expect(
       execute({ ...whole, headers: { ...whole.headers, Authorization: "Bearer other" } }),
     ).rejects.toMatchObject({ code: "idempotency_key_reused" });
+  });
+});
+
+// Audit 23, #2: http.request's result repeated the url's `?api_key=` whole (stored,
+// answered and shown beside the masked params).
+describe("what an execution keeps of the credentials its result repeats", () => {
+  let core: Awaited<ReturnType<typeof makeCore>>;
+  let key: ApiKey;
+  let target: http.Server;
+  let base: string;
+  const stored = async (id: string) => core.skillport.store.executions.get(id);
+
+  beforeAll(async () => {
+    target = http.createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://local");
+      if (url.pathname === "/moved") {
+        // As an http:// to https:// redirect does: the same query, the key in it.
+        res.writeHead(301, { location: `/end${url.search}`, "set-cookie": "session=s1; Path=/" });
+        res.end();
+        return;
+      }
+      res.end("ok");
+    });
+    target.listen(0, "127.0.0.1");
+    await once(target, "listening");
+    base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    target.closeAllConnections();
+    target.close();
+  });
+  beforeEach(async () => {
+    core = await makeCore([httpRequest], {
+      clock: systemClock,
+      skillConfig: { "http.request": { allowPrivateNetworks: true } },
+    });
+    key = await core.keyFor();
+  });
+  afterEach(async () => {
+    await core.cleanup();
+  });
+
+  /** The record as the caller got it, as the store keeps it, and as any key of the owner reads it. */
+  const everyCopy = async (record: { id: string }) => [
+    record,
+    (await stored(record.id))?.record,
+    await core.skillport.queries.get(key, record.id),
+  ];
+
+  it("masks http.request's final URL in the record every caller gets", async () => {
+    const { record } = await core.run(key, "http.request", { url: `${base}/moved?api_key=SECRETQ&x=1` });
+    expect(record.status).toBe("completed");
+    for (const copy of await everyCopy(record)) {
+      expect(copy).toMatchObject({
+        result: { status: 200, url: `${base}/end?api_key=[redacted]&x=1`, redirects: 1 },
+      });
+      expect(JSON.stringify(copy)).not.toContain("SECRETQ");
+    }
+  });
+
+  it("masks a URL in a response header, and keeps a cookie the response sets", async () => {
+    const { record } = await core.run(key, "http.request", {
+      url: `${base}/moved?access_token=RUNTOKEN`,
+      follow_redirects: false,
+    });
+    for (const copy of await everyCopy(record)) {
+      expect(copy).toMatchObject({
+        result: {
+          status: 301,
+          headers: { location: "/end?access_token=[redacted]", "set-cookie": "session=s1; Path=/" },
+          url: `${base}/moved?access_token=[redacted]`,
+        },
+      });
+      expect(JSON.stringify(copy)).not.toContain("RUNTOKEN");
+    }
   });
 });

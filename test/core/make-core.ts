@@ -25,6 +25,8 @@ export async function makeCore(
     maxPendingExecutions?: number;
     learnWindowMs?: number;
     heartbeatMs?: number;
+    /** Each skill's settings, as SKILLPORT_SKILL_CONFIG gives them. */
+    skillConfig?: Record<string, Record<string, unknown>>;
     /** Stands in for the store the core is given (e.g. one whose calls fail). */
     wrapStore?: (store: Store) => Store;
   } = {},
@@ -43,6 +45,7 @@ export async function makeCore(
     ...(options.maxPendingExecutions && { maxPendingExecutions: options.maxPendingExecutions }),
     ...(options.learnWindowMs !== undefined && { learnWindowMs: options.learnWindowMs }),
     ...(options.heartbeatMs !== undefined && { heartbeatMs: options.heartbeatMs }),
+    ...(options.skillConfig && { skillConfig: options.skillConfig }),
     failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     asyncConcurrency: options.asyncConcurrency ?? 4,
   });

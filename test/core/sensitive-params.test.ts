@@ -4,7 +4,7 @@ import { httpRequest } from "../../skills/http-request.js";
 import { generateSecret, redactSecretsIn } from "../../src/core/keys/secret.js";
 import { isCredentialName, urlWithoutCredentials } from "../../src/core/skills/credential-names.js";
 import { toCatalogSkill } from "../../src/core/skills/registry.js";
-import { redactedParams, sensitive } from "../../src/core/skills/sensitive-params.js";
+import { redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
 
 describe("credential names", () => {
   it("are the headers and query members that carry credentials, however they are spelled", () => {
@@ -131,7 +131,7 @@ describe("redactedBySchema", () => {
       headers: { Authorization: "Bearer ghp_abc", "X-Api-Key": "k2", Accept: "application/json" },
       body: '{"password":"kept: bodies are not marked"}',
     });
-    expect(redactedParams(catalogParams, params)).toEqual({
+    expect(redactedBySchema(catalogParams, params)).toEqual({
       ...(params as object),
       url: "https://api.example.com/?api_key=[redacted]&q=1",
       headers: { Authorization: "[redacted]", "X-Api-Key": "[redacted]", Accept: "application/json" },
@@ -153,16 +153,47 @@ describe("redactedBySchema", () => {
       accounts: [{ name: "a", pin: "1234" }],
       plain: "x",
     });
-    expect(redactedParams(schema, params)).toEqual({
+    expect(redactedBySchema(schema, params)).toEqual({
       password: "[redacted]",
       wrapped: "[redacted]",
       accounts: [{ name: "a", pin: "[redacted]" }],
       plain: "x",
     });
-    expect(redactedParams(schema, schema.parse({ wrapped: null, accounts: [], plain: "x" }))).toEqual({
+    expect(redactedBySchema(schema, schema.parse({ wrapped: null, accounts: [], plain: "x" }))).toEqual({
       wrapped: null,
       accounts: [],
       plain: "x",
+    });
+  });
+
+  it("finds marks on the values of a record", () => {
+    const schema = z.object({ headers: z.record(z.string(), sensitive(z.string(), "url")), n: z.number() });
+    expect(
+      redactedBySchema(schema, {
+        headers: { location: "https://x.example/?token=t&q=1", server: "s" },
+        n: 1,
+      }),
+    ).toEqual({ headers: { location: "https://x.example/?token=[redacted]&q=1", server: "s" }, n: 1 });
+  });
+
+  it("masks http.request's result URL and the URLs in its response headers, and nothing else", () => {
+    const result = {
+      status: 301,
+      headers: {
+        location: "https://api.example.com/v1?api_key=k1&page=2",
+        "set-cookie": "session=s1; Path=/; HttpOnly",
+        "content-type": "text/plain",
+      },
+      body: '{"api_key":"k1"}',
+      truncated: false,
+      bytes: 16,
+      url: "http://api.example.com/v1?api_key=k1&page=2",
+      redirects: 0,
+    };
+    expect(redactedBySchema(httpRequest.result, result)).toEqual({
+      ...result,
+      headers: { ...result.headers, location: "https://api.example.com/v1?api_key=[redacted]&page=2" },
+      url: "http://api.example.com/v1?api_key=[redacted]&page=2",
     });
   });
 

@@ -1,6 +1,6 @@
 import { redactSecrets, redactSecretsIn } from "../keys/secret.js";
 import type { SkillRegistry } from "../skills/registry.js";
-import { redactedParams } from "../skills/sensitive-params.js";
+import { redactedBySchema } from "../skills/sensitive-params.js";
 import type { StoredExecution } from "./record.js";
 
 /**
@@ -8,6 +8,11 @@ import type { StoredExecution } from "./record.js";
  * marks sensitive masked (`sensitive`: `http.request`'s credential headers and URL query
  * values), and every skillport secret (`redactSecrets`, as the log stream has it) masked in
  * its params, result and error message, wherever an agent put or a skill quoted one.
+ *
+ * Its result is masked as the skill's result schema marks it, where it repeats what the
+ * params carry (`http.request`'s final URL and a Location header, with the url's query).
+ * The ended record is one for every reader: the caller that started it gets it masked too
+ * (it knows its own key), as every later read, event and MCP answer does.
  *
  * Params are needed whole only while the execution may still start: a queued record runs
  * from its stored params, in this process, another one or the next one after a restart.
@@ -17,9 +22,10 @@ import type { StoredExecution } from "./record.js";
  */
 export function redactedExecution(execution: StoredExecution, registry: SkillRegistry): StoredExecution {
   const { record } = execution;
-  const schema = registry.get(record.skill_id)?.params;
-  const params = redactSecretsIn(schema ? redactedParams(schema, execution.params) : execution.params);
-  const result = redactSecretsIn(record.result);
+  const skill = registry.get(record.skill_id);
+  const params = redactSecretsIn(skill ? redactedBySchema(skill.params, execution.params) : execution.params);
+  const marked = skill && record.result !== null ? redactedBySchema(skill.skill.result, record.result) : null;
+  const result = redactSecretsIn((marked ?? record.result) as typeof record.result);
   const message = record.error ? redactSecrets(record.error.message) : undefined;
   // Most executions hold no credential: they are kept as they are, not copied.
   if (params === execution.params && result === record.result && message === record.error?.message)

@@ -2,40 +2,44 @@ import { z } from "zod";
 import { isCredentialName, REDACTED, urlWithoutCredentials } from "./credential-names.js";
 
 /**
- * How a param carries credentials, and so what of it is masked once they are no longer
- * needed (see `redactedParams`):
+ * How a param, or a member of a result, carries credentials, and so what of it is masked
+ * once they are no longer needed (see `redactedBySchema`):
  * - `value`: the whole value is one (a password, a token);
  * - `entries`: a record of names to values (HTTP headers, form fields): the values under
  *   credential names (`Authorization`, `X-Api-Key`, `*-Token`: `isCredentialName`);
- * - `url`: a URL: its user information and the query values under credential names.
+ * - `url`: a URL: its user information and the query values under credential names
+ *   (text that is no URL is kept as it is, so it may mark any header value).
  */
-export type ParamSensitivity = "value" | "entries" | "url";
+export type Sensitivity = "value" | "entries" | "url";
 
 /**
- * The params schemas marked sensitive. A registry of its own, not zod's global one that
- * `.meta()` writes to: the mark is for the service, and stays out of the JSON Schema
- * agents read.
+ * The params and result schemas marked sensitive. A registry of its own, not zod's global
+ * one that `.meta()` writes to: the mark is for the service, and stays out of the JSON
+ * Schema agents read.
  */
-const sensitiveSchemas = z.registry<{ sensitive: ParamSensitivity }>();
+const sensitiveSchemas = z.registry<{ sensitive: Sensitivity }>();
 
 /**
  * Marks a param of a skill's params schema as carrying credentials: once an execution can
  * no longer start, what `sensitivity` names is masked in its stored params, and nothing
- * shows it (README, "What is kept of an execution"). Mark the schema as the params object
- * holds it (after `.describe()`, `.default()` and the like: each makes a new schema) or
- * one it wraps.
+ * shows it (README, "What is kept of an execution"). Marked in the result schema, a member
+ * that repeats what the params carry (the URL a request ended at) is masked the same way
+ * in the record, as soon as the execution ends. Mark the schema as the object, array or
+ * record holds it (after `.describe()`, `.default()` and the like: each makes a new
+ * schema) or one it wraps.
  */
-export function sensitive<T extends z.ZodType>(schema: T, sensitivity: ParamSensitivity): T {
+export function sensitive<T extends z.ZodType>(schema: T, sensitivity: Sensitivity): T {
   sensitiveSchemas.add(schema, { sensitive: sensitivity });
   return schema;
 }
 
 /**
- * `params` as `schema` parsed them, with what its sensitive params hold masked (the rule of
- * `ParamSensitivity`), into nested objects and arrays. A new value; `params` is unchanged.
+ * `value` (params or a result) as `schema` describes it, with what its sensitive members
+ * hold masked (the rule of `Sensitivity`), into nested objects, arrays and records. A new
+ * value when a schema marks anything; `value` is unchanged.
  */
-export function redactedParams(schema: z.ZodType, params: unknown): unknown {
-  return marksAnything(schema) ? maskedParams(schema, params) : params;
+export function redactedBySchema(schema: z.ZodType, value: unknown): unknown {
+  return marksAnything(schema) ? maskedBySchema(schema, value) : value;
 }
 
 /** Whether any schema `schema` holds is marked, per schema (most skills mark none). */
@@ -50,34 +54,41 @@ function marksAnything(schema: z.ZodType): boolean {
       else if (layer instanceof z.ZodObject)
         known = Object.values(layer.shape as Record<string, z.ZodType>).some(marksAnything);
       else if (layer instanceof z.ZodArray) known = marksAnything(layer.element as z.ZodType);
+      else if (layer instanceof z.ZodRecord) known = marksAnything(layer.valueType as z.ZodType);
     }
     marked.set(schema, known);
   }
   return known;
 }
 
-function maskedParams(schema: z.ZodType, params: unknown): unknown {
+function maskedBySchema(schema: z.ZodType, value: unknown): unknown {
   for (let layer: z.ZodType | undefined = schema; layer !== undefined; layer = wrappedBy(layer)) {
     const sensitivity = sensitiveSchemas.get(layer)?.sensitive;
-    if (sensitivity !== undefined) return masked(sensitivity, params);
-    if (layer instanceof z.ZodObject && isPlainRecord(params)) {
+    if (sensitivity !== undefined) return masked(sensitivity, value);
+    if (layer instanceof z.ZodObject && isPlainRecord(value)) {
       const shape = layer.shape as Record<string, z.ZodType>;
       return Object.fromEntries(
-        Object.entries(params).map(([name, value]) => {
-          const member = Object.hasOwn(shape, name) ? shape[name] : undefined;
-          return [name, member === undefined ? value : maskedParams(member, value)];
+        Object.entries(value).map(([name, member]) => {
+          const memberSchema = Object.hasOwn(shape, name) ? shape[name] : undefined;
+          return [name, memberSchema === undefined ? member : maskedBySchema(memberSchema, member)];
         }),
       );
     }
-    if (layer instanceof z.ZodArray && Array.isArray(params)) {
+    if (layer instanceof z.ZodRecord && isPlainRecord(value)) {
+      const valueType = layer.valueType as z.ZodType;
+      return Object.fromEntries(
+        Object.entries(value).map(([name, entry]) => [name, maskedBySchema(valueType, entry)]),
+      );
+    }
+    if (layer instanceof z.ZodArray && Array.isArray(value)) {
       const element = layer.element as z.ZodType;
-      return params.map((item) => maskedParams(element, item));
+      return value.map((item) => maskedBySchema(element, item));
     }
   }
-  return params;
+  return value;
 }
 
-function masked(sensitivity: ParamSensitivity, value: unknown): unknown {
+function masked(sensitivity: Sensitivity, value: unknown): unknown {
   if (value === undefined || value === null) return value;
   switch (sensitivity) {
     case "value":

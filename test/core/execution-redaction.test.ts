@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { cryptoHash } from "../../skills/crypto-hash.js";
 import { httpRequest } from "../../skills/http-request.js";
 import { timeConvert } from "../../skills/time-convert.js";
 import { systemClock } from "../../src/core/clock.js";
@@ -153,8 +154,9 @@ describe("what an execution keeps of the credentials it was given", () => {
   });
 });
 
-// Audit 23, #2: http.request's result repeated the url's `?api_key=` whole (stored,
-// answered and shown beside the masked params).
+// Audit 23, #2 and #3: http.request's result repeated the url's `?api_key=` whole (stored,
+// answered and shown beside the masked params), and crypto.hash's hmac_key, a webhook
+// provider's signing secret, was kept as sent.
 describe("what an execution keeps of the credentials its result repeats", () => {
   let core: Awaited<ReturnType<typeof makeCore>>;
   let key: ApiKey;
@@ -182,7 +184,7 @@ describe("what an execution keeps of the credentials its result repeats", () => 
     target.close();
   });
   beforeEach(async () => {
-    core = await makeCore([httpRequest], {
+    core = await makeCore([httpRequest, cryptoHash], {
       clock: systemClock,
       skillConfig: { "http.request": { allowPrivateNetworks: true } },
     });
@@ -225,5 +227,21 @@ describe("what an execution keeps of the credentials its result repeats", () => 
       });
       expect(JSON.stringify(copy)).not.toContain("RUNTOKEN");
     }
+  });
+
+  it("keeps crypto.hash's hmac_key masked once the execution ended, and answers the right digest", async () => {
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const { record } = await core.run(key, "crypto.hash", {
+      text: 'msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}',
+      hmac_key: secret,
+      hmac_key_encoding: "base64",
+      output: "base64",
+    });
+    // The Standard Webhooks test vector's signature.
+    expect(record.result).toMatchObject({ digest: "g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=" });
+    const kept = await stored(record.id);
+    expect(kept?.params).toMatchObject({ hmac_key: "[redacted]", hmac_key_encoding: "base64" });
+    expect(JSON.stringify(kept)).not.toContain(secret);
+    expect(JSON.stringify((await core.skillport.queries.getAny(record.id)).params)).not.toContain(secret);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { cryptoHash } from "../../skills/crypto-hash.js";
 import { encodingConvert } from "../../skills/encoding-convert.js";
@@ -53,6 +53,30 @@ describe("crypto.hash", () => {
       expect(result.digest).toBe("g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
     },
   );
+
+  // Audit 23, #11: whsec_ is made of base64url's characters, so with base64url it was read
+  // as part of the key, and the signature was silently wrong.
+  it("drops a whsec_ prefix read as base64url too", async () => {
+    const result = await runSkill(cryptoHash, {
+      text: 'msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}',
+      hmac_key: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      hmac_key_encoding: "base64url",
+      output: "base64",
+    });
+    expect(result.digest).toBe("g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+  });
+
+  it("reads a whsec_ key as text when asked, as Stripe signs, and says how to read a Standard Webhooks one", async () => {
+    const hmac_key = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const result = await runSkill(cryptoHash, { text: "1614265330.{}", hmac_key });
+    expect(result.digest).toBe(createHmac("sha256", hmac_key).update("1614265330.{}").digest("hex"));
+    expect(result.note).toMatch(/read as utf-8 text.*Stripe.*set hmac_key_encoding to base64/);
+    // Nothing to say otherwise.
+    expect(await runSkill(cryptoHash, { text: "x", hmac_key: "s3cret" })).not.toHaveProperty("note");
+    expect(
+      await runSkill(cryptoHash, { text: "x", hmac_key: hmac_key, hmac_key_encoding: "base64" }),
+    ).not.toHaveProperty("note");
+  });
 
   it("computes an HMAC with a hex key (RFC 4231 test case 1)", async () => {
     const result = await runSkill(cryptoHash, {

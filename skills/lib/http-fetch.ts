@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { urlWithoutCredentials } from "../../src/core/skills/credential-names.js";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { type AddressPolicy, refuseHost } from "./address-policy.js";
 import { AddressRefusedError } from "./guarded-agent.js";
@@ -75,7 +76,7 @@ export async function fetchFollowingRedirects(
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       if (redirects >= request.maxRedirects) {
         throw new SkillError(
-          `Too many redirects: more than ${request.maxRedirects}, last to ${location.slice(0, 200)}`,
+          `Too many redirects: more than ${request.maxRedirects}, last to ${quotedUrl(location)}`,
         );
       }
       const next = resolveLocation(location, url);
@@ -124,7 +125,7 @@ export function parseHttpUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new SkillError(`Invalid URL ${JSON.stringify(text)}: give an absolute http:// or https:// URL`);
+    throw new SkillError(`Invalid URL ${quotedUrl(text)}: give an absolute http:// or https:// URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new SkillError(`refused: only http and https URLs are allowed, not ${url.protocol.slice(0, -1)}`);
@@ -142,11 +143,17 @@ function resolveLocation(location: string, base: URL): URL {
   try {
     next = new URL(location, base);
   } catch {
-    throw new SkillError(
-      `The server redirected to an invalid URL: ${JSON.stringify(location.slice(0, 200))}`,
-    );
+    throw new SkillError(`The server redirected to an invalid URL: ${quotedUrl(location)}`);
   }
   return parseHttpUrl(next.href);
+}
+
+/**
+ * A URL as an error message quotes it: with its credentials masked as the record keeps the
+ * url param (a message is stored and shown with the record), and cut to 200 characters.
+ */
+function quotedUrl(text: string): string {
+  return JSON.stringify(urlWithoutCredentials(text).slice(0, 200));
 }
 
 /** Runs one network step and turns whatever it throws into a SkillError a caller can act on. */

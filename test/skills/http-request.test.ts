@@ -49,6 +49,10 @@ beforeAll(async () => {
         res.writeHead(302, { location: "/loop" });
         res.end();
         return;
+      case "/loop-with-key":
+        res.writeHead(302, { location: "/loop-with-key?api_key=LOOPSECRET&n=1" });
+        res.end();
+        return;
       case "/binary":
         res.end(Buffer.from([0, 1, 2, 253, 254, 255]));
         return;
@@ -144,6 +148,16 @@ describe("http.request with the default configuration", () => {
     ["http://user:pass@example.com/", /credentials in the URL/],
   ])("refuses %s", async (url, message) => {
     await expectSkillError(httpRequest, { url }, message);
+  });
+
+  // Audit 23, #7: the message, stored and shown with the record, quoted the key the record's
+  // params mask (a missing scheme is a common mistake).
+  it("quotes an invalid URL with its credentials masked", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: "api.example.com/v1/items?api_key=SECRETQ2&page=2" },
+      /^Invalid URL "api\.example\.com\/v1\/items\?api_key=\[redacted\]&page=2": give an absolute http:\/\/ or https:\/\/ URL$/,
+    );
   });
 
   it("refuses a body on GET", async () => {
@@ -315,6 +329,21 @@ describe("http.request with allowPrivateNetworks", () => {
       httpRequest,
       { url: `${base}/loop` },
       /Too many redirects: more than 5/,
+      allowPrivate(),
+    );
+  });
+
+  it("quotes the URLs a server redirected to with their credentials masked", async () => {
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/loop-with-key` },
+      /^Too many redirects: more than 5, last to "\/loop-with-key\?api_key=\[redacted\]&n=1"$/,
+      allowPrivate(),
+    );
+    await expectSkillError(
+      httpRequest,
+      { url: `${base}/redirect?to=${encodeURIComponent("http://[bad/?token=BADSECRET")}` },
+      /^The server redirected to an invalid URL: "http:\/\/\[bad\/\?token=\[redacted\]"$/,
       allowPrivate(),
     );
   });

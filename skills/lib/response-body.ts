@@ -1,18 +1,31 @@
 import { pipeline, type Readable, type Transform } from "node:stream";
-import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { SkillError } from "../../src/core/skills/skill.js";
 
 /**
- * Decoders by content coding (RFC 9110 section 8.4.1). A body cut short still gives what
- * arrived, as browsers do, instead of an error: the flush at the end is a sync flush.
- * A Map, not an object: a coding named "constructor" must not find Object's.
+ * Decoders by content coding (RFC 9110 section 8.4.1), given the first byte of what they
+ * decode. A body cut short still gives what arrived, as browsers do, instead of an error:
+ * the flush at the end is a sync flush. A Map, not an object: a coding named
+ * "constructor" must not find Object's.
  */
-const DECODERS = new Map<string, () => Transform>([
+type Decoder = (firstByte: number | undefined) => Transform;
+const DECODERS = new Map<string, Decoder>([
   ["gzip", () => createGunzip({ finishFlush: constants.Z_SYNC_FLUSH })],
   ["x-gzip", () => createGunzip({ finishFlush: constants.Z_SYNC_FLUSH })],
-  ["deflate", () => createInflate({ finishFlush: constants.Z_SYNC_FLUSH })],
+  // "deflate" is the zlib format (RFC 9110 section 8.4.1.2), but servers also send raw
+  // DEFLATE under that name, and browsers and fetch read both, telling them apart by the
+  // zlib header's first byte (compression method 8 in its low bits), as undici does.
+  [
+    "deflate",
+    (firstByte) =>
+      firstByte === undefined || (firstByte & 0x0f) === 0x08
+        ? createInflate({ finishFlush: constants.Z_SYNC_FLUSH })
+        : createInflateRaw({ finishFlush: constants.Z_SYNC_FLUSH }),
+  ],
   ["br", () => createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH })],
 ]);
+/** The codings whose decoder depends on the first byte of what it decodes. */
+const READS_FIRST_BYTE = new Set(["deflate"]);
 /** More codings than anyone applies are an attempt to chain decoders without end. */
 const MAX_CODINGS = 5;
 
@@ -34,7 +47,7 @@ export async function readResponseBody(
   contentEncoding: string | undefined,
   maxBytes: number,
 ): Promise<BodyRead> {
-  let decoders: Transform[];
+  let decoders: { coding: string; create: Decoder }[];
   try {
     decoders = decodersFor(contentEncoding);
   } catch (err) {
@@ -44,14 +57,15 @@ export async function readResponseBody(
   }
   // Codings are listed in the order they were applied, so they are undone from the last.
   let decoded: Readable = body;
-  for (const decoder of decoders.reverse()) {
+  for (const { coding, create } of decoders.reverse()) {
+    const firstByte = READS_FIRST_BYTE.has(coding) ? await peekFirstByte(decoded) : undefined;
     // Either end failing or closing early destroys the other; the error reaches the reader.
-    decoded = pipeline(decoded, decoder, () => undefined);
+    decoded = pipeline(decoded, create(firstByte), () => undefined);
   }
   return { ...(await readCapped(decoded, maxBytes)), decoded: decoders.length > 0 };
 }
 
-function decodersFor(contentEncoding: string | undefined): Transform[] {
+function decodersFor(contentEncoding: string | undefined): { coding: string; create: Decoder }[] {
   const codings = (contentEncoding ?? "")
     .split(",")
     .map((coding) => coding.trim().toLowerCase())
@@ -69,8 +83,31 @@ function decodersFor(contentEncoding: string | undefined): Transform[] {
           "decode: send Accept-Encoding with gzip, deflate or br, or leave Accept-Encoding out",
       );
     }
-    return create();
+    return { coding, create };
   });
+}
+
+/**
+ * The first byte `stream` will give, left in it to be read again; undefined when it ends
+ * first. Rejects with the stream's error.
+ */
+async function peekFirstByte(stream: Readable): Promise<number | undefined> {
+  for (;;) {
+    const chunk = stream.read() as Buffer | null;
+    if (chunk !== null && chunk.length > 0) {
+      stream.unshift(chunk);
+      return chunk[0];
+    }
+    if (stream.readableEnded || stream.destroyed) return undefined;
+    await new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        stream.off("readable", settle).off("end", settle).off("close", settle).off("error", settle);
+        if (err) reject(err);
+        else resolve();
+      };
+      stream.on("readable", settle).on("end", settle).on("close", settle).on("error", settle);
+    });
+  }
 }
 
 async function readCapped(body: Readable, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {

@@ -1,7 +1,13 @@
 import { once } from "node:events";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
-import { brotliCompressSync, deflateSync, gzipSync, constants as zlibConstants } from "node:zlib";
+import {
+  brotliCompressSync,
+  deflateRawSync,
+  deflateSync,
+  gzipSync,
+  constants as zlibConstants,
+} from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpRequest } from "../../skills/http-request.js";
 import { fakeContext } from "./fake-context.js";
@@ -52,6 +58,11 @@ beforeAll(async () => {
       case "/loop-with-key":
         res.writeHead(302, { location: "/loop-with-key?api_key=LOOPSECRET&n=1" });
         res.end();
+        return;
+      case "/deflate-raw":
+        // Raw DEFLATE labelled deflate, as some servers send it.
+        res.setHeader("content-encoding", "deflate");
+        res.end(deflateRawSync(Buffer.from("raw deflate, as fetch reads it")));
         return;
       case "/binary":
         res.end(Buffer.from([0, 1, 2, 253, 254, 255]));
@@ -425,6 +436,12 @@ describe("http.request with allowPrivateNetworks", () => {
       expect(result.headers).not.toHaveProperty("content-length");
     },
   );
+
+  // Audit 23, #12: browsers and fetch read raw DEFLATE under Content-Encoding: deflate.
+  it("decompresses raw DEFLATE labelled deflate, as fetch does", async () => {
+    const result = await runSkill(httpRequest, { url: `${base}/deflate-raw` }, allowPrivate());
+    expect(result).toMatchObject({ status: 200, body: "raw deflate, as fetch reads it", truncated: false });
+  });
 
   it("returns a decompressed body as base64 on request", async () => {
     const result = await runSkill(

@@ -3,7 +3,7 @@ import { urlWithoutCredentials } from "../../src/core/skills/credential-names.js
 import { SkillError } from "../../src/core/skills/skill.js";
 import { type AddressPolicy, refuseHost } from "./address-policy.js";
 import { AddressRefusedError } from "./guarded-agent.js";
-import { describeNetworkError } from "./network-errors.js";
+import { describeNetworkError, type NetworkStage } from "./network-errors.js";
 import { headersForRedirect } from "./redirect-headers.js";
 import { readResponseBody } from "./response-body.js";
 
@@ -67,7 +67,7 @@ export async function fetchFollowingRedirects(
   for (let redirects = 0; ; redirects += 1) {
     const refusal = refuseHost(url.hostname, dependencies.policy);
     if (refusal) throw new AddressRefusedError(refusal);
-    const response = await withErrors(url, request.signal, () =>
+    const response = await withErrors(url, request.signal, "request", () =>
       dependencies.send(url, { method, headers, body, signal: request.signal }),
     );
     const location = headerValue(response.headers.location);
@@ -98,7 +98,7 @@ export async function fetchFollowingRedirects(
     // HEAD, 204 and 304 have no body whatever Content-Encoding says (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
     const hasBody = method !== "HEAD" && response.statusCode !== 204 && response.statusCode !== 304;
     const contentEncoding = hasBody ? headerValue(response.headers["content-encoding"]) : undefined;
-    const read = await withErrors(url, request.signal, () =>
+    const read = await withErrors(url, request.signal, "body", () =>
       readResponseBody(response.body, contentEncoding, request.maxBytes),
     );
     const responseHeaders = flattenHeaders(response.headers);
@@ -157,11 +157,16 @@ function quotedUrl(text: string): string {
 }
 
 /** Runs one network step and turns whatever it throws into a SkillError a caller can act on. */
-async function withErrors<T>(url: URL, signal: AbortSignal, step: () => Promise<T>): Promise<T> {
+async function withErrors<T>(
+  url: URL,
+  signal: AbortSignal,
+  stage: NetworkStage,
+  step: () => Promise<T>,
+): Promise<T> {
   try {
     return await step();
   } catch (err) {
-    throw describeNetworkError(err, url, signal);
+    throw describeNetworkError(err, url, signal, stage);
   }
 }
 

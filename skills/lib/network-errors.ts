@@ -9,12 +9,20 @@ const DECOMPRESSION_CODE = /^Z_|^ERR__ERROR_/;
 /** OpenSSL's codes for a peer that did not answer the handshake with TLS at all. */
 const NOT_TLS_CODES = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG"]);
 
+/** Where a request failed: before any response (`request`), or reading the response's body. */
+export type NetworkStage = "request" | "body";
+
 /**
  * Turns whatever a network step threw into a SkillError that says what happened in the
  * caller's terms: never a bare library code, and never a certificate problem when the
  * server simply does not speak TLS.
  */
-export function describeNetworkError(err: unknown, url: URL, signal: AbortSignal): SkillError {
+export function describeNetworkError(
+  err: unknown,
+  url: URL,
+  signal: AbortSignal,
+  stage: NetworkStage,
+): SkillError {
   const refused = findInCauses(err, (e) => e instanceof AddressRefusedError);
   if (refused instanceof AddressRefusedError) return refused;
   if (signal.aborted) {
@@ -23,14 +31,20 @@ export function describeNetworkError(err: unknown, url: URL, signal: AbortSignal
       : new SkillError("Request aborted: the execution was cancelled or timed out", { cause: err });
   }
   if (err instanceof SkillError) return err;
-  const reason = describeReason(err, url);
+  const reason = describeReason(err, url, stage);
   return new SkillError(`Request to ${url.origin} failed${reason}`, { cause: err });
 }
 
 /** ": <what went wrong>", or " (<code>)" for a failure with a code we do not know. */
-function describeReason(err: unknown, url: URL): string {
+function describeReason(err: unknown, url: URL, stage: NetworkStage): string {
   const code = findCode(err);
   const host = url.host;
+  // A TLS server asked with http:// most often just closes the connection (Node's https,
+  // openssl s_server), before any response; some send TLS bytes (see HTTPParserError).
+  const socketClosed =
+    stage === "request" && url.protocol === "http:"
+      ? `connection to ${host} closed before any response; if it serves HTTPS, use https://`
+      : `connection to ${host} closed unexpectedly`;
   const known: Record<string, string> = {
     ENOTFOUND: `could not resolve host ${url.hostname}`,
     EAI_AGAIN: `could not resolve host ${url.hostname} (temporary DNS failure)`,
@@ -42,7 +56,7 @@ function describeReason(err: unknown, url: URL): string {
     UND_ERR_CONNECT_TIMEOUT: `connection to ${host} timed out`,
     UND_ERR_HEADERS_TIMEOUT: `${host} did not send response headers in time`,
     UND_ERR_BODY_TIMEOUT: `${host} stopped sending the response body`,
-    UND_ERR_SOCKET: `connection to ${host} closed unexpectedly`,
+    UND_ERR_SOCKET: socketClosed,
     UND_ERR_HEADERS_OVERFLOW: `the response headers are larger than ${maxHeaderSize / 1024} KiB, the most this client reads`,
     UND_ERR_REQ_CONTENT_LENGTH_MISMATCH:
       "the Content-Length header does not match the body's length in bytes: leave Content-Length out, it is computed from body",

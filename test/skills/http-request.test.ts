@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import http from "node:http";
+import https from "node:https";
 import net, { type AddressInfo } from "node:net";
 import {
   brotliCompressSync,
@@ -513,6 +514,23 @@ describe("http.request with allowPrivateNetworks", () => {
         httpRequest,
         { url: `${tlsBase}/` },
         /did not answer with HTTP\/1\.1; if it serves HTTPS, use https:\/\/$/,
+        allowPrivate(),
+      );
+    } finally {
+      tls.close();
+    }
+  });
+
+  // Audit 23, #13: Node's https and openssl s_server close the connection without a byte.
+  it("says to use https:// when http:// reaches a TLS server that closes the connection", async () => {
+    // No certificate needed: a plain HTTP request fails before any handshake would.
+    const tls = https.createServer({});
+    const tlsBase = await listen(tls);
+    try {
+      await expectSkillError(
+        httpRequest,
+        { url: `${tlsBase}/` },
+        /connection to 127\.0\.0\.1:\d+ closed before any response; if it serves HTTPS, use https:\/\/$/,
         allowPrivate(),
       );
     } finally {

@@ -3,6 +3,24 @@ import { csvToJson } from "../../skills/csv-to-json.js";
 import { expectSkillError, runSkill } from "./run-skill.js";
 
 describe("csv.to_json", () => {
+  // Audit 23, #10: the note only warned about text outside ASCII, but a CSV of quoted fields
+  // under 1,000,000 characters already makes a request over the default 1 MiB body limit.
+  it("says what a character of the CSV costs in the JSON request the body limit counts", () => {
+    const csv = `id,"name","note"\n${'1,"Ann","a ""quoted"" note"\n'.repeat(32_000)}`;
+    const request = JSON.stringify({ skill_id: "csv.to_json", params: { csv } });
+    expect(csv.length).toBeLessThan(1_000_000);
+    expect(Buffer.byteLength(request)).toBeGreaterThan(1024 * 1024);
+
+    // The costs the note states are JSON's escapes.
+    const cost = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
+    expect([cost('"'), cost("\\"), cost("\t"), cost("\n"), cost("\u0001"), cost("é"), cost("😀")]).toEqual([
+      2, 2, 2, 2, 6, 2, 4,
+    ]);
+    expect(csvToJson.params.shape.csv.description).toMatch(
+      /a quote, backslash, tab or line break takes 2 bytes \(escaped\), another control character 6, and a character outside ASCII 2 to 4/,
+    );
+  });
+
   it("parses rows keyed by the header", async () => {
     expect(await runSkill(csvToJson, { csv: "name,age\nAnn,34\nBob,25\n" })).toEqual({
       rows: [

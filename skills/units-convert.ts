@@ -23,6 +23,33 @@ function mathjsUnit(name: string): string {
   return name.replace(/\bfl\.?\s*oz\b/g, "floz").replace(/\b([A-Za-z]+)([23])\b/g, "$1^$2");
 }
 
+/** "L/100km", "kWh/100 mi": an amount per a number of units, which mathjs cannot parse. */
+const PER_NUMBER = /^(.+?)\/\s*(\d+(?:\.\d+)?)\s*([A-Za-z][^/]*)$/;
+
+/**
+ * A unit name as mathjs reads it (see `mathjsUnit`), and what one of it is of that unit:
+ * 1 L/100km is 1/100 L/km.
+ */
+function readUnit(name: string): { unit: string; scale: number } {
+  const per = PER_NUMBER.exec(name);
+  const count = per ? Number(per[2]) : 1;
+  if (!per || !(count > 0)) return { unit: mathjsUnit(name), scale: 1 };
+  return { unit: mathjsUnit(`${per[1]}/${per[3]}`), scale: 1 / count };
+}
+
+/**
+ * Whether two units measure inverse quantities per distance, converted by taking the
+ * reciprocal: fuel economy and fuel use (mpg, km/L and L/100km), energy use (mi/kWh and
+ * kWh/100km). Not every inverse pair (seconds and hertz are not one thing), only those
+ * with a distance in them.
+ */
+function areInversePerDistance(math: MathJsInstance, from: Unit, to: Unit): boolean {
+  const length = math.Unit.BASE_DIMENSIONS.indexOf("LENGTH");
+  return (
+    from.dimensions[length] !== 0 && from.dimensions.every((power, i) => power === -(to.dimensions[i] ?? 0))
+  );
+}
+
 /**
  * What a unit measures, in words: one of mathjs's named quantities ("length", "electric
  * charge"), else its dimensions ("length/time"). createUnit names a quantity it has no name
@@ -63,9 +90,12 @@ export const unitsConvert = defineSkill({
   params: z.object({
     value: z.number().describe("The quantity to convert, in the `from` unit."),
     from: unitName.describe(
-      'Unit of `value`, e.g. "km", "lb", "degF", "mph", "gallon", "GiB", "m^2", "km/h".',
+      'Unit of `value`, e.g. "km", "lb", "degF", "mph", "gallon", "GiB", "m^2", "km/h", "L/100km".',
     ),
-    to: unitName.describe('Target unit, of the same dimension as `from`, e.g. "mi", "kg", "degC".'),
+    to: unitName.describe(
+      'Target unit, of the same dimension as `from`, e.g. "mi", "kg", "degC"; or, for a quantity per distance, ' +
+        "its inverse, converted as a reciprocal (mpg to L/100km).",
+    ),
   }),
   result: z.object({
     value: z.number().describe("The converted quantity, rounded to 12 significant digits."),
@@ -87,7 +117,7 @@ export const unitsConvert = defineSkill({
     const parseUnit = (name: string) => {
       let unit: Unit;
       try {
-        unit = math.unit(mathjsUnit(name));
+        unit = math.unit(readUnit(name).unit);
       } catch (err) {
         throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}`, { cause: err });
       }
@@ -100,8 +130,11 @@ export const unitsConvert = defineSkill({
     };
     const from = parseUnit(params.from);
     const to = parseUnit(params.to);
-    if (!from.equalBase(to)) throw new SkillError(mismatch(math, params, from, to));
-    const quantity = math.unit(params.value, mathjsUnit(params.from));
+    const inverse = !from.equalBase(to) && areInversePerDistance(math, from, to);
+    if (!from.equalBase(to) && !inverse) throw new SkillError(mismatch(math, params, from, to));
+    const source = readUnit(params.from);
+    const target = readUnit(params.to);
+    const quantity = math.unit(params.value * source.scale, source.unit);
     if (quantityOf(math, from) === "temperature" && quantity.toNumber("K") < 0) {
       throw new SkillError(
         `${params.value} ${params.from} is below absolute zero (0 K, -273.15 degC, -459.67 degF)`,
@@ -109,7 +142,11 @@ export const unitsConvert = defineSkill({
     }
     let converted: number;
     try {
-      converted = quantity.toNumber(mathjsUnit(params.to));
+      // An inverse is converted in SI units, where its reciprocal is in SI units too.
+      converted =
+        (inverse
+          ? 1 / quantity.toSI().toNumber() / math.unit(1, target.unit).toSI().toNumber()
+          : quantity.toNumber(target.unit)) / target.scale;
     } catch (err) {
       throw new SkillError(`Cannot convert ${params.from} to ${params.to}: ${errorMessage(err)}`, {
         cause: err,

@@ -31,6 +31,7 @@ describe("units.convert", () => {
     [1, "B", "b", 8],
     [1, "kB", "B", 1000],
     [1, "MiB", "kB", 1048.576],
+    [30, "mpg", "L/100km", 7.84048611111],
   ];
 
   it.each([...everyday, ...documentedUnits])("converts %d %s to %s", async (value, from, to, expected) => {
@@ -113,6 +114,24 @@ describe("units.convert", () => {
     [1, "ly", "km", 9460730472580], // 12 significant digits
   ])("converts %d %s to %s (everyday names)", async (value, from, to, expected) => {
     expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: expected });
+  });
+
+  // Audit 23, #15: "L/100km" failed with a parser message, and fuel use is the inverse of mpg.
+  it.each([
+    [7.84048611111, "L/100km", "mpg", 30],
+    [10, "km/L", "L/100 km", 10],
+    [5, "L/100km", "L/km", 0.05],
+    [4, "mi/kWh", "kWh/100km", 15.5342798059],
+  ])(
+    "converts %d %s to %s (fuel and energy use, inverses per distance)",
+    async (value, from, to, expected) => {
+      expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: expected, unit: to });
+    },
+  );
+
+  it("converts no other inverse pair, and no fuel economy of zero", async () => {
+    await expectSkillError(unitsConvert, { value: 2, from: "s", to: "Hz" }, /Cannot convert s to Hz/);
+    await expectSkillError(unitsConvert, { value: 0, from: "mpg", to: "L/100km" }, /gives no finite number/);
   });
 
   it("names an unknown unit", async () => {

@@ -25,6 +25,7 @@ export async function makeCore(
     maxPendingExecutions?: number;
     learnWindowMs?: number;
     heartbeatMs?: number;
+    asyncReclaimAfterMs?: number;
     /** Stands in for the store the core is given (e.g. one whose calls fail). */
     wrapStore?: (store: Store) => Store;
   } = {},
@@ -43,6 +44,7 @@ export async function makeCore(
     ...(options.maxPendingExecutions && { maxPendingExecutions: options.maxPendingExecutions }),
     ...(options.learnWindowMs !== undefined && { learnWindowMs: options.learnWindowMs }),
     ...(options.heartbeatMs !== undefined && { heartbeatMs: options.heartbeatMs }),
+    ...(options.asyncReclaimAfterMs !== undefined && { asyncReclaimAfterMs: options.asyncReclaimAfterMs }),
     failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     asyncConcurrency: options.asyncConcurrency ?? 4,
   });

@@ -25,9 +25,15 @@ const HASHTAG = /(?<![\p{L}\p{N}\p{M}_&#/])#(?!\p{M})([\p{L}\p{N}\p{M}_]*\p{L}[\
 const MENTION =
   /(?<![\p{L}\p{N}_.@/])@([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,48}[A-Za-z0-9_])?)(?![\p{L}\p{N}_@]|\.\w)/gu;
 // A comma between digits groups thousands only before exactly three digits (1,234,567);
-// otherwise it separates numbers, as in "10,20,30" or "(3,4)".
+// a number next to another comma is left to COMMA_RUN and DECIMAL_COMMA below.
 const NUMBER =
-  /(?<![\p{L}\p{N}_.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|\.\d|,\d{3}(?!\d))/gu;
+  /(?<![\p{L}\p{N}_.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|[.,]\d)/gu;
+// Numbers joined by commas alone: a list ("10,20,30") or a pair in brackets ("(3,4)"); two
+// alone ("12,5", "3,14159") may be a decimal comma, and are left out rather than misread.
+const COMMA_RUN = /(?<![\p{L}\p{N}_.,])[-+]?\d+(?:\.\d+)?(?:,[-+]?\d+(?:\.\d+)?)+(?![\p{L}\p{N}_]|[.,]\d)/gu;
+// A decimal comma after dotted thousands, as much of Europe writes amounts ("1.234,56").
+const DECIMAL_COMMA = /(?<![\p{L}\p{N}_.,])[-+]?\d{1,3}(?:\.\d{3})+,\d+(?![\p{L}\p{N}_]|[.,]\d)/gu;
+const THOUSANDS = /^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 // A phone number: optional +country, then 7-15 digits in groups separated by spaces, dots,
 // dashes or a parenthesised area code. After a +country code the first group may be one
 // digit, as French and other numbers are written (+33 1 23 45 67 89).
@@ -119,8 +125,24 @@ function isPhone(candidate: string): boolean {
 /** Numbers standing on their own: digits inside dates, phone numbers, URLs and emails are not counted. */
 export function extractNumbers(text: string): number[] {
   const masked = mask(text, [URL_PATTERN, EMAIL, ISO_DATE, SLASH_DATE, MONTH_FIRST, DAY_FIRST]);
-  return [...mask(masked, [PHONE], (match) => !isPhone(match)).matchAll(NUMBER)]
-    .map((match) => Number(match[0].replace(/,/g, "")))
+  const unmasked = mask(masked, [PHONE], (match) => !isPhone(match));
+  const found: { index: number; values: number[] }[] = [];
+  for (const match of unmasked.matchAll(DECIMAL_COMMA))
+    found.push({ index: match.index, values: [Number(match[0].replace(/\./g, "").replace(",", "."))] });
+  for (const match of unmasked.matchAll(COMMA_RUN)) {
+    if (THOUSANDS.test(match[0])) continue;
+    const members = match[0].split(",");
+    const before = unmasked.slice(0, match.index);
+    const bracketed = /[([]$/.test(before) && /^[)\]]/.test(unmasked.slice(match.index + match[0].length));
+    // Taken, or left out as ambiguous: either way no part of it is read again below.
+    found.push({ index: match.index, values: members.length >= 3 || bracketed ? members.map(Number) : [] });
+  }
+  const taken = mask(unmasked, [DECIMAL_COMMA, COMMA_RUN], (match) => THOUSANDS.test(match));
+  for (const match of taken.matchAll(NUMBER))
+    found.push({ index: match.index, values: [Number(match[0].replace(/,/g, ""))] });
+  return found
+    .sort((a, b) => a.index - b.index)
+    .flatMap((entry) => entry.values)
     .filter(Number.isFinite);
 }
 

@@ -56,6 +56,8 @@ export interface SkillportOptions {
   executor?: SkillExecutor;
   /** How often the runner beats (see ExecutionRunnerOptions.heartbeatMs). */
   heartbeatMs?: number;
+  /** When an async slot is taken back for another owner (see ExecutionRunnerOptions.asyncReclaimAfterMs). */
+  asyncReclaimAfterMs?: number;
 }
 
 /** Learning from use links an execution to a discover at most this long before it. */
@@ -153,6 +155,7 @@ export class Skillport {
       executor: this.executor,
       concurrency: this.concurrency,
       heartbeatMs: options.heartbeatMs,
+      asyncReclaimAfterMs: options.asyncReclaimAfterMs,
     });
     this.executions = new ExecutionService({
       registry: this.registry,

@@ -158,10 +158,37 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   app.removeContentTypeParser(["text/plain"]);
   parseJsonBodies(app);
 
+  // One line per request: when it is answered, or when its client goes away first (an
+  // agent's short HTTP timeout: the line still names the execution it made).
+  const logRequest = (request: FastifyRequest, answered: { status: number; ms: number } | undefined) => {
+    // Skip building the entry at all when info lines are not written (every request passes here).
+    if (!LEVELS_WRITING_INFO.has(request.log.level)) return;
+    request.log.info(
+      {
+        method: request.method,
+        // An unmatched path is logged as sent; a key a client put in it is redacted as the
+        // line is written (createLogger).
+        path: request.routeOptions.url ?? request.url.split("?")[0],
+        ...(answered ?? { aborted: true }),
+        key_id: request.apiKey?.id,
+        // The client's address as SKILLPORT_TRUST_PROXY resolves it: the one the
+        // failed-authentication limit counts, so that a run of 401s and 429s names who.
+        ip: request.ip,
+        execution_id: request.executionId,
+      },
+      "request",
+    );
+  };
   // Hooks run on every request: one of each kind, and callback-style where nothing is
   // awaited, since each async hook costs a promise and a microtask turn.
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    // A response closed before it finished: its client went away (`onResponse` never runs).
+    if (LEVELS_WRITING_INFO.has(request.log.level)) {
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableEnded) logRequest(request, undefined);
+      });
+    }
     const unavailable = unavailableNow();
     if (unavailable) return sendError(request, reply, unavailable, skillport.errorOf);
     const badHost = hostProblem(request);
@@ -191,25 +218,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     ensureRateLimitHeaders(skillport, request, reply, () => done(null, payload));
   });
   app.addHook("onResponse", (request, reply, done) => {
-    // Skip building the entry at all when info lines are not written (every request passes here).
-    if (LEVELS_WRITING_INFO.has(request.log.level)) {
-      request.log.info(
-        {
-          method: request.method,
-          // An unmatched path is logged as sent; a key a client put in it is redacted as the
-          // line is written (createLogger).
-          path: request.routeOptions.url ?? request.url.split("?")[0],
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-          key_id: request.apiKey?.id,
-          // The client's address as SKILLPORT_TRUST_PROXY resolves it: the one the
-          // failed-authentication limit counts, so that a run of 401s and 429s names who.
-          ip: request.ip,
-          execution_id: request.executionId,
-        },
-        "request",
-      );
-    }
+    logRequest(request, { status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 });
     done();
   });
 

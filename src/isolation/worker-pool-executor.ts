@@ -1,9 +1,9 @@
-import type { ExecutorLoad, SkillExecutor } from "../core/execution/skill-executor.js";
+import type { ExecutorLoad, InvokeHooks, SkillExecutor } from "../core/execution/skill-executor.js";
 import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
+import { FairSlots, type Reclaim } from "../core/fair-slots.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Logger } from "../core/logger.js";
 import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
-import { FairSlots, type Reclaim } from "./fair-slots.js";
 import { HOST_EXITED, SkillHostProcess } from "./skill-host-process.js";
 import type {
   CrossedError,
@@ -102,13 +102,13 @@ export class WorkerPoolExecutor implements SkillExecutor {
     skill: Skill,
     params: Record<string, unknown>,
     ctx: SkillContext,
-    started: () => void = () => {},
+    hooks: InvokeHooks = {},
   ): Promise<unknown> {
     if (!this.isolates(skill) || isLightCall(skill, params)) {
-      started();
+      hooks.started?.();
       return skill.run(params, ctx);
     }
-    return this.runInWorker(skill, params, ctx, started);
+    return this.runInWorker(skill, params, ctx, hooks);
   }
 
   isolates(skill: Skill): boolean {
@@ -131,7 +131,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
     skill: Skill,
     params: Record<string, unknown>,
     ctx: SkillContext,
-    started: () => void,
+    { waitingForThread, started }: InvokeHooks,
   ): Promise<unknown> {
     const { executionId, signal } = ctx;
     const task: SkillTask = { executionId, skillId: skill.id, params, owner: ctx.owner, config: ctx.config };
@@ -162,10 +162,11 @@ export class WorkerPoolExecutor implements SkillExecutor {
     try {
       // The run waits for a thread here, in a turn fair between owners (see FairSlots); the
       // pool's own queue stays empty: it would serve first come, first served.
+      waitingForThread?.();
       const release = await this.slots.acquire(ctx.owner, { signal, onReclaim });
       let result: TaskResult;
       try {
-        started();
+        started?.();
         result = await this.runTask(task, termination.signal);
       } finally {
         release();

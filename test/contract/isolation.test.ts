@@ -162,4 +162,105 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
       }
     }
   });
+
+  // Audit 22, security #2, what was left of it: each async execution held one of the 16
+  // slots of SKILLPORT_ASYNC_CONCURRENCY from its start to its end, waiting for a thread
+  // included, so one owner's 16 long runs kept every other owner's async executions
+  // queued until they ended (catastrophic patterns, or `util.wait`, up to 300 s).
+  describe("async executions of one owner holding every slot", () => {
+    const SLOTS = 16;
+    const flood = async (mallory: CreatedKey, json: Record<string, unknown>) => {
+      const ids: string[] = [];
+      for (let i = 0; i < SLOTS; i++) {
+        const res = await server.request("POST", "/v1/execute", {
+          key: mallory.secret,
+          json: { ...json, async: true, timeout_ms: 120_000 },
+        });
+        expect(res.status, res.text).toBe(202);
+        ids.push(bodyOf<ExecutionRecord>(res).id);
+      }
+      // Every one of them running: she holds every slot.
+      await eventually(async () => {
+        const records = await Promise.all(
+          ids.map(async (id) =>
+            bodyOf<ExecutionRecord>(
+              await server.request("GET", `/v1/executions/${id}`, { key: mallory.secret }),
+            ),
+          ),
+        );
+        return records.every((record) => record.status === "running") ? true : undefined;
+      });
+      return ids;
+    };
+    /** Bob's async text.stats, as it stands once ended (or after 40 s), and how long that took. */
+    const bobsAsyncRun = async (bob: CreatedKey) => {
+      const asked = Date.now();
+      const res = await server.request("POST", "/v1/execute", {
+        key: bob.secret,
+        json: { skill_id: "text.stats", params: { text: "hello world" }, async: true, timeout_ms: 60_000 },
+      });
+      expect(res.status, res.text).toBe(202);
+      const { id } = bodyOf<ExecutionRecord>(res);
+      let record = bodyOf<ExecutionRecord>(res);
+      for (let polls = 0; polls < 2 && (record.status === "queued" || record.status === "running"); polls++) {
+        const got = await server.request("GET", `/v1/executions/${id}?wait=20`, { key: bob.secret });
+        record = bodyOf<ExecutionRecord>(got);
+      }
+      return { record, tookMs: Date.now() - asked };
+    };
+    const cancelAll = async (mallory: CreatedKey, ids: string[]) => {
+      for (const id of ids)
+        await server.request("POST", `/v1/executions/${id}/cancel`, { key: mallory.secret });
+    };
+
+    it("runs another owner's async execution within seconds while one owner's catastrophic patterns hold every slot", async () => {
+      const mallory = await server.createRoomyKey({ name: "async flood", owner: "mallory-async" });
+      const bob = await server.createRoomyKey({ name: "async bystander", owner: "bob-async" });
+      const ids = await flood(mallory, { skill_id: "json.validate", params: CATASTROPHIC });
+      try {
+        // Two hold the threads; the other fourteen wait for one, each holding a slot.
+        await eventually(async () => {
+          const ready = bodyOf<{ workers: { queued: number } }>(await server.request("GET", "/readyz"));
+          return ready.workers.queued === SLOTS - 2 ? true : undefined;
+        });
+        const { record, tookMs } = await bobsAsyncRun(bob);
+        expect(record, JSON.stringify(record.error)).toMatchObject({
+          status: "completed",
+          result: { words: 2 },
+        });
+        // A slot after 5 s (a run waiting for a thread gives its own up), a thread 5 s later.
+        expect(tookMs).toBeLessThan(25_000);
+      } finally {
+        await cancelAll(mallory, ids);
+      }
+    });
+
+    it("stops one owner's longest-held run to free a slot for another owner's async execution, saying why", async () => {
+      const mallory = await server.createRoomyKey({ name: "async waits", owner: "mallory-waits" });
+      const bob = await server.createRoomyKey({ name: "async bystander", owner: "bob-waits" });
+      const ids = await flood(mallory, { skill_id: "util.wait", params: { ms: 120_000 } });
+      try {
+        const { record, tookMs } = await bobsAsyncRun(bob);
+        expect(record, JSON.stringify(record.error)).toMatchObject({
+          status: "completed",
+          result: { words: 2 },
+        });
+        expect(tookMs).toBeLessThan(15_000);
+        const records = await Promise.all(
+          ids.map(async (id) =>
+            bodyOf<ExecutionRecord>(
+              await server.request("GET", `/v1/executions/${id}`, { key: mallory.secret }),
+            ),
+          ),
+        );
+        expect(records[0]).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+        expect(records[0]?.error?.message).toContain(
+          "to free its slot for another owner's asynchronous execution",
+        );
+        expect(records.slice(1).map((r) => r.status)).toEqual(Array(SLOTS - 1).fill("running"));
+      } finally {
+        await cancelAll(mallory, ids);
+      }
+    });
+  });
 });

@@ -94,6 +94,23 @@ describe("what an execution keeps of the credentials it was given", () => {
     expect(JSON.stringify(await core.skillport.queries.get(key, record.id))).not.toContain(secret);
   });
 
+  // Audit 23 (changes #1): masking by the log's looser rule rewrote `risk_test_1` and merged
+  // two columns into one, and turned a stored Stripe test key into sk_[redacted].
+  it("answers and keeps a result as the skill gave it, but for working skillport secrets", async () => {
+    const secret = generateSecret("development");
+    const note = {
+      url: "https://api.example.com/?page=2",
+      headers: {},
+      password: "x",
+      note: `risk_test_1 risk_test_2 sk_test_51Habcdefghijklmnopqrstuvwxyz0123 ${secret}`,
+    };
+    const { record } = await core.run(key, "test.credentials", note);
+    expect(record.status).toBe("completed");
+    const expected = `risk_test_1 risk_test_2 sk_test_51Habcdefghijklmnopqrstuvwxyz0123 sk_[redacted]`;
+    expect(record.result).toMatchObject({ received: { note: expected } });
+    expect((await stored(record.id))?.record.result).toMatchObject({ received: { note: expected } });
+  });
+
   it("runs a queued execution with its params whole, and keeps them redacted once it ended", async () => {
     await core.run(key, "test.latch", { label: "hold" }, { async: true });
     const { record } = await core.run(key, "test.credentials", whole, { async: true });

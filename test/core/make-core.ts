@@ -27,6 +27,7 @@ export async function makeCore(
     heartbeatMs?: number;
     /** Each skill's settings, as SKILLPORT_SKILL_CONFIG gives them. */
     skillConfig?: Record<string, Record<string, unknown>>;
+    asyncReclaimAfterMs?: number;
     /** Stands in for the store the core is given (e.g. one whose calls fail). */
     wrapStore?: (store: Store) => Store;
   } = {},
@@ -46,6 +47,7 @@ export async function makeCore(
     ...(options.learnWindowMs !== undefined && { learnWindowMs: options.learnWindowMs }),
     ...(options.heartbeatMs !== undefined && { heartbeatMs: options.heartbeatMs }),
     ...(options.skillConfig && { skillConfig: options.skillConfig }),
+    ...(options.asyncReclaimAfterMs !== undefined && { asyncReclaimAfterMs: options.asyncReclaimAfterMs }),
     failedAuthPerMinute: options.failedAuthPerMinute ?? 30,
     asyncConcurrency: options.asyncConcurrency ?? 4,
   });

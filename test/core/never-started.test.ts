@@ -18,13 +18,13 @@ function gatedExecutor(): { executor: SkillExecutor; open: () => void } {
     open = resolve;
   });
   const executor: SkillExecutor = {
-    async invoke(skill, params, ctx, started) {
+    async invoke(skill, params, ctx, hooks) {
       await new Promise<void>((resolve, reject) => {
         if (ctx.signal.aborted) return reject(ctx.signal.reason);
         ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
         void gate.then(resolve);
       });
-      started?.();
+      hooks?.started?.();
       return skill.run(params, ctx);
     },
     isolates: () => true,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { httpRequest } from "../../skills/http-request.js";
-import { generateSecret, redactSecretsIn } from "../../src/core/keys/secret.js";
+import { generateSecret, maskWorkingSecretsIn } from "../../src/core/keys/secret.js";
 import { isCredentialName, urlWithoutCredentials } from "../../src/core/skills/credential-names.js";
 import { toCatalogSkill } from "../../src/core/skills/registry.js";
 import { redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
@@ -202,31 +202,39 @@ describe("redactedBySchema", () => {
   });
 });
 
-describe("redactSecretsIn", () => {
+describe("maskWorkingSecretsIn", () => {
   const secret = generateSecret("production");
 
-  it("masks skillport secrets in every string and member name, and keeps what JSON keeps", () => {
+  it("masks working skillport secrets in every string, and keeps what JSON keeps", () => {
     const value = JSON.parse(
-      `{"__proto__":{"a":1},"list":["x ${secret} y",2,null],"${secret}":true,"nested":{"deep":"${secret}"}}`,
+      `{"__proto__":{"a":1},"list":["x ${secret} y",2,null],"pasted":"sk_live_${secret}","nested":{"deep":"${secret}"}}`,
     ) as Record<string, unknown>;
-    const redacted = redactSecretsIn(value);
-    expect(JSON.stringify(redacted)).not.toContain(secret);
-    expect(Object.hasOwn(redacted, "__proto__")).toBe(true);
-    expect(redacted).toEqual(
+    const masked = maskWorkingSecretsIn(value);
+    expect(JSON.stringify(masked)).not.toContain(secret);
+    expect(Object.hasOwn(masked, "__proto__")).toBe(true);
+    expect(masked).toEqual(
       JSON.parse(
-        '{"__proto__":{"a":1},"list":["x sk_[redacted] y",2,null],"sk_[redacted]":true,"nested":{"deep":"sk_[redacted]"}}',
+        '{"__proto__":{"a":1},"list":["x sk_[redacted] y",2,null],"pasted":"sk_live_sk_[redacted]","nested":{"deep":"sk_[redacted]"}}',
       ),
     );
   });
 
-  it("finds a secret that is percent-encoded", () => {
-    const encoded = `https://x.example/?k=%73${secret.slice(1)}`;
-    expect(redactSecretsIn({ url: encoded })).toEqual({ url: "https://x.example/?k=sk_[redacted]" });
+  // Audit 23 (changes #1): the log's looser rule rewrote ordinary words and merged members.
+  it("leaves ordinary words, member names, other services' keys and broken secrets as they are", () => {
+    const value = {
+      columns: ["risk_test_1", "risk_test_2", "task_dev_owner", "DISK_TEST_PATH"],
+      rows: [{ risk_test_1: 10, risk_test_2: 20 }],
+      stripe: "sk_test_51Habcdefghijklmnopqrstuvwxyz0123456789",
+      truncated: secret.slice(0, -1),
+      mistyped: `${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`,
+      [secret]: "a member named like a secret keeps its name",
+    };
+    expect(maskWorkingSecretsIn(value)).toBe(value);
   });
 
   it("gives back the value itself when it holds no secret", () => {
     const value = { text: "nothing here, 50% of it", list: [1, "two", "sk_other"] };
-    expect(redactSecretsIn(value)).toBe(value);
-    expect(redactSecretsIn(null)).toBe(null);
+    expect(maskWorkingSecretsIn(value)).toBe(value);
+    expect(maskWorkingSecretsIn(null)).toBe(null);
   });
 });

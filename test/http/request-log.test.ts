@@ -1,3 +1,5 @@
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
@@ -50,7 +52,7 @@ describe("request log lines", () => {
         headers: { authorization: `Bearer ${secret}`, "x-forwarded-for": "203.0.113.7", ...extra.headers },
       });
     const lastLine = () => log.lines.at(-1);
-    return { request, lastLine };
+    return { request, lastLine, server, secret, lines: log.lines };
   };
 
   it("name the execution an execute made and the one an :id route names", async () => {
@@ -83,6 +85,40 @@ describe("request log lines", () => {
 
     await request("GET", "/v1/skills");
     expect(lastLine()).not.toHaveProperty("execution_id");
+  });
+
+  // Audit 23 (changes #14): only answered requests were logged, so an execute its client
+  // gave up on (an agent's short HTTP timeout) left no line naming its execution.
+  it("are written for a request whose client went away before its answer, once, naming its execution", async () => {
+    const { server, secret, lines } = await setUp(false);
+    await server.app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = server.app.server.address() as AddressInfo;
+    const before = lines.length;
+    await new Promise<void>((resolve) => {
+      const sent = httpRequest({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/v1/execute",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      });
+      sent.on("error", () => resolve());
+      sent.end(JSON.stringify({ skill_id: "test.sleep", params: { ms: 1500 } }));
+      setTimeout(() => {
+        sent.destroy();
+        resolve();
+      }, 300);
+    });
+    // Long enough for the run to end and its answer to find no one.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const written = lines.slice(before);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      path: "/v1/execute",
+      aborted: true,
+      ip: "127.0.0.1",
+      execution_id: expect.stringMatching(/^exec_/),
+    });
   });
 
   it("name the client's address: the connected peer's without a trusted proxy, the forwarded one with it", async () => {

@@ -203,6 +203,16 @@ describe("text.extract", () => {
     });
   });
 
+  // Audit 23 (changes #6): reading every comma as a separator turned "1.234,56" into 1.234
+  // and 56, and "12,5 %" into 12 and 5: wrong values are worse than none.
+  it("reads a decimal comma after dotted thousands, and leaves a lone d,d out as ambiguous", async () => {
+    const text = "Total: 1.234,56 EUR, VAT 12,5 %, pi 3,14159, x 1,0000 y, list -3,4,-5, pair [1.5,2.5]";
+    expect(await runSkill(textExtract, { text, kinds: ["numbers"] })).toEqual({
+      numbers: [1234.56, -3, 4, -5, 1.5, 2.5],
+      counts: { numbers: 6 },
+    });
+  });
+
   it("finds URLs on localhost and IPv6 hosts, which have no dot", async () => {
     const text = "Try http://localhost:8080/x, http://[::1]:3000/ or http://localhost.";
     expect((await runSkill(textExtract, { text, kinds: ["urls"] })).urls).toEqual([

@@ -1,11 +1,13 @@
 import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError, STORE_OUTAGE_RETRY_AFTER_SECONDS, shuttingDownError } from "../errors.js";
+import type { Reclaim } from "../fair-slots.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
 import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
+import { AsyncSlot, slotReclaimedMessage } from "./async-slot.js";
 import type { ExecutionEvents } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, runningFor } from "./new-record.js";
@@ -37,6 +39,11 @@ export interface ExecutionRunnerOptions {
   executor: SkillExecutor;
   /** Slots of unfinished executions; queued work taken over from a dead process holds one too. */
   concurrency: ConcurrencyGate;
+  /**
+   * How long another owner's async execution waits for a slot before one is taken back
+   * for it from an owner holding more than an even share (see `AsyncSlot`; default 5 s).
+   */
+  asyncReclaimAfterMs?: number;
 }
 
 interface InFlight {
@@ -67,6 +74,8 @@ interface Job {
   begin: Begin;
   /** Gives back the execution's concurrency slot once it ended. */
   release: ReleaseSlot;
+  /** Its slot of the async queue, and what it does when the slot is asked back. */
+  slot: AsyncSlot;
 }
 
 /**
@@ -112,8 +121,9 @@ export class ExecutionRunner {
     });
     this.queue = new WorkQueue<Job>(
       options.asyncConcurrency,
-      async ({ execution, hooks, begin, release }) => {
-        await this.run(execution, hooks, begin)
+      async ({ execution, hooks, begin, release, slot }, releaseSlot) => {
+        slot.granted(releaseSlot);
+        await this.run(execution, hooks, begin, slot)
           .catch((err: unknown) => {
             options.logger.error(
               { err, execution_id: execution.record.id },
@@ -121,6 +131,21 @@ export class ExecutionRunner {
             );
           })
           .finally(release);
+      },
+      {
+        reclaim: ({ execution, slot }, reclaim) => {
+          options.logger.warn(
+            {
+              execution_id: execution.record.id,
+              owner: execution.owner,
+              held_ms: Math.round(reclaim.heldMs),
+            },
+            "an async execution's slot is asked back for another owner's waiting execution",
+          );
+          slot.reclaim(reclaim);
+        },
+        idle: ({ slot }) => slot.idle,
+        reclaimAfterMs: options.asyncReclaimAfterMs,
       },
     );
   }
@@ -191,7 +216,23 @@ export class ExecutionRunner {
       release();
       return;
     }
-    this.queue.push(execution.record.id, execution.owner, { execution, hooks, begin: "queued", release });
+    this.queueRun(execution, "queued", release, hooks);
+  }
+
+  /** Queues an async execution for a slot of this runner (see `WorkQueue`). */
+  private queueRun(
+    execution: StoredExecution,
+    begin: Begin,
+    release: ReleaseSlot,
+    hooks: RunHooks = {},
+  ): void {
+    this.queue.push(execution.record.id, execution.owner, {
+      execution,
+      hooks,
+      begin,
+      release,
+      slot: new AsyncSlot(),
+    });
   }
 
   /**
@@ -260,14 +301,21 @@ export class ExecutionRunner {
     return this.inFlight.size;
   }
 
+  /** Runs an execution; `slot`: the async queue's slot it holds (none for a sync one). */
   private run(
     execution: StoredExecution,
     { onProgress, signal, onLog }: RunHooks,
     begin: Begin,
+    slot?: AsyncSlot,
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new LazyAbortController();
     const id = execution.record.id;
+    let reclaimed: Reclaim | undefined;
+    slot?.stopWith((reclaim) => {
+      reclaimed = reclaim;
+      controller.abort("reclaimed");
+    });
     const cancel = () => controller.abort("cancel");
     if (signal?.aborted) cancel();
     signal?.addEventListener("abort", cancel, { once: true });
@@ -299,6 +347,8 @@ export class ExecutionRunner {
             controller,
             logger,
             executor: this.options.executor,
+            hooks: slot && { waitingForThread: () => slot.waitingForThread(), started: () => slot.started() },
+            reclaimedMessage: () => reclaimed && slotReclaimedMessage(reclaimed),
             context: skillContext({
               executionId: id,
               owner: running.owner,
@@ -442,12 +492,7 @@ export class ExecutionRunner {
       isoTimestamp(now),
     );
     for (const execution of taken) {
-      this.queue.push(execution.record.id, execution.owner, {
-        execution,
-        hooks: {},
-        begin: "stored",
-        release: this.options.concurrency.track(execution.keyId),
-      });
+      this.queueRun(execution, "stored", this.options.concurrency.track(execution.keyId));
     }
   }
 
@@ -470,12 +515,7 @@ export class ExecutionRunner {
     for (const orphan of orphans) {
       if (isTerminal(orphan.record.status)) continue;
       if (orphan.record.status === "queued" && this.accepting) {
-        this.queue.push(orphan.record.id, orphan.owner, {
-          execution: orphan,
-          hooks: {},
-          begin: "queued",
-          release: this.options.concurrency.track(orphan.keyId),
-        });
+        this.queueRun(orphan, "queued", this.options.concurrency.track(orphan.keyId));
       } else {
         // Ended when its process died, not now: the time since (a restart overnight, say)
         // is no part of its run. The last heartbeat bounds that moment, to within a beat.

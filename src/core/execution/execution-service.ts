@@ -38,6 +38,12 @@ export interface ExecuteOptions extends RunHooks {
    */
   onStored?: (record: ExecutionRecord) => void;
   /**
+   * Told a new execution's id as soon as it has one, before it is stored or run (not for a
+   * repeat answered from an earlier record): the request's log line names it even when the
+   * client leaves before the answer.
+   */
+  onCreated?: (executionId: string) => void;
+  /**
    * A repeat of a sync call whose first still runs is answered with the first's record
    * as it stands, not `idempotency_in_progress`: a streamed execute follows it to its end.
    */
@@ -102,6 +108,7 @@ export class ExecutionService {
       );
       if (replay) return replay;
     }
+    options.onCreated?.(id);
     const release = await this.takeSlot(key, id, options.idempotencyKey);
     let handedToQueue = false;
     try {

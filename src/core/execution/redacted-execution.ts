@@ -1,4 +1,4 @@
-import { redactSecrets, redactSecretsIn } from "../keys/secret.js";
+import { maskWorkingSecrets, maskWorkingSecretsIn } from "../keys/secret.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import { redactedBySchema } from "../skills/sensitive-params.js";
 import type { StoredExecution } from "./record.js";
@@ -6,8 +6,10 @@ import type { StoredExecution } from "./record.js";
 /**
  * The execution without the credentials it holds: its params with what the skill's schema
  * marks sensitive masked (`sensitive`: `http.request`'s credential headers and URL query
- * values), and every skillport secret (`redactSecrets`, as the log stream has it) masked in
- * its params, result and error message, wherever an agent put or a skill quoted one.
+ * values), and every working skillport secret (`maskWorkingSecrets`: its shape and checksum)
+ * masked in its params, result and error message, wherever an agent put or a skill quoted
+ * one. Nothing else in a result changes but what its schema marks (below): it is the
+ * caller's data.
  *
  * Its result is masked as the skill's result schema marks it, where it repeats what the
  * params carry (`http.request`'s final URL and a Location header, with the url's query).
@@ -23,10 +25,12 @@ import type { StoredExecution } from "./record.js";
 export function redactedExecution(execution: StoredExecution, registry: SkillRegistry): StoredExecution {
   const { record } = execution;
   const skill = registry.get(record.skill_id);
-  const params = redactSecretsIn(skill ? redactedBySchema(skill.params, execution.params) : execution.params);
+  const params = maskWorkingSecretsIn(
+    skill ? redactedBySchema(skill.params, execution.params) : execution.params,
+  );
   const marked = skill && record.result !== null ? redactedBySchema(skill.skill.result, record.result) : null;
-  const result = redactSecretsIn((marked ?? record.result) as typeof record.result);
-  const message = record.error ? redactSecrets(record.error.message) : undefined;
+  const result = maskWorkingSecretsIn((marked ?? record.result) as typeof record.result);
+  const message = record.error ? maskWorkingSecrets(record.error.message) : undefined;
   // Most executions hold no credential: they are kept as they are, not copied.
   if (params === execution.params && result === record.result && message === record.error?.message)
     return execution;

@@ -4,13 +4,15 @@ import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
 import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
-import type { SkillExecutor } from "./skill-executor.js";
+import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
 
 /** Why an execution's signal fired; the reason decides its terminal status. */
 export const ABORT_REASONS = {
   timeout: "timeout",
   cancel: "cancel",
   shutdown: "shutdown",
+  /** The async execution's slot was wanted for another owner's execution (see `AsyncSlot`). */
+  reclaimed: "reclaimed",
 } as const;
 export type AbortReason = keyof typeof ABORT_REASONS;
 
@@ -36,6 +38,10 @@ export interface RunOptions {
   logger: Logger;
   /** Where `run` executes: on this thread or isolated in a worker. */
   executor: SkillExecutor;
+  /** Told as the run goes to wait for a worker thread, and as its skill begins (see `AsyncSlot`). */
+  hooks?: InvokeHooks;
+  /** The words of a run stopped with the abort reason `reclaimed`. */
+  reclaimedMessage?: () => string | undefined;
 }
 
 /**
@@ -54,8 +60,12 @@ export async function runSkill(
   const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
   /** How long the run waited (for a worker thread) before the skill began; unset until then. */
   let waitedMs: number | undefined;
-  const onStarted = () => {
-    waitedMs ??= elapsed();
+  const hooks: InvokeHooks = {
+    waitingForThread: options.hooks?.waitingForThread,
+    started: () => {
+      waitedMs ??= elapsed();
+      options.hooks?.started?.();
+    },
   };
   let detachAbort = () => {};
   try {
@@ -63,7 +73,7 @@ export async function runSkill(
       detachAbort = controller.onAbort(reject);
     });
     const running = Promise.resolve().then(() =>
-      options.executor.invoke(skill, params, options.context, onStarted),
+      options.executor.invoke(skill, params, options.context, hooks),
     );
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
     running.catch(() => {});
@@ -87,7 +97,7 @@ export async function runSkill(
     }
     return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
-    return outcomeOfError(err, controller.reason, skill, timeoutMs, elapsed(), waitedMs, logger);
+    return outcomeOfError(err, controller.reason, skill, options, elapsed(), waitedMs);
   } finally {
     clearTimeout(timer);
     detachAbort();
@@ -98,10 +108,9 @@ function outcomeOfError(
   err: unknown,
   abortReason: AbortReason | undefined,
   skill: Skill,
-  timeoutMs: number,
+  { timeoutMs, logger, reclaimedMessage }: RunOptions,
   latencyMs: number,
   waitedMs: number | undefined,
-  logger: Logger,
 ): RunOutcome {
   if (abortReason !== undefined) {
     if (waitedMs === undefined) return neverStartedOutcome(abortReason, timeoutMs);
@@ -119,6 +128,12 @@ function outcomeOfError(
           "The service shut down while the execution was running.",
           latencyMs,
         );
+      case "reclaimed":
+        return failedOutcome(
+          "execution_failed",
+          reclaimedMessage?.() ?? "The execution was stopped to free its slot for another owner's execution.",
+          latencyMs,
+        );
       default:
         return cancelledOutcome("The execution was cancelled.", latencyMs);
     }
@@ -132,7 +147,8 @@ function outcomeOfError(
 /**
  * The outcome of a run whose signal fired while it waited for a worker thread (every one
  * busy): the words tell it from a slow skill (audit 22, security #2, where a starved run
- * looked like a 30 s run of `text.stats`).
+ * looked like a 30 s run of `text.stats`). A reclaim (`reclaimed`) stops only runs that
+ * started: one still waiting for a thread gives its slot up instead (see `AsyncSlot`).
  */
 function neverStartedOutcome(abortReason: AbortReason, timeoutMs: number): RunOutcome {
   const outcome =

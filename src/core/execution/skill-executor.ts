@@ -7,16 +7,12 @@ import type { Skill, SkillContext } from "../skills/skill.js";
  * output, or rejecting with its error (a `SkillError` is shown to the caller).
  */
 export interface SkillExecutor {
-  /**
-   * Runs the skill. `started` is called once its run begins: at once, or, for a run that
-   * waits for a worker thread, when it has one. A run whose signal fires while it waits
-   * never calls it, and its record says it never started.
-   */
+  /** Runs the skill, telling `hooks` where its run stands. */
   invoke(
     skill: Skill,
     params: Record<string, unknown>,
     ctx: SkillContext,
-    started?: () => void,
+    hooks?: InvokeHooks,
   ): Promise<unknown>;
   /** Whether `skill` runs off the main thread (it then warms up there, not here). */
   isolates(skill: Skill): boolean;
@@ -24,6 +20,21 @@ export interface SkillExecutor {
   readonly load: ExecutorLoad;
   /** Stops its threads; executions still in it end as their signals decide. */
   close(): Promise<void>;
+}
+
+/** What a run tells its caller as it goes (see `SkillExecutor.invoke`). */
+export interface InvokeHooks {
+  /**
+   * Called when the run goes to wait for a worker thread (it gets one at once when one is
+   * free), before `started`; never for a run that needs no thread.
+   */
+  waitingForThread?: () => void;
+  /**
+   * Called once the skill begins: at once, or, for a run that waits for a worker thread,
+   * when it has one. A run whose signal fires while it waits never calls it, and its record
+   * says it never started.
+   */
+  started?: () => void;
 }
 
 export interface ExecutorLoad {
@@ -53,8 +64,8 @@ export function isLightCall(skill: Skill, params: Record<string, unknown>): bool
 
 /** Runs every skill on the calling thread: for tests and for skills declared light. */
 export const inlineExecutor: SkillExecutor = {
-  invoke: (skill, params, ctx, started) => {
-    started?.();
+  invoke: (skill, params, ctx, hooks) => {
+    hooks?.started?.();
     return skill.run(params, ctx);
   },
   isolates: () => false,

@@ -30,11 +30,6 @@ const SECRET_TRACE = new RegExp(`${SECRET_START}|^\\s*bearer\\s`, "i");
 const SECRET_RUNS = new RegExp(`${SECRET_START}[\\w%]*`, "gi");
 /** A run of URL characters: when it holds a `%`, a secret may hide in it (`%73k_live_…`). */
 const URL_WORDS = /[\w%-]+/g;
-/**
- * What every text `redactSecrets` changes holds: a secret's tag, or a percent escape that
- * may encode one. Cheap to look for in a whole document before walking its strings.
- */
-const SECRET_HINT = /sk_|%[0-9a-f]{2}/i;
 /** How many times a word is decoded, for a secret encoded more than once (`%2573k_live_…`). */
 const MAX_DECODINGS = 3;
 
@@ -91,28 +86,38 @@ export function redactSecrets(text: string): string {
 }
 
 /**
- * JSON data with `redactSecrets` applied to each of its strings and member names; `value`
- * itself when none holds a secret. It walks the data as `JSON.stringify` does (as deep as
- * the store can write it, not one level deeper) and parses the copy back, so it keeps
- * what JSON keeps, own `__proto__` members included. Data without a hint of a secret (most
- * results) costs one plain `JSON.stringify`.
+ * A whole secret as an agent passes one on, at its word's start (`_` may precede it, as in
+ * a key pasted after a typed tag): any of them that passes the checksum is a working key.
  */
-export function redactSecretsIn<T>(value: T): T {
+const WHOLE_SECRETS = /(?<![0-9A-Za-z])sk_(?:live|test|dev)_[0-9A-Za-z]{36}(?![0-9A-Za-z])/g;
+
+/**
+ * `text` with every working secret (its shape and checksum) replaced by `sk_[redacted]`,
+ * and nothing else changed: for data kept and answered (execution records), where
+ * `redactSecrets`' looser rule, right for logs, would rewrite ordinary words
+ * (`risk_test_score`) and Stripe's `sk_test_…` keys alike.
+ */
+export function maskWorkingSecrets(text: string): string {
+  if (!text.includes("sk_")) return text;
+  return text.replace(WHOLE_SECRETS, (found) => (isWellFormedSecret(found) ? "sk_[redacted]" : found));
+}
+
+/**
+ * JSON data with `maskWorkingSecrets` applied to each of its strings (member names are
+ * left as they are: renaming them could merge two members); `value` itself when none
+ * holds a working secret. Data without `sk_` in it (most) costs one `JSON.stringify`.
+ */
+export function maskWorkingSecretsIn<T>(value: T): T {
   const plain = JSON.stringify(value);
-  if (plain === undefined || !SECRET_HINT.test(plain)) return value;
-  let redacted = false;
+  if (plain === undefined || !plain.includes("sk_")) return value;
+  let masked = false;
   const text = JSON.stringify(value, (_name, member: unknown) => {
-    if (typeof member === "string") {
-      const shown = redactSecrets(member);
-      if (shown !== member) redacted = true;
-      return shown;
-    }
-    if (member === null || typeof member !== "object" || Array.isArray(member)) return member;
-    if (!Object.keys(member).some(holdsSecretRun)) return member;
-    redacted = true;
-    return Object.fromEntries(Object.entries(member).map(([name, inner]) => [redactSecrets(name), inner]));
+    if (typeof member !== "string") return member;
+    const shown = maskWorkingSecrets(member);
+    if (shown !== member) masked = true;
+    return shown;
   });
-  return redacted ? (JSON.parse(text) as T) : value;
+  return masked ? (JSON.parse(text) as T) : value;
 }
 
 /**

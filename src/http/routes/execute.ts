@@ -39,7 +39,12 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
       await streamEvents(reply, events);
       return;
     }
-    const { record, mode, replayed } = await skillport.executions.execute(key, input, { idempotencyKey });
+    const { record, mode, replayed } = await skillport.executions.execute(key, input, {
+      idempotencyKey,
+      onCreated: (id) => {
+        request.executionId = id;
+      },
+    });
     request.executionId = record.id;
     if (replayed) reply.header("idempotent-replayed", "true");
     if (mode === "async") reply.code(202).header("location", `/v1/executions/${record.id}`);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FairSlots, type Reclaim, type ReleaseSlot } from "../../src/isolation/fair-slots.js";
+import { FairSlots, type Reclaim, type ReleaseSlot } from "../../src/core/fair-slots.js";
 
 /** Acquires a slot for `owner` and notes, in `granted`, the label once it has one. */
 function take(
@@ -88,6 +88,41 @@ describe("FairSlots", () => {
     // A signal already fired never queues.
     await expect(slots.acquire("dave", { signal: cancel.signal })).rejects.toBe("cancel");
     expect(slots.waiting).toBe(0);
+  });
+
+  it("grants a request in the same turn when a slot is free, and withdraws one that waits", () => {
+    const slots = new FairSlots(1);
+    const granted: string[] = [];
+    const releases: ReleaseSlot[] = [];
+    const grant = (label: string) => (release: ReleaseSlot) => {
+      granted.push(label);
+      releases.push(release);
+    };
+    expect(slots.request("alice", grant("a1"))()).toBe(false);
+    expect(granted).toEqual(["a1"]);
+    const withdrawBob = slots.request("bob", grant("b1"));
+    slots.request("carol", grant("c1"));
+    expect(withdrawBob()).toBe(true);
+    expect(withdrawBob()).toBe(false);
+    releases[0]?.();
+    // The freed slot goes to carol within the release, with bob withdrawn.
+    expect(granted).toEqual(["a1", "c1"]);
+  });
+
+  it("grants nothing once stopped: a freed slot stays free and the waiters wait", () => {
+    const slots = new FairSlots(1);
+    const granted: string[] = [];
+    let release: ReleaseSlot = () => {};
+    slots.request("alice", (r) => {
+      granted.push("a1");
+      release = r;
+    });
+    slots.request("bob", () => granted.push("b1"));
+    slots.stopGranting();
+    release();
+    slots.request("carol", () => granted.push("c1"));
+    expect(granted).toEqual(["a1"]);
+    expect([slots.free, slots.waiting]).toEqual([1, 2]);
   });
 
   it("ignores a release called twice (the slot is given back once)", async () => {
@@ -195,6 +230,34 @@ describe("FairSlots reclaiming slots for another owner's long wait", () => {
     expect(granted.slice(4).sort()).toEqual(["b1", "c1"]);
     // Alice two, bob one, carol one: even enough.
     expect(asked.map(({ label }) => label)).toEqual(["a1", "a2"]);
+  });
+
+  it("asks back a slot whose holder can give it up losing nothing before a longer-held one", async () => {
+    const slots = new FairSlots(4, { reclaimAfterMs: RECLAIM_AFTER_MS });
+    const asked: string[] = [];
+    const idle = new Set(["a3"]);
+    const hold = (label: string) =>
+      slots.acquire("alice", { onReclaim: () => asked.push(label), idle: () => idle.has(label) });
+    const held = [await hold("a1"), await hold("a2"), await hold("a3"), await hold("a4")];
+    void slots.acquire("bob", { onReclaim: () => asked.push("b1") });
+    void slots.acquire("bob", { onReclaim: () => asked.push("b2") });
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
+    expect(asked).toEqual(["a3"]);
+    held[2]?.();
+    // Alice holds three, bob one: with none idle, alice's longest-held goes.
+    idle.clear();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(asked).toEqual(["a3", "a1"]);
+  });
+
+  it("reclaims nothing once stopped", async () => {
+    const { slots, asked, hold } = reclaimable(2);
+    void hold("alice", "a1");
+    void hold("alice", "a2");
+    void hold("bob", "b1");
+    slots.stopGranting();
+    await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
+    expect(asked).toEqual([]);
   });
 
   it("never asks back a slot whose holder cannot be stopped", async () => {

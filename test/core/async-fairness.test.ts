@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import type { ExecutionRecord } from "../../src/core/execution/record.js";
+import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
+import { makeCore } from "./make-core.js";
+import { testSkills } from "./test-skills.js";
+
+// Audit 22, security #2, what was left of it: every async execution held one of the
+// SKILLPORT_ASYNC_CONCURRENCY slots from its start to its end, including while it waited
+// for a worker thread, so one owner holding every slot with long runs (catastrophic
+// patterns up to their 300 s timeouts, or long `util.wait`s) kept every other owner's async
+// executions queued until those ended.
+
+const RECLAIM_AFTER_MS = 200;
+
+/**
+ * An executor that runs `test.sleep` "on a worker thread": each run goes to wait for a
+ * thread and gets one only when the test opens the gate (or its signal fires); `runs`
+ * counts the runs begun, by execution id. Every other skill runs at once on this thread.
+ */
+function gatedThreads(): { executor: SkillExecutor; open: () => void; runs: Map<string, number> } {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const runs = new Map<string, number>();
+  const executor: SkillExecutor = {
+    async invoke(skill, params, ctx, hooks) {
+      if (skill.id === "test.sleep") {
+        hooks?.waitingForThread?.();
+        await new Promise<void>((resolve, reject) => {
+          if (ctx.signal.aborted) return reject(ctx.signal.reason);
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
+          void gate.then(resolve);
+        });
+      }
+      hooks?.started?.();
+      runs.set(ctx.executionId, (runs.get(ctx.executionId) ?? 0) + 1);
+      return skill.run(params, ctx);
+    },
+    isolates: (skill) => skill.id === "test.sleep",
+    load: { threads: 1, queued: 0 },
+    async close() {},
+  };
+  return { executor, open, runs };
+}
+
+describe("async execution slots shared between owners", () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  async function coreWith(options: { asyncConcurrency: number; executor?: SkillExecutor }) {
+    const core = await makeCore(testSkills, {
+      clock: systemClock,
+      asyncReclaimAfterMs: RECLAIM_AFTER_MS,
+      ...options,
+    });
+    cleanup = core.cleanup;
+    const mallory = await core.keyFor({ owner: "mallory" });
+    const bob = await core.keyFor({ owner: "bob" });
+    const startAsync = async (key: ApiKey, skillId: string, params: Record<string, unknown>) =>
+      (await core.run(key, skillId, params, { async: true, timeout_ms: 60_000 })).record.id;
+    const stored = async (id: string) => (await core.skillport.store.executions.get(id))?.record;
+    const statusOf = async (id: string) => (await stored(id))?.status;
+    const until = async (what: () => Promise<boolean>, withinMs = 5_000) => {
+      for (const deadline = Date.now() + withinMs; Date.now() < deadline; ) {
+        if (await what()) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error("it never happened");
+    };
+    const ended = (key: ApiKey, id: string, waitMs: number) =>
+      core.skillport.queries.get(key, id, waitMs) as Promise<ExecutionRecord>;
+    return { core, mallory, bob, startAsync, stored, statusOf, until, ended };
+  }
+
+  it("frees the slot of a run waiting for a worker thread for another owner's execution, and that run still runs once", async () => {
+    const { executor, open, runs } = gatedThreads();
+    const { mallory, bob, startAsync, stored, statusOf, until, ended } = await coreWith({
+      asyncConcurrency: 2,
+      executor,
+    });
+    // Mallory's first two hold both slots, waiting for a thread; her third waits for a slot.
+    const flood: string[] = [];
+    for (let i = 0; i < 3; i++) flood.push(await startAsync(mallory, "test.sleep", { ms: 0 }));
+    await until(async () => (await statusOf(flood[1] as string)) === "running");
+    const waiting = await stored(flood[0] as string);
+
+    const asked = Date.now();
+    const bobs = await startAsync(bob, "test.echo", { text: "bob" });
+    expect(await ended(bob, bobs, 5_000)).toMatchObject({ status: "completed", result: { text: "bob" } });
+    expect(Date.now() - asked).toBeLessThan(RECLAIM_AFTER_MS + 2_000);
+
+    // The run that gave its slot up goes on waiting for its thread, its record unchanged.
+    expect(await stored(flood[0] as string)).toEqual(waiting);
+    open();
+    for (const id of flood) {
+      const record = await ended(mallory, id, 5_000);
+      expect(record).toMatchObject({ status: "completed", result: { slept: 0 } });
+      expect(record.started_at).not.toBeNull();
+      expect(runs.get(id)).toBe(1);
+    }
+    expect((await stored(flood[0] as string))?.started_at).toBe(waiting?.started_at);
+  });
+
+  it("stops the run that held its slot longest, from the owner holding more than an even share, saying why", async () => {
+    const { mallory, bob, startAsync, statusOf, until, ended } = await coreWith({ asyncConcurrency: 2 });
+    const flood: string[] = [];
+    for (let i = 0; i < 3; i++) flood.push(await startAsync(mallory, "test.sleep", { ms: 30_000 }));
+    await until(async () => (await statusOf(flood[1] as string)) === "running");
+
+    const bobs = await startAsync(bob, "test.echo", { text: "bob" });
+    expect(await ended(bob, bobs, 5_000)).toMatchObject({ status: "completed" });
+    const stopped = await ended(mallory, flood[0] as string, 0);
+    expect(stopped).toMatchObject({ status: "failed", success: false, error: { code: "execution_failed" } });
+    expect(stopped.error?.message).toMatch(
+      /^The execution was stopped after \d+\.\d s, to free its slot for another owner's asynchronous execution that had waited \d+\.\d s for one/,
+    );
+    expect(stopped.started_at).not.toBeNull();
+    expect(stopped.latency_ms).toBeGreaterThan(0);
+    // Only one: bob's ran, and mallory's others hold the slots again (her third now runs).
+    expect(await statusOf(flood[1] as string)).toBe("running");
+    await until(async () => (await statusOf(flood[2] as string)) === "running");
+  });
+
+  it("takes nothing back from an owner alone, nor with a single slot", async () => {
+    const alone = await coreWith({ asyncConcurrency: 2 });
+    const mine: string[] = [];
+    for (let i = 0; i < 3; i++)
+      mine.push(await alone.startAsync(alone.mallory, "test.sleep", { ms: 30_000 }));
+    await new Promise((resolve) => setTimeout(resolve, RECLAIM_AFTER_MS * 4));
+    expect(await Promise.all(mine.map(alone.statusOf))).toEqual(["running", "running", "queued"]);
+    await cleanup?.();
+
+    const single = await coreWith({ asyncConcurrency: 1 });
+    const held = await single.startAsync(single.mallory, "test.sleep", { ms: 30_000 });
+    await single.until(async () => (await single.statusOf(held)) === "running");
+    const bobs = await single.startAsync(single.bob, "test.echo", { text: "bob" });
+    await new Promise((resolve) => setTimeout(resolve, RECLAIM_AFTER_MS * 4));
+    expect([await single.statusOf(held), await single.statusOf(bobs)]).toEqual(["running", "queued"]);
+  });
+});

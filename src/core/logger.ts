@@ -1,3 +1,5 @@
+import { maskWorkingSecrets } from "./keys/secret.js";
+
 /**
  * The logging port: the core and skills log through this shape (pino's), so the core
  * does not depend on a logging library and tests can pass a silent logger.
@@ -77,13 +79,17 @@ export interface LogEntry {
  * detail reaches a client), and fields JSON cannot hold (a cycle, a BigInt) left out rather
  * than ending the stream. The one conversion for every surface: embedded MCP once sent an
  * Error as `{}` where REST and `--remote` sent `{type, message}` (audit 23, new user #5).
+ * Working skillport secrets are masked in every string, as in execution records
+ * (`maskWorkingSecrets`): the server's own log masked them, the line relayed did not
+ * (audit 23, new user #6).
  */
 export function callerLogFields(fields: object): object {
   try {
     return JSON.parse(
-      JSON.stringify(fields, (_key, value: unknown) =>
-        value instanceof Error ? { type: value.name, message: value.message } : value,
-      ),
+      JSON.stringify(fields, (_key, value: unknown) => {
+        if (value instanceof Error) return { type: value.name, message: maskWorkingSecrets(value.message) };
+        return typeof value === "string" ? maskWorkingSecrets(value) : value;
+      }),
     ) as object;
   } catch {
     return {};
@@ -123,6 +129,10 @@ class TeeLogger implements Logger {
 
   private line(level: LogLevel, fields: object, message?: string): void {
     this.logger[level](fields, message);
-    this.listener({ level, message, fields: callerLogFields(fields) });
+    this.listener({
+      level,
+      message: typeof message === "string" ? maskWorkingSecrets(message) : message,
+      fields: callerLogFields(fields),
+    });
   }
 }

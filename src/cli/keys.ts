@@ -198,10 +198,12 @@ function printTable(keys: KeyView[], where: string): void {
       j.environment,
       j.owner,
       j.status,
+      // A rolled key in its grace period is `active` like its replacement: its end tells them apart.
+      j.expires_at ?? "never",
       j.last_used_at ?? "never",
     ];
   });
-  const header = ["ID", "NAME", "KEY", "SCOPE", "PLAN", "ENV", "OWNER", "STATUS", "LAST USED"];
+  const header = ["ID", "NAME", "KEY", "SCOPE", "PLAN", "ENV", "OWNER", "STATUS", "EXPIRES", "LAST USED"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   for (const row of [header, ...rows])
     console.log(row.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join("  "));

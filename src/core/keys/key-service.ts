@@ -56,8 +56,10 @@ const NAME_LENGTH = "a name of 1 to 100 characters";
 const KeyName = z
   .string()
   .trim()
-  .min(1, NAME_LENGTH)
-  .max(100, NAME_LENGTH)
+  // A missing or over-long name is told once: the checks below add nothing about it (a
+  // `keys create` without --name printed two errors for it, audit 23, new user #11).
+  .min(1, { message: NAME_LENGTH, abort: true })
+  .max(100, { message: NAME_LENGTH, abort: true })
   .refine((name) => !UNPRINTABLE.test(name), {
     message: "printable text: no control characters or direction marks",
   })

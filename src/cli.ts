@@ -14,6 +14,8 @@ Usage:
   skillport keys create --name NAME --scope read-only|full-access
         [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
         [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
+        --expires-at 2027-01-01: the key works through that day (UTC), the dashboard's
+        "Expires on"; or a date-time with Z or an offset (2027-01-01T12:00:00Z)
   skillport keys list [--json]
   skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise]
         [--limit-minute N --limit-day N] [--json]   same secret, new name, plan or limits

@@ -224,8 +224,14 @@ export function unknownVariables(env: NodeJS.ProcessEnv): { name: string; closes
     .map((name) => ({ name, closest: closest(name, known) }));
 }
 
-/** Logs one warning for each variable `unknownVariables` finds (commands that start a service). */
-export function warnOfUnknownVariables(logger: Logger, env: NodeJS.ProcessEnv = process.env): void {
+/**
+ * Logs one warning for each variable `unknownVariables` finds: through the service's logger
+ * (`serve`, `mcp`), or on stderr (`keys`, `learning`).
+ */
+export function warnOfUnknownVariables(
+  logger: Pick<Logger, "warn">,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   for (const { name, closest } of unknownVariables(env)) {
     logger.warn(
       { variable: name, closest },

@@ -1,4 +1,3 @@
-import { loadStoreConfig } from "../config.js";
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
 import { keyStatus } from "../core/keys/api-key.js";
@@ -10,8 +9,9 @@ import {
   printableName,
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
-import { missingStore, openStore } from "../store/open-store.js";
+import { openStore } from "../store/open-store.js";
 import { KEYS_ACTIONS, parseKeysArgs } from "./keys-args.js";
+import { commandStore } from "./store-command.js";
 
 /** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
 const GRACE = /^(\d+)([smhd]?)$/;
@@ -29,16 +29,14 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     return 2;
   }
   const { action, id, values } = parsed;
-  const config = loadStoreConfig({
-    ...process.env,
-    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
+  // `create` makes the store of the first key; the others refuse a directory without one.
+  const opened = commandStore(`skillport keys ${action}`, values["data-dir"], {
+    mayCreate: action === "create",
   });
-  const missing = action === "create" ? undefined : missingStore(config);
-  if (missing) {
-    console.error(`skillport keys ${action}: ${missing}`);
-    return 1;
-  }
-  const store = await openStore(config, silentLogger, { limits: false });
+  if (!opened) return 1;
+  // Said on every change and listing (the JSON answers hold keys only, not where they live).
+  const where = opened.name;
+  const store = await openStore(opened.config, silentLogger, { limits: false });
   const keys = new KeyService(store.keys, systemClock);
   try {
     switch (action) {
@@ -58,7 +56,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           console.log(JSON.stringify({ ...toJson(key), secret }));
         } else {
           console.log(
-            `Created ${key.scope} key ${key.id} "${printableName(key.name)}" (plan ${key.plan}, owner ${key.owner}).`,
+            `Created ${key.scope} key ${key.id} "${printableName(key.name)}" (plan ${key.plan}, owner ${key.owner}) in ${where}.`,
           );
           console.log(`\n  ${secret}\n`);
           console.log(
@@ -70,13 +68,13 @@ export async function runKeysCommand(args: string[]): Promise<number> {
       case "list": {
         const all = await keys.list();
         if (values.json) console.log(JSON.stringify(all.map(toJson)));
-        else printTable(all);
+        else printTable(all, where);
         return 0;
       }
       case "revoke": {
         if (!id) throw usageError(action);
         const key = await keys.revoke(id);
-        console.log(`Revoked key ${key.id} "${printableName(key.name)}".`);
+        console.log(`Revoked key ${key.id} "${printableName(key.name)}" in ${where}.`);
         return 0;
       }
       case "edit": {
@@ -89,7 +87,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         if (values.json) console.log(JSON.stringify(toJson(key)));
         else
           console.log(
-            `Edited key ${key.id} "${printableName(key.name)}": ${key.plan}, ${key.limits.perMinute} a minute, ${key.limits.perDay} a day.`,
+            `Edited key ${key.id} "${printableName(key.name)}" in ${where}: ${key.plan}, ${key.limits.perMinute} a minute, ${key.limits.perDay} a day.`,
           );
         return 0;
       }
@@ -102,7 +100,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           console.log(JSON.stringify({ ...toJson(key), secret, previous: toJson(previous) }));
         } else {
           console.log(
-            `Rolled key ${previous.id} "${printableName(previous.name)}": it stops working at ${previous.expiresAt}.`,
+            `Rolled key ${previous.id} "${printableName(previous.name)}" in ${where}: it stops working at ${previous.expiresAt}.`,
           );
           console.log(`New key ${key.id}:\n\n  ${secret}\n`);
           console.log("Copy it now: this is the only time it is shown.");
@@ -183,11 +181,12 @@ function toJson(key: KeyView) {
   };
 }
 
-function printTable(keys: KeyView[]): void {
+function printTable(keys: KeyView[], where: string): void {
   if (keys.length === 0) {
-    console.log("No keys yet. Create one: skillport keys create --name NAME --scope full-access");
+    console.log(`No keys in ${where} yet. Create one: skillport keys create --name NAME --scope full-access`);
     return;
   }
+  console.log(`Keys in ${where}:`);
   const rows = keys.map((k) => {
     const j = toJson(k);
     return [
@@ -199,10 +198,12 @@ function printTable(keys: KeyView[]): void {
       j.environment,
       j.owner,
       j.status,
+      // A rolled key in its grace period is `active` like its replacement: its end tells them apart.
+      j.expires_at ?? "never",
       j.last_used_at ?? "never",
     ];
   });
-  const header = ["ID", "NAME", "KEY", "SCOPE", "PLAN", "ENV", "OWNER", "STATUS", "LAST USED"];
+  const header = ["ID", "NAME", "KEY", "SCOPE", "PLAN", "ENV", "OWNER", "STATUS", "EXPIRES", "LAST USED"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   for (const row of [header, ...rows])
     console.log(row.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join("  "));

@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
-import { loadStoreConfig } from "../config.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";
-import { missingStore, openStore } from "../store/open-store.js";
+import { openStore } from "../store/open-store.js";
+import { commandStore } from "./store-command.js";
 
 const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKILL_ID] [--json]";
 
@@ -29,21 +29,18 @@ export async function runLearningCommand(args: string[]): Promise<number> {
     console.error(`${USAGE}\n(each key's owner is in skillport keys list)`);
     return 2;
   }
-  const config = loadStoreConfig({
-    ...process.env,
-    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
-  });
-  const missing = missingStore(config);
-  if (missing) {
-    console.error(`skillport learning ${action}: ${missing}`);
-    return 1;
-  }
-  const store = await openStore(config, silentLogger, { limits: false });
+  const opened = commandStore(`skillport learning ${action}`, values["data-dir"]);
+  if (!opened) return 1;
+  const where = opened.name;
+  const store = await openStore(opened.config, silentLogger, { limits: false });
   try {
     if (action === "forget") {
       const forgotten = await store.learnedQueries.forget(owner, values.skill);
       if (values.json) console.log(JSON.stringify({ owner, skill_id: values.skill ?? null, forgotten }));
-      else console.log(`Forgot ${forgotten} learned ${forgotten === 1 ? "query" : "queries"} of ${owner}.`);
+      else
+        console.log(
+          `Forgot ${forgotten} learned ${forgotten === 1 ? "query" : "queries"} of ${owner} in ${where}.`,
+        );
       return 0;
     }
     const learned = (await store.learnedQueries.list(owner, DEFAULT_LEARNED_QUERY_CAPS.perOwner))
@@ -55,8 +52,9 @@ export async function runLearningCommand(args: string[]): Promise<number> {
         last_at: new Date(entry.lastAt).toISOString(),
       }));
     if (values.json) console.log(JSON.stringify(learned));
-    else if (learned.length === 0) console.log(`Nothing learned for ${owner}.`);
+    else if (learned.length === 0) console.log(`Nothing learned for ${owner} in ${where}.`);
     else {
+      console.log(`Learned for ${owner} in ${where} (skill, count, last time, query):`);
       for (const entry of learned) {
         console.log(`${entry.skill_id}\t${entry.count}\t${entry.last_at}\t${JSON.stringify(entry.query)}`);
       }

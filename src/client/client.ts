@@ -104,8 +104,14 @@ export class Skillport {
   /** `GET /v1/executions/{id}`; with `waitSeconds`, a long poll until the record is terminal. */
   async getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
     const waitSeconds = options.waitSeconds ?? 0;
-    // A negative wait is no wait to the server's eye, but the caller meant something else.
-    if (!(waitSeconds >= 0)) throw new RangeError("waitSeconds must be a number of seconds, 0–60");
+    // A negative wait is no wait to the server's eye, but the caller meant something else; a
+    // longer or fractional one the server refuses (400): a call mistake, told before sending
+    // as the README promises, with the limit named (audit 23, new user #11).
+    if (!(Number.isInteger(waitSeconds) && waitSeconds >= 0 && waitSeconds <= SERVER_MAX_WAIT_SECONDS)) {
+      throw new RangeError(
+        `waitSeconds must be a whole number of seconds from 0 to ${SERVER_MAX_WAIT_SECONDS} (the server's longest wait); for longer, use waitForExecution`,
+      );
+    }
     return this.#transport.json({
       method: "GET",
       path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}${waitSeconds > 0 ? `?wait=${waitSeconds}` : ""}`,

@@ -1,3 +1,5 @@
+import { maskWorkingSecrets } from "./keys/secret.js";
+
 /**
  * The logging port: the core and skills log through this shape (pino's), so the core
  * does not depend on a logging library and tests can pass a silent logger.
@@ -61,7 +63,10 @@ class LazyChildLogger implements Logger {
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
-/** A log line as a listener outside the logging library receives it. */
+/**
+ * A log line as a listener outside the logging library receives it, to send to a caller:
+ * its fields as JSON carries them (`callerLogFields`).
+ */
 export interface LogEntry {
   level: LogLevel;
   message: string | undefined;
@@ -69,8 +74,31 @@ export interface LogEntry {
 }
 
 /**
- * `logger`, also telling `listener` of every line (e.g. an MCP client that asked for a
- * skill's log as `notifications/message`).
+ * A log line's fields as a caller receives them (a REST stream's `log` event, an MCP
+ * `notifications/message`): an error as its name and message (never its stack: no internal
+ * detail reaches a client), and fields JSON cannot hold (a cycle, a BigInt) left out rather
+ * than ending the stream. The one conversion for every surface: embedded MCP once sent an
+ * Error as `{}` where REST and `--remote` sent `{type, message}` (audit 23, new user #5).
+ * Working skillport secrets are masked in every string, as in execution records
+ * (`maskWorkingSecrets`): the server's own log masked them, the line relayed did not
+ * (audit 23, new user #6).
+ */
+export function callerLogFields(fields: object): object {
+  try {
+    return JSON.parse(
+      JSON.stringify(fields, (_key, value: unknown) => {
+        if (value instanceof Error) return { type: value.name, message: maskWorkingSecrets(value.message) };
+        return typeof value === "string" ? maskWorkingSecrets(value) : value;
+      }),
+    ) as object;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * `logger`, also telling `listener` of every line as a caller receives it (`LogEntry`), e.g.
+ * an MCP client that asked for a skill's log as `notifications/message`.
  */
 export function teeLogger(logger: Logger, listener: (entry: LogEntry) => void): Logger {
   return new TeeLogger(logger, listener);
@@ -101,6 +129,10 @@ class TeeLogger implements Logger {
 
   private line(level: LogLevel, fields: object, message?: string): void {
     this.logger[level](fields, message);
-    this.listener({ level, message, fields });
+    this.listener({
+      level,
+      message: typeof message === "string" ? maskWorkingSecrets(message) : message,
+      fields: callerLogFields(fields),
+    });
   }
 }

@@ -292,10 +292,18 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   };
 }
 
+/**
+ * `not_found` for an unknown path (contract.md). The root is no page (the contract names
+ * none there, and API clients keep this answer), but it is the address `npm start` says the
+ * server serves on, so a person opening it is told where to go (audit 23, new user #7).
+ */
 function notFound(request: FastifyRequest): ServiceError {
-  return new ServiceError("not_found", {
-    message: `No such path: ${request.method} ${request.url.split("?")[0]}`,
-  });
+  const path = request.url.split("?")[0];
+  const pointer =
+    path === "/"
+      ? ". The dashboard is at /dashboard; the API is under /v1, described at /v1/openapi.json"
+      : "";
+  return new ServiceError("not_found", { message: `No such path: ${request.method} ${path}${pointer}` });
 }
 
 function isDashboardPath(url: string): boolean {

@@ -3,7 +3,7 @@ import { anySignal } from "../core/any-signal.js";
 import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
-import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
+import { type ExecutionRecord, isTerminal, recordAsOf } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { type CatalogUse, type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 import { Refreshed } from "./refreshed.js";
@@ -121,7 +121,7 @@ export class RemoteBackend implements SkillportBackend {
       // on, the cancellation (or the end of `waitMs`) answers, and `settle` cancels.
       const stop = new AbortController();
       let waited: ReturnType<typeof anySignal> | undefined;
-      let latest: ExecutionRecord | undefined;
+      let latest: ReceivedRecord | undefined;
       let answered = false;
       const answer = (record: Promise<ExecutionRecord> | ExecutionRecord) => {
         if (!answered) resolve(record);
@@ -130,7 +130,7 @@ export class RemoteBackend implements SkillportBackend {
       // Short of the end: the record as it stands, and the stream closed unless wanted.
       const answerLatest = () => {
         if (answered || latest === undefined) return;
-        answer(this.settle(latest, signal));
+        answer(this.settle(latest.asNow(), signal));
         if (!reportsToEnd) stop.abort();
       };
       const follow = async () => {
@@ -149,8 +149,8 @@ export class RemoteBackend implements SkillportBackend {
               onLog?.({ level: event.level, message: event.message, fields: event.fields });
               continue;
             }
-            latest = event.record;
-            if (isTerminal(latest.status)) return answer(latest);
+            latest = new ReceivedRecord(event.record);
+            if (isTerminal(event.record.status)) return answer(event.record);
             if (waited === undefined) {
               // Waiting for the end: however long the run takes, as embedded mode waits.
               waited = anySignal(
@@ -181,12 +181,12 @@ export class RemoteBackend implements SkillportBackend {
   async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
     if (waitMs <= 0) return remote(() => this.client.getExecution(id, { signal }));
     const waited = anySignal([signal, AbortSignal.timeout(waitMs)]);
-    let latest: ExecutionRecord | undefined;
+    let latest: ReceivedRecord | undefined;
     try {
       for await (const event of this.client.executionEvents(id, { signal: waited.signal })) {
         if (event.type !== "status") continue;
-        latest = event.record;
-        if (isTerminal(latest.status)) return latest;
+        if (isTerminal(event.record.status)) return event.record;
+        latest = new ReceivedRecord(event.record);
       }
     } catch (err) {
       // Refused (unknown id, scope, limit): the refusal. Cut short after the first event
@@ -195,7 +195,7 @@ export class RemoteBackend implements SkillportBackend {
     } finally {
       waited.dispose();
     }
-    return latest ?? remote(() => this.client.getExecution(id, { signal }));
+    return latest?.asNow() ?? remote(() => this.client.getExecution(id, { signal }));
   }
 
   readExecution(id: string): Promise<ExecutionRecord> {
@@ -229,6 +229,29 @@ export class RemoteBackend implements SkillportBackend {
   private settle(latest: ExecutionRecord, signal: AbortSignal): Promise<ExecutionRecord> {
     if (!signal.aborted) return Promise.resolve(latest);
     return remote(() => this.client.cancelExecution(latest.id)).catch(() => latest);
+  }
+}
+
+/**
+ * A record as the server sent it, and when it arrived. A stream sends a running record once,
+ * as it stood then: answered at the end of `wait_ms`, its `latency_ms` was that of the
+ * stream's start (2 ms after a 500 ms wait), where embedded mode answers the time run so far
+ * (audit 23, new user #10). `asNow` ages it by the time since it arrived, on this process's
+ * clock only (the server's may differ), through the core's one rule (`recordAsOf`), at no
+ * extra request: a call still counts once.
+ */
+class ReceivedRecord {
+  private readonly arrivedAtMs = performance.now();
+
+  constructor(private readonly record: ExecutionRecord) {}
+
+  asNow(): ExecutionRecord {
+    const { record } = this;
+    if (record.started_at === null || record.latency_ms === null) return record;
+    // The server's clock as it reads now: its run time when sent, plus the time since.
+    const sinceMs = Math.round(performance.now() - this.arrivedAtMs);
+    const serverNowMs = Date.parse(record.started_at) + record.latency_ms + sinceMs;
+    return recordAsOf(record, serverNowMs);
   }
 }
 

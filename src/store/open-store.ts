@@ -1,7 +1,9 @@
 import type { StoreConfig } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
-import { hasDatabase, openSqliteStore } from "./sqlite/index.js";
+import { urlWithoutCredentials } from "../core/skills/credential-names.js";
+import { databaseFileIn, hasDatabase, openSqliteStore } from "./sqlite/index.js";
+import { storeName } from "./sqlite/open-failure.js";
 
 /** What chooses the embedded store's directory (every command's --data-dir sets the variable). */
 export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
@@ -16,6 +18,20 @@ export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
 export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string | undefined {
   if (config.databaseUrl !== undefined || hasDatabase(config.dataDir)) return undefined;
   return `there is no store in ${config.dataDir}: ${DATA_DIR_SETTING} must name the data directory of the server's store.`;
+}
+
+/**
+ * The store the configuration names, as an operator finds it: `the SQLite store
+ * /srv/data/skillport.db`, or `the PostgreSQL store postgres://app:[redacted]@db/skillport`
+ * (never its password). The `keys` and `learning` commands say it on every change and
+ * listing: a key created in another directory's new store looked like any other, and the
+ * server then refused it as unknown (audit 23, new user #1).
+ */
+export function describeStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string {
+  if (config.databaseUrl !== undefined) {
+    return `the PostgreSQL store ${urlWithoutCredentials(config.databaseUrl)}`;
+  }
+  return storeName({ filePath: databaseFileIn(config.dataDir) });
 }
 
 export interface OpenStoreOptions {

@@ -273,6 +273,20 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     expect(warnings).not.toContain("TimeoutOverflowWarning");
   });
 
+  // Regression (audit 23, new user #11): a wait over the server's limit went out and came
+  // back as a 400 SkillportError, where the README says call mistakes throw before sending.
+  it("getExecution refuses a waitSeconds the server would, before sending, naming the limit", async () => {
+    const { client, requests } = await clientOf(json(record("completed")));
+    for (const waitSeconds of [61, 1.5, -1, Number.NaN]) {
+      await expect(client.getExecution("exec_fake", { waitSeconds }), String(waitSeconds)).rejects.toThrow(
+        new RangeError(
+          "waitSeconds must be a whole number of seconds from 0 to 60 (the server's longest wait); for longer, use waitForExecution",
+        ),
+      );
+    }
+    expect(requests).toEqual([]);
+  });
+
   it("waitForExecution refuses a timeoutMs that is no duration", async () => {
     const { client, requests } = await clientOf(json(record("completed")));
     for (const timeoutMs of [0, -5, Number.NaN]) {

@@ -197,7 +197,8 @@ describe("contract: API keys", () => {
       limits: { per_minute: 5, per_day: 100 },
     });
     for (const [given, stored] of [
-      ["2099-01-01", "2099-01-01T00:00:00.000Z"],
+      // A date: the key works through that day, UTC (as the dashboard's "Expires on").
+      ["2099-01-01", "2099-01-01T23:59:59.999Z"],
       ["2099-01-01T12:30Z", "2099-01-01T12:30:00.000Z"],
       ["2099-01-01T12:30:15+02:00", "2099-01-01T10:30:15.000Z"],
     ]) {

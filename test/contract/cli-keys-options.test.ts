@@ -82,6 +82,15 @@ describe("contract: keys actions take only their own options", () => {
     expect((await listed(key.id))?.status).toBe("active");
   });
 
+  // Regression (audit 23, new user #11): a create without --name printed two errors for it.
+  it("says once that keys create needs a --name", async () => {
+    for (const name of [[], ["--name", "  "]]) {
+      const result = await keys("create", "--scope", "read-only", ...name);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe("--name: a name of 1 to 100 characters\n");
+    }
+  });
+
   it("says what keys edit can change when given --scope alone, and names no internal path", async () => {
     const scope = await keys("edit", key.id, "--scope", "read-only");
     expect(scope.code).toBe(2);

@@ -316,6 +316,16 @@ describe("contract: the error table", () => {
       );
     });
 
+    // Regression (audit 23, new user #7): the address `npm start` prints answered a bare 404.
+    it("not_found at the root, pointing a person to the dashboard and the API's description", async () => {
+      for (const accept of ["text/html", "application/json"]) {
+        const res = await server.request("GET", "/", { headers: { accept } });
+        const error = expectError(res, 404, "not_found");
+        expect(error.message).toContain("/dashboard");
+        expect(error.message).toContain("/v1/openapi.json");
+      }
+    });
+
     it("not_found for an unknown path before its body is read, whatever the body", async () => {
       for (const [contentType, rawBody] of [
         ["application/json", '{"skill_id":"x"'],

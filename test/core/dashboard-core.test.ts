@@ -3,6 +3,7 @@ import { AdminAuth, type AdminSession } from "../../src/core/admin/admin-auth.js
 import { ManualClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { keyStatus } from "../../src/core/keys/api-key.js";
+import { readCreateKeyForm } from "../../src/http/dashboard/key-form.js";
 import { makeCore } from "./make-core.js";
 import { testSkills } from "./test-skills.js";
 
@@ -101,6 +102,25 @@ describe("KeyService.create", () => {
         details: [{ path: "limits" }],
       });
     }
+  });
+
+  // Regression (audit 23, new user #2): `--expires-at 2027-01-01` ended the key at that day's
+  // start, the dashboard's "Expires on 2027-01-01" at its end: the CLI's key lost a day.
+  it("reads a bare expiry date one way for the CLI and the dashboard: through that whole day, UTC", async () => {
+    const fromCli = await core.createKey({ expiresAt: "2027-01-01" });
+    const form = readCreateKeyForm({ name: "dash", scope: "full-access", expires_on: "2027-01-01" });
+    const fromDashboard = await core.skillport.keys.create(form.input);
+    expect(fromCli.key.expiresAt).toBe("2027-01-01T23:59:59.999Z");
+    expect(fromDashboard.key.expiresAt).toBe(fromCli.key.expiresAt);
+    // Today's date is accepted (the key works until tonight), and stops at the day's end.
+    const today = new Date(clock.now()).toISOString().slice(0, 10);
+    const { key } = await core.createKey({ expiresAt: today });
+    expect(keyStatus(key, Date.parse(`${today}T23:59:59.998Z`))).toBe("active");
+    expect(keyStatus(key, Date.parse(`${today}T23:59:59.999Z`))).toBe("expired");
+    // A date-time is that instant.
+    expect((await core.createKey({ expiresAt: "2027-01-01T00:00Z" })).key.expiresAt).toBe(
+      "2027-01-01T00:00:00.000Z",
+    );
   });
 
   it("refuses a name with control characters or direction marks, which a terminal listing would obey", async () => {

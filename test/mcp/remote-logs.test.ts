@@ -26,7 +26,7 @@ const talker = defineSkill({
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   examples: [],
   run: async ({ text }, ctx) => {
-    ctx.logger.info({ extra: 1 }, `skill says ${text}`);
+    ctx.logger.info({ extra: 1, ...(text.startsWith("sk_") && { key: text }) }, `skill says ${text}`);
     ctx.logger.warn({ err: new Error("careful") }, "watch out");
     return { ok: true };
   },
@@ -44,7 +44,7 @@ describe("a skill's log lines over MCP", () => {
   });
 
   /** The `notifications/message` a client that asked for debug gets for one call of test.talker. */
-  const logsOf = async (backend: SkillportBackend) => {
+  const logsOf = async (backend: SkillportBackend, text = "hi") => {
     const { server } = createMcpServer(backend, { maxTools: 40, tags: [], version: "test", logger: quiet() });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
@@ -56,7 +56,7 @@ describe("a skill's log lines over MCP", () => {
     await client.connect(clientSide);
     cleanups.push(() => client.close());
     await client.setLoggingLevel("debug");
-    const result = await client.callTool({ name: "test_talker", arguments: { text: "hi" } });
+    const result = await client.callTool({ name: "test_talker", arguments: { text } });
     expect(result.structuredContent).toEqual({ ok: true });
     return messages;
   };
@@ -75,17 +75,17 @@ describe("a skill's log lines over MCP", () => {
 
     const embedded = await logsOf(new EmbeddedBackend(core.skillport, async () => key));
     const remote = await logsOf(await RemoteBackend.connect(client));
+    // An error's name and message only (no stack reaches a client), in both modes alike.
+    // Regression (audit 23, new user #5): embedded mode sent the Error as {}.
     expect(embedded).toEqual([
       { level: "info", logger: "skillport", data: { extra: 1, message: "skill says hi" } },
-      expect.objectContaining({ level: "warning", logger: "skillport" }),
+      {
+        level: "warning",
+        logger: "skillport",
+        data: { err: { type: "Error", message: "careful" }, message: "watch out" },
+      },
     ]);
-    expect(remote[0]).toEqual(embedded[0]);
-    // An error's name and message only: no stack reaches a REST client.
-    expect(remote[1]).toEqual({
-      level: "warning",
-      logger: "skillport",
-      data: { err: { type: "Error", message: "careful" }, message: "watch out" },
-    });
+    expect(remote).toEqual(embedded);
 
     // Only the caller that started the run gets them: not whoever follows its events.
     const events = [];
@@ -97,5 +97,36 @@ describe("a skill's log lines over MCP", () => {
     const followed = [];
     for await (const event of client.executionEvents(id)) followed.push(event.type);
     expect(followed).toEqual(["status"]);
+  });
+
+  // Regression (audit 23, new user #6): the server's log masked a working secret a skill
+  // logged, but the line relayed to the caller (REST `log` event, MCP notification) kept it.
+  it("masks working skillport secrets in the lines it relays, as in execution records", async () => {
+    const core = await makeCore([talker]);
+    cleanups.push(core.cleanup);
+    const http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
+    cleanups.push(() => http.close());
+    http.open();
+    const address = await http.app.listen({ port: 0, host: "127.0.0.1" });
+    const { secret } = await core.createKey();
+    const key = await core.skillport.keys.authenticate(secret);
+    const client = new SkillportClient({ apiKey: secret, baseUrl: address, retryRefusals: false });
+    cleanups.push(() => client.close());
+
+    const masked = {
+      level: "info",
+      logger: "skillport",
+      data: { extra: 1, key: "sk_[redacted]", message: "skill says sk_[redacted]" },
+    };
+    expect((await logsOf(new EmbeddedBackend(core.skillport, async () => key), secret))[0]).toEqual(masked);
+    expect((await logsOf(await RemoteBackend.connect(client), secret))[0]).toEqual(masked);
+    const logged = [];
+    for await (const event of client.executeStream({ skill_id: "test.talker", params: { text: secret } })) {
+      if (event.type === "log") logged.push({ message: event.message, fields: event.fields });
+    }
+    expect(logged[0]).toEqual({
+      message: "skill says sk_[redacted]",
+      fields: { extra: 1, key: "sk_[redacted]" },
+    });
   });
 });

@@ -43,7 +43,7 @@ export async function* streamExecution(
       {
         idempotencyKey: options.idempotencyKey,
         onLog: ({ level, message, fields }) =>
-          push({ type: "log", execution_id: executionId, level, message, fields: jsonFields(fields) }),
+          push({ type: "log", execution_id: executionId, level, message, fields }),
         replayRunning: true,
         onStored: (record) => {
           executionId = record.id;
@@ -84,21 +84,4 @@ export async function* streamExecution(
   options.onExecution?.(record.id);
   options.onReplayed?.();
   yield* queries.subscribe(key, record.id);
-}
-
-/**
- * A log line's fields as JSON can carry them: an error as its name and message (never its
- * stack: no internal detail reaches a client), and fields JSON cannot hold (a cycle, a
- * BigInt) left out rather than ending the stream.
- */
-function jsonFields(fields: object): object {
-  try {
-    return JSON.parse(
-      JSON.stringify(fields, (_key, value: unknown) =>
-        value instanceof Error ? { type: value.name, message: value.message } : value,
-      ),
-    ) as object;
-  } catch {
-    return {};
-  }
 }

@@ -15,13 +15,30 @@ import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPref
 const positiveInt = wholeNumberText(1, 1_000_000_000);
 
 /**
+ * A date as a key's expiry: the key works through that whole day, UTC, and stops at its
+ * last millisecond. "Expires on 2027-01-01" (the dashboard) and `--expires-at 2027-01-01`
+ * (the CLI) are read here alone: each surface passes the date as given, since the two
+ * once ended the same date almost 24 hours apart (audit 23, new user #2).
+ */
+function endOfUtcDay(date: string): string {
+  return `${date}T23:59:59.999Z`;
+}
+
+/**
  * When a key stops working: an ISO 8601 date-time with `Z` or an offset (seconds
- * optional), or a date, meaning its UTC midnight. A time without a zone is refused: whose
- * local time it is would be a guess.
+ * optional), that instant; or a date, the end of that day, UTC (`endOfUtcDay`). A time
+ * without a zone is refused: whose local time it is would be a guess.
  */
 const ExpiresAt = z.union(
-  [z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, precision: -1 }), z.iso.date()],
-  { error: "an ISO 8601 date-time with Z or an offset (2027-01-01T00:00:00Z), or a date (2027-01-01)" },
+  [
+    z.iso.datetime({ offset: true }),
+    z.iso.datetime({ offset: true, precision: -1 }),
+    z.iso.date().transform(endOfUtcDay),
+  ],
+  {
+    error:
+      "a date (2027-01-01: the key works through that day, UTC) or an ISO 8601 date-time with Z or an offset (2027-01-01T12:00:00Z)",
+  },
 );
 
 /**
@@ -39,8 +56,10 @@ const NAME_LENGTH = "a name of 1 to 100 characters";
 const KeyName = z
   .string()
   .trim()
-  .min(1, NAME_LENGTH)
-  .max(100, NAME_LENGTH)
+  // A missing or over-long name is told once: the checks below add nothing about it (a
+  // `keys create` without --name printed two errors for it, audit 23, new user #11).
+  .min(1, { message: NAME_LENGTH, abort: true })
+  .max(100, { message: NAME_LENGTH, abort: true })
   .refine((name) => !UNPRINTABLE.test(name), {
     message: "printable text: no control characters or direction marks",
   })

@@ -91,8 +91,8 @@ export function readCreateKeyForm(body: unknown): ReadKeyForm<CreateKeyForm, Cre
     limits: limitsOf(values),
     environment: values.environment || undefined,
     owner: values.owner || undefined,
-    // A date means "until the end of that day, UTC".
-    expiresAt: values.expires_on ? `${values.expires_on}T23:59:59.999Z` : undefined,
+    // The date as picked: the core reads a date as the CLI's --expires-at does (through that day, UTC).
+    expiresAt: values.expires_on || undefined,
   } as CreateKeyInput;
   return { values, input, errorsOf };
 }
@@ -226,7 +226,7 @@ export function keyForm(
   <div class="field">
     <label for="expires_on">Expires on <small class="muted">(optional)</small></label>
     <input id="expires_on" name="expires_on" type="date" value="${values.expires_on ?? ""}"${invalid("expires_on", "expires-hint")}>
-    <p class="hint" id="expires-hint">The key stops working at the end of that day (UTC).</p>
+    <p class="hint" id="expires-hint">The key works through that day and stops at its end (23:59:59 UTC).</p>
     ${error("expires_on")}
   </div>
   <div class="inline-actions span-2">

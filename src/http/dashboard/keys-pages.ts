@@ -218,7 +218,12 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
 <td><code class="key-mask">${key.prefix}…${key.last4}</code></td>
 <td class="hide-narrow">${key.scope}</td><td class="hide-narrow">${key.plan}</td>
 <td class="hide-medium">${time(key.createdAt)}</td><td class="hide-narrow">${time(key.lastUsedAt, "never")}</td>
-<td>${badge(status)}</td>
+<td>${badge(status)}${
+      // A rolled key in its grace period is active like its replacement: its end tells them apart.
+      status === "active" &&
+      key.expiresAt !== null &&
+      html`<span class="sub">until ${time(key.expiresAt)}</span>`
+    }</td>
 </tr>`;
   });
   const body = html`<form class="toolbar" method="post" action="/dashboard/keys/search" role="search">

@@ -1,0 +1,41 @@
+import { loadStoreConfig, type StoreConfig, warnOfUnknownVariables } from "../config.js";
+import { DATA_DIR_SETTING, describeStore, missingStore } from "../store/open-store.js";
+
+/** A command's store, and what to say about it (`describeStore`). */
+export interface CommandStore {
+  config: StoreConfig;
+  /** `the SQLite store /srv/data/skillport.db`, or the PostgreSQL URL without its password. */
+  name: string;
+}
+
+/**
+ * The store a `keys` or `learning` command works on (`--data-dir` over SKILLPORT_DATA_DIR),
+ * after warning on stderr of every `SKILLPORT_*` variable nothing reads, as `serve` and `mcp`
+ * log them: a misspelt SKILLPORT_DATA_DIR quietly meant `./data` (audit 23, new user #1).
+ * `mayCreate`: the command may create the store (`keys create`, the first key), and says
+ * so when it does; every other command refuses a data directory that holds none
+ * (`missingStore`). Undefined, after saying why on stderr, when the command must not run.
+ */
+export function commandStore(
+  command: string,
+  dataDir: string | undefined,
+  { mayCreate = false } = {},
+): CommandStore | undefined {
+  warnOfUnknownVariables({ warn: (_fields, message) => console.error(`${command}: warning: ${message}`) });
+  const config = loadStoreConfig({
+    ...process.env,
+    ...(dataDir !== undefined && { SKILLPORT_DATA_DIR: dataDir }),
+  });
+  const missing = missingStore(config);
+  if (missing && !mayCreate) {
+    console.error(`${command}: ${missing}`);
+    return undefined;
+  }
+  if (missing) {
+    // On stderr, so that it is seen with --json too: the key works only on a server using this directory.
+    console.error(
+      `${command}: there was no store in ${config.dataDir}, so this creates one. A server accepts keys from it only when it runs with this data directory (${DATA_DIR_SETTING}).`,
+    );
+  }
+  return { config, name: describeStore(config) };
+}

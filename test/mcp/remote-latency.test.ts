@@ -1,17 +1,9 @@
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { Skillport as SkillportClient } from "../../src/client/index.js";
 import { systemClock } from "../../src/core/clock.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
-import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
-import { RemoteBackend } from "../../src/mcp/remote-backend.js";
-import { makeCore } from "../core/make-core.js";
 import { sleep } from "../core/test-skills.js";
-import { testHttpServerOptions } from "../http/http-server-options.js";
+import { bothBackends } from "./both-backends.js";
 
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
 const WAIT_MS = 400;
 
 // Regression (audit 23, new user #10): `mcp --remote` answered execute_skill at `wait_ms`
@@ -25,20 +17,10 @@ describe("a still-running execution answered at the end of its wait", () => {
 
   it("carries the time run so far in --remote as in embedded mode, for execute and get_execution", async () => {
     // The real clock: the run's time so far is what is measured.
-    const core = await makeCore([sleep], { clock: systemClock });
-    cleanups.push(core.cleanup);
-    const http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-    cleanups.push(() => http.close());
-    http.open();
-    const address = await http.app.listen({ port: 0, host: "127.0.0.1" });
-    const { secret } = await core.createKey();
-    const key = await core.skillport.keys.authenticate(secret);
-    const client = new SkillportClient({ apiKey: secret, baseUrl: address, retryRefusals: false });
-    cleanups.push(() => client.close());
-
+    const { embedded, remote } = await bothBackends([sleep], cleanups, { clock: systemClock });
     const backends: [string, SkillportBackend][] = [
-      ["embedded", new EmbeddedBackend(core.skillport, async () => key)],
-      ["remote", await RemoteBackend.connect(client)],
+      ["embedded", embedded],
+      ["remote", await remote()],
     ];
     for (const [mode, backend] of backends) {
       const signal = new AbortController().signal;

@@ -4,16 +4,11 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Skillport as SkillportClient } from "../../src/client/index.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
-import { buildHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/logging.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
-import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
-import { RemoteBackend } from "../../src/mcp/remote-backend.js";
-import { makeCore } from "../core/make-core.js";
-import { testHttpServerOptions } from "../http/http-server-options.js";
+import { bothBackends } from "./both-backends.js";
 
 /** A skill that logs two lines, one with fields, one with an error. */
 const talker = defineSkill({
@@ -62,19 +57,10 @@ describe("a skill's log lines over MCP", () => {
   };
 
   it("sends them with --remote as embedded mode does, to the caller of the run", async () => {
-    const core = await makeCore([talker]);
-    cleanups.push(core.cleanup);
-    const http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-    cleanups.push(() => http.close());
-    http.open();
-    const address = await http.app.listen({ port: 0, host: "127.0.0.1" });
-    const { secret } = await core.createKey();
-    const key = await core.skillport.keys.authenticate(secret);
-    const client = new SkillportClient({ apiKey: secret, baseUrl: address, retryRefusals: false });
-    cleanups.push(() => client.close());
+    const { client, secret, ...backends } = await bothBackends([talker], cleanups);
 
-    const embedded = await logsOf(new EmbeddedBackend(core.skillport, async () => key));
-    const remote = await logsOf(await RemoteBackend.connect(client));
+    const embedded = await logsOf(backends.embedded);
+    const remote = await logsOf(await backends.remote());
     // An error's name and message only (no stack reaches a client), in both modes alike.
     // Regression (audit 23, new user #5): embedded mode sent the Error as {}.
     expect(embedded).toEqual([
@@ -102,24 +88,15 @@ describe("a skill's log lines over MCP", () => {
   // Regression (audit 23, new user #6): the server's log masked a working secret a skill
   // logged, but the line relayed to the caller (REST `log` event, MCP notification) kept it.
   it("masks working skillport secrets in the lines it relays, as in execution records", async () => {
-    const core = await makeCore([talker]);
-    cleanups.push(core.cleanup);
-    const http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-    cleanups.push(() => http.close());
-    http.open();
-    const address = await http.app.listen({ port: 0, host: "127.0.0.1" });
-    const { secret } = await core.createKey();
-    const key = await core.skillport.keys.authenticate(secret);
-    const client = new SkillportClient({ apiKey: secret, baseUrl: address, retryRefusals: false });
-    cleanups.push(() => client.close());
+    const { client, secret, ...backends } = await bothBackends([talker], cleanups);
 
     const masked = {
       level: "info",
       logger: "skillport",
       data: { extra: 1, key: "sk_[redacted]", message: "skill says sk_[redacted]" },
     };
-    expect((await logsOf(new EmbeddedBackend(core.skillport, async () => key), secret))[0]).toEqual(masked);
-    expect((await logsOf(await RemoteBackend.connect(client), secret))[0]).toEqual(masked);
+    expect((await logsOf(backends.embedded, secret))[0]).toEqual(masked);
+    expect((await logsOf(await backends.remote(), secret))[0]).toEqual(masked);
     const logged = [];
     for await (const event of client.executeStream({ skill_id: "test.talker", params: { text: secret } })) {
       if (event.type === "log") logged.push({ message: event.message, fields: event.fields });

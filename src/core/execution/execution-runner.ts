@@ -7,10 +7,11 @@ import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logge
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
-import { AsyncSlot, slotReclaimedMessage } from "./async-slot.js";
+import { AsyncSlot } from "./async-slot.js";
 import type { ExecutionEvents } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, runningFor } from "./new-record.js";
+import { preemptedMessage } from "./preemption.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { processHost } from "./runner-host.js";
@@ -348,7 +349,7 @@ export class ExecutionRunner {
             logger,
             executor: this.options.executor,
             hooks: slot && { waitingForThread: () => slot.waitingForThread(), started: () => slot.started() },
-            reclaimedMessage: () => reclaimed && slotReclaimedMessage(reclaimed),
+            reclaimedMessage: () => reclaimed && preemptedMessage(reclaimed, "async"),
             context: skillContext({
               executionId: id,
               owner: running.owner,

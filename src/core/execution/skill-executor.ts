@@ -22,7 +22,7 @@ export interface SkillExecutor {
   close(): Promise<void>;
 }
 
-/** What a run tells its caller as it goes (see `SkillExecutor.invoke`). */
+/** What a run tells its caller as it goes (see `SkillExecutor.invoke`), and its deadline. */
 export interface InvokeHooks {
   /**
    * Called when the run goes to wait for a worker thread (it gets one at once when one is
@@ -35,6 +35,12 @@ export interface InvokeHooks {
    * says it never started.
    */
   started?: () => void;
+  /**
+   * When the run's timeout fires (`performance.now()`): an executor whose runs wait for a
+   * thread weighs with it whether taking one back from another run is of any use (see
+   * `FairSlots`).
+   */
+  deadlineMs?: number;
 }
 
 export interface ExecutorLoad {

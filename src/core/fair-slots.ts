@@ -27,6 +27,8 @@ export interface SlotRequest {
    * would be stopped.
    */
   idle?: () => boolean;
+  /** Called, before the request returns, when it has to wait: no slot is free for its owner now. */
+  onWait?: () => void;
   /**
    * When the waiting run ends whether it got a slot or not (`performance.now()`: its
    * timeout). A slot is reclaimed for it only if that leaves it time to use the slot.
@@ -172,7 +174,7 @@ export class FairSlots {
   request(
     owner: string,
     grant: (release: ReleaseSlot) => void,
-    { onReclaim, idle, deadlineMs }: Omit<SlotRequest, "signal"> = {},
+    { onReclaim, idle, onWait, deadlineMs }: Omit<SlotRequest, "signal"> = {},
   ): () => boolean {
     this.seeActive(owner);
     // A cap that lapsed since the last look lets its owner's waiters go first.
@@ -186,6 +188,7 @@ export class FairSlots {
     const waiter: Waiter = { owner, sinceMs: performance.now(), deadlineMs, onReclaim, idle, grant };
     this.line.push(owner, waiter);
     this.watchWaits();
+    onWait?.();
     return () => {
       if (!this.line.remove((item) => item === waiter)) return false;
       this.seeActive(owner);

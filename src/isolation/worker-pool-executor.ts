@@ -167,8 +167,12 @@ export class WorkerPoolExecutor implements SkillExecutor {
     try {
       // The run waits for a thread here, in a turn fair between owners (see FairSlots); the
       // pool's own queue stays empty: it would serve first come, first served.
-      waitingForThread?.();
-      const release = await this.slots.acquire(ctx.owner, { signal, onReclaim, deadlineMs });
+      const release = await this.slots.acquire(ctx.owner, {
+        signal,
+        onReclaim,
+        onWait: waitingForThread,
+        deadlineMs,
+      });
       let result: TaskResult;
       try {
         started?.();

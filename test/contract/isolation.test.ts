@@ -133,6 +133,8 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
         const ready = bodyOf<{ workers: { queued: number } }>(await server.request("GET", "/readyz"));
         return ready.workers.queued === 1 ? true : undefined;
       });
+      // Audit 23, changes #9: the one waiting for a thread is running (its timeout counts),
+      // but has not started: no started_at, no latency_ms.
       const mallorys = async () =>
         Promise.all(
           flood.map(async (id) =>
@@ -141,6 +143,9 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
             ),
           ),
         );
+      const notStarted = (await mallorys()).filter((record) => record.started_at === null);
+      expect(notStarted).toHaveLength(1);
+      expect(notStarted[0]).toMatchObject({ status: "running", latency_ms: null });
       // A run whose timeout comes before a thread can be reclaimed for it says it never started.
       const starved = bodyOf<ExecutionRecord>(await asBob(1_000));
       expect(starved).toMatchObject({

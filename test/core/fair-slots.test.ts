@@ -394,4 +394,12 @@ describe("FairSlots reclaiming at the least cost to the owner it reclaims from",
     expect(await askedWith(0)).toHaveLength(1);
     expect(await askedWith(5_000)).toEqual([]);
   });
+
+  it("tells a request that has to wait, and only one that does", () => {
+    const slots = new FairSlots(1);
+    const waits: string[] = [];
+    slots.request("alice", () => {}, { onWait: () => waits.push("a1") });
+    slots.request("bob", () => {}, { onWait: () => waits.push("b1") });
+    expect(waits).toEqual(["b1"]);
+  });
 });

@@ -21,6 +21,7 @@ export interface RunOutcome {
   status: "completed" | "failed" | "timed_out" | "cancelled";
   result: Record<string, unknown> | null;
   error: { code: ExecutionErrorCode; message: string } | null;
+  /** Time spent running the skill: from when it began (after any wait for a worker thread). */
   latencyMs: number;
   /**
    * The skill never began: it waited for a worker thread until its signal fired. Its
@@ -58,9 +59,10 @@ export async function runSkill(
   const { controller, timeoutMs, logger } = options;
   const calledMs = performance.now();
   const timer = setTimeout(() => controller.abort(ABORT_REASONS.timeout), timeoutMs);
-  const elapsed = () => Math.round((performance.now() - calledMs) * 1000) / 1000;
   /** When the skill began (after any wait for a worker thread); unset until then. */
   let startedMs: number | undefined;
+  // Contract: latency_ms is the time spent running the skill, so a wait for a thread is no part of it.
+  const elapsed = () => Math.round((performance.now() - (startedMs ?? calledMs)) * 1000) / 1000;
   const hooks: InvokeHooks = {
     waitingForThread: options.hooks?.waitingForThread,
     started: () => {

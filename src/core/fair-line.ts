@@ -38,17 +38,31 @@ export class FairLine<T> {
     return (this.owners.get(owner)?.waiting.length ?? 0) > 0;
   }
 
+  /** Slots the owner holds now. */
+  holding(owner: string): number {
+    return this.owners.get(owner)?.holding ?? 0;
+  }
+
+  /** Whether an owner other than this one holds a slot or waits for one. */
+  hasOthersThan(owner: string): boolean {
+    // Owners holding and waiting for nothing are dropped (`forgetIfIdle`).
+    return this.owners.size > (this.owners.has(owner) ? 1 : 0);
+  }
+
   push(owner: string, item: T): void {
     this.shareOf(owner).waiting.push(item);
     this.count++;
   }
 
-  /** Takes the next item in fair order, its owner now holding one more slot. */
-  take(): { owner: string; item: T } | undefined {
+  /**
+   * Takes the next item in fair order, its owner now holding one more slot; `mayTake` can
+   * pass over owners that may not have one now.
+   */
+  take(mayTake: (owner: string) => boolean = () => true): { owner: string; item: T } | undefined {
     let next: [string, OwnerShare<T>] | undefined;
     for (const entry of this.owners) {
       const share = entry[1];
-      if (share.waiting.length === 0) continue;
+      if (share.waiting.length === 0 || !mayTake(entry[0])) continue;
       const best = next?.[1];
       if (
         !best ||

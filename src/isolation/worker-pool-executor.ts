@@ -1,3 +1,4 @@
+import { PreemptedError, preemptedMessage } from "../core/execution/preemption.js";
 import type { ExecutorLoad, InvokeHooks, SkillExecutor } from "../core/execution/skill-executor.js";
 import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
 import { FairSlots, type Reclaim } from "../core/fair-slots.js";
@@ -57,7 +58,7 @@ export interface WorkerPoolOptions {
  * messages and memory are relayed to the main thread; light skills run there directly.
  * The threads are shared fairly between owners (FairSlots), and a thread is reclaimed
  * from an owner holding more than an even share while another owner's run waits: its run
- * is stopped as a timeout stops it, and fails saying why.
+ * is stopped as a timeout stops it, and ends preempted (PreemptedError).
  */
 export class WorkerPoolExecutor implements SkillExecutor {
   private readonly host: SkillHostProcess;
@@ -72,7 +73,11 @@ export class WorkerPoolExecutor implements SkillExecutor {
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.abortGraceMs = options.abortGraceMs ?? 500;
-    this.slots = new FairSlots(options.threads, { reclaimAfterMs: options.reclaimAfterMs });
+    this.slots = new FairSlots(options.threads, {
+      reclaimAfterMs: options.reclaimAfterMs,
+      // A reclaimed thread's run is terminated after its grace period at the latest.
+      releaseWithinMs: this.abortGraceMs,
+    });
     this.isolatable = new Set([...options.skills].filter(runsIsolated));
     const setup: HostSetup = {
       workerUrl: options.workerUrl.href,
@@ -131,7 +136,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
     skill: Skill,
     params: Record<string, unknown>,
     ctx: SkillContext,
-    { waitingForThread, started }: InvokeHooks,
+    { waitingForThread, started, deadlineMs }: InvokeHooks,
   ): Promise<unknown> {
     const { executionId, signal } = ctx;
     const task: SkillTask = { executionId, skillId: skill.id, params, owner: ctx.owner, config: ctx.config };
@@ -162,8 +167,12 @@ export class WorkerPoolExecutor implements SkillExecutor {
     try {
       // The run waits for a thread here, in a turn fair between owners (see FairSlots); the
       // pool's own queue stays empty: it would serve first come, first served.
-      waitingForThread?.();
-      const release = await this.slots.acquire(ctx.owner, { signal, onReclaim });
+      const release = await this.slots.acquire(ctx.owner, {
+        signal,
+        onReclaim,
+        onWait: waitingForThread,
+        deadlineMs,
+      });
       let result: TaskResult;
       try {
         started?.();
@@ -182,9 +191,9 @@ export class WorkerPoolExecutor implements SkillExecutor {
       if (result.ok) return result.value;
       throw uncrossed(result.error);
     } catch (err) {
-      // A run stopped to free its thread fails saying so, whatever its worker answered to
+      // A run stopped to free its thread ends preempted, whatever its worker answered to
       // the abort; one that completed meanwhile keeps its result (above).
-      if (reclaimed) throw reclaimedError(reclaimed, err);
+      if (reclaimed) throw new PreemptedError(preemptedMessage(reclaimed, "thread"), { cause: err });
       throw this.explainPoolFailure(err);
     } finally {
       clearTimeout(graceTimer);
@@ -293,23 +302,6 @@ export class WorkerPoolExecutor implements SkillExecutor {
 
 /** The abort reason a worker's skill sees when its thread is reclaimed (see FairSlots). */
 const RECLAIMED = "reclaimed";
-
-/**
- * The failure of a run whose thread was reclaimed for another owner's run: it started and
- * was stopped, so it is neither a timeout nor a cancel, and the words say why and what to do.
- */
-function reclaimedError({ heldMs, waitedMs }: Reclaim, cause: unknown): SkillError {
-  return new SkillError(
-    `The execution was stopped after ${seconds(heldMs)} on a worker thread, to free the thread for another ` +
-      `owner's run that had waited ${seconds(waitedMs)} for one: while others wait, no owner may hold more than ` +
-      "an even share of the worker threads. Retry it later, or start fewer long runs at once.",
-    { cause },
-  );
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
 
 /** How long a finished run waits at most for the messages its worker relayed before the result. */
 const RELAY_WAIT_MS = 1_000;

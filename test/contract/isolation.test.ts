@@ -133,6 +133,19 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
         const ready = bodyOf<{ workers: { queued: number } }>(await server.request("GET", "/readyz"));
         return ready.workers.queued === 1 ? true : undefined;
       });
+      // Audit 23, changes #9: the one waiting for a thread is running (its timeout counts),
+      // but has not started: no started_at, no latency_ms.
+      const mallorys = async () =>
+        Promise.all(
+          flood.map(async (id) =>
+            bodyOf<ExecutionRecord>(
+              await server.request("GET", `/v1/executions/${id}`, { key: mallory.secret }),
+            ),
+          ),
+        );
+      const notStarted = (await mallorys()).filter((record) => record.started_at === null);
+      expect(notStarted).toHaveLength(1);
+      expect(notStarted[0]).toMatchObject({ status: "running", latency_ms: null });
       // A run whose timeout comes before a thread can be reclaimed for it says it never started.
       const starved = bodyOf<ExecutionRecord>(await asBob(1_000));
       expect(starved).toMatchObject({
@@ -151,11 +164,21 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
         result: { words: 2 },
       });
       expect(Date.now() - asked).toBeLessThan(15_000);
-      const stopped = bodyOf<ExecutionRecord>(
-        await server.request("GET", `/v1/executions/${flood[0]}`, { key: mallory.secret }),
+      // Audit 23, changes #5: the run stopped is mallory's more recent one on a thread (the
+      // least work lost), ended as preempted, not as a failure of the skill.
+      const afterReclaim = await mallorys();
+      const stopped = afterReclaim.find((record) => record.status === "failed");
+      expect(stopped).toMatchObject({ error: { code: "execution_interrupted" } });
+      expect(stopped?.error?.message).toContain("preempted");
+      expect(stopped?.error?.message).toContain("to free the thread for another owner's run");
+      const onThread = afterReclaim.find(
+        (record) => record.status === "running" && record.started_at !== null,
       );
-      expect(stopped).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
-      expect(stopped.error?.message).toContain("to free the thread for another owner's run");
+      expect(Date.parse(stopped?.started_at ?? "")).toBeGreaterThan(Date.parse(onThread?.started_at ?? ""));
+      // The freed thread is kept for bob: his next run does not wait for one, and stops nothing.
+      const again = bodyOf<ExecutionRecord>(await asBob(30_000));
+      expect(again).toMatchObject({ status: "completed" });
+      expect((await mallorys()).filter((record) => record.status === "failed")).toHaveLength(1);
     } finally {
       for (const id of flood) {
         await server.request("POST", `/v1/executions/${id}/cancel`, { key: mallory.secret });
@@ -235,7 +258,7 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
       }
     });
 
-    it("stops one owner's longest-held run to free a slot for another owner's async execution, saying why", async () => {
+    it("stops one owner's most recent run to free a slot for another owner's async execution, saying why", async () => {
       const mallory = await server.createRoomyKey({ name: "async waits", owner: "mallory-waits" });
       const bob = await server.createRoomyKey({ name: "async bystander", owner: "bob-waits" });
       const ids = await flood(mallory, { skill_id: "util.wait", params: { ms: 120_000 } });
@@ -253,11 +276,16 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
             ),
           ),
         );
-        expect(records[0]).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
-        expect(records[0]?.error?.message).toContain(
+        // Her most recent run is the one stopped (the least work lost), as preempted.
+        const stopped = records.filter((r) => r.status === "failed");
+        expect(stopped).toHaveLength(1);
+        expect(stopped[0]).toMatchObject({ error: { code: "execution_interrupted" } });
+        expect(stopped[0]?.error?.message).toContain(
           "to free its slot for another owner's asynchronous execution",
         );
-        expect(records.slice(1).map((r) => r.status)).toEqual(Array(SLOTS - 1).fill("running"));
+        const latestStart = Math.max(...records.map((r) => Date.parse(r.started_at ?? "")));
+        expect(Date.parse(stopped[0]?.started_at ?? "")).toBe(latestStart);
+        expect(records.filter((r) => r.status === "running")).toHaveLength(SLOTS - 1);
       } finally {
         await cancelAll(mallory, ids);
       }

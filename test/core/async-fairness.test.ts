@@ -88,26 +88,35 @@ describe("async execution slots shared between owners", () => {
     const flood: string[] = [];
     for (let i = 0; i < 3; i++) flood.push(await startAsync(mallory, "test.sleep", { ms: 0 }));
     await until(async () => (await statusOf(flood[1] as string)) === "running");
-    const waiting = await stored(flood[0] as string);
+    const waiting = await Promise.all(flood.slice(0, 2).map((id) => stored(id)));
+    // Audit 23, changes #9: a run waiting for a thread has not started, wherever it is read.
+    for (const record of waiting) {
+      expect(record).toMatchObject({ status: "running", started_at: null, latency_ms: null });
+      expect(await ended(mallory, record?.id as string, 0)).toEqual(record);
+    }
 
     const asked = Date.now();
     const bobs = await startAsync(bob, "test.echo", { text: "bob" });
     expect(await ended(bob, bobs, 5_000)).toMatchObject({ status: "completed", result: { text: "bob" } });
     expect(Date.now() - asked).toBeLessThan(RECLAIM_AFTER_MS + 2_000);
 
-    // The run that gave its slot up goes on waiting for its thread, its record unchanged.
-    expect(await stored(flood[0] as string)).toEqual(waiting);
+    // The run that gave its slot up (the more recent) goes on waiting for its thread, as
+    // the other does, their records unchanged.
+    expect(await Promise.all(flood.slice(0, 2).map((id) => stored(id)))).toEqual(waiting);
+    const opened = Date.now();
     open();
     for (const id of flood) {
       const record = await ended(mallory, id, 5_000);
       expect(record).toMatchObject({ status: "completed", result: { slept: 0 } });
-      expect(record.started_at).not.toBeNull();
       expect(runs.get(id)).toBe(1);
+      // It started when it got its thread, and ran for a moment: the wait is no part of its latency.
+      expect(Date.parse(record.started_at ?? "")).toBeGreaterThanOrEqual(opened);
+      expect(opened - Date.parse(record.created_at)).toBeGreaterThanOrEqual(RECLAIM_AFTER_MS);
+      expect(record.latency_ms).toBeLessThan(100);
     }
-    expect((await stored(flood[0] as string))?.started_at).toBe(waiting?.started_at);
   });
 
-  it("stops the run that held its slot longest, from the owner holding more than an even share, saying why", async () => {
+  it("stops the most recent run of the owner holding more than an even share, as preempted, and keeps its slot for the other owner", async () => {
     const { mallory, bob, startAsync, statusOf, until, ended } = await coreWith({ asyncConcurrency: 2 });
     const flood: string[] = [];
     for (let i = 0; i < 3; i++) flood.push(await startAsync(mallory, "test.sleep", { ms: 30_000 }));
@@ -115,16 +124,27 @@ describe("async execution slots shared between owners", () => {
 
     const bobs = await startAsync(bob, "test.echo", { text: "bob" });
     expect(await ended(bob, bobs, 5_000)).toMatchObject({ status: "completed" });
-    const stopped = await ended(mallory, flood[0] as string, 0);
-    expect(stopped).toMatchObject({ status: "failed", success: false, error: { code: "execution_failed" } });
+    // Audit 23, changes #5: the run with the least work done, ended as the service's doing.
+    const stopped = await ended(mallory, flood[1] as string, 0);
+    expect(stopped).toMatchObject({
+      status: "failed",
+      success: false,
+      error: { code: "execution_interrupted" },
+    });
     expect(stopped.error?.message).toMatch(
-      /^The execution was stopped after \d+\.\d s, to free its slot for another owner's asynchronous execution that had waited \d+\.\d s for one/,
+      /^The execution was preempted after \d+\.\d s: it was stopped to free its slot for another owner's asynchronous execution that had waited \d+\.\d s for one, .* Nothing was wrong with it: run it again/,
     );
     expect(stopped.started_at).not.toBeNull();
     expect(stopped.latency_ms).toBeGreaterThan(0);
-    // Only one: bob's ran, and mallory's others hold the slots again (her third now runs).
-    expect(await statusOf(flood[1] as string)).toBe("running");
-    await until(async () => (await statusOf(flood[2] as string)) === "running");
+    // Bob's next runs find the freed slot kept for them: her third stays queued, and none
+    // of hers is stopped again.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, RECLAIM_AFTER_MS));
+      const next = await startAsync(bob, "test.echo", { text: `bob ${i}` });
+      expect(await ended(bob, next, 5_000)).toMatchObject({ status: "completed" });
+    }
+    expect(await statusOf(flood[0] as string)).toBe("running");
+    expect(await statusOf(flood[2] as string)).toBe("queued");
   });
 
   it("takes nothing back from an owner alone, nor with a single slot", async () => {

@@ -161,34 +161,36 @@ describe("FairSlots reclaiming slots for another owner's long wait", () => {
     return { slots, granted, asked, hold };
   }
 
-  it("asks the longest-held slot of an owner holding every one back once another owner waited, and hands it on", async () => {
+  it("asks the most recently taken slot of an owner holding every one back once another owner waited, and hands it on", async () => {
     const { granted, asked, hold } = reclaimable(2);
-    const a1 = hold("alice", "a1");
+    void hold("alice", "a1");
     await vi.advanceTimersByTimeAsync(100);
-    void hold("alice", "a2");
+    const a2 = hold("alice", "a2");
     void hold("bob", "b1");
     await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS - 1_000);
     expect(asked).toEqual([]);
     await vi.advanceTimersByTimeAsync(1_000);
+    // Audit 23, changes #5: the run with the least work done is the one stopped, not the oldest.
     expect(asked).toEqual([
       {
-        label: "a1",
+        label: "a2",
         reclaim: { heldMs: expect.any(Number), waitedMs: expect.any(Number) },
       },
     ]);
-    expect(asked[0]?.reclaim.heldMs).toBeGreaterThanOrEqual(RECLAIM_AFTER_MS + 100);
+    expect(asked[0]?.reclaim.heldMs).toBeGreaterThanOrEqual(RECLAIM_AFTER_MS);
+    expect(asked[0]?.reclaim.heldMs).toBeLessThan(RECLAIM_AFTER_MS + 100);
     expect(asked[0]?.reclaim.waitedMs).toBeGreaterThanOrEqual(RECLAIM_AFTER_MS);
     // One reclaim at a time: a slot still asked back is not asked twice, nor is another.
     await vi.advanceTimersByTimeAsync(3_000);
-    expect(asked.map(({ label }) => label)).toEqual(["a1"]);
-    (await a1)();
+    expect(asked.map(({ label }) => label)).toEqual(["a2"]);
+    (await a2)();
     await vi.advanceTimersByTimeAsync(0);
     expect(granted).toEqual(["a1", "a2", "b1"]);
     // Alice and bob hold one each: an even share, nothing more is reclaimed.
     void hold("alice", "a3");
     void hold("bob", "b2");
     await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
-    expect(asked.map(({ label }) => label)).toEqual(["a1"]);
+    expect(asked.map(({ label }) => label)).toEqual(["a2"]);
   });
 
   it("lets an owner alone keep every slot however long its own runs wait", async () => {
@@ -216,38 +218,48 @@ describe("FairSlots reclaiming slots for another owner's long wait", () => {
 
   it("brings several waiting owners to an even share, one reclaim after another", async () => {
     const { granted, asked, hold } = reclaimable(4);
-    const alice = ["a1", "a2", "a3", "a4"].map((label) => hold("alice", label));
+    const alice: Promise<ReleaseSlot>[] = [];
+    for (const label of ["a1", "a2", "a3", "a4"]) {
+      alice.push(hold("alice", label));
+      await vi.advanceTimersByTimeAsync(10);
+    }
     void hold("bob", "b1");
     void hold("carol", "c1");
     await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
-    expect(asked.map(({ label }) => label)).toEqual(["a1"]);
-    (await alice[0])?.();
+    expect(asked.map(({ label }) => label)).toEqual(["a4"]);
+    (await alice[3])?.();
     await vi.advanceTimersByTimeAsync(1_000);
     // Alice still holds three, carol none: a second one of alice's is asked back.
-    expect(asked.map(({ label }) => label)).toEqual(["a1", "a2"]);
-    (await alice[1])?.();
+    expect(asked.map(({ label }) => label)).toEqual(["a4", "a3"]);
+    (await alice[2])?.();
     await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
     expect(granted.slice(4).sort()).toEqual(["b1", "c1"]);
     // Alice two, bob one, carol one: even enough.
-    expect(asked.map(({ label }) => label)).toEqual(["a1", "a2"]);
+    expect(asked.map(({ label }) => label)).toEqual(["a4", "a3"]);
   });
 
-  it("asks back a slot whose holder can give it up losing nothing before a longer-held one", async () => {
+  it("asks back a slot whose holder can give it up losing nothing before a more recent one", async () => {
     const slots = new FairSlots(4, { reclaimAfterMs: RECLAIM_AFTER_MS });
     const asked: string[] = [];
-    const idle = new Set(["a3"]);
-    const hold = (label: string) =>
-      slots.acquire("alice", { onReclaim: () => asked.push(label), idle: () => idle.has(label) });
+    const idle = new Set(["a2"]);
+    const hold = async (label: string) => {
+      const release = await slots.acquire("alice", {
+        onReclaim: () => asked.push(label),
+        idle: () => idle.has(label),
+      });
+      await vi.advanceTimersByTimeAsync(10);
+      return release;
+    };
     const held = [await hold("a1"), await hold("a2"), await hold("a3"), await hold("a4")];
     void slots.acquire("bob", { onReclaim: () => asked.push("b1") });
     void slots.acquire("bob", { onReclaim: () => asked.push("b2") });
     await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
-    expect(asked).toEqual(["a3"]);
-    held[2]?.();
-    // Alice holds three, bob one: with none idle, alice's longest-held goes.
+    expect(asked).toEqual(["a2"]);
+    held[1]?.();
+    // Alice holds three, bob one: with none idle, alice's most recent goes.
     idle.clear();
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(asked).toEqual(["a3", "a1"]);
+    expect(asked).toEqual(["a2", "a4"]);
   });
 
   it("reclaims nothing once stopped", async () => {
@@ -268,5 +280,126 @@ describe("FairSlots reclaiming slots for another owner's long wait", () => {
     void take(slots, "bob", "b1", granted);
     await vi.advanceTimersByTimeAsync(3 * RECLAIM_AFTER_MS);
     expect(granted).toEqual(["a1", "a2"]);
+  });
+});
+
+// Audit 23, changes #5: a trickle of another owner's short runs stopped one owner's long
+// runs one after another: each short run waited 5 s and had a slot reclaimed for it, ran
+// 10 ms, and its slot went straight back to the first owner's queued runs, so the next
+// short run waited and stopped another. A run whose timeout came before it could use the
+// slot had one reclaimed all the same.
+describe("FairSlots reclaiming at the least cost to the owner it reclaims from", () => {
+  const RECLAIM_AFTER_MS = 5_000;
+  const CAP_FOR_MS = 60_000;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Two slots, both held by bob's long runs (b1, then b2), his b3 and b4 queued behind them. */
+  async function bobHoldsBoth() {
+    const slots = new FairSlots(2, { reclaimAfterMs: RECLAIM_AFTER_MS, capForMs: CAP_FOR_MS });
+    const granted: string[] = [];
+    const asked: string[] = [];
+    const releases = new Map<string, ReleaseSlot>();
+    const hold = (owner: string, label: string, deadlineMs?: number) =>
+      slots.request(
+        owner,
+        (release) => {
+          granted.push(label);
+          releases.set(label, release);
+        },
+        { onReclaim: () => asked.push(label), deadlineMs },
+      );
+    hold("bob", "b1");
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (const label of ["b2", "b3", "b4"]) hold("bob", label);
+    const release = (label: string) => releases.get(label)?.();
+    return { slots, granted, asked, hold, release };
+  }
+
+  it("stops one of the owner's runs for a trickle of another owner's short runs, not one per short run", async () => {
+    const { slots, granted, asked, hold, release } = await bobHoldsBoth();
+    hold("alice", "a1");
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
+    expect(asked).toEqual(["b2"]);
+    release("b2");
+    expect(granted).toEqual(["b1", "b2", "a1"]);
+    // Alice's short runs, one a second for a minute: the freed slot is kept for them.
+    for (let i = 2; i <= 60; i++) {
+      await vi.advanceTimersByTimeAsync(10);
+      release(`a${i - 1}`);
+      expect(slots.free).toBe(1);
+      await vi.advanceTimersByTimeAsync(990);
+      hold("alice", `a${i}`);
+      expect(granted.at(-1)).toBe(`a${i}`);
+    }
+    release("a60");
+    expect(asked).toEqual(["b2"]);
+    expect(granted.filter((label) => label.startsWith("b"))).toEqual(["b1", "b2"]);
+    // Bob's own new run does not take the slot kept for others either.
+    hold("bob", "b5");
+    expect(slots.free).toBe(1);
+    // Once alice has held or waited for nothing for a minute, bob has both slots again.
+    await vi.advanceTimersByTimeAsync(CAP_FOR_MS - 1_000);
+    expect(granted.at(-1)).toBe("a60");
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(granted.at(-1)).toBe("b3");
+    expect(slots.free).toBe(0);
+  });
+
+  it("keeps the cap while another owner still holds a slot, however long", async () => {
+    const { slots, granted, asked, hold, release } = await bobHoldsBoth();
+    hold("alice", "a1");
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
+    release("b2");
+    // Alice's run goes on for five minutes, then ends.
+    await vi.advanceTimersByTimeAsync(5 * CAP_FOR_MS);
+    expect(granted.at(-1)).toBe("a1");
+    release("a1");
+    expect(slots.free).toBe(1);
+    // Her next run, within the minute, finds a slot at once.
+    await vi.advanceTimersByTimeAsync(CAP_FOR_MS / 2);
+    hold("alice", "a2");
+    expect(granted.at(-1)).toBe("a2");
+    expect(asked).toEqual(["b2"]);
+  });
+
+  it("reclaims nothing for a run whose deadline comes before it could use the slot", async () => {
+    const { asked, hold } = await bobHoldsBoth();
+    // Its timeout comes 1.5 s after a reclaim would: too soon for a new thread and a run.
+    hold("alice", "a1", performance.now() + RECLAIM_AFTER_MS + 1_500);
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS + 3_000);
+    expect(asked).toEqual([]);
+    // One with time to use it gets a slot.
+    hold("carol", "c1", performance.now() + RECLAIM_AFTER_MS + 10_000);
+    await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS);
+    expect(asked).toEqual(["b2"]);
+  });
+
+  it("weighs the time a holder may take to let go against a waiter's deadline", async () => {
+    const askedWith = async (releaseWithinMs: number) => {
+      const slots = new FairSlots(2, { reclaimAfterMs: RECLAIM_AFTER_MS, releaseWithinMs });
+      const asked: string[] = [];
+      for (const label of ["b1", "b2"])
+        slots.request("bob", () => {}, { onReclaim: () => asked.push(label) });
+      slots.request("alice", () => {}, { deadlineMs: performance.now() + 2 * RECLAIM_AFTER_MS });
+      await vi.advanceTimersByTimeAsync(RECLAIM_AFTER_MS + 1_000);
+      slots.stopGranting();
+      return asked;
+    };
+    // 5 s left once it waited 5 s: enough for a slot freed at once, not for one freed in 5 s.
+    expect(await askedWith(0)).toHaveLength(1);
+    expect(await askedWith(5_000)).toEqual([]);
+  });
+
+  it("tells a request that has to wait, and only one that does", () => {
+    const slots = new FairSlots(1);
+    const waits: string[] = [];
+    slots.request("alice", () => {}, { onWait: () => waits.push("a1") });
+    slots.request("bob", () => {}, { onWait: () => waits.push("b1") });
+    expect(waits).toEqual(["b1"]);
   });
 });

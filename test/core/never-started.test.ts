@@ -10,7 +10,7 @@ import { testSkills } from "./test-skills.js";
 
 /**
  * An executor whose runs wait at a gate (as runs wait for a worker thread) until `open`,
- * or until their signal fires, and call `started` once past it.
+ * or until their signal fires, telling `waitingForThread` first and `started` once past it.
  */
 function gatedExecutor(): { executor: SkillExecutor; open: () => void } {
   let open = () => {};
@@ -19,6 +19,7 @@ function gatedExecutor(): { executor: SkillExecutor; open: () => void } {
   });
   const executor: SkillExecutor = {
     async invoke(skill, params, ctx, hooks) {
+      hooks?.waitingForThread?.();
       await new Promise<void>((resolve, reject) => {
         if (ctx.signal.aborted) return reject(ctx.signal.reason);
         ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
@@ -104,9 +105,15 @@ describe("a run that waits for a worker thread", () => {
     setTimeout(open, 1_100);
     const { record } = await core.run(key, "test.sleep", { ms: 30_000 }, { timeout_ms: 1_400 });
     expect(record).toMatchObject({ status: "timed_out", error: { code: "execution_timeout" } });
-    expect(record.started_at).not.toBeNull();
     expect(record.error?.message).toMatch(
       /^The execution exceeded its timeout of 1400 ms\. It waited 1\d{3} ms of it for a worker thread before it started\.$/,
     );
+    // Audit 23, changes #9: it started when it got its thread, and ran for what was left of
+    // its timeout: latency_ms is the time spent running the skill (contract.md), not the wait.
+    const startedAfterMs = Date.parse(record.started_at ?? "") - Date.parse(record.created_at);
+    expect(startedAfterMs).toBeGreaterThanOrEqual(1_050);
+    expect(record.latency_ms).toBeLessThan(1_000);
+    expect(startedAfterMs + (record.latency_ms ?? 0)).toBeGreaterThanOrEqual(1_350);
+    expect((await core.skillport.store.executions.get(record.id))?.record).toEqual(record);
   });
 });

@@ -9,7 +9,8 @@ import type { Reclaim, ReleaseSlot } from "../fair-slots.js";
  *   change: it was `running` with its timeout counting, as every run waiting for a thread
  *   is (its record says if it never started). On a thread it then holds no slot: the
  *   threads bound those runs, so no more than one run per thread runs beyond the slots.
- * - once its skill runs, it is stopped, as a timeout stops it, and fails saying why.
+ * - once its skill runs, it is stopped, as a timeout stops it, and ends preempted
+ *   (`execution_interrupted`, see `preemptedMessage`).
  * - asked before either (while its record is marked running), it does what the first of
  *   them calls for.
  *
@@ -68,17 +69,4 @@ export class AsyncSlot {
       this.stopRun?.(asked);
     }
   }
-}
-
-/** The failure of a run stopped to free its async execution slot: why, and what to do. */
-export function slotReclaimedMessage({ heldMs, waitedMs }: Reclaim): string {
-  return (
-    `The execution was stopped after ${seconds(heldMs)}, to free its slot for another owner's asynchronous ` +
-    `execution that had waited ${seconds(waitedMs)} for one: while others wait, no owner may hold more than ` +
-    "an even share of the slots for asynchronous executions. Retry it later, or start fewer long executions at once."
-  );
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
 }

@@ -7,10 +7,11 @@ import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logge
 import type { RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
-import { AsyncSlot, slotReclaimedMessage } from "./async-slot.js";
+import { AsyncSlot } from "./async-slot.js";
 import type { ExecutionEvents } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
-import { markFinished, markRunning, runningFor } from "./new-record.js";
+import { markFinished, markRunning, markWaitingForThread, runningFor } from "./new-record.js";
+import { preemptedMessage } from "./preemption.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { processHost } from "./runner-host.js";
@@ -321,12 +322,17 @@ export class ExecutionRunner {
     signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
       let running = execution;
+      const logSaveFailure = (err: unknown) => {
+        this.options.logger.error({ err, execution_id: id }, "could not store a running record");
+      };
+      // The running record's saves, one after the other: a store may commit concurrent saves
+      // of one record in any order (PostgreSQL's `SaveBatcher`). None once the run has ended.
+      let saved: Promise<void> = Promise.resolve();
+      let ended = false;
       if (begin === "new") {
         // Not awaited: the terminal save usually lands in the same group commit. If the
         // process dies first, the client got no answer and recovery ends the record.
-        store.executions.save(running).catch((err: unknown) => {
-          this.options.logger.error({ err, execution_id: id }, "could not store a running record");
-        });
+        saved = store.executions.save(running).then(() => {}, logSaveFailure);
       } else if (begin === "queued") {
         running = markRunning(execution, clock.now());
         // Another runner took it meanwhile, or it was cancelled: not ours to run.
@@ -335,6 +341,14 @@ export class ExecutionRunner {
       // Async executions are the ones others follow from other processes (polls, streams).
       const share = { share: running.async };
       events.emit(id, { type: "status", record: running.record }, share);
+      /** The running record changes while the run goes on: stored, and told to its followers. */
+      const changeRunning = (next: StoredExecution) => {
+        running = next;
+        saved = saved.then(() =>
+          ended ? undefined : store.executions.save(next).then(() => {}, logSaveFailure),
+        );
+        events.emit(id, { type: "status", record: next.record }, share);
+      };
       const entry = registry.get(running.record.skill_id);
       const ownLogger = lazyChildLogger(this.options.logger, {
         execution_id: id,
@@ -347,8 +361,18 @@ export class ExecutionRunner {
             controller,
             logger,
             executor: this.options.executor,
-            hooks: slot && { waitingForThread: () => slot.waitingForThread(), started: () => slot.started() },
-            reclaimedMessage: () => reclaimed && slotReclaimedMessage(reclaimed),
+            hooks: {
+              waitingForThread: () => {
+                slot?.waitingForThread();
+                changeRunning(markWaitingForThread(running));
+              },
+              started: () => {
+                slot?.started();
+                // A run that waited for a thread starts now; others started as they were taken.
+                if (running.record.started_at === null) changeRunning(markRunning(running, clock.now()));
+              },
+            },
+            reclaimedMessage: () => reclaimed && preemptedMessage(reclaimed, "async"),
             context: skillContext({
               executionId: id,
               owner: running.owner,
@@ -368,6 +392,7 @@ export class ExecutionRunner {
             `The skill ${running.record.skill_id} is no longer available.`,
             0,
           );
+      ended = true;
       return this.finish(running, outcome);
     })();
     this.inFlight.set(id, { controller, finished });

@@ -26,11 +26,24 @@ export function newRecord(skillId: string, nowMs: number, status: "queued" | "ru
   };
 }
 
+/**
+ * The record running, its skill begun at `nowMs`: as it is taken to run (most skills begin
+ * at once), or as it gets a worker thread after waiting for one (see `markWaitingForThread`).
+ */
 export function markRunning(execution: StoredExecution, nowMs: number): StoredExecution {
   return {
     ...execution,
     record: { ...execution.record, status: "running", started_at: isoTimestamp(nowMs) },
   };
+}
+
+/**
+ * The record of a run waiting for a worker thread: `running` (its timeout counts), but not
+ * started, since `started_at` and `latency_ms` are when and how long the skill ran
+ * (contract.md; audit 23, changes #9). `markRunning` starts it once it has a thread.
+ */
+export function markWaitingForThread(execution: StoredExecution): StoredExecution {
+  return { ...execution, record: { ...execution.record, started_at: null } };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
+import { PreemptedError } from "./preemption.js";
 import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
 
@@ -20,6 +21,7 @@ export interface RunOutcome {
   status: "completed" | "failed" | "timed_out" | "cancelled";
   result: Record<string, unknown> | null;
   error: { code: ExecutionErrorCode; message: string } | null;
+  /** Time spent running the skill: from when it began (after any wait for a worker thread). */
   latencyMs: number;
   /**
    * The skill never began: it waited for a worker thread until its signal fired. Its
@@ -55,17 +57,20 @@ export async function runSkill(
   options: RunOptions,
 ): Promise<RunOutcome> {
   const { controller, timeoutMs, logger } = options;
-  const started = performance.now();
+  const calledMs = performance.now();
   const timer = setTimeout(() => controller.abort(ABORT_REASONS.timeout), timeoutMs);
-  const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
-  /** How long the run waited (for a worker thread) before the skill began; unset until then. */
-  let waitedMs: number | undefined;
+  /** When the skill began (after any wait for a worker thread); unset until then. */
+  let startedMs: number | undefined;
+  // Contract: latency_ms is the time spent running the skill, so a wait for a thread is no part of it.
+  const elapsed = () => Math.round((performance.now() - (startedMs ?? calledMs)) * 1000) / 1000;
   const hooks: InvokeHooks = {
     waitingForThread: options.hooks?.waitingForThread,
     started: () => {
-      waitedMs ??= elapsed();
+      if (startedMs !== undefined) return;
+      startedMs = performance.now();
       options.hooks?.started?.();
     },
+    deadlineMs: calledMs + timeoutMs,
   };
   let detachAbort = () => {};
   try {
@@ -97,6 +102,7 @@ export async function runSkill(
     }
     return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
+    const waitedMs = startedMs === undefined ? undefined : startedMs - calledMs;
     return outcomeOfError(err, controller.reason, skill, options, elapsed(), waitedMs);
   } finally {
     clearTimeout(timer);
@@ -129,15 +135,18 @@ function outcomeOfError(
           latencyMs,
         );
       case "reclaimed":
+        // Preempted: nothing was wrong with the run (see `PreemptedError`).
         return failedOutcome(
-          "execution_failed",
-          reclaimedMessage?.() ?? "The execution was stopped to free its slot for another owner's execution.",
+          "execution_interrupted",
+          reclaimedMessage?.() ??
+            "The execution was preempted to free its slot for another owner's execution.",
           latencyMs,
         );
       default:
         return cancelledOutcome("The execution was cancelled.", latencyMs);
     }
   }
+  if (err instanceof PreemptedError) return failedOutcome("execution_interrupted", err.message, latencyMs);
   if (err instanceof SkillError) return failedOutcome("execution_failed", err.message, latencyMs);
   // An unexpected exception is a bug in the skill: log it whole, show the caller no internals.
   logger.error({ err }, "skill threw an unexpected error");

@@ -22,11 +22,13 @@ export interface SkillExecutor {
   close(): Promise<void>;
 }
 
-/** What a run tells its caller as it goes (see `SkillExecutor.invoke`). */
+/** What a run tells its caller as it goes (see `SkillExecutor.invoke`), and its deadline. */
 export interface InvokeHooks {
   /**
-   * Called when the run goes to wait for a worker thread (it gets one at once when one is
-   * free), before `started`; never for a run that needs no thread.
+   * Called when the run has to wait for a worker thread (none is free for it now), before
+   * `started`; never for a run that gets one at once or needs none. Its record then says it
+   * has not started (contract: `started_at` and `latency_ms` are when and how long the
+   * skill ran).
    */
   waitingForThread?: () => void;
   /**
@@ -35,6 +37,12 @@ export interface InvokeHooks {
    * says it never started.
    */
   started?: () => void;
+  /**
+   * When the run's timeout fires (`performance.now()`): an executor whose runs wait for a
+   * thread weighs with it whether taking one back from another run is of any use (see
+   * `FairSlots`).
+   */
+  deadlineMs?: number;
 }
 
 export interface ExecutorLoad {

@@ -12,9 +12,11 @@ interface Pending {
 
 /**
  * Statements in flight at once. Saves of one id may then commit out of order, which is
- * harmless: a record is saved non-terminal at most once before its terminal save (queued
- * records are committed before anything else touches them), and the upsert never
- * replaces a terminal record, so a late `running` write cannot undo a finished one.
+ * harmless: a record's non-terminal saves are never in flight together (queued records
+ * are committed before anything else touches them, and the runner saves a running record
+ * again, when its run waits for a worker thread and when it gets one, only once the
+ * previous save committed), and the upsert never replaces a terminal record, so a late
+ * `running` write cannot undo a finished one.
  */
 const MAX_IN_FLIGHT = 4;
 

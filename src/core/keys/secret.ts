@@ -105,11 +105,10 @@ export function maskWorkingSecrets(text: string): string {
 /**
  * JSON data with `maskWorkingSecrets` applied to each of its strings (member names are
  * left as they are: renaming them could merge two members); `value` itself when none
- * holds a working secret. Data without `sk_` in it (most) costs one `JSON.stringify`.
+ * holds a working secret. Data without `sk_` in its strings (most) costs one walk of it.
  */
 export function maskWorkingSecretsIn<T>(value: T): T {
-  const plain = JSON.stringify(value);
-  if (plain === undefined || !plain.includes("sk_")) return value;
+  if (!holdsTextWith(value, "sk_")) return value;
   let masked = false;
   const text = JSON.stringify(value, (_name, member: unknown) => {
     if (typeof member !== "string") return member;
@@ -119,6 +118,24 @@ export function maskWorkingSecretsIn<T>(value: T): T {
   });
   return masked ? (JSON.parse(text) as T) : value;
 }
+
+/**
+ * Whether a string in JSON data holds `part` (a walk, several times cheaper than
+ * stringifying a small record). Data nested deeper than any store keeps is answered true,
+ * so that the caller looks at it the thorough way.
+ */
+function holdsTextWith(value: unknown, part: string, depth = 0): boolean {
+  if (typeof value === "string") return value.includes(part);
+  if (value === null || typeof value !== "object") return false;
+  if (depth > MAX_WALK_DEPTH) return true;
+  if (Array.isArray(value)) return value.some((item) => holdsTextWith(item, part, depth + 1));
+  for (const name in value) {
+    if (holdsTextWith((value as Record<string, unknown>)[name], part, depth + 1)) return true;
+  }
+  return false;
+}
+
+const MAX_WALK_DEPTH = 256;
 
 /**
  * Each `%XX` as the character it encodes, again while that changes the text (up to

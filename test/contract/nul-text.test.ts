@@ -147,18 +147,23 @@ describe("contract: U+0000 in what a client sends gets the same answer on both s
         expect(JSON.stringify(result)).toContain("execution_not_found");
       });
 
-      it("refuses message.send with NUL in its text as invalid params; lists nothing for NUL cursors", async () => {
+      it("refuses message.send with NUL in its text as invalid params; a NUL cursor names no message, a NUL prefix no entry", async () => {
         const sent = await execute("message.send", { channel: "gen", text: "a\u0000b" });
         expectError(sent, 422, "invalid_params");
         expect(sent.text).toContain("U+0000");
-        for (const [skillId, params] of [
-          ["message.list", { before: "msg_\u0000" }],
-          ["memory.list", { prefix: "a\u0000" }],
-        ] as const) {
-          const res = await execute(skillId, params);
-          expect(res.status, `${skillId}: ${res.text}`).toBe(200);
-          expect(bodyOf<{ status: string }>(res).status).toBe("completed");
-        }
+        // An unknown `before` fails the execution (audit 22, skills F17), as any id no message has.
+        const listed = await execute("message.list", { before: "msg_\u0000" });
+        expect(listed.status, listed.text).toBe(200);
+        expect(bodyOf<{ status: string; error: { code: string; message: string } }>(listed)).toMatchObject({
+          status: "failed",
+          error: {
+            code: "execution_failed",
+            message: expect.stringMatching(/^No message with id "msg_\\u0000"/),
+          },
+        });
+        const prefixed = await execute("memory.list", { prefix: "a\u0000" });
+        expect(prefixed.status, prefixed.text).toBe(200);
+        expect(bodyOf<{ status: string }>(prefixed).status).toBe("completed");
       });
 
       it("answers the dashboard's pages for ids and filters with NUL without a 500", async () => {

@@ -3,6 +3,7 @@ import { systemClock } from "../../src/core/clock.js";
 import type { ExecutionRecord } from "../../src/core/execution/record.js";
 import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
+import { gatedThreads } from "./gated-threads.js";
 import { makeCore } from "./make-core.js";
 import { testSkills } from "./test-skills.js";
 
@@ -14,37 +15,8 @@ import { testSkills } from "./test-skills.js";
 
 const RECLAIM_AFTER_MS = 200;
 
-/**
- * An executor that runs `test.sleep` "on a worker thread": each run goes to wait for a
- * thread and gets one only when the test opens the gate (or its signal fires); `runs`
- * counts the runs begun, by execution id. Every other skill runs at once on this thread.
- */
-function gatedThreads(): { executor: SkillExecutor; open: () => void; runs: Map<string, number> } {
-  let open = () => {};
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const runs = new Map<string, number>();
-  const executor: SkillExecutor = {
-    async invoke(skill, params, ctx, hooks) {
-      if (skill.id === "test.sleep") {
-        hooks?.waitingForThread?.();
-        await new Promise<void>((resolve, reject) => {
-          if (ctx.signal.aborted) return reject(ctx.signal.reason);
-          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
-          void gate.then(resolve);
-        });
-      }
-      hooks?.started?.();
-      runs.set(ctx.executionId, (runs.get(ctx.executionId) ?? 0) + 1);
-      return skill.run(params, ctx);
-    },
-    isolates: (skill) => skill.id === "test.sleep",
-    load: { threads: 1, queued: 0 },
-    async close() {},
-  };
-  return { executor, open, runs };
-}
+/** `test.sleep` runs "on a worker thread" (see `gatedThreads`); every other skill at once. */
+const gatedSleeps = () => gatedThreads((skill) => skill.id === "test.sleep");
 
 describe("async execution slots shared between owners", () => {
   let cleanup: (() => Promise<void>) | undefined;
@@ -79,7 +51,7 @@ describe("async execution slots shared between owners", () => {
   }
 
   it("frees the slot of a run waiting for a worker thread for another owner's execution, and that run still runs once", async () => {
-    const { executor, open, runs } = gatedThreads();
+    const { executor, open, runs } = gatedSleeps();
     const { mallory, bob, startAsync, stored, statusOf, until, ended } = await coreWith({
       asyncConcurrency: 2,
       executor,

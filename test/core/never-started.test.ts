@@ -1,39 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
+import { gatedThreads } from "./gated-threads.js";
 import { makeCore } from "./make-core.js";
 import { testSkills } from "./test-skills.js";
 
 // Audit 22, security #2: a run that waited for a worker thread until its timeout, and never
 // ran, ended `timed_out` like a run of the skill as long as its timeout (`started_at` set,
 // `latency_ms` 30000): starvation could not be told from a slow skill.
-
-/**
- * An executor whose runs wait at a gate (as runs wait for a worker thread) until `open`,
- * or until their signal fires, telling `waitingForThread` first and `started` once past it.
- */
-function gatedExecutor(): { executor: SkillExecutor; open: () => void } {
-  let open = () => {};
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const executor: SkillExecutor = {
-    async invoke(skill, params, ctx, hooks) {
-      hooks?.waitingForThread?.();
-      await new Promise<void>((resolve, reject) => {
-        if (ctx.signal.aborted) return reject(ctx.signal.reason);
-        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
-        void gate.then(resolve);
-      });
-      hooks?.started?.();
-      return skill.run(params, ctx);
-    },
-    isolates: () => true,
-    load: { threads: 1, queued: 0 },
-    async close() {},
-  };
-  return { executor, open };
-}
 
 describe("a run that waits for a worker thread", () => {
   let cleanup: (() => Promise<void>) | undefined;
@@ -49,7 +23,7 @@ describe("a run that waits for a worker thread", () => {
   }
 
   it("ends timed_out as never started when its timeout passes before it gets one", async () => {
-    const { core, key } = await coreWith(gatedExecutor().executor);
+    const { core, key } = await coreWith(gatedThreads().executor);
     const { record } = await core.run(key, "test.echo", { text: "hi" }, { timeout_ms: 200 });
     expect(record).toMatchObject({
       status: "timed_out",
@@ -67,7 +41,7 @@ describe("a run that waits for a worker thread", () => {
   });
 
   it("ends cancelled before it started when cancelled while it waits", async () => {
-    const { core, key } = await coreWith(gatedExecutor().executor);
+    const { core, key } = await coreWith(gatedThreads().executor);
     const { record } = await core.run(key, "test.echo", { text: "hi" }, { async: true });
     for (let i = 0; i < 100; i++) {
       if ((await core.skillport.store.executions.get(record.id))?.record.status === "running") break;
@@ -83,7 +57,7 @@ describe("a run that waits for a worker thread", () => {
   });
 
   it("ends interrupted before it started when the service shuts down while it waits", async () => {
-    const { core, key } = await coreWith(gatedExecutor().executor);
+    const { core, key } = await coreWith(gatedThreads().executor);
     const pending = core.run(key, "test.echo", { text: "hi" });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await core.skillport.stop(0);
@@ -100,7 +74,7 @@ describe("a run that waits for a worker thread", () => {
   });
 
   it("says, when it timed out after a long wait, how much of its timeout the wait took", async () => {
-    const { executor, open } = gatedExecutor();
+    const { executor, open } = gatedThreads();
     const { core, key } = await coreWith(executor);
     setTimeout(open, 1_100);
     const { record } = await core.run(key, "test.sleep", { ms: 30_000 }, { timeout_ms: 1_400 });

@@ -124,5 +124,14 @@ describe("the skillport/client package entry", () => {
       timeout: 30_000,
     });
     expect(JSON.parse(stdout)).toEqual({ value: 42, isError: true });
+
+    // A CommonJS project requires the same entry (require of an ES module: Node 20.19+, 22.12+).
+    // Regression (audit 23, new user #11): it read "Package subpath './client' is not defined".
+    await writeFile(
+      join(consumer, "main.cjs"),
+      'const { Skillport } = require("skillport/client"); console.log(typeof Skillport);',
+    );
+    const required = await run(process.execPath, [join(consumer, "main.cjs")], { cwd: consumer });
+    expect(required.stdout.trim()).toBe("function");
   });
 });

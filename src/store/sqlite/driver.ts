@@ -33,7 +33,8 @@ function loadDriver(): typeof BetterSqlite3 {
     if ((err as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw err;
     throw new Error(
       `${DRIVER_PACKAGE}, the SQLite driver for Node ${process.versions.node}, is not installed: ` +
-        "run npm install again with this Node (it compiles when no prebuilt binary can be downloaded).",
+        "run npm install again with this Node (it compiles when no prebuilt binary can be downloaded, " +
+        "which needs python3, make and a C++ compiler: on Debian, apt-get install python3 make g++).",
       { cause: err },
     );
   }

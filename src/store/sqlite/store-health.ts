@@ -99,28 +99,21 @@ export class StoreHealth {
 
   private watch(statement: Statement): void {
     const health = this;
-    const { get, all, iterate } = statement;
     // Own properties on the statement: `pluck()`, `raw()`… return the same object.
-    statement.get = function (this: Statement, ...args: unknown[]) {
-      try {
-        const row = get.apply(this, args);
-        health.readSucceeded(this);
-        return row;
-      } catch (err) {
-        health.readFailed(this, args, err);
-        throw err;
-      }
-    };
-    statement.all = function (this: Statement, ...args: unknown[]) {
-      try {
-        const rows = all.apply(this, args);
-        health.readSucceeded(this);
-        return rows;
-      } catch (err) {
-        health.readFailed(this, args, err);
-        throw err;
-      }
-    };
+    const reported = <R>(run: (...args: unknown[]) => R) =>
+      function (this: Statement, ...args: unknown[]): R {
+        try {
+          const result = run.apply(this, args);
+          health.readSucceeded(this);
+          return result;
+        } catch (err) {
+          health.readFailed(this, args, err);
+          throw err;
+        }
+      };
+    statement.get = reported(statement.get);
+    statement.all = reported(statement.all);
+    const { iterate } = statement;
     statement.iterate = function* (this: Statement, ...args: unknown[]) {
       try {
         yield* iterate.apply(this, args);

@@ -99,7 +99,6 @@ export class ServiceError extends Error {
   }
 }
 
-/** What a client is told while the store cannot serve; never the driver's message (paths, addresses). */
 /** The refusal of work once the service is shutting down, on every surface (README, "Reliability"). */
 export function shuttingDownError(): ServiceError {
   return new ServiceError("service_unavailable", {
@@ -108,6 +107,7 @@ export function shuttingDownError(): ServiceError {
   });
 }
 
+/** What a client is told while the store cannot serve; never the driver's message (paths, addresses). */
 export const STORE_UNAVAILABLE_MESSAGE = "The store is unavailable; retry later.";
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The ports the core needs from storage (DESIGN.md): interfaces only. Adapters live in
  * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out) and all pass one
- * contract test suite. Every method is async so that a networked adapter fits.
+ * contract test suite. Methods are async so that a networked adapter fits, except the few
+ * that must answer at once (`KeyStore.markUsed`, `Store.isOutage`, `SignalChannel.subscribe`).
  */
 
 import type { ExecutionStatus, StoredExecution } from "./execution/record.js";
@@ -105,13 +106,13 @@ export interface ExecutionStore {
   deleteFinishedBefore(finishedBefore: string): Promise<number>;
 }
 
-/** A process that runs executions, with what is needed to tell whether it is still alive. */
 /** An execution taken over from a gone runner (`claimOrphans`), now `runnerId`'s. */
 export interface ClaimedOrphan extends StoredExecution {
   /** Unix milliseconds of the gone runner's last heartbeat; undefined when it left no row. */
   lastHeartbeatAt: number | undefined;
 }
 
+/** A process that runs executions, with what is needed to tell whether it is still alive. */
 export interface RunnerInfo {
   id: string;
   /**

@@ -132,10 +132,6 @@ export function runnerOf(row: RunnerColumns): RunnerInfo | undefined {
   };
 }
 
-/**
- * The rows, among orphan candidates, whose runner `isRunnerGone` judges gone; each runner
- * is judged once however many executions it left.
- */
 /** An orphan row as claimed by `runnerId`, with when its gone runner last beat. */
 export function claimedOrphan(
   row: RunnerColumns,
@@ -145,6 +141,10 @@ export function claimedOrphan(
   return { ...execution, runnerId, lastHeartbeatAt: runnerOf(row)?.heartbeatAt };
 }
 
+/**
+ * The rows, among orphan candidates, whose runner `isRunnerGone` judges gone; each runner
+ * is judged once however many executions it left.
+ */
 export function rowsOfGoneRunners<Row extends RunnerColumns>(
   rows: Row[],
   isRunnerGone: (runner: RunnerInfo | undefined) => boolean,

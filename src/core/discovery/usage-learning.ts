@@ -62,7 +62,6 @@ export function normalizeQuery(query: string): string {
   return query.replace(/\s+/g, " ").trim();
 }
 
-/** True when the query has a letter or a digit: only such a query can be learned from. */
 /**
  * The results of a discover that count as offered: those an agent reading the answer
  * chooses among. A skill further down a long answer (10 by default, half a small catalog)
@@ -71,6 +70,7 @@ export function normalizeQuery(query: string): string {
  */
 export const OFFERED_RANKS = 3;
 
+/** True when the query has a letter or a digit: only such a query can be learned from. */
 function hasWords(query: string): boolean {
   return /[\p{L}\p{N}]/u.test(query);
 }

@@ -35,7 +35,7 @@ export class ExecutionEvents {
   /** Where shared events go besides this process's listeners (see `SignalBridge`). */
   outbound: ((executionId: string, event: ExecutionEvent) => void) | undefined;
 
-  /** Every execution's events (metrics, usage aggregation). */
+  /** Every execution's events (`/metrics` counts them). */
   subscribeAll(listener: Listener): () => void {
     this.everyListeners.add(listener);
     return () => this.everyListeners.delete(listener);

@@ -40,7 +40,7 @@ export const timeAdd = defineSkill({
   params: z.object({
     time: timeInput.default("now"),
     timezone: timeZoneParam(
-      `Zone for calendar math, for a \`time\` without offset and for the result, e.g. Europe/Paris. ${DST_WALL_TIME_NOTE}`,
+      `Zone for calendar math, for a \`time\` without offset or [zone] and for the result, e.g. Europe/Paris. ${DST_WALL_TIME_NOTE}`,
     ),
     operation: z.enum(["add", "subtract"]).default("add").describe("Add the duration, or subtract it."),
     years: wholeAmount("Years"),

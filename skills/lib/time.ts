@@ -1,4 +1,4 @@
-import type { DateTime } from "luxon";
+import type { DateTime, Duration } from "luxon";
 import { z } from "zod";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { lazy } from "./lazy.js";
@@ -223,6 +223,29 @@ function laterReading(moment: DateTime): DateTime {
   const later = moment.plus({ minutes: moment.offset - offsetAfter });
   const wallClock = (reading: DateTime) => reading.toISO({ includeOffset: false });
   return wallClock(later) === wallClock(moment) ? later : moment;
+}
+
+/**
+ * `moment` plus `duration` (a negative part goes back). Years, months, weeks and whole days
+ * move the wall-clock date in the moment's zone, then the rest is added as elapsed time, as
+ * Luxon and Temporal do. A wall time the date lands on that the clocks repeat is read at its
+ * later offset, the rule every wall time here follows (`laterReading`): Luxon kept the start's
+ * offset when it fit, so Oct 31 01:30 EDT plus a day was 01:30 EDT and Nov 8 01:30 EST minus
+ * a week was 01:30 EST, the same wall time at two moments.
+ */
+export function addDuration(moment: DateTime, duration: Duration): DateTime {
+  const calendar = {
+    years: duration.years,
+    months: duration.months,
+    weeks: Math.trunc(duration.weeks),
+    days: Math.trunc(duration.days),
+  };
+  const elapsedMs = duration.minus(calendar).as("milliseconds");
+  // Without a calendar step the moment stays as given, even at the earlier of two readings.
+  const dated = Object.values(calendar).some((value) => value !== 0)
+    ? laterReading(moment.plus(calendar))
+    : moment;
+  return dated.plus({ milliseconds: elapsedMs });
 }
 
 export const timeDescription = {

@@ -582,3 +582,89 @@ describe("a time with an offset and a zone in brackets (RFC 9557, Temporal's str
     );
   });
 });
+
+/** The offset a zone is at at a moment, by the platform's own tz data rather than Luxon. */
+function offsetInForce(unixSeconds: number, timeZone: string): string {
+  const name = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" })
+    .formatToParts(unixSeconds * 1000)
+    .find((part) => part.type === "timeZoneName")?.value;
+  return name === "GMT" ? "+00:00" : (name ?? "").replace("GMT", "");
+}
+
+// Regression (left open in session 23): a calendar step that landed on a repeated wall time
+// kept the start's offset, so 01:30 on the fall-back night was EDT coming from October and
+// EST coming from later in November.
+describe("time.add across the DST changes of America/New_York", () => {
+  const add = (params: Record<string, unknown>) =>
+    runSkill(timeAdd, { timezone: "America/New_York", ...params });
+
+  it.each([
+    [{ time: "2026-11-01T00:30:00-04:00", hours: 2 }, "2026-11-01T01:30:00.000-05:00", 7200],
+    [{ time: "2026-11-01T00:30:00-04:00", hours: 1 }, "2026-11-01T01:30:00.000-04:00", 3600],
+    [{ time: "2026-11-01T00:30:00-04:00", duration: "PT120M" }, "2026-11-01T01:30:00.000-05:00", 7200],
+    [{ time: "2026-11-01T01:30:00-04:00", seconds: 3600 }, "2026-11-01T01:30:00.000-05:00", 3600],
+    [
+      { time: "2026-11-01T02:30:00-05:00", hours: 2, operation: "subtract" },
+      "2026-11-01T01:30:00.000-04:00",
+      -7200,
+    ],
+    [{ time: "2026-03-08T01:30:00-05:00", minutes: 60 }, "2026-03-08T03:30:00.000-04:00", 3600],
+    [
+      { time: "2026-03-08T03:30:00-04:00", hours: 1, operation: "subtract" },
+      "2026-03-08T01:30:00.000-05:00",
+      -3600,
+    ],
+  ])("adds hours, minutes and seconds as elapsed time: %j is %s", async (params, iso, elapsedSeconds) => {
+    const result = await add(params);
+    expect(result.iso).toBe(iso);
+    expect((result.unix as number) - Date.parse(params.time) / 1000).toBe(elapsedSeconds);
+    expect(result.offset).toBe(offsetInForce(result.unix as number, "America/New_York"));
+  });
+
+  it.each([
+    { time: "2026-10-31T01:30:00-04:00", days: 1 },
+    { time: "2026-10-25T01:30:00-04:00", weeks: 1 },
+    { time: "2026-10-01T01:30:00-04:00", months: 1 },
+    { time: "2025-11-01T01:30:00-04:00", years: 1 },
+    { time: "2026-11-08T01:30:00-05:00", weeks: 1, operation: "subtract" },
+    { time: "2026-12-01T01:30:00-05:00", months: 1, operation: "subtract" },
+  ])(
+    "lands a calendar step on the repeated 01:30 at its later, standard-time offset, from %j",
+    async (params) => {
+      const result = await add(params);
+      expect(result).toMatchObject({ iso: "2026-11-01T01:30:00.000-05:00", offset: "-05:00" });
+      expect(result.offset).toBe(offsetInForce(result.unix as number, "America/New_York"));
+    },
+  );
+
+  it.each([
+    { time: "2026-03-07T02:30:00-05:00", days: 1 },
+    { time: "2026-02-08T02:30:00-05:00", months: 1 },
+    { time: "2026-03-09T02:30:00-04:00", days: 1, operation: "subtract" },
+  ])("moves a calendar step onto the skipped 02:30 forward by the gap, from %j", async (params) => {
+    const result = await add(params);
+    expect(result).toMatchObject({ iso: "2026-03-08T03:30:00.000-04:00", offset: "-04:00" });
+  });
+
+  it("adds the elapsed part after the calendar part", async () => {
+    // A day from 00:30 EDT is 00:30 EDT on the fall-back night; one hour on, the first 01:30.
+    expect((await add({ time: "2026-10-31T00:30:00-04:00", duration: "P1DT1H" })).iso).toBe(
+      "2026-11-01T01:30:00.000-04:00",
+    );
+    expect((await add({ time: "2026-10-31T00:30:00-04:00", duration: "P1DT2H" })).iso).toBe(
+      "2026-11-01T01:30:00.000-05:00",
+    );
+  });
+
+  it("leaves the moment as given when no calendar step is taken", async () => {
+    expect((await add({ time: "2026-11-01T01:30:00-04:00", days: 0, minutes: 0 })).iso).toBe(
+      "2026-11-01T01:30:00.000-04:00",
+    );
+  });
+
+  it("says in its timezone param which units are calendar steps and which elapsed time", () => {
+    expect(timeAdd.params.shape.timezone.description).toMatch(
+      /years, months, weeks and days move the wall-clock date .* then hours, minutes and seconds add elapsed time\..* The same holds for a wall time the calendar units land on/,
+    );
+  });
+});

@@ -9,6 +9,11 @@ import { lazy } from "./lib/lazy.js";
 /** Enough to act on; a schema that fails in thousands of places says so in error_count. */
 const MAX_ERRORS = 100;
 
+/** The `$schema` values that select a draft, as Ajv's meta-schemas name them ("#" optional). */
+const SUPPORTED_SCHEMAS =
+  "http://json-schema.org/draft-07/schema# (the default), http://json-schema.org/draft-06/schema#, " +
+  "https://json-schema.org/draft/2019-09/schema or https://json-schema.org/draft/2020-12/schema";
+
 const loadAjv = lazy(async () => {
   const [{ Ajv }, { Ajv2019 }, { Ajv2020 }, formats] = await Promise.all([
     import("ajv"),
@@ -41,7 +46,10 @@ export const jsonValidate = defineSkill({
   params: z.object({
     schema: z
       .record(z.string(), z.unknown())
-      .describe('The JSON Schema, e.g. {"type":"object","required":["name"]}; "$schema" selects the draft.'),
+      .describe(
+        'The JSON Schema, e.g. {"type":"object","required":["name"]}; "$schema" selects the draft: ' +
+          `${SUPPORTED_SCHEMAS}.`,
+      ),
     data: anyJson("The JSON value to validate."),
   }),
   result: z.object({
@@ -88,9 +96,7 @@ export const jsonValidate = defineSkill({
     const { Ajv, Ajv2019, Ajv2020, draft06MetaSchema, addFormats } = await loadAjv();
     const draft = typeof params.schema.$schema === "string" ? params.schema.$schema : "";
     if (/draft-0[34]/.test(draft)) {
-      throw new SkillError(
-        "JSON Schema draft-03/04 is not supported: use draft-06, draft-07, 2019-09 or 2020-12",
-      );
+      throw new SkillError(`JSON Schema draft-03/04 is not supported: use ${SUPPORTED_SCHEMAS}`);
     }
     // Ajv only warns of a format it does not know (strict:false, below) and then lets every value
     // pass it; the names are collected to say so in the result rather than answer "valid" unchecked.
@@ -130,6 +136,12 @@ export const jsonValidate = defineSkill({
         ? new Ajv2019(options)
         : new Ajv(options).addMetaSchema(draft06MetaSchema);
     addFormats(ajv);
+    if (draft !== "" && !knowsMetaSchema(ajv, draft)) {
+      throw new SkillError(
+        `Unsupported "$schema" ${JSON.stringify(draft)}: use ${SUPPORTED_SCHEMAS}, or leave "$schema" out to ` +
+          "validate as draft-07; other meta-schemas are not fetched",
+      );
+    }
     let validate: ReturnType<typeof ajv.compile>;
     let valid: boolean;
     // Running the compiled schema fails like compiling it, for the same reason: a schema that
@@ -159,6 +171,19 @@ export const jsonValidate = defineSkill({
     };
   },
 });
+
+/**
+ * Whether Ajv holds the meta-schema `uri` names. Otherwise validateSchema threw Ajv's own
+ * 'no schema with key or ref "…"', which does not say what to write instead; getSchema
+ * itself throws on a URI it cannot parse ("urn:x").
+ */
+function knowsMetaSchema(ajv: { getSchema(uri: string): unknown }, uri: string): boolean {
+  try {
+    return ajv.getSchema(uri) !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * What the meta-schema found wrong with a schema, each problem once, by JSON Pointer into

@@ -2,6 +2,7 @@ import type { Duration, DurationLikeObject } from "luxon";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
+  addDuration,
   checkZone,
   DST_WALL_TIME_NOTE,
   describeTime,
@@ -40,7 +41,10 @@ export const timeAdd = defineSkill({
   params: z.object({
     time: timeInput.default("now"),
     timezone: timeZoneParam(
-      `Zone for calendar math, for a \`time\` without offset and for the result, e.g. Europe/Paris. ${DST_WALL_TIME_NOTE}`,
+      "Zone for calendar math, for a `time` without offset or [zone] and for the result, e.g. Europe/Paris: " +
+        "years, months, weeks and days move the wall-clock date in it (a fraction of a week or day adds 24-hour " +
+        `days), then hours, minutes and seconds add elapsed time. ${DST_WALL_TIME_NOTE} The same holds for a wall ` +
+        "time the calendar units land on.",
     ),
     operation: z.enum(["add", "subtract"]).default("add").describe("Add the duration, or subtract it."),
     years: wholeAmount("Years"),
@@ -89,7 +93,7 @@ export const timeAdd = defineSkill({
         "Nothing to add: give at least one of years, months, weeks, days, hours, minutes, seconds or duration",
       );
     }
-    const result = params.operation === "add" ? start.plus(duration) : start.minus(duration);
+    const result = addDuration(start, params.operation === "add" ? duration : duration.negate());
     return { ...describeTime(inRange(result, "The resulting date")), input_iso: start.toISO() ?? "" };
   },
 });

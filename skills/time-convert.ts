@@ -25,7 +25,8 @@ export const timeConvert = defineSkill({
   params: z.object({
     time: timeInput,
     from_timezone: timeZoneParam(
-      'Zone of `time` when it carries no offset (e.g. "2024-05-01 09:00"); ignored for inputs with an offset or Z. ' +
+      'Zone of `time` when it carries no offset (e.g. "2024-05-01 09:00"); ignored for inputs with an offset, Z or ' +
+        "a [zone]. " +
         DST_WALL_TIME_NOTE,
     ),
     to_timezone: timeZoneParam('Zone to convert to, e.g. "America/New_York".'),

@@ -26,7 +26,7 @@ export const timeDiff = defineSkill({
     start: timeInput,
     end: timeInput.default("now"),
     timezone: timeZoneParam(
-      `Zone for calendar units and for inputs without an offset. ${DST_WALL_TIME_NOTE}`,
+      `Zone for calendar units and for inputs without an offset or [zone]. ${DST_WALL_TIME_NOTE}`,
     ),
     units: z
       .array(z.enum(UNITS))

@@ -1,7 +1,8 @@
-import type { DateTime } from "luxon";
+import type { DateTime, Duration } from "luxon";
 import { z } from "zod";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { lazy } from "./lazy.js";
+import { readAnnotations } from "./time-annotations.js";
 
 export const loadLuxon = lazy(() => import("luxon"));
 export type Luxon = Awaited<ReturnType<typeof loadLuxon>>;
@@ -27,7 +28,9 @@ export const timeInput = z
   ])
   .describe(
     'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01", "20240501", "2024"), ' +
-      'RFC 2822, HTTP date, Unix seconds as a number (1714573800, not "1714573800"; not milliseconds), or "now".',
+      'optionally with a zone in brackets (RFC 9557, as Temporal writes it: "2026-11-01T01:30:00-05:00[America/New_York]", ' +
+      "the offset then being one the zone has at that time), RFC 2822, HTTP date, Unix seconds as a number " +
+      '(1714573800, not "1714573800"; not milliseconds), or "now".',
   );
 
 /**
@@ -89,8 +92,10 @@ export function checkZone(luxon: Luxon, zone: string): string {
 }
 
 /**
- * Reads a moment. A text without an offset is a wall-clock time in `zone`; one with an
- * offset or "Z" is that absolute moment. The result is expressed in `zone`.
+ * Reads a moment. A text without an offset is a wall-clock time in `zone`, or in the zone it
+ * names in brackets (RFC 9557, "2026-11-01T01:30:00[America/New_York]"); one with an offset
+ * or "Z" is that absolute moment, an offset beside a bracketed zone being one the zone has at
+ * that wall time. The result is expressed in `zone`.
  */
 export function parseTime(luxon: Luxon, input: string | number, zone: string): DateTime {
   const parsed = readTime(luxon, input, zone);
@@ -105,16 +110,32 @@ export function parseTime(luxon: Luxon, input: string | number, zone: string): D
 
 function readTime(luxon: Luxon, input: string | number, zone: string): DateTime | undefined {
   const { DateTime } = luxon;
-  const options = { zone, locale: "en-US" };
   const what = `The time ${JSON.stringify(input)}`;
-  if (typeof input === "number") return inRange(DateTime.fromSeconds(input, options), what);
+  if (typeof input === "number") return inRange(DateTime.fromSeconds(input, { zone, locale: "en-US" }), what);
   if (input.toLowerCase() === "now") return DateTime.now().setZone(zone).setLocale("en-US");
-  if (/^[-+]?\d+(\.\d+)?$/.test(input)) return readDigits(luxon, input, zone);
+  // The suffixes are read here rather than by Luxon, which reads "[zone]" but drops the
+  // offset beside it: "01:30-04:00[America/New_York]" was 01:30-05:00, an hour off.
+  const annotated = readAnnotations(input);
+  const textZone = annotated.zone === undefined ? zone : checkZone(luxon, annotated.zone);
+  const parsed = /^[-+]?\d+(\.\d+)?$/.test(annotated.text)
+    ? readDigits(luxon, input, annotated.text, textZone)
+    : readText(luxon, input, annotated.text, textZone);
+  if (parsed === undefined) return undefined;
+  let moment: DateTime;
+  // A time read in its zone gets the zone's name; one with its own offset a fixed zone.
+  if (parsed.zoneName === textZone) moment = laterReading(parsed);
+  else if (annotated.zone === undefined || /z$/i.test(annotated.text)) moment = parsed;
+  else moment = offsetInZone(luxon, input, parsed, textZone);
+  return inRange(moment.setZone(zone), `${what} in ${zone}`);
+}
+
+function readText(luxon: Luxon, input: string, text: string, zone: string): DateTime | undefined {
+  const { DateTime } = luxon;
   const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
   let beyondRange = false;
   for (const parser of parsers) {
     // setZone keeps the text's own offset, to check it as zones are checked (checkZone).
-    const parsed = parser.call(DateTime, input, { ...options, setZone: true });
+    const parsed = parser.call(DateTime, text, { zone, locale: "en-US", setZone: true });
     if (!parsed.isValid) {
       // Luxon's reason for a text it read whose moment a Date cannot hold; a text it could
       // not read is "unparsable", and a day 30 of February "unit out of range".
@@ -126,9 +147,9 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
         `Invalid UTC offset in the time ${JSON.stringify(input)}: offsets range from -18:00 to +18:00`,
       );
     }
-    return inRange(laterReading(parsed).setZone(zone), `${what} in ${zone}`);
+    return parsed;
   }
-  if (beyondRange) throw outOfRange(what);
+  if (beyondRange) throw outOfRange(`The time ${JSON.stringify(input)}`);
   return undefined;
 }
 
@@ -140,14 +161,48 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
  * a form ISO 8601 leaves out because it reads like YYMMDD, and "1714573800" is most likely
  * seconds sent as a string.
  */
-function readDigits(luxon: Luxon, input: string, zone: string): DateTime {
-  const date = /^\d{4}(?:\d{3,4})?$/.test(input)
-    ? luxon.DateTime.fromISO(input, { zone, locale: "en-US" })
+function readDigits(luxon: Luxon, input: string, digits: string, zone: string): DateTime {
+  const date = /^\d{4}(?:\d{3,4})?$/.test(digits)
+    ? luxon.DateTime.fromISO(digits, { zone, locale: "en-US" })
     : undefined;
-  if (date?.isValid) return laterReading(date);
+  if (date?.isValid) return date;
   throw new SkillError(
     `Cannot read the time ${JSON.stringify(input)}: a string of digits is read as an ISO 8601 date ` +
       "(2024, 20240501); give Unix seconds as a number, without quotes",
+  );
+}
+
+/**
+ * The moment an offset and a bracketed zone name together, as Temporal's ZonedDateTime.from
+ * reads them (its default `offset: "reject"`): the offset picks one of the two readings of a
+ * repeated wall time, and one the zone does not have at that wall time is refused rather
+ * than guessed, since either the offset or the zone is wrong. Luxon reads offsets to the
+ * minute, so they are matched to the minute, as Temporal matches an offset written without
+ * seconds: a zone's local mean time has seconds (New York's was -04:56:02).
+ */
+function offsetInZone(luxon: Luxon, input: string, parsed: DateTime, zone: string): DateTime {
+  const zoneRules = luxon.DateTime.now().setZone(zone).zone;
+  const wallMs = parsed.toMillis() + parsed.offset * 60_000;
+  const offsetsAround = new Set([zoneRules.offset(wallMs - DAY_MS), zoneRules.offset(wallMs + DAY_MS)]);
+  const offsets = [...offsetsAround].filter(Number.isFinite);
+  const fitting = offsets.filter((offset) => zoneRules.offset(wallMs - offset * 60_000) === offset);
+  const match = fitting.find((offset) => Math.round(offset) === parsed.offset);
+  if (match !== undefined)
+    return luxon.DateTime.fromMillis(wallMs - match * 60_000, { zone, locale: "en-US" });
+  const text = (offset: number) => luxon.FixedOffsetZone.instance(offset).formatOffset(0, "short");
+  const wallClock = parsed.toFormat("yyyy-MM-dd'T'HH:mm:ss");
+  const given = `The offset ${text(parsed.offset)} in the time ${JSON.stringify(input)}`;
+  if (fitting.length > 0) {
+    throw new SkillError(
+      `${given} does not fit ${zone}, where ${wallClock} is at ${fitting.map(text).join(" or ")}: give ` +
+        `${fitting.length > 1 ? "one of those" : "that offset"}, or drop the offset to read the time in the zone`,
+    );
+  }
+  const [before, after] = offsets;
+  if (before === undefined || after === undefined) throw outOfRange(`The time ${JSON.stringify(input)}`);
+  throw new SkillError(
+    `${given} names ${wallClock}, a wall time ${zone} skips (its clocks go from ${text(before)} to ` +
+      `${text(after)}): drop the offset to have it moved forward by the gap, or correct the time`,
   );
 }
 
@@ -168,6 +223,29 @@ function laterReading(moment: DateTime): DateTime {
   const later = moment.plus({ minutes: moment.offset - offsetAfter });
   const wallClock = (reading: DateTime) => reading.toISO({ includeOffset: false });
   return wallClock(later) === wallClock(moment) ? later : moment;
+}
+
+/**
+ * `moment` plus `duration` (a negative part goes back). Years, months, weeks and whole days
+ * move the wall-clock date in the moment's zone, then the rest is added as elapsed time, as
+ * Luxon and Temporal do. A wall time the date lands on that the clocks repeat is read at its
+ * later offset, the rule every wall time here follows (`laterReading`): Luxon kept the start's
+ * offset when it fit, so Oct 31 01:30 EDT plus a day was 01:30 EDT and Nov 8 01:30 EST minus
+ * a week was 01:30 EST, the same wall time at two moments.
+ */
+export function addDuration(moment: DateTime, duration: Duration): DateTime {
+  const calendar = {
+    years: duration.years,
+    months: duration.months,
+    weeks: Math.trunc(duration.weeks),
+    days: Math.trunc(duration.days),
+  };
+  const elapsedMs = duration.minus(calendar).as("milliseconds");
+  // Without a calendar step the moment stays as given, even at the earlier of two readings.
+  const dated = Object.values(calendar).some((value) => value !== 0)
+    ? laterReading(moment.plus(calendar))
+    : moment;
+  return dated.plus({ milliseconds: elapsedMs });
 }
 
 export const timeDescription = {

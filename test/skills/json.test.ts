@@ -341,6 +341,40 @@ describe("json.validate", () => {
       /draft-03\/04 is not supported/,
     );
   });
+
+  // Regression (left open in session 23): an unknown "$schema" answered Ajv's own
+  // 'no schema with key or ref "…"', which names no value that would work.
+  it.each([
+    "http://example.com/my-meta-schema",
+    "https://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema-x",
+    "urn:x",
+  ])("refuses the unknown $schema %s naming the supported ones", async ($schema) => {
+    const error = await expectSkillError(
+      jsonValidate,
+      { schema: { $schema, type: "string" }, data: "x" },
+      /^Unsupported "\$schema" ".*": use http:\/\/json-schema\.org\/draft-07\/schema# \(the default\), .*draft-06.*2019-09.*2020-12\/schema, or leave "\$schema" out to validate as draft-07/,
+    );
+    expect(error.message).not.toMatch(/no schema with key or ref/);
+  });
+
+  it.each([
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "https://json-schema.org/draft/2019-09/schema#",
+    "https://json-schema.org/draft/2020-12/schema#",
+  ])("still takes the $schema %s, with or without its #", async ($schema) => {
+    const result = await runSkill(jsonValidate, { schema: { $schema, type: "string" }, data: 1 });
+    expect(result.errors).toEqual([{ path: "", message: "must be string", keyword: "type" }]);
+  });
+
+  it("lists in the schema param the $schema values it takes", () => {
+    expect(jsonValidate.params.shape.schema.description).toMatch(
+      /"\$schema" selects the draft: http:\/\/json-schema\.org\/draft-07\/schema# \(the default\), .*draft-06.*2019-09.*2020-12/,
+    );
+  });
 });
 
 describe("json.validate, multipleOf with a decimal", () => {

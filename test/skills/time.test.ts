@@ -484,3 +484,187 @@ it("says in each zone param that reads a wall time how a DST change is handled",
   expect(timeAdd.params.shape.timezone.description).toMatch(note);
   expect(timeDiff.params.shape.timezone.description).toMatch(note);
 });
+
+// Regression (left open in session 23): Luxon reads "[zone]" itself and drops the offset beside
+// it, so 01:30-04:00[America/New_York], the first 01:30 of the fall-back night, was the second.
+describe("a time with an offset and a zone in brackets (RFC 9557, Temporal's strings)", () => {
+  const toUtc = async (time: string, from_timezone = "UTC") =>
+    (await runSkill(timeConvert, { time, from_timezone, to_timezone: "UTC" })).iso;
+
+  it("keeps the offset, which tells the two readings of a repeated wall time apart", async () => {
+    expect(await toUtc("2026-11-01T01:30:00-04:00[America/New_York]")).toBe("2026-11-01T05:30:00.000Z");
+    expect(await toUtc("2026-11-01T01:30:00-05:00[America/New_York]")).toBe("2026-11-01T06:30:00.000Z");
+    expect(await toUtc("2024-04-07T01:45+11:00[Australia/Lord_Howe]")).toBe("2024-04-06T14:45:00.000Z");
+    expect(await toUtc("2026-11-01 01:30:00-04:00[!America/New_York]")).toBe("2026-11-01T05:30:00.000Z");
+  });
+
+  it("reads Z as the exact moment, and a time without offset as a wall time in the zone in brackets", async () => {
+    expect(await toUtc("2026-11-01T01:30:00Z[America/New_York]")).toBe("2026-11-01T01:30:00.000Z");
+    expect(await toUtc("2026-11-01T01:30:00[America/New_York]", "Europe/Paris")).toBe(
+      "2026-11-01T06:30:00.000Z",
+    );
+    expect(await toUtc("2026-11-01T01:30:00[+05:30]", "Europe/Paris")).toBe("2026-10-31T20:00:00.000Z");
+  });
+
+  it("refuses an offset the zone does not have at that wall time, naming those it has", async () => {
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-11-01T01:30:00-07:00[America/New_York]" },
+      /^The offset -07:00 in the time ".*" does not fit America\/New_York, where 2026-11-01T01:30:00 is at -04:00 or -05:00: give one of those, or drop the offset/,
+    );
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-11-01T01:30:00+01:00[UTC]" },
+      /does not fit UTC, where 2026-11-01T01:30:00 is at \+00:00: give that offset/,
+    );
+  });
+
+  it("refuses an offset on a wall time the zone skips, as Temporal does", async () => {
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-03-08T02:30:00-05:00[America/New_York]" },
+      /^The offset -05:00 in the time ".*" names 2026-03-08T02:30:00, a wall time America\/New_York skips \(its clocks go from -05:00 to -04:00\): drop the offset to have it moved forward by the gap/,
+    );
+  });
+
+  it("matches an offset to the minute, as a zone's local mean time has seconds", async () => {
+    // New York kept -04:56:02 until noon on 1883-11-18.
+    expect(await toUtc("1883-11-18T11:00:00-04:56[America/New_York]")).toBe("1883-11-18T15:56:02.000Z");
+  });
+
+  it("keeps the offset in time.add and time.diff", async () => {
+    const added = await runSkill(timeAdd, {
+      time: "2026-11-01T01:30:00-04:00[America/New_York]",
+      timezone: "America/New_York",
+      hours: 1,
+    });
+    expect(added).toMatchObject({
+      input_iso: "2026-11-01T01:30:00.000-04:00",
+      iso: "2026-11-01T01:30:00.000-05:00",
+    });
+    const diff = await runSkill(timeDiff, {
+      start: "2026-11-01T01:30:00-04:00[America/New_York]",
+      end: "2026-11-01T01:30:00-05:00[America/New_York]",
+      units: ["hours"],
+    });
+    expect(diff.total_hours).toBe(1);
+  });
+
+  it("takes the ISO calendar tag and elective tags, and refuses what it cannot honour", async () => {
+    expect(await toUtc("2026-11-01T01:30:00-04:00[America/New_York][u-ca=iso8601][x-note=ok]")).toBe(
+      "2026-11-01T05:30:00.000Z",
+    );
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-11-01T01:30:00-04:00[America/New_York][u-ca=hebrew]" },
+      /The calendar \[u-ca=hebrew\] in the time .* is not supported: dates are computed in the ISO 8601/,
+    );
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-11-01T01:30:00-04:00[America/New_York][!x-note=ok]" },
+      /The critical annotation \[!x-note=ok\] .* is not one these skills know/,
+    );
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-11-01T01:30:00-04:00[u-ca=iso8601][America/New_York]" },
+      /The time zone \[America\/New_York\] in the time .* must be its first bracketed suffix/,
+    );
+    await expectSkillError(
+      timeConvert,
+      { time: "2026-11-01T01:30:00-04:00[Mars/Olympus]" },
+      /Unknown time zone "Mars\/Olympus"/,
+    );
+  });
+
+  it("says so in the description of `time`", () => {
+    expect(timeConvert.params.shape.time.description).toMatch(
+      /zone in brackets \(RFC 9557.*"2026-11-01T01:30:00-05:00\[America\/New_York\]", the offset then being one the zone has/,
+    );
+  });
+});
+
+/** The offset a zone is at at a moment, by the platform's own tz data rather than Luxon. */
+function offsetInForce(unixSeconds: number, timeZone: string): string {
+  const name = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "longOffset" })
+    .formatToParts(unixSeconds * 1000)
+    .find((part) => part.type === "timeZoneName")?.value;
+  return name === "GMT" ? "+00:00" : (name ?? "").replace("GMT", "");
+}
+
+// Regression (left open in session 23): a calendar step that landed on a repeated wall time
+// kept the start's offset, so 01:30 on the fall-back night was EDT coming from October and
+// EST coming from later in November.
+describe("time.add across the DST changes of America/New_York", () => {
+  const add = (params: Record<string, unknown>) =>
+    runSkill(timeAdd, { timezone: "America/New_York", ...params });
+
+  it.each([
+    [{ time: "2026-11-01T00:30:00-04:00", hours: 2 }, "2026-11-01T01:30:00.000-05:00", 7200],
+    [{ time: "2026-11-01T00:30:00-04:00", hours: 1 }, "2026-11-01T01:30:00.000-04:00", 3600],
+    [{ time: "2026-11-01T00:30:00-04:00", duration: "PT120M" }, "2026-11-01T01:30:00.000-05:00", 7200],
+    [{ time: "2026-11-01T01:30:00-04:00", seconds: 3600 }, "2026-11-01T01:30:00.000-05:00", 3600],
+    [
+      { time: "2026-11-01T02:30:00-05:00", hours: 2, operation: "subtract" },
+      "2026-11-01T01:30:00.000-04:00",
+      -7200,
+    ],
+    [{ time: "2026-03-08T01:30:00-05:00", minutes: 60 }, "2026-03-08T03:30:00.000-04:00", 3600],
+    [
+      { time: "2026-03-08T03:30:00-04:00", hours: 1, operation: "subtract" },
+      "2026-03-08T01:30:00.000-05:00",
+      -3600,
+    ],
+  ])("adds hours, minutes and seconds as elapsed time: %j is %s", async (params, iso, elapsedSeconds) => {
+    const result = await add(params);
+    expect(result.iso).toBe(iso);
+    expect((result.unix as number) - Date.parse(params.time) / 1000).toBe(elapsedSeconds);
+    expect(result.offset).toBe(offsetInForce(result.unix as number, "America/New_York"));
+  });
+
+  it.each([
+    { time: "2026-10-31T01:30:00-04:00", days: 1 },
+    { time: "2026-10-25T01:30:00-04:00", weeks: 1 },
+    { time: "2026-10-01T01:30:00-04:00", months: 1 },
+    { time: "2025-11-01T01:30:00-04:00", years: 1 },
+    { time: "2026-11-08T01:30:00-05:00", weeks: 1, operation: "subtract" },
+    { time: "2026-12-01T01:30:00-05:00", months: 1, operation: "subtract" },
+  ])(
+    "lands a calendar step on the repeated 01:30 at its later, standard-time offset, from %j",
+    async (params) => {
+      const result = await add(params);
+      expect(result).toMatchObject({ iso: "2026-11-01T01:30:00.000-05:00", offset: "-05:00" });
+      expect(result.offset).toBe(offsetInForce(result.unix as number, "America/New_York"));
+    },
+  );
+
+  it.each([
+    { time: "2026-03-07T02:30:00-05:00", days: 1 },
+    { time: "2026-02-08T02:30:00-05:00", months: 1 },
+    { time: "2026-03-09T02:30:00-04:00", days: 1, operation: "subtract" },
+  ])("moves a calendar step onto the skipped 02:30 forward by the gap, from %j", async (params) => {
+    const result = await add(params);
+    expect(result).toMatchObject({ iso: "2026-03-08T03:30:00.000-04:00", offset: "-04:00" });
+  });
+
+  it("adds the elapsed part after the calendar part", async () => {
+    // A day from 00:30 EDT is 00:30 EDT on the fall-back night; one hour on, the first 01:30.
+    expect((await add({ time: "2026-10-31T00:30:00-04:00", duration: "P1DT1H" })).iso).toBe(
+      "2026-11-01T01:30:00.000-04:00",
+    );
+    expect((await add({ time: "2026-10-31T00:30:00-04:00", duration: "P1DT2H" })).iso).toBe(
+      "2026-11-01T01:30:00.000-05:00",
+    );
+  });
+
+  it("leaves the moment as given when no calendar step is taken", async () => {
+    expect((await add({ time: "2026-11-01T01:30:00-04:00", days: 0, minutes: 0 })).iso).toBe(
+      "2026-11-01T01:30:00.000-04:00",
+    );
+  });
+
+  it("says in its timezone param which units are calendar steps and which elapsed time", () => {
+    expect(timeAdd.params.shape.timezone.description).toMatch(
+      /years, months, weeks and days move the wall-clock date .* then hours, minutes and seconds add elapsed time\..* The same holds for a wall time the calendar units land on/,
+    );
+  });
+});

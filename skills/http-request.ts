@@ -6,11 +6,14 @@ import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/addre
 import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
+import { BODY_LIMITS, COMPRESSED_SLACK_BYTES } from "./lib/response-body.js";
 import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const MAX_REDIRECTS = 5;
 const MIB = 1024 * 1024;
+const MAX_BODY_BYTES = 5 * MIB;
 const USER_AGENT = "skillport-http-request/1.0";
+const COMPRESSED_SLACK = `${COMPRESSED_SLACK_BYTES / 1024} KiB`;
 
 const loadUndici = lazy(() => import("undici"));
 const publicOnlyAgent = lazy(() => createGuardedAgent(publicAddressesOnly));
@@ -68,11 +71,12 @@ export const httpRequest = defineSkill({
       .number()
       .int()
       .min(1)
-      .max(5 * MIB)
+      .max(MAX_BODY_BYTES)
       .default(MIB)
       .describe(
-        "Read at most this many bytes of the response body, counted after decompression; `truncated` tells " +
-          "whether more was left.",
+        "Read at most this many bytes of the response body, counted after decompression. A compressed body is " +
+          `also downloaded no further than max_bytes + ${COMPRESSED_SLACK}, however little that decodes to. ` +
+          "`truncated` tells whether more was left, `truncated_by` which limit cut it.",
       ),
     follow_redirects: z
       .boolean()
@@ -101,7 +105,19 @@ export const httpRequest = defineSkill({
         "Response body as text or base64 (see response_encoding), at most max_bytes bytes. A gzip, deflate or " +
           "br body is decompressed, and its Content-Encoding and Content-Length headers are left out.",
       ),
-    truncated: z.boolean().describe("True when the body was longer than max_bytes and was cut."),
+    truncated: z
+      .boolean()
+      .describe("True when the body went on past a limit and was cut (see truncated_by)."),
+    truncated_by: z
+      .enum(BODY_LIMITS)
+      .nullable()
+      .describe(
+        "The limit that cut the body, null when it was read whole. max_bytes: the body, decompressed, went " +
+          `on past max_bytes; raise max_bytes (up to ${MAX_BODY_BYTES / MIB} MiB) to read more. ` +
+          `compressed_bytes: a compressed body went on past max_bytes + ${COMPRESSED_SLACK} downloaded while ` +
+          "decoding to no more than max_bytes (padding, empty blocks or a broken stream), and body holds what " +
+          "they decoded to; raise max_bytes, or send Accept-Encoding: identity to have it uncompressed.",
+      ),
     bytes: z.number().int().describe("Number of body bytes returned."),
     url: sensitive(
       z

@@ -6,11 +6,14 @@ import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/addre
 import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
+import { BODY_LIMITS, COMPRESSED_SLACK_BYTES } from "./lib/response-body.js";
 import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const MAX_REDIRECTS = 5;
 const MIB = 1024 * 1024;
+const MAX_BODY_BYTES = 5 * MIB;
 const USER_AGENT = "skillport-http-request/1.0";
+const COMPRESSED_SLACK = `${COMPRESSED_SLACK_BYTES / 1024} KiB`;
 
 const loadUndici = lazy(() => import("undici"));
 const publicOnlyAgent = lazy(() => createGuardedAgent(publicAddressesOnly));
@@ -68,11 +71,12 @@ export const httpRequest = defineSkill({
       .number()
       .int()
       .min(1)
-      .max(5 * MIB)
+      .max(MAX_BODY_BYTES)
       .default(MIB)
       .describe(
-        "Read at most this many bytes of the response body, counted after decompression; `truncated` tells " +
-          "whether more was left.",
+        "Read at most this many bytes of the response body, counted after decompression. A compressed body is " +
+          `also downloaded no further than max_bytes + ${COMPRESSED_SLACK}, however little that decodes to. ` +
+          "`truncated` tells whether more was left, `truncated_by` which limit cut it.",
       ),
     follow_redirects: z
       .boolean()
@@ -86,14 +90,16 @@ export const httpRequest = defineSkill({
   // The URL the request ended at, and a Location or Link header, may repeat the url's
   // credentials (`?api_key=…`, a redirect to https:// with the same query): they are masked
   // the same way in the record, which is also the answer (the caller knows its own key). A
-  // header value that is no URL is kept as it is: a Set-Cookie is the caller's to use.
+  // Link header keeps its syntax, each URL masked on its own, so an agent can still follow
+  // it; a header value that is no URL is kept as it is: a Set-Cookie is the caller's to use.
   result: z.object({
     status: z.number().int().describe("HTTP status code of the final response."),
     headers: z
-      .record(z.string(), sensitive(z.string(), "url"))
+      .record(z.string(), sensitive(z.string(), "header"))
       .describe(
         "Response headers, lower-case names; repeated ones joined by ', '. In a URL a header holds (Location, " +
-          "Link), credential query values and passwords are [redacted], as in url.",
+          "each <URL> of a Link), credential query values and passwords are [redacted], as in url; a Link " +
+          "header keeps its brackets, quotes, params and links.",
       ),
     body: z
       .string()
@@ -101,7 +107,19 @@ export const httpRequest = defineSkill({
         "Response body as text or base64 (see response_encoding), at most max_bytes bytes. A gzip, deflate or " +
           "br body is decompressed, and its Content-Encoding and Content-Length headers are left out.",
       ),
-    truncated: z.boolean().describe("True when the body was longer than max_bytes and was cut."),
+    truncated: z
+      .boolean()
+      .describe("True when the body went on past a limit and was cut (see truncated_by)."),
+    truncated_by: z
+      .enum(BODY_LIMITS)
+      .nullable()
+      .describe(
+        "The limit that cut the body, null when it was read whole. max_bytes: the body, decompressed, went " +
+          `on past max_bytes; raise max_bytes (up to ${MAX_BODY_BYTES / MIB} MiB) to read more. ` +
+          `compressed_bytes: a compressed body went on past max_bytes + ${COMPRESSED_SLACK} downloaded while ` +
+          "decoding to no more than max_bytes (padding, empty blocks or a broken stream), and body holds what " +
+          "they decoded to; raise max_bytes, or send Accept-Encoding: identity to have it uncompressed.",
+      ),
     bytes: z.number().int().describe("Number of body bytes returned."),
     url: sensitive(
       z

@@ -5,7 +5,7 @@ import { type AddressPolicy, refuseHost } from "./address-policy.js";
 import { AddressRefusedError } from "./guarded-agent.js";
 import { describeNetworkError, type NetworkStage } from "./network-errors.js";
 import { headersForRedirect } from "./redirect-headers.js";
-import { readResponseBody } from "./response-body.js";
+import { type BodyLimit, readResponseBody } from "./response-body.js";
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -29,6 +29,7 @@ export interface FetchResponse {
   headers: Record<string, string>;
   body: string;
   truncated: boolean;
+  truncated_by: BodyLimit | null;
   bytes: number;
   url: string;
   redirects: number;
@@ -54,7 +55,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /**
  * Sends a request and follows redirects itself, so that every hop's host passes the
  * address policy again (the guarded agent re-checks names after DNS; `refuseHost`
- * checks literal IPs). Reads at most `maxBytes` of the final body, decompressed.
+ * checks literal IPs). Reads at most `maxBytes` of the final body, decompressed
+ * (`readResponseBody` says how much of a compressed one is downloaded).
  */
 export async function fetchFollowingRedirects(
   request: FetchRequest,
@@ -112,7 +114,8 @@ export async function fetchFollowingRedirects(
         request.responseEncoding === "base64"
           ? read.bytes.toString("base64")
           : decodeText(read.bytes, response.headers),
-      truncated: read.truncated,
+      truncated: read.truncatedBy !== null,
+      truncated_by: read.truncatedBy,
       bytes: read.bytes.length,
       url: url.href,
       redirects,

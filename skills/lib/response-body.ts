@@ -1,4 +1,4 @@
-import { pipeline, type Readable, type Transform } from "node:stream";
+import { pipeline, Readable, type Transform } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { SkillError } from "../../src/core/skills/skill.js";
 
@@ -29,10 +29,26 @@ const READS_FIRST_BYTE = new Set(["deflate"]);
 /** More codings than anyone applies are an attempt to chain decoders without end. */
 const MAX_CODINGS = 5;
 
+/**
+ * How many more bytes than `maxBytes` of a compressed body are downloaded. Compression
+ * that honest servers apply adds far less than this even to data it cannot shrink (a few
+ * bytes per block), so only a body that decodes to less than it weighs (padding, empty
+ * blocks, a decoder consuming garbage) ever reaches the download limit first.
+ */
+export const COMPRESSED_SLACK_BYTES = 64 * 1024;
+
+/**
+ * Which limit cut a body: `max_bytes`, its decoded bytes went on past `maxBytes`;
+ * `compressed_bytes`, a compressed body went on past `maxBytes + COMPRESSED_SLACK_BYTES`
+ * downloaded bytes while decoding to no more than `maxBytes`.
+ */
+export const BODY_LIMITS = ["max_bytes", "compressed_bytes"] as const;
+export type BodyLimit = (typeof BODY_LIMITS)[number];
+
 export interface BodyRead {
   bytes: Buffer;
-  /** The body went on past `maxBytes` (after decoding) and was not read further. */
-  truncated: boolean;
+  /** The limit past which the body went on and was not read further; null when it was read to its end. */
+  truncatedBy: BodyLimit | null;
   /** A content coding was undone: the Content-Encoding and Content-Length headers describe other bytes. */
   decoded: boolean;
 }
@@ -41,6 +57,9 @@ export interface BodyRead {
  * Reads at most `maxBytes` of a response body, undoing its content codings (gzip, deflate,
  * br) first: the cap counts decoded bytes, so a small compressed body that inflates without
  * end (a decompression bomb) stops at the cap like any other, and decoding stops with it.
+ * A compressed body is also downloaded no further than `maxBytes + COMPRESSED_SLACK_BYTES`:
+ * one that decodes to next to nothing (gzip members or deflate blocks that are empty,
+ * brotli metadata) would otherwise be read, and decoded, until the request timed out.
  */
 export async function readResponseBody(
   body: Readable,
@@ -55,14 +74,42 @@ export async function readResponseBody(
     body.once("error", () => undefined).destroy();
     throw err;
   }
+  if (decoders.length === 0) {
+    const read = await readCapped(body, maxBytes);
+    return { bytes: read.bytes, truncatedBy: read.truncated ? "max_bytes" : null, decoded: false };
+  }
+  const download = { limit: maxBytes + COMPRESSED_SLACK_BYTES, cut: false };
   // Codings are listed in the order they were applied, so they are undone from the last.
-  let decoded: Readable = body;
+  let decoded: Readable = Readable.from(downloadedUpTo(body, download), { objectMode: false });
   for (const { coding, create } of decoders.reverse()) {
     const firstByte = READS_FIRST_BYTE.has(coding) ? await peekFirstByte(decoded) : undefined;
     // Either end failing or closing early destroys the other; the error reaches the reader.
     decoded = pipeline(decoded, create(firstByte), () => undefined);
   }
-  return { ...(await readCapped(decoded, maxBytes)), decoded: decoders.length > 0 };
+  const read = await readCapped(decoded, maxBytes);
+  // What was downloaded before the cut is decoded to its end first: only when that stays
+  // within maxBytes was it the download limit that cut the body.
+  const truncatedBy = read.truncated ? "max_bytes" : download.cut ? "compressed_bytes" : null;
+  return { bytes: read.bytes, truncatedBy, decoded: true };
+}
+
+/**
+ * The chunks of `body`, ending once `download.limit` bytes have come (`download.cut` then
+ * tells whether more were on the way). Ending the loop early destroys `body`, so the rest
+ * is never downloaded.
+ */
+async function* downloadedUpTo(body: Readable, download: { limit: number; cut: boolean }) {
+  let total = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    if (total + buffer.length > download.limit) {
+      download.cut = true;
+      if (total < download.limit) yield buffer.subarray(0, download.limit - total);
+      return;
+    }
+    total += buffer.length;
+    yield buffer;
+  }
 }
 
 function decodersFor(contentEncoding: string | undefined): { coding: string; create: Decoder }[] {

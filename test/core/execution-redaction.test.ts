@@ -186,7 +186,12 @@ describe("what an execution keeps of the credentials its result repeats", () => 
       const url = new URL(req.url ?? "/", "http://local");
       if (url.pathname === "/moved") {
         // As an http:// to https:// redirect does: the same query, the key in it.
-        res.writeHead(301, { location: `/end${url.search}`, "set-cookie": "session=s1; Path=/" });
+        res.writeHead(301, {
+          location: `/end${url.search}`,
+          "set-cookie": "session=s1; Path=/",
+          // A paginated API's links, as many send them: the caller's query, key included, in each.
+          link: `</end${url.search}&page=2>; rel="next", </end${url.search}&page=9>; rel="last"; title="9; the last"`,
+        });
         res.end();
         return;
       }
@@ -238,7 +243,13 @@ describe("what an execution keeps of the credentials its result repeats", () => 
       expect(copy).toMatchObject({
         result: {
           status: 301,
-          headers: { location: "/end?access_token=[redacted]", "set-cookie": "session=s1; Path=/" },
+          headers: {
+            location: "/end?access_token=[redacted]",
+            "set-cookie": "session=s1; Path=/",
+            link:
+              '</end?access_token=[redacted]&page=2>; rel="next", ' +
+              '</end?access_token=[redacted]&page=9>; rel="last"; title="9; the last"',
+          },
           url: `${base}/moved?access_token=[redacted]`,
         },
       });

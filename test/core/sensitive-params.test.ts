@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { httpRequest } from "../../skills/http-request.js";
 import { generateSecret, maskWorkingSecretsIn } from "../../src/core/keys/secret.js";
-import { isCredentialName, urlWithoutCredentials } from "../../src/core/skills/credential-names.js";
+import {
+  headerValueWithoutCredentials,
+  isCredentialName,
+  urlWithoutCredentials,
+} from "../../src/core/skills/credential-names.js";
 import { toCatalogSkill } from "../../src/core/skills/registry.js";
 import { redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
 
@@ -122,6 +126,66 @@ describe("urlWithoutCredentials", () => {
   });
 });
 
+// Left open in session 23: a Link header was masked as one URL, so a credential value ran
+// on to the next `&` or `;`: the `>` after it was lost, and a second link's query was read
+// as the first's, its credential kept.
+describe("headerValueWithoutCredentials", () => {
+  it("masks each URL of a Link header and keeps its brackets, params and links", () => {
+    expect(headerValueWithoutCredentials('<https://x.example/y?token=abc>; rel="next"')).toBe(
+      '<https://x.example/y?token=[redacted]>; rel="next"',
+    );
+    expect(
+      headerValueWithoutCredentials(
+        '<https://api.example/items?page=2&access_token=T1>; rel="next", ' +
+          '<https://api.example/items?access_token=T2&page=9>; rel="last"',
+      ),
+    ).toBe(
+      '<https://api.example/items?page=2&access_token=[redacted]>; rel="next", ' +
+        '<https://api.example/items?access_token=[redacted]&page=9>; rel="last"',
+    );
+    expect(headerValueWithoutCredentials("<https://bob:PW@x.example/#access_token=F>;rel=x")).toBe(
+      "<https://bob:[redacted]@x.example/#access_token=[redacted]>;rel=x",
+    );
+  });
+
+  it("keeps quoted params whole, separators in them included, and masks a URL one holds", () => {
+    expect(
+      headerValueWithoutCredentials(
+        '<https://x.example/a?api_key=K1>; title="Page 2; of 9, <next> \\"b\\""; ' +
+          'anchor="https://x.example/?sig=S1"; rel="next", <https://x.example/z?key=K2>',
+      ),
+    ).toBe(
+      '<https://x.example/a?api_key=[redacted]>; title="Page 2; of 9, <next> \\"b\\""; ' +
+        'anchor="https://x.example/?sig=[redacted]"; rel="next", <https://x.example/z?key=[redacted]>',
+    );
+  });
+
+  it("masks a param named as a credential, quoted or not, and an unquoted URL param", () => {
+    expect(
+      headerValueWithoutCredentials(
+        '<https://x.example/>; token=S1; api_key="S2"; anchor=https://y.example/?a=1;sig=S3',
+      ),
+    ).toBe(
+      '<https://x.example/>; token=[redacted]; api_key="[redacted]"; anchor=https://y.example/?a=1;sig=[redacted]',
+    );
+  });
+
+  it("masks a Link cut short, and any other value as one URL", () => {
+    expect(headerValueWithoutCredentials("<https://x.example/?api_key=K")).toBe(
+      "<https://x.example/?api_key=[redacted]",
+    );
+    expect(headerValueWithoutCredentials("/end?access_token=T&x=1")).toBe("/end?access_token=[redacted]&x=1");
+    expect(headerValueWithoutCredentials("session=s1; Path=/; HttpOnly")).toBe(
+      "session=s1; Path=/; HttpOnly",
+    );
+  });
+
+  it("gives a masked Link back as it is", () => {
+    const masked = headerValueWithoutCredentials('<https://x.example/?token=t>; rel="next"; title="a, b"');
+    expect(headerValueWithoutCredentials(masked)).toBe(masked);
+  });
+});
+
 describe("redactedBySchema", () => {
   const catalogParams = toCatalogSkill(httpRequest).params;
 
@@ -181,6 +245,7 @@ describe("redactedBySchema", () => {
       status: 301,
       headers: {
         location: "https://api.example.com/v1?api_key=k1&page=2",
+        link: '<https://api.example.com/v1?page=3&api_key=k1>; rel="next", <https://api.example.com/v1?page=1>; rel="first"',
         "set-cookie": "session=s1; Path=/; HttpOnly",
         "content-type": "text/plain",
       },
@@ -192,7 +257,11 @@ describe("redactedBySchema", () => {
     };
     expect(redactedBySchema(httpRequest.result, result)).toEqual({
       ...result,
-      headers: { ...result.headers, location: "https://api.example.com/v1?api_key=[redacted]&page=2" },
+      headers: {
+        ...result.headers,
+        location: "https://api.example.com/v1?api_key=[redacted]&page=2",
+        link: '<https://api.example.com/v1?page=3&api_key=[redacted]>; rel="next", <https://api.example.com/v1?page=1>; rel="first"',
+      },
       url: "http://api.example.com/v1?api_key=[redacted]&page=2",
     });
   });

@@ -1,9 +1,14 @@
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import http from "node:http";
 import https from "node:https";
 import net, { type AddressInfo } from "node:net";
 import {
+  type BrotliCompress,
   brotliCompressSync,
+  createBrotliCompress,
+  createDeflate,
+  type Deflate,
   deflateRawSync,
   deflateSync,
   gzipSync,
@@ -25,6 +30,35 @@ const COMPRESSORS: Record<string, (bytes: Buffer) => Buffer> = {
 const BOMB_BYTES = 256 * 1024 * 1024;
 let gzipBomb: Buffer;
 let brotliBomb: Buffer;
+/** Random bytes, which no compression shrinks. */
+const INCOMPRESSIBLE = randomBytes(100_000);
+
+/**
+ * "hello", compressed, then padding that decodes to nothing, again and again: empty gzip
+ * members (a gzip body may hold several), empty stored deflate blocks that are not the
+ * last, empty brotli metadata blocks.
+ */
+const PADDED_HELLO: Record<string, { start: () => Promise<Buffer>; padding: Buffer }> = {
+  gzip: { start: async () => gzipSync("hello"), padding: gzipSync(Buffer.alloc(0)) },
+  deflate: {
+    start: () => flushed(createDeflate(), zlibConstants.Z_SYNC_FLUSH, "hello"),
+    padding: Buffer.from([0, 0, 0, 0xff, 0xff]),
+  },
+  br: {
+    start: () => flushed(createBrotliCompress(), zlibConstants.BROTLI_OPERATION_FLUSH, "hello"),
+    padding: Buffer.from([0x06]),
+  },
+};
+
+/** `text` compressed and flushed to a byte boundary, the stream not ended. */
+async function flushed(compressor: Deflate | BrotliCompress, kind: number, text: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  compressor.on("data", (chunk: Buffer) => chunks.push(chunk));
+  compressor.write(text);
+  await new Promise<void>((resolve) => compressor.flush(kind, resolve));
+  compressor.destroy();
+  return Buffer.concat(chunks);
+}
 
 let server: http.Server;
 let base: string;
@@ -86,6 +120,30 @@ beforeAll(async () => {
       case "/bomb":
         res.setHeader("content-encoding", url.searchParams.get("coding") ?? "gzip");
         res.end(url.searchParams.get("coding") === "br" ? brotliBomb : gzipBomb);
+        return;
+      case "/padded": {
+        // Sent until the client goes away: only a limit on what is downloaded ends it.
+        const coding = url.searchParams.get("coding") ?? "gzip";
+        const { start, padding } = PADDED_HELLO[coding] as (typeof PADDED_HELLO)[string];
+        const block = Buffer.concat(
+          Array.from({ length: Math.ceil(16_384 / padding.length) }, () => padding),
+        );
+        res.setHeader("content-encoding", coding);
+        void start().then((first) => {
+          res.write(first);
+          const pump = () => {
+            while (!res.destroyed && res.write(block)) {
+              // Fill the socket until it pushes back, then wait for "drain".
+            }
+          };
+          res.on("drain", pump);
+          pump();
+        });
+        return;
+      }
+      case "/incompressible":
+        res.setHeader("content-encoding", "gzip");
+        res.end(gzipSync(INCOMPRESSIBLE));
         return;
       case "/huge-headers":
         res.setHeader("x-big", "a".repeat(20_000));
@@ -219,13 +277,13 @@ describe("http.request with allowPrivateNetworks", () => {
 
   it("stops reading at max_bytes and says the body was truncated", async () => {
     const result = await runSkill(httpRequest, { url: `${base}/big`, max_bytes: 1000 }, allowPrivate());
-    expect(result).toMatchObject({ status: 200, truncated: true, bytes: 1000 });
+    expect(result).toMatchObject({ status: 200, truncated: true, truncated_by: "max_bytes", bytes: 1000 });
     expect(result.body).toBe("x".repeat(1000));
   });
 
   it("does not mark a body of exactly max_bytes as truncated", async () => {
     const result = await runSkill(httpRequest, { url: `${base}/exact`, max_bytes: 1000 }, allowPrivate());
-    expect(result).toMatchObject({ truncated: false, bytes: 1000 });
+    expect(result).toMatchObject({ truncated: false, truncated_by: null, bytes: 1000 });
   });
 
   it("times out after timeout_ms", async () => {
@@ -456,8 +514,51 @@ describe("http.request with allowPrivateNetworks", () => {
   it.each(["gzip", "br"])("stops a %s decompression bomb at max_bytes", async (coding) => {
     const started = performance.now();
     const result = await runSkill(httpRequest, { url: `${base}/bomb?coding=${coding}` }, allowPrivate());
-    expect(result).toMatchObject({ status: 200, truncated: true, bytes: 1024 * 1024 });
+    expect(result).toMatchObject({
+      status: 200,
+      truncated: true,
+      truncated_by: "max_bytes",
+      bytes: 1024 * 1024,
+    });
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  // Left open in session 23: compressed bytes that decode to next to nothing were read, and
+  // decoded, until timeout_ms, however much max_bytes allowed.
+  it.each(["gzip", "deflate", "br"])(
+    "stops downloading a %s body that decodes to next to nothing at max_bytes + 64 KiB",
+    async (coding) => {
+      const started = performance.now();
+      const result = await runSkill(
+        httpRequest,
+        { url: `${base}/padded?coding=${coding}`, max_bytes: 1000, timeout_ms: 5000 },
+        allowPrivate(),
+      );
+      expect(result).toMatchObject({
+        status: 200,
+        body: "hello",
+        bytes: 5,
+        truncated: true,
+        truncated_by: "compressed_bytes",
+      });
+      expect(performance.now() - started).toBeLessThan(3000);
+    },
+  );
+
+  it("reads a compressed body that compression could not shrink up to max_bytes, as any other", async () => {
+    const whole = await runSkill(
+      httpRequest,
+      { url: `${base}/incompressible`, max_bytes: INCOMPRESSIBLE.length, response_encoding: "base64" },
+      allowPrivate(),
+    );
+    expect(whole).toMatchObject({ truncated: false, truncated_by: null, bytes: INCOMPRESSIBLE.length });
+    expect(whole.body).toBe(INCOMPRESSIBLE.toString("base64"));
+    const cut = await runSkill(
+      httpRequest,
+      { url: `${base}/incompressible`, max_bytes: 1000 },
+      allowPrivate(),
+    );
+    expect(cut).toMatchObject({ truncated: true, truncated_by: "max_bytes", bytes: 1000 });
   });
 
   it("answers HEAD with Content-Encoding without decoding an empty body", async () => {

@@ -82,6 +82,56 @@ export function urlWithoutCredentials(url: string): string {
 }
 
 /**
+ * The pieces of a Link header (RFC 8288: `<URL>; rel="next"; anchor="URL", <URL>; …`),
+ * one of: a URL in angle brackets; a param, `name=` and a value quoted (its `\"` escapes
+ * included) or not; any other run of text (a param without a value), or a stray quoted
+ * string. The `;` and `,` that separate params and links match no piece and stay as they
+ * are. A bracket or a quote left open runs to the end of the value.
+ */
+const LINK_PIECES =
+  /<(?<url>[^>]*)(?<urlEnd>>?)|(?<name>[^<";,=]*)=(?<space>\s*)(?:"(?<quoted>(?:[^"\\]|\\.)*)(?<quoteEnd>"?)|(?<bare>[^<";,]*))|"(?<stray>(?:[^"\\]|\\.)*)(?<strayEnd>"?)|[^<";,]+/g;
+
+interface LinkPiece {
+  url?: string;
+  urlEnd?: string;
+  name?: string;
+  space?: string;
+  quoted?: string;
+  quoteEnd?: string;
+  bare?: string;
+  stray?: string;
+  strayEnd?: string;
+}
+
+/**
+ * A response header value with the credentials it holds masked, its syntax kept. A value
+ * that starts with `<` is a Link header: each URL in angle brackets and each param value
+ * (`anchor` holds a URL) is masked on its own (`urlWithoutCredentials`), and a param whose
+ * name is a credential name loses its value, so the `>` and `"` that end them, and the
+ * params and links after them, stay as they were. (Masked as one URL, a credential value
+ * ran on to the next `&` or `;`, taking the `>` with it, and a second link's query was
+ * read as part of the first's.) Any other value is masked as one URL (`Location`), and one
+ * that is no URL is kept as it is (`Set-Cookie`).
+ */
+export function headerValueWithoutCredentials(value: string): string {
+  if (!value.trimStart().startsWith("<")) return urlWithoutCredentials(value);
+  return value.replace(LINK_PIECES, (piece: string, ...rest: unknown[]) => {
+    const found = rest.at(-1) as LinkPiece;
+    if (found.url !== undefined) return `<${urlWithoutCredentials(found.url)}${found.urlEnd}`;
+    if (found.name !== undefined) {
+      const secret = isCredentialName(found.name);
+      const start = `${found.name}=${found.space}`;
+      if (found.quoted !== undefined) {
+        return `${start}"${secret ? REDACTED : urlWithoutCredentials(found.quoted)}${found.quoteEnd}`;
+      }
+      return `${start}${secret && found.bare !== "" ? REDACTED : urlWithoutCredentials(found.bare ?? "")}`;
+    }
+    if (found.stray !== undefined) return `"${urlWithoutCredentials(found.stray)}${found.strayEnd}`;
+    return urlWithoutCredentials(piece);
+  });
+}
+
+/**
  * `url` with the password of its user information masked (all of it without a password).
  * A URL that parses is judged by what the parser reads, so `mailto:bob@example.com` (a
  * path, no user) is kept; one that does not is judged by its text. A parsed user the text

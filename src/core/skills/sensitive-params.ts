@@ -1,5 +1,10 @@
 import { z } from "zod";
-import { isCredentialName, REDACTED, urlWithoutCredentials } from "./credential-names.js";
+import {
+  headerValueWithoutCredentials,
+  isCredentialName,
+  REDACTED,
+  urlWithoutCredentials,
+} from "./credential-names.js";
 
 /**
  * How a param, or a member of a result, carries credentials, and so what of it is masked
@@ -8,9 +13,12 @@ import { isCredentialName, REDACTED, urlWithoutCredentials } from "./credential-
  * - `entries`: a record of names to values (HTTP headers, form fields): the values under
  *   credential names (`Authorization`, `X-Api-Key`, `*-Token`: `isCredentialName`);
  * - `url`: a URL: its user information and the query values under credential names
- *   (text that is no URL is kept as it is, so it may mark any header value).
+ *   (text that is no URL is kept as it is);
+ * - `header`: an HTTP header value: a Link header's URLs and credential params each on
+ *   their own, its `<>`, quotes and other params kept; any other value as a `url`
+ *   (`headerValueWithoutCredentials`).
  */
-export type Sensitivity = "value" | "entries" | "url";
+export type Sensitivity = "value" | "entries" | "url" | "header";
 
 /**
  * The params and result schemas marked sensitive. A registry of its own, not zod's global
@@ -101,6 +109,8 @@ function masked(sensitivity: Sensitivity, value: unknown): unknown {
         : REDACTED;
     case "url":
       return typeof value === "string" ? urlWithoutCredentials(value) : REDACTED;
+    case "header":
+      return typeof value === "string" ? headerValueWithoutCredentials(value) : REDACTED;
   }
 }
 

@@ -1,4 +1,3 @@
-import { PreemptedError, preemptedMessage } from "../core/execution/preemption.js";
 import type { ExecutorLoad, InvokeHooks, SkillExecutor } from "../core/execution/skill-executor.js";
 import { isLightCall, runsIsolated } from "../core/execution/skill-executor.js";
 import { FairSlots, type Reclaim } from "../core/fair-slots.js";
@@ -57,8 +56,8 @@ export interface WorkerPoolOptions {
  * contains takes down that process, not the server. Progress, logs and the owner's
  * messages and memory are relayed to the main thread; light skills run there directly.
  * The threads are shared fairly between owners (FairSlots), and a thread is reclaimed
- * from an owner holding more than an even share while another owner's run waits: its run
- * is stopped as a timeout stops it, and ends preempted (PreemptedError).
+ * from an owner holding more than an even share while another owner's run waits: the
+ * caller stops its run (`InvokeHooks.preempted`), as a timeout stops it.
  */
 export class WorkerPoolExecutor implements SkillExecutor {
   private readonly host: SkillHostProcess;
@@ -136,30 +135,27 @@ export class WorkerPoolExecutor implements SkillExecutor {
     skill: Skill,
     params: Record<string, unknown>,
     ctx: SkillContext,
-    { waitingForThread, started, deadlineMs }: InvokeHooks,
+    { waitingForThread, started, preempted, deadlineMs }: InvokeHooks,
   ): Promise<unknown> {
     const { executionId, signal } = ctx;
     const task: SkillTask = { executionId, skillId: skill.id, params, owner: ctx.owner, config: ctx.config };
     const termination = new AbortController();
     let graceTimer: NodeJS.Timeout | undefined;
-    // The worker is asked to stop, and terminated if it has not after the grace period:
-    // when the run's signal fires (its outcome is then decided by runSkill), or when its
-    // thread is reclaimed for another owner's run (see FairSlots).
-    const stop = (reason: unknown) => {
-      if (graceTimer) return;
-      this.post({ type: "abort", executionId, reason });
+    // When the run's signal fires (its thread reclaimed too: see `preempted`), its worker is
+    // asked to stop, and terminated if it has not after the grace period.
+    const onAbort = () => {
+      this.post({ type: "abort", executionId, reason: signal.reason });
       graceTimer = setTimeout(() => termination.abort(), this.abortGraceMs);
     };
-    const onAbort = () => stop(signal.reason);
-    let reclaimed: Reclaim | undefined;
-    const onReclaim = (reclaim: Reclaim) => {
-      reclaimed = reclaim;
-      this.options.logger.warn(
-        { execution_id: executionId, owner: ctx.owner, held_ms: Math.round(reclaim.heldMs) },
-        "a run's worker thread is reclaimed for another owner's waiting run",
-      );
-      stop(RECLAIMED);
-    };
+    const onReclaim =
+      preempted &&
+      ((reclaim: Reclaim) => {
+        this.options.logger.warn(
+          { execution_id: executionId, owner: ctx.owner, held_ms: Math.round(reclaim.heldMs) },
+          "a run's worker thread is reclaimed for another owner's waiting run",
+        );
+        preempted(reclaim);
+      });
     const run: RelayedRun = { ctx, received: 0, expected: undefined, allReceived: undefined };
     this.runs.set(executionId, run);
     if (signal.aborted) onAbort();
@@ -191,9 +187,6 @@ export class WorkerPoolExecutor implements SkillExecutor {
       if (result.ok) return result.value;
       throw uncrossed(result.error);
     } catch (err) {
-      // A run stopped to free its thread ends preempted, whatever its worker answered to
-      // the abort; one that completed meanwhile keeps its result (above).
-      if (reclaimed) throw new PreemptedError(preemptedMessage(reclaimed, "thread"), { cause: err });
       throw this.explainPoolFailure(err);
     } finally {
       clearTimeout(graceTimer);
@@ -299,9 +292,6 @@ export class WorkerPoolExecutor implements SkillExecutor {
     this.host.post(message);
   }
 }
-
-/** The abort reason a worker's skill sees when its thread is reclaimed (see FairSlots). */
-const RECLAIMED = "reclaimed";
 
 /** How long a finished run waits at most for the messages its worker relayed before the result. */
 const RELAY_WAIT_MS = 1_000;

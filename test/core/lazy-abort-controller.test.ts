@@ -28,6 +28,19 @@ describe("LazyAbortController", () => {
     expect(controller.signal.reason).toBe("cancel");
   });
 
+  it("preempts with the reason `reclaimed` and what was taken, unless it was aborted already", () => {
+    const preempted = new LazyAbortController();
+    preempted.preempt({ slot: "thread", heldMs: 7_000, waitedMs: 5_000 });
+    preempted.abort("timeout");
+    expect(preempted.signal.reason).toBe("reclaimed");
+    expect(preempted.preemption).toEqual({ slot: "thread", heldMs: 7_000, waitedMs: 5_000 });
+    const timedOut = new LazyAbortController();
+    timedOut.abort("timeout");
+    timedOut.preempt({ slot: "async", heldMs: 7_000, waitedMs: 5_000 });
+    expect(timedOut.reason).toBe("timeout");
+    expect(timedOut.preemption).toBeUndefined();
+  });
+
   it("calls each listener once, at once when already aborted, never once removed", () => {
     const controller = new LazyAbortController();
     const heard: string[] = [];

@@ -1,8 +1,10 @@
+import { accessSync, closeSync, constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
@@ -17,7 +19,12 @@ import { Database } from "../../src/store/sqlite/driver.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
 import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
-import { dropNamespace, scaleOutServices, uniqueNamespace } from "../support/scale-out-services.js";
+import {
+  dropNamespace,
+  type ScaleOutServices,
+  scaleOutServices,
+  uniqueNamespace,
+} from "../support/scale-out-services.js";
 import { testHttpServerOptions } from "./http-server-options.js";
 
 /**
@@ -225,24 +232,20 @@ describe("a store outage on every surface", () => {
   });
 
   const services = scaleOutServices();
-  it.skipIf(!services)("answers REST 503 service_unavailable while PostgreSQL is out of reach", async () => {
-    if (!services) return;
-    // PostgreSQL behind a proxy: closing it cuts every connection and refuses new ones.
-    const target = new URL(services.databaseUrl);
-    const proxy = await startTcpProxy(`http://${target.host}`);
-    cleanups.push(() => proxy.close());
-    const proxied = new URL(services.databaseUrl);
-    proxied.port = new URL(proxy.baseUrl).port;
+
+  /** A server on a PostgreSQL store of a schema of its own, reached at `databaseUrl`. */
+  const setUpPostgres = async (services: ScaleOutServices, databaseUrl = services.databaseUrl) => {
     const namespace = uniqueNamespace();
     cleanups.push(() => dropNamespace(services, namespace));
     const limiter = await openRedisLimiter({ redisUrl: services.redisUrl, keyPrefix: namespace.keyPrefix });
+    const log = capturedLog();
     const store = await openPostgresStore({
-      databaseUrl: proxied.toString(),
+      databaseUrl,
       schema: namespace.schema,
       limiter,
       poolSize: 2,
+      logger: log.logger,
     });
-    const log = capturedLog();
     const skillport = new Skillport({ store, skills: [echo], logger: log.logger });
     cleanups.push(() => skillport.close());
     const { secret } = await skillport.keys.create({ name: "test", scope: "full-access" });
@@ -253,6 +256,18 @@ describe("a store outage on every surface", () => {
         url: "/v1/executions",
         headers: { authorization: `Bearer ${secret}` },
       });
+    return { namespace, log, listExecutions };
+  };
+
+  it.skipIf(!services)("answers REST 503 service_unavailable while PostgreSQL is out of reach", async () => {
+    if (!services) return;
+    // PostgreSQL behind a proxy: closing it cuts every connection and refuses new ones.
+    const target = new URL(services.databaseUrl);
+    const proxy = await startTcpProxy(`http://${target.host}`);
+    cleanups.push(() => proxy.close());
+    const proxied = new URL(services.databaseUrl);
+    proxied.port = new URL(proxy.baseUrl).port;
+    const { listExecutions } = await setUpPostgres(services, proxied.toString());
     expect((await listExecutions()).statusCode).toBe(200);
     await proxy.close();
     const res = await listExecutions();
@@ -264,4 +279,54 @@ describe("a store outage on every surface", () => {
     });
     expect(res.body).not.toContain("127.0.0.1");
   });
+
+  // Left open in session 23: SQLite's damaged file answered 503, PostgreSQL's damaged data 500.
+  it.skipIf(!services)(
+    "answers REST 503 service_unavailable, not 500, when PostgreSQL finds its data damaged, and logs it at error once",
+    async (ctx) => {
+      if (!services) return;
+      const { namespace, log, listExecutions } = await setUpPostgres(services);
+      expect((await listExecutions()).statusCode).toBe(200);
+      const admin = new pg.Client({ connectionString: services.databaseUrl });
+      await admin.connect();
+      cleanups.push(() => admin.end());
+      // Real damage: the first page (the metapage) of an index of the executions table, which
+      // every query of the table reads as it is planned. VACUUM FULL writes the index anew
+      // past the server's buffer cache, so the server reads the page from the file.
+      const table = `${pg.escapeIdentifier(namespace.schema)}.executions`;
+      await admin.query(`vacuum full ${table}`);
+      const { rows } = await admin.query<{ file: string }>(
+        `select current_setting('data_directory') || '/' || pg_relation_filepath(indexrelid) as file
+         from pg_index where indrelid = $1::regclass limit 1`,
+        [table],
+      );
+      const file = rows[0]?.file ?? "";
+      try {
+        accessSync(file, constants.W_OK);
+      } catch {
+        // Only a test beside its server (as scripts/test-services.sh starts it, as root in CI) can damage it.
+        ctx.skip();
+      }
+      const fd = openSync(file, "r+");
+      writeSync(fd, Buffer.alloc(24, 0xff), 0, 24, 0);
+      closeSync(fd);
+      for (let i = 0; i < 3; i++) {
+        const res = await listExecutions();
+        expect(res.statusCode, res.body).toBe(503);
+        expect(res.headers["retry-after"]).toBe("5");
+        expect((res.json() as { error: Record<string, unknown> }).error).toMatchObject({
+          code: "service_unavailable",
+          message: "The store is unavailable; retry later.",
+          retry_after: 5,
+        });
+      }
+      expect(log.lines.filter((line) => line.level === 50)).toEqual([
+        expect.objectContaining({
+          code: "XX001",
+          reason: expect.stringMatching(/^invalid page in block 0 of relation/),
+          msg: expect.stringMatching(/^PostgreSQL reports damaged data: answering service_unavailable/),
+        }),
+      ]);
+    },
+  );
 });

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { Logger } from "../../src/core/logger.js";
@@ -365,7 +365,8 @@ describe("the worker pool when one owner holds every thread", { timeout: 60_000 
   let alice: ApiKey;
   let bob: ApiKey;
 
-  beforeAll(async () => {
+  // A pool each: one whose thread was reclaimed from alice keeps her capped for a while (FairSlots).
+  beforeEach(async () => {
     executor = new WorkerPoolExecutor({
       hostUrl: HOST_URL,
       workerUrl: WORKER_URL,
@@ -384,13 +385,13 @@ describe("the worker pool when one owner holds every thread", { timeout: 60_000 
     // Started and warm: the runs below must find both threads ready.
     expect((await core.run(bob, "fixture.busy", { ms: 0 })).record.status).toBe("completed");
   });
-  afterAll(() => core?.cleanup());
+  afterEach(() => core?.cleanup());
 
-  /** Alice's two CPU loops, once both hold a thread. */
-  async function aliceHoldsEveryThread(): Promise<string[]> {
+  /** Alice's two runs (CPU loops unless told), once both hold a thread. */
+  async function aliceHoldsEveryThread(skillId = "fixture.spin"): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      ids.push((await core.run(alice, "fixture.spin", {}, { async: true, timeout_ms: 60_000 })).record.id);
+      ids.push((await core.run(alice, skillId, {}, { async: true, timeout_ms: 60_000 })).record.id);
     }
     // Running, and none waiting for a thread (the previous test's threads may still be freeing).
     for (let i = 0; ; i++) {
@@ -448,6 +449,29 @@ describe("the worker pool when one owner holds every thread", { timeout: 60_000 
       );
       expect(stopped[0]?.record.id).toBe(ids[1]);
       expect(alices.filter((stored) => stored?.record.status === "running")).toHaveLength(1);
+    } finally {
+      await cancelAll(ids);
+    }
+  });
+
+  // The two ways a run was preempted disagreed (session 24): its async slot's reclaim
+  // decided its outcome at once, as a timeout does, but its thread's reclaim waited for
+  // the worker's answer, and a skill that answered the stop with what it had was recorded
+  // `completed` with that partial result.
+  it("ends a run whose thread is reclaimed preempted even when its skill answers the stop with a result", async () => {
+    const ids = await aliceHoldsEveryThread("fixture.partial");
+    try {
+      const { record } = await core.run(bob, "fixture.busy", { ms: 0 }, { timeout_ms: 20_000 });
+      expect(record.status).toBe("completed");
+      const stopped = await core.skillport.store.executions.get(ids[1] as string);
+      expect(stopped?.record).toMatchObject({
+        status: "failed",
+        result: null,
+        error: {
+          code: "execution_interrupted",
+          message: expect.stringMatching(/^The execution was preempted/),
+        },
+      });
     } finally {
       await cancelAll(ids);
     }

@@ -1,7 +1,9 @@
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Logger } from "../../src/core/logger.js";
 import type { Store } from "../../src/core/ports.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
+import { outageReporter } from "../../src/store/postgres/outage.js";
 import { openRedisLimiter } from "../../src/store/redis/index.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
 import { startFreezableProxy } from "../support/freezable-proxy.js";
@@ -21,6 +23,33 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     (err: unknown) => err,
   );
 }
+
+describe("postgresql: damaged data is an outage (no server needed)", () => {
+  /** An error as node-postgres reports one the server sent, with its SQLSTATE. */
+  const serverError = (code: string, message: string) =>
+    Object.assign(new pg.DatabaseError(message, 0, "error"), { code });
+
+  it("takes XX001 data_corrupted and XX002 index_corrupted for outages, logging the first at error once", () => {
+    const errors: unknown[][] = [];
+    const logger = { error: (...args: unknown[]) => errors.push(args) } as unknown as Logger;
+    const isOutage = outageReporter(logger);
+    const page = serverError("XX001", "invalid page in block 0 of relation base/5/16396");
+    const index = serverError("XX002", 'index "keys_pkey" contains unexpected zero page at block 3');
+    expect(isOutage(page)).toBe(true);
+    expect(isOutage(page)).toBe(true);
+    expect(isOutage(index)).toBe(true);
+    expect(errors).toEqual([
+      [
+        { code: "XX001", reason: "invalid page in block 0 of relation base/5/16396" },
+        expect.stringMatching(/^PostgreSQL reports damaged data: answering service_unavailable/),
+      ],
+    ]);
+    // A server's internal error (XX000) is a bug, not a state to wait out; a refused query neither.
+    expect(isOutage(serverError("XX000", "cache lookup failed for relation 1"))).toBe(false);
+    expect(isOutage(serverError("23505", "duplicate key value violates unique constraint"))).toBe(false);
+    expect(errors).toHaveLength(1);
+  });
+});
 
 const services = scaleOutServices();
 if (!services) {

@@ -1,6 +1,5 @@
 import { type Clock, isoTimestamp } from "../clock.js";
 import { ServiceError, STORE_OUTAGE_RETRY_AFTER_SECONDS, shuttingDownError } from "../errors.js";
-import type { Reclaim } from "../fair-slots.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseSlot } from "../limits/concurrency-gate.js";
 import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
@@ -11,7 +10,6 @@ import { AsyncSlot } from "./async-slot.js";
 import type { ExecutionEvents } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, markWaitingForThread, runningFor } from "./new-record.js";
-import { preemptedMessage } from "./preemption.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { processHost } from "./runner-host.js";
@@ -312,11 +310,7 @@ export class ExecutionRunner {
     const { store, clock, events, registry } = this.options;
     const controller = new LazyAbortController();
     const id = execution.record.id;
-    let reclaimed: Reclaim | undefined;
-    slot?.stopWith((reclaim) => {
-      reclaimed = reclaim;
-      controller.abort("reclaimed");
-    });
+    slot?.stopWith((reclaim) => controller.preempt({ ...reclaim, slot: "async" }));
     const cancel = () => controller.abort("cancel");
     if (signal?.aborted) cancel();
     signal?.addEventListener("abort", cancel, { once: true });
@@ -372,7 +366,6 @@ export class ExecutionRunner {
                 if (running.record.started_at === null) changeRunning(markRunning(running, clock.now()));
               },
             },
-            reclaimedMessage: () => reclaimed && preemptedMessage(reclaimed, "async"),
             context: skillContext({
               executionId: id,
               owner: running.owner,

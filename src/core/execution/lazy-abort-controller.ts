@@ -1,3 +1,4 @@
+import type { Preemption } from "./preemption.js";
 import type { AbortReason } from "./run-skill.js";
 
 /**
@@ -8,6 +9,7 @@ import type { AbortReason } from "./run-skill.js";
  */
 export class LazyAbortController {
   private abortReason: AbortReason | undefined;
+  private preemptedBy: Preemption | undefined;
   private controller: AbortController | undefined;
   private listeners: ((reason: AbortReason) => void)[] = [];
 
@@ -20,6 +22,11 @@ export class LazyAbortController {
     return this.abortReason;
   }
 
+  /** What the run was preempted for, when its reason is `reclaimed` (see `preempt`). */
+  get preemption(): Preemption | undefined {
+    return this.preemptedBy;
+  }
+
   /** A standard signal that fires with the same reason; already aborted if this is. */
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -29,7 +36,18 @@ export class LazyAbortController {
     return this.controller.signal;
   }
 
-  abort(reason: AbortReason): void {
+  abort(reason: Exclude<AbortReason, "reclaimed">): void {
+    this.end(reason);
+  }
+
+  /** The one way a run is preempted, whichever slot was taken: aborted `reclaimed`, as a timeout aborts it. */
+  preempt(preemption: Preemption): void {
+    if (this.abortReason !== undefined) return;
+    this.preemptedBy = preemption;
+    this.end("reclaimed");
+  }
+
+  private end(reason: AbortReason): void {
     if (this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.controller?.abort(reason);

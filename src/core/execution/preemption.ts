@@ -1,24 +1,18 @@
 import type { Reclaim } from "../fair-slots.js";
 
 /**
- * Thrown by an executor for a run it stopped to free its worker thread for another
- * owner's run (see `FairSlots`). Nothing was wrong with the run, so it ends
+ * A run stopped to free its slot for another owner's run (see `FairSlots`), told to its
+ * controller (`LazyAbortController.preempt`). Nothing was wrong with the run, so it ends
  * `execution_interrupted`, the code of a run the service cut off, not `execution_failed`,
- * the skill's own failure: a client that sorts failures by code retries it. Its message is
- * shown.
+ * the skill's own failure: a client that sorts failures by code retries it.
  */
-export class PreemptedError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "PreemptedError";
-  }
+export interface Preemption extends Reclaim {
+  /** What the reclaim took from the run: its worker thread, or its async execution slot. */
+  slot: "thread" | "async";
 }
 
-/** What a reclaim took from a run: its worker thread, or its async execution slot. */
-export type PreemptedSlot = "thread" | "async";
-
-/** The words of a run stopped to free its slot for another owner's (`FairSlots`): why, and what to do. */
-export function preemptedMessage({ heldMs, waitedMs }: Reclaim, slot: PreemptedSlot): string {
+/** The words of a preempted run: why, and what to do. */
+export function preemptedMessage({ heldMs, waitedMs, slot }: Preemption): string {
   const what =
     slot === "thread"
       ? `after ${seconds(heldMs)} on a worker thread: it was stopped to free the thread for another owner's run ` +

@@ -3,7 +3,7 @@ import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
-import { PreemptedError } from "./preemption.js";
+import { preemptedMessage } from "./preemption.js";
 import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
 
@@ -12,7 +12,7 @@ export const ABORT_REASONS = {
   timeout: "timeout",
   cancel: "cancel",
   shutdown: "shutdown",
-  /** The async execution's slot was wanted for another owner's execution (see `AsyncSlot`). */
+  /** Its worker thread or async slot was wanted for another owner's run (`LazyAbortController.preempt`). */
   reclaimed: "reclaimed",
 } as const;
 export type AbortReason = keyof typeof ABORT_REASONS;
@@ -33,7 +33,7 @@ export interface RunOutcome {
 
 export interface RunOptions {
   timeoutMs: number;
-  /** Aborted with an `AbortReason` by whoever cancels or shuts down. */
+  /** Aborted with an `AbortReason` by whoever cancels, shuts down or preempts the run. */
   controller: LazyAbortController;
   /** Its signal must be `controller`'s. */
   context: SkillContext;
@@ -41,15 +41,14 @@ export interface RunOptions {
   /** Where `run` executes: on this thread or isolated in a worker. */
   executor: SkillExecutor;
   /** Told as the run goes to wait for a worker thread, and as its skill begins (see `AsyncSlot`). */
-  hooks?: InvokeHooks;
-  /** The words of a run stopped with the abort reason `reclaimed`. */
-  reclaimedMessage?: () => string | undefined;
+  hooks?: Pick<InvokeHooks, "waitingForThread" | "started">;
 }
 
 /**
- * Runs one skill under its timeout. The skill's signal fires on timeout, cancellation or
- * shutdown; the outcome does not wait for a skill that ignores its signal. Never throws:
- * every failure becomes an outcome, so no execution is left without a terminal status.
+ * Runs one skill under its timeout. The skill's signal fires on timeout, cancellation,
+ * shutdown or preemption; the outcome does not wait for a skill that ignores its signal.
+ * Never throws: every failure becomes an outcome, so no execution is left without a
+ * terminal status.
  */
 export async function runSkill(
   skill: Skill,
@@ -70,6 +69,7 @@ export async function runSkill(
       startedMs = performance.now();
       options.hooks?.started?.();
     },
+    preempted: (reclaim) => controller.preempt({ ...reclaim, slot: "thread" }),
     deadlineMs: calledMs + timeoutMs,
   };
   let detachAbort = () => {};
@@ -103,7 +103,7 @@ export async function runSkill(
     return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
     const waitedMs = startedMs === undefined ? undefined : startedMs - calledMs;
-    return outcomeOfError(err, controller.reason, skill, options, elapsed(), waitedMs);
+    return outcomeOfError(err, skill, options, elapsed(), waitedMs);
   } finally {
     clearTimeout(timer);
     detachAbort();
@@ -112,15 +112,17 @@ export async function runSkill(
 
 function outcomeOfError(
   err: unknown,
-  abortReason: AbortReason | undefined,
   skill: Skill,
-  { timeoutMs, logger, reclaimedMessage }: RunOptions,
+  { timeoutMs, logger, controller }: RunOptions,
   latencyMs: number,
   waitedMs: number | undefined,
 ): RunOutcome {
-  if (abortReason !== undefined) {
-    if (waitedMs === undefined) return neverStartedOutcome(abortReason, timeoutMs);
-    switch (abortReason) {
+  const { reason, preemption } = controller;
+  if (reason !== undefined) {
+    if (waitedMs === undefined) return neverStartedOutcome(reason, timeoutMs);
+    // Preempted (`reclaimed`): the one place such a run gets its outcome, whichever slot was taken.
+    if (preemption) return failedOutcome("execution_interrupted", preemptedMessage(preemption), latencyMs);
+    switch (reason) {
       case "timeout":
         return {
           status: "timed_out",
@@ -134,19 +136,10 @@ function outcomeOfError(
           "The service shut down while the execution was running.",
           latencyMs,
         );
-      case "reclaimed":
-        // Preempted: nothing was wrong with the run (see `PreemptedError`).
-        return failedOutcome(
-          "execution_interrupted",
-          reclaimedMessage?.() ??
-            "The execution was preempted to free its slot for another owner's execution.",
-          latencyMs,
-        );
       default:
         return cancelledOutcome("The execution was cancelled.", latencyMs);
     }
   }
-  if (err instanceof PreemptedError) return failedOutcome("execution_interrupted", err.message, latencyMs);
   if (err instanceof SkillError) return failedOutcome("execution_failed", err.message, latencyMs);
   // An unexpected exception is a bug in the skill: log it whole, show the caller no internals.
   logger.error({ err }, "skill threw an unexpected error");

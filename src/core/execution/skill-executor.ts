@@ -1,3 +1,4 @@
+import type { Reclaim } from "../fair-slots.js";
 import type { Skill, SkillContext } from "../skills/skill.js";
 
 /**
@@ -37,6 +38,12 @@ export interface InvokeHooks {
    * says it never started.
    */
   started?: () => void;
+  /**
+   * Called when the run's worker thread is taken back for another owner's run (see
+   * `FairSlots`): the caller stops the run as a timeout would (its signal fires, with the
+   * reason `reclaimed`), and it ends preempted. A run without it keeps its thread.
+   */
+  preempted?: (reclaim: Reclaim) => void;
   /**
    * When the run's timeout fires (`performance.now()`): an executor whose runs wait for a
    * thread weighs with it whether taking one back from another run is of any use (see

@@ -11,7 +11,7 @@ import { PostgresLearnedQueryStore } from "./learned-query-store.js";
 import { PostgresMemoryStore } from "./memory-store.js";
 import { PostgresMessageStore } from "./message-store.js";
 import { migratePostgres } from "./migrations.js";
-import { isPostgresOutage } from "./outage.js";
+import { isPostgresOutage, outageReporter } from "./outage.js";
 import { PostgresSignalChannel } from "./signal-channel.js";
 import { PostgresUsageStore } from "./usage-store.js";
 
@@ -151,7 +151,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       );
       return (await withDeadline(answered, PING_TIMEOUT_MS)) ?? false;
     },
-    isOutage: isPostgresOutage,
+    isOutage: outageReporter(logger),
     async close() {
       if (closed) return;
       closed = true;

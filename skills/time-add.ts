@@ -3,7 +3,6 @@ import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   addDuration,
-  checkZone,
   DST_WALL_TIME_NOTE,
   describeTime,
   inRange,
@@ -12,8 +11,8 @@ import {
   parseTime,
   timeDescription,
   timeInput,
-  timeZoneParam,
 } from "./lib/time.js";
+import { workingZoneParam, zoneFor } from "./lib/working-zone.js";
 
 const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds", "milliseconds"] as const;
 /** Bounds well past what dates can represent, so an absurd amount fails with a clear message. */
@@ -40,10 +39,11 @@ export const timeAdd = defineSkill({
   tags: ["time", "date", "add", "subtract", "duration", "calendar", "deadline"],
   params: z.object({
     time: timeInput.default("now"),
-    timezone: timeZoneParam(
-      "Zone for calendar math, for a `time` without offset or [zone] and for the result, e.g. Europe/Paris: " +
-        "years, months, weeks and days move the wall-clock date in it (a fraction of a week or day adds 24-hour " +
-        `days), then hours, minutes and seconds add elapsed time. ${DST_WALL_TIME_NOTE} The same holds for a wall ` +
+    timezone: workingZoneParam(
+      "Zone for calendar math, for a `time` without offset or [zone] and for the result, e.g. Europe/Paris. By " +
+        "default the zone `time` names in brackets, else UTC. In this zone, years, months, weeks and days move the " +
+        "wall-clock date (a fraction of a week or day adds 24-hour days), then hours, minutes and seconds add " +
+        `elapsed time. ${DST_WALL_TIME_NOTE} The same holds for a wall ` +
         "time the calendar units land on.",
     ),
     operation: z.enum(["add", "subtract"]).default("add").describe("Add the duration, or subtract it."),
@@ -79,7 +79,7 @@ export const timeAdd = defineSkill({
   },
   async run(params) {
     const luxon = await loadLuxon();
-    const zone = checkZone(luxon, params.timezone);
+    const zone = zoneFor(luxon, params.timezone, params.time);
     const start = parseTime(luxon, params.time, zone);
     const fields: DurationLikeObject = {};
     for (const unit of UNITS) {

@@ -12,6 +12,7 @@ import {
   timeInput,
   timeZoneParam,
 } from "./lib/time.js";
+import { workingZoneParam, zoneFor } from "./lib/working-zone.js";
 
 export const timeConvert = defineSkill({
   id: "time.convert",
@@ -29,7 +30,9 @@ export const timeConvert = defineSkill({
         "a [zone]. " +
         DST_WALL_TIME_NOTE,
     ),
-    to_timezone: timeZoneParam('Zone to convert to, e.g. "America/New_York".'),
+    to_timezone: workingZoneParam(
+      'Zone to convert to, e.g. "America/New_York". By default the zone `time` names in brackets, else UTC.',
+    ),
     format: z
       .string()
       .min(1)
@@ -66,7 +69,7 @@ export const timeConvert = defineSkill({
   async run(params) {
     const luxon = await loadLuxon();
     const fromZone = checkZone(luxon, params.from_timezone);
-    const toZone = checkZone(luxon, params.to_timezone);
+    const toZone = zoneFor(luxon, params.to_timezone, params.time);
     const converted = inRange(
       parseTime(luxon, params.time, fromZone).setZone(toZone),
       `The time in ${toZone}`,

@@ -1,15 +1,17 @@
 import type { DateTime, Duration, DurationUnit } from "luxon";
 import { z } from "zod";
-import { defineSkill } from "../src/core/skills/skill.js";
+import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import {
   checkZone,
+  DEFAULT_ZONE,
   DST_WALL_TIME_NOTE,
+  type Luxon,
   loadLuxon,
   outOfRange,
   parseTime,
   timeInput,
-  timeZoneParam,
 } from "./lib/time.js";
+import { bracketedZones, workingZoneParam } from "./lib/working-zone.js";
 
 const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds"] as const;
 type Unit = (typeof UNITS)[number];
@@ -25,8 +27,10 @@ export const timeDiff = defineSkill({
   params: z.object({
     start: timeInput,
     end: timeInput.default("now"),
-    timezone: timeZoneParam(
-      `Zone for calendar units and for inputs without an offset or [zone]. ${DST_WALL_TIME_NOTE}`,
+    timezone: workingZoneParam(
+      "Zone for calendar units and for inputs without an offset or [zone]. By default the zone `start` or `end` " +
+        "names in brackets, else UTC; when they name two, give it to count years, months, weeks or days. " +
+        DST_WALL_TIME_NOTE,
     ),
     units: z
       .array(z.enum(UNITS))
@@ -67,11 +71,11 @@ export const timeDiff = defineSkill({
   },
   async run(params) {
     const luxon = await loadLuxon();
-    const zone = checkZone(luxon, params.timezone);
-    const start = parseTime(luxon, params.start, zone);
-    const end = parseTime(luxon, params.end, zone);
     // Luxon wants the units in descending size to split the difference into them.
     const units = UNITS.filter((unit) => params.units.includes(unit));
+    const zone = diffZone(luxon, params, units);
+    const start = parseTime(luxon, params.start, zone);
+    const end = parseTime(luxon, params.end, zone);
     const diff = calendarDiff(start, end, units);
     const breakdown: Record<string, number> = {};
     for (const unit of units) breakdown[unit] = round(diff.get(unit));
@@ -92,6 +96,30 @@ export const timeDiff = defineSkill({
 });
 
 const CALENDAR_UNITS = ["years", "months", "weeks", "days"] as const;
+
+/**
+ * The zone to count in: `timezone`, else the zone `start` or `end` names in brackets, as
+ * Temporal's ZonedDateTime.until counts in the zone the times carry, else UTC. Two zones leave
+ * the length of a day open (23 hours in one, 24 in the other), so calendar units are refused
+ * then, as Temporal refuses them; hours and smaller are elapsed time, the same in any zone.
+ */
+function diffZone(
+  luxon: Luxon,
+  params: { start: string | number; end: string | number; timezone?: string | undefined },
+  units: Unit[],
+): string {
+  if (params.timezone !== undefined) return checkZone(luxon, params.timezone);
+  // Two zones come one from each time, in that order; one may come from either.
+  const [zone, endZone] = bracketedZones(luxon, [params.start, params.end]);
+  const calendarUnits = CALENDAR_UNITS.filter((unit) => units.includes(unit));
+  if (endZone !== undefined && calendarUnits.length > 0) {
+    throw new SkillError(
+      `The start is in ${zone} and the end in ${endZone}: give \`timezone\` to say in which zone to count ` +
+        `${calendarUnits.join(", ")}, or ask for hours and smaller units`,
+    );
+  }
+  return zone ?? DEFAULT_ZONE;
+}
 
 /**
  * Luxon splits a difference into calendar units by stepping from the earlier moment and

@@ -59,8 +59,11 @@ export const DST_WALL_TIME_NOTE =
   "A time the clocks skip (DST) is moved forward by the gap (02:30 becomes 03:30); one they repeat is read at its " +
   "later, standard-time offset.";
 
+/** The zone a zone param left out stands for, unless the time names one (see working-zone.ts). */
+export const DEFAULT_ZONE = "UTC";
+
 export function timeZoneParam(description: string) {
-  return z.string().trim().min(1).max(64).default("UTC").describe(description);
+  return z.string().trim().min(1).max(64).default(DEFAULT_ZONE).describe(description);
 }
 
 /** The bound java.time and most libraries set on a UTC offset; real zones stay within -12:00..+14:00. */

@@ -668,3 +668,117 @@ describe("time.add across the DST changes of America/New_York", () => {
     );
   });
 });
+
+// Regression (left open by the RFC 9557 fix of session 24): the zone in brackets only said which
+// moment was meant, so 2026-03-07T12:00-05:00[America/New_York] plus a day was counted on the
+// UTC calendar and answered in UTC (13:00 in New York), where Temporal's ZonedDateTime.add gives
+// noon in New York across the spring change.
+describe("a time whose zone in brackets is the zone to work in when no zone param is given", () => {
+  it("time.add moves the date on the calendar of the zone in brackets and answers in it", async () => {
+    expect(
+      await runSkill(timeAdd, { time: "2026-03-07T12:00:00-05:00[America/New_York]", days: 1 }),
+    ).toMatchObject({
+      iso: "2026-03-08T12:00:00.000-04:00",
+      timezone: "America/New_York",
+      input_iso: "2026-03-07T12:00:00.000-05:00",
+    });
+    // Jan 31 at 08:00 in Tokyo is Jan 30 in UTC: a month on is Feb 28 in Tokyo, not Mar 1.
+    expect(
+      await runSkill(timeAdd, { time: "2026-01-31T08:00:00+09:00[Asia/Tokyo]", months: 1 }),
+    ).toMatchObject({
+      iso: "2026-02-28T08:00:00.000+09:00",
+      date: "2026-02-28",
+    });
+    expect((await runSkill(timeAdd, { time: "2026-03-07T12:00[America/New_York]", days: 1 })).iso).toBe(
+      "2026-03-08T12:00:00.000-04:00",
+    );
+    expect((await runSkill(timeAdd, { time: "2026-03-07T23:00:00Z[+05:30]", days: 1 })).iso).toBe(
+      "2026-03-09T04:30:00.000+05:30",
+    );
+  });
+
+  it("time.add follows a timezone param that is given, as its description says, and UTC without either", async () => {
+    expect(
+      (
+        await runSkill(timeAdd, {
+          time: "2026-03-07T12:00:00-05:00[America/New_York]",
+          timezone: "UTC",
+          days: 1,
+        })
+      ).iso,
+    ).toBe("2026-03-08T17:00:00.000Z");
+    expect((await runSkill(timeAdd, { time: "2026-03-07T12:00:00-05:00", days: 1 })).iso).toBe(
+      "2026-03-08T17:00:00.000Z",
+    );
+  });
+
+  it("time.convert without to_timezone describes the time in the zone in brackets", async () => {
+    // 22:00 on Saturday in New York is already Sunday in UTC.
+    expect(
+      await runSkill(timeConvert, { time: "2026-03-07T22:00:00-05:00[America/New_York]" }),
+    ).toMatchObject({
+      iso: "2026-03-07T22:00:00.000-05:00",
+      timezone: "America/New_York",
+      date: "2026-03-07",
+      weekday: "Saturday",
+    });
+    const converted = await runSkill(timeConvert, {
+      time: "2026-03-07T22:00:00-05:00[America/New_York]",
+      to_timezone: "Asia/Tokyo",
+    });
+    expect(converted.iso).toBe("2026-03-08T12:00:00.000+09:00");
+  });
+
+  it("time.diff counts calendar days in the zone in brackets, and reads a time without one in it", async () => {
+    const newYork = { start: "2026-03-07T12:00:00-05:00[America/New_York]", units: ["days", "hours"] };
+    for (const end of ["2026-03-08T12:00:00-04:00[America/New_York]", "2026-03-08T12:00"]) {
+      expect(await runSkill(timeDiff, { ...newYork, end })).toMatchObject({
+        breakdown: { days: 1, hours: 0 },
+        total_hours: 23,
+      });
+    }
+    const fromBareStart = await runSkill(timeDiff, {
+      start: "2026-03-07T12:00",
+      end: "2026-03-08T12:00[America/New_York]",
+      units: ["days", "hours"],
+    });
+    expect(fromBareStart).toMatchObject({ breakdown: { days: 1, hours: 0 }, total_hours: 23 });
+    const inUtc = await runSkill(timeDiff, {
+      ...newYork,
+      end: "2026-03-08T12:00:00-04:00[America/New_York]",
+      timezone: "UTC",
+    });
+    expect(inUtc.breakdown).toEqual({ days: 0, hours: 23 });
+  });
+
+  it("time.diff refuses to count calendar units between two zones unless timezone says in which", async () => {
+    const flight = {
+      start: "2026-03-07T22:00:00-05:00[America/New_York]",
+      end: "2026-03-09T07:00:00+01:00[Europe/Paris]",
+    };
+    await expectSkillError(
+      timeDiff,
+      flight,
+      /^The start is in America\/New_York and the end in Europe\/Paris: give `timezone` to say in which zone to count days, or ask for hours and smaller units$/,
+    );
+    expect((await runSkill(timeDiff, { ...flight, units: ["hours", "minutes"] })).breakdown).toEqual({
+      hours: 27,
+      minutes: 0,
+    });
+    expect(
+      (await runSkill(timeDiff, { ...flight, timezone: "Europe/Paris", units: ["days", "hours"] })).breakdown,
+    ).toEqual({
+      days: 1,
+      hours: 3,
+    });
+  });
+
+  it("says so in the descriptions of the zone params", () => {
+    const bracketDefault = /By default the zone `time` names in brackets, else UTC/;
+    expect(timeAdd.params.shape.timezone.description).toMatch(bracketDefault);
+    expect(timeConvert.params.shape.to_timezone.description).toMatch(bracketDefault);
+    expect(timeDiff.params.shape.timezone.description).toMatch(
+      /By default the zone `start` or `end` names in brackets, else UTC/,
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import type { DateTime, Duration, DurationUnit } from "luxon";
 import { z } from "zod";
-import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { defineSkill } from "../src/core/skills/skill.js";
 import {
   checkZone,
   DEFAULT_ZONE,
@@ -29,7 +29,7 @@ export const timeDiff = defineSkill({
     end: timeInput.default("now"),
     timezone: workingZoneParam(
       "Zone for calendar units and for inputs without an offset or [zone]. By default the zone `start` or `end` " +
-        "names in brackets, else UTC; when they name two, give it to count years, months, weeks or days. " +
+        "names in brackets, else UTC (also when they name two zones: days of 24 hours). " +
         DST_WALL_TIME_NOTE,
     ),
     units: z
@@ -73,7 +73,7 @@ export const timeDiff = defineSkill({
     const luxon = await loadLuxon();
     // Luxon wants the units in descending size to split the difference into them.
     const units = UNITS.filter((unit) => params.units.includes(unit));
-    const zone = diffZone(luxon, params, units);
+    const zone = diffZone(luxon, params);
     const start = parseTime(luxon, params.start, zone);
     const end = parseTime(luxon, params.end, zone);
     const diff = calendarDiff(start, end, units);
@@ -100,25 +100,17 @@ const CALENDAR_UNITS = ["years", "months", "weeks", "days"] as const;
 /**
  * The zone to count in: `timezone`, else the zone `start` or `end` names in brackets, as
  * Temporal's ZonedDateTime.until counts in the zone the times carry, else UTC. Two zones leave
- * the length of a day open (23 hours in one, 24 in the other), so calendar units are refused
- * then, as Temporal refuses them; hours and smaller are elapsed time, the same in any zone.
+ * the length of a day open (23 hours in one, 24 in the other): Temporal refuses to count days
+ * then, but an agent asking how long a flight from New York to Paris takes wants an answer,
+ * so UTC's days of 24 hours count, as the description says.
  */
 function diffZone(
   luxon: Luxon,
   params: { start: string | number; end: string | number; timezone?: string | undefined },
-  units: Unit[],
 ): string {
   if (params.timezone !== undefined) return checkZone(luxon, params.timezone);
-  // Two zones come one from each time, in that order; one may come from either.
-  const [zone, endZone] = bracketedZones(luxon, [params.start, params.end]);
-  const calendarUnits = CALENDAR_UNITS.filter((unit) => units.includes(unit));
-  if (endZone !== undefined && calendarUnits.length > 0) {
-    throw new SkillError(
-      `The start is in ${zone} and the end in ${endZone}: give \`timezone\` to say in which zone to count ` +
-        `${calendarUnits.join(", ")}, or ask for hours and smaller units`,
-    );
-  }
-  return zone ?? DEFAULT_ZONE;
+  const zones = bracketedZones(luxon, [params.start, params.end]);
+  return zones.length === 1 ? (zones[0] as string) : DEFAULT_ZONE;
 }
 
 /**

@@ -751,16 +751,17 @@ describe("a time whose zone in brackets is the zone to work in when no zone para
     expect(inUtc.breakdown).toEqual({ days: 0, hours: 23 });
   });
 
-  it("time.diff refuses to count calendar units between two zones unless timezone says in which", async () => {
+  it("time.diff counts days of 24 hours (UTC's) between two zones unless timezone says in which", async () => {
     const flight = {
       start: "2026-03-07T22:00:00-05:00[America/New_York]",
       end: "2026-03-09T07:00:00+01:00[Europe/Paris]",
     };
-    await expectSkillError(
-      timeDiff,
-      flight,
-      /^The start is in America\/New_York and the end in Europe\/Paris: give `timezone` to say in which zone to count days, or ask for hours and smaller units$/,
-    );
+    expect((await runSkill(timeDiff, flight)).breakdown).toEqual({
+      days: 1,
+      hours: 3,
+      minutes: 0,
+      seconds: 0,
+    });
     expect((await runSkill(timeDiff, { ...flight, units: ["hours", "minutes"] })).breakdown).toEqual({
       hours: 27,
       minutes: 0,

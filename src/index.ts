@@ -2,6 +2,8 @@
  * `skillport`: what a skill's author imports. The service itself is the `skillport`
  * command; the client library is `skillport/client`.
  */
+
+export { notSensitive, type Sensitivity, sensitive } from "./core/skills/sensitive-params.js";
 export type {
   ProgressUpdate,
   Skill,

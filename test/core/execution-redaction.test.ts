@@ -32,6 +32,29 @@ const credentials = defineSkill({
   run: async (params) => ({ received: params }),
 });
 
+/**
+ * Marks its params as a skill's author writes them: the skill rules ask for a description
+ * on every param, so `.describe()` is chained after `sensitive`, and a check often is.
+ */
+const chained = defineSkill({
+  id: "test.chained-marks",
+  title: "Chained marks",
+  description: "Checks a token and a passphrase, and answers whether it got them.",
+  tags: [],
+  params: z.object({
+    token: sensitive(z.string(), "value").describe("The token to check"),
+    passphrase: sensitive(z.string(), "value")
+      .min(8)
+      .optional()
+      .describe("The passphrase, 8 characters or more"),
+    note: z.string().describe("Anything, kept as sent"),
+  }),
+  result: z.object({ ok: z.boolean() }),
+  annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
+  examples: [],
+  run: async () => ({ ok: true }),
+});
+
 const whole = {
   url: "https://api.example.com/items?token=plainsecret123&page=2",
   headers: { Authorization: "Bearer ghp_abcdefSECRET", Accept: "application/json" },
@@ -52,7 +75,7 @@ const redacted = {
 describe("what an execution keeps of the credentials it was given", () => {
   let core: Awaited<ReturnType<typeof makeCore>>;
   let key: ApiKey;
-  const skills = [httpRequest, timeConvert, credentials, latch];
+  const skills = [httpRequest, timeConvert, credentials, chained, latch];
   const stored = async (id: string) => core.skillport.store.executions.get(id);
 
   beforeEach(async () => {
@@ -92,6 +115,18 @@ describe("what an execution keeps of the credentials it was given", () => {
     expect(JSON.stringify(record)).not.toContain(secret);
     expect(JSON.stringify(await stored(record.id))).not.toContain(secret);
     expect(JSON.stringify(await core.skillport.queries.get(key, record.id))).not.toContain(secret);
+  });
+
+  // Audit 24 (code #7): the mark lived on the schema `sensitive` was given, and what was
+  // chained after it (`.describe()`, `.min()`) made a new, unmarked one: the token was
+  // stored in clear and shown on the dashboard.
+  it("keeps a param redacted when its mark has a description or a check chained after it", async () => {
+    const params = { token: "ghp_chainedSECRET", passphrase: "correct horse", note: "kept as sent" };
+    const { record } = await core.run(key, "test.chained-marks", params);
+    expect(record.status).toBe("completed");
+    const kept = { token: "[redacted]", passphrase: "[redacted]", note: "kept as sent" };
+    expect((await stored(record.id))?.params).toEqual(kept);
+    expect((await core.skillport.queries.getAny(record.id)).params).toEqual(kept);
   });
 
   // Audit 23 (changes #1): masking by the log's looser rule rewrote `risk_test_1` and merged

@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { httpRequest } from "../../skills/http-request.js";
+import { builtinSkills } from "../../skills/index.js";
 import { generateSecret, maskWorkingSecretsIn } from "../../src/core/keys/secret.js";
 import {
   headerValueWithoutCredentials,
   isCredentialName,
   urlWithoutCredentials,
 } from "../../src/core/skills/credential-names.js";
-import { toCatalogSkill } from "../../src/core/skills/registry.js";
-import { redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
+import { SkillRegistry, toCatalogSkill } from "../../src/core/skills/registry.js";
+import { notSensitive, redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
+import { defineSkill } from "../../src/core/skills/skill.js";
 
 describe("credential names", () => {
   it("are the headers and query members that carry credentials, however they are spelled", () => {
@@ -230,6 +232,34 @@ describe("redactedBySchema", () => {
     });
   });
 
+  // Audit 24 (code #7): each of these made a new schema the mark was not on, so the value was kept in clear.
+  it("keeps a mark through what is chained after it", () => {
+    const chained = {
+      described: sensitive(z.string(), "value").describe("A token"),
+      checked: sensitive(z.string(), "value").min(1).trim(),
+      refined: sensitive(z.string(), "value").refine((value) => value !== "x"),
+      annotated: sensitive(z.string(), "value").meta({ title: "Secret" }),
+      "wrapped, then described": sensitive(z.string(), "value").optional().describe("An optional token"),
+    };
+    // One member each: a schema with no other mark is where a lost one showed.
+    for (const [how, member] of Object.entries(chained)) {
+      const schema = z.object({ secret: member, plain: z.string().describe("Not a secret") });
+      expect(redactedBySchema(schema, { secret: "s3cret", plain: "p" }), how).toEqual({
+        secret: "[redacted]",
+        plain: "p",
+      });
+    }
+    const listed = z.object({ urls: sensitive(z.string(), "url").array().describe("URLs") });
+    expect(redactedBySchema(listed, { urls: ["https://x.example/?token=t&q=1"] })).toEqual({
+      urls: ["https://x.example/?token=[redacted]&q=1"],
+    });
+  });
+
+  it("keeps a param declared notSensitive as it is, chained or not", () => {
+    const schema = z.object({ key: notSensitive(z.string()).describe("An entry's name") });
+    expect(redactedBySchema(schema, { key: "user:ann" })).toEqual({ key: "user:ann" });
+  });
+
   it("finds marks on the values of a record", () => {
     const schema = z.object({ headers: z.record(z.string(), sensitive(z.string(), "url")), n: z.number() });
     expect(
@@ -305,5 +335,73 @@ describe("maskWorkingSecretsIn", () => {
     const value = { text: "nothing here, 50% of it", list: [1, "two", "sk_other"] };
     expect(maskWorkingSecretsIn(value)).toBe(value);
     expect(maskWorkingSecretsIn(null)).toBe(null);
+  });
+});
+
+/** A skill with these params and result, for the registration checks. */
+function skillWith(params: z.ZodObject, result: z.ZodObject = z.object({ ok: z.boolean() })) {
+  return defineSkill({
+    id: "test.marks",
+    title: "Marks",
+    description: "Takes whatever the test gives it.",
+    tags: [],
+    params,
+    result,
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    examples: [],
+    run: async () => ({ ok: true }),
+  });
+}
+
+// Audit 24 (code #7): a credential left unmarked, or marked where masking does not look,
+// was kept in clear without a word; a skill's registration, at start-up, now refuses it.
+describe("a skill's registration", () => {
+  it("refuses a param named like a credential that is not marked, naming the skill and the param", () => {
+    expect(() => new SkillRegistry([skillWith(z.object({ token: z.string().describe("A token") }))])).toThrow(
+      'Skill test.marks: params.token is named like a credential but not marked: wrap its schema in sensitive(schema, "value" | "entries" | "url"), or in notSensitive(schema) if it carries none',
+    );
+    expect(() =>
+      toCatalogSkill(
+        skillWith(z.object({ accounts: z.array(z.object({ name: z.string(), api_key: z.string() })) })),
+      ),
+    ).toThrow(/params\.accounts\[\]\.api_key is named like a credential but not marked/);
+  });
+
+  it("accepts a param named like a credential that is marked, holds a mark, or is declared notSensitive", () => {
+    const params = z.object({
+      token: sensitive(z.string(), "value").describe("A token"),
+      auth: z.object({ user: z.string(), password: sensitive(z.string(), "value") }),
+      key: notSensitive(z.string()).describe("The name of an entry"),
+      session_keys: notSensitive(z.array(z.string())).optional(),
+    });
+    expect(() => toCatalogSkill(skillWith(params))).not.toThrow();
+  });
+
+  it("does not ask a result to mark what is named like a credential: it may be a credential the skill made", () => {
+    expect(() => toCatalogSkill(skillWith(z.object({}), z.object({ token: z.string() })))).not.toThrow();
+  });
+
+  it("refuses a mark masking does not look at, in params or a result, and says where it is", () => {
+    expect(() =>
+      toCatalogSkill(
+        skillWith(z.object({ url: sensitive(z.string(), "url").or(z.number()).describe("A URL") })),
+      ),
+    ).toThrow(
+      "Skill test.marks: params.url is marked sensitive inside the union at params.url, which masking does not look into: mark the union as a whole",
+    );
+    expect(() =>
+      toCatalogSkill(
+        skillWith(z.object({}), z.object({ pair: z.tuple([z.string(), sensitive(z.string(), "url")]) })),
+      ),
+    ).toThrow("result.pair is marked sensitive inside the tuple at result.pair");
+    expect(() =>
+      toCatalogSkill(
+        skillWith(z.object({ options: notSensitive(z.object({ pin: sensitive(z.string(), "value") })) })),
+      ),
+    ).toThrow("params.options.pin is marked sensitive under params.options, which is declared notSensitive");
+  });
+
+  it("accepts every built-in skill", () => {
+    expect(() => new SkillRegistry(builtinSkills)).not.toThrow();
   });
 });

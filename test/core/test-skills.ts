@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { notSensitive } from "../../src/core/skills/sensitive-params.js";
 import { defineSkill, SkillError } from "../../src/core/skills/skill.js";
 
 const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -137,7 +138,8 @@ export const keyed = defineSkill({
   title: "Keyed",
   description: "Returns one entry per key, each an object naming its key.",
   tags: ["test"],
-  params: z.object({ keys: z.array(z.string()) }),
+  // Named like credentials (API keys), they name the entries.
+  params: z.object({ keys: notSensitive(z.array(z.string())) }),
   result: z.object({ entries: z.record(z.string(), z.object({ key: z.string() })) }),
   annotations,
   examples: [],

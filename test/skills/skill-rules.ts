@@ -23,7 +23,7 @@ export function describeSkillRules(skill: Skill): void {
     }
   });
 
-  it("describes every param and converts its schemas to JSON Schema", () => {
+  it("describes every param, marks its credentials (toCatalogSkill checks) and converts its schemas to JSON Schema", () => {
     const schema = z.toJSONSchema(skill.params, { io: "input" }) as {
       type: string;
       properties?: Record<string, { description?: string }>;

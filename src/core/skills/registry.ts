@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sensitiveMarkProblems } from "./sensitive-params.js";
 import type { Skill } from "./skill.js";
 
 /** JSON Schema as produced by `z.toJSONSchema`. */
@@ -17,11 +18,21 @@ export interface CatalogSkill {
 
 const SKILL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
-/** Derives the JSON Schemas of a skill from its zod schemas (DESIGN.md: derived once). */
+/**
+ * Derives the JSON Schemas of a skill from its zod schemas (DESIGN.md: derived once), and
+ * refuses a skill whose credentials its records would keep in clear (`sensitiveMarkProblems`):
+ * a skill enters the catalog at start-up, so that stops start-up, naming the skill and the
+ * member, rather than leaving a secret on the dashboard.
+ */
 export function toCatalogSkill(skill: Skill): CatalogSkill {
   if (!SKILL_ID.test(skill.id)) {
     throw new Error(`Invalid skill id ${JSON.stringify(skill.id)}: use letters, digits and . _ : / -`);
   }
+  const problems = [
+    ...sensitiveMarkProblems(skill.params, "params"),
+    ...sensitiveMarkProblems(skill.result, "result"),
+  ];
+  if (problems.length > 0) throw new Error(`Skill ${skill.id}: ${problems.join("; ")}`);
   const params = checkedParams(skill.params);
   return {
     skill,

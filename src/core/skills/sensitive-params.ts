@@ -21,24 +21,44 @@ import {
 export type Sensitivity = "value" | "entries" | "url" | "header";
 
 /**
- * The params and result schemas marked sensitive. A registry of its own, not zod's global
- * one that `.meta()` writes to: the mark is for the service, and stays out of the JSON
- * Schema agents read.
+ * The params and result schemas marked sensitive, and the ones declared `notSensitive`
+ * (false). A registry of its own, not zod's global one that `.meta()` writes to: the mark
+ * is for the service, and stays out of the JSON Schema agents read. A registry's `get`
+ * reads through the clones zod makes of a schema (`.describe()`, `.meta()`, and checks such
+ * as `.min()` or `.refine()` set the clone's parent), so what is chained after `sensitive`
+ * keeps its mark; `markOf` relies on it, and a test holds zod to it.
  */
-const sensitiveSchemas = z.registry<{ sensitive: Sensitivity }>();
+const sensitiveSchemas = z.registry<{ sensitive: Sensitivity | false }>();
 
 /**
  * Marks a param of a skill's params schema as carrying credentials: once an execution can
  * no longer start, what `sensitivity` names is masked in its stored params, and nothing
  * shows it (README, "What is kept of an execution"). Marked in the result schema, a member
  * that repeats what the params carry (the URL a request ended at) is masked the same way
- * in the record, as soon as the execution ends. Mark the schema as the object, array or
- * record holds it (after `.describe()`, `.default()` and the like: each makes a new
- * schema) or one it wraps.
+ * in the record, as soon as the execution ends. The mark holds through what is chained
+ * after it (`.describe()`, `.min()`, `.optional()`, `.default()`, `.array()`,
+ * `.transform()`); a mark that masking cannot reach (inside a union, an intersection, a
+ * tuple, a lazy schema: mark that one as a whole) stops the skill's registration, and so
+ * start-up (`sensitiveMarkProblems`).
  */
 export function sensitive<T extends z.ZodType>(schema: T, sensitivity: Sensitivity): T {
   sensitiveSchemas.add(schema, { sensitive: sensitivity });
   return schema;
+}
+
+/**
+ * Declares that a param whose name reads like a credential's (`isCredentialName`: the
+ * `key` of `memory.set`, which names an entry) carries none, so it is kept as it is and its
+ * skill may register unmarked (`sensitiveMarkProblems`).
+ */
+export function notSensitive<T extends z.ZodType>(schema: T): T {
+  sensitiveSchemas.add(schema, { sensitive: false });
+  return schema;
+}
+
+/** The mark on this very schema, or on the one zod cloned it from; false: `notSensitive`. */
+function markOf(schema: z.ZodType): Sensitivity | false | undefined {
+  return sensitiveSchemas.get(schema)?.sensitive;
 }
 
 /**
@@ -56,22 +76,131 @@ const marked = new WeakMap<z.ZodType, boolean>();
 function marksAnything(schema: z.ZodType): boolean {
   let known = marked.get(schema);
   if (known === undefined) {
-    known = false;
-    for (let layer: z.ZodType | undefined = schema; layer !== undefined && !known; layer = wrappedBy(layer)) {
-      if (sensitiveSchemas.has(layer)) known = true;
-      else if (layer instanceof z.ZodObject)
-        known = Object.values(layer.shape as Record<string, z.ZodType>).some(marksAnything);
-      else if (layer instanceof z.ZodArray) known = marksAnything(layer.element as z.ZodType);
-      else if (layer instanceof z.ZodRecord) known = marksAnything(layer.valueType as z.ZodType);
-    }
+    const mark = markOf(schema);
+    known =
+      mark === undefined
+        ? partsOf(schema).some(({ part, masked }) => masked && marksAnything(part))
+        : mark !== false;
     marked.set(schema, known);
   }
   return known;
 }
 
+/** A schema `layer` holds, and whether masking looks into it. */
+interface Part {
+  part: z.ZodType;
+  /** Set for a member of an object. */
+  name?: string;
+  /** What it adds to a path: `.name` for a member, `[]` for an array's element, `.*` for a record's values. */
+  step: string;
+  masked: boolean;
+}
+
+/**
+ * Every schema `layer` holds, whatever its kind. Masking looks into those `maskedBySchema`
+ * reads: the schema a wrapper holds (`wrappedBy`), an object's members, an array's element,
+ * a record's values; not into an option of a union, a side of an intersection, an item of
+ * a tuple, a lazy schema, a pipe's output, an object's catchall or a record's keys.
+ */
+function partsOf(layer: z.ZodType): Part[] {
+  if (layer instanceof z.ZodLazy) return [{ part: layer.unwrap() as z.ZodType, step: "", masked: false }];
+  const def = layer._zod.def as unknown as Record<string, unknown>;
+  const wrapped = wrappedBy(layer);
+  const parts: Part[] = [];
+  for (const [key, held] of Object.entries(def)) {
+    if (key === "shape" && def.type === "object") {
+      for (const [name, member] of Object.entries(held as Record<string, z.ZodType>))
+        parts.push({ part: member, name, step: `.${name}`, masked: true });
+    } else if (isSchema(held)) {
+      const element = def.type === "array" && key === "element";
+      const values = def.type === "record" && key === "valueType";
+      parts.push({
+        part: held,
+        step: element ? "[]" : values ? ".*" : "",
+        masked: held === wrapped || element || values,
+      });
+    } else if (Array.isArray(held)) {
+      for (const item of held) if (isSchema(item)) parts.push({ part: item, step: "", masked: false });
+    }
+  }
+  return parts;
+}
+
+function isSchema(value: unknown): value is z.ZodType {
+  return value instanceof z.core.$ZodType;
+}
+
+/**
+ * What would leave a credential of a skill's params or result (`root` says which) in clear,
+ * one sentence each, naming the member; none for most skills:
+ * - a mark masking does not reach (inside a union, an intersection, a tuple, a lazy schema,
+ *   a pipe's output), or one under a schema declared `notSensitive`;
+ * - in params, a member named like a credential (`isCredentialName`: `token`, `api_key`,
+ *   `password`) neither marked, holding a mark nor declared `notSensitive`: a mark most
+ *   likely forgotten. Not in a result, which may hand the caller a credential the skill
+ *   made: masked, the caller would never get it.
+ * The registry refuses a skill with any (`toCatalogSkill`), so start-up stops, naming them.
+ */
+export function sensitiveMarkProblems(schema: z.ZodType, root: "params" | "result"): string[] {
+  const problems: string[] = [];
+  // The schemas being walked: a recursive one (`z.lazy`, a getter) is walked once round.
+  const walking = new Set<z.ZodType>();
+  /**
+   * `beyond`: where masking stopped looking on the way to `layer`, if it did; `checkNames`:
+   * whether a member named like a credential must be marked there.
+   */
+  const walk = (layer: z.ZodType, path: string, beyond: string | undefined, checkNames: boolean): void => {
+    const mark = markOf(layer);
+    if (mark !== undefined && mark !== false) {
+      if (beyond !== undefined) problems.push(`${path} is marked sensitive ${beyond}`);
+      return;
+    }
+    if (walking.has(layer)) return;
+    walking.add(layer);
+    const { type } = layer._zod.def;
+    for (const { part, name, step, masked } of partsOf(layer)) {
+      const partBeyond =
+        beyond ??
+        (mark === false
+          ? `under ${path}, which is declared notSensitive: keep one of the two`
+          : masked
+            ? undefined
+            : `inside the ${type} at ${path}, which masking does not look into: mark the ${type} as a whole`);
+      const partCheckNames = checkNames && mark !== false;
+      if (
+        partCheckNames &&
+        name !== undefined &&
+        isCredentialName(name) &&
+        !marksAnything(part) &&
+        !declaresNone(part)
+      ) {
+        const where = partBeyond === undefined ? "" : ` (it is ${partBeyond})`;
+        problems.push(
+          `${path}${step} is named like a credential but not marked: wrap its schema in sensitive(schema, ` +
+            `"value" | "entries" | "url")${where}, or in notSensitive(schema) if it carries none`,
+        );
+      }
+      walk(part, path + step, partBeyond, partCheckNames);
+    }
+    walking.delete(layer);
+  };
+  walk(schema, root, undefined, root === "params");
+  return problems;
+}
+
+/** Whether `schema`, or a schema it wraps, is declared `notSensitive`. */
+function declaresNone(schema: z.ZodType): boolean {
+  for (let layer: z.ZodType | undefined = schema; layer !== undefined; layer = wrappedBy(layer)) {
+    const mark = markOf(layer);
+    if (mark !== undefined) return mark === false;
+  }
+  return false;
+}
+
 function maskedBySchema(schema: z.ZodType, value: unknown): unknown {
   for (let layer: z.ZodType | undefined = schema; layer !== undefined; layer = wrappedBy(layer)) {
-    const sensitivity = sensitiveSchemas.get(layer)?.sensitive;
+    const sensitivity = markOf(layer);
+    if (sensitivity === false) return value;
     if (sensitivity !== undefined) return masked(sensitivity, value);
     if (layer instanceof z.ZodObject && isPlainRecord(value)) {
       const shape = layer.shape as Record<string, z.ZodType>;

@@ -1,3 +1,6 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Database } from "../../src/store/sqlite/driver.js";
@@ -9,11 +12,15 @@ import {
   type CreatedKey,
   dashboardSession,
   type ExecutionRecord,
+  eventually,
+  readEventStream,
   startServer,
   type TestServer,
 } from "./harness.js";
 
 const ADMIN_TOKEN = "execution-secrets-admin-token-0123456789";
+/** `http.request` may reach this test's own target on 127.0.0.1. */
+const SKILL_CONFIG = JSON.stringify({ "http.request": { allowPrivateNetworks: true } });
 
 interface Deployment {
   server: TestServer;
@@ -27,7 +34,9 @@ interface Deployment {
 }
 
 async function sqliteDeployment(): Promise<Deployment> {
-  const server = await startServer({ env: { SKILLPORT_ADMIN_TOKEN: ADMIN_TOKEN } });
+  const server = await startServer({
+    env: { SKILLPORT_ADMIN_TOKEN: ADMIN_TOKEN, SKILLPORT_SKILL_CONFIG: SKILL_CONFIG },
+  });
   return deployment(server, async (id) => {
     const db = new Database(databaseFileIn(server.dataDir), { readonly: true });
     try {
@@ -44,6 +53,7 @@ async function postgresDeployment(services: { databaseUrl: string; redisUrl: str
   const server = await startServer({
     env: {
       SKILLPORT_ADMIN_TOKEN: ADMIN_TOKEN,
+      SKILLPORT_SKILL_CONFIG: SKILL_CONFIG,
       SKILLPORT_DATABASE_URL: database.databaseUrl,
       SKILLPORT_REDIS_URL: services.redisUrl,
       SKILLPORT_REDIS_KEY_PREFIX: `secrets-${Date.now()}:`,
@@ -76,6 +86,32 @@ async function deployment(
     storedParams,
     stop: async () => {
       await server.stop();
+    },
+  };
+}
+
+/** An HTTP server on 127.0.0.1 holding every request until `release`, noting what each carried. */
+async function heldTarget() {
+  const received: { url: string | undefined; authorization: string | undefined }[] = [];
+  const held: http.ServerResponse[] = [];
+  let released = false;
+  const server = http.createServer((req, res) => {
+    received.push({ url: req.url, authorization: req.headers.authorization });
+    if (released) res.end("ok");
+    else held.push(res);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) res.end("ok");
+    },
+    close() {
+      server.closeAllConnections();
+      server.close();
     },
   };
 }
@@ -131,6 +167,62 @@ function secretsSuite(name: string, make: () => Promise<Deployment>) {
         expect(text).toContain("text/plain");
       }
     });
+
+    // Left open in session 23: a running record was stored with its params as sent until it
+    // ended, for every process on the store to read (a sync one from its start, an async one
+    // from the moment a runner took it).
+    for (const async of [false, true]) {
+      it(`are neither stored nor shown while ${async ? "an async" : "a sync"} execution runs, which gets them whole`, async () => {
+        const target = await heldTarget();
+        try {
+          const started = d.server.request("POST", "/v1/execute", {
+            key: d.alice.secret,
+            json: {
+              skill_id: "http.request",
+              params: {
+                url: `${target.url}/held?api_key=${d.bob.secret}&token=plainsecret123`,
+                headers: {
+                  Authorization: "Bearer ghp_abcdefSECRET",
+                  "X-Api-Key": d.bob.secret,
+                  Accept: "text/plain",
+                },
+              },
+              async,
+            },
+          });
+          // The skill holds the request: the execution is running, its record stored.
+          await eventually(async () => (target.received.length > 0 ? true : undefined));
+          const id = await eventually(async () => {
+            const res = await d.server.request("GET", "/v1/executions?status=running", {
+              key: d.alice.secret,
+            });
+            return bodyOf<{ data: ExecutionRecord[] }>(res).data[0]?.id;
+          });
+          const stream = readEventStream(d.server.baseUrl, `/v1/executions/${id}/events`, d.alice.secret);
+          const stored = await d.storedParams(id);
+          const read = await d.server.request("GET", `/v1/executions/${id}`, { key: d.alice.secret });
+          expect(bodyOf<ExecutionRecord>(read).status).toBe("running");
+          const page = await dashboardPage(id);
+          target.release();
+          const answer = await started;
+          const events = await stream;
+          expect(events.events[0]?.data).toContain('"running"');
+          for (const text of [stored, read.text, page, JSON.stringify(events.events), answer.text]) {
+            for (const leak of [d.bob.secret, "ghp_abcdefSECRET", "plainsecret123"])
+              expect(text).not.toContain(leak);
+          }
+          expect(stored).toContain("[redacted]");
+          expect(stored).toContain("text/plain");
+          // The run itself sent what the agent asked it to.
+          expect(target.received[0]).toMatchObject({
+            authorization: "Bearer ghp_abcdefSECRET",
+            url: `/held?api_key=${d.bob.secret}&token=plainsecret123`,
+          });
+        } finally {
+          target.close();
+        }
+      });
+    }
 
     it("are masked in an error message that quotes them, on the API and on the dashboard", async () => {
       const record = await execute("time.convert", { time: d.bob.secret, to_timezone: "UTC" });

@@ -7,6 +7,7 @@ import { cryptoHash } from "../../skills/crypto-hash.js";
 import { httpRequest } from "../../skills/http-request.js";
 import { timeConvert } from "../../skills/time-convert.js";
 import { systemClock } from "../../src/core/clock.js";
+import { newRecord } from "../../src/core/execution/new-record.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { sensitive } from "../../src/core/skills/sensitive-params.js";
@@ -14,18 +15,21 @@ import { defineSkill } from "../../src/core/skills/skill.js";
 import { makeCore } from "./make-core.js";
 import { latch, latchReleases } from "./test-skills.js";
 
+/** Marked as the params of the skills that take credentials are. */
+const credentialParams = z.object({
+  url: sensitive(z.string(), "url"),
+  headers: sensitive(z.record(z.string(), z.string()), "entries"),
+  password: sensitive(z.string(), "value"),
+  note: z.string(),
+});
+
 /** Marks its params as the skills that take credentials do, and answers what it was given. */
 const credentials = defineSkill({
   id: "test.credentials",
   title: "Credentials",
   description: "Returns the params it ran with.",
   tags: [],
-  params: z.object({
-    url: sensitive(z.string(), "url"),
-    headers: sensitive(z.record(z.string(), z.string()), "entries"),
-    password: sensitive(z.string(), "value"),
-    note: z.string(),
-  }),
+  params: credentialParams,
   result: z.object({ received: z.record(z.string(), z.unknown()) }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [],
@@ -55,6 +59,22 @@ const chained = defineSkill({
   run: async () => ({ ok: true }),
 });
 
+/** `test.credentials` that runs until the test releases its `note` (`latchReleases`). */
+const heldCredentials = defineSkill({
+  ...credentials,
+  id: "test.credentials-held",
+  params: credentialParams,
+  title: "Held credentials",
+  description: "Returns the params it ran with, once released.",
+  async run(params, ctx) {
+    await new Promise<void>((resolve) => {
+      latchReleases.set(params.note, resolve);
+      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    return { received: params };
+  },
+});
+
 const whole = {
   url: "https://api.example.com/items?token=plainsecret123&page=2",
   headers: { Authorization: "Bearer ghp_abcdefSECRET", Accept: "application/json" },
@@ -75,7 +95,7 @@ const redacted = {
 describe("what an execution keeps of the credentials it was given", () => {
   let core: Awaited<ReturnType<typeof makeCore>>;
   let key: ApiKey;
-  const skills = [httpRequest, timeConvert, credentials, chained, latch];
+  const skills = [httpRequest, timeConvert, credentials, chained, heldCredentials, latch];
   const stored = async (id: string) => core.skillport.store.executions.get(id);
 
   beforeEach(async () => {
@@ -183,6 +203,132 @@ describe("what an execution keeps of the credentials it was given", () => {
     const { record } = await core.run(key, "test.credentials", whole, { async: true });
     expect((await core.skillport.queries.cancel(key, record.id)).status).toBe("cancelled");
     expect((await stored(record.id))?.params).toEqual(redacted);
+  });
+
+  describe("while it runs", () => {
+    const secret = generateSecret("production");
+    const sent = (note: string) => ({ ...whole, headers: { ...whole.headers, "X-Api-Key": secret }, note });
+    const shown = (note: string) => ({
+      ...redacted,
+      headers: { ...redacted.headers, "X-Api-Key": "[redacted]" },
+      note,
+    });
+
+    /**
+     * Waits until the held run `note` runs, then checks every copy of its record: as the
+     * store keeps it (what every process on the store reads), as the API answers it, as its
+     * event stream begins, and as the dashboard shows it. Then releases it, and checks that
+     * the run had the params whole and that its terminal record keeps them masked.
+     */
+    const observeRunning = async (
+      note: string,
+      ended: Promise<{ record: { id: string } }>,
+      id: () => string,
+    ) => {
+      await vi.waitFor(() => expect(latchReleases.has(note)).toBe(true));
+      // A sync run's record is saved alongside its start, not before: wait for the commit.
+      const kept = await vi.waitFor(async () => {
+        const found = await stored(id());
+        expect(found?.record.status).toBe("running");
+        return found;
+      });
+      expect(kept?.params).toEqual(shown(note));
+      const read = await core.skillport.queries.get(key, id());
+      const events = core.skillport.queries.subscribe(key, id());
+      const first = (await events.next()).value;
+      await events.return(undefined);
+      expect(first).toMatchObject({ type: "status", record: { status: "running" } });
+      for (const copy of [kept, read, first, await core.skillport.queries.getAny(id())]) {
+        const text = JSON.stringify(copy);
+        for (const leak of [secret, "ghp_abcdefSECRET", "plainsecret123", "hunter2"])
+          expect(text).not.toContain(leak);
+      }
+      latchReleases.get(note)?.();
+      const { record } = await ended;
+      const done = await core.skillport.queries.get(key, record.id, 5_000);
+      // The run had them whole (the result masks working skillport secrets only).
+      expect(done).toMatchObject({
+        status: "completed",
+        result: { received: { ...whole, headers: { ...whole.headers, "X-Api-Key": "sk_[redacted]" }, note } },
+      });
+      expect((await stored(record.id))?.params).toEqual(shown(note));
+    };
+
+    const execute = (note: string, extra: { async?: boolean; idempotencyKey?: string } = {}) => {
+      let id = "";
+      const ended = core.skillport.executions.execute(
+        key,
+        {
+          skill_id: "test.credentials-held",
+          params: sent(note),
+          async: extra.async ?? false,
+          timeout_ms: 30_000,
+        },
+        {
+          idempotencyKey: extra.idempotencyKey,
+          onCreated: (created) => {
+            id = created;
+          },
+        },
+      );
+      return { ended, id: () => id };
+    };
+
+    it("keeps a sync execution's params without credentials from its start", async () => {
+      const { ended, id } = execute("sync");
+      await observeRunning("sync", ended, id);
+    });
+
+    it("keeps a sync execution stored before it starts (an Idempotency-Key) without credentials", async () => {
+      const { ended, id } = execute("keyed", { idempotencyKey: "keyed-run" });
+      await observeRunning("keyed", ended, id);
+    });
+
+    it("keeps an async execution's params whole while queued, and without credentials once it runs", async () => {
+      const { ended, id } = execute("async", { async: true });
+      expect((await ended).record.status).toBe("queued");
+      await observeRunning("async", ended, id);
+    });
+
+    it("keeps a queued execution taken from a busy runner without credentials once it runs there", async () => {
+      await core.skillport.stop(100);
+      await core.skillport.close();
+      core = await makeCore(skills, {
+        clock: systemClock,
+        dir: core.dir,
+        asyncConcurrency: 1,
+        heartbeatMs: 50,
+      });
+      // Another process's runner, alive (it beats) and too busy to start what it queued.
+      const busy = { id: "runner_busy", host: "another-host", pid: 1 };
+      const beat = () => core.skillport.store.executions.heartbeat({ ...busy, heartbeatAt: Date.now() });
+      await beat();
+      const beating = setInterval(beat, 20);
+      try {
+        const queued = newRecord("test.credentials-held", Date.now() - 1_000, "queued");
+        await core.skillport.store.executions.save({
+          record: queued,
+          owner: key.owner,
+          keyId: key.id,
+          params: sent("taken"),
+          async: true,
+          timeoutMs: 30_000,
+          runnerId: busy.id,
+        });
+        const ended = vi.waitFor(
+          async () => {
+            const found = await stored(queued.id);
+            expect(found?.record.status).toBe("completed");
+            return { record: queued };
+          },
+          { timeout: 10_000 },
+        );
+        await observeRunning("taken", ended, () => queued.id);
+        expect((await stored(queued.id))?.runnerId).toBe(core.skillport.runner.runnerId);
+      } finally {
+        clearInterval(beating);
+      }
+    });
   });
 
   it("answers an idempotent repeat from the first record, and tells a changed credential apart", async () => {

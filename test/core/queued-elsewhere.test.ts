@@ -66,6 +66,7 @@ describe("executions waiting in one process, ended or taken over by another", ()
       1,
       new Date(now + 1000).toISOString(),
       new Date(now).toISOString(),
+      (execution) => execution.params,
     );
     expect(taken?.record).toMatchObject({ id: waiting.id, status: "running" });
     const running = taken?.record;

@@ -11,7 +11,7 @@ import { type ExecutionFilters, pageOfExecutions } from "./execution-page.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, recordAsOf, type StoredExecution } from "./record.js";
-import { redactedExecution } from "./redacted-execution.js";
+import { redactedExecution, withParamsKept } from "./redacted-execution.js";
 import { cancelledOutcome } from "./run-skill.js";
 import type { SignalBridge } from "./signal-bridge.js";
 
@@ -124,7 +124,7 @@ export class ExecutionQueries {
     // A holder that is alive after all cannot overwrite it: terminal records never change.
     const now = this.clock.now();
     const cancelled = markFinished(
-      execution,
+      withParamsKept(execution, this.registry),
       cancelledOutcome("The execution was cancelled.", runningFor(execution, now)),
       now,
       this.registry,

@@ -11,6 +11,7 @@ import type { ExecutionEvents } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markFinished, markRunning, markWaitingForThread, runningFor } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
+import { type KeptExecution, withParamsKept } from "./redacted-execution.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { processHost } from "./runner-host.js";
 import { isRunnerGone } from "./runner-liveness.js";
@@ -63,7 +64,8 @@ export interface RunHooks {
 /**
  * Where an execution stands when this runner begins it: a sync one just created (running,
  * not stored yet), a queued one this runner holds, or one stored running already (by
- * `takeQueued`, or by a caller that must know it is stored before the skill starts).
+ * `takeQueued`, or by a caller that must know it is stored before the skill starts), its
+ * params stored masked (`withParamsKept`). The execution given holds them whole in each case.
  */
 type Begin = "new" | "queued" | "stored";
 
@@ -196,12 +198,13 @@ export class ExecutionRunner {
   }
 
   /**
-   * Runs a sync execution to its end; resolves with the committed terminal record.
-   * `stored`: its running record is committed already (else it is saved alongside the run).
+   * Runs a sync execution (its params whole) to its end; resolves with the committed
+   * terminal record. `stored`: its running record as committed already (else it is saved
+   * alongside the run).
    */
-  runNow(execution: StoredExecution, hooks: RunHooks = {}, stored = false): Promise<StoredExecution> {
+  runNow(execution: StoredExecution, hooks: RunHooks = {}, stored?: KeptExecution): Promise<StoredExecution> {
     this.assertAccepting();
-    return this.run(execution, hooks, stored ? "stored" : "new");
+    return this.run(execution, hooks, stored ? "stored" : "new", undefined, stored);
   }
 
   /**
@@ -246,7 +249,7 @@ export class ExecutionRunner {
       // must not be stored over its record. The caller then cancels it as another's.
       if (!(await this.stillOurs(id))) return undefined;
       return this.finish(
-        waiting.execution,
+        withParamsKept(waiting.execution, this.options.registry),
         cancelledOutcome("The execution was cancelled before it started.", 0),
       );
     }
@@ -300,12 +303,16 @@ export class ExecutionRunner {
     return this.inFlight.size;
   }
 
-  /** Runs an execution; `slot`: the async queue's slot it holds (none for a sync one). */
+  /**
+   * Runs an execution, its params whole; `slot`: the async queue's slot it holds (none for
+   * a sync one); `kept`: its record as stored while it runs, when the caller made it.
+   */
   private run(
     execution: StoredExecution,
     { onProgress, signal, onLog }: RunHooks,
     begin: Begin,
     slot?: AsyncSlot,
+    kept?: KeptExecution,
   ): Promise<StoredExecution> {
     const { store, clock, events, registry } = this.options;
     const controller = new LazyAbortController();
@@ -315,7 +322,10 @@ export class ExecutionRunner {
     if (signal?.aborted) cancel();
     signal?.addEventListener("abort", cancel, { once: true });
     const finished = (async () => {
-      let running = execution;
+      // The record as stored and shared from now on, without the credentials it was given
+      // (README, "What is kept of an execution"); the skill runs with the whole params.
+      const { params } = execution;
+      let running = kept ?? withParamsKept(execution, registry);
       const logSaveFailure = (err: unknown) => {
         this.options.logger.error({ err, execution_id: id }, "could not store a running record");
       };
@@ -328,7 +338,8 @@ export class ExecutionRunner {
         // process dies first, the client got no answer and recovery ends the record.
         saved = store.executions.save(running).then(() => {}, logSaveFailure);
       } else if (begin === "queued") {
-        running = markRunning(execution, clock.now());
+        // Stored running with its params masked in the same statement (`start`).
+        running = markRunning(running, clock.now());
         // Another runner took it meanwhile, or it was cancelled: not ours to run.
         if (!(await store.executions.start(running))) return (await store.executions.get(id)) ?? execution;
       }
@@ -336,7 +347,7 @@ export class ExecutionRunner {
       const share = { share: running.async };
       events.emit(id, { type: "status", record: running.record }, share);
       /** The running record changes while the run goes on: stored, and told to its followers. */
-      const changeRunning = (next: StoredExecution) => {
+      const changeRunning = (next: KeptExecution) => {
         running = next;
         saved = saved.then(() =>
           ended ? undefined : store.executions.save(next).then(() => {}, logSaveFailure),
@@ -350,7 +361,7 @@ export class ExecutionRunner {
       });
       const logger = onLog ? teeLogger(ownLogger, onLog) : ownLogger;
       const outcome: RunOutcome = entry
-        ? await runSkill(entry.skill, running.params, {
+        ? await runSkill(entry.skill, params, {
             timeoutMs: running.timeoutMs,
             controller,
             logger,
@@ -397,12 +408,12 @@ export class ExecutionRunner {
 
   /** Stores the outcome; resolves with the terminal record as stored, which is the answer. */
   private async finish(
-    execution: StoredExecution,
+    execution: KeptExecution,
     outcome: RunOutcome,
     endedAtMs = this.options.clock.now(),
   ): Promise<StoredExecution> {
     const { store, events, registry } = this.options;
-    let done = markFinished(execution, outcome, endedAtMs, registry);
+    let done: StoredExecution = markFinished(execution, outcome, endedAtMs, registry);
     try {
       if (!(await store.executions.save(done))) {
         // Another process ended it first (a cancel it recorded itself, having no channel to
@@ -508,6 +519,8 @@ export class ExecutionRunner {
       room,
       isoTimestamp(now - this.heartbeatMs),
       isoTimestamp(now),
+      // Stored running without its credentials; the run gets them whole (as `taken`).
+      (execution) => withParamsKept(execution, this.options.registry).params,
     );
     for (const execution of taken) {
       this.queueRun(execution, "stored", this.options.concurrency.track(execution.keyId));
@@ -543,7 +556,8 @@ export class ExecutionRunner {
         const startedAtMs = Date.parse(orphan.record.started_at ?? orphan.record.created_at);
         const cutOffAtMs = Math.max(endedAtMs, startedAtMs);
         await this.finish(
-          orphan,
+          // A queued one's params are whole, and so are those of a running one an earlier version stored.
+          withParamsKept(orphan, this.options.registry),
           failedOutcome(
             "execution_interrupted",
             "The process running the execution stopped before it ended.",

@@ -16,6 +16,7 @@ import type { ExecutionEvents } from "./events.js";
 import type { ExecutionRunner, RunHooks } from "./execution-runner.js";
 import { newRecord } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
+import { withParamsKept } from "./redacted-execution.js";
 
 /** contract.md: a repeat within 24 hours returns the first record. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -124,7 +125,6 @@ export class ExecutionService {
         timeoutMs: input.timeout_ms,
         runnerId: runner.runnerId,
       };
-      const storedFirst = options.idempotencyKey !== undefined || options.onStored !== undefined;
       if (mode === "async") {
         // The 202 promises a record that exists: commit it before answering. From then on
         // the execution is accepted, even if shutdown begins meanwhile (see `enqueue`).
@@ -133,12 +133,17 @@ export class ExecutionService {
         handedToQueue = true;
         return { record: execution.record, mode, replayed: false };
       }
+      // With an idempotency key, the record is committed before the skill starts: a
+      // reservation without a record then means the skill never ran, which is what lets a
+      // repeat take an abandoned reservation over (see ABANDONED_RESERVATION_MS). It is
+      // stored running, so without its credentials; the run gets them whole from `execution`.
+      const storedFirst =
+        options.idempotencyKey !== undefined || options.onStored !== undefined
+          ? withParamsKept(execution, registry)
+          : undefined;
       try {
         runner.assertAccepting();
-        // With an idempotency key, the record is committed before the skill starts: a
-        // reservation without a record then means the skill never ran, which is what lets
-        // a repeat take an abandoned reservation over (see ABANDONED_RESERVATION_MS).
-        if (storedFirst) await store.executions.save(execution);
+        if (storedFirst) await store.executions.save(storedFirst);
       } catch (err) {
         // Shutting down since the check above, or the store refused the record: nothing
         // was stored, so a repeat may run.

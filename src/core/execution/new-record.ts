@@ -2,7 +2,7 @@ import { isoTimestamp } from "../clock.js";
 import { newId } from "../ids.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ExecutionRecord, StoredExecution } from "./record.js";
-import { redactedExecution } from "./redacted-execution.js";
+import { type KeptExecution, withResultKept } from "./redacted-execution.js";
 import type { RunOutcome } from "./run-skill.js";
 
 /**
@@ -29,8 +29,9 @@ export function newRecord(skillId: string, nowMs: number, status: "queued" | "ru
 /**
  * The record running, its skill begun at `nowMs`: as it is taken to run (most skills begin
  * at once), or as it gets a worker thread after waiting for one (see `markWaitingForThread`).
+ * Its params are masked already (`withParamsKept`): a running record needs them whole no more.
  */
-export function markRunning(execution: StoredExecution, nowMs: number): StoredExecution {
+export function markRunning(execution: KeptExecution, nowMs: number): KeptExecution {
   return {
     ...execution,
     record: { ...execution.record, status: "running", started_at: isoTimestamp(nowMs) },
@@ -42,25 +43,27 @@ export function markRunning(execution: StoredExecution, nowMs: number): StoredEx
  * started, since `started_at` and `latency_ms` are when and how long the skill ran
  * (contract.md; audit 23, changes #9). `markRunning` starts it once it has a thread.
  */
-export function markWaitingForThread(execution: StoredExecution): StoredExecution {
+export function markWaitingForThread(execution: KeptExecution): KeptExecution {
   return { ...execution, record: { ...execution.record, started_at: null } };
 }
 
 /**
  * The terminal record of an outcome; `success` is true exactly when completed (contract.md).
- * Every terminal record is made here, and so is kept without credentials: the execution
- * can no longer start, so nothing needs its params whole again (see `redactedExecution`).
+ * Every terminal record is made here, and so is kept without credentials: its params are
+ * masked already (`withParamsKept`: a run's as it began; a queued record's, or one read
+ * from the store, by the caller), and its result and error message are masked here
+ * (`withResultKept`).
  */
 export function markFinished(
-  execution: StoredExecution,
+  execution: KeptExecution,
   outcome: RunOutcome,
   nowMs: number,
   registry: SkillRegistry,
-): StoredExecution {
-  return redactedExecution(finished(execution, outcome, nowMs), registry);
+): KeptExecution {
+  return withResultKept(finished(execution, outcome, nowMs), registry);
 }
 
-function finished(execution: StoredExecution, outcome: RunOutcome, nowMs: number): StoredExecution {
+function finished(execution: KeptExecution, outcome: RunOutcome, nowMs: number): KeptExecution {
   // A run that never began (it waited for a worker thread to the end) has no start.
   const startedAt = outcome.neverStarted ? null : execution.record.started_at;
   return {

@@ -158,33 +158,58 @@ export class PostgresExecutionStore implements ExecutionStore {
     });
   }
 
-  /** One statement; `skip locked` lets replicas taking at once each take different rows. */
+  /**
+   * One transaction: the rows are locked as they are read (`skip locked` lets replicas
+   * taking at once each take different rows), and flipped to running with their params
+   * masked in one statement. The masking is the core's, so the params are read first.
+   */
   async takeQueued(
     runnerId: string,
     limit: number,
     queuedBefore: string,
     startedAt: string,
+    paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
   ): Promise<StoredExecution[]> {
     if (limit <= 0) return [];
-    const { rows } = await this.pool.query<PgExecutionRow>(
-      `update executions set runner_id = $1, status = 'running', started_at = $4
-       where id in (
-         select id from executions
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<PgExecutionRow>(
+        `select * from executions
          where status = 'queued' and runner_id <> $1 and created_at < $3
          order by created_at, id limit $2
-         for update skip locked)
-       returning *`,
-      [runnerId, limit, queuedBefore, startedAt],
-    );
-    return rows.map(fromRow).sort(byCreation);
+         for update skip locked`,
+        [runnerId, limit, queuedBefore],
+      );
+      if (rows.length === 0) return [];
+      const taken = rows.map((row) =>
+        fromRow({ ...row, runner_id: runnerId, status: "running", started_at: startedAt }),
+      );
+      await client.query(
+        `update executions set runner_id = $1, status = 'running', started_at = $2, params = kept.params::json
+         from unnest($3::text[], $4::text[]) as kept (id, params)
+         where executions.id = kept.id`,
+        [
+          runnerId,
+          startedAt,
+          taken.map((execution) => execution.record.id),
+          taken.map((execution) => JSON.stringify(paramsWhileRunning(execution))),
+        ],
+      );
+      return taken;
+    });
   }
 
   async start(running: StoredExecution): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: "execution-start",
-      text: `update executions set status = $2, started_at = $3
+      text: `update executions set status = $2, started_at = $3, params = $5
              where id = $1 and runner_id = $4 and status = 'queued'`,
-      values: [running.record.id, running.record.status, running.record.started_at, running.runnerId],
+      values: [
+        running.record.id,
+        running.record.status,
+        running.record.started_at,
+        running.runnerId,
+        JSON.stringify(running.params),
+      ],
     });
     return (rowCount ?? 0) > 0;
   }
@@ -255,11 +280,4 @@ function fromRow(row: PgExecutionRow): StoredExecution {
     timeoutMs: row.timeout_ms,
     runnerId: row.runner_id,
   };
-}
-
-/** Oldest first, as the queue hands them out (ISO timestamps sort like their instants). */
-function byCreation(a: StoredExecution, b: StoredExecution): number {
-  const keyA = `${a.record.created_at} ${a.record.id}`;
-  const keyB = `${b.record.created_at} ${b.record.id}`;
-  return keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
 }

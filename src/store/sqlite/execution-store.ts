@@ -47,7 +47,13 @@ export class SqliteExecutionStore implements ExecutionStore {
   private readonly startStatement: Database.Statement<[ExecutionRow]>;
   private readonly takeStatement: Database.Statement<[ExecutionRow]>;
   private readonly take: Database.Transaction<
-    (runnerId: string, limit: number, queuedBefore: string, startedAt: string) => StoredExecution[]
+    (
+      runnerId: string,
+      limit: number,
+      queuedBefore: string,
+      startedAt: string,
+      paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
+    ) => StoredExecution[]
   >;
   private readonly claim: Database.Transaction<
     (runnerId: string, isRunnerGone: (runner: RunnerInfo | undefined) => boolean) => ClaimedOrphan[]
@@ -94,18 +100,24 @@ export class SqliteExecutionStore implements ExecutionStore {
        where status in ${NOT_TERMINAL_SQL} and status = 'queued' and runner_id <> ? and created_at < ?
        order by created_at, id limit ?`,
     );
-    this.take = db.transaction((runnerId, limit, queuedBefore, startedAt) =>
+    this.take = db.transaction((runnerId, limit, queuedBefore, startedAt, paramsWhileRunning) =>
       this.queuedCandidates.all(runnerId, queuedBefore, limit).map((row) => {
-        const taken = { ...row, runner_id: runnerId, status: "running", started_at: startedAt };
-        this.takeStatement.run(taken);
-        return fromExecutionRow(taken);
+        const taken = fromExecutionRow({
+          ...row,
+          runner_id: runnerId,
+          status: "running",
+          started_at: startedAt,
+        });
+        this.takeStatement.run(toExecutionRow({ ...taken, params: paramsWhileRunning(taken) }));
+        return taken;
       }),
     );
     this.takeStatement = db.prepare(
-      "update executions set runner_id = @runner_id, status = @status, started_at = @started_at where id = @id",
+      `update executions set runner_id = @runner_id, status = @status, started_at = @started_at, params = @params
+       where id = @id`,
     );
     this.startStatement = db.prepare(
-      `update executions set status = @status, started_at = @started_at
+      `update executions set status = @status, started_at = @started_at, params = @params
        where id = @id and runner_id = @runner_id and status = 'queued'`,
     );
   }
@@ -166,9 +178,10 @@ export class SqliteExecutionStore implements ExecutionStore {
     limit: number,
     queuedBefore: string,
     startedAt: string,
+    paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
   ): Promise<StoredExecution[]> {
     if (limit <= 0) return [];
-    return this.take.immediate(runnerId, limit, queuedBefore, startedAt);
+    return this.take.immediate(runnerId, limit, queuedBefore, startedAt, paramsWhileRunning);
   }
 
   /**

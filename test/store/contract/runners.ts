@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../../src/core/clock.js";
+import type { StoredExecution } from "../../../src/core/execution/record.js";
 import type { RunnerInfo } from "../../../src/core/ports.js";
 import { makeExecution, type StoreHandle, T0 } from "./fixtures.js";
 
@@ -9,6 +10,11 @@ const goneAt =
   (nowMs: number) =>
   (runner: RunnerInfo | undefined): boolean =>
     runner === undefined || nowMs - runner.heartbeatAt > STALE_MS;
+
+/** The params a runner stores for a running record: here, with its expression masked. */
+const masked = (execution: StoredExecution) => ({ ...execution.params, expression: "[redacted]" });
+/** Params stored as they were queued. */
+const asIs = (execution: StoredExecution) => execution.params;
 
 /** Runners, orphan claiming and retention. */
 export function describeRunnerContract(handle: StoreHandle): void {
@@ -109,14 +115,47 @@ export function describeRunnerContract(handle: StoreHandle): void {
         runnerId,
         record: { ...execution.record, status: "running", started_at: startedAt },
       });
-      const first = await executions.takeQueued("runner_me", 2, cutoff, startedAt);
+      const first = await executions.takeQueued("runner_me", 2, cutoff, startedAt, asIs);
       expect(first).toEqual([started(oldest, "runner_me"), started(middle, "runner_me")]);
       expect(await executions.get(oldest.record.id)).toEqual(started(oldest, "runner_me"));
-      const rest = await executions.takeQueued("runner_other", 10, cutoff, startedAt);
+      const rest = await executions.takeQueued("runner_other", 10, cutoff, startedAt, asIs);
       expect(rest.map((e) => e.record.id)).toEqual([mine.record.id, newest.record.id]);
-      expect(await executions.takeQueued("runner_third", 10, cutoff, startedAt)).toEqual([]);
+      expect(await executions.takeQueued("runner_third", 10, cutoff, startedAt, asIs)).toEqual([]);
       expect(await executions.get(tooRecent.record.id)).toEqual(tooRecent);
-      expect(await executions.takeQueued("runner_me", 0, isoTimestamp(T0 + 60_000), startedAt)).toEqual([]);
+      const later = isoTimestamp(T0 + 60_000);
+      expect(await executions.takeQueued("runner_me", 0, later, startedAt, asIs)).toEqual([]);
+    });
+
+    // Session 24: a taken record was stored running with the params it was queued with,
+    // credentials included, until it ended.
+    it("stores a taken execution's params as the taker masks them, and gives the taker them whole", async () => {
+      const { executions } = handle.store;
+      const queued = makeExecution({
+        status: "queued",
+        runnerId: "runner_busy",
+        createdAt: isoTimestamp(T0),
+      });
+      await executions.save(queued);
+      const startedAt = isoTimestamp(T0 + 6000);
+      const whole = {
+        ...queued,
+        runnerId: "runner_me",
+        record: { ...queued.record, status: "running" as const, started_at: startedAt },
+      };
+      const seen: unknown[] = [];
+      const [taken] = await executions.takeQueued(
+        "runner_me",
+        1,
+        isoTimestamp(T0 + 5000),
+        startedAt,
+        (execution) => {
+          seen.push(execution);
+          return masked(execution);
+        },
+      );
+      expect(taken).toEqual(whole);
+      expect(seen).toEqual([whole]);
+      expect(await executions.get(queued.record.id)).toEqual({ ...whole, params: masked(whole) });
     });
 
     it("gives each queued execution to exactly one of several runners taking at once", async () => {
@@ -127,7 +166,7 @@ export function describeRunnerContract(handle: StoreHandle): void {
       await Promise.all(backlog.map((record) => executions.save(record)));
       const takes = await Promise.all(
         ["runner_1", "runner_2", "runner_3"].map((runner) =>
-          executions.takeQueued(runner, 15, isoTimestamp(T0 + 60_000), isoTimestamp(T0 + 60_000)),
+          executions.takeQueued(runner, 15, isoTimestamp(T0 + 60_000), isoTimestamp(T0 + 60_000), asIs),
         ),
       );
       const taken = takes.flat().map((e) => e.record.id);
@@ -135,7 +174,7 @@ export function describeRunnerContract(handle: StoreHandle): void {
       expect(new Set(taken).size).toBe(30);
     });
 
-    it("starts a queued execution only for the runner holding it, and only once", async () => {
+    it("starts a queued execution only for the runner holding it, and only once, storing its params masked", async () => {
       const { executions } = handle.store;
       const queued = makeExecution({ status: "queued", runnerId: "runner_a" });
       await executions.save(queued);
@@ -143,6 +182,7 @@ export function describeRunnerContract(handle: StoreHandle): void {
       const running = (runnerId: string) => ({
         ...queued,
         runnerId,
+        params: masked(queued),
         record: { ...queued.record, status: "running" as const, started_at: startedAt },
       });
       expect(await executions.start(running("runner_b"))).toBe(false);

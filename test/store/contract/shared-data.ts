@@ -84,8 +84,8 @@ export function describeSharedDataContract(handle: StoreHandle): void {
       await Promise.all(backlog.map((execution) => a.executions.save(execution)));
       const later = isoTimestamp(T0 + 60_000);
       const takes = await Promise.all([
-        a.executions.takeQueued("runner_a", 30, later, later),
-        b.executions.takeQueued("runner_b", 30, later, later),
+        a.executions.takeQueued("runner_a", 30, later, later, (taken) => taken.params),
+        b.executions.takeQueued("runner_b", 30, later, later, (taken) => taken.params),
       ]);
       const taken = takes.flat().map((execution) => execution.record.id);
       expect(taken.sort()).toEqual(backlog.map((execution) => execution.record.id).sort());

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
 
-/**
+/*
  * better-sqlite3 has no release that is safe on every Node version skillport supports, so
  * two are installed and this module loads the one that fits the running Node:
  *

@@ -13,6 +13,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
+import { errorBody } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";
@@ -20,7 +21,7 @@ import type { CatalogUse, ExecuteCall, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorMeta, errorResult, errorText, jsonText, outcomeResult, recordResult } from "./tool-results.js";
+import { errorResult, errorText, jsonText, outcomeResult, recordResult } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
@@ -249,7 +250,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
         error.code === "invalid_params" || error.code === "skill_not_found"
           ? ErrorCode.InvalidParams
           : ErrorCode.InvalidRequest;
-      throw new McpError(code, errorText(error), errorMeta(error));
+      throw new McpError(code, errorText(error), errorBody(error));
     }
   }
 

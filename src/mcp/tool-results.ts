@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
-import type { ErrorCode, ExecutionErrorCode, ServiceError } from "../core/errors.js";
+import { type ErrorCode, type ExecutionErrorCode, errorBody, type ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 
 /**
@@ -145,7 +145,7 @@ export function errorResult(error: ServiceError): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: errorText(error) }],
-    _meta: { [ERROR_META]: errorMeta(error) },
+    _meta: { [ERROR_META]: errorBody(error) },
   };
 }
 
@@ -160,14 +160,4 @@ export function errorText(error: ServiceError): string {
   if (whatToDo) lines.push(whatToDo);
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
   return lines.join("\n");
-}
-
-/** An error as a program reads it: the contract's fields. */
-export function errorMeta(error: ServiceError): Record<string, unknown> {
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.details ? { details: error.details } : {}),
-    ...(error.retryAfterSeconds !== undefined ? { retry_after: error.retryAfterSeconds } : {}),
-  };
 }

@@ -13,7 +13,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
-import { errorBody } from "../core/errors.js";
+import type { ServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";
@@ -21,7 +21,7 @@ import type { CatalogUse, ExecuteCall, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorResult, errorText, jsonText, outcomeResult, recordResult } from "./tool-results.js";
+import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
@@ -84,7 +84,9 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: lazyJsonSchemaValidator,
-      taskStore: new ExecutionTaskStore(backend),
+      taskStore: new ExecutionTaskStore(backend, (err) =>
+        jsonRpcErrorOf(failureOf(err, "task request failed")),
+      ),
     },
   );
   const inFlight = new Set<Promise<unknown>>();
@@ -105,8 +107,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { tools: catalog.list(scope) };
     } catch (err) {
       // No tools for a key that stopped working: say why, as a protocol error.
-      const error = backend.errorOf(err);
-      throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+      throw jsonRpcErrorOf(failureOf(err, "tools/list failed"));
     }
   });
 
@@ -193,6 +194,13 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     }
   }
 
+  /** The contract's error for what a call threw; a bug is logged with its cause (`errorOf` logs an outage). */
+  function failureOf(err: unknown, what: string, tool?: string): ServiceError {
+    const error = backend.errorOf(err);
+    if (error.code === "internal_error") options.logger.error({ err, tool }, what);
+    return error;
+  }
+
   async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
     const context = callContext(request, extra);
     try {
@@ -200,10 +208,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return await runToolCall(backend, call, context);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const error = backend.errorOf(err);
-      if (error.code === "internal_error")
-        options.logger.error({ err, tool: request.params.name }, "tool call failed");
-      return errorResult(error);
+      return errorResult(failureOf(err, "tool call failed", request.params.name));
     } finally {
       // Progress is for the call's lifetime (MCP): an execution that runs on after a
       // `wait_ms` answer reports no more of it here.
@@ -243,14 +248,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { task };
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const error = backend.errorOf(err);
-      if (error.code === "internal_error")
-        options.logger.error({ err, tool: request.params.name }, "task failed to start");
-      const code =
-        error.code === "invalid_params" || error.code === "skill_not_found"
-          ? ErrorCode.InvalidParams
-          : ErrorCode.InvalidRequest;
-      throw new McpError(code, errorText(error), errorBody(error));
+      throw jsonRpcErrorOf(failureOf(err, "task failed to start", request.params.name));
     }
   }
 

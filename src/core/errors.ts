@@ -55,6 +55,25 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** The contract's error object, as every surface sends it (REST adds its `request_id`). */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  /** Whole seconds to wait before retrying. */
+  retry_after?: number;
+}
+
+/** `error` as the contract shows it: `{code, message, details?, retry_after?}`. */
+export function errorBody(error: ServiceError): ErrorBody {
+  return {
+    code: error.code,
+    message: error.message,
+    ...(error.details && { details: error.details }),
+    ...(error.retryAfterSeconds !== undefined && { retry_after: error.retryAfterSeconds }),
+  };
+}
+
 export interface ServiceErrorOptions {
   message?: string;
   details?: ErrorDetail[];

@@ -20,12 +20,19 @@ declare module "fastify" {
 
 const BEARER = /^Bearer[ \t]+(.*?)[ \t]*$/i;
 
+/** Not a well-formed secret: the gate refuses it as `invalid_api_key`, counting the address. */
+const AMBIGUOUS_BEARER = "(more than one Authorization header)";
+
 /**
- * The secret of an `Authorization: Bearer <secret>` header; undefined when there is none.
- * What follows `Bearer` is the secret whatever it holds (`<key> extra` is a malformed key,
- * refused as invalid, not as missing: a key was sent).
+ * The secret a request's `Authorization: Bearer <secret>` header holds, for the gate, on
+ * `/v1` and `/mcp` alike; undefined when there is none. What follows `Bearer` is the secret
+ * whatever it holds (`<key> extra` is a malformed key, refused as invalid, not as missing: a
+ * key was sent). Node keeps the first of several Authorization headers; which one a proxy
+ * used is anyone's guess, so an ambiguous request is refused like a malformed key.
  */
-export function bearerToken(header: string | undefined): string | undefined {
+export function bearerOf(request: FastifyRequest): string | undefined {
+  if (headerCount(request.raw.rawHeaders, "authorization") > 1) return AMBIGUOUS_BEARER;
+  const header = request.headers.authorization;
   if (header === undefined) return undefined;
   return BEARER.exec(header)?.[1] || undefined;
 }
@@ -46,11 +53,7 @@ export async function admitRequest(
 ): Promise<boolean> {
   if (!isV1Request(request)) return false;
   const now = Date.now();
-  // Node keeps the first of several Authorization headers; which one a proxy used is
-  // anyone's guess, so an ambiguous request is refused like a malformed key.
-  const bearer = hasOneAuthorization(request.raw.rawHeaders)
-    ? bearerToken(request.headers.authorization)
-    : AMBIGUOUS_BEARER;
+  const bearer = bearerOf(request);
   const { config } = request.routeOptions;
   // No key for a route that needs none: the address's headers come with the answer.
   if (config?.public && bearer === undefined) return false;
@@ -104,13 +107,6 @@ export function ensureRateLimitHeaders(
       done();
     },
   );
-}
-
-/** Not a well-formed secret: the gate refuses it as `invalid_api_key`, counting the address. */
-const AMBIGUOUS_BEARER = "(more than one Authorization header)";
-
-function hasOneAuthorization(rawHeaders: string[]): boolean {
-  return headerCount(rawHeaders, "authorization") <= 1;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Socket } from "node:net";
-import { ServiceError } from "../core/errors.js";
+import { errorBody, ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { RateLimitStatus } from "../core/limits/rate-limit.js";
 import { addressStatusSoon, rateLimitHeaders } from "./rate-limit-headers.js";
@@ -29,7 +29,7 @@ export function clientErrorAnswerer(
 
 function answer(socket: Socket, error: ServiceError, headers: Record<string, string>): void {
   const requestId = `req_${randomBase62(20)}`;
-  const body = JSON.stringify({ error: { code: error.code, message: error.message, request_id: requestId } });
+  const body = JSON.stringify({ error: { ...errorBody(error), request_id: requestId } });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? "Error"}\r\n` +

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { type ErrorCode, ServiceError } from "../core/errors.js";
+import { type ErrorCode, errorBody, ServiceError } from "../core/errors.js";
 import { setRateLimitHeaders } from "./rate-limit-headers.js";
 
 /** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
@@ -71,16 +71,13 @@ export function sendError(
   // fault, and a store outage was logged by `errorOf` already.
   if (error.code === "internal_error")
     request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
-  const body: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.details) body.details = error.details;
-  if (error.retryAfterSeconds !== undefined) {
-    body.retry_after = error.retryAfterSeconds;
-    reply.header("retry-after", String(error.retryAfterSeconds));
-  }
+  if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
   if (error.status === 401) reply.header("www-authenticate", 'Bearer realm="skillport"');
   // A refusal that gave back what admission counted (a 429 counts in no window).
   if (error.limit) setRateLimitHeaders(reply, error.limit, Date.now());
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
-  body.request_id = request.id;
-  return reply.code(error.status).type("application/json; charset=utf-8").send({ error: body });
+  return reply
+    .code(error.status)
+    .type("application/json; charset=utf-8")
+    .send({ error: { ...errorBody(error), request_id: request.id } });
 }

@@ -9,7 +9,7 @@ import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError, shuttingDownError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
-import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
+import { admitRequest, ensureRateLimitHeaders, headerCount } from "./admission.js";
 import { clientErrorAnswerer } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
@@ -86,13 +86,9 @@ function hostProblem(request: FastifyRequest): string | undefined {
       ? undefined
       : "The request has no Host header, which HTTP/1.1 requires.";
   }
-  const raw = request.raw.rawHeaders;
-  let hosts = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 4 && name.toLowerCase() === "host") hosts++;
-  }
-  return hosts > 1 ? "The request has more than one Host header; send one." : undefined;
+  return headerCount(request.raw.rawHeaders, "host") > 1
+    ? "The request has more than one Host header; send one."
+    : undefined;
 }
 
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */

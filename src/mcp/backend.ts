@@ -14,6 +14,7 @@ export interface ExecuteCall {
    * (contract.md: default, the whole timeout).
    */
   waitMs?: number;
+  /** Checked by the tool layer (`parseToolCall`) before any backend is called. */
   idempotencyKey?: string;
   /** Fires on `notifications/cancelled`: the execution is cancelled. */
   signal: AbortSignal;

@@ -46,8 +46,13 @@ export class ExecutionTaskStore implements TaskStore {
   /** This session's tasks by id, oldest first. */
   private readonly tasks = new Map<string, TaskEntry>();
 
+  /**
+   * @param failure the JSON-RPC error for what a backend call threw (a store outage is the
+   *   server's fault, and its driver's words are not the client's to read)
+   */
   constructor(
     private readonly backend: SkillportBackend,
+    private readonly failure: (err: unknown) => McpError,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -77,13 +82,13 @@ export class ExecutionTaskStore implements TaskStore {
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
     const entry = this.entry(taskId, sessionId);
-    return entry ? toTask(await this.backend.readExecution(taskId), entry) : null;
+    return entry ? toTask(await this.record(taskId), entry) : null;
   }
 
   async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     if (!this.entry(taskId, sessionId))
       throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
-    const record = await this.backend.readExecution(taskId);
+    const record = await this.record(taskId);
     if (!isTerminal(record.status)) {
       throw new McpError(ErrorCode.InvalidRequest, `Task ${taskId} is still ${TASK_STATUS[record.status]}`);
     }
@@ -100,7 +105,11 @@ export class ExecutionTaskStore implements TaskStore {
       throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
     // Only a cancellation comes from outside; every other status follows the execution.
     if (status !== "cancelled") throw new Error(`task ${taskId}: its status follows its execution`);
-    await this.backend.cancelExecution(taskId);
+    try {
+      await this.backend.cancelExecution(taskId);
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   async listTasks(cursor?: string, sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
@@ -109,10 +118,19 @@ export class ExecutionTaskStore implements TaskStore {
     if (cursor !== undefined && start === 0) throw new Error(`unknown cursor ${JSON.stringify(cursor)}`);
     const page = own.slice(start, start + TASKS_PAGE_SIZE);
     const tasks = await Promise.all(
-      page.map(async (id) => toTask(await this.backend.readExecution(id), this.tasks.get(id) as TaskEntry)),
+      page.map(async (id) => toTask(await this.record(id), this.tasks.get(id) as TaskEntry)),
     );
     const last = page.at(-1);
     return start + page.length < own.length && last ? { tasks, nextCursor: last } : { tasks };
+  }
+
+  /** The task's execution as it stands. */
+  private async record(taskId: string): Promise<ExecutionRecord> {
+    try {
+      return await this.backend.readExecution(taskId);
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   /** This session's live entry for a task; one past its time to live is forgotten. */

@@ -11,24 +11,20 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
 import type { SkillDetail } from "../core/catalog-service.js";
+import type { ServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
-import { parseOrThrow } from "../core/validation.js";
-import type { CatalogUse, ExecuteCall, SkillportBackend } from "./backend.js";
+import type { CatalogUse, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
-import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
+import { parseTaskCall, parseToolCall, type ToolCall } from "./tool-calls.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorMeta, errorResult, errorText, jsonText, outcomeResult, recordResult } from "./tool-results.js";
+import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
   logger: Logger;
 }
-
-/** Lets a retrying client make a skill call at most once, as `Idempotency-Key` does on `/v1`. */
-const IDEMPOTENCY_META = "skillport/idempotency_key";
 
 const INSTRUCTIONS = `skillport finds and runs skills. Call discover_skills with a plain description of the task to get the best-matching skills and their params schemas; run one with execute_skill (or with its own tool when one is listed), and poll long runs with get_execution.`;
 
@@ -38,7 +34,6 @@ interface CallContext {
   signal: AbortSignal;
   onProgress: ((update: ProgressUpdate) => void) | undefined;
   onLog: (entry: LogEntry) => void;
-  idempotencyKey: string | undefined;
   /** Stops sending progress for the call (it was answered). */
   close(): void;
 }
@@ -83,7 +78,9 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: lazyJsonSchemaValidator,
-      taskStore: new ExecutionTaskStore(backend),
+      taskStore: new ExecutionTaskStore(backend, (err) =>
+        jsonRpcErrorOf(failureOf(err, "task request failed")),
+      ),
     },
   );
   const inFlight = new Set<Promise<unknown>>();
@@ -104,8 +101,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { tools: catalog.list(scope) };
     } catch (err) {
       // No tools for a key that stopped working: say why, as a protocol error.
-      const error = backend.errorOf(err);
-      throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+      throw jsonRpcErrorOf(failureOf(err, "tools/list failed"));
     }
   });
 
@@ -145,9 +141,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * sent unrelated to that request: over HTTP, on the session's GET stream.
    */
   function callContext(request: CallToolRequest, extra: CallExtra, { task = false } = {}): CallContext {
-    const meta = request.params._meta;
-    const progressToken = meta?.progressToken;
-    const idempotencyKey = meta?.[IDEMPOTENCY_META];
+    const progressToken = request.params._meta?.progressToken;
     let open = true;
     const send: ProgressSend = task
       ? (notification) => server.notification(notification)
@@ -159,7 +153,6 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       close: () => {
         open = false;
       },
-      idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined,
       // The client's logging/setLevel decides which lines are sent (the SDK filters).
       onLog: ({ level, message, fields }) => {
         server
@@ -173,36 +166,36 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   }
 
   /**
-   * Resolves the tool and parses its arguments. A call refused here never reaches the
-   * backend, yet counts against the key's limits like any tools/call (contract.md), and a
-   * key over its limit hears that first, as on `/v1`.
+   * Resolves the tool and parses the call (its arguments, its idempotency key). A call
+   * refused here never reaches the backend, yet counts against the key's limits like any
+   * tools/call (contract.md), and a key over its limit hears that first, as on `/v1`.
    */
-  async function prepare<T>(request: CallToolRequest, parse: (target: ToolTarget) => T): Promise<T> {
+  async function prepare<T>(
+    request: CallToolRequest,
+    parse: (target: ToolTarget, params: CallToolRequest["params"]) => T,
+  ): Promise<T> {
     try {
-      const target = await resolveTool(request);
-      // A key that is not text (a counter, an object) is refused, not ignored: a client
-      // retrying with it believes its call runs once. Checked here, in both modes, so that
-      // a refused key counts, and a key over its limit hears that first.
-      const idempotencyKey = request.params._meta?.[IDEMPOTENCY_META];
-      if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
-      return parse(target);
+      return parse(await resolveTool(request), request.params);
     } catch (err) {
       await backend.countRefusedCall();
       throw err;
     }
   }
 
+  /** The contract's error for what a call threw; a bug is logged with its cause (`errorOf` logs an outage). */
+  function failureOf(err: unknown, what: string, tool?: string): ServiceError {
+    const error = backend.errorOf(err);
+    if (error.code === "internal_error") options.logger.error({ err, tool }, what);
+    return error;
+  }
+
   async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
     const context = callContext(request, extra);
     try {
-      const call = await prepare(request, (target) => parseToolCall(target, request.params.arguments ?? {}));
-      return await runToolCall(backend, call, context);
+      return await runToolCall(backend, await prepare(request, parseToolCall), context);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const error = backend.errorOf(err);
-      if (error.code === "internal_error")
-        options.logger.error({ err, tool: request.params.name }, "tool call failed");
-      return errorResult(error);
+      return errorResult(failureOf(err, "tool call failed", request.params.name));
     } finally {
       // Progress is for the call's lifetime (MCP): an execution that runs on after a
       // `wait_ms` answer reports no more of it here.
@@ -216,7 +209,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * tasks/cancel. A refusal is a JSON-RPC error here: a task creation has no isError result.
    */
   async function startTask(request: CallToolRequest, extra: CallExtra): Promise<CreateTaskResult> {
-    const { onProgress, onLog, idempotencyKey } = callContext(request, extra, { task: true });
+    const { onProgress, onLog } = callContext(request, extra, { task: true });
     if (!extra.taskStore) throw new McpError(ErrorCode.InternalError, "tasks are not available");
     // Checked before the execution starts: a task that could not be kept must not run.
     const ttl = request.params.task?.ttl;
@@ -224,9 +217,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       throw new McpError(ErrorCode.InvalidParams, "task.ttl: a whole number of milliseconds, at least 0");
     }
     try {
-      const execution = await prepare(request, (target) =>
-        taskExecution(target, request.params.arguments ?? {}),
-      );
+      const { request: execution, idempotencyKey } = await prepare(request, parseTaskCall);
       // The execution outlives this request: only tasks/cancel cancels it.
       const signal = new AbortController().signal;
       const record = await backend.execute({
@@ -242,14 +233,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { task };
     } catch (err) {
       if (err instanceof McpError) throw err;
-      const error = backend.errorOf(err);
-      if (error.code === "internal_error")
-        options.logger.error({ err, tool: request.params.name }, "task failed to start");
-      const code =
-        error.code === "invalid_params" || error.code === "skill_not_found"
-          ? ErrorCode.InvalidParams
-          : ErrorCode.InvalidRequest;
-      throw new McpError(code, errorText(error), errorMeta(error));
+      throw jsonRpcErrorOf(failureOf(err, "task failed to start", request.params.name));
     }
   }
 
@@ -274,62 +258,14 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   return { server, drained };
 }
 
-/** What a task-augmented call runs: a skill's own tool, or execute_skill (its wait_ms has no use here). */
-function taskExecution(target: ToolTarget, args: Record<string, unknown>): ExecuteCall["request"] {
-  if (target.kind === "skill")
-    return parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args });
-  if (target.name === "execute_skill") {
-    const { wait_ms: _, ...request } = parseOrThrow(ExecuteSkillArgs, args);
-    return request;
-  }
-  throw new McpError(
-    ErrorCode.InvalidParams,
-    `${target.name} does not support task-augmented calls (its taskSupport is forbidden).`,
-  );
-}
-
-/** A tool call with its arguments parsed: what the backend is asked. */
-type ToolCall =
-  | {
-      tool: "execute";
-      request: ExecuteCall["request"];
-      waitMs?: number;
-      /** A skill's own tool, whose structured result must match the skill's result schema. */
-      ownTool?: boolean;
-    }
-  | { tool: "discover"; request: DiscoverRequest }
-  | { tool: "get_execution"; id: string; waitMs: number };
-
-function parseToolCall(target: ToolTarget, args: Record<string, unknown>): ToolCall {
-  if (target.kind === "skill") {
-    return {
-      tool: "execute",
-      request: parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args }),
-      ownTool: true,
-    };
-  }
-  switch (target.name) {
-    case "discover_skills":
-      return { tool: "discover", request: parseOrThrow(DiscoverSkillsArgs, args) };
-    case "execute_skill": {
-      const { wait_ms, ...request } = parseOrThrow(ExecuteSkillArgs, args);
-      return { tool: "execute", request, waitMs: wait_ms };
-    }
-    case "get_execution": {
-      const { id, wait_ms } = parseOrThrow(GetExecutionArgs, args);
-      return { tool: "get_execution", id, waitMs: wait_ms };
-    }
-  }
-}
-
 async function runToolCall(
   backend: SkillportBackend,
   call: ToolCall,
-  { signal, onProgress, onLog, idempotencyKey }: CallContext,
+  { signal, onProgress, onLog }: CallContext,
 ): Promise<CallToolResult> {
   switch (call.tool) {
     case "execute": {
-      const { request, waitMs, ownTool } = call;
+      const { request, waitMs, idempotencyKey, ownTool } = call;
       const record = await backend.execute({ request, waitMs, idempotencyKey, signal, onProgress, onLog });
       return outcomeResult(record, { ownTool });
     }
@@ -345,17 +281,18 @@ async function runToolCall(
   }
 }
 
+/** Sends a progress notification: to the call's request, or unrelated to any (a task's). */
+type ProgressSend = (notification: {
+  method: "notifications/progress";
+  params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
+}) => Promise<void>;
+
 /**
  * Skill progress as `notifications/progress` for the call's progress token. An update
  * that does not advance is dropped: MCP says the progress value MUST increase with each
  * notification, while skills may report a value twice (util.wait's last tick and its
  * "done" both say the whole wait).
  */
-type ProgressSend = (notification: {
-  method: "notifications/progress";
-  params: { progressToken: ProgressToken; progress: number; total?: number; message?: string };
-}) => Promise<void>;
-
 function progressSender(progressToken: ProgressToken, send: ProgressSend): (update: ProgressUpdate) => void {
   let sent = Number.NEGATIVE_INFINITY;
   return (update) => {

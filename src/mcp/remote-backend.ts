@@ -1,6 +1,6 @@
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
 import { anySignal } from "../core/any-signal.js";
-import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
+import type { DiscoverRequest } from "../core/api-schemas.js";
 import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal, recordAsOf } from "../core/execution/record.js";
@@ -113,8 +113,6 @@ export class RemoteBackend implements SkillportBackend {
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
     const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog, reportsToEnd } = call;
     signal.throwIfAborted();
-    // Checked here as the core checks it: the REST header could not carry every key.
-    if (idempotencyKey !== undefined) checkIdempotencyKey(idempotencyKey);
     return new Promise((resolve, reject) => {
       // The stream is not closed by the call's cancellation before its first event names
       // the execution: closing it then would leave the run going unseen. From that event

@@ -1,11 +1,16 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode as JsonRpcErrorCode,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
-import type { ErrorCode, ExecutionErrorCode, ServiceError } from "../core/errors.js";
+import { type ErrorCode, type ExecutionErrorCode, errorBody, type ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 
 /**
  * Tool results as an agent reads them. Failures are `isError` results, never protocol
- * errors (contract.md), and their text starts with the error code, then says what to do.
+ * errors (contract.md), and their text starts with the error code, then says what to do;
+ * only a refusal MCP has no result for is a JSON-RPC error (`jsonRpcErrorOf`), saying the same.
  */
 
 const EXECUTION_ID_META = "skillport/execution_id";
@@ -145,12 +150,33 @@ export function errorResult(error: ServiceError): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: errorText(error) }],
-    _meta: { [ERROR_META]: errorMeta(error) },
+    _meta: { [ERROR_META]: errorBody(error) },
   };
 }
 
+/**
+ * The JSON-RPC error code of a refusal that cannot be an `isError` result (tools/list, a
+ * task's creation, the tasks/ requests). A server fault, a bug or a store outage, is the
+ * server's (-32603, never the client's: STYLE.md §2); what names a tool's target or
+ * arguments wrongly is invalid params; anything else (a key refused, over its limit, a
+ * shutdown) is a request that cannot be served as it stands.
+ */
+const JSON_RPC_CODES: Partial<Record<ErrorCode, JsonRpcErrorCode>> = {
+  internal_error: JsonRpcErrorCode.InternalError,
+  service_unavailable: JsonRpcErrorCode.InternalError,
+  invalid_params: JsonRpcErrorCode.InvalidParams,
+  skill_not_found: JsonRpcErrorCode.InvalidParams,
+  execution_not_found: JsonRpcErrorCode.InvalidParams,
+};
+
+/** A refusal as a JSON-RPC error: the same text as an `isError` result, the contract's fields as its data. */
+export function jsonRpcErrorOf(error: ServiceError): McpError {
+  const code = JSON_RPC_CODES[error.code] ?? JsonRpcErrorCode.InvalidRequest;
+  return new McpError(code, errorText(error), errorBody(error));
+}
+
 /** An error as an agent reads it: the code and message, where and what was expected, when to retry. */
-export function errorText(error: ServiceError): string {
+function errorText(error: ServiceError): string {
   const lines = [`${error.code}: ${error.message}`];
   for (const { path, message } of error.details ?? []) {
     // parseOrThrow's message already is the first detail; say each place once.
@@ -160,14 +186,4 @@ export function errorText(error: ServiceError): string {
   if (whatToDo) lines.push(whatToDo);
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
   return lines.join("\n");
-}
-
-/** An error as a program reads it: the contract's fields. */
-export function errorMeta(error: ServiceError): Record<string, unknown> {
-  return {
-    code: error.code,
-    message: error.message,
-    ...(error.details ? { details: error.details } : {}),
-    ...(error.retryAfterSeconds !== undefined ? { retry_after: error.retryAfterSeconds } : {}),
-  };
 }

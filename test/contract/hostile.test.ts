@@ -388,19 +388,24 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       }
     });
 
-    it("refuses a request with two Authorization headers, whichever one is valid", async () => {
-      for (const order of [
-        [`Bearer ${key.secret}`, "Bearer sk_live_notakey"],
-        ["Bearer sk_live_notakey", `Bearer ${key.secret}`],
-      ]) {
-        const res = await sendRaw(server, [
-          "GET /v1/skills HTTP/1.1\r\nHost: x\r\n" +
-            order.map((value) => `Authorization: ${value}\r\n`).join("") +
-            "Connection: close\r\n\r\n",
-        ]);
-        expect(res.status).toBe(401);
-        expectContractAnswer(res, "two Authorization headers");
-        expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("invalid_api_key");
+    // Regression (audit 24, code #10): /mcp took the first of the two (contract.md: its
+    // Authorization header is read "as on /v1").
+    it("refuses a request with two Authorization headers, whichever one is valid, on /v1 and /mcp", async () => {
+      for (const path of ["/v1/skills", "/mcp"]) {
+        for (const order of [
+          [`Bearer ${key.secret}`, "Bearer sk_live_notakey"],
+          ["Bearer sk_live_notakey", `Bearer ${key.secret}`],
+        ]) {
+          const res = await sendRaw(server, [
+            `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+              order.map((value) => `Authorization: ${value}\r\n`).join("") +
+              "Connection: close\r\n\r\n",
+          ]);
+          const where = `${path}, ${order[0]?.slice(7, 15)} first`;
+          expect(res.status, where).toBe(401);
+          expectContractAnswer(res, `two Authorization headers on ${where}`);
+          expect(bodyOf<{ error: { code: string } }>(res).error.code, where).toBe("invalid_api_key");
+        }
       }
     });
 

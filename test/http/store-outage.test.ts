@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CreateTaskResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import type { ExecutionStore, Store } from "../../src/core/ports.js";
+import type { ExecutionStore, KeyStore, Store } from "../../src/core/ports.js";
 import { Skillport } from "../../src/core/skillport.js";
 import { buildHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/logging.js";
@@ -59,6 +59,21 @@ function failingOutcomeSaves(failure: { error?: unknown }) {
       return executions.save(execution);
     };
     return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
+  };
+}
+
+/**
+ * The store, except that looking a key up by its secret throws `failure.error` while it is
+ * set: stdio's MCP server authenticates its key afresh on every request.
+ */
+function failingKeyLookups(failure: { error?: unknown }) {
+  return (store: Store): Store => {
+    const { keys } = store;
+    const findByHash: KeyStore["findByHash"] = async (hash) => {
+      if (failure.error !== undefined) throw failure.error;
+      return keys.findByHash(hash);
+    };
+    return { ...store, keys: Object.assign(Object.create(keys) as KeyStore, { findByHash }) };
   };
 }
 
@@ -229,6 +244,64 @@ describe("a store outage on every surface", () => {
     })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(result._meta?.["skillport/error"]).toMatchObject({ code: "service_unavailable", retry_after: 5 });
+  });
+
+  // Regression (audit 24, code #8): tools/list and a task's start answered a store outage
+  // or a bug with -32600 (Invalid Request), the client's fault; tasks/get with the driver's words.
+  it("answers MCP requests that have no isError result, met by a store outage or a bug, with a JSON-RPC internal error (-32603)", async () => {
+    const failure: { error?: unknown } = {};
+    const log = capturedLog();
+    const core = await makeCore([echo], { wrapStore: failingKeyLookups(failure), logger: log.logger });
+    cleanups.push(core.cleanup);
+    const { secret } = await core.createKey();
+    // As `skillport mcp` makes it: the key authenticated afresh for each request.
+    const backend = new EmbeddedBackend(core.skillport, () => core.skillport.keys.authenticate(secret));
+    const { server } = createMcpServer(backend, {
+      maxTools: 40,
+      tags: [],
+      version: "test",
+      logger: log.logger,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "unit", version: "1" });
+    await client.connect(clientSide);
+    cleanups.push(() => client.close());
+    const startTask = () =>
+      client.request(
+        {
+          method: "tools/call",
+          params: { name: "test_echo", arguments: { text: "hi" }, task: { ttl: 60_000 } },
+        },
+        CreateTaskResultSchema,
+      );
+    const { task } = await startTask();
+
+    failure.error = readOnlyError(core.dir);
+    const outage = {
+      code: ErrorCode.InternalError,
+      message: expect.stringMatching(
+        /service_unavailable: The store is unavailable; retry later\..*Retry after 5 s\./s,
+      ),
+      data: {
+        code: "service_unavailable",
+        message: "The store is unavailable; retry later.",
+        retry_after: 5,
+      },
+    };
+    await expect(client.listTools()).rejects.toMatchObject(outage);
+    await expect(startTask()).rejects.toMatchObject(outage);
+    // Not the driver's words (which may name paths), which the SDK would have sent.
+    await expect(client.experimental.tasks.getTask(task.taskId)).rejects.toMatchObject(outage);
+
+    failure.error = new TypeError("Cannot read properties of undefined (reading 'id')");
+    const bug = {
+      code: ErrorCode.InternalError,
+      data: { code: "internal_error", message: "Internal error." },
+    };
+    await expect(client.listTools()).rejects.toMatchObject(bug);
+    await expect(startTask()).rejects.toMatchObject(bug);
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: 50, msg: "task failed to start" }));
   });
 
   const services = scaleOutServices();

@@ -123,23 +123,6 @@ describe("the remote backend", () => {
     });
   });
 
-  it("refuses, as embedded mode does, an idempotency key the REST header would not carry intact", async () => {
-    api = await fakeApi((request) =>
-      request.startsWith("GET /v1/executions?") ? NO_EXECUTIONS : [202, RUNNING],
-    );
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
-    for (const idempotencyKey of [" k", "ключ", "a\nb"]) {
-      await expect(
-        backend.execute({
-          request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 30_000 },
-          idempotencyKey,
-          signal: new AbortController().signal,
-        }),
-      ).rejects.toMatchObject({ code: "invalid_request" });
-    }
-    expect(api.requests).toEqual(["GET /v1/executions?limit=1"]);
-  });
-
   it("cancels an execution whose call was cancelled while the start was under way", async () => {
     // The server begins the execute's stream 300 ms late; the call is cancelled meanwhile.
     const requests: string[] = [];

@@ -367,19 +367,21 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(empty.isError).toBe(true);
     expect(textOf(empty)).toMatch(/^invalid_request: /);
 
-    // So is a key that is not text (a counter, say): ignoring it would run a retry twice.
+    // So is a key that is not text (a counter, say): ignoring it would run a retry twice;
+    // and one the REST header could not carry intact, in every mode alike (remote mode sends
+    // its calls over REST).
     const messagesSent = async () =>
       bodyOf<{ data: ExecutionRecord[] }>(
         await server.request("GET", "/v1/executions?skill_id=message.send&limit=100", { key: key.secret }),
       ).data.length;
     const before = await messagesSent();
-    for (const notText of [12345, true, { a: 1 }, null]) {
+    for (const badKey of [12345, true, { a: 1 }, null, " k", "ключ", "a\nb"]) {
       const refused = (await client.callTool({
         name: "message_send",
-        arguments: { channel: "typed-keys", text: `key ${JSON.stringify(notText)} over ${kind}` },
-        _meta: { "skillport/idempotency_key": notText },
+        arguments: { channel: "typed-keys", text: `key ${JSON.stringify(badKey)} over ${kind}` },
+        _meta: { "skillport/idempotency_key": badKey },
       })) as CallToolResult;
-      expect(refused.isError, JSON.stringify(notText)).toBe(true);
+      expect(refused.isError, JSON.stringify(badKey)).toBe(true);
       expect(textOf(refused)).toMatch(/^invalid_request: Idempotency-Key: /);
     }
     expect(await messagesSent()).toBe(before);

@@ -2,7 +2,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
-import { bearerToken } from "../admission.js";
+import { bearerOf } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { setRateLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
@@ -39,10 +39,7 @@ export function registerMcpRoute(
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       guard.check(request.headers.host, request.headers.origin);
-      const authenticated = await skillport.access.authenticate(
-        bearerToken(request.headers.authorization),
-        request.ip,
-      );
+      const authenticated = await skillport.access.authenticate(bearerOf(request), request.ip);
       if (!authenticated.admitted) {
         if (authenticated.limit) setRateLimitHeaders(reply, authenticated.limit, Date.now());
         return sendError(request, reply, authenticated.error, skillport.errorOf);

@@ -5,6 +5,7 @@ import { closest } from "fastest-levenshtein";
 import { z } from "zod";
 import type { Logger } from "./core/logger.js";
 import { wholeNumberText } from "./core/whole-number.js";
+import { DATABASE_URL_RULE, kindOfDatabaseUrl } from "./store/store-kinds.js";
 
 const int = wholeNumberText;
 const commaList = z.string().transform((text) =>
@@ -102,7 +103,7 @@ const Env = z.object({
   SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
   SKILLPORT_DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .refine((url) => kindOfDatabaseUrl(url) !== undefined, DATABASE_URL_RULE)
     .optional(),
   SKILLPORT_DATABASE_POOL_SIZE: int(1, 1000).default(10),
   SKILLPORT_REDIS_URL: z
@@ -177,7 +178,7 @@ export interface Config {
   maxConcurrentPerKey: number;
   /** Unfinished executions one process holds (503 service_unavailable beyond). */
   maxPendingExecutions: number;
-  /** PostgreSQL for keys, records and the queue (scale-out); the embedded SQLite file when absent. */
+  /** The database for keys, records and the queue (scale-out, `storeKindOf`); the embedded SQLite file when absent. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
   /** Redis for limit counters (required with `databaseUrl`). */

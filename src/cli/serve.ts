@@ -8,6 +8,7 @@ import { packageVersion } from "../package-files.js";
 import { DATA_DIR_SETTING } from "../store/open-store.js";
 import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
+import { storeKindOf } from "../store/store-kinds.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -114,12 +115,13 @@ export async function runServe(args: string[]): Promise<number> {
   // A signal during the start: the shutdown under way answers what arrives meanwhile.
   if (stopping) return 0;
   server.open();
+  const store = storeKindOf(config);
   logger.info(
     {
       address,
-      store: config.databaseUrl ? "postgresql" : "sqlite",
+      store,
       limits: config.redisUrl ? "redis" : "store",
-      ...(config.databaseUrl ? {} : { data_dir: config.dataDir }),
+      ...(store === "sqlite" && { data_dir: config.dataDir }),
       skills: skillport.registry.size,
     },
     "skillport is listening",
@@ -140,7 +142,7 @@ async function closeAll(server: HttpServer, skillport: Skillport, logger: { flus
 /** Why the core could not start: on which store and what to do, when the store's file says. */
 function startProblem(err: unknown, config: Config): string {
   const place = { filePath: databaseFileIn(config.dataDir), dataDirSetting: DATA_DIR_SETTING };
-  const problem = config.databaseUrl === undefined ? describeStoreFailure(err, place) : undefined;
+  const problem = storeKindOf(config) === "sqlite" ? describeStoreFailure(err, place) : undefined;
   return problem === undefined ? `: ${reasonOf(err)}` : ` on ${problem}`;
 }
 

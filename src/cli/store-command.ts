@@ -4,7 +4,7 @@ import { DATA_DIR_SETTING, describeStore, missingStore } from "../store/open-sto
 /** A command's store, and what to say about it (`describeStore`). */
 export interface CommandStore {
   config: StoreConfig;
-  /** `the SQLite store /srv/data/skillport.db`, or the PostgreSQL URL without its password. */
+  /** `the SQLite store /srv/data/skillport.db`, or a database's URL without its password. */
   name: string;
 }
 

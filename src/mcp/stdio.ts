@@ -6,6 +6,7 @@ import { isWellFormedSecret } from "../core/keys/secret.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
+import { STORE_KINDS, storeKindOf } from "../store/store-kinds.js";
 import type { SkillportBackend } from "./backend.js";
 import { createMcpServer } from "./mcp-server.js";
 import { MessageGuard } from "./message-guard.js";
@@ -43,12 +44,13 @@ const STDIN_CLOSED_DEADLINE_MS = 1_000;
  */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
   const sameDataDir = "SKILLPORT_DATA_DIR must be the data directory the key was created in.";
+  const kind = storeKindOf(config);
   const store =
-    config.databaseUrl === undefined
+    kind === "sqlite"
       ? `It was checked against the store in ${config.dataDir}; ${sameDataDir}`
-      : "It was checked against the PostgreSQL database of SKILLPORT_DATABASE_URL.";
+      : `It was checked against the ${STORE_KINDS[kind].label} database of SKILLPORT_DATABASE_URL.`;
   const { hasDatabase } = await import("../store/sqlite/index.js");
-  if (config.databaseUrl === undefined && !hasDatabase(config.dataDir)) {
+  if (kind === "sqlite" && !hasDatabase(config.dataDir)) {
     return { refused: `there is no store in ${config.dataDir}, so no key works there. ${sameDataDir}` };
   }
   // Each mode loads only its own modules (start-up time matters to assistants that spawn us).

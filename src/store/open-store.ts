@@ -3,7 +3,7 @@ import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
 import { urlWithoutCredentials } from "../core/skills/credential-names.js";
 import { databaseFileIn, hasDatabase, openSqliteStore } from "./sqlite/index.js";
-import { storeName } from "./sqlite/open-failure.js";
+import { STORE_KINDS, type StoreKind, storeKindOf } from "./store-kinds.js";
 
 /** What chooses the embedded store's directory (every command's --data-dir sets the variable). */
 export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
@@ -16,7 +16,7 @@ export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
  * "No keys yet" or "no such key" about it.
  */
 export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string | undefined {
-  if (config.databaseUrl !== undefined || hasDatabase(config.dataDir)) return undefined;
+  if (storeKindOf(config) !== "sqlite" || hasDatabase(config.dataDir)) return undefined;
   return `there is no store in ${config.dataDir}: ${DATA_DIR_SETTING} must name the data directory of the server's store.`;
 }
 
@@ -28,10 +28,10 @@ export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl"
  * server then refused it as unknown (audit 23, new user #1).
  */
 export function describeStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string {
-  if (config.databaseUrl !== undefined) {
-    return `the PostgreSQL store ${urlWithoutCredentials(config.databaseUrl)}`;
-  }
-  return storeName({ filePath: databaseFileIn(config.dataDir) });
+  const { databaseUrl } = config;
+  const place =
+    databaseUrl === undefined ? databaseFileIn(config.dataDir) : urlWithoutCredentials(databaseUrl);
+  return `the ${STORE_KINDS[storeKindOf(config)].label} store ${place}`;
 }
 
 export interface OpenStoreOptions {
@@ -45,58 +45,59 @@ export interface OpenStoreOptions {
 }
 
 /**
- * Opens the store the configuration names: the embedded SQLite file by default;
- * PostgreSQL + Redis when SKILLPORT_DATABASE_URL is set (it needs SKILLPORT_REDIS_URL:
- * PostgreSQL holds no limit counters). Redis alone replaces only SQLite's limiter.
+ * Opens the store the configuration names (`storeKindOf`), with its limits counted in Redis
+ * when SKILLPORT_REDIS_URL is set.
  */
 export async function openStore(
   config: StoreConfig,
   logger: Logger,
   { limits = true }: OpenStoreOptions = {},
 ): Promise<Store> {
-  if (config.databaseUrl !== undefined && config.redisUrl === undefined) {
-    throw new Error("SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.");
-  }
   const { redisUrl } = config;
   const limiter =
     redisUrl === undefined ? undefined : await openSharedLimiter({ ...config, redisUrl }, logger, limits);
-  if (config.databaseUrl !== undefined && limiter) {
-    try {
-      const { openPostgresStore } = await import("./postgres/index.js");
-      return await openPostgresStore({
-        databaseUrl: config.databaseUrl,
-        poolSize: config.databasePoolSize,
-        limiter,
-        logger,
-      });
-    } catch (err) {
-      await limiter.close();
-      throw err;
-    }
-  }
-  let sqlite: Store;
   try {
-    sqlite = openSqliteStore({ dataDir: config.dataDir, logger, dataDirSetting: DATA_DIR_SETTING });
+    return await OPENERS[storeKindOf(config)](config, logger, limiter);
   } catch (err) {
     // Redis's open connection would keep the process alive after the error was printed.
     await limiter?.close();
     throw err;
   }
-  if (!limiter) return sqlite;
-  // Everything but the limiter stays SQLite's, `ping` and `isOutage` too: the Redis limiter
-  // answers its own outages (SKILLPORT_REDIS_DOWN), and Redis down leaves a replica ready.
-  return {
-    ...sqlite,
-    limiter,
-    async close() {
-      try {
-        await sqlite.close();
-      } finally {
-        await limiter.close();
-      }
-    },
-  };
 }
+
+type SharedLimiter = Limiter & { close(): Promise<void> };
+
+/** How each kind of store opens, given the Redis limiter if SKILLPORT_REDIS_URL is set. */
+const OPENERS: Record<
+  StoreKind,
+  (config: StoreConfig, logger: Logger, limiter: SharedLimiter | undefined) => Promise<Store>
+> = {
+  async sqlite(config, logger, limiter) {
+    const sqlite = openSqliteStore({ dataDir: config.dataDir, logger, dataDirSetting: DATA_DIR_SETTING });
+    if (!limiter) return sqlite;
+    // Everything but the limiter stays SQLite's, `ping` and `isOutage` too: the Redis limiter
+    // answers its own outages (SKILLPORT_REDIS_DOWN), and Redis down leaves a replica ready.
+    return {
+      ...sqlite,
+      limiter,
+      async close() {
+        try {
+          await sqlite.close();
+        } finally {
+          await limiter.close();
+        }
+      },
+    };
+  },
+  async postgresql({ databaseUrl = "", databasePoolSize }, logger, limiter) {
+    // PostgreSQL holds no limit counters. (`databaseUrl` is set: it chose this kind.)
+    if (!limiter) {
+      throw new Error("SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.");
+    }
+    const { openPostgresStore } = await import("./postgres/index.js");
+    return openPostgresStore({ databaseUrl, poolSize: databasePoolSize, limiter, logger });
+  },
+};
 
 /**
  * The limiter on Redis (SKILLPORT_REDIS_URL). The scale-out adapters (and their drivers)
@@ -107,7 +108,7 @@ async function openSharedLimiter(
   config: StoreConfig & { redisUrl: string },
   logger: Logger,
   limits: boolean,
-): Promise<Limiter & { close(): Promise<void> }> {
+): Promise<SharedLimiter> {
   if (!limits) return NO_LIMITS;
   const { openRedisLimiter } = await import("./redis/index.js");
   return openRedisLimiter({
@@ -120,7 +121,7 @@ async function openSharedLimiter(
 }
 
 /** The limiter of a store opened without limits: no command that counts requests may run on it. */
-const NO_LIMITS: Limiter & { close(): Promise<void> } = {
+const NO_LIMITS: SharedLimiter = {
   consume: refuseToCount,
   peek: refuseToCount,
   acquire: refuseToCount,

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow, WindowState } from "../ports.js";
+import { windowStartSeconds } from "./windows.js";
 
 /** Tuning of `LeasedLimiter`; the defaults suit production. */
 export interface LeasedLimiterOptions {
@@ -170,7 +171,7 @@ export class LeasedLimiter implements Limiter {
     const wanted = this.leaseSize(bucket, windows, nowMs);
     const grant = await this.store.acquire(name, windows, wanted, nowMs);
     bucket.windows = windows.map((window) => ({ ...window }));
-    bucket.starts = windowStarts(windows, nowMs);
+    bucket.starts = windows.map((window) => windowStartSeconds(nowMs, window.windowSeconds));
     bucket.grantedAtMs = nowMs;
     bucket.shared = grant.windows;
     bucket.granted = grant.granted;
@@ -282,7 +283,6 @@ function localWindows(bucket: Bucket): WindowState[] {
  */
 function fitOf(bucket: Bucket, windows: LimitWindow[], nowMs: number): "same" | "older" | "other" {
   if (windows.length !== bucket.windows.length) return "other";
-  const nowSeconds = Math.floor(nowMs / 1000);
   let same = true;
   for (let i = 0; i < windows.length; i++) {
     const window = windows[i];
@@ -291,19 +291,9 @@ function fitOf(bucket: Bucket, windows: LimitWindow[], nowMs: number): "same" | 
     if (!window || !held || heldStart === undefined || window.windowSeconds !== held.windowSeconds) {
       return "other";
     }
-    const start = windowStart(nowSeconds, window.windowSeconds);
+    const start = windowStartSeconds(nowMs, window.windowSeconds);
     if (start < heldStart) return "older";
     if (start !== heldStart || window.limit !== held.limit) same = false;
   }
   return same ? "same" : "other";
-}
-
-/** Epoch-aligned, as in the store: floor(now / length) * length. */
-function windowStart(nowSeconds: number, windowSeconds: number): number {
-  return Math.floor(nowSeconds / windowSeconds) * windowSeconds;
-}
-
-function windowStarts(windows: LimitWindow[], nowMs: number): number[] {
-  const nowSeconds = Math.floor(nowMs / 1000);
-  return windows.map((window) => windowStart(nowSeconds, window.windowSeconds));
 }

@@ -1,19 +1,11 @@
 import type { Redis } from "ioredis";
 import { withinDeadline } from "../../core/answer-deadline.js";
+import { countersOf, type WindowCounter, windowStates } from "../../core/limits/windows.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import { ACQUIRE_SCRIPT, RELEASE_SCRIPT } from "./scripts.js";
 
 /** Counters live this long beyond a window's length after their last count, then Redis drops them. */
 const KEEP_ENDED_WINDOWS_SECONDS = 3_600;
-
-interface Counter {
-  key: string;
-  windowSeconds: number;
-  /** Unix seconds: the epoch-aligned start of the window. */
-  windowStart: number;
-  /** The smallest limit among the requested windows of this length. */
-  limit: number;
-}
 
 type ScriptRedis = Redis & {
   skillportAcquire(...args: (string | number)[]): Promise<number[]>;
@@ -22,8 +14,7 @@ type ScriptRedis = Redis & {
 
 /**
  * Fixed-window counters in Redis, one key per (bucket, window length, window start), the
- * windows aligned to the Unix epoch (contract.md, "Limits") exactly as in the SQLite
- * limiter, so both give the same answers. `acquire` (and `consume`, an acquire of one) is
+ * windows those of the SQLite limiter (`core/limits/windows.ts`), so both give the same answers. `acquire` (and `consume`, an acquire of one) is
  * ONE script call: every window is checked and counted atomically, on one server, for
  * every replica: exact under any concurrency. `peek` is one MGET.
  *
@@ -50,35 +41,35 @@ export class RedisLimiter implements Limiter {
   }
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
-    const counters = this.counters(bucket, windows, nowMs);
+    const counters = countersOf(windows, nowMs);
     const counts =
       counters.length === 0
         ? []
-        : (await this.answer(this.redis.mget(counters.map((c) => c.key)))).map((v) => Number(v ?? 0));
-    const states = this.states(windows, counters, counts, 0);
+        : (await this.answer(this.redis.mget(this.keysOf(bucket, counters)))).map((v) => Number(v ?? 0));
+    const states = windowStates(windows, counters, counts, 0);
     return { allowed: states.every((state) => state.remaining > 0), windows: states };
   }
 
   async acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {
-    const counters = this.counters(bucket, windows, nowMs);
+    const counters = countersOf(windows, nowMs);
     if (counters.length === 0) return { granted: Math.max(0, Math.floor(wanted)), windows: [] };
     const args: (string | number)[] = [
       counters.length,
-      ...counters.map((c) => c.key),
+      ...this.keysOf(bucket, counters),
       Math.max(0, Math.floor(wanted)),
     ];
     for (const counter of counters) {
       args.push(counter.limit, counter.windowSeconds + KEEP_ENDED_WINDOWS_SECONDS);
     }
     const [granted = 0, ...counts] = (await this.answer(this.redis.skillportAcquire(...args))).map(Number);
-    return { granted, windows: this.states(windows, counters, counts, granted) };
+    return { granted, windows: windowStates(windows, counters, counts, granted) };
   }
 
   async release(bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number): Promise<void> {
     if (count <= 0) return;
-    const counters = this.counters(bucket, windows, grantedAtMs);
+    const counters = countersOf(windows, grantedAtMs);
     if (counters.length === 0) return;
-    await this.answer(this.redis.skillportRelease(counters.length, ...counters.map((c) => c.key), count));
+    await this.answer(this.redis.skillportRelease(counters.length, ...this.keysOf(bucket, counters), count));
   }
 
   /** Resolves once Redis answers a PING within the deadline (the circuit breaker's probe). */
@@ -95,39 +86,10 @@ export class RedisLimiter implements Limiter {
     return withinDeadline(call, this.deadlineMs, "Redis");
   }
 
-  /** One counter per distinct window length; the hash tag `{bucket}` keeps them in one slot. */
-  private counters(bucket: string, windows: LimitWindow[], nowMs: number): Counter[] {
-    const nowSeconds = Math.floor(nowMs / 1000);
-    const byLength = new Map<number, Counter>();
-    for (const window of windows) {
-      const existing = byLength.get(window.windowSeconds);
-      if (existing) {
-        existing.limit = Math.min(existing.limit, window.limit);
-        continue;
-      }
-      const windowStart = Math.floor(nowSeconds / window.windowSeconds) * window.windowSeconds;
-      byLength.set(window.windowSeconds, {
-        key: `${this.keyPrefix}{${bucket}}:${window.windowSeconds}:${windowStart}`,
-        windowSeconds: window.windowSeconds,
-        windowStart,
-        limit: window.limit,
-      });
-    }
-    return [...byLength.values()];
-  }
-
-  /** Each requested window's state, from its counter's count before the grant plus the grant. */
-  private states(windows: LimitWindow[], counters: Counter[], counts: number[], granted: number) {
-    return windows.map((window) => {
-      const index = counters.findIndex((c) => c.windowSeconds === window.windowSeconds);
-      const counter = counters[index];
-      const used = (counts[index] ?? 0) + granted;
-      return {
-        limit: window.limit,
-        remaining: Math.max(0, window.limit - used),
-        resetAtSeconds: (counter?.windowStart ?? 0) + window.windowSeconds,
-        windowSeconds: window.windowSeconds,
-      };
-    });
+  /** The counters' keys; the hash tag `{bucket}` keeps a bucket's counters in one slot. */
+  private keysOf(bucket: string, counters: WindowCounter[]): string[] {
+    return counters.map(
+      ({ windowSeconds, windowStart }) => `${this.keyPrefix}{${bucket}}:${windowSeconds}:${windowStart}`,
+    );
   }
 }

@@ -1,4 +1,5 @@
-import type { LimitDecision, Limiter, LimitGrant, LimitWindow, WindowState } from "../../core/ports.js";
+import { countersOf, type WindowCounter, windowStates } from "../../core/limits/windows.js";
+import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { StoreHealth } from "./store-health.js";
 
@@ -9,9 +10,7 @@ const PRUNE_INTERVAL_MS = 60_000;
 
 /**
  * Fixed-window counters in `limit_counters`, one row per (bucket, window length, window
- * start). Windows are aligned to the Unix epoch (contract.md, "Limits"): a window starts
- * at floor(now / windowSeconds) * windowSeconds, so the 86 400 s window starts at UTC
- * midnight in every process without any coordination.
+ * start), the windows aligned to the Unix epoch (`core/limits/windows.ts`).
  *
  * This runs on its own connection with `synchronous=NORMAL`. The counters need atomicity
  * (one IMMEDIATE transaction per grant or give-back) and visibility to other processes (every
@@ -32,7 +31,7 @@ export class SqliteLimiter implements Limiter {
     (bucket: string, windows: LimitWindow[], count: number, grantedAtMs: number) => void
   >;
   private readonly peekTransaction: Database.Transaction<
-    (bucket: string, windows: LimitWindow[], nowMs: number) => WindowRead[]
+    (bucket: string, counters: WindowCounter[]) => number[]
   >;
   private lastPruneMs = Number.NEGATIVE_INFINITY;
 
@@ -58,12 +57,12 @@ export class SqliteLimiter implements Limiter {
       this.grant(bucket, windows, wanted, nowMs),
     );
     this.releaseTransaction = db.transaction((bucket, windows, count, grantedAtMs) => {
-      for (const { window, windowStart } of distinctCounters(windowStarts(windows, grantedAtMs))) {
-        this.decrement.run(count, bucket, window.windowSeconds, windowStart);
+      for (const { windowSeconds, windowStart } of countersOf(windows, grantedAtMs)) {
+        this.decrement.run(count, bucket, windowSeconds, windowStart);
       }
     });
-    // A read transaction, so all windows are read from one snapshot.
-    this.peekTransaction = db.transaction((bucket, windows, nowMs) => this.readAll(bucket, windows, nowMs));
+    // A read transaction, so all counters are read from one snapshot.
+    this.peekTransaction = db.transaction((bucket, counters) => this.countsOf(bucket, counters));
   }
 
   /** `acquire` of one request (contract.md: "A request answered 429 does not count"). */
@@ -73,8 +72,9 @@ export class SqliteLimiter implements Limiter {
   }
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
-    const reads = this.peekTransaction(bucket, windows, nowMs);
-    return { allowed: reads.every(({ window, used }) => used < window.limit), windows: reads.map(stateOf) };
+    const counters = countersOf(windows, nowMs);
+    const states = windowStates(windows, counters, this.peekTransaction(bucket, counters), 0);
+    return { allowed: states.every((state) => state.remaining > 0), windows: states };
   }
 
   /**
@@ -98,23 +98,24 @@ export class SqliteLimiter implements Limiter {
   }
 
   private grant(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): LimitGrant {
-    const reads = this.readAll(bucket, windows, nowMs);
+    const counters = countersOf(windows, nowMs);
+    const counts = this.countsOf(bucket, counters);
     let granted = Math.max(0, Math.floor(wanted));
-    for (const { window, used } of reads) granted = Math.max(0, Math.min(granted, window.limit - used));
+    counters.forEach(({ limit }, i) => {
+      granted = Math.max(0, Math.min(granted, limit - (counts[i] ?? 0)));
+    });
     if (granted > 0) {
-      for (const { window, windowStart } of distinctCounters(reads)) {
-        this.increment.run(bucket, window.windowSeconds, windowStart, granted);
+      for (const { windowSeconds, windowStart } of counters) {
+        this.increment.run(bucket, windowSeconds, windowStart, granted);
       }
     }
-    return { granted, windows: reads.map((read) => stateOf({ ...read, used: read.used + granted })) };
+    return { granted, windows: windowStates(windows, counters, counts, granted) };
   }
 
-  private readAll(bucket: string, windows: LimitWindow[], nowMs: number): WindowRead[] {
-    return windowStarts(windows, nowMs).map(({ window, windowStart }) => ({
-      window,
-      windowStart,
-      used: this.read.get(bucket, window.windowSeconds, windowStart)?.count ?? 0,
-    }));
+  private countsOf(bucket: string, counters: WindowCounter[]): number[] {
+    return counters.map(
+      ({ windowSeconds, windowStart }) => this.read.get(bucket, windowSeconds, windowStart)?.count ?? 0,
+    );
   }
 
   /** Deletes counters of windows that ended over a day ago, about once a minute. */
@@ -123,42 +124,4 @@ export class SqliteLimiter implements Limiter {
     this.lastPruneMs = nowMs;
     this.prune.run(Math.floor(nowMs / 1000) - KEEP_ENDED_WINDOWS_SECONDS);
   }
-}
-
-interface WindowStart {
-  window: LimitWindow;
-  /** Unix seconds: the epoch-aligned start of the window containing the given instant. */
-  windowStart: number;
-}
-
-interface WindowRead extends WindowStart {
-  /** The window's counter. */
-  used: number;
-}
-
-function windowStarts(windows: LimitWindow[], nowMs: number): WindowStart[] {
-  const nowSeconds = Math.floor(nowMs / 1000);
-  return windows.map((window) => ({
-    window,
-    windowStart: Math.floor(nowSeconds / window.windowSeconds) * window.windowSeconds,
-  }));
-}
-
-/** Two windows of the same length share one counter: write it once. */
-function distinctCounters<T extends WindowStart>(starts: T[]): T[] {
-  const seen = new Set<number>();
-  return starts.filter(({ window }) => {
-    if (seen.has(window.windowSeconds)) return false;
-    seen.add(window.windowSeconds);
-    return true;
-  });
-}
-
-function stateOf({ window, windowStart, used }: WindowRead): WindowState {
-  return {
-    limit: window.limit,
-    remaining: Math.max(0, window.limit - used),
-    resetAtSeconds: windowStart + window.windowSeconds,
-    windowSeconds: window.windowSeconds,
-  };
 }

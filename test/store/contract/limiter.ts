@@ -72,6 +72,25 @@ export function describeLimiterContract(handle: StoreHandle): void {
       expect(fresh.windows[0]?.resetAtSeconds).toBe(Date.UTC(2026, 2, 16) / 1000);
     });
 
+    it("counts two windows of one length once, in one counter held to the smaller limit", async () => {
+      const bucket = uniqueId("bucket");
+      const windows = [
+        { limit: 3, windowSeconds: MINUTE },
+        { limit: 2, windowSeconds: MINUTE },
+      ];
+      expect((await consume(bucket, windows)).windows.map((w) => w.remaining)).toEqual([2, 1]);
+      expect((await consume(bucket, windows)).windows.map((w) => w.remaining)).toEqual([1, 0]);
+      expect((await consume(bucket, windows)).allowed).toBe(false);
+      const peeked = await handle.store.limiter.peek(bucket, windows, T0);
+      expect(peeked.allowed).toBe(false);
+      expect(peeked.windows.map((w) => w.remaining)).toEqual([1, 0]);
+      // Given back once to the one counter, not once per window.
+      await handle.store.limiter.release(bucket, windows, 1, T0);
+      expect((await handle.store.limiter.peek(bucket, windows, T0)).windows.map((w) => w.remaining)).toEqual([
+        2, 1,
+      ]);
+    });
+
     it("keeps buckets apart", async () => {
       const windows = [{ limit: 1, windowSeconds: MINUTE }];
       const first = uniqueId("bucket");

@@ -1,0 +1,61 @@
+import type { LimitWindow, WindowState } from "../ports.js";
+
+/**
+ * The arithmetic of fixed limit windows, one copy for the leases and for every store's
+ * counters. Windows are aligned to the Unix epoch (contract.md, "Limits"): a window starts
+ * at floor(now / windowSeconds) * windowSeconds, so the 86 400 s window starts at UTC
+ * midnight in every process without any coordination.
+ */
+
+/** A count a store keeps for a bucket: the windows of one length share it. */
+export interface WindowCounter {
+  windowSeconds: number;
+  /** Unix seconds: the start of the window. */
+  windowStart: number;
+  /** The smallest limit among the windows of this length. */
+  limit: number;
+}
+
+/** Unix seconds: the start of the window of `windowSeconds` that contains `nowMs`. */
+export function windowStartSeconds(nowMs: number, windowSeconds: number): number {
+  return Math.floor(Math.floor(nowMs / 1000) / windowSeconds) * windowSeconds;
+}
+
+/** The counters `windows` count in at `nowMs`: one per window length, in the order of `windows`. */
+export function countersOf(windows: readonly LimitWindow[], nowMs: number): WindowCounter[] {
+  const counters: WindowCounter[] = [];
+  for (const { windowSeconds, limit } of windows) {
+    const shared = counters[indexOfLength(counters, windowSeconds)];
+    if (shared) shared.limit = Math.min(shared.limit, limit);
+    else counters.push({ windowSeconds, windowStart: windowStartSeconds(nowMs, windowSeconds), limit });
+  }
+  return counters;
+}
+
+/**
+ * Each window's state once its counter stands at `counts[i] + granted`, `counts[i]` being
+ * the count of `counters[i]` (remaining = limit − count, never below 0).
+ */
+export function windowStates(
+  windows: readonly LimitWindow[],
+  counters: readonly WindowCounter[],
+  counts: readonly number[],
+  granted: number,
+): WindowState[] {
+  return windows.map(({ limit, windowSeconds }) => {
+    const index = indexOfLength(counters, windowSeconds);
+    const used = (counts[index] ?? 0) + granted;
+    return {
+      limit,
+      remaining: Math.max(0, limit - used),
+      resetAtSeconds: (counters[index]?.windowStart ?? 0) + windowSeconds,
+      windowSeconds,
+    };
+  });
+}
+
+/** A loop rather than `findIndex`, so that no closure is made per window on the request path. */
+function indexOfLength(counters: readonly WindowCounter[], windowSeconds: number): number {
+  for (let i = 0; i < counters.length; i++) if (counters[i]?.windowSeconds === windowSeconds) return i;
+  return -1;
+}

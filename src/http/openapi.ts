@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DiscoverResponseSchema, pageSchema, SkillDetailSchema } from "../core/answer-schemas.js";
 import {
   DiscoverRequest,
   ExecuteRequest,
@@ -9,7 +10,6 @@ import {
 } from "../core/api-schemas.js";
 import { ERROR_CODES } from "../core/errors.js";
 import { ExecutionRecordSchema } from "../core/execution/record.js";
-import { DiscoverResponseSchema, pageSchema, SkillDetailSchema } from "./response-schemas.js";
 
 type Json = Record<string, unknown>;
 

@@ -11,8 +11,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { SkillDetail } from "../core/answer-schemas.js";
 import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
-import type { SkillDetail } from "../core/catalog-service.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import { parseOrThrow } from "../core/validation.js";

@@ -3,18 +3,29 @@ import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
+import type { Skill } from "./core/skills/skill.js";
 import { checkSkillSettings } from "./core/skills/skill-settings.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
+import { type SkillSource, skillsOf } from "./isolation/skill-modules.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { checkToolTags } from "./mcp/tool-tags.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
 import { openStore } from "./store/open-store.js";
 
+/**
+ * The skills this server runs: the built-in ones. A module of more skills is one more
+ * entry here, which both the core and the worker threads then hold.
+ */
+const SKILL_SOURCES: readonly SkillSource[] = [
+  { moduleUrl: runtimeFile("skills/index.ts"), skills: builtinSkills },
+];
+
 /** The core with the built-in skills on the configured store; not started. */
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
+  const skills = skillsOf(SKILL_SOURCES);
   // Checked first: a setting that cannot work stops start-up before anything is opened.
-  const skillConfig = skillSettings(config.skillConfig);
-  checkToolTags(config.mcp.tags, builtinSkills);
+  const skillConfig = skillSettings(skills, config.skillConfig);
+  checkToolTags(config.mcp.tags, skills);
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     hostUrl: runtimeFile("src/isolation/skill-host.ts"),
@@ -23,8 +34,7 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
     workerUrl: runningFromSources
       ? runtimeFile("src/isolation/skill-worker-from-sources.mjs")
       : runtimeFile("src/isolation/skill-worker.ts"),
-    skillModules: [runtimeFile("skills/index.ts")],
-    skills: builtinSkills,
+    sources: SKILL_SOURCES,
     threads: config.workerThreads,
     memoryMb: config.workerMemoryMb,
     // At worst every execution the process holds waits here (see ConcurrencyGate).
@@ -33,7 +43,7 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
   });
   return new Skillport({
     store: opened,
-    skills: builtinSkills,
+    skills,
     logger,
     asyncConcurrency: config.asyncConcurrency,
     failedAuthPerMinute: config.failedAuthPerMinute,
@@ -51,12 +61,13 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
 }
 
 /**
- * SKILLPORT_SKILL_CONFIG checked against the built-in skills' settings before anything is
- * opened, as a configuration error (the core checks it again, for whoever else builds it).
+ * SKILLPORT_SKILL_CONFIG checked against the skills' settings before anything is opened,
+ * as a configuration error. The core checks it again when it is built, for whoever else
+ * builds it; by then the store is open, which a mistyped setting must not have caused.
  */
-function skillSettings(given: Config["skillConfig"]): Config["skillConfig"] {
+function skillSettings(skills: readonly Skill[], given: Config["skillConfig"]): Config["skillConfig"] {
   try {
-    return checkSkillSettings(builtinSkills, given);
+    return checkSkillSettings(skills, given);
   } catch (err) {
     throw new Error(`Invalid configuration: SKILLPORT_SKILL_CONFIG: ${(err as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
+import type { DiscoverResponse, SkillDetail } from "../core/answer-schemas.js";
 import type { ExecutionRecord, ExecutionStatus, TerminalStatus } from "../core/execution/record.js";
 import type { Page } from "./types.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Dispatcher } from "undici";
+import type { DiscoverResponse, SkillDetail } from "../core/answer-schemas.js";
 import type { DEFAULT_TIMEOUT_MS, MAX_WAIT_SECONDS } from "../core/api-schemas.js";
-import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import type { ExecuteStreamEvent, ExecutionEvent } from "../core/execution/events.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import { DISCOVER_ANSWER, EXECUTION_RECORD, PAGE, SKILL, TERMINAL } from "./answer-shapes.js";

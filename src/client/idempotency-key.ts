@@ -6,7 +6,8 @@
  * not carry is refused on every surface alike, so that `skillport mcp --remote` (over
  * REST) answers as embedded mode does. It lives with the client library, which checks it
  * before sending and loads no server code; the core's schema (api-schemas.ts) takes it
- * from here. No imports.
+ * from here, the one import from the client test/core/boundary.test.ts allows the core.
+ * No imports.
  */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 

@@ -9,7 +9,7 @@ import type { SkillportError } from "./errors.js";
  * emitted JavaScript, so no server code runs in (or ships with) a client program.
  */
 
-export type { DiscoverResponse, SkillDetail, SkillSummary } from "../core/catalog-service.js";
+export type { DiscoverResponse, SkillDetail, SkillSummary } from "../core/answer-schemas.js";
 export type { ErrorCode, ErrorDetail, ExecutionErrorCode } from "../core/errors.js";
 export type { ExecuteStreamEvent, ExecutionEvent, ExecutionLogEvent } from "../core/execution/events.js";
 export type { ExecutionRecord, ExecutionStatus } from "../core/execution/record.js";

@@ -74,7 +74,10 @@ export const ListSkillsQuery = z.object({
 });
 
 /** contract.md: `Idempotency-Key` is optional, at most 255 characters (see idempotency-key.ts). */
-export const IdempotencyKey = z.string().regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE);
+export const IdempotencyKey = z
+  .string()
+  .regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE)
+  .describe(IDEMPOTENCY_KEY_RULE);
 
 /** The key as the core takes it, or an `invalid_request` naming the rule. */
 export function checkIdempotencyKey(key: unknown): string {

@@ -1,37 +1,10 @@
+import type { DiscoverResponse, SkillDetail, SkillSummary } from "./answer-schemas.js";
 import type { DiscoverRequest } from "./api-schemas.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import type { Discovery, MatchEvidence, RankingInfo } from "./discovery/index.js";
+import type { Discovery } from "./discovery/index.js";
 import type { Caller, UsageLearning } from "./discovery/usage-learning.js";
 import { ServiceError } from "./errors.js";
-import type { CatalogSkill, JsonSchema, SkillRegistry } from "./skills/registry.js";
-import type { SkillAnnotations, SkillExample } from "./skills/skill.js";
-
-/** A discovery result: enough to call `POST /v1/execute` without another round trip. */
-export interface SkillSummary {
-  skill_id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  params: JsonSchema;
-}
-
-/** One skill in full (`GET /v1/skills/{skill_id}`). */
-export interface SkillDetail extends SkillSummary {
-  result: JsonSchema;
-  annotations: SkillAnnotations;
-  examples: SkillExample[];
-}
-
-/** A ranked skill: the contract's fields, plus `match` (why it matched; an addition the contract's shape allows). */
-export type DiscoveredSkill = SkillSummary & { score: number; match: MatchEvidence };
-
-export interface DiscoverResponse {
-  query: string;
-  results: DiscoveredSkill[];
-  took_ms: number;
-  /** How the results were ranked (hybrid or lexical, and why). */
-  ranking: RankingInfo;
-}
+import type { CatalogSkill, SkillRegistry } from "./skills/registry.js";
 
 export function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
   return {

@@ -1,7 +1,8 @@
-import { createDiscoveryIndex, type DiscoveryIndex, type RankingInfo } from "../core/discovery/discovery.js";
+import { createDiscoveryIndex, type DiscoveryIndex } from "../core/discovery/discovery.js";
 import type { DescriptionRecord } from "../core/discovery/document.js";
 import type { TextEmbedder } from "../core/discovery/embedder.js";
 import { type LabelledQuery, MetricsAccumulator, type RetrievalMetrics } from "../core/discovery/evaluate.js";
+import type { RankingInfo } from "../core/discovery/match-evidence.js";
 import { SemanticIndex } from "../core/discovery/semantic-index.js";
 import type { UsageEvidence } from "../core/discovery/usage-evidence.js";
 import type { EmbeddingStore, LearnedQueryStore } from "../core/ports.js";

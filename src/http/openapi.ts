@@ -1,14 +1,15 @@
 import { z } from "zod";
+import { DiscoverResponseSchema, pageSchema, SkillDetailSchema } from "../core/answer-schemas.js";
 import {
   DiscoverRequest,
   ExecuteRequest,
   GetExecutionQuery,
+  IdempotencyKey,
   ListExecutionsQuery,
   ListSkillsQuery,
 } from "../core/api-schemas.js";
 import { ERROR_CODES } from "../core/errors.js";
 import { ExecutionRecordSchema } from "../core/execution/record.js";
-import { DiscoverResponseSchema, pageSchema, SkillDetailSchema } from "./response-schemas.js";
 
 type Json = Record<string, unknown>;
 
@@ -213,7 +214,10 @@ export function buildOpenApiDocument(version: string): Json {
               name: "Idempotency-Key",
               in: "header",
               required: false,
-              schema: { type: "string", maxLength: 255 },
+              description:
+                "A repeat with the same key and body within 24 hours answers the first execution's " +
+                "record instead of running the skill again (scoped to the API key)",
+              schema: schema(IdempotencyKey, "input"),
             },
             {
               name: "Accept",

@@ -1,6 +1,22 @@
 import type { Skill } from "../core/skills/skill.js";
 
 /**
+ * Where skills come from: a module, and the skills it exports as the main thread imported
+ * them. The main thread runs and lists `skills`; a worker thread imports `moduleUrl` and
+ * finds the same skills there (skillsOfModule), since a function cannot be sent to
+ * another thread. Described once, so that the two cannot name different catalogs.
+ */
+export interface SkillSource {
+  moduleUrl: URL;
+  skills: readonly Skill[];
+}
+
+/** Every skill of `sources`, in order. */
+export function skillsOf(sources: readonly SkillSource[]): Skill[] {
+  return sources.flatMap((source) => source.skills);
+}
+
+/**
  * The skills a module exports: each export that is a skill, or an array of them (like
  * `builtinSkills`). Workers load skills this way, by module, since a function cannot be
  * sent to another thread.

@@ -5,6 +5,7 @@ import { randomBase62 } from "../core/ids.js";
 import type { Logger } from "../core/logger.js";
 import { type Skill, type SkillContext, SkillError } from "../core/skills/skill.js";
 import { HOST_EXITED, SkillHostProcess } from "./skill-host-process.js";
+import { type SkillSource, skillsOf } from "./skill-modules.js";
 import type {
   CrossedError,
   DownMessage,
@@ -19,10 +20,8 @@ export interface WorkerPoolOptions {
   hostUrl: URL;
   /** The compiled worker entry (`skill-worker.js`). */
   workerUrl: URL;
-  /** Modules whose exported skills run in the workers (each is imported by every worker). */
-  skillModules: URL[];
-  /** The same skills as the main thread holds them: only these can be isolated. */
-  skills: Iterable<Skill>;
+  /** The skills that may run isolated, and the modules every worker imports them from. */
+  sources: readonly SkillSource[];
   /** Worker threads at most. */
   threads: number;
   /** Old-generation heap of one worker; a run that needs more ends its worker. */
@@ -77,7 +76,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
       // A reclaimed thread's run is terminated after its grace period at the latest.
       releaseWithinMs: this.abortGraceMs,
     });
-    this.isolatable = new Set([...options.skills].filter(runsIsolated));
+    this.isolatable = new Set(skillsOf(options.sources).filter(runsIsolated));
     const setup: HostSetup = {
       workerUrl: options.workerUrl.href,
       threads: options.threads,
@@ -85,7 +84,7 @@ export class WorkerPoolExecutor implements SkillExecutor {
       maxQueue: options.maxQueue,
       worker: {
         channelName: `skillport-pool-${randomBase62(12)}`,
-        skillModules: options.skillModules.map((url) => url.href),
+        skillModules: options.sources.map((source) => source.moduleUrl.href),
       },
     };
     this.host = new SkillHostProcess({

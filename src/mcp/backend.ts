@@ -1,5 +1,5 @@
+import type { DiscoverResponse, SkillDetail } from "../core/answer-schemas.js";
 import type { DiscoverRequest, ExecuteRequest } from "../core/api-schemas.js";
-import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import type { ServiceError } from "../core/errors.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";

@@ -1,6 +1,7 @@
+import type { SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
-import { type SkillDetail, toSkillDetail } from "../core/catalog-service.js";
+import { toSkillDetail } from "../core/catalog-service.js";
 import type { ServiceError } from "../core/errors.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";

@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { SkillDetail } from "../core/catalog-service.js";
+import type { SkillDetail } from "../core/answer-schemas.js";
 import type { ServiceError } from "../core/errors.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";

@@ -1,7 +1,7 @@
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
+import type { DiscoverResponse, SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
-import type { DiscoverResponse, SkillDetail } from "../core/catalog-service.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal, recordAsOf } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { SkillDetail } from "../core/catalog-service.js";
+import type { SkillDetail } from "../core/answer-schemas.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";

@@ -63,8 +63,7 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     executor = new WorkerPoolExecutor({
       hostUrl: HOST_URL,
       workerUrl: WORKER_URL,
-      skillModules: [FIXTURES_URL],
-      skills: fixtureSkills as unknown as Skill[],
+      sources: [{ moduleUrl: FIXTURES_URL, skills: fixtureSkills as unknown as Skill[] }],
       threads: 2,
       memoryMb: MEMORY_MB,
       maxQueue: 100,
@@ -252,8 +251,7 @@ function oneThreadPool(
   return new WorkerPoolExecutor({
     hostUrl: HOST_URL,
     workerUrl: WORKER_URL,
-    skillModules: [FIXTURES_URL],
-    skills,
+    sources: [{ moduleUrl: FIXTURES_URL, skills }],
     threads: 1,
     memoryMb: MEMORY_MB,
     maxQueue: 100,
@@ -370,8 +368,7 @@ describe("the worker pool when one owner holds every thread", { timeout: 60_000 
     executor = new WorkerPoolExecutor({
       hostUrl: HOST_URL,
       workerUrl: WORKER_URL,
-      skillModules: [FIXTURES_URL],
-      skills,
+      sources: [{ moduleUrl: FIXTURES_URL, skills }],
       threads: 2,
       memoryMb: MEMORY_MB,
       maxQueue: 100,
@@ -527,8 +524,7 @@ describe("the worker pool at shutdown", { timeout: 60_000 }, () => {
     const executor = new WorkerPoolExecutor({
       hostUrl: HOST_URL,
       workerUrl: WORKER_URL,
-      skillModules: [FIXTURES_URL],
-      skills: fixtureSkills as unknown as Skill[],
+      sources: [{ moduleUrl: FIXTURES_URL, skills: fixtureSkills as unknown as Skill[] }],
       threads: 1,
       memoryMb: MEMORY_MB,
       maxQueue: 10,

@@ -1,12 +1,7 @@
 import { FIELD_NAMES, type FieldName, type SkillDocument } from "./document.js";
+import type { MatchedFields } from "./match-evidence.js";
 import { PostingList } from "./posting-list.js";
-import type {
-  MatchedFields,
-  Retriever,
-  RetrieverSearchOptions,
-  ScoredId,
-  ScoredWithin,
-} from "./retriever.js";
+import type { Retriever, RetrieverSearchOptions, ScoredId, ScoredWithin } from "./retriever.js";
 import { analyze, tokenize } from "./text-analysis.js";
 import { topK, topKWithin } from "./top-k.js";
 

@@ -12,9 +12,10 @@ import {
   usageBonus,
 } from "./fusion.js";
 import { fusionCandidates } from "./fusion-candidates.js";
+import type { MatchEvidence, RankingInfo, UsageMatch } from "./match-evidence.js";
 import { DEFAULT_FEEDBACK, expandQuery, type FeedbackParameters } from "./query-expansion.js";
-import type { MatchedFields, Retriever, ScoredId, ScoredWithin } from "./retriever.js";
-import type { SemanticIndex, SemanticState } from "./semantic-index.js";
+import type { Retriever, ScoredId, ScoredWithin } from "./retriever.js";
+import type { SemanticIndex } from "./semantic-index.js";
 import { SkillNames } from "./skill-names.js";
 import { TagIndex } from "./tag-index.js";
 import { analyze } from "./text-analysis.js";
@@ -39,38 +40,6 @@ export interface DiscoverySearchOptions {
   owner?: string;
 }
 
-/** The caller's own past query that counted for a skill (learning from use). */
-export interface UsageMatch {
-  /** The past query that led the caller's owner to execute this skill and matches best. */
-  query: string;
-  /** How many times that query was followed by executing the skill. */
-  count: number;
-  /** Its cosine similarity to this query, in hybrid mode. */
-  similarity?: number;
-  /** BM25F share of this query that the skill's past queries cover, in [0, 1]. */
-  lexical: number;
-}
-
-/** Why a skill matched, so an agent can judge the result (issue 6). */
-export interface MatchEvidence {
-  /** BM25F share of the query's information the skill covers, in [0, 1]; 0: no word matched. */
-  lexical: number;
-  /** The query's words found in each field of the skill (id, title, tags, description, params, examples, extra). */
-  fields: MatchedFields;
-  /**
-   * Cosine similarity of the query (moved towards its nearest skills: pseudo-relevance
-   * feedback, query-expansion.ts) and the skill's text, when semantic matching counted.
-   */
-  semantic?: number;
-  /** Present when the owner's past queries counted for this skill (learning from use). */
-  usage?: UsageMatch;
-  /**
-   * True when the query is this skill's id (or its MCP tool name, or the id's words): such
-   * a skill ranks first, with score 1, whatever the other signals say.
-   */
-  named?: true;
-}
-
 /** One ranked skill. */
 export interface DiscoveryHit {
   skill_id: string;
@@ -81,13 +50,6 @@ export interface DiscoveryHit {
    */
   score: number;
   match: MatchEvidence;
-}
-
-/** How a result was ranked: hybrid when the model was ready, else lexical and why. */
-export interface RankingInfo {
-  mode: "hybrid" | "lexical";
-  /** `off`: lexical by configuration; `loading`: the model is not ready yet; `failed`: it could not run. */
-  semantic: SemanticState | "off";
 }
 
 export interface DiscoveryResult {

@@ -15,8 +15,6 @@ export {
   type DiscoveryIndexOptions,
   type DiscoveryResult,
   type DiscoverySearchOptions,
-  type MatchEvidence,
-  type RankingInfo,
 } from "./discovery.js";
 export {
   type DescriptionRecord,
@@ -37,6 +35,7 @@ export {
   reciprocalRankAt,
 } from "./evaluate.js";
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights, fuseScores } from "./fusion.js";
+export type { MatchEvidence, RankingInfo } from "./match-evidence.js";
 export type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
 export { SemanticIndex, type SemanticState } from "./semantic-index.js";
 export { analyze, normalizeText, STOP_WORDS, splitIdentifier, stem, tokenize } from "./text-analysis.js";

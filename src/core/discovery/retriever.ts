@@ -1,7 +1,5 @@
-import type { FieldName, SkillDocument } from "./document.js";
-
-/** Query words found in each field of a document (only fields with a match are present). */
-export type MatchedFields = Partial<Record<FieldName, string[]>>;
+import type { SkillDocument } from "./document.js";
+import type { MatchedFields } from "./match-evidence.js";
 
 /** A document id with its relevance to a query, in (0, 1]; higher is better. */
 export interface ScoredId {

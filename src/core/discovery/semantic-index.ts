@@ -19,7 +19,8 @@ export interface SemanticIndexOptions {
 }
 
 /** Why semantic matching is or is not part of ranking right now. */
-export type SemanticState = "ready" | "loading" | "failed";
+export const SEMANTIC_STATES = ["ready", "loading", "failed"] as const;
+export type SemanticState = (typeof SEMANTIC_STATES)[number];
 
 interface Pending {
   id: string;

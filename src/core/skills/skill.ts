@@ -1,33 +1,37 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { Logger } from "../logger.js";
 
 /**
  * What a skill's metadata says about its effects. They become MCP tool annotations and
  * decide where a skill runs (light async I/O on the main thread, the rest isolated).
+ * Defined once as a schema: the type, and the skill's description in the API's answers
+ * and OpenAPI document (answer-schemas.ts), come from it.
  */
-export interface SkillAnnotations {
-  /** Does not change anything outside the execution (no writes, no sends). */
-  readOnly: boolean;
-  /** May destroy or overwrite data. Meaningful only when `readOnly` is false. */
-  destructive: boolean;
-  /** Calling it twice with the same params has no more effect than calling it once. */
-  idempotent: boolean;
-  /** Talks to the world outside skillport (the network). */
-  openWorld: boolean;
-  /**
-   * Spends its time awaiting I/O (the store, the network, timers) with little CPU or
-   * memory per call, so it runs on the main thread. Every other skill runs in a worker
-   * thread that is stopped when it overruns its timeout or memory (see SkillExecutor).
-   */
-  lightAsyncIo?: boolean;
-}
+export const SkillAnnotationsSchema = z.object({
+  readOnly: z.boolean().describe("Does not change anything outside the execution (no writes, no sends)"),
+  destructive: z.boolean().describe("May destroy or overwrite data; meaningful only when readOnly is false"),
+  idempotent: z
+    .boolean()
+    .describe("Calling it twice with the same params has no more effect than calling it once"),
+  openWorld: z.boolean().describe("Talks to the world outside skillport (the network)"),
+  // Every other skill runs in a worker thread that is stopped when it overruns its
+  // timeout or memory (see SkillExecutor).
+  lightAsyncIo: z
+    .boolean()
+    .optional()
+    .describe(
+      "Spends its time awaiting I/O (the store, the network, timers) with little CPU or memory " +
+        "per call, so it runs on the main thread",
+    ),
+});
+export type SkillAnnotations = z.output<typeof SkillAnnotationsSchema>;
 
 /** An example call: it documents the skill and feeds discovery's index. */
-export interface SkillExample {
-  /** A request an agent might phrase, e.g. "what is 2 to the power of 10". */
-  query: string;
-  params: Record<string, unknown>;
-}
+export const SkillExampleSchema = z.object({
+  query: z.string().describe('A request an agent might phrase, e.g. "what is 2 to the power of 10"'),
+  params: z.record(z.string(), z.unknown()).describe("The params POST /v1/execute would take for it"),
+});
+export type SkillExample = z.output<typeof SkillExampleSchema>;
 
 export interface ProgressUpdate {
   progress: number;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { SkillDetail } from "../../core/catalog-service.js";
+import type { SkillDetail } from "../../core/answer-schemas.js";
 import { holdsSecretRun } from "../../core/keys/secret.js";
 import type { SkillAnnotations } from "../../core/skills/skill.js";
 import { integer, jsonBlock } from "./format.js";

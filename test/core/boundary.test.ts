@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "../support/source-files.js";
 
 const CORE = join(import.meta.dirname, "../../src/core");
 /** What the core must never import (DESIGN.md: one core, thin surfaces, ports for storage). */
@@ -35,14 +36,6 @@ const IMPORT =
 
 function importsOf(file: string): string[] {
   return [...readFileSync(file, "utf8").matchAll(IMPORT)].map((match) => match[1] ?? match[2] ?? "");
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
-  });
 }
 
 describe("the core's boundary", () => {

@@ -108,6 +108,11 @@ export class ExecutionRunner {
   private watchingSinceMs: number | undefined;
   /** When the last heartbeat landed; undefined after one failed. */
   private lastBeatMs: number | undefined;
+  /**
+   * Queued executions whose start the store refused (an outage), by id: each is queued here
+   * again after a beat, holding its key's concurrency hold meanwhile.
+   */
+  private readonly startRetries = new Map<string, { job: Job; timer: NodeJS.Timeout }>();
   /** Set by `interrupt`: the stop waits no longer for running executions. */
   private interrupted = false;
   /** Ends the stop's wait for running executions (once the stop has begun). */
@@ -122,16 +127,16 @@ export class ExecutionRunner {
     });
     this.queue = new WorkQueue<Job>(
       options.asyncConcurrency,
-      async ({ execution, hooks, begin, release, slot }, releaseSlot) => {
-        slot.granted(releaseSlot);
-        await this.run(execution, hooks, begin, slot)
-          .catch((err: unknown) => {
-            options.logger.error(
-              { err, execution_id: execution.record.id },
-              "could not store an execution's outcome",
-            );
-          })
-          .finally(release);
+      async (job, releaseSlot) => {
+        job.slot.granted(releaseSlot);
+        try {
+          await this.run(job.execution, job.hooks, job.begin, job.slot);
+        } catch (err) {
+          // Still queued in the store: it keeps its key's concurrency hold until it runs.
+          if (err instanceof NotStarted) return this.startAgainLater(job, err.cause);
+          this.logAsyncFailure(job.execution, err);
+        }
+        job.release();
       },
       {
         reclaim: ({ execution, slot }, reclaim) => {
@@ -238,11 +243,59 @@ export class ExecutionRunner {
   }
 
   /**
+   * A queued execution whose start the store refused stays queued in the store (this
+   * runner's, so no other takes it before a beat, and no look for orphans ever): it is
+   * queued here again after a beat, until the store takes its start. A stop meanwhile lets
+   * go of it, queued in the store for the next process.
+   */
+  private startAgainLater(job: Job, cause: unknown): void {
+    const { store, logger } = this.options;
+    const id = job.execution.record.id;
+    if (!this.accepting) {
+      job.release();
+      return;
+    }
+    const log = store.isOutage(cause) ? logger.warn : logger.error;
+    log.call(
+      logger,
+      { err: cause, execution_id: id },
+      "could not start a queued execution; trying again in a beat",
+    );
+    const timer = setTimeout(() => {
+      this.startRetries.delete(id);
+      this.queueRun(job.execution, job.begin, job.release, job.hooks);
+    }, this.heartbeatMs);
+    timer.unref();
+    this.startRetries.set(id, { job, timer });
+  }
+
+  /** Takes an execution out of those waiting to be started again; undefined when it is not one. */
+  private takeStartRetry(id: string): Job | undefined {
+    const retry = this.startRetries.get(id);
+    if (!retry) return undefined;
+    clearTimeout(retry.timer);
+    this.startRetries.delete(id);
+    return retry.job;
+  }
+
+  /** An async execution's run failed after it started: its outcome could not be stored (or read back). */
+  private logAsyncFailure(execution: StoredExecution, err: unknown): void {
+    const { logger } = this.options;
+    const fields = { err, execution_id: execution.record.id };
+    // An outage: the outcome is stored as soon as the store is back (`UnsavedOutcomes`).
+    if (err instanceof ServiceError && err.code === "service_unavailable") {
+      logger.warn(fields, "could not store an async execution's outcome yet: the store is unavailable");
+    } else {
+      logger.error(fields, "an async execution ended, but its outcome could not be stored");
+    }
+  }
+
+  /**
    * Cancels an execution this process holds and resolves with its terminal record, or
    * returns undefined when this process does not hold it.
    */
   async cancelLocal(id: string): Promise<StoredExecution | undefined> {
-    const waiting = this.queue.remove(id);
+    const waiting = this.queue.remove(id) ?? this.takeStartRetry(id);
     if (waiting) {
       waiting.release();
       // Another process may have taken it meanwhile (or ended it): this copy, still queued,
@@ -260,7 +313,7 @@ export class ExecutionRunner {
   }
 
   get load(): { running: number; queued: number } {
-    return { running: this.inFlight.size, queued: this.queue.pending };
+    return { running: this.inFlight.size, queued: this.queue.pending + this.startRetries.size };
   }
 
   /**
@@ -273,6 +326,7 @@ export class ExecutionRunner {
     // A slot freed from now on must not start a queued execution: the process would
     // leave it running, and the next one would end it interrupted instead of running it.
     this.queue.stopStarting();
+    for (const id of [...this.startRetries.keys()]) this.takeStartRetry(id)?.release();
     if (this.timer) clearInterval(this.timer);
     if (this.endedElsewhereTimer) clearInterval(this.endedElsewhereTimer);
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
@@ -340,8 +394,19 @@ export class ExecutionRunner {
       } else if (begin === "queued") {
         // Stored running with its params masked in the same statement (`start`).
         running = markRunning(running, clock.now());
-        // Another runner took it meanwhile, or it was cancelled: not ours to run.
-        if (!(await store.executions.start(running))) return (await store.executions.get(id)) ?? execution;
+        const started = await this.startQueued(running, controller);
+        if (started === "cancelled") {
+          return this.finish(running, cancelledOutcome("The execution was cancelled before it started.", 0));
+        }
+        if (started !== "ours") {
+          // Another runner took it meanwhile, or it was cancelled: not ours to run.
+          const stored = await store.executions.get(id);
+          // Unless the start that failed before was stored after all (its answer lost).
+          if (stored?.record.status !== "running" || stored.runnerId !== this.runnerId) {
+            return stored ?? execution;
+          }
+          running = { ...running, record: stored.record };
+        }
       }
       // Async executions are the ones others follow from other processes (polls, streams).
       const share = { share: running.async };
@@ -404,6 +469,23 @@ export class ExecutionRunner {
       this.inFlight.delete(id);
       signal?.removeEventListener("abort", cancel);
     });
+  }
+
+  /**
+   * Stores a queued execution running (`store.executions.start`): "ours" when it did,
+   * "taken" when another runner took it or it ended meanwhile. A start the store refused
+   * throws `NotStarted` (it stays queued), unless a cancel came meanwhile: "cancelled".
+   */
+  private async startQueued(
+    running: KeptExecution,
+    controller: LazyAbortController,
+  ): Promise<"ours" | "taken" | "cancelled"> {
+    try {
+      return (await this.options.store.executions.start(running)) ? "ours" : "taken";
+    } catch (err) {
+      if (controller.reason === "cancel") return "cancelled";
+      throw new NotStarted(err);
+    }
   }
 
   /** Stores the outcome; resolves with the terminal record as stored, which is the answer. */
@@ -603,6 +685,13 @@ function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceEr
     retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_SECONDS,
     cause,
   });
+}
+
+/** A queued execution's start the store refused (`cause`): it is still queued there, and this runner's. */
+class NotStarted extends Error {
+  constructor(cause: unknown) {
+    super("the store refused a queued execution's start", { cause });
+  }
 }
 
 /** How often runs are checked for a cancel another process recorded (stores without signals). */

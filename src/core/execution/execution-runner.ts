@@ -15,6 +15,7 @@ import { type KeptExecution, withParamsKept } from "./redacted-execution.js";
 import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { processHost } from "./runner-host.js";
 import { isRunnerGone } from "./runner-liveness.js";
+import { saveOutcome } from "./save-outcome.js";
 import { skillContext } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
 import { UnsavedOutcomes } from "./unsaved-outcomes.js";
@@ -121,8 +122,9 @@ export class ExecutionRunner {
   constructor(private readonly options: ExecutionRunnerOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 5_000;
     this.unsaved = new UnsavedOutcomes({
-      save: (execution) => options.store.executions.save(execution),
-      onSaved: (execution) => this.announceStored(execution),
+      save: (execution) => saveOutcome(options.store.executions, execution),
+      // Another process may have ended it meanwhile: what is stored is announced.
+      onSaved: (stored) => this.announce(stored),
       logger: options.logger,
     });
     this.queue = new WorkQueue<Job>(
@@ -494,37 +496,27 @@ export class ExecutionRunner {
     outcome: RunOutcome,
     endedAtMs = this.options.clock.now(),
   ): Promise<StoredExecution> {
-    const { store, events, registry } = this.options;
-    let done: StoredExecution = markFinished(execution, outcome, endedAtMs, registry);
+    const { store, registry } = this.options;
+    const ended = markFinished(execution, outcome, endedAtMs, registry);
+    let stored: StoredExecution;
     try {
-      if (!(await store.executions.save(done))) {
-        // Another process ended it first (a cancel it recorded itself, having no channel to
-        // this one): its record stands (a terminal record never changes), and is the answer.
-        done = (await store.executions.get(done.record.id)) ?? done;
-      }
+      stored = await saveOutcome(store.executions, ended);
     } catch (err) {
       // The caller hears of the failure; the record is stored as soon as the store takes it.
-      this.unsaved.add(done);
+      this.unsaved.add(ended);
       // Logged where every outage is, once the surface maps it (`Skillport.errorOf`).
-      throw store.isOutage(err) ? outcomeNotStored(done, err) : err;
+      throw store.isOutage(err) ? outcomeNotStored(ended, err) : err;
     }
-    events.emit(done.record.id, { type: "status", record: done.record }, { share: done.async });
-    return done;
+    this.announce(stored);
+    return stored;
   }
 
-  /**
-   * Announces a terminal record stored late, as the store has it: a cancel recorded by
-   * another process meanwhile stays (a terminal record never changes again).
-   */
-  private announceStored(execution: StoredExecution): void {
-    const { store, events, logger } = this.options;
-    store.executions.get(execution.record.id).then(
-      (stored) => {
-        const record = stored?.record ?? execution.record;
-        events.emit(record.id, { type: "status", record }, { share: execution.async });
-      },
-      (err: unknown) =>
-        logger.warn({ err, execution_id: execution.record.id }, "could not read a stored outcome back"),
+  /** Tells the execution's followers its terminal record, as stored. */
+  private announce(stored: StoredExecution): void {
+    this.options.events.emit(
+      stored.record.id,
+      { type: "status", record: stored.record },
+      { share: stored.async },
     );
   }
 

@@ -153,7 +153,7 @@ export class ExecutionService {
         throw err;
       }
       options.onStored?.(execution.record);
-      const finished = await runner.runNow(execution, options, storedFirst);
+      const finished = await runner.runNow(execution, options, { stored: storedFirst });
       await learned;
       return { record: finished.record, mode, replayed: false };
     } finally {

@@ -166,6 +166,7 @@ export class Skillport {
       runner: this.runner,
       concurrency: this.concurrency,
       uncharge: (key) => this.access.uncharge(key),
+      asShown: (record) => this.queries.asShown(record),
       onExecutionStarted: learning && ((key, skillId) => learning.noteExecution(key, skillId)),
     });
     this.bridge =

@@ -13,6 +13,7 @@ import { markFinished, runningFor } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, recordAsOf, type StoredExecution } from "./record.js";
 import { redactedExecution, withParamsKept } from "./redacted-execution.js";
 import { cancelledOutcome } from "./run-skill.js";
+import { saveOutcome } from "./save-outcome.js";
 import type { SignalBridge } from "./signal-bridge.js";
 
 /**
@@ -73,7 +74,7 @@ export class ExecutionQueries {
       { owner: query.owner, keyId: query.key_id, status: query.status, skillId: query.skill_id },
       query,
     );
-    return { data: data.map((execution) => redactedExecution(execution, this.registry)), next_cursor };
+    return { data: data.map((execution) => this.shownToAdmin(execution)), next_cursor };
   }
 
   /**
@@ -82,12 +83,14 @@ export class ExecutionQueries {
    */
   async getAny(id: string): Promise<StoredExecution> {
     const execution = await this.store.executions.get(id);
-    if (!execution) {
-      throw new ServiceError("execution_not_found", {
-        message: `No execution has the id ${JSON.stringify(id)}.`,
-      });
-    }
-    return redactedExecution(execution, this.registry);
+    if (!execution) throw executionNotFound(id);
+    return this.shownToAdmin(execution);
+  }
+
+  /** What the dashboard shows of an execution: without credentials, its record as of now. */
+  private shownToAdmin(execution: StoredExecution): StoredExecution {
+    const redacted = redactedExecution(execution, this.registry);
+    return { ...redacted, record: this.asShown(redacted.record) };
   }
 
   private async page(
@@ -129,9 +132,10 @@ export class ExecutionQueries {
       now,
       this.registry,
     );
-    await this.store.executions.save(cancelled);
-    // The save has no effect if the holder ended the execution first: answer what is stored.
-    return (await this.store.executions.get(cancelled.record.id))?.record ?? cancelled.record;
+    // The holder may have ended it first: what is stored is the answer. In an outage the
+    // cancel is not recorded and the caller hears so (503): unlike a run's outcome, which
+    // happened and is stored later (`UnsavedOutcomes`), a cancel is the caller's to repeat.
+    return (await saveOutcome(this.store.executions, cancelled)).record;
   }
 
   /**
@@ -144,7 +148,11 @@ export class ExecutionQueries {
     }
   }
 
-  /** The record as readers see it now (`recordAsOf`): every surface shows records through this. */
+  /**
+   * The record as readers see it now (`recordAsOf`): every surface shows records through
+   * this (REST, MCP, the dashboard's `listAll`/`getAny`, and `ExecutionService`'s replay of
+   * an idempotent request).
+   */
   asShown(record: ExecutionRecord): ExecutionRecord {
     return recordAsOf(record, this.clock.now());
   }
@@ -200,11 +208,7 @@ export class ExecutionQueries {
     requireScope(key, "full-access");
     const execution = await this.store.executions.get(id);
     // Another owner's record is indistinguishable from a missing one (contract.md).
-    if (!execution || execution.owner !== key.owner) {
-      throw new ServiceError("execution_not_found", {
-        message: `No execution has the id ${JSON.stringify(id)}.`,
-      });
-    }
+    if (!execution || execution.owner !== key.owner) throw executionNotFound(id);
     return execution;
   }
 
@@ -228,4 +232,11 @@ export class ExecutionQueries {
     if (!isTerminal(latest.status)) latest = (await this.store.executions.get(latest.id))?.record ?? latest;
     return latest;
   }
+}
+
+/** The answer for an id no execution the reader may see has (another owner's looks missing too). */
+function executionNotFound(id: string): ServiceError {
+  return new ServiceError("execution_not_found", {
+    message: `No execution has the id ${JSON.stringify(id)}.`,
+  });
 }

@@ -69,6 +69,8 @@ export interface ExecutionServiceDeps {
   concurrency: ConcurrencyGate;
   /** Takes back the rate-limit count of a request refused with 429 here (`AccessGate.uncharge`). */
   uncharge: (key: ApiKey) => Promise<RateLimitStatus>;
+  /** A record as readers see it now (`ExecutionQueries.asShown`): a replay answers through it. */
+  asShown: (record: ExecutionRecord) => ExecutionRecord;
   /** Told of each new execution (learning from use links it to the key's latest discover). */
   onExecutionStarted?: (key: ApiKey, skillId: string) => Promise<void>;
 }
@@ -151,7 +153,7 @@ export class ExecutionService {
         throw err;
       }
       options.onStored?.(execution.record);
-      const finished = await runner.runNow(execution, options, storedFirst);
+      const finished = await runner.runNow(execution, options, { stored: storedFirst });
       await learned;
       return { record: finished.record, mode, replayed: false };
     } finally {
@@ -223,6 +225,6 @@ export class ExecutionService {
     if (first.mode === "sync" && !isTerminal(existing.record.status) && !replayRunning) {
       throw new ServiceError("idempotency_in_progress");
     }
-    return { record: existing.record, mode: first.mode, replayed: true };
+    return { record: this.deps.asShown(existing.record), mode: first.mode, replayed: true };
   }
 }

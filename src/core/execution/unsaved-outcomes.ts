@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.js";
 import type { StoredExecution } from "./record.js";
+import type { KeptExecution } from "./redacted-execution.js";
 
 /** The first retry waits this long, each next one twice as long… */
 const FIRST_RETRY_MS = 1_000;
@@ -7,9 +8,13 @@ const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 
 export interface UnsavedOutcomesOptions {
-  save(execution: StoredExecution): Promise<unknown>;
-  /** Told once a record is stored at last (the runner announces its terminal status then). */
-  onSaved(execution: StoredExecution): void;
+  /** Stores a terminal record; resolves with the one stored (`saveOutcome`). */
+  save(execution: KeptExecution): Promise<StoredExecution>;
+  /**
+   * Told the record stored once the store takes the save at last (the runner announces its
+   * terminal status then): the one given, or one another process stored first.
+   */
+  onSaved(stored: StoredExecution): void;
   logger: Logger;
 }
 
@@ -22,11 +27,11 @@ export interface UnsavedOutcomesOptions {
  */
 export class UnsavedOutcomes {
   /** By execution id: the record to store and the timer of its next attempt. */
-  private readonly retries = new Map<string, { execution: StoredExecution; timer: NodeJS.Timeout }>();
+  private readonly retries = new Map<string, { execution: KeptExecution; timer: NodeJS.Timeout }>();
 
   constructor(private readonly options: UnsavedOutcomesOptions) {}
 
-  add(execution: StoredExecution): void {
+  add(execution: KeptExecution): void {
     this.schedule(execution, FIRST_RETRY_MS);
   }
 
@@ -43,14 +48,14 @@ export class UnsavedOutcomes {
       this.options.logger.warn({ count: lost }, "stopped with terminal records the store refused");
   }
 
-  private schedule(execution: StoredExecution, delayMs: number): void {
+  private schedule(execution: KeptExecution, delayMs: number): void {
     const { id } = execution.record;
     const timer = setTimeout(() => {
       this.options.save(execution).then(
-        () => {
+        (stored) => {
           this.retries.delete(id);
           this.options.logger.info({ execution_id: id }, "stored an execution's outcome at last");
-          this.options.onSaved(execution);
+          this.options.onSaved(stored);
         },
         () => {
           // Unless `stop` came meanwhile.

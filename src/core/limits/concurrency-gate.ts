@@ -8,7 +8,7 @@ export interface ConcurrencyOptions {
 }
 
 /** Gives back what `acquire` or `track` took; calling it again does nothing. */
-export type ReleaseSlot = () => void;
+export type ReleaseHold = () => void;
 
 /** How long a refused caller should wait: executions are short, slots free up quickly. */
 const RETRY_AFTER_SECONDS = 1;
@@ -27,7 +27,7 @@ export class ConcurrencyGate {
   constructor(private readonly options: ConcurrencyOptions) {}
 
   /** Takes a slot for `keyId`, or throws the refusal; the slot is held until released. */
-  acquire(keyId: string): ReleaseSlot {
+  acquire(keyId: string): ReleaseHold {
     const ofKey = this.byKey.get(keyId) ?? 0;
     if (ofKey >= this.options.perKey) {
       throw new ServiceError("concurrency_limit_exceeded", {
@@ -45,7 +45,7 @@ export class ConcurrencyGate {
   }
 
   /** Counts work accepted earlier (executions taken over from a dead process) without refusing it. */
-  track(keyId: string): ReleaseSlot {
+  track(keyId: string): ReleaseHold {
     this.byKey.set(keyId, (this.byKey.get(keyId) ?? 0) + 1);
     this.held++;
     let released = false;

@@ -159,7 +159,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
 
   const routes = collectRoutes(app);
 
-  registerHealthRoutes(app, skillport, () => closing);
+  registerHealthRoutes(app, skillport);
   registerMetrics(app, skillport);
   registerDiscoverRoute(app, skillport);
   registerExecuteRoute(app, skillport);

@@ -1,7 +1,7 @@
 import { AccessGate } from "./access.js";
 import { AdminAuth } from "./admin/admin-auth.js";
 import { CatalogService } from "./catalog-service.js";
-import { type Clock, isoTimestamp, systemClock } from "./clock.js";
+import { type Clock, systemClock } from "./clock.js";
 import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
 import { UsageLearning } from "./discovery/usage-learning.js";
 import { type ServiceError, toServiceError } from "./errors.js";
@@ -15,7 +15,10 @@ import { KeyService } from "./keys/key-service.js";
 import { ConcurrencyGate } from "./limits/concurrency-gate.js";
 import { LeasedLimiter } from "./limits/leased-limiter.js";
 import type { Logger } from "./logger.js";
+import { OutageLog } from "./outage-log.js";
 import type { Store } from "./ports.js";
+import { type ProcessLoad, type Readiness, readinessOf } from "./readiness.js";
+import { Retention } from "./retention.js";
 import { SkillRegistry } from "./skills/registry.js";
 import type { Skill } from "./skills/skill.js";
 import { checkSkillSettings } from "./skills/skill-settings.js";
@@ -24,9 +27,6 @@ import { UsageService } from "./usage/usage-service.js";
 
 /** How long after start skills warm up and the embedding model begins to load (see `start`). */
 const BACKGROUND_LOAD_DELAY_MS = 1_000;
-
-/** How often a store outage is logged at most while it lasts. */
-const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
 export interface SkillportOptions {
   store: Store;
@@ -63,9 +63,6 @@ export interface SkillportOptions {
 /** Learning from use links an execution to a discover at most this long before it. */
 const DEFAULT_LEARN_WINDOW_MS = 5 * 60_000;
 
-/** Usage is kept at least this many days, so the dashboard's 30-day chart is whole. */
-const MIN_USAGE_RETENTION_DAYS = 31;
-
 /**
  * The core, assembled: what every surface (REST, MCP, dashboard, CLI) calls. Surfaces
  * translate their input into these calls and the answers (or `ServiceError`s) back.
@@ -73,7 +70,6 @@ const MIN_USAGE_RETENTION_DAYS = 31;
 export class Skillport {
   readonly store: Store;
   readonly registry: SkillRegistry;
-  readonly discovery: Discovery;
   /** Learning from use; undefined when turned off. */
   readonly learning: UsageLearning | undefined;
   readonly keys: KeyService;
@@ -86,12 +82,15 @@ export class Skillport {
   readonly runner: ExecutionRunner;
   readonly events = new ExecutionEvents();
   readonly logger: Logger;
-  readonly executor: SkillExecutor;
-  readonly concurrency: ConcurrencyGate;
-  private readonly clock: Clock;
+  private readonly discovery: Discovery;
+  private readonly executor: SkillExecutor;
+  private readonly concurrency: ConcurrencyGate;
   /** Admits from leases of the store's counters (see LeasedLimiter); closed before the store. */
   private readonly limiter: LeasedLimiter;
-  private readonly retentionDays: number;
+  private readonly retention: Retention;
+  private readonly outageLog: OutageLog;
+  /** `stop` was called: the process is not ready (see `readiness`). */
+  private stopping = false;
   private closing = false;
   /** The start under way or made, which `stop` waits for (see there). */
   private starting: Promise<void> | undefined;
@@ -100,15 +99,13 @@ export class Skillport {
   private readonly usageFlushMs: number;
   /** Present when the store has a signal channel (several processes, PostgreSQL). */
   private readonly bridge: SignalBridge | undefined;
-  private retentionTimer: NodeJS.Timeout | undefined;
   private readonly embedder: TextEmbedder | undefined;
 
   constructor(options: SkillportOptions) {
     const clock = options.clock ?? systemClock;
-    this.clock = clock;
     this.store = options.store;
     this.logger = options.logger;
-    this.retentionDays = options.retentionDays ?? 30;
+    this.outageLog = new OutageLog(this.logger, clock);
     const skills = [...options.skills];
     // Checked here, whoever builds the core: a setting that cannot work is an error.
     const skillConfig = checkSkillSettings(skills, options.skillConfig ?? {});
@@ -129,6 +126,13 @@ export class Skillport {
           })
         : undefined;
     this.learning = learning;
+    this.retention = new Retention({
+      store: this.store,
+      learning,
+      clock,
+      logger: this.logger,
+      retentionDays: options.retentionDays ?? 30,
+    });
     this.keys = new KeyService(this.store.keys, clock);
     this.limiter = new LeasedLimiter(this.store.limiter, clock);
     this.usageRecorder = new UsageRecorder(this.store.usage, this.logger);
@@ -194,35 +198,17 @@ export class Skillport {
    * through this, so that a store outage is `service_unavailable` (with Retry-After) on
    * each of them alike, and anything else unexpected `internal_error` (`toServiceError`).
    * Only the store knows its driver's errors, so it is the store that tells an outage. An
-   * outage is logged here as a warning, with the driver's error that only the log sees, at
-   * most once per `OUTAGE_LOG_INTERVAL_MS` with the count answered since (an outage refuses
-   * every request: one line each would flood the log); surfaces log their
-   * `internal_error`s with the request.
+   * outage is logged here (`OutageLog`: a warning with the driver's error, throttled);
+   * surfaces log their `internal_error`s with the request.
    */
   readonly errorOf = (err: unknown): ServiceError => {
     const error = toServiceError(err, this.store.isOutage);
     // An outage mapped here, or one the core already answered for (an execution whose
     // outcome the store refused), keeps the driver's error as its cause.
-    if (error.code === "service_unavailable" && this.store.isOutage(error.cause)) this.logOutage(error.cause);
+    if (error.code === "service_unavailable" && this.store.isOutage(error.cause))
+      this.outageLog.note(error.cause);
     return error;
   };
-
-  private outageLoggedAt = Number.NEGATIVE_INFINITY;
-  private outagesNotLogged = 0;
-
-  private logOutage(err: unknown): void {
-    const now = this.clock.now();
-    if (now - this.outageLoggedAt < OUTAGE_LOG_INTERVAL_MS) {
-      this.outagesNotLogged++;
-      return;
-    }
-    this.logger.warn(
-      { err, answered_since_last_line: this.outagesNotLogged },
-      "the store is unavailable: answered service_unavailable",
-    );
-    this.outageLoggedAt = now;
-    this.outagesNotLogged = 0;
-  }
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
   start(): Promise<void> {
@@ -232,19 +218,8 @@ export class Skillport {
 
   private async startOnce(): Promise<void> {
     await this.runner.start();
-    const prune = async () => {
-      const now = this.clock.now();
-      const usageDays = Math.max(this.retentionDays, MIN_USAGE_RETENTION_DAYS);
-      await Promise.all([
-        this.store.executions.deleteFinishedBefore(isoTimestamp(now - this.retentionDays * 86_400_000)),
-        this.store.usage.deleteBefore(Math.floor(now / 1000) - usageDays * 86_400),
-        this.learning?.prune(),
-      ]).catch((err: unknown) => this.logger.error({ err }, "could not prune old records"));
-    };
-    await prune();
+    await this.retention.start();
     this.usageRecorder.start(this.usageFlushMs);
-    this.retentionTimer = setInterval(prune, 3_600_000);
-    this.retentionTimer.unref();
     // Skills' libraries load here and the model on its own thread (discovery answers
     // lexically, and says so, meanwhile). Both take CPU, so they begin once the process
     // has had a moment to answer its first requests (an assistant that spawns
@@ -272,11 +247,12 @@ export class Skillport {
 
   /** Stops taking executions; running ones finish, or are interrupted at `deadlineMs`. */
   async stop(deadlineMs: number): Promise<void> {
+    this.stopping = true;
     // A start under way ends first (a signal right after launch): stopping while it takes
     // over the store's queued executions would end each one it took interrupted, instead
     // of leaving it queued, and the start would go on to beat and prune after the stop.
     await this.starting?.catch(() => {});
-    if (this.retentionTimer) clearInterval(this.retentionTimer);
+    this.retention.stop();
     clearTimeout(this.backgroundTimer);
     await this.runner.stop(deadlineMs);
     await this.usageRecorder.stop();
@@ -289,6 +265,26 @@ export class Skillport {
    */
   interrupt(): number {
     return this.runner.interrupt();
+  }
+
+  /** The load this process carries now, read from memory (see `ProcessLoad`): for `/metrics` and readiness. */
+  load(): ProcessLoad {
+    const { degraded } = this.store.limiter;
+    return {
+      executions: { ...this.runner.load, ...this.concurrency.usage },
+      workers: this.executor.load,
+      saturated: this.concurrency.saturated,
+      ...(degraded !== undefined && { redis: degraded ? "down" : "ok" }),
+    };
+  }
+
+  /**
+   * Whether this process can serve (`readinessOf`), for `/readyz`: asks the store, within
+   * the store's own deadline, and judges the load as it is once the store has answered.
+   */
+  async readiness(): Promise<Readiness> {
+    const storeOk = await this.store.ping().catch(() => false);
+    return readinessOf(storeOk, this.stopping, this.load());
   }
 
   /** Releases the store; call after `stop` and after the surfaces stopped using the core. */

@@ -37,7 +37,7 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
     labelNames: ["state"] as const,
     registers: [registry],
     collect() {
-      const { running, queued } = skillport.runner.load;
+      const { running, queued } = skillport.load().executions;
       this.set({ state: "running" }, running);
       this.set({ state: "queued" }, queued);
     },
@@ -49,7 +49,7 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
     labelNames: ["measure"] as const,
     registers: [registry],
     collect() {
-      const { held, capacity } = skillport.concurrency.usage;
+      const { held, capacity } = skillport.load().executions;
       this.set({ measure: "held" }, held);
       this.set({ measure: "capacity" }, capacity);
     },
@@ -60,19 +60,18 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
     labelNames: ["measure"] as const,
     registers: [registry],
     collect() {
-      const { threads, queued } = skillport.executor.load;
+      const { threads, queued } = skillport.load().workers;
       this.set({ measure: "threads" }, threads);
       this.set({ measure: "queued" }, queued);
     },
   });
-  const { limiter } = skillport.store;
-  if (limiter.degraded !== undefined) {
+  if (skillport.load().redis !== undefined) {
     new Gauge({
       name: "skillport_redis_up",
       help: "1 while limits are counted in Redis, 0 while Redis is out of reach and SKILLPORT_REDIS_DOWN applies",
       registers: [registry],
       collect() {
-        this.set(limiter.degraded ? 0 : 1);
+        this.set(skillport.load().redis === "down" ? 0 : 1);
       },
     });
   }

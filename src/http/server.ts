@@ -1,4 +1,3 @@
-import { METHODS } from "node:http";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -9,19 +8,22 @@ import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError, shuttingDownError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { Skillport } from "../core/skillport.js";
-import { admitRequest, ensureRateLimitHeaders, headerCount } from "./admission.js";
+import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
 import { clientErrorAnswerer } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
+import { hostHeaderError } from "./host-header.js";
 import { parseJsonBodies } from "./json-body.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
+import { collectRoutes, registerMethodNotAllowed, routeEveryMethod } from "./method-not-allowed.js";
 import { registerMetrics } from "./metrics.js";
-import { buildOpenApiDocument } from "./openapi.js";
+import { logAnswer, logIfClientLeaves } from "./request-log.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
 import { registerExecuteRoute } from "./routes/execute.js";
 import { registerExecutionRoutes } from "./routes/executions.js";
 import { registerHealthRoutes } from "./routes/health.js";
+import { registerOpenApiRoute } from "./routes/openapi.js";
 import { registerSkillRoutes } from "./routes/skills.js";
 
 export interface HttpServerOptions {
@@ -55,15 +57,6 @@ export interface HttpServer {
   close(executionsEnded?: Promise<unknown>): Promise<void>;
 }
 
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The execution the request made or named, for its log line (set by the execution routes). */
-    executionId?: string;
-  }
-}
-
-const LEVELS_WRITING_INFO = new Set(["trace", "debug", "info"]);
-
 /**
  * Fastify's form of the trusted proxies. A number of hops becomes a function of the hop
  * (0 is the connected peer), as Fastify itself takes a number for "trust none".
@@ -74,28 +67,11 @@ function trustProxyOption(
   return typeof trusted === "number" ? (_address, hop) => hop < trusted : trusted;
 }
 
-/**
- * What is wrong with the request's Host header, if anything (RFC 9112, section 3.2): HTTP/1.1
- * requires one (HTTP/1.0 does not), and two must be refused. Node keeps the first of two, and
- * an intermediary may act on the other: `/mcp`'s DNS-rebinding check would vet one name while
- * a proxy routed by the other.
- */
-function hostProblem(request: FastifyRequest): string | undefined {
-  if (request.headers.host === undefined) {
-    return request.raw.httpVersion === "1.0"
-      ? undefined
-      : "The request has no Host header, which HTTP/1.1 requires.";
-  }
-  return headerCount(request.raw.rawHeaders, "host") > 1
-    ? "The request has more than one Host header; send one."
-    : undefined;
-}
-
 /** The REST surface: translates HTTP to core calls and the core's answers and errors back. */
 export function buildHttpServer(skillport: Skillport, options: HttpServerOptions): HttpServer {
   const app = Fastify({
     loggerInstance: options.logger,
-    // One line per request, written in `onResponse` below, instead of Fastify's two.
+    // One line per request (request-log.ts) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: options.maxBodyBytes,
@@ -144,58 +120,21 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     });
   }
 
-  // Every method Node reads can reach a known path (TRACE, SEARCH, QUERY…), and must be
-  // refused there with 405 rather than 404: the router routes only the methods it knows.
-  for (const method of METHODS) {
-    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
-  }
+  // A method the router does not know on a known path is 405, not 404 (method-not-allowed.ts).
+  routeEveryMethod(app);
 
   // Only JSON bodies are accepted (contract.md: anything else is 415).
   app.removeContentTypeParser(["text/plain"]);
   parseJsonBodies(app);
 
-  // One line per request: when it is answered, or when its client goes away first (an
-  // agent's short HTTP timeout: the line still names the execution it made).
-  const logRequest = (request: FastifyRequest, answered: { status: number; ms: number } | undefined) => {
-    // Skip building the entry at all when info lines are not written (every request passes here).
-    if (!LEVELS_WRITING_INFO.has(request.log.level)) return;
-    request.log.info(
-      {
-        method: request.method,
-        // An unmatched path is logged as sent; a key a client put in it is redacted as the
-        // line is written (createLogger).
-        path: request.routeOptions.url ?? request.url.split("?")[0],
-        ...(answered ?? { aborted: true }),
-        key_id: request.apiKey?.id,
-        // The client's address as SKILLPORT_TRUST_PROXY resolves it: the one the
-        // failed-authentication limit counts, so that a run of 401s and 429s names who.
-        ip: request.ip,
-        execution_id: request.executionId,
-      },
-      "request",
-    );
-  };
   // Hooks run on every request: one of each kind, and callback-style where nothing is
   // awaited, since each async hook costs a promise and a microtask turn.
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
-    // A response closed before it finished: its client went away (`onResponse` never runs).
-    if (LEVELS_WRITING_INFO.has(request.log.level)) {
-      reply.raw.once("close", () => {
-        if (!reply.raw.writableEnded) logRequest(request, undefined);
-      });
-    }
-    const unavailable = unavailableNow();
-    if (unavailable) return sendError(request, reply, unavailable, skillport.errorOf);
-    const badHost = hostProblem(request);
-    if (badHost) {
-      return sendError(
-        request,
-        reply,
-        new ServiceError("invalid_request", { message: badHost }),
-        skillport.errorOf,
-      );
-    }
+    logIfClientLeaves(request, reply);
+    // Starting or shutting down, then a missing or doubled Host header (docs/lifecycle.md, step 3).
+    const refused = unavailableNow() ?? hostHeaderError(request);
+    if (refused) return sendError(request, reply, refused, skillport.errorOf);
     // Returning the reply tells Fastify the request was answered here.
     if (await admitRequest(skillport, request, reply)) return reply;
     // An unknown path is 404 before its body is read (docs/lifecycle.md): Fastify would parse
@@ -214,18 +153,13 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     ensureRateLimitHeaders(skillport, request, reply, () => done(null, payload));
   });
   app.addHook("onResponse", (request, reply, done) => {
-    logRequest(request, { status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 });
+    logAnswer(request, reply);
     done();
   });
 
-  const routes = new Map<string, Set<string>>();
-  app.addHook("onRoute", (route) => {
-    const methods = routes.get(route.url) ?? new Set<string>();
-    for (const method of [route.method].flat()) methods.add(method);
-    routes.set(route.url, methods);
-  });
+  const routes = collectRoutes(app);
 
-  registerHealthRoutes(app, skillport, () => closing);
+  registerHealthRoutes(app, skillport);
   registerMetrics(app, skillport);
   registerDiscoverRoute(app, skillport);
   registerExecuteRoute(app, skillport);
@@ -240,25 +174,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     version: options.version,
     logger: options.logger,
   });
-  let openApi: Record<string, unknown> | undefined;
-  app.get("/v1/openapi.json", { config: { public: true } }, async () => {
-    openApi ??= buildOpenApiDocument(options.version);
-    return openApi;
-  });
-
-  // A known path with another method is 405 with `Allow` (contract.md), not 404.
-  for (const [url, methods] of [...routes]) {
-    const others = app.supportedMethods.filter((m) => !methods.has(m));
-    const allow = [...methods].join(", ");
-    const refuse = async () => {
-      throw new ServiceError("method_not_allowed", {
-        message: `Use ${allow} on this path.`,
-        headers: { allow },
-      });
-    };
-    // Refused on arrival, before the body is read: a wrong method is 405 whatever its body.
-    app.route({ method: others, url, onRequest: refuse, handler: refuse });
-  }
+  registerOpenApiRoute(app, options.version);
+  // After the last route: every path registered above refuses its other methods.
+  registerMethodNotAllowed(app, routes);
 
   app.setNotFoundHandler(async (request, reply) =>
     sendError(request, reply, notFound(request), skillport.errorOf),

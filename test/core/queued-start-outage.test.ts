@@ -84,7 +84,7 @@ describe("a queued execution whose start the store refuses", () => {
     await vi.waitFor(() => expect(log.lines).toHaveLength(1), { timeout: 5_000 });
     const cancelled = await core.skillport.queries.cancel(key, record.id);
     expect(cancelled).toMatchObject({ status: "cancelled", started_at: null });
-    expect(core.skillport.concurrency.usage.held).toBe(0);
+    expect(core.skillport.load().executions.held).toBe(0);
     failure.error = undefined;
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await core.skillport.queries.get(key, record.id)).status).toBe("cancelled");
@@ -99,7 +99,7 @@ describe("a queued execution whose start the store refuses", () => {
       code: "concurrency_limit_exceeded",
     });
     await core.skillport.stop(1_000);
-    expect(core.skillport.concurrency.usage.held).toBe(0);
+    expect(core.skillport.load().executions.held).toBe(0);
     expect(core.skillport.runner.load.queued).toBe(0);
     // Queued in the store for the next process to run.
     expect((await core.skillport.store.executions.get(record.id))?.record.status).toBe("queued");

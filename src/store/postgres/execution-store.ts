@@ -32,6 +32,13 @@ interface OrphanRow extends DecodedExecutionRow {
   runner_heartbeat_at: string | null;
 }
 
+/** PostgreSQL's parameter placeholders: `$1`, `$2`… */
+function placeholder(position: number): string {
+  return `$${position}`;
+}
+
+const START_SQL = startSql(placeholder);
+
 /**
  * Execution records and runners in PostgreSQL. Saves are batched (`SaveBatcher`): the
  * saves of one event-loop turn become one multi-row upsert, one round trip, and a record
@@ -205,9 +212,3 @@ export class PostgresExecutionStore implements ExecutionStore {
     return this.batcher.flush();
   }
 }
-
-function placeholder(position: number): string {
-  return `$${position}`;
-}
-
-const START_SQL = startSql(placeholder);

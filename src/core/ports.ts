@@ -86,23 +86,22 @@ export interface ExecutionStore {
    * The shared queue: takes up to `limit` executions that are still `queued`, were created
    * before `queuedBefore` and are held by another runner (alive or not: a busy runner's
    * backlog may be run by any runner with room), oldest first, and in one atomic step
-   * reassigns them to `runnerId`, marks them `running` since `startedAt` and stores the
-   * params `paramsWhileRunning` gives for each (without its credentials: a running record
-   * is never run from its stored params), so that no two runners take the same one and no
-   * running record holds credentials. Returns them running, with their params whole, as
+   * stores each as `startRunning` makes it from the record as stored, reassigned to
+   * `runnerId` (the caller marks it running and masks its params: a running record is
+   * never run from its stored params), so that no two runners take the same one and no
+   * running record holds credentials. Returns them as stored, with their params whole, as
    * the run needs them.
    */
   takeQueued(
     runnerId: string,
     limit: number,
     queuedBefore: string,
-    startedAt: string,
-    paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
+    startRunning: (taken: StoredExecution) => StoredExecution,
   ): Promise<StoredExecution[]>;
   /**
-   * Saves `running` (a record that moved from `queued` to `running`: its status, start and
-   * params, which the caller masked) only if the stored record is still `queued` and held
-   * by `running.runnerId`; true when it did. A runner calls it before running a queued
+   * Saves `running` (the record the caller moved from `queued` to `running`, with its params
+   * masked), every field, only if the stored record is still `queued` and held by
+   * `running.runnerId`; true when it did. A runner calls it before running a queued
    * execution, so that an execution taken by another runner (`takeQueued`,
    * `claimOrphans`) or cancelled meanwhile is not run as well; a refused start leaves the
    * stored record as it was, its params whole.

@@ -1,7 +1,11 @@
 import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../core/execution/record.js";
 import type { ClaimedOrphan, RunnerInfo } from "../core/ports.js";
 
-/** An `executions` row as better-sqlite3 returns it, and the parameters both adapters write. */
+/**
+ * An `executions` row as both adapters write it (`toExecutionRow`): JSON as text, booleans
+ * as 0 and 1, which both databases take. SQLite also reads rows back in this shape;
+ * each adapter decodes what its driver returns into a `DecodedExecutionRow`.
+ */
 export interface ExecutionRow {
   id: string;
   owner: string;
@@ -20,6 +24,23 @@ export interface ExecutionRow {
   started_at: string | null;
   finished_at: string | null;
 }
+
+/**
+ * An `executions` row with each column decoded to its JavaScript value (JSON parsed,
+ * booleans, timestamps as ISO strings): what both adapters read, whatever their driver
+ * returns. pg returns rows in this shape; SQLite's are decoded by its adapter.
+ */
+export interface DecodedExecutionRow
+  extends Omit<ExecutionRow, "success" | "error" | "result" | "params" | "async"> {
+  success: boolean;
+  error: ExecutionRecord["error"];
+  result: ExecutionRecord["result"];
+  params: StoredExecution["params"];
+  async: boolean;
+}
+
+/** A statement's parameter placeholder at a position counted from 1: `?` (SQLite), `$n` (PostgreSQL). */
+export type Placeholder = (position: number) => string;
 
 /** `queued` and `running`, as SQL (contract.md, "Execution record"), for both adapters. */
 export const NOT_TERMINAL_SQL = "('queued', 'running')";
@@ -84,30 +105,51 @@ export function toExecutionRow(execution: StoredExecution): ExecutionRow {
   };
 }
 
-/** The inverse of `toExecutionRow`. */
-export function fromExecutionRow(row: ExecutionRow): StoredExecution {
-  const record: ExecutionRecord = {
-    id: row.id,
-    skill_id: row.skill_id,
-    // Rows are only written by toExecutionRow, from typed records: the casts restore types.
-    status: row.status as ExecutionStatus,
-    success: row.success === 1,
-    error: row.error === null ? null : (JSON.parse(row.error) as ExecutionRecord["error"]),
-    latency_ms: row.latency_ms,
-    result: row.result === null ? null : (JSON.parse(row.result) as ExecutionRecord["result"]),
-    created_at: row.created_at,
-    started_at: row.started_at,
-    finished_at: row.finished_at,
-  };
+/** The execution a row holds, once its adapter decoded it: the inverse of `toExecutionRow`. */
+export function fromDecodedRow(row: DecodedExecutionRow): StoredExecution {
   return {
-    record,
+    record: {
+      id: row.id,
+      skill_id: row.skill_id,
+      // Rows are only written by toExecutionRow, from typed records: the cast restores the type.
+      status: row.status as ExecutionStatus,
+      success: row.success,
+      error: row.error,
+      latency_ms: row.latency_ms,
+      result: row.result,
+      created_at: row.created_at,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+    },
     owner: row.owner,
     keyId: row.key_id,
-    params: JSON.parse(row.params) as StoredExecution["params"],
-    async: row.async === 1,
+    params: row.params,
+    async: row.async,
     timeoutMs: row.timeout_ms,
     runnerId: row.runner_id,
   };
+}
+
+/** The columns `start` writes: every one, as the core built the running record (`markRunning`). */
+const START_COLUMNS = EXECUTION_COLUMNS.filter((column) => column !== "id");
+
+/**
+ * `start`'s statement: the running row the core built replaces the stored one, every
+ * column, only while that is still queued and held by the same runner. Its parameters
+ * are `startParams(row)`.
+ */
+export function startSql(placeholder: Placeholder): string {
+  const set = START_COLUMNS.map((column, i) => `${column} = ${placeholder(i + 1)}`).join(", ");
+  const next = START_COLUMNS.length + 1;
+  return `update executions set ${set}
+    where id = ${placeholder(next)} and runner_id = ${placeholder(next + 1)} and status = 'queued'`;
+}
+
+/** The parameters of `startSql` for `row`. */
+export function startParams(row: ExecutionRow): unknown[] {
+  const params: unknown[] = START_COLUMNS.map((column) => row[column]);
+  params.push(row.id, row.runner_id);
+  return params;
 }
 
 /** The runner columns an orphan query joins to each execution (null: the runner has no row). */

@@ -65,8 +65,10 @@ describe("executions waiting in one process, ended or taken over by another", ()
       "runner_other",
       1,
       new Date(now + 1000).toISOString(),
-      new Date(now).toISOString(),
-      (execution) => execution.params,
+      (execution) => ({
+        ...execution,
+        record: { ...execution.record, status: "running", started_at: new Date(now).toISOString() },
+      }),
     );
     expect(taken?.record).toMatchObject({ id: waiting.id, status: "running" });
     const running = taken?.record;

@@ -8,6 +8,7 @@ import { type Clock, isoTimestamp } from "../clock.js";
 import type { Logger } from "../logger.js";
 import type { ClaimedOrphan, RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
+import { markRunning } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { withParamsKept } from "./redacted-execution.js";
 import { processHost } from "./runner-host.js";
@@ -139,9 +140,8 @@ export class RunnerPresence {
       runnerId,
       room,
       isoTimestamp(now - heartbeatMs),
-      isoTimestamp(now),
       // Stored running without its credentials; the run gets them whole (as `taken`).
-      (execution) => withParamsKept(execution, registry).params,
+      (execution) => markRunning(withParamsKept(execution, registry), now),
     );
     for (const execution of taken) duties.runTaken(execution);
   }

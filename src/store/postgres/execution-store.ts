@@ -1,7 +1,6 @@
 import type pg from "pg";
-import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../../core/execution/record.js";
+import type { StoredExecution } from "../../core/execution/record.js";
 import { isTerminal } from "../../core/execution/record.js";
-import { idFloor } from "../../core/ids.js";
 import type {
   ClaimedOrphan,
   ExecutionListQuery,
@@ -9,44 +8,36 @@ import type {
   ExecutionStore,
   RunnerInfo,
 } from "../../core/ports.js";
+import { executionListSql } from "../execution-list-sql.js";
 import {
   claimedOrphan,
+  type DecodedExecutionRow,
   type ExecutionRow,
+  fromDecodedRow,
   NOT_TERMINAL_SQL,
   rowsOfGoneRunners,
+  startParams,
+  startSql,
   toExecutionRow,
 } from "../execution-row.js";
+import { DELETE_CHUNK, deleteFinishedInChunks } from "../finished-in-chunks.js";
+import { executionUpsert } from "./execution-upsert.js";
 import { SaveBatcher } from "./save-batcher.js";
 import { inTransaction } from "./transaction.js";
 
-/** An `executions` row as pg returns it (json parsed, booleans, timestamps as ISO strings). */
-interface PgExecutionRow {
-  id: string;
-  owner: string;
-  key_id: string;
-  skill_id: string;
-  status: string;
-  success: boolean;
-  error: ExecutionRecord["error"];
-  latency_ms: number | null;
-  result: ExecutionRecord["result"];
-  params: Record<string, unknown>;
-  async: boolean;
-  timeout_ms: number;
-  runner_id: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-interface OrphanRow extends PgExecutionRow {
+// pg returns an `executions` row decoded: json parsed, booleans, timestamps as ISO strings.
+interface OrphanRow extends DecodedExecutionRow {
   runner_host: string | null;
   runner_pid: number | null;
   runner_heartbeat_at: string | null;
 }
 
-/** Rows deleted per statement by retention, so that no statement holds many row locks. */
-const DELETE_CHUNK = 1000;
+/** PostgreSQL's parameter placeholders: `$1`, `$2`… */
+function placeholder(position: number): string {
+  return `$${position}`;
+}
+
+const START_SQL = startSql(placeholder);
 
 /**
  * Execution records and runners in PostgreSQL. Saves are batched (`SaveBatcher`): the
@@ -71,17 +62,17 @@ export class PostgresExecutionStore implements ExecutionStore {
   }
 
   async get(id: string): Promise<StoredExecution | undefined> {
-    const { rows } = await this.pool.query<PgExecutionRow>({
+    const { rows } = await this.pool.query<DecodedExecutionRow>({
       name: "execution-by-id",
       text: "select * from executions where id = $1",
       values: [id],
     });
-    return rows[0] && fromRow(rows[0]);
+    return rows[0] && fromDecodedRow(rows[0]);
   }
 
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
-    const { rows } = await this.pool.query<PgExecutionRow>(listSql(query, "*"));
-    return rows.map(fromRow);
+    const { rows } = await this.pool.query<DecodedExecutionRow>(executionListSql(query, "*", placeholder));
+    return rows.map(fromDecodedRow);
   }
 
   /**
@@ -91,7 +82,11 @@ export class PostgresExecutionStore implements ExecutionStore {
    */
   async listResultSizes(query: ExecutionListQuery): Promise<ExecutionResultSize[]> {
     const { rows } = await this.pool.query<{ id: string; result_bytes: number }>(
-      listSql(query, "id, coalesce(octet_length(result::text), 0)::int as result_bytes"),
+      executionListSql(
+        query,
+        "id, coalesce(octet_length(result::text), 0)::int as result_bytes",
+        placeholder,
+      ),
     );
     return rows.map((row) => ({ id: row.id, resultBytes: row.result_bytes }));
   }
@@ -122,7 +117,7 @@ export class PostgresExecutionStore implements ExecutionStore {
       // waited for its lock comes back in its new version but beside its OLD runner's
       // join row (read committed re-checks the row, not the join), and would be claimed
       // twice; a fresh read sees the new runner alive.
-      const { rows: locked } = await client.query<PgExecutionRow>(
+      const { rows: locked } = await client.query<DecodedExecutionRow>(
         `select * from executions
          where status in ${NOT_TERMINAL_SQL} and runner_id <> $1
          for update skip locked`,
@@ -146,7 +141,7 @@ export class PostgresExecutionStore implements ExecutionStore {
         };
       });
       const claimed = rowsOfGoneRunners(rows, isRunnerGone).map((row) =>
-        claimedOrphan(row, fromRow(row), runnerId),
+        claimedOrphan(row, fromDecodedRow(row), runnerId),
       );
       if (claimed.length > 0) {
         await client.query("update executions set runner_id = $1 where id = any($2)", [
@@ -160,19 +155,18 @@ export class PostgresExecutionStore implements ExecutionStore {
 
   /**
    * One transaction: the rows are locked as they are read (`skip locked` lets replicas
-   * taking at once each take different rows), and flipped to running with their params
-   * masked in one statement. The masking is the core's, so the params are read first.
+   * taking at once each take different rows), and stored as the caller starts them in
+   * one upsert.
    */
   async takeQueued(
     runnerId: string,
     limit: number,
     queuedBefore: string,
-    startedAt: string,
-    paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
+    startRunning: (taken: StoredExecution) => StoredExecution,
   ): Promise<StoredExecution[]> {
     if (limit <= 0) return [];
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<PgExecutionRow>(
+      const { rows } = await client.query<DecodedExecutionRow>(
         `select * from executions
          where status = 'queued' and runner_id <> $1 and created_at < $3
          order by created_at, id limit $2
@@ -180,104 +174,41 @@ export class PostgresExecutionStore implements ExecutionStore {
         [runnerId, limit, queuedBefore],
       );
       if (rows.length === 0) return [];
-      const taken = rows.map((row) =>
-        fromRow({ ...row, runner_id: runnerId, status: "running", started_at: startedAt }),
-      );
-      await client.query(
-        `update executions set runner_id = $1, status = 'running', started_at = $2, params = kept.params::json
-         from unnest($3::text[], $4::text[]) as kept (id, params)
-         where executions.id = kept.id`,
-        [
-          runnerId,
-          startedAt,
-          taken.map((execution) => execution.record.id),
-          taken.map((execution) => JSON.stringify(paramsWhileRunning(execution))),
-        ],
-      );
-      return taken;
+      const started = rows.map((row) => {
+        const taken = { ...fromDecodedRow(row), runnerId };
+        return { taken, running: startRunning(taken) };
+      });
+      await client.query(executionUpsert(started.map(({ running }) => toExecutionRow(running))));
+      // The run needs the params whole.
+      return started.map(({ taken, running }) => ({ ...running, params: taken.params }));
     });
   }
 
   async start(running: StoredExecution): Promise<boolean> {
     const { rowCount } = await this.pool.query({
       name: "execution-start",
-      text: `update executions set status = $2, started_at = $3, params = $5
-             where id = $1 and runner_id = $4 and status = 'queued'`,
-      values: [
-        running.record.id,
-        running.record.status,
-        running.record.started_at,
-        running.runnerId,
-        JSON.stringify(running.params),
-      ],
+      text: START_SQL,
+      values: startParams(toExecutionRow(running)),
     });
     return (rowCount ?? 0) > 0;
   }
 
   async deleteFinishedBefore(finishedBefore: string): Promise<number> {
-    let deleted = 0;
-    for (;;) {
+    return deleteFinishedInChunks(finishedBefore, async (idFloor, before) => {
+      // See `deleteFinishedInChunks`.
       const { rowCount } = await this.pool.query(
-        // A record finished before the cutoff was created before it: a primary-key range.
         `delete from executions where id in (
            select id from executions
            where id < $1 and finished_at < $2 and status not in ${NOT_TERMINAL_SQL}
            limit ${DELETE_CHUNK})`,
-        [idFloor("exec", Date.parse(finishedBefore)), finishedBefore],
+        [idFloor, before],
       );
-      deleted += rowCount ?? 0;
-      if ((rowCount ?? 0) < DELETE_CHUNK) return deleted;
-    }
+      return rowCount ?? 0;
+    });
   }
 
   /** Waits for every save issued so far. */
   flush(): Promise<void> {
     return this.batcher.flush();
   }
-}
-
-/** The statement listing `columns` of the records `query` selects, newest first. */
-function listSql(query: ExecutionListQuery, columns: string): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const conditions: string[] = [];
-  const where = (sql: (placeholder: string) => string, value: unknown) => {
-    values.push(value);
-    conditions.push(sql(`$${values.length}`));
-  };
-  if (query.owner !== undefined) where((p) => `owner = ${p}`, query.owner);
-  if (query.keyId !== undefined) where((p) => `key_id = ${p}`, query.keyId);
-  if (query.status !== undefined) where((p) => `status = ${p}`, query.status);
-  if (query.skillId !== undefined) where((p) => `skill_id = ${p}`, query.skillId);
-  if (query.after !== undefined) where((p) => `id < ${p}`, query.after);
-  if (query.startAt !== undefined) where((p) => `id <= ${p}`, query.startAt);
-  values.push(query.limit);
-  return {
-    text: `select ${columns} from executions ${conditions.length > 0 ? `where ${conditions.join(" and ")}` : ""}
-       order by id desc limit $${values.length}`,
-    values,
-  };
-}
-
-function fromRow(row: PgExecutionRow): StoredExecution {
-  return {
-    record: {
-      id: row.id,
-      skill_id: row.skill_id,
-      // Rows are only written from typed records: the cast restores the type.
-      status: row.status as ExecutionStatus,
-      success: row.success,
-      error: row.error,
-      latency_ms: row.latency_ms,
-      result: row.result,
-      created_at: row.created_at,
-      started_at: row.started_at,
-      finished_at: row.finished_at,
-    },
-    owner: row.owner,
-    keyId: row.key_id,
-    params: row.params,
-    async: row.async,
-    timeoutMs: row.timeout_ms,
-    runnerId: row.runner_id,
-  };
 }

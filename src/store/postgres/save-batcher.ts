@@ -1,5 +1,6 @@
 import type pg from "pg";
-import { EXECUTION_COLUMNS, EXECUTION_UPSERT_TAIL, type ExecutionRow } from "../execution-row.js";
+import type { ExecutionRow } from "../execution-row.js";
+import { executionUpsert } from "./execution-upsert.js";
 
 /** Rows per statement at most (PostgreSQL takes up to 65 535 parameters). */
 const MAX_ROWS = 500;
@@ -108,20 +109,10 @@ export class SaveBatcher {
 
   /** Writes the rows; resolves with the ids written (a terminal row stored refuses its update). */
   private async write(rows: ExecutionRow[]): Promise<Set<string>> {
-    // Rows in id order: concurrent statements then lock shared rows in the same order and
-    // cannot deadlock one another.
-    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const values: unknown[] = [];
-    const tuples = rows.map((row) => {
-      const start = values.length;
-      for (const column of EXECUTION_COLUMNS) values.push(row[column]);
-      return `(${EXECUTION_COLUMNS.map((_, i) => `$${start + i + 1}`).join(", ")})`;
-    });
     const { rows: written } = await this.pool.query<{ id: string }>({
       // One prepared statement per batch size that occurs; most batches are small.
       name: rows.length <= 8 ? `execution-save-${rows.length}` : undefined,
-      text: `insert into executions (${EXECUTION_COLUMNS.join(", ")}) values ${tuples.join(", ")} ${EXECUTION_UPSERT_TAIL} returning id`,
-      values,
+      ...executionUpsert(rows),
     });
     return new Set(written.map((row) => row.id));
   }

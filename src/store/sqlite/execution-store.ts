@@ -1,5 +1,4 @@
 import type { StoredExecution } from "../../core/execution/record.js";
-import { idFloor } from "../../core/ids.js";
 import type {
   ClaimedOrphan,
   ExecutionListQuery,
@@ -7,22 +6,24 @@ import type {
   ExecutionStore,
   RunnerInfo,
 } from "../../core/ports.js";
+import { executionListSql } from "../execution-list-sql.js";
 import {
   claimedOrphan,
+  type DecodedExecutionRow,
   EXECUTION_COLUMNS,
   EXECUTION_UPSERT_TAIL,
   type ExecutionRow,
-  fromExecutionRow,
+  fromDecodedRow,
   NOT_TERMINAL_SQL,
   rowsOfGoneRunners,
+  startParams,
+  startSql,
   toExecutionRow,
 } from "../execution-row.js";
+import { DELETE_CHUNK, deleteFinishedInChunks } from "../finished-in-chunks.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { GroupCommit } from "./group-commit.js";
 import type { StoreHealth } from "./store-health.js";
-
-/** Rows deleted per transaction by retention, so other writers get the lock in between. */
-const DELETE_CHUNK = 1000;
 
 interface OrphanRow extends ExecutionRow {
   runner_host: string | null;
@@ -42,17 +43,15 @@ export class SqliteExecutionStore implements ExecutionStore {
   private readonly deleteRunner: Database.Statement<[string]>;
   private readonly orphanCandidates: Database.Statement<[string], OrphanRow>;
   private readonly reassign: Database.Statement<[string, string]>;
-  private readonly deleteFinishedChunk: Database.Statement<[{ idFloor: string; finishedBefore: string }]>;
+  private readonly deleteFinishedChunk: Database.Statement<[string, string]>;
   private readonly queuedCandidates: Database.Statement<[string, string, number], ExecutionRow>;
-  private readonly startStatement: Database.Statement<[ExecutionRow]>;
-  private readonly takeStatement: Database.Statement<[ExecutionRow]>;
+  private readonly startStatement: Database.Statement<[unknown[]]>;
   private readonly take: Database.Transaction<
     (
       runnerId: string,
       limit: number,
       queuedBefore: string,
-      startedAt: string,
-      paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
+      startRunning: (taken: StoredExecution) => StoredExecution,
     ) => StoredExecution[]
   >;
   private readonly claim: Database.Transaction<
@@ -64,8 +63,7 @@ export class SqliteExecutionStore implements ExecutionStore {
     private readonly writer: GroupCommit,
     private readonly health: StoreHealth,
   ) {
-    // Positional parameters bind in about half the time of named ones (better-sqlite3 looks
-    // each name up on the row), and every execution is written this way.
+    // Positional parameters: see `upsertParams`.
     this.upsert = db.prepare(
       `insert into executions (${EXECUTION_COLUMNS.join(", ")})
        values (${EXECUTION_COLUMNS.map(() => "?").join(", ")}) ${EXECUTION_UPSERT_TAIL}`,
@@ -83,12 +81,11 @@ export class SqliteExecutionStore implements ExecutionStore {
        where e.status in ${NOT_TERMINAL_SQL} and e.runner_id <> ?`,
     );
     this.reassign = db.prepare("update executions set runner_id = ? where id = ?");
-    // A record finished before the cutoff was created before it too, so its id is below the
-    // cutoff's floor: the scan is a range of the primary key, not of the whole table.
+    // See `deleteFinishedInChunks`.
     this.deleteFinishedChunk = db.prepare(
       `delete from executions where rowid in (
          select rowid from executions
-         where id < @idFloor and finished_at < @finishedBefore and status not in ${NOT_TERMINAL_SQL}
+         where id < ? and finished_at < ? and status not in ${NOT_TERMINAL_SQL}
          limit ${DELETE_CHUNK})`,
     );
     this.claim = db.transaction((runnerId, isRunnerGone) => this.claimInTransaction(runnerId, isRunnerGone));
@@ -100,26 +97,16 @@ export class SqliteExecutionStore implements ExecutionStore {
        where status in ${NOT_TERMINAL_SQL} and status = 'queued' and runner_id <> ? and created_at < ?
        order by created_at, id limit ?`,
     );
-    this.take = db.transaction((runnerId, limit, queuedBefore, startedAt, paramsWhileRunning) =>
+    // Each candidate is queued and the write lock held: the upsert stores what the caller made of it.
+    this.take = db.transaction((runnerId, limit, queuedBefore, startRunning) =>
       this.queuedCandidates.all(runnerId, queuedBefore, limit).map((row) => {
-        const taken = fromExecutionRow({
-          ...row,
-          runner_id: runnerId,
-          status: "running",
-          started_at: startedAt,
-        });
-        this.takeStatement.run(toExecutionRow({ ...taken, params: paramsWhileRunning(taken) }));
-        return taken;
+        const taken = { ...fromSqliteRow(row), runnerId };
+        const running = startRunning(taken);
+        this.upsert.run(upsertParams(toExecutionRow(running)));
+        return { ...running, params: taken.params };
       }),
     );
-    this.takeStatement = db.prepare(
-      `update executions set runner_id = @runner_id, status = @status, started_at = @started_at, params = @params
-       where id = @id`,
-    );
-    this.startStatement = db.prepare(
-      `update executions set status = @status, started_at = @started_at, params = @params
-       where id = @id and runner_id = @runner_id and status = 'queued'`,
-    );
+    this.startStatement = db.prepare(startSql(() => "?"));
   }
 
   save(execution: StoredExecution): Promise<boolean> {
@@ -133,23 +120,22 @@ export class SqliteExecutionStore implements ExecutionStore {
     let applied = true;
     return this.writer
       .write(`execution:${row.id}`, () => {
-        applied = this.upsert.run(EXECUTION_COLUMNS.map((column) => row[column])).changes > 0;
+        applied = this.upsert.run(upsertParams(row)).changes > 0;
       })
       .then(() => applied);
   }
 
   async get(id: string): Promise<StoredExecution | undefined> {
     const row = this.byId.get(id);
-    return row && fromExecutionRow(row);
+    return row && fromSqliteRow(row);
   }
 
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
-    const rows = this.listStatement(query, "*").all(listParams(query)) as ExecutionRow[];
-    return rows.map(fromExecutionRow);
+    return (this.listAll(query, "*") as ExecutionRow[]).map(fromSqliteRow);
   }
 
   async listResultSizes(query: ExecutionListQuery): Promise<ExecutionResultSize[]> {
-    return this.listStatement(query, SIZE_COLUMNS).all(listParams(query)) as ExecutionResultSize[];
+    return this.listAll(query, SIZE_COLUMNS) as ExecutionResultSize[];
   }
 
   /** Reported to the store's health as a write: the one write made every few seconds, traffic or not. */
@@ -177,11 +163,10 @@ export class SqliteExecutionStore implements ExecutionStore {
     runnerId: string,
     limit: number,
     queuedBefore: string,
-    startedAt: string,
-    paramsWhileRunning: (taken: StoredExecution) => StoredExecution["params"],
+    startRunning: (taken: StoredExecution) => StoredExecution,
   ): Promise<StoredExecution[]> {
     if (limit <= 0) return [];
-    return this.take.immediate(runnerId, limit, queuedBefore, startedAt, paramsWhileRunning);
+    return this.take.immediate(runnerId, limit, queuedBefore, startRunning);
   }
 
   /**
@@ -190,19 +175,14 @@ export class SqliteExecutionStore implements ExecutionStore {
    * `queued`, which recovery runs again.
    */
   async start(running: StoredExecution): Promise<boolean> {
-    return this.startStatement.run(toExecutionRow(running)).changes > 0;
+    return this.startStatement.run(startParams(toExecutionRow(running))).changes > 0;
   }
 
   async deleteFinishedBefore(finishedBefore: string): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const { changes } = this.deleteFinishedChunk.run({
-        idFloor: idFloor("exec", Date.parse(finishedBefore)),
-        finishedBefore,
-      });
-      deleted += changes;
-      if (changes < DELETE_CHUNK) return deleted;
-    }
+    return deleteFinishedInChunks(
+      finishedBefore,
+      (idFloor, before) => this.deleteFinishedChunk.run(idFloor, before).changes,
+    );
   }
 
   private claimInTransaction(
@@ -211,33 +191,23 @@ export class SqliteExecutionStore implements ExecutionStore {
   ): ClaimedOrphan[] {
     return rowsOfGoneRunners(this.orphanCandidates.all(runnerId), isRunnerGone).map((row) => {
       this.reassign.run(runnerId, row.id);
-      return claimedOrphan(row, fromExecutionRow(row), runnerId);
+      return claimedOrphan(row, fromSqliteRow(row), runnerId);
     });
   }
 
   /**
-   * One statement per combination of filters and columns, so each uses an index fully: the
-   * owner's index for a key's own listing, the primary key for the dashboard's listing
-   * across owners.
+   * The rows of a listing. One prepared statement per combination of filters and columns
+   * (its text), so each uses an index fully: the owner's index for a key's own listing,
+   * the primary key for the dashboard's listing across owners.
    */
-  private listStatement(query: ExecutionListQuery, columns: string): Database.Statement {
-    const filters = [query.owner, query.keyId, query.status, query.skillId, query.after, query.startAt];
-    const shape = `${columns}:${filters.map((filter) => filter !== undefined).join(":")}`;
-    let statement = this.listStatements.get(shape);
+  private listAll(query: ExecutionListQuery, columns: string): unknown[] {
+    const { text, values } = executionListSql(query, columns, () => "?");
+    let statement = this.listStatements.get(text);
     if (!statement) {
-      const conditions = ["1 = 1"];
-      if (query.owner !== undefined) conditions.push("owner = @owner");
-      if (query.keyId !== undefined) conditions.push("key_id = @keyId");
-      if (query.status !== undefined) conditions.push("status = @status");
-      if (query.skillId !== undefined) conditions.push("skill_id = @skillId");
-      if (query.after !== undefined) conditions.push("id < @after");
-      if (query.startAt !== undefined) conditions.push("id <= @startAt");
-      statement = this.db.prepare(
-        `select ${columns} from executions where ${conditions.join(" and ")} order by id desc limit @limit`,
-      );
-      this.listStatements.set(shape, statement);
+      statement = this.db.prepare(text);
+      this.listStatements.set(text, statement);
     }
-    return statement;
+    return statement.all(values);
   }
 }
 
@@ -247,15 +217,23 @@ export class SqliteExecutionStore implements ExecutionStore {
  */
 const SIZE_COLUMNS = "id, coalesce(length(cast(result as blob)), 0) as resultBytes";
 
-/** Every name a list statement may bind; each statement binds those its filters use. */
-function listParams(query: ExecutionListQuery): Record<string, unknown> {
-  return {
-    owner: query.owner,
-    keyId: query.keyId,
-    status: query.status,
-    skillId: query.skillId,
-    after: query.after,
-    startAt: query.startAt,
-    limit: query.limit,
+/**
+ * The upsert's parameters, positional: they bind in about half the time of named ones
+ * (better-sqlite3 looks each name up on the row), and every execution is written this way.
+ */
+function upsertParams(row: ExecutionRow): unknown[] {
+  return EXECUTION_COLUMNS.map((column) => row[column]);
+}
+
+/** A row as better-sqlite3 returns it, decoded: SQLite stores JSON as text and booleans as 0 and 1. */
+function fromSqliteRow(row: ExecutionRow): StoredExecution {
+  const decoded: DecodedExecutionRow = {
+    ...row,
+    success: row.success === 1,
+    error: row.error === null ? null : (JSON.parse(row.error) as DecodedExecutionRow["error"]),
+    result: row.result === null ? null : (JSON.parse(row.result) as DecodedExecutionRow["result"]),
+    params: JSON.parse(row.params) as DecodedExecutionRow["params"],
+    async: row.async === 1,
   };
+  return fromDecodedRow(decoded);
 }

@@ -13,8 +13,13 @@ const goneAt =
 
 /** The params a runner stores for a running record: here, with its expression masked. */
 const masked = (execution: StoredExecution) => ({ ...execution.params, expression: "[redacted]" });
-/** Params stored as they were queued. */
-const asIs = (execution: StoredExecution) => execution.params;
+/** A taken execution as a runner starts it (`markRunning`): running since `startedAt`, its params as queued. */
+const startingAt =
+  (startedAt: string) =>
+  (taken: StoredExecution): StoredExecution => ({
+    ...taken,
+    record: { ...taken.record, status: "running", started_at: startedAt },
+  });
 
 /** Runners, orphan claiming and retention. */
 export function describeRunnerContract(handle: StoreHandle): void {
@@ -115,15 +120,15 @@ export function describeRunnerContract(handle: StoreHandle): void {
         runnerId,
         record: { ...execution.record, status: "running", started_at: startedAt },
       });
-      const first = await executions.takeQueued("runner_me", 2, cutoff, startedAt, asIs);
+      const first = await executions.takeQueued("runner_me", 2, cutoff, startingAt(startedAt));
       expect(first).toEqual([started(oldest, "runner_me"), started(middle, "runner_me")]);
       expect(await executions.get(oldest.record.id)).toEqual(started(oldest, "runner_me"));
-      const rest = await executions.takeQueued("runner_other", 10, cutoff, startedAt, asIs);
+      const rest = await executions.takeQueued("runner_other", 10, cutoff, startingAt(startedAt));
       expect(rest.map((e) => e.record.id)).toEqual([mine.record.id, newest.record.id]);
-      expect(await executions.takeQueued("runner_third", 10, cutoff, startedAt, asIs)).toEqual([]);
+      expect(await executions.takeQueued("runner_third", 10, cutoff, startingAt(startedAt))).toEqual([]);
       expect(await executions.get(tooRecent.record.id)).toEqual(tooRecent);
       const later = isoTimestamp(T0 + 60_000);
-      expect(await executions.takeQueued("runner_me", 0, later, startedAt, asIs)).toEqual([]);
+      expect(await executions.takeQueued("runner_me", 0, later, startingAt(startedAt))).toEqual([]);
     });
 
     // Session 24: a taken record was stored running with the params it was queued with,
@@ -143,18 +148,12 @@ export function describeRunnerContract(handle: StoreHandle): void {
         record: { ...queued.record, status: "running" as const, started_at: startedAt },
       };
       const seen: unknown[] = [];
-      const [taken] = await executions.takeQueued(
-        "runner_me",
-        1,
-        isoTimestamp(T0 + 5000),
-        startedAt,
-        (execution) => {
-          seen.push(execution);
-          return masked(execution);
-        },
-      );
+      const [taken] = await executions.takeQueued("runner_me", 1, isoTimestamp(T0 + 5000), (execution) => {
+        seen.push(execution);
+        return { ...startingAt(startedAt)(execution), params: masked(execution) };
+      });
       expect(taken).toEqual(whole);
-      expect(seen).toEqual([whole]);
+      expect(seen).toEqual([{ ...queued, runnerId: "runner_me" }]);
       expect(await executions.get(queued.record.id)).toEqual({ ...whole, params: masked(whole) });
     });
 
@@ -166,7 +165,7 @@ export function describeRunnerContract(handle: StoreHandle): void {
       await Promise.all(backlog.map((record) => executions.save(record)));
       const takes = await Promise.all(
         ["runner_1", "runner_2", "runner_3"].map((runner) =>
-          executions.takeQueued(runner, 15, isoTimestamp(T0 + 60_000), isoTimestamp(T0 + 60_000), asIs),
+          executions.takeQueued(runner, 15, isoTimestamp(T0 + 60_000), startingAt(isoTimestamp(T0 + 60_000))),
         ),
       );
       const taken = takes.flat().map((e) => e.record.id);
@@ -190,6 +189,29 @@ export function describeRunnerContract(handle: StoreHandle): void {
       expect(await executions.start(running("runner_a"))).toBe(true);
       expect(await executions.get(queued.record.id)).toEqual(running("runner_a"));
       expect(await executions.start(running("runner_a"))).toBe(false);
+    });
+
+    // Session 24: `start` and `takeQueued` wrote only the columns they named in SQL, so a
+    // field the core changes at start would have been silently dropped.
+    it("stores a started execution as the runner built it, every field", async () => {
+      const { executions } = handle.store;
+      const queued = makeExecution({ status: "queued", runnerId: "runner_a", createdAt: isoTimestamp(T0) });
+      const other = makeExecution({ status: "queued", runnerId: "runner_busy", createdAt: isoTimestamp(T0) });
+      await Promise.all([executions.save(queued), executions.save(other)]);
+      // Running, and two fields `start` never wrote: one of the record, one of the execution.
+      const built = (execution: StoredExecution): StoredExecution => {
+        const running = startingAt(isoTimestamp(T0 + 250))(execution);
+        return {
+          ...running,
+          timeoutMs: execution.timeoutMs + 1000,
+          record: { ...running.record, latency_ms: 0 },
+        };
+      };
+      expect(await executions.start(built(queued))).toBe(true);
+      expect(await executions.get(queued.record.id)).toEqual(built(queued));
+      const [taken] = await executions.takeQueued("runner_me", 1, isoTimestamp(T0 + 5000), built);
+      expect(taken).toEqual(built({ ...other, runnerId: "runner_me" }));
+      expect(await executions.get(other.record.id)).toEqual(built({ ...other, runnerId: "runner_me" }));
     });
 
     it("does not start an execution cancelled while it was queued", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../../src/core/clock.js";
+import type { StoredExecution } from "../../../src/core/execution/record.js";
 import type { StoreSignal } from "../../../src/core/ports.js";
 import { eventually, makeExecution, makeKey, type StoreHandle, T0, uniqueId } from "./fixtures.js";
 
@@ -83,9 +84,13 @@ export function describeSharedDataContract(handle: StoreHandle): void {
       );
       await Promise.all(backlog.map((execution) => a.executions.save(execution)));
       const later = isoTimestamp(T0 + 60_000);
+      const running = (taken: StoredExecution): StoredExecution => ({
+        ...taken,
+        record: { ...taken.record, status: "running", started_at: later },
+      });
       const takes = await Promise.all([
-        a.executions.takeQueued("runner_a", 30, later, later, (taken) => taken.params),
-        b.executions.takeQueued("runner_b", 30, later, later, (taken) => taken.params),
+        a.executions.takeQueued("runner_a", 30, later, running),
+        b.executions.takeQueued("runner_b", 30, later, running),
       ]);
       const taken = takes.flat().map((execution) => execution.record.id);
       expect(taken.sort()).toEqual(backlog.map((execution) => execution.record.id).sort());

@@ -3,7 +3,7 @@
 // line on stdout. Hybrid caches skill embeddings in bench/results/embedding-cache (the
 // SQLite store's EmbeddingStore), so only the first run pays for the model.
 import { fileURLToPath } from "node:url";
-import { DiscoveryIndex } from "../dist/src/core/discovery/discovery.js";
+import { DiscoveryIndex } from "../dist/src/core/discovery/discovery-index.js";
 import { recordToDocument } from "../dist/src/core/discovery/document.js";
 import { SemanticIndex } from "../dist/src/core/discovery/semantic-index.js";
 import { summariseLatency } from "../dist/src/discovery-eval/latency.js";

@@ -1,4 +1,4 @@
-import { createDiscoveryIndex, type DiscoveryIndex } from "../core/discovery/discovery.js";
+import { createDiscoveryIndex, type DiscoveryIndex } from "../core/discovery/discovery-index.js";
 import type { DescriptionRecord } from "../core/discovery/document.js";
 import type { TextEmbedder } from "../core/discovery/embedder.js";
 import { type LabelledQuery, MetricsAccumulator, type RetrievalMetrics } from "../core/discovery/evaluate.js";

@@ -1,5 +1,5 @@
 import { ManualClock } from "../core/clock.js";
-import type { DiscoveryIndex } from "../core/discovery/discovery.js";
+import type { DiscoveryIndex } from "../core/discovery/discovery-index.js";
 import type { LabelledQuery } from "../core/discovery/evaluate.js";
 import { type Caller, OFFERED_RANKS, UsageLearning } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";

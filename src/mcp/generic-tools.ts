@@ -1,12 +1,15 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { DiscoverResponseSchema } from "../core/answer-schemas.js";
 import { DiscoverRequest, ExecuteRequest, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
 import { ExecutionRecordInline } from "../core/execution/record.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
 
 /**
  * The three tools every client sees (contract.md, "MCP surface"). Their input schemas
- * come from the same zod schemas that validate `/v1` bodies, so the two cannot drift.
+ * come from the same zod schemas that validate `/v1` bodies, and the output schemas of
+ * `discover_skills` and `get_execution` from those of the `/v1` answers they repeat as
+ * `structuredContent` (the discover answer, the record), so the two cannot drift.
  */
 
 /**
@@ -47,6 +50,7 @@ export type GenericToolName = (typeof GENERIC_TOOL_NAMES)[number];
 
 const inputSchema = (schema: z.ZodType) =>
   z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Tool["inputSchema"];
+const outputSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "output" }) as Tool["outputSchema"];
 
 /** contract.md: the generic tools carry `_meta["anthropic/alwaysLoad"] = true`. */
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
@@ -58,6 +62,7 @@ export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
     description:
       "Find the skills that can do a task. Describe the task in plain words (e.g. 'convert 5 miles to km', 'send a message to the ops channel'); the answer lists the best-matching skills, best first, each with its skill_id, description and params JSON Schema. Then run one with execute_skill (or its own tool, if listed).",
     inputSchema: inputSchema(DiscoverSkillsArgs),
+    outputSchema: outputSchema(DiscoverResponseSchema),
     annotations: {
       title: "Discover skills",
       readOnlyHint: true,
@@ -89,7 +94,7 @@ export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
     description:
       "Read the record of an execution started by execute_skill: its status (queued, running, completed, failed, timed_out, cancelled), result or error. With wait_ms, waits up to that long for it to end.",
     inputSchema: inputSchema(GetExecutionArgs),
-    outputSchema: z.toJSONSchema(ExecutionRecordInline, { io: "output" }) as Tool["outputSchema"],
+    outputSchema: outputSchema(ExecutionRecordInline),
     annotations: {
       title: "Get an execution",
       readOnlyHint: true,

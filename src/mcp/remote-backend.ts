@@ -1,5 +1,5 @@
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
-import type { DiscoverResponse, SkillDetail } from "../core/answer-schemas.js";
+import { type DiscoverResponse, DiscoverResponseSchema, type SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
@@ -101,8 +101,20 @@ export class RemoteBackend implements SkillportBackend {
     });
   }
 
-  discover(request: DiscoverRequest): Promise<DiscoverResponse> {
-    return remote(() => this.client.discover(request));
+  /**
+   * The server's answer as `discover_skills` declares it (its outputSchema, which MCP says
+   * `structuredContent` must fit): fields a server of a later version adds are left out,
+   * since clients that validate the result would refuse it for them. An answer that does
+   * not fit at all is the server's fault, as for any answer the client cannot read.
+   */
+  async discover(request: DiscoverRequest): Promise<DiscoverResponse> {
+    const answer = DiscoverResponseSchema.safeParse(await remote(() => this.client.discover(request)));
+    if (answer.success) return answer.data;
+    const issue = answer.error.issues[0];
+    throw new ServiceError("service_unavailable", {
+      message: `The server answered a discover that this version of skillport cannot read (${issue?.path.join(".")}: ${issue?.message}).`,
+      cause: answer.error,
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DISCOVERY_QUERIES } from "../../bench/discovery-queries.mjs";
-import { DiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { DiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import { type DescriptionRecord, recordToDocument } from "../../src/core/discovery/document.js";
 import { readAllJsonLines } from "../../src/discovery-eval/read-json-lines.js";
 import { toolRecord } from "../../src/discovery-eval/tool-records.js";

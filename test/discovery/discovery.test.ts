@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Bm25fRetriever } from "../../src/core/discovery/bm25f.js";
-import { createDiscovery, createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { createDiscovery, createDiscoveryIndex } from "../../src/core/discovery/index.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";
 import { defineSkill, type Skill } from "../../src/core/skills/skill.js";
 

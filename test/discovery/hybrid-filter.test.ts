@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
+import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import {
   createDiscovery,
   createDiscoveryIndex,
   type Discovery,
   type DiscoveryHit,
-} from "../../src/core/discovery/discovery.js";
-import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
+} from "../../src/core/discovery/index.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
-import { createDiscovery, type Discovery } from "../../src/core/discovery/discovery.js";
+import { createDiscovery, type Discovery } from "../../src/core/discovery/registry-discovery.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
 import { CatalogService } from "../../src/core/catalog-service.js";
-import { createDiscovery } from "../../src/core/discovery/discovery.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
+import { createDiscovery } from "../../src/core/discovery/registry-discovery.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";
 

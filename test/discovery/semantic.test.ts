@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import { DEFAULT_USAGE_WEIGHTS } from "../../src/core/discovery/fusion.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";

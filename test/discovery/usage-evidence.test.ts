@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createDiscoveryIndex } from "../../src/core/discovery/discovery.js";
+import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
 
 const learned = (skillId: string, query: string, lastAt: number, count = 1) => ({

@@ -1,9 +1,14 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Skillport } from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { RemoteBackend } from "../../src/mcp/remote-backend.js";
 import { runningRecord } from "../support/running-record.js";
 
@@ -254,6 +259,82 @@ describe("the remote backend", () => {
     expect((await backend.skills("list")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
     expect(await backend.scope()).toBe("full-access");
     expect(told).toBe(2);
+  });
+
+  /** An SDK client, which checks a result against its tool's outputSchema, of `skillport mcp --remote` on `api`. */
+  async function mcpClientOf(baseUrl: string): Promise<Client> {
+    const backend = await RemoteBackend.connect(client(baseUrl));
+    const { server } = createMcpServer(backend, {
+      maxTools: 40,
+      tags: [],
+      version: "test",
+      logger: silentLogger,
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const mcp = new Client({ name: "unit", version: "1" });
+    await mcp.connect(clientSide);
+    await mcp.listTools(); // the client learns the tools' output schemas
+    return mcp;
+  }
+  const discoverFrom = (answer: unknown) =>
+    fakeApi((request) => {
+      if (request === "POST /v1/discover") return [200, answer];
+      return request.startsWith("GET /v1/skills") ? [200, { data: [], next_cursor: null }] : NO_EXECUTIONS;
+    });
+  const DISCOVERED = {
+    query: "hash",
+    results: [
+      {
+        skill_id: "text.hash",
+        name: "Hash text",
+        description: "Hashes text.",
+        tags: ["text"],
+        params: { type: "object", properties: { text: { type: "string" } } },
+        score: 0.9,
+        match: { lexical: 0.9, fields: { id: ["hash"] } },
+      },
+    ],
+    took_ms: 1.5,
+    ranking: { mode: "lexical", semantic: "off" },
+  };
+
+  it("answers discover_skills with a later server's discover less the fields its outputSchema lacks, which clients accept", async () => {
+    const [result] = DISCOVERED.results;
+    api = await discoverFrom({
+      ...DISCOVERED,
+      results: [{ ...result, rank_reason: "new", match: { ...result?.match, freshness: 1 } }],
+      next_query: "a field added later",
+    });
+    const mcp = await mcpClientOf(api.baseUrl);
+    try {
+      const answer = (await mcp.callTool({
+        name: "discover_skills",
+        arguments: { query: "hash" },
+      })) as CallToolResult;
+      expect(answer.isError).toBeFalsy();
+      expect(answer.structuredContent).toEqual(DISCOVERED);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("answers a discover it cannot read as service_unavailable, not as a result clients refuse", async () => {
+    const { ranking: _, ...withoutRanking } = DISCOVERED;
+    api = await discoverFrom(withoutRanking);
+    const mcp = await mcpClientOf(api.baseUrl);
+    try {
+      const answer = (await mcp.callTool({
+        name: "discover_skills",
+        arguments: { query: "hash" },
+      })) as CallToolResult;
+      expect(answer.isError).toBe(true);
+      expect(answer.content).toEqual([
+        expect.objectContaining({ text: expect.stringMatching(/^service_unavailable: .*\(ranking: /) }),
+      ]);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("refuses to start with a key the server refuses", async () => {

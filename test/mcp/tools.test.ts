@@ -6,7 +6,10 @@ import {
   CreateTaskResultSchema,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { DiscoverResponseSchema } from "../../src/core/answer-schemas.js";
 import {
   awayFromMinuteBoundary,
   bodyOf,
@@ -137,6 +140,31 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     const answer = result.structuredContent as { results: { skill_id: string }[] };
     expect(answer.results[0]?.skill_id).toBe("math.evaluate");
     expect(answer.results.length).toBeLessThanOrEqual(3);
+  });
+
+  it("declares the discover answer as discover_skills' outputSchema, which its structuredContent fits, repeated as text", async () => {
+    const { tools } = await client.listTools(); // the SDK's client then checks every answer too
+    const schema = tools.find((tool) => tool.name === "discover_skills")?.outputSchema;
+    expect(schema).toEqual(z.toJSONSchema(DiscoverResponseSchema, { io: "output" }));
+    const fits = new AjvJsonSchemaValidator().getValidator(schema ?? {});
+    const discover = async (query: string) => {
+      const result = await call("discover_skills", { query, limit: 5 });
+      expect(result.isError).toBeFalsy();
+      expect(fits(result.structuredContent).errorMessage).toBeUndefined();
+      // Clients that read only text get the same answer.
+      expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+      return result.structuredContent as { results: { skill_id: string; match: Json }[] };
+    };
+    // Every optional part of a result's match: a skill named, and the key's own use.
+    const named = await discover("math.evaluate");
+    expect(named.results[0]?.match).toMatchObject({ named: true });
+    const query = "work out an arithmetic expression";
+    await discover(query);
+    await call("execute_skill", { skill_id: "math.evaluate", params: { expression: "1 + 1" } });
+    await eventually(async () => {
+      const learned = await discover(query);
+      return learned.results.find((result) => result.skill_id === "math.evaluate" && "usage" in result.match);
+    });
   });
 
   it("reports a failed execution as an isError result with the code, still recorded", async () => {

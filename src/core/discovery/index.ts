@@ -5,17 +5,13 @@ export {
   DEFAULT_BM25F_PARAMETERS,
   type FieldParameters,
 } from "./bm25f.js";
+export { createDiscoveryIndex, DiscoveryIndex, type DiscoveryIndexOptions } from "./discovery-index.js";
 export {
-  createDiscovery,
-  createDiscoveryIndex,
   DEFAULT_DISCOVERY_LIMIT,
-  type Discovery,
   type DiscoveryHit,
-  DiscoveryIndex,
-  type DiscoveryIndexOptions,
   type DiscoveryResult,
   type DiscoverySearchOptions,
-} from "./discovery.js";
+} from "./discovery-result.js";
 export {
   type DescriptionRecord,
   FIELD_NAMES,
@@ -36,6 +32,7 @@ export {
 } from "./evaluate.js";
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights, fuseScores } from "./fusion.js";
 export type { MatchEvidence, RankingInfo } from "./match-evidence.js";
+export { createDiscovery, type Discovery } from "./registry-discovery.js";
 export type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
 export { SemanticIndex, type SemanticState } from "./semantic-index.js";
 export { analyze, normalizeText, STOP_WORDS, splitIdentifier, stem, tokenize } from "./text-analysis.js";

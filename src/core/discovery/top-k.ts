@@ -21,7 +21,7 @@ export function topK(
 
 /**
  * In one pass, the `k` best of all candidates and the `k` best of those `accepts` keeps:
- * a filtered answer ranked against the whole catalog (discovery.ts) needs both.
+ * a filtered answer ranked against the whole catalog (discovery-index.ts) needs both.
  * `accepts` is asked only about a candidate good enough to enter the second selection,
  * so once that heap is full a filter costs a comparison per candidate, no more.
  */

@@ -1,6 +1,11 @@
-import type { CatalogSkill, SkillRegistry } from "../skills/registry.js";
 import { Bm25fRetriever } from "./bm25f.js";
-import { type DescriptionRecord, recordToDocument, type SkillDocument, skillToDocument } from "./document.js";
+import {
+  DEFAULT_DISCOVERY_LIMIT,
+  type DiscoveryHit,
+  type DiscoveryResult,
+  type DiscoverySearchOptions,
+} from "./discovery-result.js";
+import { type DescriptionRecord, recordToDocument, type SkillDocument } from "./document.js";
 import {
   DEFAULT_FUSION_WEIGHTS,
   DEFAULT_USAGE_WEIGHTS,
@@ -12,8 +17,9 @@ import {
   usageBonus,
 } from "./fusion.js";
 import { fusionCandidates } from "./fusion-candidates.js";
-import type { MatchEvidence, RankingInfo, UsageMatch } from "./match-evidence.js";
+import type { RankingInfo, UsageMatch } from "./match-evidence.js";
 import { DEFAULT_FEEDBACK, expandQuery, type FeedbackParameters } from "./query-expansion.js";
+import { rankHits } from "./rank-hits.js";
 import type { Retriever, ScoredId, ScoredWithin } from "./retriever.js";
 import type { SemanticIndex } from "./semantic-index.js";
 import { SkillNames } from "./skill-names.js";
@@ -21,43 +27,6 @@ import { TagIndex } from "./tag-index.js";
 import { analyze } from "./text-analysis.js";
 import type { UsageEvidence, UsageSignal } from "./usage-evidence.js";
 
-/** What `POST /v1/discover` passes to the core (contract: limit 1–50, default 10). */
-export interface DiscoverySearchOptions {
-  /** At most this many results; default 10. The surface enforces the contract's 1–50. */
-  limit?: number;
-  /**
-   * Only skills having ALL of these tags (case-insensitive), so that adding a tag always
-   * narrows the result; those kept have the score and order they have without the
-   * filter. Empty or absent: no filter.
-   */
-  tags?: readonly string[];
-  /** The caller's owner's learned queries (learning from use); absent: none count. */
-  usage?: UsageEvidence;
-  /**
-   * The caller's owner: a query vector is reused only for the owner that sent the query
-   * (semantic-index.ts). Absent: callers with no owner (the dashboard) share their own.
-   */
-  owner?: string;
-}
-
-/** One ranked skill. */
-export interface DiscoveryHit {
-  skill_id: string;
-  /**
-   * Higher is better, in (0, 1]. Lexical ranking: the share of the query's information the
-   * skill covers (bm25f.ts). Hybrid ranking: the logistic of the fused z-score (fusion.ts),
-   * 0.5 for a candidate of average strength. Not a probability.
-   */
-  score: number;
-  match: MatchEvidence;
-}
-
-export interface DiscoveryResult {
-  hits: DiscoveryHit[];
-  ranking: RankingInfo;
-}
-
-export const DEFAULT_DISCOVERY_LIMIT = 10;
 /** Candidates each retriever contributes to fusion: enough that a skill strong on one signal only is seen. */
 const FUSION_CANDIDATES = 100;
 
@@ -70,6 +39,9 @@ export interface DiscoveryIndexOptions {
   /** Pseudo-relevance feedback on the query vector (hybrid mode). */
   feedback?: FeedbackParameters;
 }
+
+/** Usage evidence that counts for a skill, with the bonus it is worth. */
+type CountedSignal = UsageSignal & { bonus: number };
 
 /**
  * The searchable catalog: documents by id, with their tags for filtering, ranked by BM25F
@@ -127,10 +99,9 @@ export class DiscoveryIndex {
   /**
    * Skills for a free-text query, best first, ties broken by id. A query that names a
    * skill (its id, or its MCP tool name: case, `.`, `_`, `-` and spaces aside) ranks that
-   * skill first in either mode: the model reads a bare identifier as noise, and in hybrid
-   * mode a low cosine outweighed the only lexical match (`util.wait` came 7th for
-   * "util.wait"). A query left empty by analysis (only stop words or punctuation) matches
-   * nothing else and returns no other hit.
+   * skill first in either mode (`rankHits`): in hybrid mode a low cosine outweighed the
+   * only lexical match (`util.wait` came 7th for "util.wait"). A query left empty by
+   * analysis (only stop words or punctuation) matches nothing else and returns no other hit.
    */
   async search(query: string, options: DiscoverySearchOptions = {}): Promise<DiscoveryResult> {
     const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_DISCOVERY_LIMIT));
@@ -147,9 +118,10 @@ export class DiscoveryIndex {
   }
 
   /**
-   * BM25F alone: the lexical mode, and the answer while the model loads. With usage
-   * evidence, a skill's share is raised by the share its past queries cover. The skills in
-   * `named` (the query names them) that pass the filter come first, with score 1.
+   * BM25F alone: the lexical mode, and the answer while the model loads (public, and
+   * synchronous, for the tests and the scale bench that time it). With usage evidence, a
+   * skill's share is raised by the share its past queries cover. The skills in `named`
+   * (the query names them) that pass the filter come first, with score 1.
    */
   searchLexical(
     query: string,
@@ -161,6 +133,7 @@ export class DiscoveryIndex {
     const signals = this.usageSignals(usage, query, undefined, filter);
     const namedIds = new Set(named.filter((id) => this.has(id) && (!filter || filter(id))));
     if (signals.size === 0 && namedIds.size === 0) {
+      // Nothing to merge: BM25F's answer, in its own order (by its raw scores).
       return this.lexical.search(query, filter ? { limit, filter } : { limit }).map(({ id, score }) => ({
         skill_id: id,
         score,
@@ -170,31 +143,19 @@ export class DiscoveryIndex {
     const count = Math.max(limit, FUSION_CANDIDATES);
     // BM25F shares do not depend on the other skills: the filter's and the catalog's agree.
     const { all, within } = this.lexicalScores(query, count, filter, [...signals.keys(), ...namedIds]);
-    return [...new Set([...within.keys(), ...signals.keys(), ...namedIds])]
-      .map((id) => {
-        const lexical = within.get(id) ?? all.get(id) ?? 0;
-        const signal = signals.get(id);
-        const isNamed = namedIds.has(id);
-        return {
-          id,
-          lexical,
-          signal,
-          isNamed,
-          score: isNamed ? 1 : lexicalWithUsage(lexical, signal?.lexical ?? 0, this.usageWeights),
-        };
-      })
-      .sort((a, b) => b.score - a.score || Number(b.isNamed) - Number(a.isNamed) || byId(a.id, b.id))
-      .slice(0, limit)
-      .map(({ id, lexical, signal, isNamed, score }) => ({
-        skill_id: id,
-        score,
-        match: {
-          lexical,
-          fields: this.lexical.explain(id, query),
-          ...(signal && usage && { usage: usageMatch(usage, id, query, signal) }),
-          ...(isNamed && { named: true as const }),
-        },
-      }));
+    const candidates = [...new Set([...within.keys(), ...signals.keys(), ...namedIds])].map((id) => {
+      const lexical = within.get(id) ?? all.get(id) ?? 0;
+      const signal = signals.get(id);
+      const score = lexicalWithUsage(lexical, signal?.lexical ?? 0, this.usageWeights);
+      // Lexical mode orders by the score shown, and a named skill shows 1: several skills
+      // one query names (ids differing only in case or separators) come by id.
+      return { id, rank: namedIds.has(id) ? 1 : score, score, lexical, signal };
+    });
+    return rankHits(candidates, limit, namedIds, (candidate) => ({
+      lexical: candidate.lexical,
+      fields: this.lexical.explain(candidate.id, query),
+      ...(candidate.signal && usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
+    }));
   }
 
   /**
@@ -242,28 +203,18 @@ export class DiscoveryIndex {
       similarity: (id) => semantic.vectors.similarity(expanded, id),
       filter,
     });
-    // A named skill comes first: no z-score (a bare id embeds as noise) nor usage bonus
-    // outranks the query naming it. The fused scores order the rest.
-    return fuseOnScale(candidates, scale, this.fusion)
-      .map((candidate) => {
-        const signal = signals.get(candidate.id);
-        const isNamed = namedIds.has(candidate.id);
-        return { ...candidate, fused: candidate.fused + (signal?.bonus ?? 0), signal, isNamed };
-      })
-      .sort((a, b) => Number(b.isNamed) - Number(a.isNamed) || b.fused - a.fused || byId(a.id, b.id))
-      .slice(0, limit)
-      .map((candidate) => ({
-        skill_id: candidate.id,
-        score: candidate.isNamed ? 1 : fusedDisplayScore(candidate.fused),
-        match: {
-          lexical: candidate.lexical,
-          fields: this.lexical.explain(candidate.id, query),
-          semantic: candidate.semantic,
-          ...(candidate.signal &&
-            usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
-          ...(candidate.isNamed && { named: true as const }),
-        },
-      }));
+    const fused = fuseOnScale(candidates, scale, this.fusion).map((candidate) => {
+      const signal = signals.get(candidate.id);
+      const rank = candidate.fused + (signal?.bonus ?? 0);
+      return { ...candidate, rank, score: fusedDisplayScore(rank), signal };
+    });
+    // A candidate the filter excludes never gets here, named or not (fusionCandidates).
+    return rankHits(fused, limit, namedIds, (candidate) => ({
+      lexical: candidate.lexical,
+      fields: this.lexical.explain(candidate.id, query),
+      semantic: candidate.semantic,
+      ...(candidate.signal && usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
+    }));
   }
 
   /**
@@ -275,8 +226,8 @@ export class DiscoveryIndex {
     query: string,
     queryVector: Float32Array | undefined,
     filter: ((id: string) => boolean) | undefined,
-  ): Map<string, UsageSignal & { bonus: number }> {
-    const counted = new Map<string, UsageSignal & { bonus: number }>();
+  ): Map<string, CountedSignal> {
+    const counted = new Map<string, CountedSignal>();
     if (!usage) return counted;
     const accepts = (id: string): boolean => this.has(id) && (!filter || filter(id));
     for (const [id, signal] of usage.signals(query, queryVector, accepts)) {
@@ -314,15 +265,12 @@ export class DiscoveryIndex {
   }
 }
 
-function byId(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** The results of an unfiltered search, as a filtered one that kept everything. */
 function unfiltered(hits: ScoredId[]): ScoredWithin {
   return { all: hits, within: hits };
 }
 
+/** The past query shown for a skill the owner's usage lifted. */
 function usageMatch(usage: UsageEvidence, skillId: string, query: string, signal: UsageSignal): UsageMatch {
   const past = usage.pastQueryFor(skillId, query, signal);
   return {
@@ -330,65 +278,6 @@ function usageMatch(usage: UsageEvidence, skillId: string, query: string, signal
     count: past?.count ?? 0,
     ...(signal.semantic !== undefined && { similarity: signal.semantic }),
     lexical: signal.lexical,
-  };
-}
-
-/** A discovery index that follows a registry. */
-export interface Discovery {
-  readonly index: DiscoveryIndex;
-  search(query: string, options?: DiscoverySearchOptions): Promise<DiscoveryResult>;
-  /**
-   * Loads the model and embeds the catalog in the background (hybrid mode); searches are
-   * answered lexically meanwhile. The promise never rejects: a failure leaves ranking lexical.
-   */
-  start(): Promise<void>;
-  /** Stops following the registry (the index keeps its current content). */
-  close(): void;
-}
-
-/**
- * Indexes every skill of the registry, then follows its `onChange` events so that a skill
- * added or removed is findable (or gone) on the very next search, without a rebuild.
- *
- * The index is built on first use (a search, `start`, or reading `index`), not when the
- * core is assembled: analysing every skill's text takes tens of milliseconds that an
- * assistant spawning `skillport mcp` would otherwise wait for before its tools/list.
- */
-export function createDiscovery(registry: SkillRegistry, options: DiscoveryIndexOptions = {}): Discovery {
-  let built: DiscoveryIndex | undefined;
-  /** The registry's skills when `close` came before the first use: what the index then holds. */
-  let atClose: CatalogSkill[] | undefined;
-  let unsubscribe = (): void => {};
-  const index = (): DiscoveryIndex => {
-    if (built) return built;
-    const fresh = new DiscoveryIndex(options);
-    // Subscribe first so that no change can slip between the listing and the subscription.
-    if (!atClose) {
-      unsubscribe = registry.onChange((event) => {
-        if (event.type === "removed") {
-          fresh.remove(event.id);
-          return;
-        }
-        const entry = registry.get(event.id);
-        if (entry) fresh.add(skillToDocument(entry));
-      });
-    }
-    for (const entry of atClose ?? registry.list()) fresh.add(skillToDocument(entry));
-    built = fresh;
-    return fresh;
-  };
-  return {
-    get index() {
-      return index();
-    },
-    search: (query, searchOptions) => index().search(query, searchOptions),
-    start: async () => {
-      await index().semantic?.start();
-    },
-    close: () => {
-      if (!built) atClose = registry.list();
-      unsubscribe();
-    },
   };
 }
 

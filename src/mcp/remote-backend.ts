@@ -1,9 +1,15 @@
+import type { z } from "zod";
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
 import { type DiscoverResponse, DiscoverResponseSchema, type SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
-import { type ExecutionRecord, isTerminal, recordAsOf } from "../core/execution/record.js";
+import {
+  type ExecutionRecord,
+  ExecutionRecordSchema,
+  isTerminal,
+  recordAsOf,
+} from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { type CatalogUse, type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 import { Refreshed } from "./refreshed.js";
@@ -101,20 +107,8 @@ export class RemoteBackend implements SkillportBackend {
     });
   }
 
-  /**
-   * The server's answer as `discover_skills` declares it (its outputSchema, which MCP says
-   * `structuredContent` must fit): fields a server of a later version adds are left out,
-   * since clients that validate the result would refuse it for them. An answer that does
-   * not fit at all is the server's fault, as for any answer the client cannot read.
-   */
   async discover(request: DiscoverRequest): Promise<DiscoverResponse> {
-    const answer = DiscoverResponseSchema.safeParse(await remote(() => this.client.discover(request)));
-    if (answer.success) return answer.data;
-    const issue = answer.error.issues[0];
-    throw new ServiceError("service_unavailable", {
-      message: `The server answered a discover that this version of skillport cannot read (${issue?.path.join(".")}: ${issue?.message}).`,
-      cause: answer.error,
-    });
+    return readAs(DiscoverResponseSchema, "a discover", await remote(() => this.client.discover(request)));
   }
 
   /**
@@ -159,8 +153,9 @@ export class RemoteBackend implements SkillportBackend {
               onLog?.({ level: event.level, message: event.message, fields: event.fields });
               continue;
             }
-            latest = new ReceivedRecord(event.record);
-            if (isTerminal(event.record.status)) return answer(event.record);
+            const record = knownRecord(event.record);
+            latest = new ReceivedRecord(record);
+            if (isTerminal(record.status)) return answer(record);
             if (waited === undefined) {
               // Waiting for the end: however long the run takes, as embedded mode waits.
               waited = anySignal(
@@ -189,14 +184,15 @@ export class RemoteBackend implements SkillportBackend {
    * its record as it stands, followed until it is terminal or `waitMs` passes.
    */
   async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
-    if (waitMs <= 0) return remote(() => this.client.getExecution(id, { signal }));
+    if (waitMs <= 0) return this.readExecution(id, signal);
     const waited = anySignal([signal, AbortSignal.timeout(waitMs)]);
     let latest: ReceivedRecord | undefined;
     try {
       for await (const event of this.client.executionEvents(id, { signal: waited.signal })) {
         if (event.type !== "status") continue;
-        if (isTerminal(event.record.status)) return event.record;
-        latest = new ReceivedRecord(event.record);
+        const record = knownRecord(event.record);
+        if (isTerminal(record.status)) return record;
+        latest = new ReceivedRecord(record);
       }
     } catch (err) {
       // Refused (unknown id, scope, limit): the refusal. Cut short after the first event
@@ -205,15 +201,15 @@ export class RemoteBackend implements SkillportBackend {
     } finally {
       waited.dispose();
     }
-    return latest?.asNow() ?? remote(() => this.client.getExecution(id, { signal }));
+    return latest?.asNow() ?? this.readExecution(id, signal);
   }
 
-  readExecution(id: string): Promise<ExecutionRecord> {
-    return remote(() => this.client.getExecution(id));
+  async readExecution(id: string, signal?: AbortSignal): Promise<ExecutionRecord> {
+    return knownRecord(await remote(() => this.client.getExecution(id, signal ? { signal } : {})));
   }
 
-  cancelExecution(id: string): Promise<ExecutionRecord> {
-    return remote(() => this.client.cancelExecution(id));
+  async cancelExecution(id: string): Promise<ExecutionRecord> {
+    return knownRecord(await remote(() => this.client.cancelExecution(id)));
   }
 
   /**
@@ -238,7 +234,7 @@ export class RemoteBackend implements SkillportBackend {
    */
   private settle(latest: ExecutionRecord, signal: AbortSignal): Promise<ExecutionRecord> {
     if (!signal.aborted) return Promise.resolve(latest);
-    return remote(() => this.client.cancelExecution(latest.id)).catch(() => latest);
+    return this.cancelExecution(latest.id).catch(() => latest);
   }
 }
 
@@ -266,6 +262,26 @@ class ReceivedRecord {
 }
 
 /** Runs a client call, turning its failures into the core's errors so the tools answer alike. */
+/**
+ * What the server sent, as this version's MCP tools declare it (their outputSchema, which
+ * MCP says `structuredContent` must fit): fields a server of a later version adds are left
+ * out, since clients that validate a result would refuse it for them (`npx skillport mcp
+ * --remote` need not be the server's version). An answer that does not fit at all is the
+ * server's fault, as for any answer the client cannot read.
+ */
+function readAs<T>(schema: z.ZodType<T>, what: string, answer: unknown): T {
+  const read = schema.safeParse(answer);
+  if (read.success) return read.data;
+  const issue = read.error.issues[0];
+  throw new ServiceError("service_unavailable", {
+    message: `The server answered ${what} that this version of skillport cannot read (${issue?.path.join(".")}: ${issue?.message}).`,
+    cause: read.error,
+  });
+}
+
+const knownRecord = (record: unknown): ExecutionRecord =>
+  readAs(ExecutionRecordSchema, "an execution record", record);
+
 async function remote<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();

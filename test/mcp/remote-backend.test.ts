@@ -337,6 +337,36 @@ describe("the remote backend", () => {
     }
   });
 
+  it("answers get_execution with a later server's record less the fields its outputSchema lacks, which clients accept", async () => {
+    const record = {
+      id: "exec_1",
+      skill_id: "text.hash",
+      status: "completed",
+      success: true,
+      error: null,
+      latency_ms: 3,
+      result: { digest: "ab" },
+      created_at: "2026-11-27T12:00:00.000Z",
+      started_at: "2026-11-27T12:00:00.001Z",
+      finished_at: "2026-11-27T12:00:00.004Z",
+    };
+    api = await fakeApi((request) => {
+      if (request.startsWith("GET /v1/executions/exec_1")) return [200, { ...record, cost_usd: 0.01 }];
+      return request.startsWith("GET /v1/skills") ? [200, { data: [], next_cursor: null }] : NO_EXECUTIONS;
+    });
+    const mcp = await mcpClientOf(api.baseUrl);
+    try {
+      const answer = (await mcp.callTool({
+        name: "get_execution",
+        arguments: { id: "exec_1" },
+      })) as CallToolResult;
+      expect(answer.isError).toBeFalsy();
+      expect(answer.structuredContent).toEqual(record);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("refuses to start with a key the server refuses", async () => {
     api = await fakeApi(() => INVALID_KEY);
     await expect(RemoteBackend.connect(client(api.baseUrl))).rejects.toMatchObject({

@@ -1,9 +1,8 @@
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
-import { createLogger } from "../../src/logging.js";
 import { Database } from "../../src/store/sqlite/driver.js";
+import { capturedLog } from "../support/captured-log.js";
 import { makeCore } from "./make-core.js";
 import { echo } from "./test-skills.js";
 
@@ -18,18 +17,6 @@ function failingStarts(failure: { error?: unknown; attempts: number }) {
     };
     return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { start }) };
   };
-}
-
-/** JSON log lines, as the server writes them. */
-function capturedLog() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger("warn", sink), lines };
 }
 
 describe("a queued execution whose start the store refuses", () => {

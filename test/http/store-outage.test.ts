@@ -1,6 +1,5 @@
 import { accessSync, closeSync, constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, CreateTaskResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
@@ -10,7 +9,7 @@ import { ManualClock } from "../../src/core/clock.js";
 import type { ExecutionStore, KeyStore, Store } from "../../src/core/ports.js";
 import { Skillport } from "../../src/core/skillport.js";
 import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
+import type { createLogger } from "../../src/logging.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
@@ -19,6 +18,7 @@ import { Database } from "../../src/store/sqlite/driver.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
 import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
+import { capturedLog } from "../support/captured-log.js";
 import {
   dropNamespace,
   type ScaleOutServices,
@@ -88,18 +88,6 @@ function readOnlyError(dir: string): unknown {
     db.close();
   }
   throw new Error("the read-only write succeeded");
-}
-
-/** JSON log lines, as the server writes them. */
-function capturedLog() {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: createLogger("warn", sink), lines };
 }
 
 describe("a store outage on every surface", () => {

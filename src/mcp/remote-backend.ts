@@ -3,7 +3,13 @@ import { type Skillport as SkillportClient, SkillportError } from "../client/ind
 import { type DiscoverResponse, DiscoverResponseSchema, type SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
-import { ERROR_CODES, type ErrorCode, ServiceError, toServiceError } from "../core/errors.js";
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  EXECUTION_ERROR_CODES,
+  ServiceError,
+  toServiceError,
+} from "../core/errors.js";
 import {
   type ExecutionRecord,
   ExecutionRecordSchema,
@@ -12,6 +18,7 @@ import {
 } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { type CatalogUse, type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
+import { knownPart } from "./known-part.js";
 import { Refreshed } from "./refreshed.js";
 
 /**
@@ -153,7 +160,15 @@ export class RemoteBackend implements SkillportBackend {
               onLog?.({ level: event.level, message: event.message, fields: event.fields });
               continue;
             }
-            const record = knownRecord(event.record);
+            let record: ExecutionRecord;
+            try {
+              record = knownRecord(event.record);
+            } catch (err) {
+              // A record it cannot read may be the run's end: an older one is no answer then.
+              if (!answered) reject(err);
+              answered = true;
+              return;
+            }
             latest = new ReceivedRecord(record);
             if (isTerminal(record.status)) return answer(record);
             if (waited === undefined) {
@@ -261,16 +276,16 @@ class ReceivedRecord {
   }
 }
 
-/** Runs a client call, turning its failures into the core's errors so the tools answer alike. */
 /**
  * What the server sent, as this version's MCP tools declare it (their outputSchema, which
- * MCP says `structuredContent` must fit): fields a server of a later version adds are left
- * out, since clients that validate a result would refuse it for them (`npx skillport mcp
- * --remote` need not be the server's version). An answer that does not fit at all is the
- * server's fault, as for any answer the client cannot read.
+ * MCP says `structuredContent` must fit): members a server of a later version adds are left
+ * out (`knownPart`), since clients that validate a result would refuse it for them (`npx
+ * skillport mcp --remote` need not be the server's version). An answer that does not fit
+ * otherwise is the server's fault, as for any answer the client cannot read.
  */
 function readAs<T>(schema: z.ZodType<T>, what: string, answer: unknown): T {
-  const read = schema.safeParse(answer);
+  const known = knownPart(schema, answer);
+  const read = schema.safeParse(known);
   if (read.success) return read.data;
   const issue = read.error.issues[0];
   throw new ServiceError("service_unavailable", {
@@ -279,9 +294,25 @@ function readAs<T>(schema: z.ZodType<T>, what: string, answer: unknown): T {
   });
 }
 
-const knownRecord = (record: unknown): ExecutionRecord =>
-  readAs(ExecutionRecordSchema, "an execution record", record);
+const KNOWN_ERROR_CODES: ReadonlySet<string> = new Set(EXECUTION_ERROR_CODES);
 
+/**
+ * A record as `readAs` reads it, except that a run a later server ended with an error code
+ * this version does not know reads as `execution_failed`, the code kept in its message: it
+ * ended, and refusing the record for its code would hide that (clients validate even an
+ * error result's structured content against the outputSchema, which lists the codes).
+ */
+function knownRecord(record: unknown): ExecutionRecord {
+  const error = (record as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const code = error?.code;
+  if (typeof code !== "string" || KNOWN_ERROR_CODES.has(code)) {
+    return readAs(ExecutionRecordSchema, "an execution record", record);
+  }
+  const failed = { code: "execution_failed", message: `${code}: ${String(error?.message)}` };
+  return readAs(ExecutionRecordSchema, "an execution record", { ...(record as object), error: failed });
+}
+
+/** Runs a client call, turning its failures into the core's errors so the tools answer alike. */
 async function remote<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();

@@ -14,6 +14,19 @@ import { runningRecord } from "../support/running-record.js";
 
 const RUNNING = runningRecord("message.send");
 
+/** RUNNING as a later server might end it, with an error code this version does not know. */
+function endedWithNewCode() {
+  const failed = {
+    ...RUNNING,
+    status: "failed",
+    success: false,
+    error: { code: "execution_rejected", message: "The skill refused the run." },
+    latency_ms: 5,
+    finished_at: new Date().toISOString(),
+  };
+  return { failed, ended: /^execution_failed: execution_rejected: The skill refused the run\.\n/ };
+}
+
 type Answer = [status: number, body: unknown, headers?: Record<string, string>];
 
 /** The limit of a key that spent its day: longer than the client waits for, so it gives up at once. */
@@ -365,6 +378,68 @@ describe("the remote backend", () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("answers discover_skills with a later server's discover whose match names a field this version does not know, less that field", async () => {
+    const [result] = DISCOVERED.results;
+    api = await discoverFrom({
+      ...DISCOVERED,
+      results: [{ ...result, match: { ...result?.match, fields: { id: ["hash"], summary: ["hash"] } } }],
+    });
+    const mcp = await mcpClientOf(api.baseUrl);
+    try {
+      const answer = (await mcp.callTool({
+        name: "discover_skills",
+        arguments: { query: "hash" },
+      })) as CallToolResult;
+      expect(answer.isError).toBeFalsy();
+      expect(answer.structuredContent).toEqual(DISCOVERED);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("answers a run a later server ended with an error code this version does not know as ended, with that code, on execute_skill and get_execution", async () => {
+    const { ended, failed } = endedWithNewCode();
+    await withApi(
+      (req, res) => {
+        if (req.url?.startsWith("/v1/skills")) json(res, 200, { data: [], next_cursor: null });
+        else if (req.url?.startsWith("/v1/executions?")) json(res, ...NO_EXECUTIONS);
+        else if (req.url === "/v1/execute") sse(res).write(statusEvent(RUNNING));
+        else json(res, 200, failed);
+        if (req.url === "/v1/execute") setTimeout(() => res.end(statusEvent(failed)), 50);
+      },
+      async (remote) => {
+        const backend = await RemoteBackend.connect(remote);
+        const { server } = createMcpServer(backend, {
+          maxTools: 40,
+          tags: [],
+          version: "test",
+          logger: silentLogger,
+        });
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        await server.connect(serverSide);
+        const mcp = new Client({ name: "unit", version: "1" });
+        await mcp.connect(clientSide);
+        await mcp.listTools();
+        try {
+          const executed = (await mcp.callTool({
+            name: "execute_skill",
+            arguments: { skill_id: "message.send", params: { channel: "c", text: "hi" } },
+          })) as CallToolResult;
+          expect(executed.isError).toBe(true);
+          expect(executed.content).toEqual([expect.objectContaining({ text: expect.stringMatching(ended) })]);
+          const read = (await mcp.callTool({
+            name: "get_execution",
+            arguments: { id: RUNNING.id },
+          })) as CallToolResult;
+          expect(read.isError).toBe(true);
+          expect(read.content).toEqual([expect.objectContaining({ text: expect.stringMatching(ended) })]);
+        } finally {
+          await mcp.close();
+        }
+      },
+    );
   });
 
   it("refuses to start with a key the server refuses", async () => {

@@ -11,14 +11,30 @@ export function workingZoneParam(description: string) {
   return z.string().trim().min(1).max(64).optional().describe(description);
 }
 
-/** The distinct zones `times` name in brackets (RFC 9557), checked and normalised, in order. */
+/**
+ * The distinct zones `times` name in brackets (RFC 9557), checked, in order. Two spellings of
+ * one zone (`America/New_York` and `america/new_york`, or the alias `US/Eastern`) are one
+ * zone, as Temporal counts them: the first spelling stands for both.
+ */
 export function bracketedZones(luxon: Luxon, times: readonly (string | number)[]): string[] {
-  const zones = new Set<string>();
+  const zones = new Map<string, string>();
   for (const time of times) {
     const zone = typeof time === "string" ? readAnnotations(time).zone : undefined;
-    if (zone !== undefined) zones.add(checkZone(luxon, zone));
+    if (zone === undefined) continue;
+    const checked = checkZone(luxon, zone);
+    const identity = zoneIdentity(checked);
+    if (!zones.has(identity)) zones.set(identity, checked);
   }
-  return [...zones];
+  return [...zones.values()];
+}
+
+/** The zone's canonical IANA name, which ICU gives whatever the case or alias; a fixed offset's own name. */
+function zoneIdentity(zone: string): string {
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return zone;
+  }
 }
 
 /**

@@ -751,6 +751,18 @@ describe("a time whose zone in brackets is the zone to work in when no zone para
     expect(inUtc.breakdown).toEqual({ days: 0, hours: 23 });
   });
 
+  it("time.diff counts one zone spelled two ways (case, alias) as one zone", async () => {
+    for (const end of ["2026-03-09T12:00[america/new_york]", "2026-03-09T12:00[US/Eastern]"]) {
+      const diff = await runSkill(timeDiff, {
+        start: "2026-03-07T12:00[America/New_York]",
+        end,
+        units: ["days", "hours"],
+      });
+      expect(diff.breakdown, end).toEqual({ days: 2, hours: 0 });
+      expect(diff.total_hours, end).toBe(47);
+    }
+  });
+
   it("time.diff counts days of 24 hours (UTC's) between two zones unless timezone says in which", async () => {
     const flight = {
       start: "2026-03-07T22:00:00-05:00[America/New_York]",

@@ -7,15 +7,11 @@ import { preemptedMessage } from "./preemption.js";
 import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
 
-/** Why an execution's signal fired; the reason decides its terminal status. */
-export const ABORT_REASONS = {
-  timeout: "timeout",
-  cancel: "cancel",
-  shutdown: "shutdown",
-  /** Its worker thread or async slot was wanted for another owner's run (`LazyAbortController.preempt`). */
-  reclaimed: "reclaimed",
-} as const;
-export type AbortReason = keyof typeof ABORT_REASONS;
+/**
+ * Why an execution's signal fired; the reason decides its terminal status. `reclaimed`: its
+ * worker thread or async slot was wanted for another owner's run (`LazyAbortController.preempt`).
+ */
+export type AbortReason = "timeout" | "cancel" | "shutdown" | "reclaimed";
 
 export interface RunOutcome {
   status: "completed" | "failed" | "timed_out" | "cancelled";
@@ -57,7 +53,7 @@ export async function runSkill(
 ): Promise<RunOutcome> {
   const { controller, timeoutMs, logger } = options;
   const calledMs = performance.now();
-  const timer = setTimeout(() => controller.abort(ABORT_REASONS.timeout), timeoutMs);
+  const timer = setTimeout(() => controller.abort("timeout"), timeoutMs);
   /** When the skill began (after any wait for a worker thread); unset until then. */
   let startedMs: number | undefined;
   // Contract: latency_ms is the time spent running the skill, so a wait for a thread is no part of it.

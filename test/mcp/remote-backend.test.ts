@@ -274,9 +274,15 @@ describe("the remote backend", () => {
     expect(told).toBe(2);
   });
 
-  /** An SDK client, which checks a result against its tool's outputSchema, of `skillport mcp --remote` on `api`. */
-  async function mcpClientOf(baseUrl: string): Promise<Client> {
-    const backend = await RemoteBackend.connect(client(baseUrl));
+  /**
+   * Tool calls through an SDK client, which checks a result against its tool's outputSchema,
+   * of `skillport mcp --remote` on `remote`; the client is closed after `use`.
+   */
+  async function withMcpTools(
+    remote: Skillport,
+    use: (call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>) => Promise<void>,
+  ): Promise<void> {
+    const backend = await RemoteBackend.connect(remote);
     const { server } = createMcpServer(backend, {
       maxTools: 40,
       tags: [],
@@ -287,8 +293,12 @@ describe("the remote backend", () => {
     await server.connect(serverSide);
     const mcp = new Client({ name: "unit", version: "1" });
     await mcp.connect(clientSide);
-    await mcp.listTools(); // the client learns the tools' output schemas
-    return mcp;
+    try {
+      await mcp.listTools(); // the client learns the tools' output schemas
+      await use(async (name, args) => (await mcp.callTool({ name, arguments: args })) as CallToolResult);
+    } finally {
+      await mcp.close();
+    }
   }
   const discoverFrom = (answer: unknown) =>
     fakeApi((request) => {
@@ -319,35 +329,23 @@ describe("the remote backend", () => {
       results: [{ ...result, rank_reason: "new", match: { ...result?.match, freshness: 1 } }],
       next_query: "a field added later",
     });
-    const mcp = await mcpClientOf(api.baseUrl);
-    try {
-      const answer = (await mcp.callTool({
-        name: "discover_skills",
-        arguments: { query: "hash" },
-      })) as CallToolResult;
+    await withMcpTools(client(api.baseUrl), async (call) => {
+      const answer = await call("discover_skills", { query: "hash" });
       expect(answer.isError).toBeFalsy();
       expect(answer.structuredContent).toEqual(DISCOVERED);
-    } finally {
-      await mcp.close();
-    }
+    });
   });
 
   it("answers a discover it cannot read as service_unavailable, not as a result clients refuse", async () => {
     const { ranking: _, ...withoutRanking } = DISCOVERED;
     api = await discoverFrom(withoutRanking);
-    const mcp = await mcpClientOf(api.baseUrl);
-    try {
-      const answer = (await mcp.callTool({
-        name: "discover_skills",
-        arguments: { query: "hash" },
-      })) as CallToolResult;
+    await withMcpTools(client(api.baseUrl), async (call) => {
+      const answer = await call("discover_skills", { query: "hash" });
       expect(answer.isError).toBe(true);
       expect(answer.content).toEqual([
         expect.objectContaining({ text: expect.stringMatching(/^service_unavailable: .*\(ranking: /) }),
       ]);
-    } finally {
-      await mcp.close();
-    }
+    });
   });
 
   it("answers get_execution with a later server's record less the fields its outputSchema lacks, which clients accept", async () => {
@@ -367,17 +365,11 @@ describe("the remote backend", () => {
       if (request.startsWith("GET /v1/executions/exec_1")) return [200, { ...record, cost_usd: 0.01 }];
       return request.startsWith("GET /v1/skills") ? [200, { data: [], next_cursor: null }] : NO_EXECUTIONS;
     });
-    const mcp = await mcpClientOf(api.baseUrl);
-    try {
-      const answer = (await mcp.callTool({
-        name: "get_execution",
-        arguments: { id: "exec_1" },
-      })) as CallToolResult;
+    await withMcpTools(client(api.baseUrl), async (call) => {
+      const answer = await call("get_execution", { id: "exec_1" });
       expect(answer.isError).toBeFalsy();
       expect(answer.structuredContent).toEqual(record);
-    } finally {
-      await mcp.close();
-    }
+    });
   });
 
   it("answers discover_skills with a later server's discover whose match names a field this version does not know, less that field", async () => {
@@ -386,17 +378,11 @@ describe("the remote backend", () => {
       ...DISCOVERED,
       results: [{ ...result, match: { ...result?.match, fields: { id: ["hash"], summary: ["hash"] } } }],
     });
-    const mcp = await mcpClientOf(api.baseUrl);
-    try {
-      const answer = (await mcp.callTool({
-        name: "discover_skills",
-        arguments: { query: "hash" },
-      })) as CallToolResult;
+    await withMcpTools(client(api.baseUrl), async (call) => {
+      const answer = await call("discover_skills", { query: "hash" });
       expect(answer.isError).toBeFalsy();
       expect(answer.structuredContent).toEqual(DISCOVERED);
-    } finally {
-      await mcp.close();
-    }
+    });
   });
 
   it("answers a run a later server ended with an error code this version does not know as ended, with that code, on execute_skill and get_execution", async () => {
@@ -409,36 +395,18 @@ describe("the remote backend", () => {
         else json(res, 200, failed);
         if (req.url === "/v1/execute") setTimeout(() => res.end(statusEvent(failed)), 50);
       },
-      async (remote) => {
-        const backend = await RemoteBackend.connect(remote);
-        const { server } = createMcpServer(backend, {
-          maxTools: 40,
-          tags: [],
-          version: "test",
-          logger: silentLogger,
-        });
-        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-        await server.connect(serverSide);
-        const mcp = new Client({ name: "unit", version: "1" });
-        await mcp.connect(clientSide);
-        await mcp.listTools();
-        try {
-          const executed = (await mcp.callTool({
-            name: "execute_skill",
-            arguments: { skill_id: "message.send", params: { channel: "c", text: "hi" } },
-          })) as CallToolResult;
+      (remote) =>
+        withMcpTools(remote, async (call) => {
+          const executed = await call("execute_skill", {
+            skill_id: "message.send",
+            params: { channel: "c", text: "hi" },
+          });
           expect(executed.isError).toBe(true);
           expect(executed.content).toEqual([expect.objectContaining({ text: expect.stringMatching(ended) })]);
-          const read = (await mcp.callTool({
-            name: "get_execution",
-            arguments: { id: RUNNING.id },
-          })) as CallToolResult;
+          const read = await call("get_execution", { id: RUNNING.id });
           expect(read.isError).toBe(true);
           expect(read.content).toEqual([expect.objectContaining({ text: expect.stringMatching(ended) })]);
-        } finally {
-          await mcp.close();
-        }
-      },
+        }),
     );
   });
 

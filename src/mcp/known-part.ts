@@ -1,17 +1,5 @@
-import type { z } from "zod";
-
-/** The zod definition members `knownPart` reads (zod 4 keeps them on `_zod.def`). */
-interface Definition {
-  type: string;
-  shape?: Record<string, z.ZodType>;
-  element?: z.ZodType;
-  keyType?: z.ZodType;
-  valueType?: z.ZodType;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-}
-
-const WRAPPERS = new Set(["nullable", "optional", "default", "prefault", "nonoptional", "readonly", "catch"]);
+import { z } from "zod";
+import { isPlainRecord, wrappedBy } from "../core/schema-layers.js";
 
 /**
  * The part of `value` that `schema` names: object members it does not declare, and keys of a
@@ -20,32 +8,29 @@ const WRAPPERS = new Set(["nullable", "optional", "default", "prefault", "nonopt
  * this way, where parsing would refuse the whole answer for it. Values are not checked here.
  */
 export function knownPart(schema: z.ZodType, value: unknown): unknown {
-  const def = (schema as unknown as { _zod: { def: Definition } })._zod.def;
-  if (WRAPPERS.has(def.type) && def.innerType) return knownPart(def.innerType, value);
-  if (def.type === "pipe" && def.in) return knownPart(def.in, value);
-  if (def.type === "array" && def.element && Array.isArray(value)) {
-    const element = def.element;
-    return value.map((item) => knownPart(element, item));
-  }
-  if (!isPlainObject(value)) return value;
-  if (def.type === "object" && def.shape) {
-    const known: Record<string, unknown> = {};
-    for (const [name, member] of Object.entries(def.shape)) {
-      if (Object.hasOwn(value, name)) known[name] = knownPart(member, value[name]);
+  for (let layer: z.ZodType | undefined = schema; layer !== undefined; layer = wrappedBy(layer)) {
+    if (layer instanceof z.ZodObject && isPlainRecord(value)) {
+      const shape = layer.shape as Record<string, z.ZodType>;
+      return Object.fromEntries(
+        Object.entries(shape)
+          .filter(([name]) => Object.hasOwn(value, name))
+          .map(([name, member]) => [name, knownPart(member, value[name])]),
+      );
     }
-    return known;
-  }
-  if (def.type === "record" && def.keyType && def.valueType) {
-    const keys = (def.keyType as unknown as { _zod: { values?: Set<unknown> } })._zod.values;
-    const known: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (keys === undefined || keys.has(key)) known[key] = knownPart(def.valueType, item);
+    if (layer instanceof z.ZodRecord && isPlainRecord(value)) {
+      // An enum of keys lists them (`_zod.values`); any string key has no such list.
+      const keys = (layer.keyType as z.ZodType)._zod.values;
+      const valueType = layer.valueType as z.ZodType;
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([key]) => keys === undefined || keys.has(key))
+          .map(([key, entry]) => [key, knownPart(valueType, entry)]),
+      );
     }
-    return known;
+    if (layer instanceof z.ZodArray && Array.isArray(value)) {
+      const element = layer.element as z.ZodType;
+      return value.map((item) => knownPart(element, item));
+    }
   }
   return value;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isPlainRecord } from "../schema-layers.js";
 
 export type CheckedResult =
   | { success: true; result: Record<string, unknown> }
@@ -40,8 +41,4 @@ function isOutputLessProtoKeys(output: unknown, parsed: unknown): boolean {
     keys.length === Object.keys(parsed).length &&
     keys.every((key) => Object.hasOwn(parsed, key) && isOutputLessProtoKeys(output[key], parsed[key]))
   );
-}
-
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPlainRecord, wrappedBy } from "../schema-layers.js";
 import {
   headerValueWithoutCredentials,
   isCredentialName,
@@ -241,17 +242,4 @@ function masked(sensitivity: Sensitivity, value: unknown): unknown {
     case "header":
       return typeof value === "string" ? headerValueWithoutCredentials(value) : REDACTED;
   }
-}
-
-/**
- * The schema a wrapper holds (`.optional()`, `.default()`, `.nullable()`, `.readonly()`,
- * `.catch()`, a pipe's input), where a mark may sit; undefined for any other schema.
- */
-function wrappedBy(schema: z.ZodType): z.ZodType | undefined {
-  const def = schema._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
-  return def.type === "pipe" ? def.in : def.innerType;
-}
-
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -39,20 +39,15 @@ const STDIN_CLOSED_DEADLINE_MS = 1_000;
  * The core in this process, on the configured store, for the key of `secret`. A key is
  * known only to the store it was created in, so a refusal names the store: an assistant's
  * configuration pointing at another data directory (or none: `./data` of wherever the
- * assistant starts the process) is the likely cause. A data directory with no store refuses
- * the key without creating one there.
+ * assistant starts the process) is the likely cause. The caller has refused a data
+ * directory with no store (`missingStore`): opening would create one there.
  */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
-  const sameDataDir = "SKILLPORT_DATA_DIR must be the data directory the key was created in.";
   const kind = storeKindOf(config);
   const store =
     kind === "sqlite"
-      ? `It was checked against the store in ${config.dataDir}; ${sameDataDir}`
+      ? `It was checked against the store in ${config.dataDir}; SKILLPORT_DATA_DIR must be the data directory the key was created in.`
       : `It was checked against the ${STORE_KINDS[kind].label} database of SKILLPORT_DATABASE_URL.`;
-  const { hasDatabase } = await import("../store/sqlite/index.js");
-  if (kind === "sqlite" && !hasDatabase(config.dataDir)) {
-    return { refused: `there is no store in ${config.dataDir}, so no key works there. ${sameDataDir}` };
-  }
   // Each mode loads only its own modules (start-up time matters to assistants that spawn us).
   const [{ createSkillport }, { EmbeddedBackend }] = await Promise.all([
     import("../bootstrap.js"),

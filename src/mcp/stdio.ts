@@ -1,4 +1,3 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config.js";
 import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError } from "../core/errors.js";
@@ -8,6 +7,7 @@ import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 import { STORE_KINDS, storeKindOf } from "../store/store-kinds.js";
 import type { SkillportBackend } from "./backend.js";
+import { GuardedStdioTransport } from "./guarded-stdio-transport.js";
 import { createMcpServer } from "./mcp-server.js";
 import { MessageGuard } from "./message-guard.js";
 
@@ -237,12 +237,9 @@ export async function serveStdio(
       },
     }),
   );
-  // Whole messages within the limit only reach the transport, so its own cap (which closes
-  // the connection) only needs room for one of them and the chunk that completes it.
-  const transport = new StdioServerTransport(messages, process.stdout, {
-    maxBufferSize: 2 * config.maxBodyBytes + 1024 * 1024,
-  });
-  transport.onerror = (err) => logger.warn({ err }, "mcp: a message could not be read");
+  // The messages the guard parsed, each once, reach the server as they are.
+  const transport = new GuardedStdioTransport(messages, process.stdout);
+  transport.onerror = (err) => logger.warn({ err }, "mcp: stdin could not be read");
   transport.onclose = () => stopOn("transport closed", config.shutdownTimeoutMs);
   await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");

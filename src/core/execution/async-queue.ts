@@ -84,6 +84,11 @@ export class AsyncQueue {
     });
   }
 
+  /** Whether one waits here, not started (for a slot, or to be started again). */
+  holds(id: string): boolean {
+    return this.queue.has(id) || this.startRetries.has(id);
+  }
+
   /** Takes out one that has not started (waiting for a slot, or to be started again); undefined otherwise. */
   take(id: string): QueuedRun | undefined {
     return this.queue.remove(id) ?? this.startRetries.take(id);

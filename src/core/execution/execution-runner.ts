@@ -183,19 +183,29 @@ export class ExecutionRunner {
 
   /**
    * Cancels an execution this process holds and resolves with its terminal record, or
-   * returns undefined when this process does not hold it.
+   * returns undefined when this process does not hold it. Rejects with what the store
+   * throws when it cannot tell whether a waiting one is still this process's: it then
+   * waits on, as if no cancel had come.
    */
   async cancelLocal(id: string): Promise<StoredExecution | undefined> {
-    const waiting = this.queue.take(id);
-    if (waiting) {
-      waiting.release();
+    if (this.queue.holds(id)) {
       // Another process may have taken it meanwhile (or ended it): this copy, still queued,
-      // must not be stored over its record. The caller then cancels it as another's.
-      if (!(await this.endedElsewhere.stillOurs(id))) return undefined;
-      return this.outcomes.record(
-        withParamsKept(waiting.execution, this.options.registry),
-        cancelledBeforeStart(),
-      );
+      // must not be stored over its record. The caller then cancels it as another's. Read
+      // before it leaves the queue: a read the store refuses (an outage) leaves it waiting
+      // here with its hold, as a refused start does (`startQueued`), and the caller, told
+      // of the outage, repeats the cancel. Taken out first, it was never run, recorded or
+      // tried again: queued in the store, and this live runner's, until the process died.
+      const ours = await this.endedElsewhere.stillOurs(id);
+      // Unless it started meanwhile: then it is stopped as a run is, below.
+      const waiting = this.queue.take(id);
+      if (waiting) {
+        waiting.release();
+        if (!ours) return undefined;
+        return this.outcomes.record(
+          withParamsKept(waiting.execution, this.options.registry),
+          cancelledBeforeStart(),
+        );
+      }
     }
     const running = this.inFlight.get(id);
     if (!running) return undefined;

@@ -57,6 +57,11 @@ export class StartRetries<T> {
     return retry.item;
   }
 
+  /** Whether one waits for its retry. */
+  has(id: string): boolean {
+    return this.retries.has(id);
+  }
+
   /** Takes every one out. */
   takeAll(): T[] {
     return [...this.retries.keys()].flatMap((id) => this.take(id) ?? []);

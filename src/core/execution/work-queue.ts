@@ -60,6 +60,11 @@ export class WorkQueue<T> {
     return waiting.item;
   }
 
+  /** Whether a job waits to start. */
+  has(id: string): boolean {
+    return this.waiting.has(id);
+  }
+
   /** Starts no more jobs (shutting down): running ones go on, waiting ones stay waiting. */
   stopStarting(): void {
     this.slots.stopGranting();

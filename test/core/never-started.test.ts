@@ -1,6 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
+import type { ServiceError } from "../../src/core/errors.js";
+import { isTerminal } from "../../src/core/execution/record.js";
 import type { SkillExecutor } from "../../src/core/execution/skill-executor.js";
+import type { ExecutionStore, Store } from "../../src/core/ports.js";
+import { Database } from "../../src/store/sqlite/driver.js";
 import { gatedThreads } from "./gated-threads.js";
 import { makeCore } from "./make-core.js";
 import { testSkills } from "./test-skills.js";
@@ -16,8 +20,8 @@ describe("a run that waits for a worker thread", () => {
     cleanup = undefined;
   });
 
-  async function coreWith(executor: SkillExecutor) {
-    const core = await makeCore(testSkills, { clock: systemClock, executor });
+  async function coreWith(executor: SkillExecutor, wrapStore?: (store: Store) => Store) {
+    const core = await makeCore(testSkills, { clock: systemClock, executor, wrapStore });
     cleanup = core.cleanup;
     return { core, key: await core.keyFor() };
   }
@@ -89,5 +93,44 @@ describe("a run that waits for a worker thread", () => {
     expect(record.latency_ms).toBeLessThan(1_000);
     expect(startedAfterMs + (record.latency_ms ?? 0)).toBeGreaterThanOrEqual(1_350);
     expect((await core.skillport.store.executions.get(record.id))?.record).toEqual(record);
+  });
+
+  // Session 25: its 503 said "The execution … ran and ended timed_out", though it never ran.
+  it("is told, when the store cannot take its timeout, that it never started, not that it ran", async () => {
+    const outage = new Database.SqliteError("disk I/O error", "SQLITE_IOERR");
+    const down = { terminal: true };
+    /** The store, except that it refuses terminal records while `down.terminal` (the outcome's save). */
+    const refusingOutcomes = (store: Store): Store => {
+      const { executions } = store;
+      const save: ExecutionStore["save"] = async (execution) => {
+        if (down.terminal && isTerminal(execution.record.status)) throw outage;
+        return executions.save(execution);
+      };
+      return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
+    };
+    const { core, key } = await coreWith(gatedThreads().executor, refusingOutcomes);
+    const refused = await core.run(key, "test.echo", { text: "hi" }, { timeout_ms: 200 }).then(
+      () => expect.unreachable("the outcome was stored with the store refusing it"),
+      (err: unknown) => err as ServiceError,
+    );
+    expect(refused).toMatchObject({ code: "service_unavailable", status: 503, retryAfterSeconds: 5 });
+    const id = /^The execution (exec_\w+) /.exec(refused.message)?.[1];
+    expect(refused.message).toBe(
+      `The execution ${id} ended timed_out before it started (the skill never ran), but the store is unavailable and could not record it yet; ` +
+        `it is recorded as soon as the store is back (GET /v1/executions/${id}).`,
+    );
+    expect(refused.message).not.toContain("ran and");
+
+    // Recorded once the store takes it: timed out, with no start.
+    down.terminal = false;
+    await vi.waitFor(
+      async () =>
+        expect((await core.skillport.store.executions.get(id ?? ""))?.record).toMatchObject({
+          status: "timed_out",
+          started_at: null,
+          latency_ms: null,
+        }),
+      { timeout: 5_000 },
+    );
   });
 });

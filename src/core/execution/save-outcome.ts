@@ -10,7 +10,7 @@ import type { ExecutionStore, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ExecutionEvents } from "./events.js";
 import { markFinished } from "./new-record.js";
-import type { StoredExecution } from "./record.js";
+import type { ExecutionRecord, StoredExecution } from "./record.js";
 import type { KeptExecution } from "./redacted-execution.js";
 import type { RunOutcome } from "./run-skill.js";
 import { UnsavedOutcomes } from "./unsaved-outcomes.js";
@@ -92,25 +92,40 @@ export class OutcomeRecorder {
 
 /**
  * The answer to a caller whose execution ended but whose outcome the store could not take
- * (an outage): a 503 like any outage, but one that says what happened. One that ran says
- * so: a client repeating the request without its Idempotency-Key would run it again, which
- * "retry later" alone would invite. One cancelled before it started (a cancel that met the
- * store refusing its start, or waiting for one) never ran: its canceller is told that the
+ * (an outage): a 503 like any outage, but one that says what happened, by one rule: a
+ * record with no start (`started_at` null) never ran, whatever ended it (a timeout, a cancel
+ * or a shutdown while it waited for a worker thread or in the queue, or a cancel that met
+ * the store refusing its start). One that ran says so: a client repeating the request
+ * without its Idempotency-Key would run it again, which "retry later" alone would invite.
+ * One that never ran must not claim it did; cancelled, its canceller is told that the
  * cancellation is not recorded yet, and to repeat it unless it is by then.
  */
 function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceError {
-  const { id, status, started_at } = execution.record;
-  const message =
-    status === "cancelled" && started_at === null
-      ? `The execution ${id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
-        `repeat the cancel after Retry-After, unless GET /v1/executions/${id} shows it cancelled by then ` +
-        "(this process records it as soon as the store is back)."
-      : `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
-        `it is recorded as soon as the store is back (GET /v1/executions/${id}). ` +
-        "Repeating the request runs the skill again unless it carries the same Idempotency-Key.";
   return new ServiceError("service_unavailable", {
-    message,
+    message: notStoredMessage(execution.record),
     retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_SECONDS,
     cause,
   });
+}
+
+function notStoredMessage({ id, status, started_at }: ExecutionRecord): string {
+  const shown = `GET /v1/executions/${id}`;
+  if (started_at !== null) {
+    return (
+      `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
+      `it is recorded as soon as the store is back (${shown}). ` +
+      "Repeating the request runs the skill again unless it carries the same Idempotency-Key."
+    );
+  }
+  if (status === "cancelled") {
+    return (
+      `The execution ${id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
+      `repeat the cancel after Retry-After, unless ${shown} shows it cancelled by then ` +
+      "(this process records it as soon as the store is back)."
+    );
+  }
+  return (
+    `The execution ${id} ended ${status} before it started (the skill never ran), but the store is unavailable and could not record it yet; ` +
+    `it is recorded as soon as the store is back (${shown}).`
+  );
 }

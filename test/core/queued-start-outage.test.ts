@@ -33,6 +33,8 @@ describe("a queued execution whose start the store refuses", () => {
     };
     const log = capturedLog();
     const core = await makeCore([echo], {
+      // On SQLite: its store's isOutage recognises the error (the in-memory store never has one).
+      store: "sqlite",
       wrapStore: failingStarts(failure),
       logger: log.logger,
       clock: systemClock,

@@ -30,7 +30,10 @@ export class InMemoryExecutionStore extends InMemoryRunnerQueue implements Execu
     }));
   }
 
-  /** A record still queued or running is never deleted, however old. */
+  /**
+   * Terminal records finished before the cutoff (`finished_at < ? and status not in
+   * NOT_TERMINAL_SQL`, sqlite/execution-store.ts): one still queued or running stays, however old.
+   */
   async deleteFinishedBefore(finishedBefore: string): Promise<number> {
     let deleted = 0;
     for (const row of this.table.rows.values()) {

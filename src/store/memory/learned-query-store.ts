@@ -20,7 +20,11 @@ export interface LearnedEntry extends LearnedQuery {
   lastDiscoveredAt: number;
 }
 
-/** Each key's latest discover (by key id), and what each owner's executions followed. */
+/**
+ * Each key's latest discover (by key id), and what each owner's executions followed. The
+ * rules that the SQL stores state only in SQL (sqlite/learned-query-store.ts: the upsert's
+ * `where`, `trimSkill`, `trimOwner`, the listing's `order by`) are written out here.
+ */
 export class InMemoryLearnedQueryStore implements LearnedQueryStore {
   constructor(
     private readonly notes: Map<string, NoteEntry>,
@@ -48,6 +52,7 @@ export class InMemoryLearnedQueryStore implements LearnedQueryStore {
     const { owner, skillId, query } = event;
     const slot = tableKey(owner, skillId, query);
     const stored = this.learned.get(slot);
+    // The upsert's `where learned_queries.last_discover_ms < excluded.last_discover_ms`.
     if (stored && stored.lastDiscoveredAt >= event.discoveredAt) return false;
     const count = (stored?.count ?? 0) + 1;
     this.learned.set(slot, {

@@ -23,7 +23,8 @@ export class InMemoryMessageStore implements MessageStore {
 
   /**
    * `before` is resolved within the owner: another owner's message id, or an unknown one,
-   * matches nothing (the SQL stores compare with a subquery that then finds no row).
+   * matches nothing. (The SQL stores compare `(created_at, id)` with a subquery, which then
+   * finds no row: sqlite/message-store.ts.)
    */
   async list(
     owner: string,

@@ -18,7 +18,10 @@ export class InMemoryUsageStore implements UsageStore {
     }
   }
 
-  /** The minutes of the range summed into buckets aligned to the epoch, oldest first; empty ones absent. */
+  /**
+   * The minutes of the range summed into buckets aligned to the epoch, oldest first; empty
+   * ones absent (sqlite/usage-store.ts: `(minute_start / bucket) * bucket`, `group by`).
+   */
   async series({ keyId, fromSeconds, toSeconds, bucketSeconds }: UsageSeriesQuery): Promise<UsagePoint[]> {
     const buckets = new Map<number, UsagePoint>();
     for (const minute of this.minutes.values()) {

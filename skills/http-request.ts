@@ -90,17 +90,16 @@ export const httpRequest = defineSkill({
   // The URL the request ended at, and a Location or Link header, may repeat the url's
   // credentials (`?api_key=…`, a redirect to https:// with the same query): they are masked
   // the same way in the record, which is also the answer (the caller knows its own key). A
-  // Link header keeps its syntax, each URL masked on its own, so an agent can still follow
-  // it; a header value that is no URL is kept as it is: a Set-Cookie is the caller's to use.
+  // Link header, known by its name, keeps its syntax, each link masked on its own, so an
+  // agent can still follow every one; a header value that is no URL is kept as it is: a
+  // Set-Cookie is the caller's to use.
   result: z.object({
     status: z.number().int().describe("HTTP status code of the final response."),
-    headers: z
-      .record(z.string(), sensitive(z.string(), "header"))
-      .describe(
-        "Response headers, lower-case names; repeated ones joined by ', '. In a URL a header holds (Location, " +
-          "each <URL> of a Link), credential query values and passwords are [redacted], as in url; a Link " +
-          "header keeps its brackets, quotes, params and links.",
-      ),
+    headers: sensitive(z.record(z.string(), z.string()), "headers").describe(
+      "Response headers, lower-case names; repeated ones joined by ', '. In a URL a header holds (Location, " +
+        "Refresh, each link of a Link), credential query values and passwords are [redacted], as in url; a " +
+        "Link header keeps its brackets, quotes, params and every link.",
+    ),
     body: z
       .string()
       .describe(

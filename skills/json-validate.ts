@@ -14,6 +14,17 @@ const SUPPORTED_SCHEMAS =
   "http://json-schema.org/draft-07/schema# (the default), http://json-schema.org/draft-06/schema#, " +
   "https://json-schema.org/draft/2019-09/schema or https://json-schema.org/draft/2020-12/schema";
 
+/**
+ * The version-less "latest" meta-schema URI. It names no draft: it meant whichever was the
+ * latest when the schema was written, any of them, and JSON Schema deprecated it after
+ * draft-04. Ajv reads it as the default draft of the class at hand (draft-07 here), so a
+ * schema written for 2020-12 ran with prefixItems and unevaluatedProperties ignored and its
+ * data passed; read as 2020-12, a draft-04 schema's `items` array and boolean
+ * exclusiveMaximum would be refused or mean something else. Either guess answers wrongly for
+ * some schema, so the caller is asked to name the draft.
+ */
+const VERSIONLESS_SCHEMA = /^https?:\/\/json-schema\.org\/schema#?$/;
+
 const loadAjv = lazy(async () => {
   const [{ Ajv }, { Ajv2019 }, { Ajv2020 }, formats] = await Promise.all([
     import("ajv"),
@@ -48,7 +59,7 @@ export const jsonValidate = defineSkill({
       .record(z.string(), z.unknown())
       .describe(
         'The JSON Schema, e.g. {"type":"object","required":["name"]}; "$schema" selects the draft: ' +
-          `${SUPPORTED_SCHEMAS}.`,
+          `${SUPPORTED_SCHEMAS} (not the version-less http://json-schema.org/schema#, which names none).`,
       ),
     data: anyJson("The JSON value to validate."),
   }),
@@ -97,6 +108,13 @@ export const jsonValidate = defineSkill({
     const draft = typeof params.schema.$schema === "string" ? params.schema.$schema : "";
     if (/draft-0[34]/.test(draft)) {
       throw new SkillError(`JSON Schema draft-03/04 is not supported: use ${SUPPORTED_SCHEMAS}`);
+    }
+    if (VERSIONLESS_SCHEMA.test(draft)) {
+      throw new SkillError(
+        `The "$schema" ${JSON.stringify(draft)} names no draft: it meant the latest one when the schema was ` +
+          "written, and JSON Schema deprecated it after draft-04; name the draft the schema was written for: " +
+          `${SUPPORTED_SCHEMAS}, or leave "$schema" out to validate as draft-07`,
+      );
     }
     // Ajv only warns of a format it does not know (strict:false, below) and then lets every value
     // pass it; the names are collected to say so in the result rather than answer "valid" unchecked.

@@ -11,7 +11,9 @@ export const timeNow = defineSkill({
     "need today's date or the time somewhere.",
   tags: ["time", "date", "now", "clock", "today", "timezone"],
   params: z.object({
-    timezone: timeZoneParam('IANA time zone, e.g. "America/New_York", "Asia/Tokyo", or "UTC".'),
+    timezone: timeZoneParam(
+      'IANA time zone, e.g. "America/New_York", "Asia/Tokyo", or "UTC"; or a fixed UTC offset, e.g. "+05:30".',
+    ),
   }),
   result: z.object({
     ...timeDescription,

@@ -8,14 +8,13 @@ import { SkillError } from "../../src/core/skills/skill.js";
 export interface AnnotatedTime {
   /** The time without its suffixes. */
   text: string;
-  /** The zone in brackets as checkZone reads it (a numeric offset as "UTC+05:30"), if any. */
+  /** The zone in brackets, an IANA name or an offset ("+05:30"), as checkZone reads it, if any. */
   zone: string | undefined;
 }
 
 const SUFFIXES = /^(.*?)((?:\[[^[\]]+\])+)$/s;
 const SUFFIX = /\[(!?)([^[\]]+)\]/g;
 const TAG = /^([a-z_][a-z0-9_-]*)=([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)$/;
-const NUMERIC_OFFSET = /^([+-])(\d\d):?(\d\d)$/;
 /** Calendars whose dates are the ISO 8601 (proleptic Gregorian) dates the time skills compute in. */
 const ISO_CALENDARS = new Set(["iso8601", "gregory"]);
 
@@ -34,18 +33,13 @@ export function readAnnotations(input: string): AnnotatedTime {
             'only one: e.g. "2026-11-01T01:30:00-05:00[America/New_York]"',
         );
       }
-      zone = zoneName(content);
+      zone = content;
     } else {
       checkTag(input, suffix, tag[1] ?? "", tag[2] ?? "", critical === "!");
     }
     first = false;
   }
   return { text: match[1], zone };
-}
-
-function zoneName(content: string): string {
-  const offset = NUMERIC_OFFSET.exec(content);
-  return offset === null ? content : `UTC${offset[1]}${offset[2]}:${offset[3]}`;
 }
 
 /**

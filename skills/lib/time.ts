@@ -71,7 +71,16 @@ const MAX_OFFSET_MINUTES = 18 * 60;
 
 const SERVER_ZONE_NAMES = new Set(["local", "system", "default"]);
 
-/** Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2"), returning it normalised. */
+/**
+ * A fixed UTC offset given as a zone, as RFC 9557 writes one in brackets, Temporal names an
+ * offset zone and a result names it (`zoneLabel`): "+05:30", and also "+0530" and "+05".
+ */
+const OFFSET_ZONE = /^([+-])(\d\d)(?::?(\d\d))?$/;
+
+/**
+ * Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2", "+05:30"), returning the
+ * name Luxon reads it by.
+ */
 export function checkZone(luxon: Luxon, zone: string): string {
   // Luxon reads these names as the zone of the machine it runs on (and "default" as its
   // configured default, the same unless changed): the server's zone, not the caller's.
@@ -81,10 +90,15 @@ export function checkZone(luxon: Luxon, zone: string): string {
         "America/New_York or Asia/Tokyo, or UTC",
     );
   }
-  const probe = luxon.DateTime.now().setZone(zone);
+  // Luxon reads an offset only after "UTC".
+  const offset = OFFSET_ZONE.exec(zone);
+  const probe = luxon.DateTime.now().setZone(
+    offset === null ? zone : `UTC${offset[1]}${offset[2]}:${offset[3] ?? "00"}`,
+  );
   if (!probe.isValid) {
     throw new SkillError(
-      `Unknown time zone "${zone}": use an IANA name such as Europe/Paris, America/New_York or Asia/Tokyo, or UTC`,
+      `Unknown time zone "${zone}": use an IANA name such as Europe/Paris, America/New_York or Asia/Tokyo, UTC, ` +
+        "or a UTC offset such as +05:30",
     );
   }
   // Luxon takes any fixed offset, so "UTC+99" would move a date by four days.
@@ -254,7 +268,13 @@ export function addDuration(moment: DateTime, duration: Duration): DateTime {
 export const timeDescription = {
   iso: z.string().describe("ISO 8601 with offset, e.g. 2024-05-01T16:30:00.000+02:00."),
   unix: z.number().describe("Unix time in seconds (may have a fraction)."),
-  timezone: z.string().describe("IANA time zone the other fields are expressed in."),
+  timezone: z
+    .string()
+    .describe(
+      'Time zone the other fields are expressed in: an IANA name such as "Europe/Paris", or "UTC"; for a fixed ' +
+        'offset (a [+05:30] time, a "UTC+5:30" zone), that offset as RFC 9557 and Temporal name it, e.g. "+05:30". ' +
+        "Every zone param of the time skills, and a [zone] in a time, takes it back.",
+    ),
   offset: z.string().describe('UTC offset, e.g. "+02:00".'),
   date: z.string().describe("Calendar date, YYYY-MM-DD."),
   time: z.string().describe("Wall-clock time, HH:mm:ss."),
@@ -275,10 +295,21 @@ export function describeTime(moment: DateTime): {
   return {
     iso: english.toISO() ?? "",
     unix: english.toMillis() / 1000,
-    timezone: english.zoneName ?? "UTC",
+    timezone: zoneLabel(english),
     offset: english.toFormat("ZZ"),
     date: english.toFormat("yyyy-MM-dd"),
     time: english.toFormat("HH:mm:ss"),
     weekday: english.toFormat("cccc"),
   };
+}
+
+/**
+ * The zone a result names: its IANA name, or UTC; a fixed offset as RFC 9557 writes it in
+ * brackets and Temporal, java.time and Intl (ECMA-402 since 2024) read it, "+05:30", which
+ * `checkZone` takes back. Luxon's own name for it, "UTC+5:30", none of them reads, nor a
+ * bracket, and it was in a field described as an IANA name.
+ */
+function zoneLabel(moment: DateTime): string {
+  if (moment.zone.type === "fixed" && moment.offset !== 0) return moment.toFormat("ZZ");
+  return moment.zoneName ?? DEFAULT_ZONE;
 }

@@ -33,7 +33,17 @@ export async function runMcp(args: string[]): Promise<number> {
   const logger = createLogger(config.logLevel, 2);
   warnOfUnknownVariables(logger);
   // Loaded only now: a missing key is reported without loading the core.
-  const { openEmbedded, openRemote, serveStdio } = await import("../mcp/stdio.js");
+  const [{ openEmbedded, openRemote, serveStdio }, { missingStore }] = await Promise.all([
+    import("../mcp/stdio.js"),
+    import("../store/open-store.js"),
+  ]);
+  // No key works in a store that is not there, and opening it would create one: said as
+  // `keys` and `learning` say it (one wording, `missingStore`).
+  const missing = values.remote === undefined ? missingStore(config) : undefined;
+  if (missing !== undefined) {
+    console.error(`skillport mcp: ${missing}`);
+    return 1;
+  }
   const opened =
     values.remote === undefined
       ? await openEmbedded(config, secret, logger)

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { isTerminal } from "../core/execution/record.js";
+import type { ProcessLoad } from "../core/readiness.js";
 import type { Skillport } from "../core/skillport.js";
 
 /**
@@ -31,50 +32,43 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
     labelNames: ["skill_id", "status"] as const,
     registers: [registry],
   });
-  new Gauge({
+  const inProgress = new Gauge({
     name: "skillport_executions_in_progress",
     help: "Executions running or queued in this process",
     labelNames: ["state"] as const,
     registers: [registry],
-    collect() {
-      const { running, queued } = skillport.load().executions;
-      this.set({ state: "running" }, running);
-      this.set({ state: "queued" }, queued);
-    },
   });
-
-  new Gauge({
+  const pending = new Gauge({
     name: "skillport_executions_pending",
     help: "Unfinished executions this process holds (queued or running), against its capacity",
     labelNames: ["measure"] as const,
     registers: [registry],
-    collect() {
-      const { held, capacity } = skillport.load().executions;
-      this.set({ measure: "held" }, held);
-      this.set({ measure: "capacity" }, capacity);
-    },
   });
-  new Gauge({
+  const workerPool = new Gauge({
     name: "skillport_worker_pool",
     help: "Worker threads running isolated skills, and skill runs waiting for one (queue depth)",
     labelNames: ["measure"] as const,
     registers: [registry],
-    collect() {
-      const { threads, queued } = skillport.load().workers;
-      this.set({ measure: "threads" }, threads);
-      this.set({ measure: "queued" }, queued);
-    },
   });
-  if (skillport.load().redis !== undefined) {
-    new Gauge({
-      name: "skillport_redis_up",
-      help: "1 while limits are counted in Redis, 0 while Redis is out of reach and SKILLPORT_REDIS_DOWN applies",
-      registers: [registry],
-      collect() {
-        this.set(skillport.load().redis === "down" ? 0 : 1);
-      },
-    });
-  }
+  // Registered only where limits are counted in Redis (scale-out): elsewhere it would say nothing.
+  const redisUp =
+    skillport.load().redis === undefined
+      ? undefined
+      : new Gauge({
+          name: "skillport_redis_up",
+          help: "1 while limits are counted in Redis, 0 while Redis is out of reach and SKILLPORT_REDIS_DOWN applies",
+          registers: [registry],
+        });
+  /** Sets the load gauges from one reading, so a scrape's figures agree with each other and it reads the load once. */
+  const showLoad = ({ executions: { running, queued, held, capacity }, workers, redis }: ProcessLoad) => {
+    inProgress.set({ state: "running" }, running);
+    inProgress.set({ state: "queued" }, queued);
+    pending.set({ measure: "held" }, held);
+    pending.set({ measure: "capacity" }, capacity);
+    workerPool.set({ measure: "threads" }, workers.threads);
+    workerPool.set({ measure: "queued" }, workers.queued);
+    redisUp?.set(redis === "down" ? 0 : 1);
+  };
 
   skillport.events.subscribeAll((event) => {
     if (event.type === "status" && isTerminal(event.record.status)) {
@@ -90,6 +84,7 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
     done();
   });
   app.get("/metrics", async (_request, reply) => {
+    showLoad(skillport.load());
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -1,5 +1,6 @@
 import {
   ErrorCode,
+  type JSONRPCMessage,
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
@@ -13,16 +14,21 @@ export interface MalformedMessage {
   message: string;
 }
 
+/** A line that is a JSON-RPC message: the message, as the SDK's stdio transport would read it. */
+export interface ParsedMessage {
+  parsed: JSONRPCMessage;
+}
+
 /**
- * What one line of stdin is to the SDK's stdio transport, which parses each line with
- * `JSONRPCMessageSchema` and drops one that fails, telling only its `onerror`: the client
- * then waits for its timeout (audit 22, MCP #6). `"message"`: the transport takes it;
- * `"blank"`: no message at all (nothing to answer); else the error to answer it with:
- * -32700 for a line that is not JSON, -32600 for JSON that is no JSON-RPC message. Only a
- * request (a `method` with an `id`) is answered for its id: an answer to a malformed
- * response's id would settle the client's own request of that id.
+ * What one line of stdin is, read as the SDK's stdio transport reads a line (`JSON.parse`,
+ * then `JSONRPCMessageSchema`), which drops one that fails, telling only its `onerror`: the
+ * client then waits for its timeout (audit 22, MCP #6). The message, parsed once here for
+ * the server (`GuardedStdioTransport`); `"blank"`: no message at all (nothing to answer);
+ * else the error to answer it with: -32700 for a line that is not JSON, -32600 for JSON
+ * that is no JSON-RPC message. Only a request (a `method` with an `id`) is answered for its
+ * id: an answer to a malformed response's id would settle the client's own request of that id.
  */
-export function checkLine(line: string): "message" | "blank" | MalformedMessage {
+export function checkLine(line: string): ParsedMessage | "blank" | MalformedMessage {
   // As the transport reads a line: its newline and a carriage return before it are no part of it.
   const text = line.replace(/\r?\n$/, "").replace(/\r$/, "");
   if (text.trim() === "") return "blank";
@@ -36,7 +42,8 @@ export function checkLine(line: string): "message" | "blank" | MalformedMessage 
       message: `Parse error: the line is not JSON (${(err as Error).message}); send one JSON-RPC message a line.`,
     };
   }
-  if (JSONRPCMessageSchema.safeParse(value).success) return "message";
+  const message = JSONRPCMessageSchema.safeParse(value);
+  if (message.success) return { parsed: message.data };
   return { id: requestIdOf(value), code: ErrorCode.InvalidRequest, message: invalidReason(value) };
 }
 

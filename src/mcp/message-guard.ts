@@ -23,14 +23,15 @@ export interface RefusedMessages {
 }
 
 /**
- * Stands between stdin and the MCP stdio transport, which reads one JSON-RPC message a
- * line: it passes on whole lines that are JSON-RPC messages, and tells `refused` of the
- * others (which answers them). A line longer than `maxBytes`: without the guard, the
+ * Reads stdin, one JSON-RPC message a line, for the MCP stdio transport
+ * (`GuardedStdioTransport`): it passes on each line that is a JSON-RPC message, parsed (an
+ * object stream of `JSONRPCMessage`s, read once: `checkLine`), and tells `refused` of the
+ * others (which answers them). A line longer than `maxBytes`: without the guard, the SDK's
  * transport's own 10 MiB cap closed the whole connection on one such message, cancelling
  * every call in flight, silently, while `/mcp` and `/v1` refuse a body over the limit (413)
  * and go on serving. A dropped line is never held whole: only its two ends, where its id
- * is. A line that is not JSON, or not a JSON-RPC message: the transport dropped it, telling
- * no one but the log, and the client waited for its timeout. Blank lines are dropped.
+ * is. A line that is not JSON, or not a JSON-RPC message: the SDK's transport dropped it,
+ * telling no one but the log, and the client waited for its timeout. Blank lines are dropped.
  */
 export class MessageGuard extends Transform {
   private held: Buffer[] = [];
@@ -41,7 +42,7 @@ export class MessageGuard extends Transform {
     private readonly maxBytes: number,
     private readonly refused: RefusedMessages,
   ) {
-    super();
+    super({ readableObjectMode: true });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -56,8 +57,7 @@ export class MessageGuard extends Transform {
   }
 
   override _flush(callback: TransformCallback): void {
-    // A last line without its newline: the transport would never read it either.
-    if (this.heldBytes > 0) this.push(Buffer.concat(this.held));
+    // A last line without its newline is no message: the SDK's transport never read one either.
     callback();
   }
 
@@ -92,8 +92,9 @@ export class MessageGuard extends Transform {
       this.held = [];
       this.heldBytes = 0;
       const verdict = checkLine(line.toString("utf8"));
-      if (verdict === "message") this.push(line);
-      else if (verdict !== "blank") this.refused.malformed(verdict);
+      if (verdict === "blank") return;
+      if ("parsed" in verdict) this.push(verdict.parsed);
+      else this.refused.malformed(verdict);
     }
   }
 }

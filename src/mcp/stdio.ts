@@ -1,4 +1,3 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Config } from "../config.js";
 import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError } from "../core/errors.js";
@@ -8,6 +7,7 @@ import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
 import { STORE_KINDS, storeKindOf } from "../store/store-kinds.js";
 import type { SkillportBackend } from "./backend.js";
+import { GuardedStdioTransport } from "./guarded-stdio-transport.js";
 import { createMcpServer } from "./mcp-server.js";
 import { MessageGuard } from "./message-guard.js";
 
@@ -39,20 +39,15 @@ const STDIN_CLOSED_DEADLINE_MS = 1_000;
  * The core in this process, on the configured store, for the key of `secret`. A key is
  * known only to the store it was created in, so a refusal names the store: an assistant's
  * configuration pointing at another data directory (or none: `./data` of wherever the
- * assistant starts the process) is the likely cause. A data directory with no store refuses
- * the key without creating one there.
+ * assistant starts the process) is the likely cause. The caller has refused a data
+ * directory with no store (`missingStore`): opening would create one there.
  */
 export async function openEmbedded(config: Config, secret: string, logger: Logger): Promise<Opened> {
-  const sameDataDir = "SKILLPORT_DATA_DIR must be the data directory the key was created in.";
   const kind = storeKindOf(config);
   const store =
     kind === "sqlite"
-      ? `It was checked against the store in ${config.dataDir}; ${sameDataDir}`
+      ? `It was checked against the store in ${config.dataDir}; SKILLPORT_DATA_DIR must be the data directory the key was created in.`
       : `It was checked against the ${STORE_KINDS[kind].label} database of SKILLPORT_DATABASE_URL.`;
-  const { hasDatabase } = await import("../store/sqlite/index.js");
-  if (kind === "sqlite" && !hasDatabase(config.dataDir)) {
-    return { refused: `there is no store in ${config.dataDir}, so no key works there. ${sameDataDir}` };
-  }
   // Each mode loads only its own modules (start-up time matters to assistants that spawn us).
   const [{ createSkillport }, { EmbeddedBackend }] = await Promise.all([
     import("../bootstrap.js"),
@@ -242,12 +237,9 @@ export async function serveStdio(
       },
     }),
   );
-  // Whole messages within the limit only reach the transport, so its own cap (which closes
-  // the connection) only needs room for one of them and the chunk that completes it.
-  const transport = new StdioServerTransport(messages, process.stdout, {
-    maxBufferSize: 2 * config.maxBodyBytes + 1024 * 1024,
-  });
-  transport.onerror = (err) => logger.warn({ err }, "mcp: a message could not be read");
+  // The messages the guard parsed, each once, reach the server as they are.
+  const transport = new GuardedStdioTransport(messages, process.stdout);
+  transport.onerror = (err) => logger.warn({ err }, "mcp: stdin could not be read");
   transport.onclose = () => stopOn("transport closed", config.shutdownTimeoutMs);
   await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");

@@ -2,7 +2,7 @@ import type { StoreConfig } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
 import { urlWithoutCredentials } from "../core/skills/credential-names.js";
-import { databaseFileIn, hasDatabase, openSqliteStore } from "./sqlite/index.js";
+import { databaseFileIn, lacksDatabase, openSqliteStore } from "./sqlite/index.js";
 import { STORE_KINDS, type StoreKind, storeKindOf } from "./store-kinds.js";
 
 /** What chooses the embedded store's directory (every command's --data-dir sets the variable). */
@@ -10,14 +10,16 @@ export const DATA_DIR_SETTING = "SKILLPORT_DATA_DIR or --data-dir";
 
 /**
  * Why the configured store is not there, or undefined: an embedded store whose data
- * directory holds no database yet. The commands that read or change what a server's store
- * holds (every `keys` action but `create`, `learning`) refuse it, rather than create an
- * empty store where a mistyped --data-dir or the wrong working directory points and answer
- * "No keys yet" or "no such key" about it.
+ * directory holds no database yet. The one wording of it for every command that refuses it:
+ * those that read or change what a server's store holds (every `keys` action but `create`,
+ * `learning`) and `mcp`, whose key can only be in an existing store. Each refuses rather
+ * than create an empty store where a mistyped --data-dir or the wrong working directory
+ * points and answer "No keys yet", "no such key" or "invalid key" about it. A data
+ * directory that cannot be read is not "missing": opening it says why, as `serve` does.
  */
 export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string | undefined {
-  if (storeKindOf(config) !== "sqlite" || hasDatabase(config.dataDir)) return undefined;
-  return `there is no store in ${config.dataDir}: ${DATA_DIR_SETTING} must name the data directory of the server's store.`;
+  if (storeKindOf(config) !== "sqlite" || !lacksDatabase(config.dataDir)) return undefined;
+  return `there is no store in ${config.dataDir}: ${DATA_DIR_SETTING} must name the data directory where the keys were created (the server's).`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { runCli } from "./harness.js";
 // Regression (audit 22, operations #3): `keys` and `learning` created an empty store wherever
 // they pointed, so an operator revoking a leaked key from the wrong directory was told the
 // key did not exist, and one listing keys was invited to create one there.
-describe("contract: keys and learning on a data directory that holds no store", () => {
+describe("contract: keys, learning and mcp on a data directory that holds no store", () => {
   const empty = mkdtempSync(join(tmpdir(), "skillport-no-store-"));
   afterAll(() => rmSync(empty, { recursive: true, force: true }));
 
@@ -24,6 +24,20 @@ describe("contract: keys and learning on a data directory that holds no store", 
       `there is no store in ${empty}: SKILLPORT_DATA_DIR or --data-dir must name`,
     );
     expect(result.stdout).toBe("");
+    expect(existsSync(join(empty, "skillport.db"))).toBe(false);
+  });
+
+  // Left open in session 24: `mcp` had its own wording for it ("so no key works there").
+  it("mcp refuses it in the very words keys list uses, and creates nothing", async () => {
+    const keys = await runCli(["keys", "list", "--data-dir", empty]);
+    const mcp = await runCli(["mcp", "--data-dir", empty], { SKILLPORT_API_KEY: "sk_anything" });
+    expect(mcp.code, mcp.stderr).toBe(1);
+    expect(mcp.stdout).toBe("");
+    const reason = (result: { stderr: string }) => result.stderr.replace(/^skillport [a-z ]+: /, "");
+    expect(reason(mcp)).toBe(reason(keys));
+    expect(reason(mcp)).toBe(
+      `there is no store in ${empty}: SKILLPORT_DATA_DIR or --data-dir must name the data directory where the keys were created (the server's).\n`,
+    );
     expect(existsSync(join(empty, "skillport.db"))).toBe(false);
   });
 

@@ -380,6 +380,15 @@ describe("what an execution keeps of the credentials its result repeats", () => 
         res.end();
         return;
       }
+      if (url.pathname === "/bare-link") {
+        res.writeHead(200, {
+          // A Link that does not follow RFC 8288: its first URL without brackets.
+          link: `${base}/end${url.search}, </end${url.search}&page=2>; rel="next"`,
+          refresh: `0; url=http://user:${url.searchParams.get("access_token")}@127.0.0.1/end`,
+        });
+        res.end("ok");
+        return;
+      }
       res.end("ok");
     });
     target.listen(0, "127.0.0.1");
@@ -436,6 +445,26 @@ describe("what an execution keeps of the credentials its result repeats", () => 
               '</end?access_token=[redacted]&page=9>; rel="last"; title="9; the last"',
           },
           url: `${base}/moved?access_token=[redacted]`,
+        },
+      });
+      expect(JSON.stringify(copy)).not.toContain("RUNTOKEN");
+    }
+  });
+
+  // Audit 24 (changes #4): a Link header that started with a bare URL was masked as one URL,
+  // the credential in it running on over the links after it.
+  it("masks a Link header link by link whatever its first character, and a URL inside another header", async () => {
+    const { record } = await core.run(key, "http.request", {
+      url: `${base}/bare-link?access_token=RUNTOKEN`,
+    });
+    for (const copy of await everyCopy(record)) {
+      expect(copy).toMatchObject({
+        result: {
+          status: 200,
+          headers: {
+            link: `${base}/end?access_token=[redacted], </end?access_token=[redacted]&page=2>; rel="next"`,
+            refresh: "0; url=http://user:[redacted]@127.0.0.1/end",
+          },
         },
       });
       expect(JSON.stringify(copy)).not.toContain("RUNTOKEN");

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
+import type { ServiceError } from "../../src/core/errors.js";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
 import { Database } from "../../src/store/sqlite/driver.js";
 import { capturedLog } from "../support/captured-log.js";
@@ -77,6 +78,72 @@ describe("a queued execution whose start the store refuses", () => {
     failure.error = undefined;
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await core.skillport.queries.get(key, record.id)).status).toBe("cancelled");
+  });
+
+  // Left open in session 24: the cancel's 503 said the execution "ran and ended cancelled",
+  // and its record, once stored, had the start the store had refused.
+  it("a cancel that lands while its start fails, with the store down, is told the cancellation is not recorded yet, not that it ran", async () => {
+    const outage = new Database.SqliteError("disk I/O error", "SQLITE_IOERR");
+    let startCalled = () => {};
+    const startTried = new Promise<void>((resolve) => {
+      startCalled = resolve;
+    });
+    let failStart = (_error: unknown) => {};
+    let savesFail = false;
+    const core = await makeCore([echo], {
+      clock: systemClock,
+      heartbeatMs: 100,
+      wrapStore: (store) => {
+        const { executions } = store;
+        const overrides: Partial<ExecutionStore> = {
+          // The start hangs until the test fails it, so that the cancel lands meanwhile.
+          start: () => {
+            startCalled();
+            return new Promise<boolean>((_resolve, reject) => {
+              failStart = reject;
+            });
+          },
+          save: (execution) => (savesFail ? Promise.reject(outage) : executions.save(execution)),
+        };
+        return {
+          ...store,
+          executions: Object.assign(Object.create(executions) as ExecutionStore, overrides),
+        };
+      },
+    });
+    cleanups.push(core.cleanup);
+    const key = await core.keyFor();
+    const { record } = await core.run(key, "test.echo", { text: "hi" }, { async: true });
+    await startTried;
+
+    savesFail = true;
+    const cancel = core.skillport.queries.cancel(key, record.id);
+    // The cancel has reached the run (its record read) before the start fails.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    failStart(outage);
+    const refused = await cancel.then(
+      () => expect.unreachable("the cancel was recorded with every save failing"),
+      (err: unknown) => err as ServiceError,
+    );
+    expect(refused).toMatchObject({ code: "service_unavailable", status: 503, retryAfterSeconds: 5 });
+    expect(refused.message).toBe(
+      `The execution ${record.id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
+        `repeat the cancel after Retry-After, unless GET /v1/executions/${record.id} shows it cancelled by then ` +
+        "(this process records it as soon as the store is back).",
+    );
+    expect(refused.message).not.toContain("ran");
+
+    // Recorded once the store takes saves again: cancelled, with no start.
+    savesFail = false;
+    await vi.waitFor(
+      async () =>
+        expect(await core.skillport.queries.get(key, record.id)).toMatchObject({
+          status: "cancelled",
+          started_at: null,
+          latency_ms: null,
+        }),
+      { timeout: 5_000 },
+    );
   });
 
   it("keeps its key's concurrency hold while it waits to start, and a stop leaves it queued, the hold freed", async () => {

@@ -133,11 +133,12 @@ describe("urlWithoutCredentials", () => {
 // as the first's, its credential kept.
 describe("headerValueWithoutCredentials", () => {
   it("masks each URL of a Link header and keeps its brackets, params and links", () => {
-    expect(headerValueWithoutCredentials('<https://x.example/y?token=abc>; rel="next"')).toBe(
+    expect(headerValueWithoutCredentials("link", '<https://x.example/y?token=abc>; rel="next"')).toBe(
       '<https://x.example/y?token=[redacted]>; rel="next"',
     );
     expect(
       headerValueWithoutCredentials(
+        "link",
         '<https://api.example/items?page=2&access_token=T1>; rel="next", ' +
           '<https://api.example/items?access_token=T2&page=9>; rel="last"',
       ),
@@ -145,7 +146,7 @@ describe("headerValueWithoutCredentials", () => {
       '<https://api.example/items?page=2&access_token=[redacted]>; rel="next", ' +
         '<https://api.example/items?access_token=[redacted]&page=9>; rel="last"',
     );
-    expect(headerValueWithoutCredentials("<https://bob:PW@x.example/#access_token=F>;rel=x")).toBe(
+    expect(headerValueWithoutCredentials("link", "<https://bob:PW@x.example/#access_token=F>;rel=x")).toBe(
       "<https://bob:[redacted]@x.example/#access_token=[redacted]>;rel=x",
     );
   });
@@ -153,6 +154,7 @@ describe("headerValueWithoutCredentials", () => {
   it("keeps quoted params whole, separators in them included, and masks a URL one holds", () => {
     expect(
       headerValueWithoutCredentials(
+        "link",
         '<https://x.example/a?api_key=K1>; title="Page 2; of 9, <next> \\"b\\""; ' +
           'anchor="https://x.example/?sig=S1"; rel="next", <https://x.example/z?key=K2>',
       ),
@@ -165,6 +167,7 @@ describe("headerValueWithoutCredentials", () => {
   it("masks a param named as a credential, quoted or not, and an unquoted URL param", () => {
     expect(
       headerValueWithoutCredentials(
+        "link",
         '<https://x.example/>; token=S1; api_key="S2"; anchor=https://y.example/?a=1;sig=S3',
       ),
     ).toBe(
@@ -173,18 +176,112 @@ describe("headerValueWithoutCredentials", () => {
   });
 
   it("masks a Link cut short, and any other value as one URL", () => {
-    expect(headerValueWithoutCredentials("<https://x.example/?api_key=K")).toBe(
+    expect(headerValueWithoutCredentials("link", "<https://x.example/?api_key=K")).toBe(
       "<https://x.example/?api_key=[redacted]",
     );
-    expect(headerValueWithoutCredentials("/end?access_token=T&x=1")).toBe("/end?access_token=[redacted]&x=1");
-    expect(headerValueWithoutCredentials("session=s1; Path=/; HttpOnly")).toBe(
+    expect(headerValueWithoutCredentials("location", "/end?access_token=T&x=1")).toBe(
+      "/end?access_token=[redacted]&x=1",
+    );
+    expect(headerValueWithoutCredentials("set-cookie", "session=s1; Path=/; HttpOnly")).toBe(
       "session=s1; Path=/; HttpOnly",
     );
   });
 
+  // Audit 24 (changes #4): a Link header was known by its first character, `<`; one that
+  // started with a bare URL was masked as one URL, and a credential in it swallowed the
+  // links after it.
+  it("masks a Link header link by link by its name, whatever its first character", () => {
+    expect(
+      headerValueWithoutCredentials("Link", "https://a.example/?token=S9, <https://b.example/?token=S10>"),
+    ).toBe("https://a.example/?token=[redacted], <https://b.example/?token=[redacted]>");
+    expect(
+      headerValueWithoutCredentials(
+        "link",
+        ' https://a.example/p?page=2&api_key=S1; rel=next, https://b.example/?access_token=S2#x, </c?sig=S3>; rel="last"',
+      ),
+    ).toBe(
+      ' https://a.example/p?page=2&api_key=[redacted]; rel=next, https://b.example/?access_token=[redacted]#x, </c?sig=[redacted]>; rel="last"',
+    );
+  });
+
+  it("shows no credential a bare URL in a Link holds, in any form", () => {
+    for (const [link, masked] of [
+      // A comma inside a URL's query value, and a `?`, are part of the value.
+      ["https://a.example/?token=S1,S2?S3", "https://a.example/?token=[redacted]"],
+      ["https://a.example/?x=1,token=S1", "https://a.example/?x=1,token=[redacted]"],
+      ["https://a.example/?api%5Fkey=S1&q=1", "https://a.example/?api%5Fkey=[redacted]&q=1"],
+      ["https://bob:S1@a.example/?x=1", "https://bob:[redacted]@a.example/?x=1"],
+      // A password holding the separators of a Link, and a user with no password.
+      ["https://bob:S1;S2,S3@a.example/", "https://bob:[redacted]@a.example/"],
+      [
+        '<https://x.example/>; rel=next, http:\\S1@a.example/; rel="a"',
+        '<https://x.example/>; rel=next, http:\\[redacted]@a.example/; rel="a"',
+      ],
+      [
+        '<https://x.example/?next=https://bob:S1@a.example/>; anchor="http://bob:S2@b.example/"',
+        '<https://x.example/?next=https://bob:[redacted]@a.example/>; anchor="http://bob:[redacted]@b.example/"',
+      ],
+      ['<https://x.example/>; title="x&token=S1"', '<https://x.example/>; title="x&token=[redacted]"'],
+      // A scheme-relative URL, which a client reads against the http(s) URL the header came with.
+      [
+        "<//bob:S1@a.example/p>; rel=next, //carl:S2@b.example/, <\\\\S3@c.example/>",
+        "<//bob:[redacted]@a.example/p>; rel=next, //carl:[redacted]@b.example/, <\\\\[redacted]@c.example/>",
+      ],
+      // A tab inside a scheme, which parsers drop: no form of the password is shown.
+      ["<https://x.example/>; rel=a, ht\ttps://bob:S1@a.example/", "<https://x.example/>; rel=a, [redacted]"],
+      // An unclosed quote runs to the end, and what it holds is masked as text.
+      [
+        '<https://x.example/>; title="https://a.example/?a=1&token=S1',
+        '<https://x.example/>; title="https://a.example/?a=1&token=[redacted]',
+      ],
+    ]) {
+      expect(headerValueWithoutCredentials("link", link as string), link).toBe(masked);
+    }
+  });
+
+  it("keeps what is no credential in a Link as it is", () => {
+    for (const link of [
+      '<https://x.example/?page=2>; rel="next"; title="Contact: bob@example.com"; type=text/html',
+      "mailto:bob@example.com, <https://x.example/>; rel=author",
+      '<https://x.example/>; token=""; rel=next',
+    ]) {
+      expect(headerValueWithoutCredentials("link", link)).toBe(link);
+    }
+  });
+
+  it("masks a URL in the other headers that carry one, wherever it stands", () => {
+    for (const [name, value, masked] of [
+      [
+        "location",
+        "https://bob:S1@a.example/p?token=S2",
+        "https://bob:[redacted]@a.example/p?token=[redacted]",
+      ],
+      ["location", "//bob:S1@a.example/p", "//bob:[redacted]@a.example/p"],
+      ["content-location", "/items?api_key=S1&page=2", "/items?api_key=[redacted]&page=2"],
+      [
+        "refresh",
+        "0; url=https://bob:S1@a.example/?token=S2",
+        "0; url=https://bob:[redacted]@a.example/?token=[redacted]",
+      ],
+      ["Refresh", "5;URL='http://S1@a.example/'", "5;URL='http://[redacted]@a.example/'"],
+      [
+        "content-security-policy",
+        "default-src 'self'; report-uri https://bob:S1@r.example/csp",
+        "default-src 'self'; report-uri https://bob:[redacted]@r.example/csp",
+      ],
+      ["set-cookie", "session=s1; Path=/; HttpOnly", "session=s1; Path=/; HttpOnly"],
+      ["content-type", "text/html; charset=utf-8", "text/html; charset=utf-8"],
+    ]) {
+      expect(headerValueWithoutCredentials(name as string, value as string), value).toBe(masked);
+    }
+  });
+
   it("gives a masked Link back as it is", () => {
-    const masked = headerValueWithoutCredentials('<https://x.example/?token=t>; rel="next"; title="a, b"');
-    expect(headerValueWithoutCredentials(masked)).toBe(masked);
+    const masked = headerValueWithoutCredentials(
+      "link",
+      '<https://x.example/?token=t>; rel="next"; title="a, b"',
+    );
+    expect(headerValueWithoutCredentials("link", masked)).toBe(masked);
   });
 });
 

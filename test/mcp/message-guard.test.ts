@@ -1,8 +1,9 @@
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import type { MalformedMessage } from "../../src/mcp/malformed-message.js";
 import { MessageGuard, type OversizedMessage } from "../../src/mcp/message-guard.js";
 
-/** Feeds `chunks` through a guard of `maxBytes`; what it passed on, and what it refused. */
+/** Feeds `chunks` through a guard of `maxBytes`; the messages it passed on (parsed), and what it refused. */
 async function guard(maxBytes: number, chunks: string[]) {
   const dropped: OversizedMessage[] = [];
   const malformed: MalformedMessage[] = [];
@@ -10,13 +11,20 @@ async function guard(maxBytes: number, chunks: string[]) {
     oversized: (message) => dropped.push(message),
     malformed: (message) => malformed.push(message),
   });
-  const passed: string[] = [];
-  guarded.on("data", (chunk: Buffer) => passed.push(chunk.toString("utf8")));
+  const passed: JSONRPCMessage[] = [];
+  guarded.on("data", (parsed: JSONRPCMessage) => passed.push(parsed));
   for (const chunk of chunks) guarded.write(Buffer.from(chunk));
   guarded.end();
   await new Promise((resolve) => guarded.on("end", resolve));
-  return { passed: passed.join(""), dropped, malformed };
+  return { passed, dropped, malformed };
 }
+
+/** The messages of `text`'s lines, as the server is to be given them. */
+const messagesOf = (text: string): unknown[] =>
+  text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
 
 const message = (id: unknown, text: string) =>
   JSON.stringify({ method: "tools/call", params: { arguments: { text } }, jsonrpc: "2.0", id });
@@ -25,7 +33,7 @@ describe("MessageGuard", () => {
   it("passes whole messages within the limit on, however they are split into chunks", async () => {
     const lines = `${message(1, "a")}\n${message(2, "b".repeat(50))}\n`;
     const { passed, dropped } = await guard(200, [lines.slice(0, 7), lines.slice(7, 70), lines.slice(70)]);
-    expect(passed).toBe(lines);
+    expect(passed).toEqual(messagesOf(lines));
     expect(dropped).toEqual([]);
   });
 
@@ -36,7 +44,7 @@ describe("MessageGuard", () => {
     const stream = `${big}\n${first}\n${next}\n`;
     const chunks = stream.match(/[\s\S]{1,999}/g) ?? [];
     const { passed, dropped } = await guard(1_000, chunks);
-    expect(passed).toBe(`${next}\n`);
+    expect(passed).toEqual(messagesOf(next));
     expect(dropped).toEqual([
       { id: 7, bytes: Buffer.byteLength(big) },
       { id: "abc", bytes: Buffer.byteLength(first) },
@@ -52,7 +60,7 @@ describe("MessageGuard", () => {
   it("refuses a line that is not JSON with -32700 and id null, and passes the next message on", async () => {
     const next = message(2, "ok");
     const { passed, malformed } = await guard(1_000, [`garbage\n{"jsonrpc":"2.0","id":1,\n${next}\n`]);
-    expect(passed).toBe(`${next}\n`);
+    expect(passed).toEqual(messagesOf(next));
     expect(malformed).toEqual([
       { id: null, code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON \(/) },
       { id: null, code: -32700, message: expect.stringMatching(/^Parse error: /) },
@@ -72,7 +80,7 @@ describe("MessageGuard", () => {
       "42",
     ];
     const { passed, malformed } = await guard(1_000, [`${lines.join("\n")}\n`]);
-    expect(passed).toBe("");
+    expect(passed).toEqual([]);
     expect(malformed.map(({ id, code }) => ({ id, code }))).toEqual([
       { id: 5, code: -32600 },
       { id: 6, code: -32600 },
@@ -99,7 +107,7 @@ describe("MessageGuard", () => {
       '{"jsonrpc":"2.0","id":"s2","error":{"code":-1,"message":"no"}}\n',
     ];
     const { passed, malformed } = await guard(1_000, ["\n", "  \r\n", ...lines]);
-    expect(passed).toBe(lines.join(""));
+    expect(passed).toEqual(messagesOf(lines.join("")));
     expect(malformed).toEqual([]);
   });
 });

@@ -359,6 +359,27 @@ describe("json.validate", () => {
     expect(error.message).not.toMatch(/no schema with key or ref/);
   });
 
+  // Left open in session 24: the version-less "latest" URI validated as draft-07, Ajv's
+  // alias for its own default draft, so a schema written for 2020-12 had its prefixItems
+  // and unevaluatedProperties ignored and its data answered valid.
+  it.each([
+    "http://json-schema.org/schema#",
+    "http://json-schema.org/schema",
+    "https://json-schema.org/schema#",
+    "https://json-schema.org/schema",
+  ])(
+    "refuses the version-less $schema %s, asking for the draft the schema was written for",
+    async ($schema) => {
+      const schema = { $schema, type: "object", properties: { a: true }, unevaluatedProperties: false };
+      const error = await expectSkillError(
+        jsonValidate,
+        { schema, data: { a: 1, b: 2 } },
+        /^The "\$schema" ".*" names no draft: it meant the latest one when the schema was written, and JSON Schema deprecated it after draft-04; name the draft the schema was written for: http:\/\/json-schema\.org\/draft-07\/schema# \(the default\), .*draft-06.*2019-09.*2020-12\/schema, or leave "\$schema" out to validate as draft-07$/,
+      );
+      expect(error.message).toContain(JSON.stringify($schema));
+    },
+  );
+
   it.each([
     "http://json-schema.org/draft-07/schema#",
     "http://json-schema.org/draft-07/schema",

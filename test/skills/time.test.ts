@@ -795,3 +795,71 @@ describe("a time whose zone in brackets is the zone to work in when no zone para
     );
   });
 });
+
+// Left open in session 24: a fixed offset came back as `timezone: "UTC+5:30"`, Luxon's own
+// name, in a field described as an IANA name; neither Temporal, Intl nor an RFC 9557
+// bracket takes it. It is now the offset as RFC 9557 and Temporal write such a zone, which
+// every zone param and bracket here takes back.
+describe("the zone a result names", () => {
+  const fixed = [
+    ["a zone in brackets", timeAdd, { time: "2026-03-07T23:00:00Z[+05:30]", days: 1 }],
+    ["an offset zone param", timeConvert, { time: "2026-03-07T23:00:00Z", to_timezone: "+05:30" }],
+    ["a UTC+ zone param", timeConvert, { time: "2026-03-07T23:00:00Z", to_timezone: "UTC+5:30" }],
+    ["a zone param for the current time", timeNow, { timezone: "UTC+05:30" }],
+  ] as const;
+
+  it.each(fixed)("is a fixed offset written +05:30 for %s", async (_how, skill, params) => {
+    const result = await runSkill(skill, params);
+    expect(result).toMatchObject({ timezone: "+05:30", offset: "+05:30" });
+  });
+
+  it("is an offset west of UTC written -08:00, and UTC for a zero offset", async () => {
+    const at = { time: "2026-03-07T23:00:00Z" };
+    expect(await runSkill(timeConvert, { ...at, to_timezone: "UTC-8" })).toMatchObject({
+      timezone: "-08:00",
+    });
+    expect(await runSkill(timeConvert, { ...at, to_timezone: "-0800" })).toMatchObject({
+      timezone: "-08:00",
+    });
+    expect(await runSkill(timeConvert, { ...at, to_timezone: "+00:00" })).toMatchObject({ timezone: "UTC" });
+    expect(await runSkill(timeConvert, { time: "2026-03-07T23:00:00Z[-00:00]" })).toMatchObject({
+      timezone: "UTC",
+    });
+  });
+
+  it("goes back into every zone param and into brackets, naming the same zone", async () => {
+    for (const zone of ["+05:30", "-09:30", "Asia/Kolkata", "UTC"]) {
+      const first = await runSkill(timeConvert, { time: "2026-03-07T23:00:00Z", to_timezone: zone });
+      const named = first.timezone as string;
+      const again = [
+        await runSkill(timeNow, { timezone: named }),
+        await runSkill(timeConvert, { time: first.iso, to_timezone: named }),
+        await runSkill(timeConvert, {
+          time: `${first.date} ${first.time}`,
+          from_timezone: named,
+          to_timezone: named,
+        }),
+        await runSkill(timeConvert, { time: `${first.iso}[${named}]` }),
+        await runSkill(timeAdd, { time: first.iso, timezone: named, days: 0 }),
+        await runSkill(timeAdd, { time: `${first.date}T${first.time}[${named}]`, days: 0 }),
+      ];
+      for (const result of again)
+        expect(result, zone).toMatchObject({ timezone: named, offset: first.offset });
+      for (const result of again.slice(1)) expect(result.iso, zone).toBe(first.iso);
+      const diff = await runSkill(timeDiff, {
+        start: `${first.date}T${first.time}[${named}]`,
+        end: first.iso,
+        timezone: named,
+      });
+      expect(diff.total_seconds, zone).toBe(0);
+    }
+  });
+
+  it("is described as what it holds", () => {
+    const described = (skill: { result: { shape: Record<string, { description?: string }> } }) =>
+      skill.result.shape.timezone?.description;
+    for (const skill of [timeNow, timeConvert, timeAdd]) {
+      expect(described(skill as never)).toMatch(/IANA.*\+05:30/);
+    }
+  });
+});

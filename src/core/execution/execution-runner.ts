@@ -15,7 +15,7 @@ import { markRunning, markWaitingForThread, runningFor } from "./new-record.js";
 import { startQueued } from "./queued-start.js";
 import type { StoredExecution } from "./record.js";
 import { type KeptExecution, withParamsKept } from "./redacted-execution.js";
-import { cancelledOutcome, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
+import { cancelledBeforeStart, failedOutcome, type RunOutcome, runSkill } from "./run-skill.js";
 import { RunnerPresence } from "./runner-presence.js";
 import { RunningRecordSaves } from "./running-record-saves.js";
 import { OutcomeRecorder } from "./save-outcome.js";
@@ -194,7 +194,7 @@ export class ExecutionRunner {
       if (!(await this.endedElsewhere.stillOurs(id))) return undefined;
       return this.outcomes.record(
         withParamsKept(waiting.execution, this.options.registry),
-        cancelledOutcome("The execution was cancelled before it started.", 0),
+        cancelledBeforeStart(),
       );
     }
     const running = this.inFlight.get(id);
@@ -276,12 +276,8 @@ export class ExecutionRunner {
         // Stored running with its params masked in the same statement (`start`).
         running = markRunning(running, clock.now());
         const started = await startQueued(store, running, controller);
-        if (started === "cancelled") {
-          return this.outcomes.record(
-            running,
-            cancelledOutcome("The execution was cancelled before it started.", 0),
-          );
-        }
+        // Marked running above for the start the store refused: the record ends with no start.
+        if (started === "cancelled") return this.outcomes.record(running, cancelledBeforeStart());
         if (started !== "ours") {
           // Another runner took it meanwhile, or it was cancelled: not ours to run.
           const stored = await store.executions.get(id);

@@ -20,9 +20,10 @@ export interface RunOutcome {
   /** Time spent running the skill: from when it began (after any wait for a worker thread). */
   latencyMs: number;
   /**
-   * The skill never began: it waited for a worker thread until its signal fired. Its
-   * record then has neither `started_at` nor `latency_ms` (contract: null until it started),
-   * so that it does not look like a run of the skill as long as its timeout.
+   * The skill never began: it waited for a worker thread until its signal fired, or it was
+   * cancelled while queued (`cancelledBeforeStart`). Its record then has neither `started_at`
+   * nor `latency_ms` (contract: null until it started), so that it does not look like a run
+   * of the skill as long as its timeout, nor like one that started.
    */
   neverStarted?: boolean;
 }
@@ -193,4 +194,12 @@ export function failedOutcome(code: ExecutionErrorCode, message: string, latency
 /** A `cancelled` outcome, whether the execution was running or still queued. */
 export function cancelledOutcome(message: string, latencyMs: number): RunOutcome {
   return { status: "cancelled", result: null, error: { code: "execution_cancelled", message }, latencyMs };
+}
+
+/**
+ * The outcome of a queued execution this runner held, cancelled before its run began (its
+ * start may even have been tried, and refused by the store): it has no start.
+ */
+export function cancelledBeforeStart(): RunOutcome {
+  return { ...cancelledOutcome("The execution was cancelled before it started.", 0), neverStarted: true };
 }

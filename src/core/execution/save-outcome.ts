@@ -92,17 +92,24 @@ export class OutcomeRecorder {
 
 /**
  * The answer to a caller whose execution ended but whose outcome the store could not take
- * (an outage): a 503 like any outage, but one that says the skill ran. A client repeating
- * the request without its Idempotency-Key would run it again, which "retry later" alone
- * would invite.
+ * (an outage): a 503 like any outage, but one that says what happened. One that ran says
+ * so: a client repeating the request without its Idempotency-Key would run it again, which
+ * "retry later" alone would invite. One cancelled before it started (a cancel that met the
+ * store refusing its start, or waiting for one) never ran: its canceller is told that the
+ * cancellation is not recorded yet, and to repeat it unless it is by then.
  */
 function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceError {
-  const { id, status } = execution.record;
+  const { id, status, started_at } = execution.record;
+  const message =
+    status === "cancelled" && started_at === null
+      ? `The execution ${id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
+        `repeat the cancel after Retry-After, unless GET /v1/executions/${id} shows it cancelled by then ` +
+        "(this process records it as soon as the store is back)."
+      : `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
+        `it is recorded as soon as the store is back (GET /v1/executions/${id}). ` +
+        "Repeating the request runs the skill again unless it carries the same Idempotency-Key.";
   return new ServiceError("service_unavailable", {
-    message:
-      `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
-      `it is recorded as soon as the store is back (GET /v1/executions/${id}). ` +
-      "Repeating the request runs the skill again unless it carries the same Idempotency-Key.",
+    message,
     retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_SECONDS,
     cause,
   });

@@ -54,9 +54,17 @@ export function isCredentialName(name: string): boolean {
  * `scheme:` and the user information after it, `user:password` or a token, up to the last
  * `@` of the authority, in every form a URL parser reads one: after `//`, and also (for
  * http and https, as WHATWG URL and so fetch read them) after backslashes, one slash or
- * none, and with spaces before the scheme.
+ * none, and with spaces before the scheme; or after the `//` of a scheme-relative URL
+ * (`Location: //user:pw@host/`), which a client reads against the http(s) URL it came from.
  */
-const USER_INFO = /^(\s*[a-z][a-z0-9+.-]*:[\\/]*)([^/\\?#]*)@/i;
+const USER_INFO = /^(\s*(?:[a-z][a-z0-9+.-]*:[\\/]*|[\\/]{2}))([^/\\?#]*)@/i;
+
+/**
+ * The scheme (or `//`) and authority a URL starts with: past the slashes after the scheme,
+ * up to the next `/`, `?` or `#`. A parser reads a user only there (a `\` ends it for http
+ * and https only, so it does not end it here), and a tab or line break anywhere is dropped.
+ */
+const AUTHORITY = /^\s*(?:[a-z][a-z0-9+.\-\t\n\r]*:)?[\t\n\r\\/]*[^/?#]*/i;
 
 /**
  * `url` with its credentials masked: the password of its user information (all of it when
@@ -82,71 +90,190 @@ export function urlWithoutCredentials(url: string): string {
 }
 
 /**
- * The pieces of a Link header (RFC 8288: `<URL>; rel="next"; anchor="URL", <URL>; …`),
- * one of: a URL in angle brackets; a param, `name=` and a value quoted (its `\"` escapes
- * included) or not; any other run of text (a param without a value), or a stray quoted
- * string. The `;` and `,` that separate params and links match no piece and stay as they
- * are. A bracket or a quote left open runs to the end of the value.
+ * A response header's value with the credentials it holds masked, its syntax kept, judged
+ * by the header's name: a `Link` link by link (`linkWithoutCredentials`), whatever its first
+ * character; any other value as one URL (`Location`, `Content-Location`), and then the user
+ * information of any URL inside it (`Refresh: 0; url=https://user:pw@…`, a CSP's
+ * `report-uri`). A value that holds no URL is kept as it is (`Set-Cookie`).
  */
-const LINK_PIECES =
-  /<(?<url>[^>]*)(?<urlEnd>>?)|(?<name>[^<";,=]*)=(?<space>\s*)(?:"(?<quoted>(?:[^"\\]|\\.)*)(?<quoteEnd>"?)|(?<bare>[^<";,]*))|"(?<stray>(?:[^"\\]|\\.)*)(?<strayEnd>"?)|[^<";,]+/g;
+export function headerValueWithoutCredentials(name: string, value: string): string {
+  if (name.toLowerCase() === "link") return linkWithoutCredentials(value);
+  return userInfoMaskedIn(urlWithoutCredentials(value));
+}
+
+/**
+ * The pieces of a Link header (RFC 8288: `<URL>; rel="next"; anchor="URL", <URL>; …`): a
+ * URL in angle brackets; a quoted string, its `\"` escapes included; or a run of other
+ * text: the `;` and `,` between params and links, the params' names and unquoted values,
+ * and what a server that does not follow the RFC writes there, such as a URL without its
+ * brackets. A bracket or a quote left open runs to the end of the value.
+ */
+const LINK_PIECES = /<(?<url>[^>]*)(?<urlEnd>>?)|"(?<quoted>(?:[^"\\]|\\.)*)(?<quoteEnd>"?)|[^<"]+/g;
 
 interface LinkPiece {
   url?: string;
   urlEnd?: string;
-  name?: string;
-  space?: string;
   quoted?: string;
   quoteEnd?: string;
-  bare?: string;
-  stray?: string;
-  strayEnd?: string;
 }
 
+/** Text that ends with a param's or a member's name and its `=`, as it stands before a quoted value. */
+const NAME_BEFORE_VALUE = /(?:^|[&;,?#])([^&;,?#=]*)=\s*$/;
+
 /**
- * A response header value with the credentials it holds masked, its syntax kept. A value
- * that starts with `<` is a Link header: each URL in angle brackets and each param value
- * (`anchor` holds a URL) is masked on its own (`urlWithoutCredentials`), and a param whose
- * name is a credential name loses its value, so the `>` and `"` that end them, and the
- * params and links after them, stay as they were. (Masked as one URL, a credential value
- * ran on to the next `&` or `;`, taking the `>` with it, and a second link's query was
- * read as part of the first's.) Any other value is masked as one URL (`Location`), and one
- * that is no URL is kept as it is (`Set-Cookie`).
+ * A Link header with each of its links masked on its own: the URL in angle brackets as a
+ * URL; a quoted param value whose name is a credential name (`token="…"`) whole, any other
+ * (`anchor="URL"`, a title) and the text between them (`token=…`, a URL a server sent
+ * without brackets) as free text (`textWithoutCredentials`). So the `>` and `"` that end
+ * them, and the params and links after them, stay as they were. (Masked as one URL, a
+ * credential value ran on to the next `&` or `;`, taking the `>` and the links after it.)
  */
-export function headerValueWithoutCredentials(value: string): string {
-  if (!value.trimStart().startsWith("<")) return urlWithoutCredentials(value);
+function linkWithoutCredentials(value: string): string {
+  let before = "";
   return value.replace(LINK_PIECES, (piece: string, ...rest: unknown[]) => {
     const found = rest.at(-1) as LinkPiece;
-    if (found.url !== undefined) return `<${urlWithoutCredentials(found.url)}${found.urlEnd}`;
-    if (found.name !== undefined) {
-      const secret = isCredentialName(found.name);
-      const start = `${found.name}=${found.space}`;
-      if (found.quoted !== undefined) {
-        return `${start}"${secret ? REDACTED : urlWithoutCredentials(found.quoted)}${found.quoteEnd}`;
-      }
-      return `${start}${secret && found.bare !== "" ? REDACTED : urlWithoutCredentials(found.bare ?? "")}`;
+    let masked: string;
+    if (found.url !== undefined) {
+      masked = `<${userInfoMaskedIn(urlWithoutCredentials(found.url))}${found.urlEnd}`;
+    } else if (found.quoted !== undefined) {
+      const name = NAME_BEFORE_VALUE.exec(before)?.[1];
+      const secret = found.quoted !== "" && name !== undefined && isCredentialName(decodedName(name.trim()));
+      masked = `"${secret ? REDACTED : textWithoutCredentials(found.quoted)}${found.quoteEnd}`;
+    } else {
+      masked = textWithoutCredentials(piece);
     }
-    if (found.stray !== undefined) return `"${urlWithoutCredentials(found.stray)}${found.strayEnd}`;
-    return urlWithoutCredentials(piece);
+    before = piece;
+    return masked;
   });
 }
 
 /**
- * `url` with the password of its user information masked (all of it without a password).
- * A URL that parses is judged by what the parser reads, so `mailto:bob@example.com` (a
- * path, no user) is kept; one that does not is judged by its text. A parsed user the text
- * does not show where USER_INFO looks (a tab inside the scheme, which parsers drop) masks
- * the whole URL: no form of a password is shown.
+ * Free text (a Link header's params, a URL without its brackets, a quoted title) with the
+ * credentials of the URLs and members it holds masked: the user information of any URL in
+ * it (`userInfoMaskedIn`), and the value of any `name=value` whose name is a credential
+ * name, wherever it stands (`membersMaskedIn`).
  */
+function textWithoutCredentials(text: string): string {
+  return membersMaskedIn(userInfoMaskedIn(text));
+}
+
+/** Tabs and line breaks, which URL parsers drop wherever they stand (WHATWG URL). */
+const DROPPED = String.raw`[\t\n\r]*`;
+
+/** The schemes whose user information a parser reads with no `//` before it (`http:user:pw@host`). */
+const SPECIAL_SCHEMES = ["https", "http", "wss", "ws", "ftp"]
+  .map((scheme) => [...scheme].join(DROPPED))
+  .join("|");
+
+/**
+ * Where a URL that may hold user information starts in free text, not right after a letter,
+ * a digit, `+`, `-` or `.`: a special scheme (`http:`), or any scheme a slash follows
+ * (`ssh://`); or the `//` of a scheme-relative URL where a value starts (after a space, `,`,
+ * `;`, `=` or a quote). Another scheme's URL (`mailto:`, `urn:`) holds none, and skipping it
+ * keeps a value full of `a:` from costing a parse at each.
+ */
+const URL_START = new RegExp(
+  String.raw`(?<![a-z0-9+.-])(?:(?:${SPECIAL_SCHEMES})${DROPPED}:|[a-z][a-z0-9+.\-\t\n\r]*:(?=${DROPPED}[\\/]))` +
+    String.raw`|(?<=^|[\s,;='"])[\\/]{2}`,
+  "gi",
+);
+
+/**
+ * `text` with the user information of every URL in it masked, each as `urlWithoutCredentials`
+ * masks the one a URL starts with (`maskedUserInfoAt`), from each place a URL may start
+ * (`URL_START`): so a URL after other text (`0; url=https://user:pw@…`) or inside a URL
+ * (`?next=https://user:pw@…`) is masked too. A place whose authority holds no `@` is passed
+ * over at once, so a hostile value costs one pass, not a parse at each of its schemes.
+ */
+function userInfoMaskedIn(text: string): string {
+  if (!text.includes("@")) return text;
+  const atInAuthority = atBeforeAuthorityEnd(text);
+  let masked = "";
+  let from = 0;
+  for (const start of text.matchAll(URL_START)) {
+    if (start.index < from) continue;
+    let authority = start.index + start[0].length;
+    while (authority < text.length && "\t\n\r\\/".includes(text.charAt(authority))) authority++;
+    if (atInAuthority[authority] !== 1) continue;
+    const found = maskedUserInfoAt(text.slice(start.index));
+    if (found === undefined) continue;
+    masked += text.slice(from, start.index) + found.masked;
+    from = start.index + found.length;
+  }
+  return masked + text.slice(from);
+}
+
+/** For each place in `text`, 1 when an `@` comes after it before any `/`, `?` or `#`, else 0; read in one pass. */
+function atBeforeAuthorityEnd(text: string): Uint8Array {
+  const found = new Uint8Array(text.length + 1);
+  for (let index = text.length - 1; index >= 0; index--) {
+    const char = text.charAt(index);
+    found[index] =
+      char === "@" ? 1 : char === "/" || char === "?" || char === "#" ? 0 : (found[index + 1] ?? 0);
+  }
+  return found;
+}
+
+/** Where a member's name starts in free text (at the start, or after `&`, `;`, `,`, `?` or `#`) and its `=`. */
+const MEMBER_NAME = /(?<=^|[&;,?#])[^&;,?#=]*=/g;
+
+/**
+ * Where a credential member's value ends in free text: at `&`, `;` or `#`, as in a URL's
+ * query, or at a `,` that ends a link (before a space or the end). A `?` or a `,` inside a
+ * URL (`token=a,b`) does not end it: so much of a value as a URL's query holds is masked.
+ */
+const VALUE_END = /[&;#]|,(?=\s|$)/g;
+
+/**
+ * `text` with the value of each `name=value` whose name is a credential name masked, its
+ * leading spaces kept: a URL's query and fragment members (`…?a=1&token=…`, its path
+ * before them), a Link's params (`token=…`). An empty value hides nothing and is kept, so a
+ * quoted value after it is judged on its own (`linkWithoutCredentials`).
+ */
+function membersMaskedIn(text: string): string {
+  let masked = "";
+  let from = 0;
+  const names = new RegExp(MEMBER_NAME);
+  for (let found = names.exec(text); found !== null; found = names.exec(text)) {
+    const valueStart = found.index + found[0].length;
+    VALUE_END.lastIndex = valueStart;
+    const valueEnd = VALUE_END.exec(text)?.index ?? text.length;
+    const value = text.slice(valueStart, valueEnd);
+    if (value.trim() === "" || !isCredentialName(decodedName(found[0].slice(0, -1).trim()))) continue;
+    masked += `${text.slice(from, valueStart)}${/^\s*/.exec(value)?.[0]}${REDACTED}`;
+    from = valueEnd;
+    names.lastIndex = valueEnd;
+  }
+  return masked + text.slice(from);
+}
+
+/** `url` with the password of its user information masked (all of it without a password: `maskedUserInfoAt`). */
 function withoutUserInfo(url: string): string {
-  const parsed = URL.parse(url);
-  if (parsed !== null && parsed.username === "" && parsed.password === "") return url;
-  const found = USER_INFO.exec(url);
-  if (found === null) return parsed === null ? url : REDACTED;
+  const found = maskedUserInfoAt(url);
+  return found === undefined ? url : found.masked + url.slice(found.length);
+}
+
+/**
+ * The scheme and user information `url` starts with, the password masked (all of it
+ * without a password), and the length of the text they replace; undefined when it starts
+ * with none. A URL that parses is judged by what the parser reads, so
+ * `mailto:bob@example.com` (a path, no user) is kept; one that does not is judged by its
+ * text. A parsed user the text does not show where USER_INFO looks (a tab inside the
+ * scheme, which parsers drop) masks the whole URL: no form of a password is shown.
+ */
+function maskedUserInfoAt(url: string): { masked: string; length: number } | undefined {
+  // Only the scheme and authority are parsed: the rest cannot hold a user, and a long value
+  // parsed whole at each URL it holds cost time in proportion to its length squared.
+  const authority = AUTHORITY.exec(url)?.[0] ?? url;
+  if (!authority.includes("@")) return undefined;
+  const parsed = URL.parse(authority);
+  if (parsed !== null && parsed.username === "" && parsed.password === "") return undefined;
+  const found = USER_INFO.exec(authority);
+  if (found === null) return parsed === null ? undefined : { masked: REDACTED, length: url.length };
   const [whole, scheme, userInfo = ""] = found;
   const colon = userInfo.indexOf(":");
   const masked = colon === -1 ? REDACTED : `${userInfo.slice(0, colon)}:${REDACTED}`;
-  return `${scheme}${masked}@${url.slice(whole.length)}`;
+  return { masked: `${scheme}${masked}@`, length: whole.length };
 }
 
 /** `name=value&…` (or `;`-separated) with the values of credential names masked. */

@@ -15,11 +15,11 @@ import {
  *   credential names (`Authorization`, `X-Api-Key`, `*-Token`: `isCredentialName`);
  * - `url`: a URL: its user information and the query values under credential names
  *   (text that is no URL is kept as it is);
- * - `header`: an HTTP header value: a Link header's URLs and credential params each on
- *   their own, its `<>`, quotes and other params kept; any other value as a `url`
- *   (`headerValueWithoutCredentials`).
+ * - `headers`: a record of response header names to values: the URLs each value holds,
+ *   judged by the header's name (`headerValueWithoutCredentials`): a `Link` link by link,
+ *   its `<>`, quotes, params and other links kept; any other value as a `url`.
  */
-export type Sensitivity = "value" | "entries" | "url" | "header";
+export type Sensitivity = "value" | "entries" | "url" | "headers";
 
 /**
  * The params and result schemas marked sensitive, and the ones declared `notSensitive`
@@ -239,7 +239,14 @@ function masked(sensitivity: Sensitivity, value: unknown): unknown {
         : REDACTED;
     case "url":
       return typeof value === "string" ? urlWithoutCredentials(value) : REDACTED;
-    case "header":
-      return typeof value === "string" ? headerValueWithoutCredentials(value) : REDACTED;
+    case "headers":
+      return isPlainRecord(value)
+        ? Object.fromEntries(
+            Object.entries(value).map(([name, entry]) => [
+              name,
+              typeof entry === "string" ? headerValueWithoutCredentials(name, entry) : REDACTED,
+            ]),
+          )
+        : REDACTED;
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
@@ -33,9 +33,19 @@ export function databaseFileIn(dataDir: string, fileName = DEFAULT_DATABASE_FILE
   return join(dataDir, fileName);
 }
 
-/** Whether `dataDir` holds a store already (opening one creates it). */
-export function hasDatabase(dataDir: string): boolean {
-  return existsSync(databaseFileIn(dataDir));
+/**
+ * Whether `dataDir` certainly holds no store yet (opening one would create it): its database
+ * file is not there. A data directory that cannot be looked into (a file in its place, no
+ * permission) is not said to lack one: opening it fails and says why (`openFile`), as for
+ * every command.
+ */
+export function lacksDatabase(dataDir: string): boolean {
+  try {
+    statSync(databaseFileIn(dataDir));
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
 }
 
 export interface SqliteStoreOptions {

@@ -1,0 +1,49 @@
+import type { Readable, Writable } from "node:stream";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * MCP over stdio, taking its messages from `MessageGuard` already parsed and checked
+ * (`JSONRPCMessageSchema`, as the SDK's `StdioServerTransport` reads a line). That
+ * transport reads raw stdin only: behind the guard it parsed and checked every line a
+ * second time, about 2 % of a tool call. It writes as that one does: one message a line,
+ * waiting for `drain` when the output is full.
+ */
+export class GuardedStdioTransport implements Transport {
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  onmessage?: Transport["onmessage"];
+  private started = false;
+  private readonly deliver = (message: JSONRPCMessage) => this.onmessage?.(message);
+  private readonly fail = (error: Error) => this.onerror?.(error);
+
+  /** `messages`: the guard's object stream of parsed messages; `output`: stdout. */
+  constructor(
+    private readonly messages: Readable,
+    private readonly output: Writable,
+  ) {}
+
+  async start(): Promise<void> {
+    // As the SDK's transports: a second start is a mistake of the caller's (`connect` starts it).
+    if (this.started) throw new Error("GuardedStdioTransport already started");
+    this.started = true;
+    this.messages.on("data", this.deliver);
+    this.messages.on("error", this.fail);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(serializeMessage(message))) resolve();
+      else this.output.once("drain", resolve);
+    });
+  }
+
+  /** Takes no more messages (those still arriving wait in the paused stream) and says it closed. */
+  async close(): Promise<void> {
+    this.messages.off("data", this.deliver);
+    this.messages.off("error", this.fail);
+    this.messages.pause();
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,59 @@
+import { PassThrough } from "node:stream";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { GuardedStdioTransport } from "../../src/mcp/guarded-stdio-transport.js";
+import { MessageGuard } from "../../src/mcp/message-guard.js";
+
+/** stdin → guard → transport → an SDK server → stdout, in process; what the server wrote, a line each. */
+async function serving() {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const refused: unknown[] = [];
+  const guard = stdin.pipe(
+    new MessageGuard(10_000, { oversized: (m) => refused.push(m), malformed: (m) => refused.push(m) }),
+  );
+  const transport = new GuardedStdioTransport(guard, stdout);
+  const server = new Server({ name: "test", version: "0" }, { capabilities: {} });
+  await server.connect(transport);
+  const written: string[] = [];
+  stdout.on("data", (chunk: Buffer) => written.push(...chunk.toString("utf8").split("\n").filter(Boolean)));
+  return { stdin, server, transport, written, refused };
+}
+
+describe("GuardedStdioTransport", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  // Left open since session 23: behind the guard, the SDK's StdioServerTransport parsed and
+  // checked each line a second time (about 2 % of a tool call).
+  it("gives the server each message the guard parsed, parsing its line once, and answers one a line", async () => {
+    const { stdin, server, written, refused } = await serving();
+    const parse = vi.spyOn(JSON, "parse");
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n');
+    await vi.waitFor(() => expect(written).toHaveLength(1));
+    expect(parse).toHaveBeenCalledTimes(1);
+    parse.mockRestore();
+    expect(JSON.parse(written[0] ?? "")).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(refused).toEqual([]);
+    await server.close();
+  });
+
+  it("takes no more messages once closed, and says it closed", async () => {
+    const { stdin, transport, written } = await serving();
+    const closed = vi.fn();
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      closed();
+      onclose?.();
+    };
+    await transport.close();
+    expect(closed).toHaveBeenCalledTimes(1);
+    const onmessage = vi.fn();
+    transport.onmessage = onmessage;
+    stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(onmessage).not.toHaveBeenCalled();
+    expect(written).toEqual([]);
+  });
+});

@@ -2,8 +2,9 @@
  * The ports the core needs from storage (DESIGN.md: Store, Limiter, Queue), one file each in
  * `ports/` (the queue is `RunnerQueue`, part of `ExecutionStore`), re-exported here so the
  * core and the adapters import them from one place. Interfaces only. Adapters live in
- * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out) and all pass one
- * contract test suite. Methods are async so that a networked adapter fits, except the few
+ * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out; in memory for unit
+ * tests, `store/memory/`, the plainest reading of these ports) and all pass one contract
+ * test suite. Methods are async so that a networked adapter fits, except the few
  * that must answer at once (`KeyStore.markUsed`, `Store.isOutage`, `SignalChannel.subscribe`).
  */
 

@@ -1,4 +1,10 @@
-import type { ExecutionRecord, ExecutionStatus, StoredExecution } from "../core/execution/record.js";
+import {
+  EXECUTION_STATUSES,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  isTerminal,
+  type StoredExecution,
+} from "../core/execution/record.js";
 import type { ClaimedOrphan, RunnerInfo } from "../core/ports.js";
 
 /**
@@ -42,8 +48,13 @@ export interface DecodedExecutionRow
 /** A statement's parameter placeholder at a position counted from 1: `?` (SQLite), `$n` (PostgreSQL). */
 export type Placeholder = (position: number) => string;
 
-/** `queued` and `running`, as SQL (contract.md, "Execution record"), for both adapters. */
-export const NOT_TERMINAL_SQL = "('queued', 'running')";
+/**
+ * The statuses a record may still leave, `('queued', 'running')`, as SQL for both
+ * adapters: the core's list (contract.md, "Execution record"), so the two cannot differ.
+ */
+export const NOT_TERMINAL_SQL = `(${EXECUTION_STATUSES.filter((status) => !isTerminal(status))
+  .map((status) => `'${status}'`)
+  .join(", ")})`;
 
 /** The columns of an `executions` row, in the order both adapters' upserts bind them. */
 export const EXECUTION_COLUMNS = [
@@ -128,6 +139,21 @@ export function fromDecodedRow(row: DecodedExecutionRow): StoredExecution {
     timeoutMs: row.timeout_ms,
     runnerId: row.runner_id,
   };
+}
+
+/**
+ * The execution a row holds as `toExecutionRow` wrote it (JSON as text, booleans as 0 and
+ * 1): what SQLite returns, and what the in-memory adapter keeps.
+ */
+export function fromExecutionRow(row: ExecutionRow): StoredExecution {
+  return fromDecodedRow({
+    ...row,
+    success: row.success === 1,
+    error: row.error === null ? null : (JSON.parse(row.error) as DecodedExecutionRow["error"]),
+    result: row.result === null ? null : (JSON.parse(row.result) as DecodedExecutionRow["result"]),
+    params: JSON.parse(row.params) as DecodedExecutionRow["params"],
+    async: row.async === 1,
+  });
 }
 
 /** The columns `start` writes: every one, as the core built the running record (`markRunning`). */

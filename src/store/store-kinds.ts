@@ -5,6 +5,8 @@ import type { StoreConfig } from "../config.js";
  * them. `label` is how messages name one, `urlPattern` the SKILLPORT_DATABASE_URL that
  * selects it. `openStore` opens each (its openers are a `Record<StoreKind, …>`, so tsc
  * names a kind it cannot open). Loads no adapter: config.ts and `skillport mcp` read it.
+ * The in-memory store (`store/memory/`) is not one of them: it keeps nothing across a
+ * restart, so only tests open it.
  */
 export const STORE_KINDS = {
   /** The embedded file in SKILLPORT_DATA_DIR: the default, when no database URL is set. */

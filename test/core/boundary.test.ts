@@ -18,7 +18,7 @@ const FORBIDDEN = [
   /^node:https$/,
   /\/http\//,
   /\/mcp\//,
-  /\/store\/(sqlite|postgres|redis)\//,
+  /\/store\/(sqlite|postgres|redis|memory)\//,
   /\/client\//,
 ];
 

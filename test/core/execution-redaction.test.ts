@@ -184,7 +184,11 @@ describe("what an execution keeps of the credentials it was given", () => {
   });
 
   it("runs a queued execution taken over after a restart with its params whole", async () => {
-    const { dir } = core;
+    // On SQLite: the restarted core opens the file the first one left.
+    await core.cleanup();
+    const first = await makeCore(skills, { store: "sqlite", clock: systemClock, asyncConcurrency: 1 });
+    core = first;
+    key = await core.keyFor();
     await core.run(key, "test.latch", { label: "hold" }, { async: true });
     const { record } = await core.run(key, "test.credentials", whole, { async: true });
     // Stopping leaves it queued in the store, for the next process to run.
@@ -192,7 +196,12 @@ describe("what an execution keeps of the credentials it was given", () => {
     expect(await stored(record.id)).toMatchObject({ record: { status: "queued" }, params: whole });
     await core.skillport.close();
 
-    core = await makeCore(skills, { clock: systemClock, dir, asyncConcurrency: 1 });
+    core = await makeCore(skills, {
+      store: "sqlite",
+      clock: systemClock,
+      dir: first.dir,
+      asyncConcurrency: 1,
+    });
     const ended = await core.skillport.queries.get(key, record.id, 5_000);
     expect(ended).toMatchObject({ status: "completed", result: { received: whole } });
     expect((await stored(record.id))?.params).toEqual(redacted);
@@ -291,14 +300,9 @@ describe("what an execution keeps of the credentials it was given", () => {
     });
 
     it("keeps a queued execution taken from a busy runner without credentials once it runs there", async () => {
-      await core.skillport.stop(100);
-      await core.skillport.close();
-      core = await makeCore(skills, {
-        clock: systemClock,
-        dir: core.dir,
-        asyncConcurrency: 1,
-        heartbeatMs: 50,
-      });
+      await core.cleanup();
+      core = await makeCore(skills, { clock: systemClock, asyncConcurrency: 1, heartbeatMs: 50 });
+      key = await core.keyFor();
       // Another process's runner, alive (it beats) and too busy to start what it queued.
       const busy = { id: "runner_busy", host: "another-host", pid: 1 };
       const beat = () => core.skillport.store.executions.heartbeat({ ...busy, heartbeatAt: Date.now() });

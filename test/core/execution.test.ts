@@ -10,10 +10,10 @@ import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { Store } from "../../src/core/ports.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
-import { makeCore } from "./make-core.js";
+import { type Core, makeCore } from "./make-core.js";
 import { counts, keyed, latch, latchReleases, testSkills } from "./test-skills.js";
 
-let core: Awaited<ReturnType<typeof makeCore>>;
+let core: Core;
 let key: ApiKey;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -22,6 +22,18 @@ beforeEach(async () => {
   key = await core.keyFor();
 });
 afterEach(() => core.cleanup());
+
+/**
+ * Replaces the test's core with one on a SQLite file, for a test that starts another core
+ * on the data this one leaves (a restart); returns the data directory.
+ */
+async function coreOnSqlite(): Promise<string> {
+  await core.cleanup();
+  const sqlite = await makeCore(testSkills, { store: "sqlite", clock: systemClock, asyncConcurrency: 2 });
+  core = sqlite;
+  key = await core.keyFor();
+  return sqlite.dir;
+}
 
 const run = (
   skill_id: string,
@@ -424,7 +436,7 @@ describe("idempotency", () => {
   });
 
   it("an async call whose record was committed as shutdown began is answered 202, and runs at the next start", async () => {
-    const dir = core.dir;
+    const dir = await coreOnSqlite();
     const input = { skill_id: "test.echo", params: { text: "accepted" }, async: true, timeout_ms: 1000 };
     const started = core.skillport.executions.execute(key, input, { idempotencyKey: "at-shutdown" });
     // The record waits for its group commit (the next loop turn) while the process stops.
@@ -434,7 +446,7 @@ describe("idempotency", () => {
     await stopped;
     await core.skillport.close();
 
-    core = await makeCore(testSkills, { clock: systemClock, dir });
+    core = await makeCore(testSkills, { store: "sqlite", clock: systemClock, dir });
     expect(await core.skillport.queries.get(key, answer.record.id, 2_000)).toMatchObject({
       status: "completed",
       result: { text: "accepted" },
@@ -528,7 +540,7 @@ describe("record ids", () => {
 
 describe("recovery after a crash", () => {
   it("ends executions a dead process was running as interrupted and runs the ones it left queued", async () => {
-    const dir = core.dir;
+    const dir = await coreOnSqlite();
     const base = { owner: key.owner, keyId: key.id, async: true, timeoutMs: 5000, runnerId: "runner_dead" };
     const now = new Date().toISOString();
     const record = {
@@ -558,7 +570,7 @@ describe("recovery after a crash", () => {
     await core.skillport.stop(1000);
     await core.skillport.close();
 
-    core = await makeCore(testSkills, { clock: systemClock, dir });
+    core = await makeCore(testSkills, { store: "sqlite", clock: systemClock, dir });
     const interrupted = await core.skillport.queries.get(key, "exec_was_running");
     expect(interrupted).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
     const resumed = await core.skillport.queries.get(key, "exec_was_queued", 10);
@@ -596,7 +608,7 @@ describe("async slots", () => {
 
 describe("shutdown", () => {
   it("starts no queued execution once stopping, even as running ones end; the next start runs it", async () => {
-    const dir = core.dir;
+    const dir = await coreOnSqlite();
     // asyncConcurrency is 2: two run, the third waits for a slot.
     const running = await Promise.all([1, 2].map(() => run("test.sleep", { ms: 200 }, { async: true })));
     const queued = await run("test.echo", { text: "after restart" }, { async: true });
@@ -610,7 +622,7 @@ describe("shutdown", () => {
     expect((await core.skillport.store.executions.get(queued.record.id))?.record.status).toBe("queued");
     await core.skillport.close();
 
-    core = await makeCore(testSkills, { clock: systemClock, dir });
+    core = await makeCore(testSkills, { store: "sqlite", clock: systemClock, dir });
     expect(await core.skillport.queries.get(key, queued.record.id, 10)).toMatchObject({
       status: "completed",
       result: { text: "after restart" },

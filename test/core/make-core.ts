@@ -9,16 +9,29 @@ import { type Logger, silentLogger } from "../../src/core/logger.js";
 import type { Store } from "../../src/core/ports.js";
 import { Skillport } from "../../src/core/skillport.js";
 import type { Skill } from "../../src/core/skills/skill.js";
+import { openMemoryStore } from "../../src/store/memory/index.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 
-/** The real core on a real SQLite file in a temporary directory, with a clock tests move. */
-export async function makeCore(
+/**
+ * The store a core runs on: in memory by default, or a real SQLite file for a test that
+ * needs one (its data directory `dir`, a restart or a second core on the file, the time
+ * SQLite takes to commit, or SQLite's own errors).
+ */
+export type CoreStore = "memory" | "sqlite";
+
+/** A core `makeCore` made; on SQLite, with its data directory. */
+export type Core<S extends CoreStore = CoreStore> = Awaited<ReturnType<typeof makeCore<S>>>;
+
+/** The real core on the in-memory store (or, with `store: "sqlite"`, a SQLite file), with a clock tests move. */
+export async function makeCore<S extends CoreStore = "memory">(
   skills: Skill[],
   options: {
+    store?: S;
+    /** With `store: "sqlite"`: its data directory (a new temporary one when absent). */
+    dir?: string;
     clock?: Clock;
     failedAuthPerMinute?: number;
     asyncConcurrency?: number;
-    dir?: string;
     executor?: SkillExecutor;
     logger?: Logger;
     maxConcurrentPerKey?: number;
@@ -32,10 +45,12 @@ export async function makeCore(
     wrapStore?: (store: Store) => Store;
   } = {},
 ) {
-  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "skillport-core-")));
+  const onSqlite = options.store === "sqlite";
+  if (options.dir !== undefined && !onSqlite) throw new Error('makeCore: a `dir` needs `store: "sqlite"`.');
+  const dir = onSqlite ? (options.dir ?? (await mkdtemp(join(tmpdir(), "skillport-core-")))) : undefined;
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 30));
-  const sqlite = openSqliteStore({ dataDir: dir, clock });
-  const store = options.wrapStore ? options.wrapStore(sqlite) : sqlite;
+  const opened = dir === undefined ? openMemoryStore({ clock }) : openSqliteStore({ dataDir: dir, clock });
+  const store = options.wrapStore ? options.wrapStore(opened) : opened;
   const skillport = new Skillport({
     store,
     skills,
@@ -74,14 +89,15 @@ export async function makeCore(
   return {
     skillport,
     clock,
-    dir,
+    /** The SQLite store's data directory (`store: "sqlite"`). */
+    dir: dir as S extends "sqlite" ? string : undefined,
     createKey,
     keyFor,
     run,
     async cleanup() {
       await skillport.stop(1000);
       await skillport.close();
-      await rm(dir, { recursive: true, force: true });
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     },
   };
 }

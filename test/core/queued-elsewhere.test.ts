@@ -25,7 +25,13 @@ describe("executions waiting in one process, ended or taken over by another", ()
   async function twoProcesses(): Promise<{ first: Core; second: Core }> {
     const dir = await mkdtemp(join(tmpdir(), "skillport-elsewhere-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const options = { dir, clock: systemClock, asyncConcurrency: 1, maxConcurrentPerKey: 3 };
+    const options = {
+      store: "sqlite" as const,
+      dir,
+      clock: systemClock,
+      asyncConcurrency: 1,
+      maxConcurrentPerKey: 3,
+    };
     const first = await makeCore([latch, echo], { ...options, heartbeatMs: 200 });
     const second = await makeCore([latch, echo], { ...options, heartbeatMs: 600_000 });
     cleanups.push(async () => {

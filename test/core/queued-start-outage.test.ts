@@ -34,6 +34,8 @@ describe("a queued execution whose start the store refuses", () => {
     };
     const log = capturedLog();
     const core = await makeCore([echo], {
+      // On SQLite: its store's isOutage recognises the error (the in-memory store never has one).
+      store: "sqlite",
       wrapStore: failingStarts(failure),
       logger: log.logger,
       clock: systemClock,
@@ -89,6 +91,8 @@ describe("a queued execution whose start the store refuses", () => {
     let failStart = (_error: unknown) => {};
     let savesFail = false;
     const core = await makeCore([echo], {
+      // On SQLite: its store's isOutage recognises the error (the in-memory store never has one).
+      store: "sqlite",
       clock: systemClock,
       heartbeatMs: 100,
       wrapStore: (store) => {

@@ -12,7 +12,8 @@ describe("a stop that arrives during the start", () => {
   // A signal right after launch (a rolling deploy, Ctrl-C) calls stop while start takes
   // over the executions a stopped process left queued.
   it("waits for the start: the run it took ends interrupted, as any running one; the rest stay queued", async () => {
-    const first = await makeCore([sleep], { asyncConcurrency: 1, clock: systemClock });
+    // On SQLite: a second core opens the file, and the statuses are read from it.
+    const first = await makeCore([sleep], { store: "sqlite", asyncConcurrency: 1, clock: systemClock });
     try {
       const key = await first.keyFor();
       for (let i = 0; i < 3; i++) await first.run(key, "test.sleep", { ms: 60_000 }, { async: true });
@@ -45,7 +46,8 @@ describe("a stop that arrives during the start", () => {
 
 describe("an interrupt during a stop (a second signal)", () => {
   it("ends the running executions execution_interrupted at once instead of at the stop's deadline", async () => {
-    const core = await makeCore([sleep], { clock: systemClock });
+    // On SQLite: what the file holds once the core closed is what the test reads.
+    const core = await makeCore([sleep], { store: "sqlite", clock: systemClock });
     try {
       const key = await core.keyFor();
       const run = core.run(key, "test.sleep", { ms: 60_000 });

@@ -51,8 +51,8 @@ describe("learning from use", () => {
     const dir = await mkdtemp(join(tmpdir(), "skillport-learning-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
-    const first = await makeCore(skills, { dir, clock });
-    const second = await makeCore(skills, { dir, clock });
+    const first = await makeCore(skills, { store: "sqlite", dir, clock });
+    const second = await makeCore(skills, { store: "sqlite", dir, clock });
     cleanups.push(async () => {
       for (const c of [second, first]) {
         await c.skillport.stop(1000);

@@ -90,6 +90,8 @@ function readOnlyError(dir: string): unknown {
   throw new Error("the read-only write succeeded");
 }
 
+// On SQLite: the outage is SQLite's own error, from its file, which its store's isOutage
+// recognises (the in-memory store never has one).
 describe("a store outage on every surface", () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -106,7 +108,11 @@ describe("a store outage on every surface", () => {
   const setUp = async () => {
     const failure: { error?: unknown } = {};
     const log = capturedLog();
-    const core = await makeCore([echo], { wrapStore: failingReads(failure), logger: log.logger });
+    const core = await makeCore([echo], {
+      store: "sqlite",
+      wrapStore: failingReads(failure),
+      logger: log.logger,
+    });
     cleanups.push(core.cleanup);
     const { secret } = await core.createKey();
     const server = serve(core.skillport, log.logger);
@@ -158,7 +164,11 @@ describe("a store outage on every surface", () => {
   it("says that a sync execution ran when the store refused its outcome, and stores the outcome once it can", async () => {
     const failure: { error?: unknown } = {};
     const log = capturedLog();
-    const core = await makeCore([echo], { wrapStore: failingOutcomeSaves(failure), logger: log.logger });
+    const core = await makeCore([echo], {
+      store: "sqlite",
+      wrapStore: failingOutcomeSaves(failure),
+      logger: log.logger,
+    });
     cleanups.push(core.cleanup);
     const { secret } = await core.createKey();
     const server = serve(core.skillport, log.logger);
@@ -239,7 +249,11 @@ describe("a store outage on every surface", () => {
   it("answers MCP requests that have no isError result, met by a store outage or a bug, with a JSON-RPC internal error (-32603)", async () => {
     const failure: { error?: unknown } = {};
     const log = capturedLog();
-    const core = await makeCore([echo], { wrapStore: failingKeyLookups(failure), logger: log.logger });
+    const core = await makeCore([echo], {
+      store: "sqlite",
+      wrapStore: failingKeyLookups(failure),
+      logger: log.logger,
+    });
     cleanups.push(core.cleanup);
     const { secret } = await core.createKey();
     // As `skillport mcp` makes it: the key authenticated afresh for each request.

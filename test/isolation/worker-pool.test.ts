@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -536,23 +536,19 @@ describe("the worker pool at shutdown", { timeout: 60_000 }, () => {
       executor,
       logger,
     });
-    try {
-      const key = await core.keyFor();
-      const { record } = await core.run(key, "fixture.spin", {}, { async: true });
-      const status = async () => (await core.skillport.store.executions.get(record.id))?.record.status;
-      for (let i = 0; i < 200 && (await status()) !== "running"; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      expect(await status()).toBe("running");
-      expect(executor.load.threads).toBe(1);
-      // The deadline passes at once; the spinning run is still in the host when it closes.
-      await core.skillport.stop(0);
-      const ended = await core.skillport.store.executions.get(record.id);
-      await core.skillport.close();
-      expect(ended?.record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
-      expect(lines.filter((line) => line.level === "error")).toEqual([]);
-    } finally {
-      await rm(core.dir, { recursive: true, force: true });
+    const key = await core.keyFor();
+    const { record } = await core.run(key, "fixture.spin", {}, { async: true });
+    const status = async () => (await core.skillport.store.executions.get(record.id))?.record.status;
+    for (let i = 0; i < 200 && (await status()) !== "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
     }
+    expect(await status()).toBe("running");
+    expect(executor.load.threads).toBe(1);
+    // The deadline passes at once; the spinning run is still in the host when it closes.
+    await core.skillport.stop(0);
+    const ended = await core.skillport.store.executions.get(record.id);
+    await core.skillport.close();
+    expect(ended?.record).toMatchObject({ status: "failed", error: { code: "execution_interrupted" } });
+    expect(lines.filter((line) => line.level === "error")).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ export type { MakeStore } from "./contract/fixtures.js";
 
 /**
  * The behaviour every `Store` adapter must have (src/core/ports.ts), written against the
- * ports only so that each adapter (SQLite, PostgreSQL + Redis) runs it unchanged.
+ * ports only so that each adapter (SQLite, PostgreSQL + Redis, in-memory) runs it unchanged.
  * `makeStore` is called before each test and must return an empty store.
  */
 export function describeStoreContract(name: string, makeStore: MakeStore): void {

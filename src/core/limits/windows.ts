@@ -33,6 +33,23 @@ export function countersOf(windows: readonly LimitWindow[], nowMs: number): Wind
 }
 
 /**
+ * What `Limiter.acquire` grants of `wanted` (a whole number, never below 0) when
+ * `counters[i]` stands at `counts[i]`: as many as every counter has left, 0 when any is
+ * exhausted. (The Redis limiter does the same in its script, `store/redis/scripts.ts`.)
+ */
+export function grantOf(
+  wanted: number,
+  counters: readonly WindowCounter[],
+  counts: readonly number[],
+): number {
+  let granted = Math.max(0, Math.floor(wanted));
+  counters.forEach(({ limit }, i) => {
+    granted = Math.max(0, Math.min(granted, limit - (counts[i] ?? 0)));
+  });
+  return granted;
+}
+
+/**
  * Each window's state once its counter stands at `counts[i] + granted`, `counts[i]` being
  * the count of `counters[i]` (remaining = limit − count, never below 0).
  */

@@ -8,7 +8,7 @@ import type {
   ExecutionStore,
   RunnerInfo,
 } from "../../core/ports.js";
-import { executionListSql } from "../execution-list-sql.js";
+import { executionListSql } from "../execution-list.js";
 import {
   claimedOrphan,
   type DecodedExecutionRow,

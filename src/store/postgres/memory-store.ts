@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { MemoryStore } from "../../core/ports.js";
+import { memoryValueJson } from "../memory-value.js";
 
 /**
  * A JSON key-value memory per owner. Keys use the "C" collation (see the migrations), so
@@ -18,9 +19,7 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void> {
-    const json = JSON.stringify(value);
-    // JSON.stringify(undefined) is undefined: refuse it rather than store a non-JSON value.
-    if (json === undefined) throw new TypeError("A memory value must be representable as JSON.");
+    const json = memoryValueJson(value);
     await this.pool.query(
       `insert into memory (owner, key, value, updated_at) values ($1, $2, $3, $4)
        on conflict (owner, key) do update set value = excluded.value, updated_at = excluded.updated_at`,

@@ -1,9 +1,8 @@
 import pg from "pg";
 import type { Logger } from "../../core/logger.js";
 import type { SignalChannel, StoreSignal } from "../../core/ports.js";
+import { signalPayload } from "../signal-payload.js";
 
-/** NOTIFY payloads must stay under 8000 bytes; a longer progress message is cut. */
-const MAX_PAYLOAD_BYTES = 7_000;
 const RECONNECT_MS = 1_000;
 /**
  * How often the listening connection is asked a `select 1` (its deadline is the client's
@@ -52,11 +51,7 @@ export class PostgresSignalChannel implements SignalChannel {
   }
 
   async publish(signal: StoreSignal): Promise<void> {
-    let payload = JSON.stringify(signal);
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && signal.type === "progress") {
-      payload = JSON.stringify({ ...signal, update: { ...signal.update, message: undefined } });
-    }
-    await this.pool.query("select pg_notify($1, $2)", [this.channel, payload]);
+    await this.pool.query("select pg_notify($1, $2)", [this.channel, signalPayload(signal)]);
   }
 
   subscribe(listener: (signal: StoreSignal) => void): () => void {

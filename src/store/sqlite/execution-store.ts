@@ -6,14 +6,13 @@ import type {
   ExecutionStore,
   RunnerInfo,
 } from "../../core/ports.js";
-import { executionListSql } from "../execution-list-sql.js";
+import { executionListSql } from "../execution-list.js";
 import {
   claimedOrphan,
-  type DecodedExecutionRow,
   EXECUTION_COLUMNS,
   EXECUTION_UPSERT_TAIL,
   type ExecutionRow,
-  fromDecodedRow,
+  fromExecutionRow,
   NOT_TERMINAL_SQL,
   rowsOfGoneRunners,
   startParams,
@@ -100,7 +99,7 @@ export class SqliteExecutionStore implements ExecutionStore {
     // Each candidate is queued and the write lock held: the upsert stores what the caller made of it.
     this.take = db.transaction((runnerId, limit, queuedBefore, startRunning) =>
       this.queuedCandidates.all(runnerId, queuedBefore, limit).map((row) => {
-        const taken = { ...fromSqliteRow(row), runnerId };
+        const taken = { ...fromExecutionRow(row), runnerId };
         const running = startRunning(taken);
         this.upsert.run(upsertParams(toExecutionRow(running)));
         return { ...running, params: taken.params };
@@ -127,11 +126,11 @@ export class SqliteExecutionStore implements ExecutionStore {
 
   async get(id: string): Promise<StoredExecution | undefined> {
     const row = this.byId.get(id);
-    return row && fromSqliteRow(row);
+    return row && fromExecutionRow(row);
   }
 
   async list(query: ExecutionListQuery): Promise<StoredExecution[]> {
-    return (this.listAll(query, "*") as ExecutionRow[]).map(fromSqliteRow);
+    return (this.listAll(query, "*") as ExecutionRow[]).map(fromExecutionRow);
   }
 
   async listResultSizes(query: ExecutionListQuery): Promise<ExecutionResultSize[]> {
@@ -191,7 +190,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   ): ClaimedOrphan[] {
     return rowsOfGoneRunners(this.orphanCandidates.all(runnerId), isRunnerGone).map((row) => {
       this.reassign.run(runnerId, row.id);
-      return claimedOrphan(row, fromSqliteRow(row), runnerId);
+      return claimedOrphan(row, fromExecutionRow(row), runnerId);
     });
   }
 
@@ -223,17 +222,4 @@ const SIZE_COLUMNS = "id, coalesce(length(cast(result as blob)), 0) as resultByt
  */
 function upsertParams(row: ExecutionRow): unknown[] {
   return EXECUTION_COLUMNS.map((column) => row[column]);
-}
-
-/** A row as better-sqlite3 returns it, decoded: SQLite stores JSON as text and booleans as 0 and 1. */
-function fromSqliteRow(row: ExecutionRow): StoredExecution {
-  const decoded: DecodedExecutionRow = {
-    ...row,
-    success: row.success === 1,
-    error: row.error === null ? null : (JSON.parse(row.error) as DecodedExecutionRow["error"]),
-    result: row.result === null ? null : (JSON.parse(row.result) as DecodedExecutionRow["result"]),
-    params: JSON.parse(row.params) as DecodedExecutionRow["params"],
-    async: row.async === 1,
-  };
-  return fromDecodedRow(decoded);
 }

@@ -1,4 +1,4 @@
-import { countersOf, type WindowCounter, windowStates } from "../../core/limits/windows.js";
+import { countersOf, grantOf, type WindowCounter, windowStates } from "../../core/limits/windows.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { StoreHealth } from "./store-health.js";
@@ -100,10 +100,7 @@ export class SqliteLimiter implements Limiter {
   private grant(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): LimitGrant {
     const counters = countersOf(windows, nowMs);
     const counts = this.countsOf(bucket, counters);
-    let granted = Math.max(0, Math.floor(wanted));
-    counters.forEach(({ limit }, i) => {
-      granted = Math.max(0, Math.min(granted, limit - (counts[i] ?? 0)));
-    });
+    const granted = grantOf(wanted, counters, counts);
     if (granted > 0) {
       for (const { windowSeconds, windowStart } of counters) {
         this.increment.run(bucket, windowSeconds, windowStart, granted);

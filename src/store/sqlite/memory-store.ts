@@ -1,4 +1,5 @@
 import type { MemoryStore } from "../../core/ports.js";
+import { memoryValueJson } from "../memory-value.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 
 /**
@@ -39,9 +40,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void> {
-    const json = JSON.stringify(value);
-    // JSON.stringify(undefined) is undefined: refuse it rather than store a non-JSON value.
-    if (json === undefined) throw new TypeError("A memory value must be representable as JSON.");
+    const json = memoryValueJson(value);
     this.setStatement.run(owner, key, json, updatedAt);
   }
 

@@ -21,7 +21,13 @@ describe("a run that waits for a worker thread", () => {
   });
 
   async function coreWith(executor: SkillExecutor, wrapStore?: (store: Store) => Store) {
-    const core = await makeCore(testSkills, { clock: systemClock, executor, wrapStore });
+    // On SQLite where a test's store fails: its store's isOutage recognises the error (the in-memory store never has one).
+    const core = await makeCore(testSkills, {
+      clock: systemClock,
+      executor,
+      wrapStore,
+      ...(wrapStore && { store: "sqlite" as const }),
+    });
     cleanup = core.cleanup;
     return { core, key: await core.keyFor() };
   }

@@ -40,6 +40,8 @@ describe("a cancel of a waiting async execution that meets a store outage", () =
   const setUp = async () => {
     const down: { id?: string; readsLeft: number } = { readsLeft: 0 };
     const core = await makeCore([echo, latch], {
+      // On SQLite: its store's isOutage recognises the error (the in-memory store never has one).
+      store: "sqlite",
       clock: systemClock,
       asyncConcurrency: 1,
       wrapStore: failingReads(down),

@@ -33,6 +33,27 @@ describe("score fusion", () => {
     ]);
   });
 
+  it("counts how much of the query the only lexical match covers, which its z-score cannot tell", () => {
+    const onlyMatch = (share: number, weights?: { lexical: number; semantic: number }) =>
+      fuseScores(
+        [
+          { id: "match", lexical: share, semantic: 0.5 },
+          { id: "other", lexical: 0, semantic: 0.6 },
+          { id: "third", lexical: 0, semantic: 0.4 },
+        ],
+        weights,
+      ).find((candidate) => candidate.id === "match")?.fused ?? Number.NaN;
+    // z-scores alone: one word of ten and every word of the query fuse the same.
+    expect(onlyMatch(0.1, { lexical: 0.3, semantic: 0.7 })).toBeCloseTo(
+      onlyMatch(0.9, { lexical: 0.3, semantic: 0.7 }),
+      12,
+    );
+    // With the default coverage (1), the share above the mean (share − share/3) counts as it is.
+    expect(onlyMatch(0.9) - onlyMatch(0.1)).toBeCloseTo((0.9 - 0.1) * (2 / 3), 12);
+    // An average candidate still fuses to 0 (display score 0.5).
+    expect(fuseScores([{ id: "a", lexical: 0.4, semantic: 0.5 }])[0]?.fused).toBe(0);
+  });
+
   it("scores a subset on the whole set's scale exactly as the whole set scores it", () => {
     const whole = [
       { id: "a", lexical: 0.9, semantic: 0.2 },

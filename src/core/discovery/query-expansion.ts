@@ -1,3 +1,5 @@
+import { blendTowards } from "./blend-vectors.js";
+
 /** Pseudo-relevance feedback on the query's embedding (Rocchio, 1971). */
 export interface FeedbackParameters {
   /** How many of the most similar skills the query is moved towards; 0 turns feedback off. */
@@ -23,18 +25,5 @@ export function expandQuery(
   feedback: readonly Float32Array[],
   queryWeight: number,
 ): Float32Array {
-  if (feedback.length === 0 || queryWeight >= 1) return query;
-  const expanded = new Float32Array(query.length);
-  const share = (1 - queryWeight) / feedback.length;
-  for (let index = 0; index < query.length; index += 1) {
-    let sum = 0;
-    for (const vector of feedback) sum += vector[index] ?? 0;
-    expanded[index] = queryWeight * (query[index] ?? 0) + share * sum;
-  }
-  let norm = 0;
-  for (const value of expanded) norm += value * value;
-  norm = Math.sqrt(norm);
-  if (norm === 0) return query;
-  for (let index = 0; index < expanded.length; index += 1) expanded[index] = (expanded[index] ?? 0) / norm;
-  return expanded;
+  return blendTowards(query, feedback, queryWeight);
 }

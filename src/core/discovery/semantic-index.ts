@@ -1,7 +1,7 @@
 import type { EmbeddingStore } from "../ports.js";
 import type { SkillDocument } from "./document.js";
 import type { TextEmbedder } from "./embedder.js";
-import { semanticText, textHash } from "./semantic-text.js";
+import { exampleRequests, semanticText, skillVector, textHash } from "./semantic-text.js";
 import { VectorIndex } from "./vector-index.js";
 
 /** Skills embedded per model call: large enough to amortise a call, small enough to yield often. */
@@ -22,21 +22,33 @@ export interface SemanticIndexOptions {
 export const SEMANTIC_STATES = ["ready", "loading", "failed"] as const;
 export type SemanticState = (typeof SEMANTIC_STATES)[number];
 
-interface Pending {
-  id: string;
+/** A text to embed, with its cache key. */
+interface TextToEmbed {
   text: string;
   hash: string;
 }
 
+/** A skill waiting for its vector: its text and its example requests (see `skillVector`). */
+interface PendingSkill {
+  id: string;
+  text: TextToEmbed;
+  examples: TextToEmbed[];
+}
+
+function toEmbed(text: string): TextToEmbed {
+  return { text, hash: textHash(text) };
+}
+
 /**
- * The semantic side of discovery: a unit vector per skill, from the embedding cache when
- * the same text was embedded before (by this process or another), else from the model,
+ * The semantic side of discovery: a unit vector per skill, blended from the vectors of its
+ * text and of its example requests (`skillVector`). Each text's vector comes from the
+ * embedding cache when it was embedded before (by this process or another), else from the model,
  * in the background and in batches, so adding 10k skills never blocks a request. A skill
  * not yet embedded is simply ranked without semantic evidence until it is.
  */
 export class SemanticIndex {
   readonly vectors: VectorIndex;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, PendingSkill>();
   private draining: Promise<void> | undefined;
   private failure: unknown;
   /**
@@ -89,9 +101,12 @@ export class SemanticIndex {
   }
 
   add(document: SkillDocument): void {
-    const text = semanticText(document);
     this.vectors.remove(document.id);
-    this.pending.set(document.id, { id: document.id, text, hash: textHash(text) });
+    this.pending.set(document.id, {
+      id: document.id,
+      text: toEmbed(semanticText(document)),
+      examples: exampleRequests(document).map(toEmbed),
+    });
     if (this.embedder.loaded) void this.drain();
   }
 
@@ -132,11 +147,11 @@ export class SemanticIndex {
    */
   async embedTexts(texts: readonly string[], owner?: string): Promise<Float32Array[]> {
     const found = new Map<string, Float32Array>();
-    const rest: Pending[] = [];
+    const rest: TextToEmbed[] = [];
     for (const text of new Set(texts)) {
       const recent = this.recentQueries.get(recentKey(owner, text));
       if (recent) found.set(text, recent);
-      else rest.push({ id: text, text, hash: textHash(text) });
+      else rest.push(toEmbed(text));
     }
     const vectors = await this.cachedVectors(rest);
     for (const item of rest) {
@@ -176,19 +191,20 @@ export class SemanticIndex {
   private async embedPending(): Promise<void> {
     while (this.pending.size > 0) {
       const batch = [...this.pending.values()].slice(0, EMBED_BATCH * 8);
-      const vectors = await this.cachedVectors(batch);
+      const vectors = await this.cachedVectors(batch.flatMap((item) => [item.text, ...item.examples]));
       for (const item of batch) {
         // Skip items removed or changed while the model was busy: their newer state is pending.
         if (this.pending.get(item.id) !== item) continue;
-        const vector = vectors.get(item.hash);
-        if (vector) this.vectors.set(item.id, vector);
+        const text = vectors.get(item.text.hash);
+        const examples = item.examples.flatMap((example) => vectors.get(example.hash) ?? []);
+        if (text) this.vectors.set(item.id, skillVector(text, examples));
         this.pending.delete(item.id);
       }
     }
   }
 
   /** Vectors by text hash: from the cache, else from the model in batches (then cached). */
-  private async cachedVectors(items: readonly Pending[]): Promise<Map<string, Float32Array>> {
+  private async cachedVectors(items: readonly TextToEmbed[]): Promise<Map<string, Float32Array>> {
     const cached = new Map(
       (
         await this.cache?.getMany(

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtinSkills } from "../../skills/index.js";
+import { createDiscovery, type Discovery } from "../../src/core/discovery/registry-discovery.js";
+import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
+import { SkillRegistry } from "../../src/core/skills/registry.js";
+import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
+import { AUDIT_QUERIES } from "./audit-queries.js";
+import { PARAPHRASE_QUERIES } from "./paraphrase-queries.js";
+
+/** How well a discovery ranks a labelled set: how often the right skill comes first, in the top 3, and MRR. */
+interface RankingQuality {
+  queries: number;
+  first: number;
+  topThree: number;
+  mrr: number;
+}
+
+async function rankingQuality(
+  discovery: Discovery,
+  mode: "lexical" | "hybrid",
+  set: Record<string, string[]>,
+): Promise<RankingQuality> {
+  const quality = { queries: 0, first: 0, topThree: 0, mrr: 0 };
+  for (const [skillId, queries] of Object.entries(set)) {
+    for (const query of queries) {
+      const { hits, ranking } = await discovery.search(query, { limit: builtinSkills.length });
+      expect(ranking.mode).toBe(mode);
+      const rank = hits.findIndex((hit) => hit.skill_id === skillId) + 1;
+      quality.queries += 1;
+      if (rank === 1) quality.first += 1;
+      if (rank >= 1 && rank <= 3) quality.topThree += 1;
+      if (rank >= 1) quality.mrr += 1 / rank;
+    }
+  }
+  quality.mrr /= quality.queries;
+  return quality;
+}
+
+function describeQuality(label: string, { queries, first, topThree, mrr }: RankingQuality): string {
+  return `${label}: first ${first}/${queries}, top 3 ${topThree}/${queries}, MRR ${(mrr * 100).toFixed(1)}`;
+}
+
+// Audit 25, finding 1: requests worded the way users word them, not the way the skills
+// describe themselves. In hybrid mode, before each skill's vector took in its example
+// requests and fusion counted the lexical share itself, the right skill came first for 60
+// of the 110 development requests (MRR 66.8) and 35 of the 44 held-out ones (MRR 86.3);
+// after, 66 (71.7) and 39 (93.6). The held-out set was measured once, after tuning on the
+// development set. The floors are a little below the figures reached, since a model run
+// elsewhere may break a near tie differently.
+const HELD_OUT_FLOOR = { first: 38, mrr: 0.9 };
+describe("ranking of the built-in skills for requests worded unlike their descriptions", () => {
+  const model = new UseLiteEmbedder();
+  let semantic: SemanticIndex;
+  let hybrid: Discovery;
+  const lexical = createDiscovery(new SkillRegistry(builtinSkills));
+
+  beforeAll(async () => {
+    semantic = new SemanticIndex(model, undefined);
+    hybrid = createDiscovery(new SkillRegistry(builtinSkills), { semantic });
+    await hybrid.start();
+    await semantic.idle();
+  }, 120_000);
+  afterAll(async () => {
+    hybrid.close();
+    lexical.close();
+    await model.close();
+  });
+
+  it("has at least four development requests for every built-in skill, and held-out ones only for built-in skills", () => {
+    const ids = builtinSkills.map((skill) => skill.id).sort();
+    expect(Object.keys(PARAPHRASE_QUERIES).sort()).toEqual(ids);
+    for (const id of ids) expect(PARAPHRASE_QUERIES[id]?.length, id).toBeGreaterThanOrEqual(4);
+    for (const id of Object.keys(AUDIT_QUERIES)) expect(ids).toContain(id);
+  });
+
+  it("ranks the right skill first for most development requests in hybrid mode", async () => {
+    const quality = await rankingQuality(hybrid, "hybrid", PARAPHRASE_QUERIES);
+    console.info(describeQuality("paraphrase (dev), hybrid", quality));
+    expect(quality.first).toBeGreaterThanOrEqual(64);
+    expect(quality.mrr).toBeGreaterThanOrEqual(0.7);
+  }, 60_000);
+
+  it("ranks the right skill first for the held-out requests in hybrid mode", async () => {
+    const quality = await rankingQuality(hybrid, "hybrid", AUDIT_QUERIES);
+    console.info(describeQuality("audit (held out), hybrid", quality));
+    expect(quality.first).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.first);
+    expect(quality.mrr).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.mrr);
+  }, 60_000);
+
+  it("holds lexical mode's figures on both sets", async () => {
+    const development = await rankingQuality(lexical, "lexical", PARAPHRASE_QUERIES);
+    const heldOut = await rankingQuality(lexical, "lexical", AUDIT_QUERIES);
+    console.info(describeQuality("paraphrase (dev), lexical", development));
+    console.info(describeQuality("audit (held out), lexical", heldOut));
+    expect(development.first).toBeGreaterThanOrEqual(45);
+    expect(heldOut.first).toBeGreaterThanOrEqual(37);
+  });
+});

@@ -20,6 +20,14 @@ import { OPTIONAL_TASKS } from "./execution-tasks.js";
  */
 export const MAX_POLL_MS = 50_000;
 
+/**
+ * What the agent choosing `wait_ms` must know, since it reads the tool's text and not the
+ * README: the default wait is the whole timeout (contract.md), but the client's own
+ * request timeout (60 s in the official SDKs, which do not reset it on progress) cancels a
+ * longer call, and the run with it, before any execution id reaches the agent.
+ */
+const CLIENT_TIMEOUT_NOTE = `Keep wait_ms under your client's request timeout (60 s in the official MCP SDKs, which cancel the call, and the run, when it passes): for a run that may take longer, pass wait_ms of at most ${MAX_POLL_MS} and poll with get_execution.`;
+
 export const DiscoverSkillsArgs = DiscoverRequest;
 
 export const ExecuteSkillArgs = ExecuteRequest.omit({ async: true }).extend({
@@ -30,7 +38,7 @@ export const ExecuteSkillArgs = ExecuteRequest.omit({ async: true }).extend({
     .max(MAX_TIMEOUT_MS)
     .optional()
     .describe(
-      "How long to wait for the result, in milliseconds. Default: the whole timeout. If the skill is still running then, the answer is its execution record: poll it with get_execution.",
+      `How long to wait for the result, in milliseconds. Default: the whole timeout. If the skill is still running then, the answer is its execution record: poll it with get_execution. ${CLIENT_TIMEOUT_NOTE}`,
     ),
 });
 
@@ -75,8 +83,7 @@ export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
   execute_skill: {
     name: "execute_skill",
     title: "Execute a skill",
-    description:
-      "Run a skill by its skill_id (from discover_skills) with params matching its params schema. Returns the skill's result when it finishes within wait_ms (default: its whole timeout_ms); otherwise the record of the still-running execution, to poll with get_execution. A failed run is an error result whose text starts with the error code.",
+    description: `Run a skill by its skill_id (from discover_skills) with params matching its params schema. Returns the skill's result when it finishes within wait_ms (default: its whole timeout_ms); otherwise the record of the still-running execution, to poll with get_execution. ${CLIENT_TIMEOUT_NOTE} A failed run is an error result whose text starts with the error code.`,
     inputSchema: inputSchema(ExecuteSkillArgs),
     annotations: {
       title: "Execute a skill",

@@ -4,6 +4,7 @@ import { DiscoverResponseSchema } from "../core/answer-schemas.js";
 import { DiscoverRequest, ExecuteRequest, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
 import { ExecutionRecordInline } from "../core/execution/record.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
+import { toolSchema } from "./tool-schemas.js";
 
 /**
  * The three tools every client sees (contract.md, "MCP surface"). Their input schemas
@@ -57,8 +58,8 @@ export const GENERIC_TOOL_NAMES = ["discover_skills", "execute_skill", "get_exec
 export type GenericToolName = (typeof GENERIC_TOOL_NAMES)[number];
 
 const inputSchema = (schema: z.ZodType) =>
-  z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Tool["inputSchema"];
-const outputSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "output" }) as Tool["outputSchema"];
+  toolSchema(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }));
+const outputSchema = (schema: z.ZodType) => toolSchema(z.toJSONSchema(schema, { io: "output" }));
 
 /** contract.md: the generic tools carry `_meta["anthropic/alwaysLoad"] = true`. */
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };

@@ -5,6 +5,7 @@ import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
 import { GENERIC_TOOL_NAMES, GENERIC_TOOLS, type GenericToolName } from "./generic-tools.js";
 import { assignToolNames } from "./tool-names.js";
+import { toolSchema } from "./tool-schemas.js";
 
 export interface SkillToolOptions {
   /** contract.md: `SKILLPORT_MCP_MAX_TOOLS`, default 40. */
@@ -61,8 +62,8 @@ function skillTool(skill: SkillDetail, name: string): Tool {
     name,
     title: skill.name,
     description: skill.description,
-    inputSchema: skill.params as Tool["inputSchema"],
-    ...(skill.result.type === "object" ? { outputSchema: skill.result as Tool["outputSchema"] } : {}),
+    inputSchema: toolSchema(skill.params),
+    ...(skill.result.type === "object" ? { outputSchema: toolSchema(skill.result) } : {}),
     annotations: {
       title: skill.name,
       readOnlyHint: annotations.readOnly,

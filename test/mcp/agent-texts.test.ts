@@ -88,4 +88,38 @@ describe("what an agent reads over MCP", () => {
       expect(text, tool).not.toMatch(/\bset the execution's timeout_ms\b/);
     }
   });
+
+  /** The places in `schema` (any depth) that have one of `keys`, as paths. */
+  function placesWith(schema: unknown, keys: readonly string[], path = ""): string[] {
+    if (schema === null || typeof schema !== "object") return [];
+    return Object.entries(schema).flatMap(([key, child]) => [
+      ...(keys.includes(key) ? [`${path}.${key}`] : []),
+      ...placesWith(child, keys, `${path}.${key}`),
+    ]);
+  }
+
+  // Regression (audit 25, finding 4): every tool's schemas declared `$schema`, which makes
+  // Gemini's FunctionDeclaration.parameters refuse the whole request ("Unknown name
+  // "$schema""), and skills' schemas had an allOf of two patterns and exclusive bounds.
+  it("declares every tool's schemas without $schema, allOf or exclusive bounds, for either scope", async () => {
+    const full = (await (await connect()).listTools()).tools;
+    const readOnly = (await (await connect({ scope: "read-only" })).listTools()).tools;
+    expect(full.length).toBe(3 + builtinSkills.length);
+    const places = [...full, ...readOnly].flatMap((tool) => [
+      ...placesWith(
+        tool.inputSchema,
+        ["$schema", "allOf", "exclusiveMinimum", "exclusiveMaximum"],
+        tool.name,
+      ),
+      ...placesWith(tool.outputSchema ?? {}, ["$schema"], `${tool.name}(output)`),
+    ]);
+    expect(places).toEqual([]);
+    // Still as strict: a member a skill does not name is refused (README, "Write a skill").
+    const memorySet = full.find((tool) => tool.name === "memory_set");
+    expect(memorySet?.inputSchema.additionalProperties).toBe(false);
+    expect(memorySet?.inputSchema.properties?.key).toMatchObject({
+      type: "string",
+      pattern: expect.any(String),
+    });
+  });
 });

@@ -125,13 +125,9 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * client may be calling a tool it listed earlier.
    */
   async function resolveTool(request: CallToolRequest): Promise<ToolTarget> {
-    const target = (await toolCatalog("call")).resolve(request.params.name);
-    if (!target) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Unknown tool ${JSON.stringify(request.params.name)}; call tools/list, or discover_skills and execute_skill.`,
-      );
-    }
+    const catalog = await toolCatalog("call");
+    const target = catalog.resolve(request.params.name);
+    if (!target) throw new McpError(ErrorCode.InvalidParams, catalog.unknownToolMessage(request.params.name));
     return target;
   }
 
@@ -195,7 +191,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return await runToolCall(backend, await prepare(request, parseToolCall), context);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      return errorResult(failureOf(err, "tool call failed", request.params.name));
+      return errorResult(failureOf(err, "tool call failed", request.params.name), request.params.name);
     } finally {
       // Progress is for the call's lifetime (MCP): an execution that runs on after a
       // `wait_ms` answer reports no more of it here.
@@ -233,7 +229,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { task };
     } catch (err) {
       if (err instanceof McpError) throw err;
-      throw jsonRpcErrorOf(failureOf(err, "task failed to start", request.params.name));
+      throw jsonRpcErrorOf(failureOf(err, "task failed to start", request.params.name), request.params.name);
     }
   }
 

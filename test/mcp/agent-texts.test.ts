@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
 import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
@@ -27,11 +27,11 @@ describe("what an agent reads over MCP", () => {
     await core?.cleanup();
   });
 
-  async function connect(key: Partial<CreateKeyInput> = {}): Promise<Client> {
+  async function connect(key: Partial<CreateKeyInput> = {}, { maxTools = 40 } = {}): Promise<Client> {
     const caller = await core.keyFor(key);
     const backend = new EmbeddedBackend(core.skillport, async () => caller);
     const { server } = createMcpServer(backend, {
-      maxTools: 40,
+      maxTools,
       tags: [],
       version: "test",
       logger: silentLogger,
@@ -121,5 +121,99 @@ describe("what an agent reads over MCP", () => {
       type: "string",
       pattern: expect.any(String),
     });
+  });
+
+  const call = async (client: Client, name: string, args: unknown) =>
+    (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
+  const textOf = (result: CallToolResult) =>
+    result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+
+  // Regression (audit 25, finding 6): "expected record" is zod's word, and params sent as a
+  // string of JSON (the commonest slip with a nested argument) were not told so.
+  it("tells an agent that sent params as a string of JSON to send the object, and calls a record an object", async () => {
+    const client = await connect();
+    const asText = await call(client, "execute_skill", {
+      skill_id: "math.evaluate",
+      params: JSON.stringify({ expression: "1+1" }),
+    });
+    expect(asText.isError).toBe(true);
+    expect(textOf(asText)).toMatch(
+      /^invalid_request: params: must be a JSON object, not a string holding JSON\n/,
+    );
+    const missing = textOf(await call(client, "execute_skill", { skill_id: "math.evaluate" }));
+    expect(missing).toMatch(
+      /^invalid_request: params: Invalid input: expected an object, received undefined\n/,
+    );
+    const headers = textOf(await call(client, "http_request", { url: "https://example.org/", headers: "x" }));
+    expect(headers).toMatch(/^invalid_params: headers: Invalid input: expected an object, received string\n/);
+  });
+
+  // Regression (audit 25, finding 6): models (and clients converting schemas to strict mode)
+  // send null for an optional argument; the refusal did not say that leaving it out works.
+  it("refuses a null for an optional argument, saying to omit it for the default, and only for optional ones", async () => {
+    const client = await connect();
+    const discover = textOf(
+      await call(client, "discover_skills", { query: "hash", limit: null, tags: null }),
+    );
+    expect(discover).toContain(
+      "invalid_request: limit: Invalid input: expected number, received null: omit it to use the default",
+    );
+    expect(discover).toContain(
+      "- tags: Invalid input: expected array, received null: omit it to use the default",
+    );
+    const skill = textOf(
+      await call(client, "time_convert", { time: "now", to_timezone: "Asia/Tokyo", from_timezone: null }),
+    );
+    expect(skill).toMatch(/^invalid_params: from_timezone: .*received null: omit it to use the default\n/);
+    const required = textOf(await call(client, "math_evaluate", { expression: null }));
+    expect(required).toMatch(/^invalid_params: expression: Invalid input: expected string, received null\n/);
+  });
+
+  // Regression (audit 25, finding 6): an agent sees skills by id (math.evaluate) and by tool
+  // name (math_evaluate), and mixing them up was answered without the right spelling.
+  it("names the right spelling for a tool name given as skill_id, and for a skill id called as a tool", async () => {
+    const client = await connect();
+    const byToolName = await call(client, "execute_skill", {
+      skill_id: "math_evaluate",
+      params: { expression: "2+2" },
+    });
+    expect(textOf(byToolName)).toMatch(
+      /^skill_not_found: No skill has the id "math_evaluate"; did you mean "math.evaluate"\?\n/,
+    );
+    await expect(call(client, "math.evaluate", { expression: "2+2" })).rejects.toThrow(
+      'Unknown tool "math.evaluate"; did you mean math_evaluate, the tool of skill "math.evaluate"?',
+    );
+    // A skill beyond the cap has no tool of its own: execute_skill runs it.
+    const capped = await connect({}, { maxTools: 0 });
+    await expect(call(capped, "math.evaluate", { expression: "2+2" })).rejects.toThrow(
+      'skill "math.evaluate" has no tool of its own here: call execute_skill with skill_id "math.evaluate"',
+    );
+    await expect(call(client, "no.such.tool", {})).rejects.toThrow(
+      'Unknown tool "no.such.tool"; call tools/list, or discover_skills and execute_skill.',
+    );
+  });
+
+  // Regression (audit 25, finding 6): through execute_skill, "value" is inside `params`, and
+  // what it takes is the skill's params schema, not the tool's inputSchema (any object there).
+  it("shows a wrong param under params. for execute_skill, pointing at the skill's params schema", async () => {
+    const client = await connect();
+    const params = { value: "5", from: "km", to: "mi" };
+    const generic = await call(client, "execute_skill", { skill_id: "units.convert", params });
+    expect(textOf(generic)).toMatch(
+      /^invalid_params: params\.value: Invalid input: expected number, received string\n/,
+    );
+    expect(textOf(generic)).toContain(
+      "the skill's params schema says what each takes: discover_skills shows it",
+    );
+    expect(textOf(generic)).not.toContain("inputSchema");
+    expect(generic._meta?.["skillport/error"]).toMatchObject({
+      code: "invalid_params",
+      message: "params.value: Invalid input: expected number, received string",
+      details: [{ path: "params.value", message: "Invalid input: expected number, received string" }],
+    });
+    // The skill's own tool takes the params as its arguments: there the place is `value`.
+    const own = textOf(await call(client, "units_convert", params));
+    expect(own).toMatch(/^invalid_params: value: Invalid input: expected number, received string\n/);
+    expect(own).toContain("the tool's inputSchema says what each takes");
   });
 });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DiscoverResponseSchema } from "../core/answer-schemas.js";
 import { DiscoverRequest, ExecuteRequest, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
 import { ExecutionRecordInline } from "../core/execution/record.js";
+import type { Scope } from "../core/keys/api-key.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
 import { toolSchema } from "./tool-schemas.js";
 
@@ -64,12 +65,16 @@ const outputSchema = (schema: z.ZodType) => toolSchema(z.toJSONSchema(schema, { 
 /** contract.md: the generic tools carry `_meta["anthropic/alwaysLoad"] = true`. */
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
 
+const DISCOVER_DESCRIPTION =
+  "Find the skills that can do a task. Describe the task in plain words (e.g. 'convert 5 miles to km', 'send a message to the ops channel'); the answer lists the best-matching skills, best first, each with its skill_id, description and params JSON Schema.";
+/** What a key that may only discover is told instead of tools it does not see (contract.md). */
+const DISCOVER_ONLY = "This key may only discover skills: running one needs a full-access key.";
+
 export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
   discover_skills: {
     name: "discover_skills",
     title: "Discover skills",
-    description:
-      "Find the skills that can do a task. Describe the task in plain words (e.g. 'convert 5 miles to km', 'send a message to the ops channel'); the answer lists the best-matching skills, best first, each with its skill_id, description and params JSON Schema. Then run one with execute_skill (or its own tool, if listed).",
+    description: `${DISCOVER_DESCRIPTION} Then run one with execute_skill (or its own tool, if listed).`,
     inputSchema: inputSchema(DiscoverSkillsArgs),
     outputSchema: outputSchema(DiscoverResponseSchema),
     annotations: {
@@ -113,3 +118,22 @@ export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
     _meta: ALWAYS_LOAD,
   },
 };
+
+/** `discover_skills` as a read-only key sees it: the one tool it lists, naming no tool it cannot call. */
+export const DISCOVER_ONLY_TOOL: Tool = {
+  ...GENERIC_TOOLS.discover_skills,
+  description: `${DISCOVER_DESCRIPTION} ${DISCOVER_ONLY}`,
+};
+
+/**
+ * The server's `instructions` for a caller of `scope`: a read-only key is not told to run
+ * skills with tools it does not see. A scope not known yet (remote mode, a key over its
+ * rate limit at start) gets the full text: such a key may still call execute_skill and
+ * get_execution once the limit allows, and is refused by scope where it cannot.
+ */
+export function serverInstructions(scope: Scope | undefined): string {
+  const find =
+    "Call discover_skills with a plain description of the task to get the best-matching skills and their params schemas";
+  if (scope === "read-only") return `skillport finds skills. ${find}. ${DISCOVER_ONLY}`;
+  return `skillport finds and runs skills. ${find}; run one with execute_skill (or with its own tool when one is listed), and poll long runs with get_execution.`;
+}

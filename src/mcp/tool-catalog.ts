@@ -4,7 +4,12 @@ import { SkillNames } from "../core/discovery/skill-names.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
-import { GENERIC_TOOL_NAMES, GENERIC_TOOLS, type GenericToolName } from "./generic-tools.js";
+import {
+  DISCOVER_ONLY_TOOL,
+  GENERIC_TOOL_NAMES,
+  GENERIC_TOOLS,
+  type GenericToolName,
+} from "./generic-tools.js";
 import { assignToolNames } from "./tool-names.js";
 import { toolSchema } from "./tool-schemas.js";
 
@@ -52,7 +57,7 @@ export class ToolCatalog {
 
   /** contract.md: a read-only key lists (and calls) only `discover_skills`. */
   list(scope: Scope): Tool[] {
-    if (scope === "read-only") return [GENERIC_TOOLS.discover_skills];
+    if (scope === "read-only") return [DISCOVER_ONLY_TOOL];
     return [...GENERIC_TOOL_NAMES.map((name) => GENERIC_TOOLS[name]), ...this.skillTools];
   }
 

@@ -35,6 +35,7 @@ describe("what an agent reads over MCP", () => {
       tags: [],
       version: "test",
       logger: silentLogger,
+      scope: caller.scope,
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
@@ -215,5 +216,42 @@ describe("what an agent reads over MCP", () => {
     const own = textOf(await call(client, "units_convert", params));
     expect(own).toMatch(/^invalid_params: value: Invalid input: expected number, received string\n/);
     expect(own).toContain("the tool's inputSchema says what each takes");
+  });
+
+  // Regression (audit 25, finding 7): "... Retry in 42 s." then "Retry after 42 s.".
+  it("says when to retry after a rate-limit refusal once, and which limit in the message", async () => {
+    const client = await connect({ plan: "enterprise", limits: { perMinute: 1, perDay: 100 } });
+    expect((await call(client, "discover_skills", { query: "hash" })).isError).toBeFalsy();
+    const refused = await call(client, "discover_skills", { query: "hash" });
+    const text = textOf(refused);
+    expect(text).toMatch(
+      /^rate_limit_exceeded: Rate limit exceeded: 1 requests per 60 seconds\.\nRetry after \d+ s\.$/,
+    );
+    expect(text.match(/retry/gi)).toHaveLength(1);
+    // The contract's error, as /v1 sends it: the wait is its retry_after.
+    expect(refused._meta?.["skillport/error"]).toEqual({
+      code: "rate_limit_exceeded",
+      message: "Rate limit exceeded: 1 requests per 60 seconds.",
+      retry_after: expect.any(Number),
+    });
+  });
+
+  // Regression (audit 25, finding 7): a read-only key was told to run skills with
+  // execute_skill and poll with get_execution, tools it does not see and may not call.
+  it("tells a read-only key only what it can do, in the instructions and discover_skills' description", async () => {
+    const readOnly = await connect({ scope: "read-only" });
+    const { tools } = await readOnly.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["discover_skills"]);
+    expect(readOnly.getInstructions()).toContain("Call discover_skills");
+    for (const text of [readOnly.getInstructions(), tools[0]?.description]) {
+      expect(text).toContain("This key may only discover skills: running one needs a full-access key.");
+      expect(text).not.toMatch(/execute_skill|get_execution|its own tool/);
+    }
+    const full = await connect();
+    const discover = (await full.listTools()).tools.find((tool) => tool.name === "discover_skills");
+    for (const text of [full.getInstructions(), discover?.description]) {
+      expect(text).toContain("execute_skill");
+      expect(text).not.toContain("only discover");
+    }
   });
 });

@@ -429,6 +429,12 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     try {
       const { tools } = await ro.client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(["discover_skills"]);
+      // Told only what it can do (audit 25, finding 7), as the full-access key is told more.
+      for (const text of [ro.client.getInstructions(), tools[0]?.description]) {
+        expect(text).toContain("This key may only discover skills");
+        expect(text).not.toMatch(/execute_skill|get_execution/);
+      }
+      expect(client.getInstructions()).toContain("run one with execute_skill");
       const found = (await ro.client.callTool({
         name: "discover_skills",
         arguments: { query: "wait" },
@@ -476,7 +482,9 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
         arguments: { query: "wait" },
       })) as CallToolResult;
       expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toMatch(/^rate_limit_exceeded: /);
+      expect(textOf(refused)).toMatch(
+        /^rate_limit_exceeded: Rate limit exceeded: 60 requests per 60 seconds\.\nRetry after \d+ s\.$/,
+      );
       expect(refused._meta?.["skillport/error"]).toMatchObject({ code: "rate_limit_exceeded" });
       const rest = await server.request("POST", "/v1/discover", { key: free.secret, json: { query: "x" } });
       expect(rest.status).toBe(429);

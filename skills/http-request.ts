@@ -64,8 +64,9 @@ export const httpRequest = defineSkill({
       .max(60_000)
       .default(10_000)
       .describe(
-        "Give up after this many milliseconds, redirects and body included (100-60000); over 30000, set the " +
-          "execution's timeout_ms (default 30000) above it too.",
+        "Give up after this many milliseconds, redirects and body included (100-60000). Runs time out after 30 s " +
+          "unless execute_skill is given a larger timeout_ms: over 30000, run it through execute_skill with the " +
+          "execution's timeout_ms above this one.",
       ),
     max_bytes: z
       .number()

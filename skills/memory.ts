@@ -2,20 +2,16 @@ import { z } from "zod";
 import { notSensitive } from "../src/core/skills/sensitive-params.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { anyJson } from "./lib/json-input.js";
-import { NO_CONTROL_CHARACTERS, WELL_FORMED_MESSAGE, WELL_FORMED_UNICODE } from "./lib/text-guards.js";
+import { CONTROL_FREE, guardedText, WELL_FORMED } from "./lib/text-guards.js";
 
 /** A memory entry is a note, not a file store; bigger values belong elsewhere. */
 export const MAX_VALUE_BYTES = 64 * 1024;
 
 // Named like a credential (an API key), it names an entry: records and the dashboard show it.
 const key = notSensitive(
-  z
-    .string()
-    .min(1)
-    .max(256)
-    .regex(NO_CONTROL_CHARACTERS, "must not contain control characters")
-    .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
-    .describe('Key of the entry, e.g. "user:ann:preferences" (1-256 characters).'),
+  guardedText(z.string().min(1).max(256), CONTROL_FREE, WELL_FORMED).describe(
+    'Key of the entry, e.g. "user:ann:preferences" (1-256 characters).',
+  ),
 );
 
 export const memorySet = defineSkill({

@@ -1,21 +1,10 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
-import {
-  NO_CONTROL_CHARACTERS,
-  NO_NUL,
-  NO_NUL_MESSAGE,
-  WELL_FORMED_MESSAGE,
-  WELL_FORMED_UNICODE,
-} from "./lib/text-guards.js";
+import { CONTROL_FREE, guardedText, NUL_FREE, WELL_FORMED } from "./lib/text-guards.js";
 
-const channel = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(NO_CONTROL_CHARACTERS, "must not contain control characters")
-  .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
-  .describe('Channel name, e.g. "general", "alerts" or "user:alice" (1-100 characters).');
+const channel = guardedText(z.string().trim().min(1).max(100), CONTROL_FREE, WELL_FORMED).describe(
+  'Channel name, e.g. "general", "alerts" or "user:alice" (1-100 characters).',
+);
 
 const messageShape = z.object({
   message_id: z.string().describe("Identifier of the message."),
@@ -35,13 +24,9 @@ export const messageSend = defineSkill({
   tags: ["message", "chat", "notify", "send", "post", "tell", "inform", "announce"],
   params: z.object({
     channel,
-    text: z
-      .string()
-      .min(1)
-      .max(10_000)
-      .regex(WELL_FORMED_UNICODE, WELL_FORMED_MESSAGE)
-      .regex(NO_NUL, NO_NUL_MESSAGE)
-      .describe("Text of the message (1-10000 characters, no U+0000)."),
+    text: guardedText(z.string().min(1).max(10_000), WELL_FORMED, NUL_FREE).describe(
+      "Text of the message (1-10000 characters, no U+0000).",
+    ),
   }),
   result: z.object({
     message_id: z.string().describe("Identifier of the stored message."),

@@ -10,8 +10,8 @@ export const utilWait = defineSkill({
   description:
     "Waits (sleeps) for the given number of milliseconds, up to 5 minutes, reporting progress every second, then " +
     "returns waited_ms. Use it to pause between steps, back off before a retry or test timeouts and cancellation; " +
-    "it stops early when the execution is cancelled or times out. A wait over 30 s needs the execution's " +
-    "timeout_ms (default 30000) set above ms.",
+    "it stops early when the execution is cancelled or times out. Runs time out after 30 s unless " +
+    "execute_skill is given a larger timeout_ms: run a longer wait through execute_skill, with timeout_ms above ms.",
   tags: ["wait", "sleep", "delay", "pause", "timer"],
   params: z.object({
     ms: z
@@ -20,7 +20,7 @@ export const utilWait = defineSkill({
       .min(0)
       .max(300_000)
       .describe(
-        "How long to wait, in milliseconds (0-300000); over 30000, set the execution's timeout_ms above it.",
+        "How long to wait, in milliseconds (0-300000); over 30000, run it through execute_skill with timeout_ms above it.",
       ),
   }),
   result: z.object({

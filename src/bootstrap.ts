@@ -8,6 +8,8 @@ import { checkSkillSettings } from "./core/skills/skill-settings.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { type SkillSource, skillsOf } from "./isolation/skill-modules.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
+import { GENERIC_TOOL_NAMES } from "./mcp/generic-tools.js";
+import { warnOfLongToolNames } from "./mcp/tool-names.js";
 import { checkToolTags } from "./mcp/tool-tags.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
 import { openStore } from "./store/open-store.js";
@@ -26,6 +28,11 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
   // Checked first: a setting that cannot work stops start-up before anything is opened.
   const skillConfig = skillSettings(skills, config.skillConfig);
   checkToolTags(config.mcp.tags, skills);
+  warnOfLongToolNames(
+    skills.map((skill) => skill.id),
+    GENERIC_TOOL_NAMES,
+    logger,
+  );
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     hostUrl: runtimeFile("src/isolation/skill-host.ts"),

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 /**
  * Matches text without ASCII control characters (tabs and newlines included): used for
  * identifiers such as channel names and memory keys, which end up in logs and listings.
@@ -30,3 +32,35 @@ export const WELL_FORMED_MESSAGE = "must be well-formed Unicode (no lone surroga
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point.
 export const NO_NUL = /^[^\x00]*$/;
 export const NO_NUL_MESSAGE = "must not contain U+0000 (NUL)";
+
+/** A rule a text must keep: a pattern anchored at the start, without flags, and what a text breaking it is told. */
+export interface TextGuard {
+  pattern: RegExp;
+  message: string;
+}
+
+export const CONTROL_FREE: TextGuard = {
+  pattern: NO_CONTROL_CHARACTERS,
+  message: "must not contain control characters",
+};
+export const WELL_FORMED: TextGuard = { pattern: WELL_FORMED_UNICODE, message: WELL_FORMED_MESSAGE };
+export const NUL_FREE: TextGuard = { pattern: NO_NUL, message: NO_NUL_MESSAGE };
+
+/**
+ * `text`, refusing what any of `guards` refuses, with one pattern: zod writes two `.regex()`
+ * on one string as an `allOf` of two patterns in the JSON Schema, a keyword some
+ * function-calling APIs refuse in a tool's parameters (Gemini's), while one lookahead per
+ * guard says the same in one `pattern`. A refused text is told the message of the first
+ * guard it breaks.
+ */
+export function guardedText(text: z.ZodString, ...guards: TextGuard[]): z.ZodString {
+  for (const { pattern } of guards) {
+    if (pattern.flags !== "" || !pattern.source.startsWith("^")) {
+      throw new Error(`A text guard's pattern must start with ^ and have no flags: ${pattern}`);
+    }
+  }
+  const pattern = new RegExp(`^${guards.map((guard) => `(?=${guard.pattern.source})`).join("")}`);
+  return text.regex(pattern, {
+    error: (issue) => guards.find((guard) => !guard.pattern.test(String(issue.input)))?.message,
+  });
+}

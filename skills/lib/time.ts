@@ -8,10 +8,12 @@ export const loadLuxon = lazy(() => import("luxon"));
 export type Luxon = Awaited<ReturnType<typeof loadLuxon>>;
 
 /**
- * Unix seconds are below 1e11 in absolute value (the years -1199 to 5138). Millisecond
+ * Unix seconds are at most 1e11 in absolute value (the years -1199 to 5138). Millisecond
  * timestamps (JavaScript's Date.now(), many JSON APIs) are above it for any date after
  * 1973, and read as seconds they gave the year 55840 without a word, or a difference
- * 1000 times too large.
+ * 1000 times too large. The bounds are inclusive: the JSON Schema then says `minimum` and
+ * `maximum`, which every function-calling API takes, where exclusive ones are refused by
+ * some (Gemini's parameters); the one value told apart differently is the bound itself.
  */
 const MAX_UNIX_SECONDS = 1e11;
 const millisecondsHint = (issue: { input: unknown }) =>
@@ -23,8 +25,8 @@ export const timeInput = z
     z.string().trim().min(1).max(100),
     z
       .number()
-      .gt(-MAX_UNIX_SECONDS, { error: millisecondsHint })
-      .lt(MAX_UNIX_SECONDS, { error: millisecondsHint }),
+      .min(-MAX_UNIX_SECONDS, { error: millisecondsHint })
+      .max(MAX_UNIX_SECONDS, { error: millisecondsHint }),
   ])
   .describe(
     'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01", "20240501", "2024"), ' +

@@ -141,11 +141,14 @@ export function requireScope(key: ApiKey, needed: Scope): void {
   }
 }
 
+/**
+ * The message says which limit; when to retry is `retryAfterSeconds`, which each surface
+ * says once (REST: `retry_after` and Retry-After; MCP: a line of the text).
+ */
 function rateLimitError(limit: RateLimitStatus): ServiceError {
-  const seconds = limit.retryAfterSeconds ?? 1;
   const window = limit.exceeded ?? limit.current;
   return new ServiceError("rate_limit_exceeded", {
-    message: `Rate limit exceeded: ${window.limit} requests per ${window.windowSeconds} seconds. Retry in ${seconds} s.`,
-    retryAfterSeconds: seconds,
+    message: `Rate limit exceeded: ${window.limit} requests per ${window.windowSeconds} seconds.`,
+    retryAfterSeconds: limit.retryAfterSeconds ?? 1,
   });
 }

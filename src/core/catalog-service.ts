@@ -3,7 +3,6 @@ import type { DiscoverRequest } from "./api-schemas.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { Discovery } from "./discovery/index.js";
 import type { Caller, UsageLearning } from "./discovery/usage-learning.js";
-import { ServiceError } from "./errors.js";
 import type { CatalogSkill, SkillRegistry } from "./skills/registry.js";
 
 export function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
@@ -82,12 +81,7 @@ export class CatalogService {
   }
 
   get(skillId: string): SkillDetail {
-    const entry = this.registry.get(skillId);
-    if (!entry)
-      throw new ServiceError("skill_not_found", {
-        message: `No skill has the id ${JSON.stringify(skillId)}.`,
-      });
-    return toSkillDetail(entry);
+    return toSkillDetail(this.registry.require(skillId));
   }
 }
 

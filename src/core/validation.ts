@@ -1,20 +1,81 @@
 import type { z } from "zod";
 import { type ErrorCode, type ErrorDetail, ServiceError } from "./errors.js";
+import { isPlainRecord, wrappedBy } from "./schema-layers.js";
 
 /**
- * zod issues as the contract's `details`: `{path, message}` with a dotted path. Members an
- * object does not take are one detail each, at the member's own path (zod puts them all
- * at the object's), so that the caller sees which name was wrong where it sent it.
+ * zod issues, from parsing `input` with `schema`, as the contract's `details`:
+ * `{path, message}` with a dotted path. Members an object does not take are one detail
+ * each, at the member's own path (zod puts them all at the object's), so that the caller
+ * sees which name was wrong where it sent it.
  */
-export function toErrorDetails(error: z.ZodError): ErrorDetail[] {
+export function toErrorDetails(error: z.ZodError, schema: z.ZodType, input: unknown): ErrorDetail[] {
   return error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => detail([...issue.path, key], UNKNOWN_MEMBER))
-      : [detail(issue.path, issue.message)],
+      : [detail(issue.path, messageOf(issue, schema, input))],
   );
 }
 
 const UNKNOWN_MEMBER = "not a member this object takes (its schema lists the members it takes)";
+const JSON_TEXT_FOR_OBJECT = "must be a JSON object, not a string holding JSON";
+const OMIT_FOR_DEFAULT = "omit it to use the default";
+
+/**
+ * zod's message in the words of the JSON a caller sends, for the slips agents make most:
+ * an object sent as a string of JSON (told so), zod's "record" for what JSON calls an
+ * object, and a null for an optional member, which stays refused (it is no value the
+ * schema takes) but is told that leaving the member out gives the default.
+ */
+function messageOf(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown): string {
+  if (issue.code !== "invalid_type") return issue.message;
+  const value = valueAt(input, issue.path);
+  if (issue.expected === "record" || issue.expected === "object") {
+    if (typeof value === "string" && holdsJsonObject(value)) return JSON_TEXT_FOR_OBJECT;
+    if (issue.expected === "record") return issue.message.replace("expected record", "expected an object");
+  }
+  if (value === null && memberAt(schema, issue.path)?._zod.optin !== undefined) {
+    return `${issue.message}: ${OMIT_FOR_DEFAULT}`;
+  }
+  return issue.message;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (!(Array.isArray(value) || isPlainRecord(value)) || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function holdsJsonObject(text: string): boolean {
+  try {
+    return isPlainRecord(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
+/** The schema of the member at `path` as its parent declares it (wrappers kept), if it can be told. */
+function memberAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
+  let member: z.ZodType | undefined = schema;
+  for (const key of path) {
+    let inner: z.ZodType = member;
+    for (let wrapped = wrappedBy(inner); wrapped; wrapped = wrappedBy(inner)) inner = wrapped;
+    const def = inner._zod.def as {
+      type: string;
+      shape?: Record<string, z.ZodType>;
+      element?: z.ZodType;
+      valueType?: z.ZodType;
+    };
+    if (def.type === "object" && typeof key === "string") member = def.shape?.[key];
+    else if (def.type === "array") member = def.element;
+    else if (def.type === "record") member = def.valueType;
+    else return undefined;
+    if (!member) return undefined;
+  }
+  return member;
+}
 
 function detail(path: readonly PropertyKey[], message: string): ErrorDetail {
   return { path: path.map(String).join(".") || "(root)", message };
@@ -32,7 +93,7 @@ export function parseOrThrow<S extends z.ZodType>(
 ): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const details = toErrorDetails(parsed.error);
+  const details = toErrorDetails(parsed.error, schema, input);
   const first = details[0];
   return throwError(code, message ?? (first ? `${first.path}: ${first.message}` : undefined), details);
 }

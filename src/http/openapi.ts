@@ -10,17 +10,12 @@ import {
 } from "../core/api-schemas.js";
 import { ERROR_CODES } from "../core/errors.js";
 import { ExecutionRecordSchema } from "../core/execution/record.js";
+import { withoutDialect } from "../core/json-schema-dialect.js";
 
 type Json = Record<string, unknown>;
 
-const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(s, {
-    io,
-    unrepresentable: "any",
-    target: "draft-2020-12",
-  }) as Json;
-  return rest;
-};
+const schema = (s: z.ZodType, io: "input" | "output" = "output"): Json =>
+  withoutDialect(z.toJSONSchema(s, { io, unrepresentable: "any", target: "draft-2020-12" }) as Json);
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (body: Json) => ({ content: { "application/json": { schema: body } } });

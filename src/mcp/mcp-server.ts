@@ -13,10 +13,12 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { SkillDetail } from "../core/answer-schemas.js";
 import type { ServiceError } from "../core/errors.js";
+import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import type { CatalogUse, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
+import { serverInstructions } from "./generic-tools.js";
 import { parseTaskCall, parseToolCall, type ToolCall } from "./tool-calls.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
 import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } from "./tool-results.js";
@@ -24,9 +26,12 @@ import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } fr
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
   logger: Logger;
+  /**
+   * The caller's scope, where known when the server is made (the key of an `/mcp`
+   * session, of a stdio process): it decides the `instructions` sent at `initialize`.
+   */
+  scope?: Scope;
 }
-
-const INSTRUCTIONS = `skillport finds and runs skills. Call discover_skills with a plain description of the task to get the best-matching skills and their params schemas; run one with execute_skill (or with its own tool when one is listed), and poll long runs with get_execution.`;
 
 type CallExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
@@ -76,7 +81,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
         // Task-augmented tools/call (optional per tool: clients without tasks get plain results).
         tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
-      instructions: INSTRUCTIONS,
+      instructions: serverInstructions(options.scope),
       jsonSchemaValidator: lazyJsonSchemaValidator,
       taskStore: new ExecutionTaskStore(backend, (err) =>
         jsonRpcErrorOf(failureOf(err, "task request failed")),
@@ -125,13 +130,9 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * client may be calling a tool it listed earlier.
    */
   async function resolveTool(request: CallToolRequest): Promise<ToolTarget> {
-    const target = (await toolCatalog("call")).resolve(request.params.name);
-    if (!target) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Unknown tool ${JSON.stringify(request.params.name)}; call tools/list, or discover_skills and execute_skill.`,
-      );
-    }
+    const catalog = await toolCatalog("call");
+    const target = catalog.resolve(request.params.name);
+    if (!target) throw new McpError(ErrorCode.InvalidParams, catalog.unknownToolMessage(request.params.name));
     return target;
   }
 
@@ -195,7 +196,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return await runToolCall(backend, await prepare(request, parseToolCall), context);
     } catch (err) {
       if (err instanceof McpError) throw err;
-      return errorResult(failureOf(err, "tool call failed", request.params.name));
+      return errorResult(failureOf(err, "tool call failed", request.params.name), request.params.name);
     } finally {
       // Progress is for the call's lifetime (MCP): an execution that runs on after a
       // `wait_ms` answer reports no more of it here.
@@ -233,7 +234,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       return { task };
     } catch (err) {
       if (err instanceof McpError) throw err;
-      throw jsonRpcErrorOf(failureOf(err, "task failed to start", request.params.name));
+      throw jsonRpcErrorOf(failureOf(err, "task failed to start", request.params.name), request.params.name);
     }
   }
 

@@ -35,6 +35,11 @@ export class Refreshed<T> {
     private readonly options: RefreshedOptions<T>,
   ) {}
 
+  /** The value fetched last; undefined while none could be (only `whileLimited` was answered). */
+  get lastFetched(): T | undefined {
+    return this.known?.value;
+  }
+
   /** The value, or `whileLimited` in its place: for `tools/list`. */
   async get(): Promise<T> {
     const answer = await this.ask();

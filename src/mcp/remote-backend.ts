@@ -84,6 +84,11 @@ export class RemoteBackend implements SkillportBackend {
     return this.callerScope.get();
   }
 
+  /** The key's scope as last fetched; undefined before it could be (a key over its rate limit). */
+  knownScope(): Scope | undefined {
+    return this.callerScope.lastFetched;
+  }
+
   skills(use: CatalogUse): Promise<readonly SkillDetail[]> {
     return use === "list" ? this.catalog.get() : this.catalog.fetched();
   }

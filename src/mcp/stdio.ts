@@ -1,6 +1,7 @@
 import type { Config } from "../config.js";
 import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError } from "../core/errors.js";
+import type { Scope } from "../core/keys/api-key.js";
 import { isWellFormedSecret } from "../core/keys/secret.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
@@ -20,6 +21,8 @@ import { MessageGuard } from "./message-guard.js";
 export type Opened =
   | {
       backend: SkillportBackend;
+      /** The key's scope, when known at start (`--remote` with a key over its rate limit: not yet). */
+      scope: Scope | undefined;
       finishWork: (deadlineMs: number) => Promise<void>;
       interrupt: () => number;
       close: () => Promise<void>;
@@ -54,8 +57,9 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
     import("./embedded-backend.js"),
   ]);
   const skillport = await createSkillport(config, logger);
+  let scope: Scope;
   try {
-    await skillport.keys.authenticate(secret);
+    ({ scope } = await skillport.keys.authenticate(secret));
   } catch (err) {
     await skillport.close();
     // A malformed secret is refused by its shape, before any store is asked.
@@ -71,6 +75,7 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
   return {
     // Authenticated on every call, so that a revocation stops this process's key at once.
     backend: new EmbeddedBackend(skillport, () => skillport.keys.authenticate(secret), waitsEnd.signal),
+    scope,
     finishWork: async (deadlineMs) => {
       await skillport.stop(deadlineMs);
       waitsEnd.abort();
@@ -101,7 +106,7 @@ export async function openRemote(
   // have started is then answered by its record, instead of a failure that an assistant
   // calling again would turn into a second run.
   const client = new SkillportClient({ apiKey: secret, baseUrl, retryRefusals: false });
-  let backend: SkillportBackend;
+  let backend: Awaited<ReturnType<typeof RemoteBackend.connect>>;
   try {
     backend = await RemoteBackend.connect(client);
     // The catalog the tools are listed from (fetched now rather than at the first
@@ -125,7 +130,13 @@ export async function openRemote(
     });
   }
   // The executions run in the skillport behind, which outlives this bridge.
-  return { backend, finishWork: async () => {}, interrupt: () => 0, close: () => client.close() };
+  return {
+    backend,
+    scope: backend.knownScope(),
+    finishWork: async () => {},
+    interrupt: () => 0,
+    close: () => client.close(),
+  };
 }
 
 /**
@@ -157,11 +168,16 @@ function errorAnswer(id: string | number | null, code: number, message: string) 
  * during the stop interrupts the executions still running at once; a second one exits.
  */
 export async function serveStdio(
-  { backend, finishWork, interrupt, close }: Extract<Opened, { backend: SkillportBackend }>,
+  { backend, scope, finishWork, interrupt, close }: Extract<Opened, { backend: SkillportBackend }>,
   config: Config,
   logger: ReturnType<typeof createLogger>,
 ): Promise<void> {
-  const { server, drained } = createMcpServer(backend, { ...config.mcp, version: packageVersion(), logger });
+  const { server, drained } = createMcpServer(backend, {
+    ...config.mcp,
+    version: packageVersion(),
+    logger,
+    scope,
+  });
   let stopping = false;
   let interrupted = false;
   let endDrain = () => {};

@@ -1,10 +1,17 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillDetail } from "../core/answer-schemas.js";
+import { SkillNames } from "../core/discovery/skill-names.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
-import { GENERIC_TOOL_NAMES, GENERIC_TOOLS, type GenericToolName } from "./generic-tools.js";
+import {
+  DISCOVER_ONLY_TOOL,
+  GENERIC_TOOL_NAMES,
+  GENERIC_TOOLS,
+  type GenericToolName,
+} from "./generic-tools.js";
 import { assignToolNames } from "./tool-names.js";
+import { toolSchema } from "./tool-schemas.js";
 
 export interface SkillToolOptions {
   /** contract.md: `SKILLPORT_MCP_MAX_TOOLS`, default 40. */
@@ -26,8 +33,12 @@ const SKILL_ID_META = "skillport/skill_id";
 export class ToolCatalog {
   private readonly skillTools: Tool[];
   private readonly targets = new Map<string, ToolTarget>();
+  /** Every skill of the catalog by the words of its id, and the tool of each that has one. */
+  private readonly skillNames = new SkillNames();
+  private readonly toolOfSkill = new Map<string, string>();
 
   constructor(skills: readonly SkillDetail[], options: SkillToolOptions) {
+    for (const skill of skills) this.skillNames.add(skill.skill_id);
     const wanted = new Set(normalizeTags(options.tags));
     const chosen = skills
       .filter((skill) => wanted.size === 0 || skill.tags.some((tag) => wanted.has(normalizeTag(tag))))
@@ -40,17 +51,36 @@ export class ToolCatalog {
       if (!skill) continue;
       this.skillTools.push(skillTool(skill, name));
       this.targets.set(name, { kind: "skill", skill });
+      this.toolOfSkill.set(skill.skill_id, name);
     }
   }
 
   /** contract.md: a read-only key lists (and calls) only `discover_skills`. */
   list(scope: Scope): Tool[] {
-    if (scope === "read-only") return [GENERIC_TOOLS.discover_skills];
+    if (scope === "read-only") return [DISCOVER_ONLY_TOOL];
     return [...GENERIC_TOOL_NAMES.map((name) => GENERIC_TOOLS[name]), ...this.skillTools];
   }
 
   resolve(toolName: string): ToolTarget | undefined {
     return this.targets.get(toolName);
+  }
+
+  /**
+   * What a call of `toolName`, which `resolve` does not know, is told. An agent sees skills
+   * under two spellings, ids (`math.evaluate`, in discover_skills' answers and the tools'
+   * texts) and tool names (`math_evaluate`): a name that spells a skill's id is pointed at
+   * that skill's tool, or at execute_skill when it has none here.
+   */
+  unknownToolMessage(toolName: string): string {
+    const unknown = `Unknown tool ${JSON.stringify(toolName)}`;
+    const ids = this.skillNames.named(toolName);
+    const skillId = ids.includes(toolName) ? toolName : ids[0];
+    if (skillId === undefined) return `${unknown}; call tools/list, or discover_skills and execute_skill.`;
+    const tool = this.toolOfSkill.get(skillId);
+    const skill = JSON.stringify(skillId);
+    return tool
+      ? `${unknown}; did you mean ${tool}, the tool of skill ${skill}?`
+      : `${unknown}; skill ${skill} has no tool of its own here: call execute_skill with skill_id ${skill}.`;
   }
 }
 
@@ -61,8 +91,8 @@ function skillTool(skill: SkillDetail, name: string): Tool {
     name,
     title: skill.name,
     description: skill.description,
-    inputSchema: skill.params as Tool["inputSchema"],
-    ...(skill.result.type === "object" ? { outputSchema: skill.result as Tool["outputSchema"] } : {}),
+    inputSchema: toolSchema(skill.params),
+    ...(skill.result.type === "object" ? { outputSchema: toolSchema(skill.result) } : {}),
     annotations: {
       title: skill.name,
       readOnlyHint: annotations.readOnly,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Logger } from "../core/logger.js";
 
 /** contract.md: tool names keep to `[A-Za-z0-9_-]`, at most 64 characters (what LLM APIs accept). */
 const MAX_TOOL_NAME = 64;
@@ -31,4 +32,36 @@ export function assignToolNames(
     names.push({ skillId: id, name });
   }
   return names;
+}
+
+/**
+ * The longest tool name that leaves room for the prefixes assistants add before a name
+ * reaches an LLM API: Claude Code sends `mcp__<server>__<tool>`, and the Anthropic API
+ * refuses a name over 64 characters, failing every request of the session (for every
+ * server's tools); Cursor hides a tool whose server name and tool name pass 60. With a
+ * server name of about 10 characters, 40 keeps within both. The contract's 64 still
+ * holds: a longer name works where no prefix is added, so it is a warning, not a refusal.
+ */
+export const PREFIXED_TOOL_NAME_ROOM = 40;
+
+/**
+ * Warns at start-up, once per skill, of a tool name (as `assignToolNames` gives it beside
+ * `reserved`) longer than `PREFIXED_TOOL_NAME_ROOM`, so that the skill's author can give
+ * it a shorter id before an assistant fails on it.
+ */
+export function warnOfLongToolNames(
+  skillIds: readonly string[],
+  reserved: Iterable<string>,
+  logger: Logger,
+): void {
+  for (const { skillId, name } of assignToolNames(skillIds, reserved)) {
+    if (name.length <= PREFIXED_TOOL_NAME_ROOM) continue;
+    logger.warn(
+      { skill_id: skillId, tool_name: name, characters: name.length },
+      `skill ${skillId}: its MCP tool name ${name} has ${name.length} characters, over ${PREFIXED_TOOL_NAME_ROOM}: ` +
+        "assistants prefix tool names (Claude Code sends mcp__<server>__<tool>, and the Anthropic API refuses a " +
+        "name over 64 characters, failing every request; Cursor hides a tool whose server and tool name pass 60). " +
+        `Give the skill a shorter id (at most ${PREFIXED_TOOL_NAME_ROOM} characters).`,
+    );
+  }
 }

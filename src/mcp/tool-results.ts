@@ -4,7 +4,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
-import { type ErrorCode, type ExecutionErrorCode, errorBody, type ServiceError } from "../core/errors.js";
+import { type ErrorCode, type ExecutionErrorCode, errorBody, ServiceError } from "../core/errors.js";
 import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
 
 /**
@@ -145,13 +145,42 @@ function stillRunningResult(record: ExecutionRecord): CallToolResult {
   };
 }
 
-/** A refused call: the code, the message, where the input was wrong, when to retry. */
-export function errorResult(error: ServiceError): CallToolResult {
+/**
+ * A refused call of the tool `toolName`: the code, the message, where the input was wrong,
+ * when to retry.
+ */
+export function errorResult(error: ServiceError, toolName?: string): CallToolResult {
+  const shown = asCalled(error, toolName);
   return {
     isError: true,
-    content: [{ type: "text", text: errorText(error) }],
-    _meta: { [ERROR_META]: errorBody(error) },
+    content: [{ type: "text", text: errorText(shown, toolName) }],
+    _meta: { [ERROR_META]: errorBody(shown) },
   };
+}
+
+/**
+ * What to do about invalid params sent through execute_skill: its own inputSchema takes any
+ * object as `params`; what the skill takes is in the skill's params schema.
+ */
+const FIX_SKILL_PARAMS =
+  "Fix the params where shown (the skill's params schema says what each takes: discover_skills shows it, and so does the skill's own tool where it has one), then call again.";
+
+/**
+ * A refusal as the tool called sees it. Through execute_skill the skill's params are its
+ * `params` argument, so the places the core names in them (`value`) are shown under it
+ * (`params.value`), in the text and in `_meta` alike.
+ */
+function asCalled(error: ServiceError, toolName: string | undefined): ServiceError {
+  if (toolName !== "execute_skill" || error.code !== "invalid_params" || !error.details) return error;
+  const underParams = (path: string) => (path === "(root)" ? "params" : `params.${path}`);
+  const [first] = error.details;
+  const saysFirst = first !== undefined && error.message === `${first.path}: ${first.message}`;
+  return new ServiceError(error.code, {
+    message: saysFirst ? `${underParams(first.path)}: ${first.message}` : error.message,
+    details: error.details.map(({ path, message }) => ({ path: underParams(path), message })),
+    retryAfterSeconds: error.retryAfterSeconds,
+    cause: error,
+  });
 }
 
 /**
@@ -169,20 +198,25 @@ const JSON_RPC_CODES: Partial<Record<ErrorCode, JsonRpcErrorCode>> = {
   execution_not_found: JsonRpcErrorCode.InvalidParams,
 };
 
-/** A refusal as a JSON-RPC error: the same text as an `isError` result, the contract's fields as its data. */
-export function jsonRpcErrorOf(error: ServiceError): McpError {
+/**
+ * A refusal as a JSON-RPC error (of a call of `toolName`, if any): the same text as an
+ * `isError` result, the contract's fields as its data.
+ */
+export function jsonRpcErrorOf(error: ServiceError, toolName?: string): McpError {
   const code = JSON_RPC_CODES[error.code] ?? JsonRpcErrorCode.InvalidRequest;
-  return new McpError(code, errorText(error), errorBody(error));
+  const shown = asCalled(error, toolName);
+  return new McpError(code, errorText(shown, toolName), errorBody(shown));
 }
 
 /** An error as an agent reads it: the code and message, where and what was expected, when to retry. */
-function errorText(error: ServiceError): string {
+function errorText(error: ServiceError, toolName?: string): string {
   const lines = [`${error.code}: ${error.message}`];
   for (const { path, message } of error.details ?? []) {
     // parseOrThrow's message already is the first detail; say each place once.
     if (error.message !== `${path}: ${message}`) lines.push(`- ${path}: ${message}`);
   }
-  const whatToDo = WHAT_TO_DO[error.code];
+  const throughExecuteSkill = toolName === "execute_skill" && error.code === "invalid_params";
+  const whatToDo = throughExecuteSkill ? FIX_SKILL_PARAMS : WHAT_TO_DO[error.code];
   if (whatToDo) lines.push(whatToDo);
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
   return lines.join("\n");

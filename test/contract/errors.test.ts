@@ -117,6 +117,61 @@ describe("contract: the error table", () => {
       expect(expectDetails(error).map((d) => d.path)).toContain(path);
     });
 
+    // Audit 25, finding 6: the words of JSON, as over MCP (one rule, in parseOrThrow).
+    it("tells a client that sent params as a string of JSON to send the object, and calls a record an object", async () => {
+      const asText = expectError(
+        await execute({ skill_id: "math.evaluate", params: JSON.stringify({ expression: "1+1" }) }),
+        400,
+        "invalid_request",
+      );
+      expect(asText.message).toBe("params: must be a JSON object, not a string holding JSON");
+      expect(expectDetails(asText)).toEqual([
+        { path: "params", message: "must be a JSON object, not a string holding JSON" },
+      ]);
+      const asArray = expectError(
+        await execute({ skill_id: "math.evaluate", params: [] }),
+        400,
+        "invalid_request",
+      );
+      expect(asArray.message).toBe("params: Invalid input: expected an object, received array");
+    });
+
+    // Audit 25, finding 6: null is still refused (it is no value these fields take), and the
+    // refusal says that leaving the field out gives its default.
+    it("refuses a null for an optional field, saying to omit it for the default", async () => {
+      const timeout = expectError(
+        await execute({ skill_id: "math.evaluate", params: { expression: "1" }, timeout_ms: null }),
+        400,
+        "invalid_request",
+      );
+      expect(timeout.message).toBe(
+        "timeout_ms: Invalid input: expected number, received null: omit it to use the default",
+      );
+      const discover = expectError(
+        await server.request("POST", "/v1/discover", {
+          key: full.secret,
+          json: { query: "hash", limit: null },
+        }),
+        400,
+        "invalid_request",
+      );
+      expect(discover.message).toBe(
+        "limit: Invalid input: expected number, received null: omit it to use the default",
+      );
+      const param = expectError(
+        await execute({ skill_id: "time.convert", params: { time: "now", from_timezone: null } }),
+        422,
+        "invalid_params",
+      );
+      expect(param.message).toMatch(/^from_timezone: .*received null: omit it to use the default$/);
+      const required = expectError(
+        await execute({ skill_id: "math.evaluate", params: { expression: null } }),
+        422,
+        "invalid_params",
+      );
+      expect(required.message).toBe("expression: Invalid input: expected string, received null");
+    });
+
     it.each([0, 300_001, 1.5, -1])(
       "refuses timeout_ms = %s (1 ≤ timeout_ms ≤ 300000, integer)",
       async (t) => {
@@ -250,6 +305,30 @@ describe("contract: the error table", () => {
   describe("404", () => {
     it("skill_not_found for an unknown skill_id on execute", async () => {
       expectError(await execute({ skill_id: "no.such.skill", params: {} }), 404, "skill_not_found");
+    });
+
+    // Audit 25, finding 6: a skill's MCP tool name (or another spelling of its id) given as
+    // its id is answered with the id meant.
+    it("skill_not_found naming the id a tool name spells, on execute and GET /v1/skills/{id}", async () => {
+      const meant = 'No skill has the id "math_evaluate"; did you mean "math.evaluate"?';
+      const executed = expectError(
+        await execute({ skill_id: "math_evaluate", params: { expression: "1" } }),
+        404,
+        "skill_not_found",
+      );
+      expect(executed.message).toBe(meant);
+      const read = expectError(
+        await server.request("GET", "/v1/skills/math_evaluate", { key: full.secret }),
+        404,
+        "skill_not_found",
+      );
+      expect(read.message).toBe(meant);
+      const unknown = expectError(
+        await execute({ skill_id: "no.such.skill", params: {} }),
+        404,
+        "skill_not_found",
+      );
+      expect(unknown.message).toBe('No skill has the id "no.such.skill".');
     });
 
     it("skill_not_found for GET /v1/skills/{unknown}", async () => {

@@ -12,11 +12,13 @@ import { silentLogger } from "../../src/core/logger.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
+import { GENERIC_TOOL_NAMES } from "../../src/mcp/generic-tools.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
-import { assignToolNames, toolNameOf } from "../../src/mcp/tool-names.js";
+import { assignToolNames, toolNameOf, warnOfLongToolNames } from "../../src/mcp/tool-names.js";
 import { outcomeResult } from "../../src/mcp/tool-results.js";
 import { makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
+import { capturedLog } from "../support/captured-log.js";
 import { runningRecord } from "../support/running-record.js";
 
 const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
@@ -54,6 +56,24 @@ describe("tool names", () => {
     expect(new Set(names).size).toBe(5);
     for (const name of names) expect(name.length).toBeLessThanOrEqual(64);
     expect(assignToolNames(["a.b", "a_b"], []).map(({ name }) => name)).toEqual(names.slice(0, 2));
+  });
+
+  // Regression (audit 25, finding 5): a 49-character tool name passes the contract's 64, yet
+  // Claude Code's mcp__<server>__ prefix takes it past 64 and the API refuses every request.
+  it("warns at start-up, once per skill, of a tool name over 40 characters, saying why and what to do", () => {
+    const { logger, lines } = capturedLog();
+    const long = "acme.billing.invoices.create_from_subscription_v2";
+    warnOfLongToolNames(["math.evaluate", long, "x".repeat(40), "util.wait"], GENERIC_TOOL_NAMES, logger);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        skill_id: long,
+        tool_name: "acme_billing_invoices_create_from_subscription_v2",
+        characters: 49,
+        msg: expect.stringContaining("mcp__<server>__<tool>"),
+      }),
+    ]);
+    expect(lines[0]?.msg).toMatch(/refuses a name over 64 characters.*Cursor hides.*shorter id/);
   });
 });
 

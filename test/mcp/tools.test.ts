@@ -10,6 +10,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DiscoverResponseSchema } from "../../src/core/answer-schemas.js";
+import { withoutDialect } from "../../src/core/json-schema-dialect.js";
 import {
   awayFromMinuteBoundary,
   bodyOf,
@@ -65,8 +66,15 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     const math = tools.find((tool) => tool.name === "math_evaluate");
     expect(math?._meta?.["skillport/skill_id"]).toBe("math.evaluate");
     const skill = bodyOf<Json>(await server.request("GET", "/v1/skills/math.evaluate", { key: key.secret }));
-    expect(math?.inputSchema).toEqual(skill.params);
-    expect(math?.outputSchema).toEqual(skill.result);
+    // The same schemas, without the `$schema` that MCP leaves out (2020-12 is its default)
+    // and that /v1 keeps (audit 25, finding 4).
+    const { $schema: paramsDialect, ...params } = skill.params as Json;
+    const { $schema: resultDialect, ...result } = skill.result as Json;
+    expect([paramsDialect, resultDialect]).toEqual(
+      Array(2).fill("https://json-schema.org/draft/2020-12/schema"),
+    );
+    expect(math?.inputSchema).toEqual(params);
+    expect(math?.outputSchema).toEqual(result);
     expect(math?.description).toBe(skill.description);
     const annotations = skill.annotations as Record<string, boolean>;
     expect(math?.annotations).toMatchObject({
@@ -145,7 +153,7 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
   it("declares the discover answer as discover_skills' outputSchema, which its structuredContent fits, repeated as text", async () => {
     const { tools } = await client.listTools(); // the SDK's client then checks every answer too
     const schema = tools.find((tool) => tool.name === "discover_skills")?.outputSchema;
-    expect(schema).toEqual(z.toJSONSchema(DiscoverResponseSchema, { io: "output" }));
+    expect(schema).toEqual(withoutDialect(z.toJSONSchema(DiscoverResponseSchema, { io: "output" })));
     const fits = new AjvJsonSchemaValidator().getValidator(schema ?? {});
     const discover = async (query: string) => {
       const result = await call("discover_skills", { query, limit: 5 });
@@ -421,6 +429,12 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     try {
       const { tools } = await ro.client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(["discover_skills"]);
+      // Told only what it can do (audit 25, finding 7), as the full-access key is told more.
+      for (const text of [ro.client.getInstructions(), tools[0]?.description]) {
+        expect(text).toContain("This key may only discover skills");
+        expect(text).not.toMatch(/execute_skill|get_execution/);
+      }
+      expect(client.getInstructions()).toContain("run one with execute_skill");
       const found = (await ro.client.callTool({
         name: "discover_skills",
         arguments: { query: "wait" },
@@ -468,7 +482,9 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
         arguments: { query: "wait" },
       })) as CallToolResult;
       expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toMatch(/^rate_limit_exceeded: /);
+      expect(textOf(refused)).toMatch(
+        /^rate_limit_exceeded: Rate limit exceeded: 60 requests per 60 seconds\.\nRetry after \d+ s\.$/,
+      );
       expect(refused._meta?.["skillport/error"]).toMatchObject({ code: "rate_limit_exceeded" });
       const rest = await server.request("POST", "/v1/discover", { key: free.secret, json: { query: "x" } });
       expect(rest.status).toBe(429);

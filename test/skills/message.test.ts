@@ -37,6 +37,20 @@ describe("message.send", () => {
     expect(messageSend.params.safeParse({ channel: "ops", text: "x\ud83d" }).success).toBe(false);
     expect(messageSend.params.safeParse({ channel: "🚀 launches", text: "done 🎉 ✓" }).success).toBe(true);
   });
+
+  // Audit 25, finding 4: one pattern per string (no allOf of two in the JSON Schema), whose
+  // refusal still names the rule the text breaks.
+  it("says which rule a refused channel or text breaks", () => {
+    const messagesOf = (params: Record<string, unknown>) =>
+      messageSend.params.safeParse(params).error?.issues.map((issue) => `${issue.path}: ${issue.message}`);
+    expect(messagesOf({ channel: "a\tb", text: "x" })).toEqual([
+      "channel: must not contain control characters",
+    ]);
+    expect(messagesOf({ channel: "s\ud800", text: "x" })).toEqual([
+      "channel: must be well-formed Unicode (no lone surrogate)",
+    ]);
+    expect(messagesOf({ channel: "ops", text: "a\u0000b" })).toEqual(["text: must not contain U+0000 (NUL)"]);
+  });
 });
 
 describe("message.list", () => {

@@ -216,7 +216,7 @@ describe("time.convert", () => {
 describe("a number of Unix milliseconds given as seconds", () => {
   it.each([
     ["time.convert", () => timeConvert.params.safeParse({ time: 1_700_000_000_000 }), "time"],
-    ["time.add", () => timeAdd.params.safeParse({ time: -1e11, days: 1 }), "time"],
+    ["time.add", () => timeAdd.params.safeParse({ time: -1e12, days: 1 }), "time"],
     ["time.diff", () => timeDiff.params.safeParse({ start: 1_714_564_800_000, end: 1_714_651_200 }), "start"],
     ["time.diff", () => timeDiff.params.safeParse({ start: 0, end: 1_714_651_200_000 }), "end"],
   ])("is refused by %s with a hint to divide by 1000", (_id, parse, path) => {
@@ -233,6 +233,9 @@ describe("a number of Unix milliseconds given as seconds", () => {
   it("is told apart from the largest Unix seconds, which are still read", async () => {
     expect((await runSkill(timeConvert, { time: 99_999_999_999 })).date).toBe("5138-11-16");
     expect((await runSkill(timeConvert, { time: -99_999_999_999 })).date).toBe("-1199-02-15");
+    // The bounds themselves are seconds too (a JSON Schema minimum and maximum).
+    expect((await runSkill(timeConvert, { time: 1e11 })).date).toBe("5138-11-16");
+    expect((await runSkill(timeConvert, { time: -1e11 })).date).toBe("-1199-02-15");
   });
 });
 

@@ -21,7 +21,9 @@ const MAX_NAME_CHARS = 200;
 /**
  * The skills of a catalog by the words of their id, so that a query naming a skill (an
  * agent that knows the id from an earlier answer, a log or a prompt) finds it whatever the
- * ranking signals say about a bare identifier.
+ * ranking signals say about a bare identifier, and so that an id or tool name given in
+ * another spelling is answered with the one meant (`SkillRegistry.require`, the MCP tool
+ * catalog).
  */
 export class SkillNames {
   private readonly byName = new Map<string, Set<string>>();

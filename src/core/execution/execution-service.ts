@@ -86,12 +86,7 @@ export class ExecutionService {
   async execute(key: ApiKey, input: ExecuteRequest, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     requireScope(key, "full-access");
     const { registry, store, clock, runner } = this.deps;
-    const entry = registry.get(input.skill_id);
-    if (!entry) {
-      throw new ServiceError("skill_not_found", {
-        message: `No skill has the id ${JSON.stringify(input.skill_id)}.`,
-      });
-    }
+    const entry = registry.require(input.skill_id);
     // Before anything recursive (the schema, hashing, storing) walks the params.
     assertJsonDepth(input.params, "params");
     const params = parseOrThrow(entry.params, input.params, "invalid_params") as Record<string, unknown>;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { SkillNames } from "../discovery/skill-names.js";
+import { ServiceError } from "../errors.js";
 import { sensitiveMarkProblems } from "./sensitive-params.js";
 import type { Skill } from "./skill.js";
 
@@ -62,6 +64,7 @@ type Listener = (event: { type: "added" | "removed"; id: string }) => void;
  */
 export class SkillRegistry {
   private readonly skills = new Map<string, CatalogSkill>();
+  private readonly names = new SkillNames();
   private readonly listeners = new Set<Listener>();
 
   constructor(skills: Iterable<Skill> = []) {
@@ -72,18 +75,35 @@ export class SkillRegistry {
     if (this.skills.has(skill.id)) throw new Error(`Duplicate skill id ${skill.id}`);
     const entry = toCatalogSkill(skill);
     this.skills.set(skill.id, entry);
+    this.names.add(skill.id);
     for (const listener of this.listeners) listener({ type: "added", id: skill.id });
     return entry;
   }
 
   remove(id: string): boolean {
     const removed = this.skills.delete(id);
+    if (removed) this.names.remove(id);
     if (removed) for (const listener of this.listeners) listener({ type: "removed", id });
     return removed;
   }
 
   get(id: string): CatalogSkill | undefined {
     return this.skills.get(id);
+  }
+
+  /**
+   * The skill of `id`, or `skill_not_found` (on every surface). An agent often has a
+   * skill's id in another spelling, above all its MCP tool name (`math_evaluate` for
+   * `math.evaluate`): the refusal then names the id it meant.
+   */
+  require(id: string): CatalogSkill {
+    const entry = this.skills.get(id);
+    if (entry) return entry;
+    const meant = this.names.named(id).map((other) => JSON.stringify(other));
+    const hint = meant.length > 0 ? `; did you mean ${meant.join(" or ")}?` : ".";
+    throw new ServiceError("skill_not_found", {
+      message: `No skill has the id ${JSON.stringify(id)}${hint}`,
+    });
   }
 
   /** All skills, sorted by id, so listings and pagination are stable. */

@@ -187,7 +187,7 @@ export class McpSessions {
       if (id) setImmediate(() => settle(opened, id, true));
     };
     const backend = new EmbeddedBackend(this.skillport, async () => opened.key, this.waitsEnd.signal);
-    const { server } = createMcpServer(backend, this.options);
+    const { server } = createMcpServer(backend, { ...this.options, scope: key.scope });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
-import {
-  createDiscovery,
-  createDiscoveryIndex,
-  type Discovery,
-  type DiscoveryHit,
-} from "../../src/core/discovery/index.js";
+import { createDiscoveryIndex, type DiscoveryHit } from "../../src/core/discovery/index.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
-import { SkillRegistry } from "../../src/core/skills/registry.js";
-import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
+import { builtinDiscoveries } from "./builtin-discoveries.js";
 
 const tagsById = new Map(builtinSkills.map((skill) => [skill.id, new Set(skill.tags)]));
 
@@ -29,41 +23,28 @@ const cases: { query: string; tags: string[] }[] = [
 ];
 
 describe("hybrid discovery with a tag filter", () => {
-  const model = new UseLiteEmbedder();
-  let discovery: Discovery;
-  let semantic: SemanticIndex;
-
-  beforeAll(async () => {
-    semantic = new SemanticIndex(model, undefined);
-    discovery = createDiscovery(new SkillRegistry(builtinSkills), { semantic });
-    await discovery.start();
-    await semantic.idle();
-  }, 120_000);
-  afterAll(async () => {
-    discovery.close();
-    await model.close();
-  });
+  const discoveries = builtinDiscoveries();
 
   it("ranks and scores the skills passing the filter exactly as the unfiltered query does", async () => {
     for (const { query, tags } of cases) {
-      const all = await discovery.search(query, { limit: 50 });
+      const all = await discoveries.hybrid.search(query, { limit: 50 });
       expect(all.ranking.mode).toBe("hybrid");
-      const filtered = await discovery.search(query, { limit: 50, tags });
+      const filtered = await discoveries.hybrid.search(query, { limit: 50, tags });
       expect(filtered.hits.length).toBeGreaterThan(0);
       expect(filtered.hits, `${query} [${tags.join(", ")}]`).toEqual(narrowed(all.hits, tags));
     }
   });
 
   it("keeps learning from use out of it: the owner's past queries lift a skill by the same amount with or without the filter", async () => {
-    const usage = new UsageEvidence(model.dimensions, 10);
+    const usage = new UsageEvidence(discoveries.model.dimensions, 10);
     const past = ["what is the date next friday", "current hour in tokyo"];
-    const vectors = await semantic.embedTexts(past);
+    const vectors = await discoveries.semantic.embedTexts(past);
     usage.add({ skillId: "time.add", query: past[0] ?? "", count: 2, lastAt: 1 }, vectors[0]);
     usage.add({ skillId: "time.now", query: past[1] ?? "", count: 1, lastAt: 2 }, vectors[1]);
     const query = "what time is it in tokyo on friday";
-    const all = await discovery.search(query, { limit: 50, usage });
+    const all = await discoveries.hybrid.search(query, { limit: 50, usage });
     expect(all.hits.some((hit) => hit.match.usage)).toBe(true);
-    const filtered = await discovery.search(query, { limit: 50, tags: ["time"], usage });
+    const filtered = await discoveries.hybrid.search(query, { limit: 50, tags: ["time"], usage });
     expect(filtered.hits).toEqual(narrowed(all.hits, ["time"]));
   });
 });

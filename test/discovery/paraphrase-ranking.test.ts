@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
-import { createDiscovery, type Discovery } from "../../src/core/discovery/registry-discovery.js";
-import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
-import { SkillRegistry } from "../../src/core/skills/registry.js";
-import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
+import type { Discovery } from "../../src/core/discovery/registry-discovery.js";
 import { AUDIT_QUERIES } from "./audit-queries.js";
+import { builtinDiscoveries } from "./builtin-discoveries.js";
 import { PARAPHRASE_QUERIES } from "./paraphrase-queries.js";
 
 /** How well a discovery ranks a labelled set: how often the right skill comes first, in the top 3, and MRR. */
@@ -49,22 +47,7 @@ function describeQuality(label: string, { queries, first, topThree, mrr }: Ranki
 // elsewhere may break a near tie differently.
 const HELD_OUT_FLOOR = { first: 38, mrr: 0.9 };
 describe("ranking of the built-in skills for requests worded unlike their descriptions", () => {
-  const model = new UseLiteEmbedder();
-  let semantic: SemanticIndex;
-  let hybrid: Discovery;
-  const lexical = createDiscovery(new SkillRegistry(builtinSkills));
-
-  beforeAll(async () => {
-    semantic = new SemanticIndex(model, undefined);
-    hybrid = createDiscovery(new SkillRegistry(builtinSkills), { semantic });
-    await hybrid.start();
-    await semantic.idle();
-  }, 120_000);
-  afterAll(async () => {
-    hybrid.close();
-    lexical.close();
-    await model.close();
-  });
+  const discoveries = builtinDiscoveries();
 
   it("has at least four development requests for every built-in skill, and held-out ones only for built-in skills", () => {
     const ids = builtinSkills.map((skill) => skill.id).sort();
@@ -74,22 +57,22 @@ describe("ranking of the built-in skills for requests worded unlike their descri
   });
 
   it("ranks the right skill first for most development requests in hybrid mode", async () => {
-    const quality = await rankingQuality(hybrid, "hybrid", PARAPHRASE_QUERIES);
+    const quality = await rankingQuality(discoveries.hybrid, "hybrid", PARAPHRASE_QUERIES);
     console.info(describeQuality("paraphrase (dev), hybrid", quality));
     expect(quality.first).toBeGreaterThanOrEqual(64);
     expect(quality.mrr).toBeGreaterThanOrEqual(0.7);
   }, 60_000);
 
   it("ranks the right skill first for the held-out requests in hybrid mode", async () => {
-    const quality = await rankingQuality(hybrid, "hybrid", AUDIT_QUERIES);
+    const quality = await rankingQuality(discoveries.hybrid, "hybrid", AUDIT_QUERIES);
     console.info(describeQuality("audit (held out), hybrid", quality));
     expect(quality.first).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.first);
     expect(quality.mrr).toBeGreaterThanOrEqual(HELD_OUT_FLOOR.mrr);
   }, 60_000);
 
   it("holds lexical mode's figures on both sets", async () => {
-    const development = await rankingQuality(lexical, "lexical", PARAPHRASE_QUERIES);
-    const heldOut = await rankingQuality(lexical, "lexical", AUDIT_QUERIES);
+    const development = await rankingQuality(discoveries.lexical, "lexical", PARAPHRASE_QUERIES);
+    const heldOut = await rankingQuality(discoveries.lexical, "lexical", AUDIT_QUERIES);
     console.info(describeQuality("paraphrase (dev), lexical", development));
     console.info(describeQuality("audit (held out), lexical", heldOut));
     expect(development.first).toBeGreaterThanOrEqual(45);

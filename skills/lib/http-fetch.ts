@@ -1,6 +1,6 @@
 import type { Dispatcher } from "undici";
-import { urlWithoutCredentials } from "../../src/core/skills/credential-names.js";
 import { SkillError } from "../../src/core/skills/skill.js";
+import { urlWithoutCredentials } from "../../src/core/skills/url-credentials.js";
 import { type AddressPolicy, refuseHost } from "./address-policy.js";
 import { AddressRefusedError } from "./guarded-agent.js";
 import { describeNetworkError, type NetworkStage } from "./network-errors.js";

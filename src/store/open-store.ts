@@ -1,7 +1,7 @@
 import type { StoreConfig } from "../config.js";
 import type { Logger } from "../core/logger.js";
 import type { Limiter, Store } from "../core/ports.js";
-import { urlWithoutCredentials } from "../core/skills/credential-names.js";
+import { urlWithoutCredentials } from "../core/skills/url-credentials.js";
 import { databaseFileIn, lacksDatabase, openSqliteStore } from "./sqlite/index.js";
 import { STORE_KINDS, type StoreKind, storeKindOf } from "./store-kinds.js";
 

@@ -3,14 +3,12 @@ import { z } from "zod";
 import { httpRequest } from "../../skills/http-request.js";
 import { builtinSkills } from "../../skills/index.js";
 import { generateSecret, maskWorkingSecretsIn } from "../../src/core/keys/secret.js";
-import {
-  headerValueWithoutCredentials,
-  isCredentialName,
-  urlWithoutCredentials,
-} from "../../src/core/skills/credential-names.js";
+import { isCredentialName } from "../../src/core/skills/credential-names.js";
+import { headerValueWithoutCredentials } from "../../src/core/skills/header-credentials.js";
 import { SkillRegistry, toCatalogSkill } from "../../src/core/skills/registry.js";
 import { notSensitive, redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
+import { urlWithoutCredentials } from "../../src/core/skills/url-credentials.js";
 
 describe("credential names", () => {
   it("are the headers and query members that carry credentials, however they are spelled", () => {

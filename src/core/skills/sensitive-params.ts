@@ -1,11 +1,8 @@
 import { z } from "zod";
 import { isPlainRecord, wrappedBy } from "../schema-layers.js";
-import {
-  headerValueWithoutCredentials,
-  isCredentialName,
-  REDACTED,
-  urlWithoutCredentials,
-} from "./credential-names.js";
+import { isCredentialName, REDACTED } from "./credential-names.js";
+import { headerValueWithoutCredentials } from "./header-credentials.js";
+import { urlWithoutCredentials } from "./url-credentials.js";
 
 /**
  * How a param, or a member of a result, carries credentials, and so what of it is masked

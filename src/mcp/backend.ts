@@ -33,6 +33,20 @@ export interface ExecuteCall {
   reportsToEnd?: boolean;
 }
 
+/** A read of an execution's record asked for by `get_execution`. */
+export interface GetExecutionCall {
+  id: string;
+  /** How long to wait for the execution's end (long poll); 0 reads it as it stands. */
+  waitMs: number;
+  /** Fires on `notifications/cancelled`: the wait ends (the execution runs on). */
+  signal: AbortSignal;
+  /**
+   * The run's progress while the wait lasts, as `execute` reports it (embedded mode: the
+   * core's execution events; remote mode: the progress events of the execution's stream).
+   */
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
 /**
  * Whether the call waits for the execution's end, however long its queueing and timeout
  * take: no `waitMs`, or one no shorter than the timeout. Then the answer is terminal in
@@ -69,7 +83,7 @@ export interface SkillportBackend {
   skills(use: CatalogUse): Promise<readonly SkillDetail[]>;
   discover(request: DiscoverRequest): Promise<DiscoverResponse>;
   execute(call: ExecuteCall): Promise<ExecutionRecord>;
-  getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord>;
+  getExecution(call: GetExecutionCall): Promise<ExecutionRecord>;
   /**
    * A record as it stands, for MCP tasks (`tasks/get`, `tasks/result`). Task requests are
    * not tool calls, so embedded mode does not count them; remote mode reads over REST,

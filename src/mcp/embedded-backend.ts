@@ -6,7 +6,8 @@ import type { ServiceError } from "../core/errors.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
-import { type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
+import type { ProgressUpdate } from "../core/skills/skill.js";
+import { type ExecuteCall, type GetExecutionCall, type SkillportBackend, waitsForEnd } from "./backend.js";
 
 /**
  * The tools answered by the core in this process (`skillport mcp`, and `/mcp` on
@@ -86,8 +87,8 @@ export class EmbeddedBackend implements SkillportBackend {
     }
   }
 
-  async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
-    return this.waitForEnd(await this.charged(), id, waitMs, signal);
+  async getExecution({ id, waitMs, signal, onProgress }: GetExecutionCall): Promise<ExecutionRecord> {
+    return this.waitForEnd(await this.charged(), id, waitMs, signal, onProgress);
   }
 
   async readExecution(id: string): Promise<ExecutionRecord> {
@@ -106,11 +107,20 @@ export class EmbeddedBackend implements SkillportBackend {
     return this.skillport.errorOf(err);
   }
 
-  /** The record once terminal, or as it stands when the wait, the call or `waitsEnd` ends. */
-  private async waitForEnd(key: ApiKey, id: string, waitMs: number, signal: AbortSignal) {
+  /**
+   * The record once terminal, or as it stands when the wait, the call or `waitsEnd` ends;
+   * `onProgress` hears the run's progress meanwhile (a poll's; `execute` has its own).
+   */
+  private async waitForEnd(
+    key: ApiKey,
+    id: string,
+    waitMs: number,
+    signal: AbortSignal,
+    onProgress?: (update: ProgressUpdate) => void,
+  ) {
     const waiting = anySignal(this.waitsEnd ? [signal, this.waitsEnd] : [signal]);
     try {
-      return await this.skillport.queries.get(key, id, waitMs, waiting.signal);
+      return await this.skillport.queries.get(key, id, waitMs, { signal: waiting.signal, onProgress });
     } finally {
       waiting.dispose();
     }

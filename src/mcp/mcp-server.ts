@@ -277,8 +277,11 @@ async function runToolCall(
         structuredContent: response as unknown as Record<string, unknown>,
       };
     }
-    case "get_execution":
-      return recordResult(await backend.getExecution(call.id, call.waitMs, signal));
+    case "get_execution": {
+      // A poll relays the run's progress while it waits, as the call that started it did.
+      const { id, waitMs } = call;
+      return recordResult(await backend.getExecution({ id, waitMs, signal, onProgress }));
+    }
   }
 }
 

@@ -17,7 +17,13 @@ import {
   recordAsOf,
 } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
-import { type CatalogUse, type ExecuteCall, type SkillportBackend, waitsForEnd } from "./backend.js";
+import {
+  type CatalogUse,
+  type ExecuteCall,
+  type GetExecutionCall,
+  type SkillportBackend,
+  waitsForEnd,
+} from "./backend.js";
 import { knownPart } from "./known-part.js";
 import { Refreshed } from "./refreshed.js";
 
@@ -201,14 +207,20 @@ export class RemoteBackend implements SkillportBackend {
 
   /**
    * One REST request, as in embedded mode: the execution's event stream, which begins with
-   * its record as it stands, followed until it is terminal or `waitMs` passes.
+   * its record as it stands, followed until it is terminal or `waitMs` passes; its
+   * progress events go to `onProgress` meanwhile.
    */
-  async getExecution(id: string, waitMs: number, signal: AbortSignal): Promise<ExecutionRecord> {
+  async getExecution({ id, waitMs, signal, onProgress }: GetExecutionCall): Promise<ExecutionRecord> {
     if (waitMs <= 0) return this.readExecution(id, signal);
     const waited = anySignal([signal, AbortSignal.timeout(waitMs)]);
     let latest: ReceivedRecord | undefined;
     try {
       for await (const event of this.client.executionEvents(id, { signal: waited.signal })) {
+        if (event.type === "progress") {
+          const { execution_id: _, type: __, ...update } = event;
+          onProgress?.(update);
+          continue;
+        }
         if (event.type !== "status") continue;
         const record = knownRecord(event.record);
         if (isTerminal(record.status)) return record;

@@ -31,7 +31,7 @@ describe("a still-running execution answered at the end of its wait", () => {
       });
       expect(started.status, mode).toBe("running");
       expect(started.latency_ms, mode).toBeGreaterThanOrEqual(WAIT_MS - 50);
-      const polled = await backend.getExecution(started.id, WAIT_MS, signal);
+      const polled = await backend.getExecution({ id: started.id, waitMs: WAIT_MS, signal });
       expect(polled.status, mode).toBe("running");
       expect(polled.latency_ms, mode).toBeGreaterThanOrEqual((started.latency_ms ?? 0) + WAIT_MS - 50);
       await backend.cancelExecution(started.id);

@@ -251,6 +251,24 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     });
   });
 
+  it("relays the run's progress to a get_execution that waits, as the README's long-run pattern polls", async () => {
+    const started = await call("execute_skill", { skill_id: "util.wait", params: { ms: 2500 }, wait_ms: 10 });
+    const { id } = started.structuredContent as unknown as ExecutionRecord;
+    const updates: { progress: number; total?: number }[] = [];
+    const polled = await call(
+      "get_execution",
+      { id, wait_ms: 30_000 },
+      { onprogress: (update) => updates.push(update) },
+    );
+    expect(polled.structuredContent).toMatchObject({ id, status: "completed" });
+    // util.wait reports each second waited: the poll, open from the start, hears at least one.
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates[0]).toMatchObject({ total: 2500 });
+    for (let i = 1; i < updates.length; i++) {
+      expect(updates[i]?.progress).toBeGreaterThan(updates[i - 1]?.progress ?? 0);
+    }
+  });
+
   it("sends no progress for a call once it was answered, while its execution runs on", async () => {
     const errors: Error[] = [];
     const previous = client.onerror;

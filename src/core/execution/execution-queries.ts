@@ -6,6 +6,7 @@ import { ServiceError } from "../errors.js";
 import type { ApiKey } from "../keys/api-key.js";
 import type { Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
+import type { ProgressUpdate } from "../skills/skill.js";
 import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import { type ExecutionFilters, pageOfExecutions } from "./execution-page.js";
 import type { ExecutionRunner } from "./execution-runner.js";
@@ -30,6 +31,12 @@ const STORE_POLL_MS = 1_000;
  */
 const REMOTE_CANCEL_WAIT_MS = 3_000;
 
+/** How a long poll (`get` with a wait) may be ended early, and who hears the run meanwhile. */
+export interface WaitOptions {
+  signal?: AbortSignal;
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
 /**
  * Reading, waiting for, listing and cancelling executions: for the key's owner only, or
  * across every owner for the dashboard's administrator (`listAll`, `getAny`).
@@ -46,12 +53,13 @@ export class ExecutionQueries {
 
   /**
    * The record; with `waitMs`, held until it is terminal or the wait ends (long poll);
-   * `Infinity` waits for the end (or `signal`).
+   * `Infinity` waits for the end (or `signal`). `onProgress` hears the run's progress
+   * while the wait lasts (an MCP poll relays it to its caller).
    */
-  async get(key: ApiKey, id: string, waitMs = 0, signal?: AbortSignal): Promise<ExecutionRecord> {
+  async get(key: ApiKey, id: string, waitMs = 0, options: WaitOptions = {}): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
     if (waitMs <= 0 || isTerminal(execution.record.status)) return this.asShown(execution.record);
-    return this.asShown(await this.waitForTerminal(execution, waitMs, signal));
+    return this.asShown(await this.waitForTerminal(execution, waitMs, options));
   }
 
   async list(
@@ -120,7 +128,7 @@ export class ExecutionQueries {
     if (this.bridge) {
       // Held by another process: ask it to cancel (it aborts the skill and records the outcome).
       await this.bridge.requestCancel(execution.record.id);
-      const ended = await this.waitForTerminal(execution, REMOTE_CANCEL_WAIT_MS);
+      const ended = await this.waitForTerminal(execution, REMOTE_CANCEL_WAIT_MS, {});
       if (isTerminal(ended.status)) return ended;
     }
     // Nobody answered (no channel, or the holder is gone): record the cancellation here.
@@ -216,14 +224,19 @@ export class ExecutionQueries {
   private async waitForTerminal(
     execution: StoredExecution,
     waitMs: number,
-    signal?: AbortSignal,
+    { signal, onProgress }: WaitOptions,
   ): Promise<ExecutionRecord> {
     const deadline = Number.isFinite(waitMs) ? AbortSignal.timeout(waitMs) : undefined;
     const waited = anySignal([signal, deadline].filter((s): s is AbortSignal => s !== undefined));
     let latest = execution.record;
     try {
       for await (const event of this.follow(execution, waited.signal)) {
-        if (event.type === "status") latest = event.record;
+        if (event.type === "status") {
+          latest = event.record;
+          continue;
+        }
+        const { type: _, execution_id: __, ...update } = event;
+        onProgress?.(update);
       }
     } finally {
       waited.dispose();

@@ -28,7 +28,7 @@ export function registerExecutionRoutes(
     const { wait } = parseOrThrow(GetExecutionQuery, request.query);
     // Only a long poll needs to know that its client left.
     const gone = wait > 0 ? untilGone(reply.raw, shutdown) : undefined;
-    return queries.get(keyOf(request), request.params.id, wait * 1000, gone);
+    return queries.get(keyOf(request), request.params.id, wait * 1000, { signal: gone });
   });
 
   app.post<IdParams>("/v1/executions/:id/cancel", fullAccess, async (request) => {

@@ -101,7 +101,7 @@ export const memoryGet = defineSkill({
 
 export const memoryDelete = defineSkill({
   id: "memory.delete",
-  title: "Forget a saved fact or preference",
+  title: "Forget a fact or preference",
   description:
     "Forgets a stored fact, preference or note: deletes a key and its value from the caller's key-value " +
     "memory, when the user no longer wants it kept or it is out of date. Returns deleted=false when the key " +

@@ -10,21 +10,26 @@ export const MAX_VALUE_BYTES = 64 * 1024;
 // Named like a credential (an API key), it names an entry: records and the dashboard show it.
 const key = notSensitive(
   guardedText(z.string().min(1).max(256), CONTROL_FREE, WELL_FORMED).describe(
-    'Key of the entry, e.g. "user:ann:preferences" (1-256 characters).',
+    'Key of the remembered entry, e.g. "user:ann:preferences" or "user:ann:diet" (1-256 characters).',
   ),
 );
 
 export const memorySet = defineSkill({
   id: "memory.set",
-  title: "Remember a value",
+  title: "Remember a fact or preference",
   description:
-    "Stores (saves) any JSON value (up to 64 KiB) under a key in the caller's persistent key-value memory, replacing an " +
-    "existing value. Use it to remember facts, preferences or intermediate results across executions; read them " +
-    "back with memory.get.",
-  tags: ["memory", "store", "save", "remember", "key-value", "state", "persist"],
+    "Remembers something for later: stores a fact the user tells you about themselves, a preference or a note " +
+    "(their name, diet, address, preferred language or units, a project's codename) as any JSON value (up to 64 KiB) " +
+    "under a key in the caller's persistent key-value memory, replacing an existing value. Use it when asked to " +
+    "remember, note, keep or save something for next time, and for intermediate results across executions; recall " +
+    "it with memory.get, forget it with memory.delete.",
+  tags: ["memory", "remember", "note", "fact", "preference", "save", "store", "keep", "key-value", "persist"],
   params: z.object({
     key,
-    value: anyJson("The value to store: any JSON (object, array, string, number, boolean or null)."),
+    value: anyJson(
+      "What to remember: any JSON (a string for a single fact or note, an object for several preferences, or an " +
+        "array, number, boolean or null).",
+    ),
   }),
   result: z.object({
     key: z.string().describe("The key written."),
@@ -43,6 +48,8 @@ export const memorySet = defineSkill({
       params: { key: "user:ann:preferences", value: { language: "fr", units: "metric" } },
     },
     { query: "remember this value for later", params: { key: "note", value: "call back at 3pm" } },
+    { query: "note that I'm allergic to peanuts", params: { key: "user:ann:allergies", value: ["peanuts"] } },
+    { query: "I live in Porto now, remember that", params: { key: "user:ann:city", value: "Porto" } },
   ],
   async run(params, ctx) {
     const json = JSON.stringify(params.value, refuseNonFinite);
@@ -61,11 +68,13 @@ export const memorySet = defineSkill({
 
 export const memoryGet = defineSkill({
   id: "memory.get",
-  title: "Look up a value in memory",
+  title: "Recall a saved fact or preference",
   description:
-    "Gets the value of a key in the caller's key-value memory (written by memory.set). Returns found=false " +
-    "and value=null when the key does not exist. Use it to look up or recall facts or state saved by earlier executions.",
-  tags: ["memory", "recall", "get", "read", "key-value", "state", "lookup"],
+    "Recalls what the user told you earlier: gets the value of a key in the caller's key-value memory (written " +
+    "by memory.set), such as a fact about the user, a preference or a saved note. Returns found=false " +
+    "and value=null when the key does not exist. Use it when the user asks what they told you before, or to look " +
+    "up state saved by earlier executions.",
+  tags: ["memory", "recall", "told", "get", "read", "lookup", "key-value"],
   params: z.object({ key }),
   result: z.object({
     key: z.string().describe("The key read."),
@@ -79,6 +88,8 @@ export const memoryGet = defineSkill({
     { query: "read back a value saved in memory", params: { key: "user:ann:preferences" } },
     { query: "get the value stored under a key", params: { key: "draft:newsletter" } },
     { query: "load the user's saved preferences", params: { key: "user:ann:preferences" } },
+    { query: "which city did I tell you I live in?", params: { key: "user:ann:city" } },
+    { query: "do you remember what I'm allergic to?", params: { key: "user:ann:allergies" } },
   ],
   async run(params, ctx) {
     const entry = await ctx.memory.get(params.key);
@@ -90,11 +101,13 @@ export const memoryGet = defineSkill({
 
 export const memoryDelete = defineSkill({
   id: "memory.delete",
-  title: "Delete a stored value",
+  title: "Forget a fact or preference",
   description:
-    "Deletes a key and its value from the caller's key-value memory, so it is forgotten. Returns deleted=false " +
-    "when the key did not exist. Use it to erase outdated facts or clean up state that is no longer needed.",
-  tags: ["memory", "delete", "forget", "remove", "key-value"],
+    "Forgets a stored fact, preference or note: deletes a key and its value from the caller's key-value " +
+    "memory, when the user no longer wants it kept or it is out of date. Returns deleted=false when the key " +
+    "did not exist. Use it when the user asks you to forget, erase or stop keeping something, or to clean up state " +
+    "that is no longer needed.",
+  tags: ["memory", "forget", "delete", "remove", "erase", "key-value"],
   params: z.object({ key }),
   result: z.object({
     key: z.string().describe("The key deleted."),
@@ -104,6 +117,8 @@ export const memoryDelete = defineSkill({
   examples: [
     { query: "forget my favourite colour", params: { key: "favourite_colour" } },
     { query: "delete the saved draft", params: { key: "draft:newsletter" } },
+    { query: "you don't need to know where I live any more", params: { key: "user:ann:city" } },
+    { query: "erase the allergy I told you about, it was a mistake", params: { key: "user:ann:allergies" } },
   ],
   async run(params, ctx) {
     return { key: params.key, deleted: await ctx.memory.delete(params.key) };
@@ -114,10 +129,11 @@ export const memoryList = defineSkill({
   id: "memory.list",
   title: "List remembered keys",
   description:
-    "Lists everything remembered so far: the keys stored in the caller's key-value memory with their last update " +
-    "time, optionally only keys starting with a prefix, a page at a time (next_after continues). Use it to see what " +
+    "Lists everything remembered so far: the keys in the caller's key-value memory (the facts, preferences and " +
+    "notes kept with memory.set) with their last update time, optionally only keys starting with a prefix, a page " +
+    "at a time (next_after continues). Use it when the user asks what has been saved about them, or to see what " +
     "has been remembered before reading values with memory.get.",
-  tags: ["memory", "list", "keys", "key-value", "browse"],
+  tags: ["memory", "list", "remembered", "keys", "facts", "preferences", "key-value", "browse"],
   params: z.object({
     prefix: z.string().max(256).optional().describe('Only keys starting with this, e.g. "user:ann:".'),
     limit: z.number().int().min(1).max(1000).default(100).describe("At most this many keys (1-1000)."),

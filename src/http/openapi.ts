@@ -205,7 +205,7 @@ export function buildOpenApiDocument(version: string): Json {
         post: {
           summary: "Execute a skill (sync by default, async with async:true)",
           description:
-            "A sync call with `Accept: text/event-stream` is answered with the execution's events, as " +
+            "A sync call whose Accept prefers `text/event-stream` to JSON (`Accept: text/event-stream`) is answered with the execution's events, as " +
             "GET /v1/executions/{id}/events sends them: its record first (`status`), then `progress` and " +
             "the skill's log lines (`log`: {execution_id, level, message, fields}), ending after the terminal `status`. One request, counted once; refusals before the run " +
             "are the same JSON errors.",
@@ -223,7 +223,9 @@ export function buildOpenApiDocument(version: string): Json {
               name: "Accept",
               in: "header",
               required: false,
-              description: "text/event-stream: the execution's events instead of its terminal record",
+              description:
+                "text/event-stream, preferred to application/json: a sync call's events instead of its terminal record " +
+                "(an async call answers its record whatever Accept says)",
               schema: { type: "string" },
             },
           ],

@@ -18,6 +18,7 @@ import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { collectRoutes, registerMethodNotAllowed, routeEveryMethod } from "./method-not-allowed.js";
 import { registerMetrics } from "./metrics.js";
+import { setAnsweredLimitHeaders } from "./rate-limit-headers.js";
 import { logAnswer, logIfClientLeaves } from "./request-log.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
 import { registerExecuteRoute } from "./routes/execute.js";
@@ -99,12 +100,14 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
         sendError(request, reply, unavailable, skillport.errorOf);
         return;
       }
-      admitRequest(skillport, request, reply).then(
-        (refused) => {
-          if (!refused) sendError(request, reply, err, skillport.errorOf);
-        },
-        (failure: unknown) => sendError(request, reply, failure, skillport.errorOf),
-      );
+      // No `onSend` either: the limit headers are set here, as it would.
+      const answer = (error: unknown) => {
+        const send = () => sendError(request, reply, error, skillport.errorOf);
+        const rereading = setAnsweredLimitHeaders(request, reply);
+        if (rereading) rereading.then(send, send);
+        else send();
+      };
+      admitRequest(skillport, request).then((refusal) => answer(refusal ?? err), answer);
     },
   });
   const shutdown = sharedAbortController();
@@ -136,7 +139,8 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     const refused = unavailableNow() ?? hostHeaderError(request);
     if (refused) return sendError(request, reply, refused, skillport.errorOf);
     // Returning the reply tells Fastify the request was answered here.
-    if (await admitRequest(skillport, request, reply)) return reply;
+    const refusal = await admitRequest(skillport, request);
+    if (refusal) return sendError(request, reply, refusal, skillport.errorOf);
     // An unknown path is 404 before its body is read (docs/lifecycle.md): Fastify would parse
     // it first, and a typo'd path answer 400 for its JSON or 413 for its size. The dashboard
     // answers its own unknown paths, as pages.

@@ -110,6 +110,11 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
       admitRequest(skillport, request).then((refusal) => answer(refusal ?? err), answer);
     },
   });
+  // Node answers an `Expect` other than 100-continue with a bare 417 of its own (no envelope,
+  // request id, limit headers or log line) unless it is asked. RFC 9110 §10.1.1 lets a
+  // server ignore an expectation it does not know (a 417 is a MAY), and the contract has no
+  // 417: the request is served as if the header were absent, through Fastify like any other.
+  app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
   const shutdown = sharedAbortController();
   let opened = false;
   let closing = false;

@@ -15,10 +15,12 @@ const fromDigits = (value: number | string): unknown =>
  */
 export const wholeNumberText = (min: number, max: number, fallback?: number) => {
   // Only text that is no number is told so; a number out of range hears its bounds from zod.
+  // The bounds are checked first, and alone: digits past 2^53 are out of range, and the
+  // client is told the range (<=60), not zod's safe-integer bound (<=9007199254740991).
   const number = z
     .number({ error: (issue) => (issue.code === "invalid_type" ? "must be a whole number" : undefined) })
-    .int()
-    .min(min)
-    .max(max);
+    .min(min, { abort: true })
+    .max(max, { abort: true })
+    .int();
   return z.preprocess(fromDigits, fallback === undefined ? number : number.default(fallback));
 };

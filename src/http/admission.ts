@@ -2,8 +2,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { requireScope } from "../core/access.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
-import { sendError } from "./error-response.js";
-import { addressStatusSoon, setRateLimitHeaders } from "./rate-limit-headers.js";
+import {
+  addressStatusSoon,
+  answerWithLimit,
+  rateLimitHeaders,
+  setAnsweredLimitHeaders,
+} from "./rate-limit-headers.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -42,47 +46,42 @@ export function bearerOf(request: FastifyRequest): string | undefined {
  * `onRequest` hook; also used for requests Fastify refuses before routing, which skip
  * the hooks). Only `/v1` requests are admitted: the key, then its limits (contract.md:
  * every request with a valid key counts once, 404s included), then the route's scope.
- * Answers the request and resolves true when it is refused. (Not the reply itself: a
- * Fastify reply is a thenable that settles only once the response has gone, to
- * `undefined`, so a caller awaiting it could not tell a refusal from an admission.)
+ * Resolves with the refusal to answer, or undefined when the request goes on. Either way
+ * the limit checked is the one the response describes (`answerWithLimit`), as of when it
+ * is sent: for a sync execute or a long poll, long after.
  */
-export async function admitRequest(
-  skillport: Skillport,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<boolean> {
-  if (!isV1Request(request)) return false;
-  const now = Date.now();
+export async function admitRequest(skillport: Skillport, request: FastifyRequest): Promise<unknown> {
+  if (!isV1Request(request)) return undefined;
   const bearer = bearerOf(request);
   const { config } = request.routeOptions;
   // No key for a route that needs none: the address's headers come with the answer.
-  if (config?.public && bearer === undefined) return false;
+  if (config?.public && bearer === undefined) return undefined;
   const admission = await skillport.access.admit(bearer, request.ip);
-  if (admission.limit) setRateLimitHeaders(reply, admission.limit, now);
   if (!admission.admitted) {
+    if (admission.limit) answerWithLimit(request, admission.limit);
     // A public route answers a wrong key as if there were none, unless the limit refused it.
-    if (config?.public && admission.error.code !== "rate_limit_exceeded") return false;
-    sendError(request, reply, admission.error, skillport.errorOf);
-    return true;
+    if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
+    return admission.error;
   }
-  request.apiKey = admission.key;
+  const { key } = admission;
+  answerWithLimit(request, admission.limit, () => skillport.access.keyStatus(key));
+  request.apiKey = key;
   if (config?.scope) {
     try {
-      requireScope(admission.key, config.scope);
+      requireScope(key, config.scope);
     } catch (err) {
-      sendError(request, reply, err, skillport.errorOf);
-      return true;
+      return err;
     }
   }
-  return false;
+  return undefined;
 }
 
 /**
- * Every response carries the limit headers (interface-spec.md, "Limits"), refusals too.
- * One that has none from admission (outside `/v1`, a public route without a key, a
- * refusal before admission) describes the client address's limit, without counting.
- * Calls `done` once they are set; synchronously when admission set them (the server's
- * `onSend` hook runs this on every response). When the limits cannot be read soon
+ * Every response carries the limit headers (interface-spec.md, "Limits"), refusals too:
+ * those of the limit it answers with, as of now (`setAnsweredLimitHeaders`). One that has
+ * none from admission (outside `/v1`, a public route without a key, a refusal before
+ * admission) describes the client address's limit, without counting. Calls `done` once
+ * they are set (the server's `onSend` hook runs this on every response). When the limits cannot be read soon
  * (`addressStatusSoon`: Redis hung, or out of reach under SKILLPORT_REDIS_DOWN=refuse), the
  * response goes without them: failing or holding it would replace an answer already made,
  * the contract's 503 or a `/healthz`, with another, or with none in time.
@@ -93,13 +92,19 @@ export function ensureRateLimitHeaders(
   reply: FastifyReply,
   done: () => void,
 ): void {
+  if (request.answeredLimit) {
+    const rereading = setAnsweredLimitHeaders(request, reply);
+    if (rereading) rereading.then(done, done);
+    else done();
+    return;
+  }
   if (reply.hasHeader("x-ratelimit-limit")) {
     done();
     return;
   }
   addressStatusSoon((address) => skillport.access.addressStatus(address), request.ip).then(
     (status) => {
-      setRateLimitHeaders(reply, status, Date.now());
+      reply.headers(rateLimitHeaders(status, Date.now()));
       done();
     },
     (err: unknown) => {

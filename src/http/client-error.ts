@@ -51,7 +51,8 @@ function serviceErrorOf(err: NodeJS.ErrnoException): ServiceError {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return new ServiceError("request_timeout");
     case "HPE_HEADER_OVERFLOW":
-      return new ServiceError("invalid_request", { message: "The request headers are too large." });
+      // Node's limit counts the request line with the headers: a long URL meets it too.
+      return new ServiceError("invalid_request", { message: "The request line or headers are too large." });
     default:
       return new ServiceError("invalid_request", { message: "The request is not valid HTTP/1.1." });
   }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, errorBody, ServiceError } from "../core/errors.js";
-import { setRateLimitHeaders } from "./rate-limit-headers.js";
+import { answerWithLimit } from "./rate-limit-headers.js";
 
 /** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -74,7 +74,7 @@ export function sendError(
   if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
   if (error.status === 401) reply.header("www-authenticate", 'Bearer realm="skillport"');
   // A refusal that gave back what admission counted (a 429 counts in no window).
-  if (error.limit) setRateLimitHeaders(reply, error.limit, Date.now());
+  if (error.limit) answerWithLimit(request, error.limit);
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   return reply
     .code(error.status)

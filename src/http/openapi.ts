@@ -45,6 +45,12 @@ const HEADERS = {
   },
   Location: { description: "The execution's record: /v1/executions/{id}", schema: text },
   "WWW-Authenticate": { description: 'Bearer realm="skillport"', schema: text },
+  Allow: { description: "The methods this path takes", schema: text },
+  "Idempotent-Replayed": {
+    description:
+      "true: the answer of an earlier request with the same Idempotency-Key (the skill did not run again)",
+    schema: { type: "string", enum: ["true"] },
+  },
 } as const;
 type HeaderName = keyof typeof HEADERS;
 
@@ -60,24 +66,30 @@ const LIMIT_HEADERS: HeaderName[] = [
 /**
  * The headers of one response: `X-Request-Id` on every one; the limit headers on every
  * answer that was counted or refused for a limit (required there), and documented on the
- * others, which carry them once the key or address was checked; and `also`, required.
+ * others, which carry them once the key or address was checked; `also`, required; and
+ * `sometimes`, not required.
  */
-function headers(counted: boolean, ...also: HeaderName[]): { headers: Json } {
+function headers(counted: boolean, also: HeaderName[] = [], sometimes: HeaderName[] = []): { headers: Json } {
   const header = (name: HeaderName, required: boolean) => [name, { ...HEADERS[name], required }];
   return {
     headers: Object.fromEntries([
       header("X-Request-Id", true),
       ...LIMIT_HEADERS.map((name) => header(name, counted)),
       ...also.map((name) => header(name, true)),
+      ...sometimes.map((name) => header(name, false)),
     ]),
   };
 }
 
 /** A successful answer: counted against the key's limits. */
-const ok = (description: string, content: Json, ...also: HeaderName[]) => ({
+const ok = (
+  description: string,
+  content: Json,
+  { also = [], sometimes = [] }: { also?: HeaderName[]; sometimes?: HeaderName[] } = {},
+) => ({
   description,
   ...content,
-  ...headers(true, ...also),
+  ...headers(true, also, sometimes),
 });
 
 /** What each status means, and the headers it always carries. */
@@ -95,7 +107,7 @@ const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
         description: codes.filter((c) => ERROR_CODES[c].status === status).join(", "),
         ...json(ref("Error")),
         // 401 and 429 were checked against a limit (the address's, or the key's).
-        ...headers(status === 401 || status === 429, ...(ERROR_HEADERS[status] ?? [])),
+        ...headers(status === 401 || status === 429, ERROR_HEADERS[status]),
       },
     ]),
   );
@@ -125,6 +137,60 @@ const eventStream = {
     },
   },
 };
+
+/**
+ * What Fastify refuses before any handler runs, by the kind of operation: the body of a
+ * POST (every POST route reads a JSON body and nothing else, json-body.ts: 415 for
+ * another type, 400 for JSON that does not parse, 413 over the limit), and a path
+ * parameter too long for the router or malformed in its percent-encoding (400).
+ */
+const BODY_REFUSALS = ["invalid_request", "payload_too_large", "unsupported_media_type"] as const;
+const PATH_PARAMETER_REFUSALS = ["invalid_request"] as const;
+
+/**
+ * Adds to every operation the refusals its kind gets before its handler (a status it
+ * lists already is kept as it is), in order of status.
+ */
+function withRefusalsBeforeHandlers(paths: Record<string, Record<string, Json>>): void {
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (typeof operation !== "object" || !("responses" in operation)) continue;
+      const implied = [
+        ...(method === "post" ? BODY_REFUSALS : []),
+        ...(path.includes("{") ? PATH_PARAMETER_REFUSALS : []),
+      ];
+      const responses = { ...errors(...implied), ...(operation.responses as Json) };
+      operation.responses = Object.fromEntries(
+        Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+      );
+    }
+  }
+}
+
+/** The OpenAPI methods a path item may hold, as Fastify routes them. */
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * The methods a path takes, as its `Allow` header lists them: its operations, and HEAD
+ * beside a GET (Fastify answers it with the GET's headers).
+ */
+function allowedMethods(operations: Record<string, unknown>): string[] {
+  const methods = METHODS.filter((method) => method in operations).map((m) => m.toUpperCase());
+  return methods.includes("GET") && !methods.includes("HEAD") ? [...methods, "HEAD"] : methods;
+}
+
+/**
+ * Every other method on a path is refused 405 with `Allow` (contract.md), before its
+ * body is read. OpenAPI has no place for what a method without an operation answers:
+ * the path's description says it, pointing at `components.responses.MethodNotAllowed`.
+ */
+function describeOtherMethods(paths: Record<string, Record<string, unknown>>): void {
+  for (const operations of Object.values(paths)) {
+    operations.description =
+      `Any other method is answered 405 method_not_allowed (#/components/responses/MethodNotAllowed) ` +
+      `with Allow: ${allowedMethods(operations).join(", ")}.`;
+  }
+}
 
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
 /**
@@ -184,8 +250,16 @@ export function buildOpenApiDocument(version: string): Json {
           },
         },
       },
+      responses: {
+        MethodNotAllowed: {
+          description: "method_not_allowed: the path does not take this method; Allow lists those it takes",
+          ...json(ref("Error")),
+          // Refused after admission: the key was checked and counted.
+          ...headers(true, ["Allow"]),
+        },
+      },
     },
-    paths: {
+    paths: withWhatEveryPathAnswers({
       "/v1/discover": {
         post: {
           summary: "Rank skills for a free-text query",
@@ -200,7 +274,7 @@ export function buildOpenApiDocument(version: string): Json {
         post: {
           summary: "Execute a skill (sync by default, async with async:true)",
           description:
-            "A sync call with `Accept: text/event-stream` is answered with the execution's events, as " +
+            "A sync call whose Accept prefers `text/event-stream` to JSON (`Accept: text/event-stream`) is answered with the execution's events, as " +
             "GET /v1/executions/{id}/events sends them: its record first (`status`), then `progress` and " +
             "the skill's log lines (`log`: {execution_id, level, message, fields}), ending after the terminal `status`. One request, counted once; refusals before the run " +
             "are the same JSON errors.",
@@ -218,7 +292,9 @@ export function buildOpenApiDocument(version: string): Json {
               name: "Accept",
               in: "header",
               required: false,
-              description: "text/event-stream: the execution's events instead of its terminal record",
+              description:
+                "text/event-stream, preferred to application/json: a sync call's events instead of its terminal record " +
+                "(an async call answers its record whatever Accept says)",
               schema: { type: "string" },
             },
           ],
@@ -227,8 +303,12 @@ export function buildOpenApiDocument(version: string): Json {
             "200": ok(
               "The terminal record (success may be false); with Accept: text/event-stream, the execution's events",
               { content: { ...json(record).content, ...eventStream.content } },
+              { sometimes: ["Idempotent-Replayed"] },
             ),
-            "202": ok("Accepted; the queued record, polled at Location", json(record), "Location"),
+            "202": ok("Accepted; the queued record, polled at Location", json(record), {
+              also: ["Location"],
+              sometimes: ["Idempotent-Replayed"],
+            }),
             ...errors(
               "invalid_request",
               "insufficient_scope",
@@ -306,8 +386,15 @@ export function buildOpenApiDocument(version: string): Json {
       "/v1/openapi.json": {
         get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } },
       },
-    },
+    }),
   });
+}
+
+/** `paths` with what every operation of a kind, and every path, answers besides its own (see above). */
+function withWhatEveryPathAnswers(paths: Record<string, Record<string, Json>>): Json {
+  withRefusalsBeforeHandlers(paths);
+  describeOtherMethods(paths);
+  return paths;
 }
 
 const DEFINITION = "#/$defs/";

@@ -18,6 +18,7 @@ import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { collectRoutes, registerMethodNotAllowed, routeEveryMethod } from "./method-not-allowed.js";
 import { registerMetrics } from "./metrics.js";
+import { setAnsweredLimitHeaders } from "./rate-limit-headers.js";
 import { logAnswer, logIfClientLeaves } from "./request-log.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
 import { registerExecuteRoute } from "./routes/execute.js";
@@ -99,14 +100,21 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
         sendError(request, reply, unavailable, skillport.errorOf);
         return;
       }
-      admitRequest(skillport, request, reply).then(
-        (refused) => {
-          if (!refused) sendError(request, reply, err, skillport.errorOf);
-        },
-        (failure: unknown) => sendError(request, reply, failure, skillport.errorOf),
-      );
+      // No `onSend` either: the limit headers are set here, as it would.
+      const answer = (error: unknown) => {
+        const send = () => sendError(request, reply, error, skillport.errorOf);
+        const rereading = setAnsweredLimitHeaders(request, reply);
+        if (rereading) rereading.then(send, send);
+        else send();
+      };
+      admitRequest(skillport, request).then((refusal) => answer(refusal ?? err), answer);
     },
   });
+  // Node answers an `Expect` other than 100-continue with a bare 417 of its own (no envelope,
+  // request id, limit headers or log line) unless it is asked. RFC 9110 §10.1.1 lets a
+  // server ignore an expectation it does not know (a 417 is a MAY), and the contract has no
+  // 417: the request is served as if the header were absent, through Fastify like any other.
+  app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
   const shutdown = sharedAbortController();
   let opened = false;
   let closing = false;
@@ -136,7 +144,8 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     const refused = unavailableNow() ?? hostHeaderError(request);
     if (refused) return sendError(request, reply, refused, skillport.errorOf);
     // Returning the reply tells Fastify the request was answered here.
-    if (await admitRequest(skillport, request, reply)) return reply;
+    const refusal = await admitRequest(skillport, request);
+    if (refusal) return sendError(request, reply, refusal, skillport.errorOf);
     // An unknown path is 404 before its body is read (docs/lifecycle.md): Fastify would parse
     // it first, and a typo'd path answer 400 for its JSON or 413 for its size. The dashboard
     // answers its own unknown paths, as pages.

@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { ExecuteStreamEvent } from "../core/execution/events.js";
+import { setAnsweredLimitHeaders } from "./rate-limit-headers.js";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -14,6 +15,8 @@ export async function streamEvents(
   events: AsyncGenerator<ExecuteStreamEvent>,
 ): Promise<void> {
   const first = await events.next();
+  // Past `onSend`: the limit headers are set here, as the stream's headers are sent.
+  await setAnsweredLimitHeaders(reply.request, reply);
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {

@@ -233,6 +233,15 @@ describe("contract: the error table", () => {
       expectError(await server.request("GET", path), 401, "missing_api_key");
     });
 
+    // Audit 25, nit: a long URL was refused as "The request headers are too large."
+    it("refuses a URL too long for Node's parser, saying the request line or headers are too large", async () => {
+      const res = await server.request("GET", `/v1/skills?q=${"a".repeat(70_000)}`, { key: full.secret });
+      expectError(res, 400, "invalid_request");
+      expect(bodyOf<{ error: { message: string } }>(res).error.message).toBe(
+        "The request line or headers are too large.",
+      );
+    });
+
     it("refuses a body with a __proto__ key (prototype poisoning) as invalid_request", async () => {
       const res = await server.request("POST", "/v1/execute", {
         key: full.secret,

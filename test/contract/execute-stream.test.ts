@@ -150,13 +150,56 @@ describe("contract: POST /v1/execute streaming its events", () => {
       [{ skill_id: "no.such.skill", params: {} }, 404, "skill_not_found"],
       [{ skill_id: "util.wait", params: { ms: "x" } }, 422, "invalid_params"],
       [{ skill_id: "util.wait", params: { ms: 1 }, timeout_ms: 0 }, 400, "invalid_request"],
-      // async: true answers at once: it cannot also be a stream of the run.
-      [{ skill_id: "util.wait", params: { ms: 1 }, async: true }, 400, "invalid_request"],
     ];
     for (const [json, status, code, secret = key.secret] of cases) {
       const res = await server.request("POST", "/v1/execute", { key: secret, json, headers: STREAM });
       expect(res.headers.get("content-type"), res.text).toMatch(/^application\/json/);
       expectError(res, status, code);
+    }
+  });
+
+  // Audit 25 #1: any Accept naming text/event-stream (q > 0) streamed, even one preferring
+  // JSON or liking both equally, as MCP-style clients send on every request; and with
+  // async: true it was a 400 for a request with nothing wrong in it.
+  it("answers the record to an Accept that prefers JSON or likes both equally, and streams only when the stream is preferred", async () => {
+    const body = { skill_id: "util.wait", params: { ms: 1 } };
+    const json = [
+      "application/json, text/event-stream",
+      "text/event-stream, application/json",
+      "application/json;q=1, text/event-stream;q=0.1",
+      "text/event-stream;q=0.5, */*;q=0.5",
+      "text/event-stream;q=0.9, application/*",
+      "text/event-stream;q=0",
+      "*/*",
+    ];
+    for (const accept of json) {
+      const res = await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: body,
+        headers: { accept },
+      });
+      expect(res.status, `${accept}: ${res.text}`).toBe(200);
+      expect(res.headers.get("content-type"), accept).toMatch(/^application\/json/);
+      expect(res.body, accept).toMatchObject({ status: "completed", result: { waited_ms: 1 } });
+    }
+    for (const accept of ["text/event-stream;q=1, application/json;q=0.9", "text/event-stream, */*;q=0.1"]) {
+      const stream = await openStream(body, { accept });
+      expect((await stream.rest()).at(-1)?.data, accept).toMatchObject({ status: "completed" });
+    }
+  });
+
+  it("answers async: true with 202 and the queued record whatever Accept says", async () => {
+    for (const accept of ["text/event-stream", "application/json, text/event-stream"]) {
+      const res = await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 1 }, async: true },
+        headers: { accept },
+      });
+      expect(res.status, `${accept}: ${res.text}`).toBe(202);
+      expect(res.headers.get("content-type"), accept).toMatch(/^application\/json/);
+      const record = res.body as ExecutionRecord;
+      expect(record.status, accept).toBe("queued");
+      expect(res.headers.get("location")).toBe(`/v1/executions/${record.id}`);
     }
   });
 

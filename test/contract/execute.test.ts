@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bodyOf,
   type CreatedKey,
+  type ErrorBody,
   type ExecutionRecord,
   expectError,
   expectIsoTimestamp,
@@ -224,6 +225,19 @@ describe("contract: POST /v1/execute", () => {
         "invalid_request",
       );
     }
+    // Audit 25, nit: past 2^53 the message named zod's safe-integer bound, not the range.
+    for (const wait of ["61", "99999999999999999999"]) {
+      const res = await server.request("GET", `/v1/executions/${id}?wait=${wait}`, { key: key.secret });
+      expectError(res, 400, "invalid_request");
+      const { error } = bodyOf<ErrorBody>(res);
+      expect(error.message, wait).toMatch(/^wait: .*<=60$/);
+      expect(error.details, wait).toEqual([{ path: "wait", message: expect.stringMatching(/<=60$/) }]);
+    }
+    expect(
+      bodyOf<ErrorBody>(
+        await server.request("GET", `/v1/executions/${id}?wait=-99999999999999999999`, { key: key.secret }),
+      ).error.message,
+    ).toMatch(/>=0$/);
   });
 
   it("messages belong to the key's owner: another owner's message.list does not see them", async () => {

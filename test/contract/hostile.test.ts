@@ -7,6 +7,7 @@ import {
   bodyOf,
   type CreatedKey,
   type ExecutionRecord,
+  eventually,
   expectError,
   leakedSecrets,
   parseRawResponse,
@@ -353,6 +354,27 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expect(res.status).toBe(400);
       expectContractAnswer(res, "control character");
       expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("invalid_request");
+    });
+
+    // Audit 25 #4: Node answered an Expect other than 100-continue itself, with a bare 417:
+    // no body, request id or limit headers, and no log line.
+    it("serves a request with an Expect it does not know as without it (RFC 9110 lets it be ignored), logged", async () => {
+      const body = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "6*7" } });
+      const head = (authorization: string) =>
+        `POST /v1/execute HTTP/1.1\r\nHost: x\r\n${authorization}Content-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: foo\r\nConnection: close\r\n\r\n${body}`;
+      const res = await sendRaw(server, [head(`Authorization: Bearer ${key.secret}\r\n`)]);
+      expect(res.status, res.text).toBe(200);
+      expectContractAnswer(res, "Expect: foo");
+      expect(res.body).toMatchObject({ status: "completed", result: { value: 42 } });
+      const refused = await sendRaw(server, [head("")]);
+      expect(refused.status, refused.text).toBe(401);
+      expectContractAnswer(refused, "Expect: foo without a key");
+      for (const answered of [res, refused]) {
+        const id = answered.headers.get("x-request-id") ?? "";
+        expect(id).toMatch(/^req_/);
+        await eventually(async () => (server.logs().includes(id) ? true : undefined));
+      }
     });
 
     it("answers an HTTP/1.1 request without Host in the contract's envelope (400 invalid_request); HTTP/1.0 needs none", async () => {

@@ -68,7 +68,7 @@ interface OpenApiResponse {
 }
 
 interface OpenApiDocument {
-  components: Json;
+  components: Json & { responses: Record<string, OpenApiResponse> };
   paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>;
 }
 
@@ -84,6 +84,8 @@ const CONTRACT_HEADERS = [
   "retry-after",
   "location",
   "www-authenticate",
+  "allow",
+  "idempotent-replayed",
 ];
 
 describe("contract: health and the OpenAPI document", () => {
@@ -162,11 +164,50 @@ describe("contract: health and the OpenAPI document", () => {
       ["/v1/skills", "get", await server.request("GET", "/v1/skills")],
       ["/v1/skills", "get", await server.request("GET", "/v1/skills", { key: `${key}x` })],
     ];
+    // Audit 25 #5: statuses the server sends that the document did not list: a cancel's
+    // body refused before its handler, an over-long path segment, a replay's header.
+    const cancel = `/v1/executions/${id}/cancel`;
+    const replayed = { "idempotency-key": `openapi-${Date.now()}` };
+    const execute = (json: Json) => server.request("POST", "/v1/execute", { key, json, headers: replayed });
+    const sync = { skill_id: "math.evaluate", params: { expression: "1" } };
+    await execute(sync);
+    answers.push(
+      [
+        "/v1/executions/{id}/cancel",
+        "post",
+        await server.request("POST", cancel, { key, rawBody: "x", contentType: "text/plain" }),
+      ],
+      [
+        "/v1/executions/{id}/cancel",
+        "post",
+        await server.request("POST", cancel, { key, rawBody: "{", contentType: "application/json" }),
+      ],
+      [
+        "/v1/executions/{id}/cancel",
+        "post",
+        await server.request("POST", cancel, { key, json: { pad: "x".repeat(1_100_000) } }),
+      ],
+      ["/v1/executions/{id}/cancel", "post", await server.request("POST", cancel, { key })],
+      [
+        "/v1/executions/{id}/events",
+        "get",
+        await server.request("GET", `/v1/executions/${"x".repeat(5_000)}/events`, { key }),
+      ],
+      [
+        "/v1/skills/{skill_id}",
+        "get",
+        await server.request("GET", `/v1/skills/${"x".repeat(5_000)}`, { key }),
+      ],
+      ["/v1/executions/{id}", "get", await server.request("GET", "/v1/executions/%ZZ", { key })],
+      ["/v1/execute", "post", await execute(sync)],
+    );
+    const replays = answers.slice(-1).map(([, , res]) => res.headers.get("idempotent-replayed"));
+    expect(replays).toEqual(["true"]);
     const limited = (await server.createKey({ plan: "enterprise", limitMinute: 1, limitDay: 10 })).secret;
     await server.request("GET", "/v1/skills", { key: limited });
     answers.push(["/v1/skills", "get", await server.request("GET", "/v1/skills", { key: limited })]);
     expect(answers.map(([, , res]) => res.status)).toEqual(
-      expect.arrayContaining([200, 202, 400, 401, 404, 429]),
+      expect.arrayContaining([200, 202, 400, 401, 404, 409, 413, 415, 429]),
     );
     for (const [path, method, res] of answers) {
       const described = doc.paths[path]?.[method]?.responses[String(res.status)];
@@ -189,6 +230,36 @@ describe("contract: health and the OpenAPI document", () => {
       for (const name of CONTRACT_HEADERS.filter((name) => res.headers.has(name))) {
         expect(documented.has(name), `${method} ${path} ${res.status} documents ${name}`).toBe(true);
       }
+    }
+  });
+
+  it("describes the 405 every path answers another method with, and the Allow it sends", async () => {
+    const doc = bodyOf<OpenApiDocument & { paths: Record<string, { description?: string }> }>(
+      await server.request("GET", "/v1/openapi.json"),
+    );
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ $id: "openapi", components: doc.components });
+    const described = doc.components.responses.MethodNotAllowed;
+    const validate = ajv.getSchema(`openapi${described?.content?.["application/json"]?.schema.$ref}`);
+    const key = (await server.createRoomyKey()).secret;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const documented = ["get", "post"].filter((method) => method in item).map((m) => m.toUpperCase());
+      const other = documented.includes("POST") ? "GET" : "POST";
+      const res = await server.request(other, path.replace("{id}", "exec_x").replace("{skill_id}", "x"), {
+        key,
+      });
+      expect(res.status, `${other} ${path}: ${res.text}`).toBe(405);
+      expect(validate?.(bodyOf(res)), `${other} ${path}: ${JSON.stringify(validate?.errors)}`).toBe(true);
+      for (const [name, header] of Object.entries(described?.headers ?? {})) {
+        if (header.required) expect(res.headers.has(name), `${other} ${path}: ${name}`).toBe(true);
+      }
+      // The Allow the path's description names is the one sent: its operations, HEAD beside GET.
+      const allow = res.headers.get("allow") ?? "";
+      expect(allow.split(", ").sort(), path).toEqual(
+        [...documented, ...(documented.includes("GET") ? ["HEAD"] : [])].sort(),
+      );
+      expect(item.description, path).toContain("#/components/responses/MethodNotAllowed");
+      expect(item.description, path).toContain(`Allow: ${allow}.`);
     }
   });
 

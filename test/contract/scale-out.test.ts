@@ -122,6 +122,31 @@ describe("contract: three replicas on PostgreSQL + Redis", { timeout: 120_000 },
     expect(JSON.parse(last?.data ?? "{}")).toEqual(polled);
   });
 
+  // Audit 25 #3: a sync run shared none of its events, so /events on another replica had
+  // its statuses (by polling the store) and none of its progress.
+  it("an event stream on one replica carries the progress of a sync execution another replica runs", async () => {
+    const key = await replica(0).createRoomyKey({ name: "sync-progress", owner: "sync-progress" });
+    const ran = replica(0).request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 3_000 } },
+    });
+    const running = await eventually(async () => {
+      const res = await replica(1).request("GET", "/v1/executions?status=running", { key: key.secret });
+      return bodyOf<{ data: ExecutionRecord[] }>(res).data[0];
+    });
+    const stream = await readEventStream(
+      replica(1).baseUrl,
+      `/v1/executions/${running.id}/events`,
+      key.secret,
+    );
+    const record = bodyOf<ExecutionRecord>(await ran);
+    expect(record).toMatchObject({ id: running.id, status: "completed" });
+    const kinds = stream.events.map((e) => e.event);
+    expect(kinds.filter((kind) => kind === "progress").length, kinds.join(",")).toBeGreaterThanOrEqual(2);
+    expect(kinds.at(-1)).toBe("status");
+    expect(JSON.parse(stream.events.at(-1)?.data ?? "{}")).toEqual(record);
+  });
+
   it("a cancel sent to another replica stops the skill on the replica running it", async () => {
     const id = idOf(await executeAsync(replica(0), { ms: 100_000 }));
     await eventually(async () => ((await getRecord(replica(0), id)).status === "running" ? true : undefined));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeDecision, keyWindows } from "../../src/core/limits/rate-limit.js";
+import { describeDecision, keyWindows, statusAt } from "../../src/core/limits/rate-limit.js";
 
 const minute = (remaining: number, resetAtSeconds = 1_800_000_060) => ({
   limit: 60,
@@ -50,5 +50,23 @@ describe("rate limit status", () => {
       { limit: 60, windowSeconds: 60 },
       { limit: 1000, windowSeconds: 86_400 },
     ]);
+  });
+});
+
+// Audit 25 #2: a response sent after its window ended described that window.
+describe("a limit status as it stands later (statusAt)", () => {
+  const counted = describeDecision({ allowed: true, windows: [minute(0), day(40)] }, 1_800_000_050_000);
+
+  it("is the same status while every window it describes goes on", () => {
+    expect(statusAt(counted, 1_800_000_059_999)).toBe(counted);
+  });
+
+  it("describes a window that ended as the next one, with every request left", () => {
+    const later = statusAt(counted, 1_800_000_065_000);
+    expect(later.windows).toEqual([minute(60, 1_800_000_120), day(40)]);
+    // The minute is no longer the window with the fewest left.
+    expect(later.current).toEqual(day(40));
+    // Windows are aligned to the epoch: one that ended long ago gives the one holding now.
+    expect(statusAt(counted, 1_800_000_200_000).windows[0]).toEqual(minute(60, 1_800_000_240));
   });
 });

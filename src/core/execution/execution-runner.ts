@@ -298,7 +298,9 @@ export class ExecutionRunner {
           running = { ...running, record: stored.record };
         }
       }
-      // Async executions are the ones others follow from other processes (polls, streams).
+      // Async executions are the ones others follow from other processes (polls, streams):
+      // their status changes go to them as signals. A sync run's do not: every sync execute
+      // would pay two signals for followers who find its changes by polling the store anyway.
       const share = { share: running.async };
       events.emit(id, { type: "status", record: running.record }, share);
       /** The running record changes while the run goes on: stored, and told to its followers. */
@@ -339,7 +341,9 @@ export class ExecutionRunner {
               store,
               clock,
               progress: (update) => {
-                events.emit(id, { type: "progress", execution_id: id, ...update }, share);
+                // Progress is shared whatever the mode: no poll finds it, and only a skill
+                // that reports some pays, at the pace it reports (util.wait: once a second).
+                events.emit(id, { type: "progress", execution_id: id, ...update }, { share: true });
                 onProgress?.(update);
               },
             }),

@@ -37,3 +37,24 @@ export function describeDecision(decision: LimitDecision, nowMs: number): RateLi
   const retryAfterSeconds = Math.max(1, Math.ceil(exceeded.resetAtSeconds - nowMs / 1000));
   return { current, windows, allowed: false, retryAfterSeconds, exceeded };
 }
+
+/**
+ * Where `status` stands at `nowMs` if nothing was counted since it was read: a window that
+ * has ended since is the next one of its length (windows are aligned to the Unix epoch),
+ * with every request left. For a response sent well after its request was counted (a
+ * long poll, a sync execute), when the limits cannot be read again.
+ */
+export function statusAt(status: RateLimitStatus, nowMs: number): RateLimitStatus {
+  const nowSeconds = nowMs / 1000;
+  if (status.windows.every((w) => w.resetAtSeconds > nowSeconds)) return status;
+  const windows = status.windows.map((w) =>
+    w.resetAtSeconds > nowSeconds
+      ? w
+      : {
+          ...w,
+          remaining: w.limit,
+          resetAtSeconds: (Math.floor(nowSeconds / w.windowSeconds) + 1) * w.windowSeconds,
+        },
+  );
+  return describeDecision({ allowed: status.allowed, windows }, nowMs);
+}

@@ -4,7 +4,7 @@ import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
 import { bearerOf } from "../admission.js";
 import { sendError } from "../error-response.js";
-import { setRateLimitHeaders } from "../rate-limit-headers.js";
+import { answerWithLimit, setAnsweredLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
 import { jsonRpcRequestIds, type McpSession, type McpSessionOptions, McpSessions } from "./mcp-sessions.js";
 
@@ -41,12 +41,13 @@ export function registerMcpRoute(
       guard.check(request.headers.host, request.headers.origin);
       const authenticated = await skillport.access.authenticate(bearerOf(request), request.ip);
       if (!authenticated.admitted) {
-        if (authenticated.limit) setRateLimitHeaders(reply, authenticated.limit, Date.now());
+        if (authenticated.limit) answerWithLimit(request, authenticated.limit);
         return sendError(request, reply, authenticated.error, skillport.errorOf);
       }
       request.apiKey = authenticated.key;
       // The key's limits as they stand: a tools/call is counted later, in the tool layer.
-      setRateLimitHeaders(reply, await skillport.access.keyStatus(authenticated.key), Date.now());
+      const keyStatus = () => skillport.access.keyStatus(authenticated.key);
+      answerWithLimit(request, await keyStatus(), keyStatus);
       const session = await sessionFor(request, sessions);
       session.key = authenticated.key;
       session.lastUsed = Date.now();
@@ -57,6 +58,7 @@ export function registerMcpRoute(
           message: `The request id ${reused.slice(reused.indexOf(":") + 1)} belongs to a request of this session still being answered: JSON-RPC ids must be unique among requests in flight.`,
         });
       }
+      await setAnsweredLimitHeaders(request, reply);
       reply.hijack();
       // The transport writes the response itself: give it the headers set so far (the
       // request id, the limits), which Fastify would have sent.

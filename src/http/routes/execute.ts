@@ -1,17 +1,20 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { ExecuteRequest } from "../../core/api-schemas.js";
 import { ServiceError } from "../../core/errors.js";
 import { streamExecution } from "../../core/execution/execution-stream.js";
 import type { Skillport } from "../../core/skillport.js";
 import { parseOrThrow } from "../../core/validation.js";
+import { prefersEventStream } from "../accept.js";
 import { headerCount, keyOf } from "../admission.js";
 import { streamEvents } from "../sse.js";
 
 /**
  * POST /v1/execute — sync answers 200 with the terminal record, async 202 at once with
  * `Location` (contract.md). A failed execution is a record, not an HTTP error. A sync
- * call with `Accept: text/event-stream` is answered with the execution's events instead,
- * as `GET /v1/executions/{id}/events` sends them: one request for the run and its follow.
+ * call whose `Accept` prefers `text/event-stream` to JSON is answered with the execution's
+ * events instead, as `GET /v1/executions/{id}/events` sends them: one request for the run
+ * and its follow. An async call answers its record whatever `Accept` says: it has no run
+ * to follow in its answer.
  */
 export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport): void {
   // Scope is checked at admission, before the body (contract.md: 403 for a read-only key).
@@ -23,12 +26,7 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
       throw new ServiceError("invalid_request", { message: "Send one Idempotency-Key header, not several." });
     }
     const idempotencyKey = request.headers["idempotency-key"] as string | undefined;
-    if (wantsEventStream(request)) {
-      if (input.async) {
-        throw new ServiceError("invalid_request", {
-          message: "async: true answers at once with the record; send it without Accept: text/event-stream.",
-        });
-      }
+    if (!input.async && prefersEventStream(request.headers.accept)) {
       const events = streamExecution(skillport.executions, skillport.queries, key, input, {
         idempotencyKey,
         onReplayed: () => reply.header("idempotent-replayed", "true"),
@@ -50,11 +48,4 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
     if (mode === "async") reply.code(202).header("location", `/v1/executions/${record.id}`);
     return record;
   });
-}
-
-/** Whether the caller asked for the event stream: `text/event-stream` among its Accept types (not q=0). */
-function wantsEventStream(request: FastifyRequest): boolean {
-  return (request.headers.accept ?? "")
-    .split(",")
-    .some((range) => /^\s*text\/event-stream\s*(;|$)/i.test(range) && !/;\s*q=0(\.0*)?\s*(;|$)/i.test(range));
 }

@@ -8,7 +8,7 @@ import { headerValueWithoutCredentials } from "../../src/core/skills/header-cred
 import { SkillRegistry, toCatalogSkill } from "../../src/core/skills/registry.js";
 import { notSensitive, redactedBySchema, sensitive } from "../../src/core/skills/sensitive-params.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
-import { urlWithoutCredentials } from "../../src/core/skills/url-credentials.js";
+import { maskingWork, urlWithoutCredentials } from "../../src/core/skills/url-credentials.js";
 
 describe("credential names", () => {
   it("are the headers and query members that carry credentials, however they are spelled", () => {
@@ -274,6 +274,73 @@ describe("headerValueWithoutCredentials", () => {
     }
   });
 
+  // Audit 25 (changes #2): outside Link, a URL nested in a query value kept its token.
+  it("masks the credential members of a URL nested in any header's URL, as in a Link's", () => {
+    for (const [name, value, masked] of [
+      [
+        "location",
+        "/login?next=https://app.example/cb?access_token=S1",
+        "/login?next=https://app.example/cb?access_token=[redacted]",
+      ],
+      [
+        "x-next",
+        "https://a.example/?x=1 https://b.example/?token=S2",
+        "https://a.example/?x=1 https://b.example/?token=[redacted]",
+      ],
+      [
+        "refresh",
+        "0; url=https://a.example/?next=/cb%3Fx%3D1#sig=S3",
+        "0; url=https://a.example/?next=/cb%3Fx%3D1#sig=[redacted]",
+      ],
+      [
+        "link",
+        "<https://a.example/?next=https://b.example/?token=S4>; rel=next",
+        "<https://a.example/?next=https://b.example/?token=[redacted]>; rel=next",
+      ],
+      ["set-cookie", "token=kept; Path=/?x", "token=kept; Path=/?x"],
+    ]) {
+      expect(headerValueWithoutCredentials(name as string, value as string), value).toBe(masked);
+    }
+  });
+
+  // Audit 25 (changes #1): a value whose URLs hold an `@` the parser reads no user from
+  // (`ws:\@ws:\@…`) cost a parse of the rest of it at each, so 16 KiB took 0.1 s of the
+  // thread every request shares. The work is counted, not timed: it must grow with the
+  // value's length, not with its square.
+  it("reads each hostile value a bounded number of times, and shows nothing it might hold", () => {
+    const workFor = (name: string, value: string): number => {
+      maskingWork.parsed = 0;
+      maskingWork.scanned = 0;
+      headerValueWithoutCredentials(name, value);
+      return maskingWork.parsed + maskingWork.scanned;
+    };
+    for (const unit of [
+      "ws:\\@",
+      "http:\\@",
+      "http:x\\@",
+      "a:\\@",
+      "h\tttp:@x ",
+      "http://@",
+      ",token=",
+      " //@",
+    ]) {
+      for (const name of ["location", "link"]) {
+        const long = unit.repeat(16384 / unit.length);
+        const work = workFor(name, long);
+        expect(work, `${JSON.stringify(unit)} in ${name}`).toBeLessThanOrEqual(8 * long.length + 8192);
+        expect(work, `${JSON.stringify(unit)} in ${name}`).toBeLessThanOrEqual(
+          2.5 * workFor(name, unit.repeat(8192 / unit.length)) + 8192,
+        );
+      }
+    }
+    // Past what a value may cost, the rest of it is masked whole: what came before is kept.
+    const cut = headerValueWithoutCredentials(
+      "location",
+      `https://bob:S1@a.example/ ${"ws:\\@".repeat(4096)}`,
+    );
+    expect(cut).toMatch(/^https:\/\/bob:\[redacted\]@a\.example\/ (ws:\\@)*\[redacted\]$/);
+  });
+
   it("gives a masked Link back as it is", () => {
     const masked = headerValueWithoutCredentials(
       "link",
@@ -494,6 +561,20 @@ describe("a skill's registration", () => {
         skillWith(z.object({ options: notSensitive(z.object({ pin: sensitive(z.string(), "value") })) })),
       ),
     ).toThrow("params.options.pin is marked sensitive under params.options, which is declared notSensitive");
+  });
+
+  // Audit 25 (changes #7): the retired "header" mark registered without a word, and the
+  // member it marked then vanished from the record.
+  it("refuses a mark that names no sensitivity, naming the skill and the member", () => {
+    const retired = "header" as Parameters<typeof sensitive>[1];
+    expect(() =>
+      toCatalogSkill(skillWith(z.object({}), z.object({ location: sensitive(z.string(), retired) }))),
+    ).toThrow(
+      'Skill test.marks: result.location is marked sensitive as "header", which is no sensitivity: use "value", "entries", "url" or "headers"',
+    );
+    expect(() => new SkillRegistry([skillWith(z.object({ url: sensitive(z.string(), retired) }))])).toThrow(
+      /params\.url is marked sensitive as "header"/,
+    );
   });
 
   it("accepts every built-in skill", () => {

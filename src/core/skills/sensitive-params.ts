@@ -18,6 +18,9 @@ import { urlWithoutCredentials } from "./url-credentials.js";
  */
 export type Sensitivity = "value" | "entries" | "url" | "headers";
 
+/** Every `Sensitivity`: a skill in JS (or one cast) may pass any string to `sensitive`. */
+const SENSITIVITIES: ReadonlySet<string> = new Set<Sensitivity>(["value", "entries", "url", "headers"]);
+
 /**
  * The params and result schemas marked sensitive, and the ones declared `notSensitive`
  * (false). A registry of its own, not zod's global one that `.meta()` writes to: the mark
@@ -131,6 +134,8 @@ function isSchema(value: unknown): value is z.ZodType {
 /**
  * What would leave a credential of a skill's params or result (`root` says which) in clear,
  * one sentence each, naming the member; none for most skills:
+ * - a mark that names no sensitivity (`"header"`, retired for `"headers"`): masking would
+ *   know nothing to do with the member;
  * - a mark masking does not reach (inside a union, an intersection, a tuple, a lazy schema,
  *   a pipe's output), or one under a schema declared `notSensitive`;
  * - in params, a member named like a credential (`isCredentialName`: `token`, `api_key`,
@@ -150,6 +155,11 @@ export function sensitiveMarkProblems(schema: z.ZodType, root: "params" | "resul
   const walk = (layer: z.ZodType, path: string, beyond: string | undefined, checkNames: boolean): void => {
     const mark = markOf(layer);
     if (mark !== undefined && mark !== false) {
+      if (!SENSITIVITIES.has(mark))
+        problems.push(
+          `${path} is marked sensitive as ${JSON.stringify(mark)}, which is no sensitivity: ` +
+            `use "value", "entries", "url" or "headers"`,
+        );
       if (beyond !== undefined) problems.push(`${path} is marked sensitive ${beyond}`);
       return;
     }
@@ -245,5 +255,9 @@ function masked(sensitivity: Sensitivity, value: unknown): unknown {
             ]),
           )
         : REDACTED;
+    default:
+      // A mark that names no sensitivity stops registration (`sensitiveMarkProblems`); were
+      // one to get here, the value is masked whole rather than lost or shown.
+      return REDACTED;
   }
 }

@@ -40,6 +40,20 @@ export function urlWithoutCredentials(url: string): string {
 }
 
 /**
+ * A URL a response header holds (`Location`, `Refresh`, a link of a `Link`) with its
+ * credentials masked, and those of the URLs nested in it: as `urlWithoutCredentials`, then
+ * the user information of any URL inside it (`?next=https://user:pw@…`), then from its
+ * query on, the value of any credential member wherever it stands, so a URL nested in a
+ * query value keeps none (`?next=https://app/cb?access_token=…`, two URLs one after the
+ * other). Before the query, text is kept: `session=…` of a `Set-Cookie`, which is no URL.
+ */
+export function headerUrlWithoutCredentials(url: string): string {
+  const masked = userInfoMaskedIn(urlWithoutCredentials(url));
+  const query = masked.search(/[?#]/);
+  return query === -1 ? masked : masked.slice(0, query) + membersMaskedIn(masked.slice(query));
+}
+
+/**
  * Free text (a Link header's params, a URL without its brackets, a quoted title) with the
  * credentials of the URLs and members it holds masked: the user information of any URL in
  * it (`userInfoMaskedIn`), and the value of any `name=value` whose name is a credential
@@ -80,6 +94,8 @@ const URL_START = new RegExp(
 export function userInfoMaskedIn(text: string): string {
   if (!text.includes("@")) return text;
   const atInAuthority = atBeforeAuthorityEnd(text);
+  // What the parses may read, summed: twice the text, and a little more for short values.
+  let budget = 2 * text.length + PARSE_ALLOWANCE;
   let masked = "";
   let from = 0;
   for (const start of text.matchAll(URL_START)) {
@@ -87,13 +103,34 @@ export function userInfoMaskedIn(text: string): string {
     let authority = start.index + start[0].length;
     while (authority < text.length && "\t\n\r\\/".includes(text.charAt(authority))) authority++;
     if (atInAuthority[authority] !== 1) continue;
-    const found = maskedUserInfoAt(text.slice(start.index));
+    const url = text.slice(start.index);
+    const length = authorityLength(url);
+    budget -= length;
+    if (budget < 0) return `${masked}${text.slice(from, start.index)}${REDACTED}`;
+    const found = maskedUserInfoAt(url, length);
     if (found === undefined) continue;
     masked += text.slice(from, start.index) + found.masked;
     from = start.index + found.length;
   }
   return masked + text.slice(from);
 }
+
+/**
+ * What the parses of a value's URLs may read beyond twice its length. A URL whose parse
+ * finds no user leaves the next start inside its authority to be parsed too, so a value
+ * made of them (`ws:\@ws:\@…`, 16 KiB) would cost a parse of the rest of it at each,
+ * in proportion to its length squared, on the thread every request shares. Past this
+ * much, the rest of the value is masked whole: no value a server sends for a user to read
+ * comes near it, and a hostile one shows nothing and costs one pass.
+ */
+const PARSE_ALLOWANCE = 4096;
+
+/**
+ * The work masking has done, summed over every value (`parsed`: the characters the
+ * authority parses read; `scanned`: those read for a credential member's value). Only
+ * tests read it, to hold masking linear in a value's length without timing it.
+ */
+export const maskingWork = { parsed: 0, scanned: 0 };
 
 /** For each place in `text`, 1 when an `@` comes after it before any `/`, `?` or `#`, else 0; read in one pass. */
 function atBeforeAuthorityEnd(text: string): Uint8Array {
@@ -127,11 +164,15 @@ function membersMaskedIn(text: string): string {
   let from = 0;
   const names = new RegExp(MEMBER_NAME);
   for (let found = names.exec(text); found !== null; found = names.exec(text)) {
+    // The name first: the end of a value that is kept is not looked for, so a value full of
+    // `a=` costs one pass, not a scan to its end at each.
+    if (!isCredentialName(decodedName(found[0].slice(0, -1).trim()))) continue;
     const valueStart = found.index + found[0].length;
     VALUE_END.lastIndex = valueStart;
     const valueEnd = VALUE_END.exec(text)?.index ?? text.length;
+    maskingWork.scanned += valueEnd - valueStart;
     const value = text.slice(valueStart, valueEnd);
-    if (value.trim() === "" || !isCredentialName(decodedName(found[0].slice(0, -1).trim()))) continue;
+    if (value.trim() === "") continue;
     masked += `${text.slice(from, valueStart)}${/^\s*/.exec(value)?.[0]}${REDACTED}`;
     from = valueEnd;
     names.lastIndex = valueEnd;
@@ -141,7 +182,7 @@ function membersMaskedIn(text: string): string {
 
 /** `url` with the password of its user information masked (all of it without a password: `maskedUserInfoAt`). */
 function withoutUserInfo(url: string): string {
-  const found = maskedUserInfoAt(url);
+  const found = maskedUserInfoAt(url, authorityLength(url));
   return found === undefined ? url : found.masked + url.slice(found.length);
 }
 
@@ -153,10 +194,11 @@ function withoutUserInfo(url: string): string {
  * text. A parsed user the text does not show where USER_INFO looks (a tab inside the
  * scheme, which parsers drop) masks the whole URL: no form of a password is shown.
  */
-function maskedUserInfoAt(url: string): { masked: string; length: number } | undefined {
+function maskedUserInfoAt(url: string, length: number): { masked: string; length: number } | undefined {
   // Only the scheme and authority are parsed: the rest cannot hold a user, and a long value
   // parsed whole at each URL it holds cost time in proportion to its length squared.
-  const authority = AUTHORITY.exec(url)?.[0] ?? url;
+  const authority = url.slice(0, length);
+  maskingWork.parsed += length;
   if (!authority.includes("@")) return undefined;
   const parsed = URL.parse(authority);
   if (parsed !== null && parsed.username === "" && parsed.password === "") return undefined;
@@ -166,6 +208,11 @@ function maskedUserInfoAt(url: string): { masked: string; length: number } | und
   const colon = userInfo.indexOf(":");
   const masked = colon === -1 ? REDACTED : `${userInfo.slice(0, colon)}:${REDACTED}`;
   return { masked: `${scheme}${masked}@`, length: whole.length };
+}
+
+/** The length of the scheme (or `//`) and authority `url` starts with (`AUTHORITY`). */
+function authorityLength(url: string): number {
+  return AUTHORITY.exec(url)?.[0].length ?? url.length;
 }
 
 /** `name=value&…` (or `;`-separated) with the values of credential names masked. */

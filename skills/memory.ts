@@ -70,10 +70,10 @@ export const memoryGet = defineSkill({
   id: "memory.get",
   title: "Recall a saved fact or preference",
   description:
-    "Recalls what the user told you earlier: gets the value of a key in the caller's key-value memory (written " +
+    "Recalls what the user told you earlier: reads the value of a key in the caller's key-value memory (written " +
     "by memory.set), such as a fact about the user, a preference or a saved note. Returns found=false " +
-    "and value=null when the key does not exist. Use it when the user asks what they told you before, or to look " +
-    "up state saved by earlier executions.",
+    "and value=null when the key does not exist. Use it when the user asks what they told you before (what is " +
+    "my ..., what do you know about ...), or to look up state saved by earlier executions.",
   tags: ["memory", "recall", "told", "get", "read", "lookup", "key-value"],
   params: z.object({ key }),
   result: z.object({
@@ -84,10 +84,10 @@ export const memoryGet = defineSkill({
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
-    { query: "look up my favourite colour in memory", params: { key: "favourite_colour" } },
-    { query: "read back a value saved in memory", params: { key: "user:ann:preferences" } },
+    { query: "what is my favourite colour?", params: { key: "favourite_colour" } },
+    { query: "look up a value I saved in memory", params: { key: "user:ann:preferences" } },
     { query: "get the value stored under a key", params: { key: "draft:newsletter" } },
-    { query: "load the user's saved preferences", params: { key: "user:ann:preferences" } },
+    { query: "what did I say my job was?", params: { key: "user:ann:job" } },
     { query: "which city did I tell you I live in?", params: { key: "user:ann:city" } },
     { query: "do you remember what I'm allergic to?", params: { key: "user:ann:allergies" } },
   ],
@@ -115,10 +115,10 @@ export const memoryDelete = defineSkill({
   }),
   annotations: { readOnly: false, destructive: true, idempotent: true, openWorld: false, lightAsyncIo: true },
   examples: [
-    { query: "forget my favourite colour", params: { key: "favourite_colour" } },
+    { query: "forget my phone number", params: { key: "user:ann:phone" } },
     { query: "delete the saved draft", params: { key: "draft:newsletter" } },
-    { query: "you don't need to know where I live any more", params: { key: "user:ann:city" } },
-    { query: "erase the allergy I told you about, it was a mistake", params: { key: "user:ann:allergies" } },
+    { query: "stop keeping where I live, forget it", params: { key: "user:ann:city" } },
+    { query: "erase the allergy entry, it was a mistake", params: { key: "user:ann:allergies" } },
   ],
   async run(params, ctx) {
     return { key: params.key, deleted: await ctx.memory.delete(params.key) };

@@ -5,6 +5,7 @@ import { AUDIT_QUERIES } from "./audit-queries.js";
 import { builtinDiscoveries } from "./builtin-discoveries.js";
 import { MEMORY_QUERIES } from "./memory-queries.js";
 import { PARAPHRASE_QUERIES } from "./paraphrase-queries.js";
+import { READ_ONLY_RECALL_QUERIES, RECALL_QUERIES } from "./recall-queries.js";
 
 /** How well a discovery ranks a labelled set: how often the right skill comes first, in the top 3, and MRR. */
 interface RankingQuality {
@@ -52,6 +53,10 @@ const HELD_OUT_FLOOR = { first: 38, mrr: 0.9 };
 // texts said what they are for. Before: hybrid first 12/30, MRR 51.3; lexical 13/30, 49.1.
 // After: 16/30, 66.5 and 13/30, 55.1. Floors a little below, as above.
 const MEMORY_FLOOR = { hybrid: { first: 15, mrr: 0.64 }, lexical: { first: 13, mrr: 0.54 } };
+// The auditor's memory questions (recall-queries.ts, audit 25 finding 3). Before their texts
+// said what each memory skill is not for: hybrid first 0/8, MRR 35.1, memory.delete first for
+// "what is my favourite color" and "what do you know about me"; lexical 1/8, 33.9.
+const RECALL_FLOOR = { hybrid: { first: 2, mrr: 0.5 }, lexical: { first: 3, mrr: 0.5 } };
 describe("ranking of the built-in skills for requests worded unlike their descriptions", () => {
   const discoveries = builtinDiscoveries();
 
@@ -86,6 +91,24 @@ describe("ranking of the built-in skills for requests worded unlike their descri
     expect(hybrid.mrr).toBeGreaterThanOrEqual(MEMORY_FLOOR.hybrid.mrr);
     expect(lexical.first).toBeGreaterThanOrEqual(MEMORY_FLOOR.lexical.first);
     expect(lexical.mrr).toBeGreaterThanOrEqual(MEMORY_FLOOR.lexical.mrr);
+  }, 60_000);
+
+  it("ranks the memory skill a question means first, and never memory.delete for a question that only reads (audit 25, finding 3)", async () => {
+    for (const [mode, discovery] of [
+      ["hybrid", discoveries.hybrid],
+      ["lexical", discoveries.lexical],
+    ] as const) {
+      const quality = await rankingQuality(discovery, mode, RECALL_QUERIES);
+      console.info(describeQuality(`recall (auditor's questions), ${mode}`, quality));
+      const deleteFirst: string[] = [];
+      for (const query of READ_ONLY_RECALL_QUERIES) {
+        const { hits } = await discovery.search(query, { limit: 3 });
+        if (hits[0]?.skill_id === "memory.delete") deleteFirst.push(query);
+      }
+      expect(deleteFirst, mode).toEqual([]);
+      expect(quality.first, mode).toBeGreaterThanOrEqual(RECALL_FLOOR[mode].first);
+      expect(quality.mrr, mode).toBeGreaterThanOrEqual(RECALL_FLOOR[mode].mrr);
+    }
   }, 60_000);
 
   it("holds lexical mode's figures on both sets", async () => {

@@ -80,6 +80,23 @@ const SERVER_ZONE_NAMES = new Set(["local", "system", "default"]);
 const OFFSET_ZONE = /^([+-])(\d\d)(?::?(\d\d))?$/;
 
 /**
+ * The minutes of an offset, in a zone ("+05:30", "+0530", "UTC+5:30") and at the end of a
+ * time ("10:00+05:30", "10:00:00 +0530"). RFC 3339 and RFC 9557 write them 00 to 59, and
+ * Temporal refuses others; Luxon reads "+05:60" as +06:00, so a slip moved a time silently.
+ */
+const ZONE_OFFSET_MINUTES = /^(?:[+-]\d\d:?|UTC[+-]\d{1,2}:)(\d\d)$/i;
+const TIME_OFFSET_MINUTES = /\d\d:\d\d(?::\d\d(?:[.,]\d+)?)? ?[+-]\d\d:?(\d\d)$/;
+
+function checkOffsetMinutes(offset: RegExpExecArray | null, where: string): void {
+  const minutes = offset?.[1];
+  if (minutes !== undefined && Number(minutes) > 59) {
+    throw new SkillError(
+      `Invalid UTC offset in ${where}: its minutes run from 00 to 59 (an hour more is written in the hours, as +06:00)`,
+    );
+  }
+}
+
+/**
  * Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2", "+05:30"), returning the
  * name Luxon reads it by.
  */
@@ -92,6 +109,7 @@ export function checkZone(luxon: Luxon, zone: string): string {
         "America/New_York or Asia/Tokyo, or UTC",
     );
   }
+  checkOffsetMinutes(ZONE_OFFSET_MINUTES.exec(zone), JSON.stringify(zone));
   // Luxon reads an offset only after "UTC".
   const offset = OFFSET_ZONE.exec(zone);
   const probe = luxon.DateTime.now().setZone(
@@ -166,6 +184,7 @@ function readText(luxon: Luxon, input: string, text: string, zone: string): Date
         `Invalid UTC offset in the time ${JSON.stringify(input)}: offsets range from -18:00 to +18:00`,
       );
     }
+    checkOffsetMinutes(TIME_OFFSET_MINUTES.exec(text), `the time ${JSON.stringify(input)}`);
     return parsed;
   }
   if (beyondRange) throw outOfRange(`The time ${JSON.stringify(input)}`);

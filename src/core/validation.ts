@@ -24,18 +24,24 @@ const OMIT_FOR_DEFAULT = "omit it to use the default";
  * zod's message in the words of the JSON a caller sends, for the slips agents make most:
  * an object sent as a string of JSON (told so), zod's "record" for what JSON calls an
  * object, and a null for an optional member, which stays refused (it is no value the
- * schema takes) but is told that leaving the member out gives the default.
+ * schema takes) but is told that leaving the member out gives the default, whatever the
+ * member's type (a string, a record, an enum, a union: zod words each refusal differently).
  */
 function messageOf(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown): string {
-  if (issue.code !== "invalid_type") return issue.message;
   const value = valueAt(input, issue.path);
-  if (issue.expected === "record" || issue.expected === "object") {
-    if (typeof value === "string" && holdsJsonObject(value)) return JSON_TEXT_FOR_OBJECT;
-    if (issue.expected === "record") return issue.message.replace("expected record", "expected an object");
-  }
+  const message = inJsonWords(issue, value);
   if (value === null && memberAt(schema, issue.path)?._zod.optin !== undefined) {
-    return `${issue.message}: ${OMIT_FOR_DEFAULT}`;
+    return `${message}: ${OMIT_FOR_DEFAULT}`;
   }
+  return message;
+}
+
+function inJsonWords(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code !== "invalid_type" || !(issue.expected === "record" || issue.expected === "object")) {
+    return issue.message;
+  }
+  if (typeof value === "string" && holdsJsonObject(value)) return JSON_TEXT_FOR_OBJECT;
+  if (issue.expected === "record") return issue.message.replace("expected record", "expected an object");
   return issue.message;
 }
 

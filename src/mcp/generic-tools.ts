@@ -68,7 +68,7 @@ const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
 const DISCOVER_DESCRIPTION =
   "Find the skills that can do a task. Describe the task in plain words (e.g. 'convert 5 miles to km', 'send a message to the ops channel'); the answer lists the best-matching skills, best first, each with its skill_id, description and params JSON Schema.";
 /** What a key that may only discover is told instead of tools it does not see (contract.md). */
-const DISCOVER_ONLY = "This key may only discover skills: running one needs a full-access key.";
+export const DISCOVER_ONLY = "This key may only discover skills: running one needs a full-access key.";
 
 export const GENERIC_TOOLS: Record<GenericToolName, Tool> = {
   discover_skills: {

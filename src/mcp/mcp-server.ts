@@ -132,8 +132,10 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   async function resolveTool(request: CallToolRequest): Promise<ToolTarget> {
     const catalog = await toolCatalog("call");
     const target = catalog.resolve(request.params.name);
-    if (!target) throw new McpError(ErrorCode.InvalidParams, catalog.unknownToolMessage(request.params.name));
-    return target;
+    if (target) return target;
+    // The hint names only tools the caller can call, so it asks for the scope (as tools/list does).
+    const hint = catalog.unknownToolMessage(request.params.name, await backend.scope());
+    throw new McpError(ErrorCode.InvalidParams, hint);
   }
 
   /**

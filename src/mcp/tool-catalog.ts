@@ -5,6 +5,7 @@ import type { Scope } from "../core/keys/api-key.js";
 import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
 import {
+  DISCOVER_ONLY,
   DISCOVER_ONLY_TOOL,
   GENERIC_TOOL_NAMES,
   GENERIC_TOOLS,
@@ -69,10 +70,12 @@ export class ToolCatalog {
    * What a call of `toolName`, which `resolve` does not know, is told. An agent sees skills
    * under two spellings, ids (`math.evaluate`, in discover_skills' answers and the tools'
    * texts) and tool names (`math_evaluate`): a name that spells a skill's id is pointed at
-   * that skill's tool, or at execute_skill when it has none here.
+   * that skill's tool, or at execute_skill when it has none here. A read-only key is pointed
+   * only at what it can call, as `list` shows it (contract.md).
    */
-  unknownToolMessage(toolName: string): string {
+  unknownToolMessage(toolName: string, scope: Scope): string {
     const unknown = `Unknown tool ${JSON.stringify(toolName)}`;
+    if (scope === "read-only") return `${unknown}; call discover_skills. ${DISCOVER_ONLY}`;
     const ids = this.skillNames.named(toolName);
     const skillId = ids.includes(toolName) ? toolName : ids[0];
     if (skillId === undefined) return `${unknown}; call tools/list, or discover_skills and execute_skill.`;

@@ -164,6 +164,17 @@ describe("contract: the error table", () => {
         "invalid_params",
       );
       expect(param.message).toMatch(/^from_timezone: .*received null: omit it to use the default$/);
+      // Regression (audit 25, finding 5): zod refuses a null for a record, an enum or a union
+      // with other issues than for a string or a number, and those got no hint.
+      for (const [skill_id, params, path] of [
+        ["http.request", { url: "https://example.com", headers: null }, "headers"],
+        ["id.uuid", { version: null }, "version"],
+        ["csv.to_json", { csv: "a,b\n1,2", delimiter: null }, "delimiter"],
+        ["time.diff", { start: "2026-01-01", end: null }, "end"],
+      ] as const) {
+        const refused = expectError(await execute({ skill_id, params }), 422, "invalid_params");
+        expect(refused.message, skill_id).toMatch(new RegExp(`^${path}: .*: omit it to use the default$`));
+      }
       const required = expectError(
         await execute({ skill_id: "math.evaluate", params: { expression: null } }),
         422,

@@ -466,6 +466,14 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
         expect(refused.isError).toBe(true);
         expect(textOf(refused)).toMatch(/^insufficient_scope: /);
       }
+      // Regression (audit 25, finding 4): an unknown name, even one spelling a skill's id,
+      // was pointed at math_evaluate or execute_skill, which this key does not see.
+      for (const name of ["math.evaluate", "no_such_tool"]) {
+        const unknown = ro.client.callTool({ name, arguments: {} });
+        await expect(unknown).rejects.toThrow(
+          `Unknown tool "${name}"; call discover_skills. This key may only discover skills: running one needs a full-access key.`,
+        );
+      }
     } finally {
       await ro.close();
     }

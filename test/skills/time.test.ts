@@ -194,7 +194,33 @@ describe("time.convert", () => {
     );
   });
 
+  // Regression (audit 25, finding 6): Luxon reads "+05:60" as +06:00, in a zone param, a
+  // bracketed zone or the time's own offset, so the slip moved the time without a word.
+  it.each(["+05:60", "-0575", "UTC+05:60", "utc-5:99"])(
+    "refuses the offset %s, whose minutes pass 59",
+    async (zone) => {
+      const minutes = /^Invalid UTC offset in ".*": its minutes run from 00 to 59/;
+      await expectSkillError(timeConvert, { time: "2026-03-01T10:00:00Z", to_timezone: zone }, minutes);
+      await expectSkillError(timeNow, { timezone: zone }, minutes);
+      await expectSkillError(timeConvert, { time: `2026-03-01T10:00:00[${zone}]` }, minutes);
+    },
+  );
+
+  it.each(["2026-03-01T10:00+05:60", "2026-03-01 10:00:00.5 -0575", "Sun, 01 Mar 2026 10:00:00 +0560"])(
+    "refuses the time %s, whose offset's minutes pass 59",
+    async (time) => {
+      await expectSkillError(
+        timeConvert,
+        { time },
+        /^Invalid UTC offset in the time ".*": its minutes run from 00 to 59/,
+      );
+    },
+  );
+
   it.each([
+    ["+05:59", "+05:59"],
+    ["-0545", "-05:45"],
+    ["UTC+5:45", "+05:45"],
     ["UTC+18", "+18:00"],
     ["UTC-18:00", "-18:00"],
     ["UTC+14:30", "+14:30"],

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Config } from "../config.js";
 import { sharedAbortController } from "../core/any-signal.js";
 import { ServiceError } from "../core/errors.js";
@@ -30,9 +31,10 @@ export type Opened =
   | { refused: string };
 
 /**
- * How long the executions of this process may go on once the client closed stdin: the
- * client that would read their answers is gone, and the SDK's `StdioClientTransport.close()`
- * sends SIGTERM 2 s after closing stdin and SIGKILL 2 s after that. The process must have
+ * How long the calls read before the client closed stdin, and the executions of this
+ * process, may go on once it did: a client that would read their answers may be gone (a
+ * one-shot pipe is not), and the SDK's `StdioClientTransport.close()` sends SIGTERM 2 s
+ * after closing stdin and SIGKILL 2 s after that. The process must have
  * recorded its runs' ends by then: killed, it left them `running` in the store until
  * another process took them over (audit 22, operations #5).
  */
@@ -184,23 +186,28 @@ export async function serveStdio(
   const drainEnded = new Promise<void>((resolve) => {
     endDrain = resolve;
   });
-  const stop = async (reason: string, deadlineMs: number) => {
+  const stop = async (reason: string, deadlineMs: number, callsRead?: () => Promise<void>) => {
     if (stopping) return;
     stopping = true;
     logger.info({ reason, deadline_ms: deadlineMs }, "mcp: stopping");
+    const deadline = Date.now() + deadlineMs;
+    // The calls read before stdin ended run (`callsRead`), within the deadline: stopping
+    // the core first refused each one `service_unavailable`, so a one-shot pipe
+    // (`printf … | skillport mcp`) could run nothing. Nothing can arrive after them.
+    if (callsRead) await Promise.race([callsRead(), drainEnded, sleep(deadlineMs)]);
     // Executions in progress finish until the deadline, then end `execution_interrupted`;
     // every call is answered before the transport closes (closing it first would cancel
     // them instead).
-    await finishWork(deadlineMs);
-    await Promise.race([drained(), drainEnded, new Promise((resolve) => setTimeout(resolve, deadlineMs))]);
+    await finishWork(Math.max(0, deadline - Date.now()));
+    await Promise.race([drained(), drainEnded, sleep(deadlineMs)]);
     await server.close();
     await close();
     logger.info({}, "mcp: stopped");
     logger.flush();
     process.exit(0);
   };
-  const stopOn = (reason: string, deadlineMs: number) => {
-    stop(reason, deadlineMs).catch((err: unknown) => {
+  const stopOn = (reason: string, deadlineMs: number, callsRead?: () => Promise<void>) => {
+    stop(reason, deadlineMs, callsRead).catch((err: unknown) => {
       logger.error({ err }, "mcp: shutdown failed");
       process.exit(1);
     });
@@ -224,9 +231,6 @@ export async function serveStdio(
       process.exit(130);
     }
   };
-  process.stdin.once("end", () =>
-    stopOn("stdin closed", Math.min(config.shutdownTimeoutMs, STDIN_CLOSED_DEADLINE_MS)),
-  );
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   const answer = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
@@ -257,6 +261,15 @@ export async function serveStdio(
   const transport = new GuardedStdioTransport(messages, process.stdout);
   transport.onerror = (err) => logger.warn({ err }, "mcp: stdin could not be read");
   transport.onclose = () => stopOn("transport closed", config.shutdownTimeoutMs);
+  // The calls read before stdin ended are answered once the guard has passed on its last
+  // message (`end`) and they have ended (`drained`).
+  const lastMessageRead = new Promise<void>((resolve) => messages.once("end", resolve));
+  process.stdin.once("end", () =>
+    stopOn("stdin closed", Math.min(config.shutdownTimeoutMs, STDIN_CLOSED_DEADLINE_MS), async () => {
+      await lastMessageRead;
+      await drained();
+    }),
+  );
   await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");
 }

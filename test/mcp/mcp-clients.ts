@@ -74,7 +74,8 @@ export interface ProcessOutcome {
 
 /**
  * Runs `node ARGS` to its end: writes `stdin` lines (objects as JSON, strings as they are)
- * and closes stdin after `closeStdinAfterMs` (never, when 0), and collects what it wrote.
+ * and closes stdin after `closeStdinAfterMs` (never, when 0; right after the lines, "at
+ * once", as a one-shot pipe does), and collects what it wrote.
  */
 export function runNode(
   args: string[],
@@ -82,7 +83,7 @@ export function runNode(
     env?: Record<string, string | undefined>;
     cwd?: string;
     stdin?: (object | string)[];
-    closeStdinAfterMs?: number;
+    closeStdinAfterMs?: number | "at once";
   },
 ): Promise<ProcessOutcome> {
   return new Promise((resolve) => {
@@ -102,6 +103,7 @@ export function runNode(
     for (const line of options.stdin ?? []) {
       child.stdin.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
     }
-    if (options.closeStdinAfterMs) setTimeout(() => child.stdin.end(), options.closeStdinAfterMs);
+    if (options.closeStdinAfterMs === "at once") child.stdin.end();
+    else if (options.closeStdinAfterMs) setTimeout(() => child.stdin.end(), options.closeStdinAfterMs);
   });
 }

@@ -26,7 +26,7 @@ describe("skillport mcp (stdio process)", () => {
   const runMcp = (
     env: Record<string, string | undefined>,
     lines: (object | string)[] = [],
-    closeAfterMs = 0,
+    closeAfterMs: number | "at once" = 0,
   ) =>
     runNode([CLI_PATH, "mcp", "--data-dir", server().dataDir], {
       env: { SKILLPORT_API_KEY: undefined, ...env },
@@ -207,6 +207,57 @@ describe("skillport mcp (stdio process)", () => {
     expect(stderr.match(/"msg":"mcp: refused a malformed message"/g)).toHaveLength(3);
     expect(stderr).not.toContain("garbage");
   });
+
+  it("runs the calls of a one-shot pipe (stdin ends right after them), then exits", async () => {
+    // `printf '…' | skillport mcp`: stopping at the end of stdin refused every call read
+    // before it `service_unavailable: The service is shutting down` (audit 25).
+    const requests = [
+      ...opening,
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "math_evaluate", arguments: { expression: "6*7" } },
+      },
+    ];
+    const started = Date.now();
+    const { code, stdout } = await runMcp({ SKILLPORT_API_KEY: key.secret }, requests, "at once");
+    expect(code).toBe(0);
+    const answer = messagesOf(stdout).find((message) => message.id === 2);
+    expect(answer?.result?.structuredContent).toMatchObject({ value: 42 });
+    // Start-up (about a second on a loaded machine) and a run well within the deadline.
+    expect(Date.now() - started).toBeLessThan(8_000);
+  }, 30_000);
+
+  it("gives a one-shot pipe's calls the stdin deadline: a longer run ends execution_interrupted, answered", async () => {
+    const requests = [
+      ...opening,
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "util_wait", arguments: { ms: 5_000 } },
+      },
+    ];
+    const { code, stdout, stderr } = await runMcp(
+      { SKILLPORT_API_KEY: key.secret, SKILLPORT_LOG_LEVEL: "info" },
+      requests,
+      "at once",
+    );
+    expect(code).toBe(0);
+    const answer = messagesOf(stdout).find((message) => message.id === 2);
+    expect(answer?.result?.isError).toBe(true);
+    expect(answer?.result?.content[0]?.text).toMatch(/^execution_interrupted: /);
+    // From "stopping" (stdin ended) to "stopped": the second of the deadline (and the
+    // stop's own work, slow on a loaded machine), not the 5 s run.
+    const at = (msg: string) => {
+      const line = stderr.split("\n").find((l) => l.includes(`"msg":"${msg}"`));
+      return Date.parse((JSON.parse(line ?? "{}") as { time?: string }).time ?? "");
+    };
+    const stoppedAfterMs = at("mcp: stopped") - at("mcp: stopping");
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(900);
+    expect(stoppedAfterMs).toBeLessThan(4_000);
+  }, 30_000);
 
   it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {
     const requests = [

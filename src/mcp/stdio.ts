@@ -31,10 +31,10 @@ export type Opened =
   | { refused: string };
 
 /**
- * How long the calls read before the client closed stdin, and the executions of this
- * process, may go on once it did: a client that would read their answers may be gone (a
- * one-shot pipe is not), and the SDK's `StdioClientTransport.close()` sends SIGTERM 2 s
- * after closing stdin and SIGKILL 2 s after that. The process must have
+ * How long the executions of this process may go on once the client closed stdin and the
+ * calls it had sent were answered (or ran out of SKILLPORT_SHUTDOWN_TIMEOUT_MS): the client
+ * that would read of them is gone, and the SDK's `StdioClientTransport.close()` sends
+ * SIGTERM 2 s after closing stdin and SIGKILL 2 s after that. The process must have
  * recorded its runs' ends by then: killed, it left them `running` in the store until
  * another process took them over (audit 22, operations #5).
  */
@@ -190,15 +190,17 @@ export async function serveStdio(
     if (stopping) return;
     stopping = true;
     logger.info({ reason, deadline_ms: deadlineMs }, "mcp: stopping");
-    const deadline = Date.now() + deadlineMs;
-    // The calls read before stdin ended run (`callsRead`), within the deadline: stopping
-    // the core first refused each one `service_unavailable`, so a one-shot pipe
-    // (`printf … | skillport mcp`) could run nothing. Nothing can arrive after them.
-    if (callsRead) await Promise.race([callsRead(), drainEnded, sleep(deadlineMs)]);
+    // The calls read before stdin ended run to their end (`callsRead`), for at most
+    // SKILLPORT_SHUTDOWN_TIMEOUT_MS as on a signal: stopping the core first refused each one
+    // `service_unavailable`, so a one-shot pipe (`printf … | skillport mcp`) could run
+    // nothing, and a second (the stdin deadline) is too short for a first call's start on a
+    // busy machine. Nothing can arrive after them. A client that would not wait (the SDK's
+    // sends SIGTERM 2 s after closing stdin) interrupts them at once by that signal.
+    if (callsRead) await Promise.race([callsRead(), drainEnded, sleep(config.shutdownTimeoutMs)]);
     // Executions in progress finish until the deadline, then end `execution_interrupted`;
     // every call is answered before the transport closes (closing it first would cancel
     // them instead).
-    await finishWork(Math.max(0, deadline - Date.now()));
+    await finishWork(deadlineMs);
     await Promise.race([drained(), drainEnded, sleep(deadlineMs)]);
     await server.close();
     await close();

@@ -220,27 +220,24 @@ describe("skillport mcp (stdio process)", () => {
         params: { name: "math_evaluate", arguments: { expression: "6*7" } },
       },
     ];
-    const started = Date.now();
     const { code, stdout } = await runMcp({ SKILLPORT_API_KEY: key.secret }, requests, "at once");
     expect(code).toBe(0);
     const answer = messagesOf(stdout).find((message) => message.id === 2);
     expect(answer?.result?.structuredContent).toMatchObject({ value: 42 });
-    // Start-up (about a second on a loaded machine) and a run well within the deadline.
-    expect(Date.now() - started).toBeLessThan(8_000);
   }, 30_000);
 
-  it("gives a one-shot pipe's calls the stdin deadline: a longer run ends execution_interrupted, answered", async () => {
+  it("gives a one-shot pipe's calls the shutdown timeout: a longer run ends execution_interrupted, answered", async () => {
     const requests = [
       ...opening,
       {
         jsonrpc: "2.0",
         id: 2,
         method: "tools/call",
-        params: { name: "util_wait", arguments: { ms: 5_000 } },
+        params: { name: "util_wait", arguments: { ms: 20_000 } },
       },
     ];
     const { code, stdout, stderr } = await runMcp(
-      { SKILLPORT_API_KEY: key.secret, SKILLPORT_LOG_LEVEL: "info" },
+      { SKILLPORT_API_KEY: key.secret, SKILLPORT_LOG_LEVEL: "info", SKILLPORT_SHUTDOWN_TIMEOUT_MS: "1500" },
       requests,
       "at once",
     );
@@ -248,15 +245,15 @@ describe("skillport mcp (stdio process)", () => {
     const answer = messagesOf(stdout).find((message) => message.id === 2);
     expect(answer?.result?.isError).toBe(true);
     expect(answer?.result?.content[0]?.text).toMatch(/^execution_interrupted: /);
-    // From "stopping" (stdin ended) to "stopped": the second of the deadline (and the
-    // stop's own work, slow on a loaded machine), not the 5 s run.
+    // From "stopping" (stdin ended) to "stopped": the shutdown timeout given to the call (and
+    // the stop's own work, slow on a loaded machine), not the 20 s run.
     const at = (msg: string) => {
       const line = stderr.split("\n").find((l) => l.includes(`"msg":"${msg}"`));
       return Date.parse((JSON.parse(line ?? "{}") as { time?: string }).time ?? "");
     };
     const stoppedAfterMs = at("mcp: stopped") - at("mcp: stopping");
-    expect(stoppedAfterMs).toBeGreaterThanOrEqual(900);
-    expect(stoppedAfterMs).toBeLessThan(4_000);
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(1_400);
+    expect(stoppedAfterMs).toBeLessThan(15_000);
   }, 30_000);
 
   it("on stdin closing, answers a call still running with its execution ended execution_interrupted", async () => {

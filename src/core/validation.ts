@@ -1,22 +1,24 @@
 import type { z } from "zod";
 import { type ErrorCode, type ErrorDetail, ServiceError } from "./errors.js";
+import { mayMean, meantNames } from "./member-names.js";
 import { isPlainRecord, wrappedBy } from "./schema-layers.js";
 
 /**
  * zod issues, from parsing `input` with `schema`, as the contract's `details`:
  * `{path, message}` with a dotted path. Members an object does not take are one detail
  * each, at the member's own path (zod puts them all at the object's), so that the caller
- * sees which name was wrong where it sent it.
+ * sees which name was wrong where it sent it, and the name it meant when one is close.
  */
 export function toErrorDetails(error: z.ZodError, schema: z.ZodType, input: unknown): ErrorDetail[] {
   return error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => detail([...issue.path, key], UNKNOWN_MEMBER))
+      ? issue.keys.map((key) =>
+          detail([...issue.path, key], unknownMemberMessage(key, membersAt(schema, issue.path))),
+        )
       : [detail(issue.path, messageOf(issue, schema, input))],
   );
 }
 
-const UNKNOWN_MEMBER = "not a member this object takes (its schema lists the members it takes)";
 const JSON_TEXT_FOR_OBJECT = "must be a JSON object, not a string holding JSON";
 const OMIT_FOR_DEFAULT = "omit it to use the default";
 
@@ -26,6 +28,7 @@ const OMIT_FOR_DEFAULT = "omit it to use the default";
  * object, and a null for an optional member, which stays refused (it is no value the
  * schema takes) but is told that leaving the member out gives the default, whatever the
  * member's type (a string, a record, an enum, a union: zod words each refusal differently).
+ * A required member missing because it was sent under a close name is told that name.
  */
 function messageOf(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown): string {
   const value = valueAt(input, issue.path);
@@ -33,7 +36,53 @@ function messageOf(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown): 
   if (value === null && memberAt(schema, issue.path)?._zod.optin !== undefined) {
     return `${message}: ${OMIT_FOR_DEFAULT}`;
   }
-  return message;
+  const sentAs =
+    value === undefined && issue.code === "invalid_type"
+      ? sentUnderAnotherName(schema, input, issue.path)
+      : undefined;
+  return sentAs ? `${message}; ${sentAs}` : message;
+}
+
+const UNKNOWN_MEMBER = "not a member this object takes";
+/** Listing more members than this buries the one meant; the schema lists them all. */
+const MAX_MEMBERS_LISTED = 8;
+
+/**
+ * Why `name` was refused: the member it misspells when one is close (`expresion`), else the
+ * members the object takes while they are few, else where they are listed.
+ */
+function unknownMemberMessage(name: string, members: readonly string[] | undefined): string {
+  const meant = meantNames(name, members ?? []);
+  if (meant.length > 0) return `${UNKNOWN_MEMBER}; did you mean ${quotedList(meant)}?`;
+  if (members && members.length > 0 && members.length <= MAX_MEMBERS_LISTED) {
+    return `${UNKNOWN_MEMBER}; it takes ${members.map((member) => JSON.stringify(member)).join(", ")}`;
+  }
+  return `${UNKNOWN_MEMBER} (its schema lists the members it takes)`;
+}
+
+/**
+ * For a member missing at `path` that the caller sent under a close name (`execution_id` for
+ * `id`, which an object that drops unknown members never mentions), the name it meant.
+ */
+function sentUnderAnotherName(
+  schema: z.ZodType,
+  input: unknown,
+  path: readonly PropertyKey[],
+): string | undefined {
+  const name = path.at(-1);
+  const parent = valueAt(input, path.slice(0, -1));
+  const members = membersAt(schema, path.slice(0, -1));
+  if (typeof name !== "string" || !isPlainRecord(parent) || !members || Object.hasOwn(parent, name)) {
+    return undefined;
+  }
+  const sent = Object.keys(parent).filter((key) => !members.includes(key) && mayMean(key, name));
+  return sent.length > 0
+    ? `${quotedList(sent)} is not a member: did you mean ${JSON.stringify(name)}?`
+    : undefined;
+}
+
+function quotedList(names: readonly string[]): string {
+  return names.map((name) => JSON.stringify(name)).join(" or ");
 }
 
 function inJsonWords(issue: z.core.$ZodIssue, value: unknown): string {
@@ -81,6 +130,15 @@ function memberAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | 
     if (!member) return undefined;
   }
   return member;
+}
+
+/** The members the object at `path` declares, when the schema there is an object. */
+function membersAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let inner = memberAt(schema, path);
+  if (!inner) return undefined;
+  for (let wrapped = wrappedBy(inner); wrapped; wrapped = wrappedBy(inner)) inner = wrapped;
+  const def = inner._zod.def as { type: string; shape?: Record<string, z.ZodType> };
+  return def.type === "object" && def.shape ? Object.keys(def.shape) : undefined;
 }
 
 function detail(path: readonly PropertyKey[], message: string): ErrorDetail {

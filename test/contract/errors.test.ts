@@ -619,6 +619,68 @@ describe("contract: the error table", () => {
       expect(bodyOf<{ params: Json }>(skill).params).toMatchObject({ additionalProperties: false });
     });
 
+    // Regression (audit 25, noted): a misnamed param was told only that it is "not a member
+    // this object takes", with no word of the one meant (`to` for `to_timezone`).
+    it("invalid_params naming the param a misnamed one meant, or the few it takes when none is close", async () => {
+      const time = { time: "2024-05-01T12:00:00Z" };
+      const to = expectError(
+        await execute({ skill_id: "time.convert", params: { ...time, to: "Asia/Tokyo" } }),
+        422,
+        "invalid_params",
+      );
+      expect(to.message).toBe('to: not a member this object takes; did you mean "to_timezone"?');
+      expect(expectDetails(to)).toEqual([
+        { path: "to", message: 'not a member this object takes; did you mean "to_timezone"?' },
+      ]);
+      // A required param sent misspelt is also told where it is missing.
+      const typo = expectError(
+        await execute({ skill_id: "math.evaluate", params: { expresion: "1+1" } }),
+        422,
+        "invalid_params",
+      );
+      expect(expectDetails(typo)).toEqual([
+        {
+          path: "expression",
+          message:
+            'Invalid input: expected string, received undefined; "expresion" is not a member: did you mean "expression"?',
+        },
+        { path: "expresion", message: 'not a member this object takes; did you mean "expression"?' },
+      ]);
+      // Nothing close: no guess, but the few names it takes.
+      const unrelated = expectError(
+        await execute({ skill_id: "time.convert", params: { ...time, banana: 1 } }),
+        422,
+        "invalid_params",
+      );
+      expect(expectDetails(unrelated)).toEqual([
+        {
+          path: "banana",
+          message:
+            'not a member this object takes; it takes "time", "from_timezone", "to_timezone", "format"',
+        },
+      ]);
+      expect(unrelated.message).not.toContain("did you mean");
+    });
+
+    // Regression (audit 25, noted): a request member under another name is dropped, and the
+    // refusal only said the right one was missing (`skill` for `skill_id`).
+    it("invalid_request naming the field a body sent under another name", async () => {
+      const error = expectError(
+        await execute({ skill: "math.evaluate", params: { expression: "1+1" } }),
+        400,
+        "invalid_request",
+      );
+      expect(expectDetails(error)).toEqual([
+        {
+          path: "skill_id",
+          message:
+            'Invalid input: expected string, received undefined; "skill" is not a member: did you mean "skill_id"?',
+        },
+      ]);
+      const unrelated = expectError(await execute({ banana: "x", params: {} }), 400, "invalid_request");
+      expect(unrelated.message).toBe("skill_id: Invalid input: expected string, received undefined");
+    });
+
     it("idempotency_key_reused when the same key comes with another body", async () => {
       const headers = { "idempotency-key": "reused-1" };
       const first = await execute({ skill_id: "math.evaluate", params: { expression: "1+1" } }, headers);

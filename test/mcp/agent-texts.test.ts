@@ -218,6 +218,34 @@ describe("what an agent reads over MCP", () => {
     expect(own).toContain("the tool's inputSchema says what each takes");
   });
 
+  // Regression (audit 25, noted): a misnamed argument was told only that it is "not a member
+  // this object takes", or (get_execution drops unknown members) only that `id` is missing.
+  it("names the argument a misnamed one meant, on skill tools, execute_skill and get_execution", async () => {
+    const client = await connect();
+    const time = { time: "2024-05-01T12:00:00Z" };
+    const to = textOf(await call(client, "time_convert", { ...time, to: "Asia/Tokyo" }));
+    expect(to).toMatch(/^invalid_params: to: not a member this object takes; did you mean "to_timezone"\?\n/);
+    const typo = await call(client, "execute_skill", {
+      skill_id: "math.evaluate",
+      params: { expresion: "1+1" },
+    });
+    expect(textOf(typo)).toContain(
+      '- params.expresion: not a member this object takes; did you mean "expression"?',
+    );
+    const polled = textOf(await call(client, "get_execution", { execution_id: "exec_123" }));
+    expect(polled).toMatch(
+      /^invalid_request: id: Invalid input: expected string, received undefined; "execution_id" is not a member: did you mean "id"\?\n/,
+    );
+    // Nothing close: no guess, the few names it takes instead.
+    const unrelated = textOf(await call(client, "time_convert", { ...time, banana: 1 }));
+    expect(unrelated).toMatch(
+      /^invalid_params: banana: not a member this object takes; it takes "time", "from_timezone", "to_timezone", "format"\n/,
+    );
+    expect(unrelated).not.toContain("did you mean");
+    const lost = textOf(await call(client, "get_execution", { banana: "exec_123" }));
+    expect(lost).toMatch(/^invalid_request: id: Invalid input: expected string, received undefined\n/);
+  });
+
   // Regression (audit 25, finding 7): "... Retry in 42 s." then "Retry after 42 s.".
   it("says when to retry after a rate-limit refusal once, and which limit in the message", async () => {
     const client = await connect({ plan: "enterprise", limits: { perMinute: 1, perDay: 100 } });

@@ -1,0 +1,59 @@
+import { distance } from "fastest-levenshtein";
+
+/** More close names than this are no help to the caller choosing one. */
+const MAX_GUESSES = 3;
+
+/**
+ * The names of `known` that `sent` may have meant (see `mayMean`), closest first, at most
+ * three; only the one it respells, when it respells one (`toTimezone` is no `from_timezone`).
+ */
+export function meantNames(sent: string, known: Iterable<string>): string[] {
+  const names = [...known];
+  const respelt = names.filter((name) => name !== sent && plain(name) === plain(sent));
+  if (respelt.length > 0) return respelt;
+  return names
+    .filter((name) => mayMean(sent, name))
+    .sort((a, b) => distance(sent, a) - distance(sent, b) || (a < b ? -1 : 1))
+    .slice(0, MAX_GUESSES);
+}
+
+/**
+ * Whether a caller who sent the name `sent` plausibly meant `known`: the same letters but
+ * for case, `_` and `-` (`toTimezone`), a few typos for its length (`expresion`), a run of
+ * whole `_`-parts of it or the other way round (`to` for `to_timezone`, `execution_id` for
+ * `id`), or a shortening of at least three letters (`expr`, but not `timezone` for `time`).
+ * Nothing else: a wrong guess misleads more than none.
+ */
+export function mayMean(sent: string, known: string): boolean {
+  if (sent === known) return false;
+  const [plainSent, plainKnown] = [plain(sent), plain(known)];
+  if (plainSent === plainKnown) return true;
+  // One typo in three letters is a typo; more is another word (`id` is not `ip`).
+  if (3 * distance(plainSent, plainKnown) <= Math.max(plainSent.length, plainKnown.length)) return true;
+  const shortened = plainKnown.startsWith(plainSent) || plainKnown.endsWith(plainSent);
+  if (plainSent.length >= 3 && shortened) return true;
+  const [partsSent, partsKnown] = [parts(sent), parts(known)];
+  return isSublist(partsSent, partsKnown) || isSublist(partsKnown, partsSent);
+}
+
+function plain(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, "");
+}
+
+/** `to_timezone`, `toTimezone` and `to-timezone` are each the parts `to`, `timezone`. */
+function parts(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[_-]+/)
+    .filter((part) => part.length > 0);
+}
+
+/** Whether `inner` is a run of consecutive parts of `outer`, and fewer of them. */
+function isSublist(inner: string[], outer: string[]): boolean {
+  if (inner.length === 0 || inner.length >= outer.length) return false;
+  for (let start = 0; start + inner.length <= outer.length; start++) {
+    if (inner.every((part, index) => outer[start + index] === part)) return true;
+  }
+  return false;
+}

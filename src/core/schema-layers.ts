@@ -11,6 +11,13 @@ export function wrappedBy(schema: z.ZodType): z.ZodType | undefined {
   return def.type === "pipe" ? def.in : def.innerType;
 }
 
+/** The schema beneath every wrapper of `schema` (`schema` itself when it has none). */
+export function innermost(schema: z.ZodType): z.ZodType {
+  let inner = schema;
+  for (let wrapped = wrappedBy(inner); wrapped; wrapped = wrappedBy(inner)) inner = wrapped;
+  return inner;
+}
+
 /** A JSON object: neither null nor an array. */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { type ErrorCode, type ErrorDetail, ServiceError } from "./errors.js";
 import { mayMean, meantNames } from "./member-names.js";
-import { isPlainRecord, wrappedBy } from "./schema-layers.js";
+import { innermost, isPlainRecord } from "./schema-layers.js";
 
 /**
  * zod issues, from parsing `input` with `schema`, as the contract's `details`:
@@ -115,9 +115,7 @@ function holdsJsonObject(text: string): boolean {
 function memberAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
   let member: z.ZodType | undefined = schema;
   for (const key of path) {
-    let inner: z.ZodType = member;
-    for (let wrapped = wrappedBy(inner); wrapped; wrapped = wrappedBy(inner)) inner = wrapped;
-    const def = inner._zod.def as {
+    const def = innermost(member)._zod.def as {
       type: string;
       shape?: Record<string, z.ZodType>;
       element?: z.ZodType;
@@ -134,10 +132,9 @@ function memberAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | 
 
 /** The members the object at `path` declares, when the schema there is an object. */
 function membersAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
-  let inner = memberAt(schema, path);
-  if (!inner) return undefined;
-  for (let wrapped = wrappedBy(inner); wrapped; wrapped = wrappedBy(inner)) inner = wrapped;
-  const def = inner._zod.def as { type: string; shape?: Record<string, z.ZodType> };
+  const member = memberAt(schema, path);
+  if (!member) return undefined;
+  const def = innermost(member)._zod.def as { type: string; shape?: Record<string, z.ZodType> };
   return def.type === "object" && def.shape ? Object.keys(def.shape) : undefined;
 }
 

@@ -1,4 +1,4 @@
-import type { LimitWindow, WindowState } from "../ports.js";
+import type { LimitDecision, LimitGrant, LimitWindow, WindowState } from "../ports.js";
 
 /**
  * The arithmetic of fixed limit windows, one copy for the leases and for every store's
@@ -75,4 +75,17 @@ export function windowStates(
 function indexOfLength(counters: readonly WindowCounter[], windowSeconds: number): number {
   for (let i = 0; i < counters.length; i++) if (counters[i]?.windowSeconds === windowSeconds) return i;
   return -1;
+}
+
+/**
+ * `consume`'s answer from `acquire` of one request: allowed when it was granted (a refused
+ * request counts in no window: contract.md, "A request answered 429 does not count").
+ */
+export function oneRequestDecision({ granted, windows }: LimitGrant): LimitDecision {
+  return { allowed: granted === 1, windows };
+}
+
+/** `peek`'s answer from the windows as they stand: a request is allowed while every one has room. */
+export function peekDecision(windows: WindowState[]): LimitDecision {
+  return { allowed: windows.every((state) => state.remaining > 0), windows };
 }

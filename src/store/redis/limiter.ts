@@ -1,6 +1,12 @@
 import type { Redis } from "ioredis";
 import { withinDeadline } from "../../core/answer-deadline.js";
-import { countersOf, type WindowCounter, windowStates } from "../../core/limits/windows.js";
+import {
+  countersOf,
+  oneRequestDecision,
+  peekDecision,
+  type WindowCounter,
+  windowStates,
+} from "../../core/limits/windows.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import { ACQUIRE_SCRIPT, RELEASE_SCRIPT } from "./scripts.js";
 
@@ -36,8 +42,7 @@ export class RedisLimiter implements Limiter {
   }
 
   async consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
-    const { granted, windows: states } = await this.acquire(bucket, windows, 1, nowMs);
-    return { allowed: granted === 1, windows: states };
+    return oneRequestDecision(await this.acquire(bucket, windows, 1, nowMs));
   }
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
@@ -47,7 +52,7 @@ export class RedisLimiter implements Limiter {
         ? []
         : (await this.answer(this.redis.mget(this.keysOf(bucket, counters)))).map((v) => Number(v ?? 0));
     const states = windowStates(windows, counters, counts, 0);
-    return { allowed: states.every((state) => state.remaining > 0), windows: states };
+    return peekDecision(states);
   }
 
   async acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {

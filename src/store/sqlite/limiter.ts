@@ -1,4 +1,11 @@
-import { countersOf, grantOf, type WindowCounter, windowStates } from "../../core/limits/windows.js";
+import {
+  countersOf,
+  grantOf,
+  oneRequestDecision,
+  peekDecision,
+  type WindowCounter,
+  windowStates,
+} from "../../core/limits/windows.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import type { StoreHealth } from "./store-health.js";
@@ -67,14 +74,13 @@ export class SqliteLimiter implements Limiter {
 
   /** `acquire` of one request (contract.md: "A request answered 429 does not count"). */
   async consume(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
-    const { granted, windows: states } = await this.acquire(bucket, windows, 1, nowMs);
-    return { allowed: granted === 1, windows: states };
+    return oneRequestDecision(await this.acquire(bucket, windows, 1, nowMs));
   }
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
     const counters = countersOf(windows, nowMs);
     const states = windowStates(windows, counters, this.peekTransaction(bucket, counters), 0);
-    return { allowed: states.every((state) => state.remaining > 0), windows: states };
+    return peekDecision(states);
   }
 
   /**

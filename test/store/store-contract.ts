@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeEmbeddingContract } from "./contract/embeddings.js";
 import { describeExecutionContract } from "./contract/executions.js";
-import { type MakeStore, makeExecution, useStore } from "./contract/fixtures.js";
+import { type MakeStore, makeExecution, makeKey, useStore } from "./contract/fixtures.js";
 import { describeIdempotencyContract } from "./contract/idempotency.js";
 import { describeKeyContract } from "./contract/keys.js";
 import { describeLearnedQueryContract } from "./contract/learned-queries.js";
@@ -45,6 +45,16 @@ export function describeStoreContract(name: string, makeStore: MakeStore): void 
         const saved = handle.store.executions.save(execution);
         await handle.store.close();
         await expect(saved).resolves.toBe(true);
+      });
+
+      it("refuses reads and writes after close, and no longer answers ping", async () => {
+        const key = makeKey();
+        await handle.store.keys.insert(key);
+        await handle.store.close();
+        await expect(handle.store.keys.findById(key.id)).rejects.toThrow();
+        await expect(handle.store.executions.save(makeExecution())).rejects.toThrow();
+        await expect(handle.store.memory.get("default", "k")).rejects.toThrow();
+        expect(await handle.store.ping()).toBe(false);
       });
     });
   });

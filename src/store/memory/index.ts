@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { Store } from "../../core/ports.js";
 import { withNulRule } from "../nul-rule.js";
+import { refuseAfterClose } from "./closed-rule.js";
 import { MemoryData } from "./data.js";
 import { InMemoryEmbeddingStore } from "./embedding-store.js";
 import { InMemoryExecutionStore } from "./execution-store.js";
@@ -43,8 +44,7 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): InMemoryStore
   const data = options.data ?? new MemoryData();
   const signals = data.signalListeners && new InMemorySignalChannel(data.signalListeners);
   let closed = false;
-  return withNulRule({
-    data,
+  const ports = {
     keys: new InMemoryKeyStore(data.keys, options.clock ?? systemClock),
     executions: new InMemoryExecutionStore(data.executions),
     idempotency: new InMemoryIdempotencyStore(data.idempotency),
@@ -55,6 +55,11 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): InMemoryStore
     usage: new InMemoryUsageStore(data.usage),
     learnedQueries: new InMemoryLearnedQueryStore(data.discoverNotes, data.learnedQueries),
     ...(signals && { signals }),
+  };
+  refuseAfterClose(Object.values(ports), () => closed);
+  return withNulRule({
+    data,
+    ...ports,
     async ping() {
       return !closed;
     },

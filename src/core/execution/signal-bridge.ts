@@ -58,7 +58,10 @@ export class SignalBridge {
     switch (signal.type) {
       case "cancel":
         this.options.cancelLocal(id).catch((err: unknown) => {
-          logger.error({ err, execution_id: id }, "could not cancel an execution on request");
+          // An outage is the operator's to see once (the store logs it) and the canceller
+          // is told to repeat the cancel; anything else is a bug.
+          const level = store.isOutage(err) ? "warn" : "error";
+          logger[level]({ err, execution_id: id }, "could not cancel an execution on request");
         });
         return;
       case "progress":

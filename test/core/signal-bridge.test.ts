@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ExecutionEvents } from "../../src/core/execution/events.js";
+import { SignalBridge } from "../../src/core/execution/signal-bridge.js";
+import type { Logger } from "../../src/core/logger.js";
+import type { Store } from "../../src/core/ports.js";
+import { MemoryData, openMemoryStore } from "../../src/store/memory/index.js";
+
+type Level = "debug" | "info" | "warn" | "error";
+
+/** A logger that keeps each line's level and message. */
+function recordingLogger(lines: { level: Level; msg?: string }[]): Logger {
+  const at = (level: Level) => (_obj: object, msg?: string) => {
+    lines.push({ level, msg });
+  };
+  const logger: Logger = {
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
+    child: () => logger,
+  };
+  return logger;
+}
+
+describe("SignalBridge", () => {
+  const stores: Store[] = [];
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+  });
+
+  /** Two processes on one data: `here` holds the execution, `there` asks to cancel it. */
+  async function bridges(cancelLocal: () => Promise<undefined>, isOutage: (err: unknown) => boolean) {
+    const data = new MemoryData({ signals: true });
+    const hereStore = openMemoryStore({ data });
+    const thereStore = openMemoryStore({ data });
+    stores.push(hereStore, thereStore);
+    const lines: { level: Level; msg?: string }[] = [];
+    const bridge = (store: Store, runnerId: string, cancel: () => Promise<undefined>, logger: Logger) =>
+      new SignalBridge({
+        signals: store.signals as NonNullable<Store["signals"]>,
+        events: new ExecutionEvents(),
+        store: { ...store, isOutage },
+        runnerId,
+        cancelLocal: cancel,
+        logger,
+      });
+    bridge(hereStore, "runner_here", cancelLocal, recordingLogger(lines));
+    const there = bridge(thereStore, "runner_there", async () => undefined, recordingLogger([]));
+    return { there, lines };
+  }
+
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  it("logs a cancel on request that met a store outage as a warning, not an error", async () => {
+    const outage = new Error("connection terminated");
+    const { there, lines } = await bridges(
+      () => Promise.reject(outage),
+      (err) => err === outage,
+    );
+    await there.requestCancel("exec_1");
+    await until(() => lines.length > 0);
+    expect(lines).toEqual([{ level: "warn", msg: "could not cancel an execution on request" }]);
+  });
+
+  it("logs a cancel on request that failed for another reason as an error", async () => {
+    const { there, lines } = await bridges(
+      () => Promise.reject(new TypeError("a bug")),
+      () => false,
+    );
+    await there.requestCancel("exec_1");
+    await until(() => lines.length > 0);
+    expect(lines).toEqual([{ level: "error", msg: "could not cancel an execution on request" }]);
+  });
+});

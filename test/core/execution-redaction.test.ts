@@ -471,6 +471,37 @@ describe("what an execution keeps of the credentials its result repeats", () => 
     }
   });
 
+  // Left open in session 25: the url param and the final URL kept the credential of a URL
+  // nested in a query value, and a percent-encoded one was kept everywhere.
+  it("masks a URL nested in the url param, percent-encoded or not, in the params, the final URL and a Location alike", async () => {
+    const search = "?next=%2Fcb%3Ftoken%3DENCODED%26page%3D2&back=https://app.example/cb?access_token=PLAIN";
+    const masked =
+      "?next=%2Fcb%3Ftoken%3D[redacted]%26page%3D2&back=https://app.example/cb?access_token=[redacted]";
+    for (const follow_redirects of [true, false]) {
+      const { record } = await core.run(key, "http.request", {
+        url: `${base}/moved${search}`,
+        follow_redirects,
+      });
+      const kept = await stored(record.id);
+      expect(kept?.params).toMatchObject({ url: `${base}/moved${masked}` });
+      for (const copy of await everyCopy(record)) {
+        expect(copy).toMatchObject(
+          follow_redirects
+            ? { result: { status: 200, url: `${base}/end${masked}`, redirects: 1 } }
+            : {
+                result: {
+                  status: 301,
+                  url: `${base}/moved${masked}`,
+                  headers: { location: `/end${masked}` },
+                },
+              },
+        );
+        expect(JSON.stringify(copy)).not.toMatch(/ENCODED|PLAIN/);
+      }
+      expect(JSON.stringify(kept)).not.toMatch(/ENCODED|PLAIN/);
+    }
+  });
+
   it("keeps crypto.hash's hmac_key masked once the execution ended, and answers the right digest", async () => {
     const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     const { record } = await core.run(key, "crypto.hash", {

@@ -119,6 +119,98 @@ describe("urlWithoutCredentials", () => {
     );
   });
 
+  // Left open in session 25: a URL nested in a query value was masked only when written as
+  // it is; percent-encoded, as a URL in a query value is sent, it kept its credentials.
+  it("masks the credentials of a percent-encoded URL nested in a query value, and keeps its escapes", () => {
+    for (const [url, masked] of [
+      [
+        "https://api.example.com/login?next=%2Fx%3Ftoken%3DSECRET",
+        "https://api.example.com/login?next=%2Fx%3Ftoken%3D[redacted]",
+      ],
+      [
+        "https://api.example.com/login?next=https%3A%2F%2Fu%3APW%40h%2F%3Fapi_key%3DS",
+        "https://api.example.com/login?next=https%3A%2F%2Fu%3A[redacted]%40h%2F%3Fapi_key%3D[redacted]",
+      ],
+      // The nested URL's members after the credential, its fragment, and the outer URL's members are kept.
+      [
+        "https://a.example/?next=%2Fcb%3Fpage%3D2%26access_token%3DS1%26x%3D1%23top&lang=en",
+        "https://a.example/?next=%2Fcb%3Fpage%3D2%26access_token%3D[redacted]%26x%3D1%23top&lang=en",
+      ],
+      ["https://a.example/#state=%2Fcb%3Bsig%3ds2", "https://a.example/#state=%2Fcb%3Bsig%3d[redacted]"],
+      // Encoded twice: a URL nested in a URL nested in the query.
+      [
+        "https://a.example/?next=%2Fauth%3Fredirect_uri%3D%252Fcb%253Ftoken%253DS3%2526p%253D1",
+        "https://a.example/?next=%2Fauth%3Fredirect_uri%3D%252Fcb%253Ftoken%253D[redacted]%2526p%253D1",
+      ],
+    ]) {
+      expect(urlWithoutCredentials(url as string), url).toBe(masked);
+      // Still a URL, and what it holds reads masked once decoded.
+      const next = new URL(masked as string).searchParams.get("next");
+      if (next !== null) expect(next).not.toMatch(/S\d|SECRET|PW/);
+      expect(urlWithoutCredentials(masked as string), masked).toBe(masked);
+    }
+  });
+
+  it("keeps percent-encoded values that hold no credential as they were sent", () => {
+    for (const url of [
+      "https://a.example/?q=100%25&name=caf%C3%A9&next=%2Fhome%3Fpage%3D2",
+      "https://a.example/?next=https%3A%2F%2Fb.example%2F%3Fto%3Dbob%2540example.com&note=token%20kept",
+      "https://a.example/p%3Ftoken%3Dpath?x=1",
+    ]) {
+      expect(urlWithoutCredentials(url)).toBe(url);
+    }
+  });
+
+  it("reads through four layers of percent-encoding, and masks a value escaped deeper whole", () => {
+    const encoded = (text: string, layers: number): string =>
+      layers === 0 ? text : encoded(encodeURIComponent(text), layers - 1);
+    const nested = "/cb?token=DEEP&p=1";
+    const fourLayers = urlWithoutCredentials(`https://a.example/?next=${encoded(nested, 4)}&x=1`);
+    expect(fourLayers).toBe(
+      `https://a.example/?next=${encoded("/cb?token=", 4)}[redacted]${encoded("&p=1", 4)}&x=1`,
+    );
+    for (const layers of [5, 9]) {
+      expect(urlWithoutCredentials(`https://a.example/?next=${encoded(nested, layers)}&x=1`)).toBe(
+        "https://a.example/?next=[redacted]&x=1",
+      );
+    }
+  });
+
+  // Decoding is done layer by layer, each a pass over the query: a hostile URL (many `%25`
+  // layers, escapes that decode to URLs with users) must cost a fixed number of passes.
+  it("reads a hostile percent-encoded URL a bounded number of times", () => {
+    const workFor = (url: string): number => {
+      maskingWork.parsed = 0;
+      maskingWork.scanned = 0;
+      maskingWork.decoded = 0;
+      urlWithoutCredentials(url);
+      return maskingWork.parsed + maskingWork.scanned + maskingWork.decoded;
+    };
+    for (const unit of [
+      "%25",
+      "%2525252540",
+      "%252525253F",
+      "ws:%5C%40",
+      "ws:%255C%2540",
+      "%3Ftoken%3D",
+      "%253Ftoken%253Dx%2526",
+      "a=%40&",
+      "%2F%2F%40",
+    ]) {
+      const long = `https://a.example/?x=${unit.repeat(16384 / unit.length)}`;
+      const half = `https://a.example/?x=${unit.repeat(8192 / unit.length)}`;
+      const work = workFor(long);
+      // Four layers decoded, the parses' shared budget, and a scan of each layer's values.
+      expect(work, unit).toBeLessThanOrEqual(12 * long.length + 8192);
+      expect(work, unit).toBeLessThanOrEqual(2.5 * workFor(half) + 8192);
+    }
+    // One value escaped thousands of times over: each layer read would decode it all again.
+    const deep = (layers: number) => `https://a.example/?next=%${"25".repeat(layers)}3Ftoken%3DS`;
+    expect(workFor(deep(8192))).toBeLessThanOrEqual(12 * deep(8192).length + 8192);
+    expect(workFor(deep(8192))).toBeLessThanOrEqual(2.5 * workFor(deep(4096)) + 8192);
+    expect(urlWithoutCredentials(deep(8192))).toBe("https://a.example/?next=[redacted]");
+  });
+
   it("leaves header values that are no URL as they are", () => {
     for (const value of ["text/html; charset=utf-8", "session=abc; Path=/; HttpOnly", "max-age=0, private"]) {
       expect(urlWithoutCredentials(value)).toBe(value);
@@ -311,8 +403,9 @@ describe("headerValueWithoutCredentials", () => {
     const workFor = (name: string, value: string): number => {
       maskingWork.parsed = 0;
       maskingWork.scanned = 0;
+      maskingWork.decoded = 0;
       headerValueWithoutCredentials(name, value);
-      return maskingWork.parsed + maskingWork.scanned;
+      return maskingWork.parsed + maskingWork.scanned + maskingWork.decoded;
     };
     for (const unit of [
       "ws:\\@",
@@ -455,6 +548,31 @@ describe("redactedBySchema", () => {
         link: '<https://api.example.com/v1?page=3&api_key=[redacted]>; rel="next", <https://api.example.com/v1?page=1>; rel="first"',
       },
       url: "http://api.example.com/v1?api_key=[redacted]&page=2",
+    });
+  });
+
+  // Left open in session 25: the url param and the final URL were masked by a rule of their
+  // own that did not look into a URL nested in a query value, while a Location header was.
+  it("masks a URL nested in http.request's url param and final URL as in its Location header", () => {
+    const url =
+      "https://api.example.com/login?next=https://app.example/cb?access_token=S1&back=%2Fcb%3Ftoken%3DS2";
+    const masked =
+      "https://api.example.com/login?next=https://app.example/cb?access_token=[redacted]&back=%2Fcb%3Ftoken%3D[redacted]";
+    expect(redactedBySchema(catalogParams, catalogParams.parse({ url }))).toMatchObject({ url: masked });
+    const result = {
+      status: 302,
+      headers: { location: url },
+      body: "",
+      truncated: false,
+      truncated_by: null,
+      bytes: 0,
+      url,
+      redirects: 0,
+    };
+    expect(redactedBySchema(httpRequest.result, result)).toEqual({
+      ...result,
+      headers: { location: masked },
+      url: masked,
     });
   });
 

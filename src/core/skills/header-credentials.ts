@@ -1,17 +1,18 @@
 import { decodedName, isCredentialName, REDACTED } from "./credential-names.js";
-import { headerUrlWithoutCredentials, textWithoutCredentials } from "./url-credentials.js";
+import { textWithoutCredentials, urlWithoutCredentials } from "./url-credentials.js";
 
 /**
  * A response header's value with the credentials it holds masked, its syntax kept, judged
  * by the header's name: a `Link` link by link (`linkWithoutCredentials`), whatever its first
  * character; any other value as one URL (`Location`, `Content-Location`) with the URLs
  * inside it (`Refresh: 0; url=https://user:pw@…`, a CSP's `report-uri`, a nested
- * `?next=…?token=…`): `headerUrlWithoutCredentials`, the rule of a Link's URLs too. A value
- * that holds no URL is kept as it is (`Set-Cookie`).
+ * `?next=…?token=…`, `?next=%2Fcb%3Ftoken%3D…`): `urlWithoutCredentials`, the rule of a
+ * Link's URLs, and of every other URL kept, too. A value that holds no URL is kept as it is
+ * (`Set-Cookie`).
  */
 export function headerValueWithoutCredentials(name: string, value: string): string {
   if (name.toLowerCase() === "link") return linkWithoutCredentials(value);
-  return headerUrlWithoutCredentials(value);
+  return urlWithoutCredentials(value);
 }
 
 /**
@@ -47,7 +48,7 @@ function linkWithoutCredentials(value: string): string {
     const found = rest.at(-1) as LinkPiece;
     let masked: string;
     if (found.url !== undefined) {
-      masked = `<${headerUrlWithoutCredentials(found.url)}${found.urlEnd}`;
+      masked = `<${urlWithoutCredentials(found.url)}${found.urlEnd}`;
     } else if (found.quoted !== undefined) {
       const name = NAME_BEFORE_VALUE.exec(before)?.[1];
       const secret = found.quoted !== "" && name !== undefined && isCredentialName(decodedName(name.trim()));

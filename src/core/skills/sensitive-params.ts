@@ -10,8 +10,9 @@ import { urlWithoutCredentials } from "./url-credentials.js";
  * - `value`: the whole value is one (a password, a token);
  * - `entries`: a record of names to values (HTTP headers, form fields): the values under
  *   credential names (`Authorization`, `X-Api-Key`, `*-Token`: `isCredentialName`);
- * - `url`: a URL: its user information and the query values under credential names
- *   (text that is no URL is kept as it is);
+ * - `url`: a URL: its user information and the query values under credential names, and
+ *   those of the URLs nested in it, percent-encoded or not (`urlWithoutCredentials`, the
+ *   rule of every URL kept or logged; text that is no URL is kept as it is);
  * - `headers`: a record of response header names to values: the URLs each value holds,
  *   judged by the header's name (`headerValueWithoutCredentials`): a `Link` link by link,
  *   its `<>`, quotes, params and other links kept; any other value as a `url`.

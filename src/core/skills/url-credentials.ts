@@ -1,4 +1,8 @@
-import { decodedName, isCredentialName, REDACTED } from "./credential-names.js";
+import { decodedName, isCredentialName } from "./credential-names.js";
+import { maskingWork, type Span, spansPlaced, withSpansMasked } from "./masked-spans.js";
+import { spansUnderEncoding } from "./percent-layers.js";
+
+export { maskingWork } from "./masked-spans.js";
 
 /**
  * `scheme:` and the user information after it, `user:password` or a token, up to the last
@@ -17,50 +21,86 @@ const USER_INFO = /^(\s*(?:[a-z][a-z0-9+.-]*:[\\/]*|[\\/]{2}))([^/\\?#]*)@/i;
 const AUTHORITY = /^\s*(?:[a-z][a-z0-9+.\-\t\n\r]*:)?[\t\n\r\\/]*[^/?#]*/i;
 
 /**
- * `url` with its credentials masked: the password of its user information (all of it when
- * there is no password: a token is often sent as the user), and the values of its query
- * and fragment members whose names are credential names (`?api_key=…`, OAuth's
- * `#access_token=…`; members are separated by `&` or `;`). Works on the text as given,
- * valid URL or not, and changes nothing else (no normalising), so the rest reads as it
- * was sent.
+ * `url` with its credentials masked, and those of the URLs nested in it: the one rule by
+ * which every URL skillport keeps, answers or logs is masked (a param marked `"url"`,
+ * http.request's final URL and the URLs in its response headers, a URL an error message
+ * quotes, the database URL the log names):
+ * - the password of its user information (all of it when there is no password: a token is
+ *   often sent as the user), and the user information of any URL inside it
+ *   (`?next=https://user:pw@…`, `Refresh: 0; url=https://user:pw@…`);
+ * - the values of its query and fragment members whose names are credential names
+ *   (`?api_key=…`, OAuth's `#access_token=…`; members are separated by `&` or `;`), and
+ *   from its query on, the value of any credential member wherever it stands, so a URL
+ *   nested in a query value keeps none (`?next=https://app/cb?access_token=…`, two URLs
+ *   one after the other);
+ * - the same under the percent-encoding of its query, as a URL nested in a query value is
+ *   written (`?next=%2Fcb%3Ftoken%3D…`, `?next=https%3A%2F%2Fuser%3Apw%40…`), up to four
+ *   layers deep (`spansUnderEncoding`): what is masked there is replaced as written, and
+ *   the escapes around it are kept, so the URL reads, and parses, as it did.
+ * Works on the text as given, valid URL or not, and changes nothing else (no normalising),
+ * so the rest reads as it was sent. Before the query, text is kept: `session=…` of a
+ * `Set-Cookie`, which is no URL.
  */
 export function urlWithoutCredentials(url: string): string {
-  const withoutUser = withoutUserInfo(url);
-  const hash = withoutUser.indexOf("#");
-  const beforeHash = hash === -1 ? withoutUser : withoutUser.slice(0, hash);
-  const fragment = hash === -1 ? undefined : withoutUser.slice(hash + 1);
-  const question = beforeHash.indexOf("?");
-  const base = question === -1 ? beforeHash : beforeHash.slice(0, question);
-  const query = question === -1 ? undefined : membersWithoutCredentials(beforeHash.slice(question + 1));
-  return (
-    base +
-    (query === undefined ? "" : `?${query}`) +
-    (fragment === undefined ? "" : `#${membersWithoutCredentials(fragment)}`)
-  );
-}
-
-/**
- * A URL a response header holds (`Location`, `Refresh`, a link of a `Link`) with its
- * credentials masked, and those of the URLs nested in it: as `urlWithoutCredentials`, then
- * the user information of any URL inside it (`?next=https://user:pw@…`), then from its
- * query on, the value of any credential member wherever it stands, so a URL nested in a
- * query value keeps none (`?next=https://app/cb?access_token=…`, two URLs one after the
- * other). Before the query, text is kept: `session=…` of a `Set-Cookie`, which is no URL.
- */
-export function headerUrlWithoutCredentials(url: string): string {
-  const masked = userInfoMaskedIn(urlWithoutCredentials(url));
-  const query = masked.search(/[?#]/);
-  return query === -1 ? masked : masked.slice(0, query) + membersMaskedIn(masked.slice(query));
+  const query = url.search(/[?#]/);
+  const nested = nestedSpans(url, query === -1 ? url.length : query, parseBudgetFor(url));
+  return withSpansMasked(url, [...ownSpans(url), ...nested]);
 }
 
 /**
  * Free text (a Link header's params, a URL without its brackets, a quoted title) with the
  * credentials of the URLs and members it holds masked: the user information of any URL in
- * it (`userInfoMaskedIn`), and the value of any `name=value` whose name is a credential
- * name, wherever it stands (`membersMaskedIn`).
+ * it, and the value of any `name=value` whose name is a credential name, wherever it
+ * stands, percent-encoded or not (`nestedSpans`).
  */
 export function textWithoutCredentials(text: string): string {
-  return membersMaskedIn(userInfoMaskedIn(text));
+  return withSpansMasked(text, nestedSpans(text, 0, parseBudgetFor(text)));
+}
+
+/**
+ * The credentials of the URL `url` starts with: the password of its user information (all
+ * of it without a password: `userInfoAt`), and the values of its query and fragment
+ * members under credential names, an empty one included (`token=` shows `[redacted]`).
+ */
+function ownSpans(url: string): Span[] {
+  const spans: Span[] = [];
+  const user = userInfoAt(url, authorityLength(url));
+  if (user !== undefined) spans.push(user);
+  const hash = url.indexOf("#");
+  const beforeHash = hash === -1 ? url.length : hash;
+  const question = url.indexOf("?");
+  if (question !== -1 && question < beforeHash) spans.push(...memberListSpans(url, question + 1, beforeHash));
+  if (hash !== -1) spans.push(...memberListSpans(url, hash + 1, url.length));
+  return spans;
+}
+
+/** What the parses of one value may still read (`PARSE_ALLOWANCE`), shared by all of its layers. */
+interface ParseBudget {
+  left: number;
+}
+
+/** Twice the text, and a little more for short values: what the parses of a value may read, summed. */
+function parseBudgetFor(text: string): ParseBudget {
+  return { left: 2 * text.length + PARSE_ALLOWANCE };
+}
+
+/**
+ * The credentials `text` holds nested in it: the user information of every URL in it
+ * (`userInfoSpansIn`), and from `membersFrom` on, the value of every credential member
+ * (`memberSpansIn`), as written and under its percent-encoding (`spansUnderEncoding`).
+ */
+function nestedSpans(text: string, membersFrom: number, budget: ParseBudget): Span[] {
+  // In a layer decoded from the query, an encoded `%26` is an `&`, as the server that
+  // decodes the value reads it: the members of the URL nested there.
+  const encoded = spansUnderEncoding(text.slice(membersFrom), (layer) => [
+    ...userInfoSpansIn(layer, budget),
+    ...memberSpansIn(layer, 0),
+  ]);
+  return [
+    ...userInfoSpansIn(text, budget),
+    ...memberSpansIn(text, membersFrom),
+    ...spansPlaced(encoded, (index) => membersFrom + index),
+  ];
 }
 
 /** Tabs and line breaks, which URL parsers drop wherever they stand (WHATWG URL). */
@@ -85,18 +125,17 @@ const URL_START = new RegExp(
 );
 
 /**
- * `text` with the user information of every URL in it masked, each as `urlWithoutCredentials`
- * masks the one a URL starts with (`maskedUserInfoAt`), from each place a URL may start
- * (`URL_START`): so a URL after other text (`0; url=https://user:pw@…`) or inside a URL
+ * The user information of every URL in `text`, each as `urlWithoutCredentials` masks the
+ * one a URL starts with (`userInfoAt`), from each place a URL may start (`URL_START`): so a
+ * URL after other text (`0; url=https://user:pw@…`) or inside a URL
  * (`?next=https://user:pw@…`) is masked too. A place whose authority holds no `@` is passed
- * over at once, so a hostile value costs one pass, not a parse at each of its schemes.
+ * over at once, so a hostile value costs one pass, not a parse at each of its schemes; past
+ * what `budget` allows, the rest of the text is masked whole.
  */
-export function userInfoMaskedIn(text: string): string {
-  if (!text.includes("@")) return text;
+function userInfoSpansIn(text: string, budget: ParseBudget): Span[] {
+  if (!text.includes("@")) return [];
   const atInAuthority = atBeforeAuthorityEnd(text);
-  // What the parses may read, summed: twice the text, and a little more for short values.
-  let budget = 2 * text.length + PARSE_ALLOWANCE;
-  let masked = "";
+  const spans: Span[] = [];
   let from = 0;
   for (const start of text.matchAll(URL_START)) {
     if (start.index < from) continue;
@@ -105,14 +144,14 @@ export function userInfoMaskedIn(text: string): string {
     if (atInAuthority[authority] !== 1) continue;
     const url = text.slice(start.index);
     const length = authorityLength(url);
-    budget -= length;
-    if (budget < 0) return `${masked}${text.slice(from, start.index)}${REDACTED}`;
-    const found = maskedUserInfoAt(url, length);
+    budget.left -= length;
+    if (budget.left < 0) return [...spans, { from: start.index, to: text.length }];
+    const found = userInfoAt(url, length);
     if (found === undefined) continue;
-    masked += text.slice(from, start.index) + found.masked;
-    from = start.index + found.length;
+    spans.push({ from: start.index + found.from, to: start.index + found.to });
+    from = start.index + found.end;
   }
-  return masked + text.slice(from);
+  return spans;
 }
 
 /**
@@ -121,16 +160,10 @@ export function userInfoMaskedIn(text: string): string {
  * made of them (`ws:\@ws:\@…`, 16 KiB) would cost a parse of the rest of it at each,
  * in proportion to its length squared, on the thread every request shares. Past this
  * much, the rest of the value is masked whole: no value a server sends for a user to read
- * comes near it, and a hostile one shows nothing and costs one pass.
+ * comes near it, and a hostile one shows nothing and costs one pass. The layers of its
+ * percent-encoding share it.
  */
 const PARSE_ALLOWANCE = 4096;
-
-/**
- * The work masking has done, summed over every value (`parsed`: the characters the
- * authority parses read; `scanned`: those read for a credential member's value). Only
- * tests read it, to hold masking linear in a value's length without timing it.
- */
-export const maskingWork = { parsed: 0, scanned: 0 };
 
 /** For each place in `text`, 1 when an `@` comes after it before any `/`, `?` or `#`, else 0; read in one pass. */
 function atBeforeAuthorityEnd(text: string): Uint8Array {
@@ -154,15 +187,15 @@ const MEMBER_NAME = /(?<=^|[&;,?#])[^&;,?#=]*=/g;
 const VALUE_END = /[&;#]|,(?=\s|$)/g;
 
 /**
- * `text` with the value of each `name=value` whose name is a credential name masked, its
- * leading spaces kept: a URL's query and fragment members (`…?a=1&token=…`, its path
- * before them), a Link's params (`token=…`). An empty value hides nothing and is kept, so a
- * quoted value after it is judged on its own (`linkWithoutCredentials`).
+ * From `from` on, the value of each `name=value` in `text` whose name is a credential
+ * name, its leading spaces kept: a URL's query and fragment members (`…?a=1&token=…`), a
+ * Link's params (`token=…`). An empty value hides nothing and is kept, so a quoted value
+ * after it is judged on its own (`linkWithoutCredentials`).
  */
-function membersMaskedIn(text: string): string {
-  let masked = "";
-  let from = 0;
+function memberSpansIn(text: string, from: number): Span[] {
+  const spans: Span[] = [];
   const names = new RegExp(MEMBER_NAME);
+  names.lastIndex = from;
   for (let found = names.exec(text); found !== null; found = names.exec(text)) {
     // The name first: the end of a value that is kept is not looked for, so a value full of
     // `a=` costs one pass, not a scan to its end at each.
@@ -173,28 +206,21 @@ function membersMaskedIn(text: string): string {
     maskingWork.scanned += valueEnd - valueStart;
     const value = text.slice(valueStart, valueEnd);
     if (value.trim() === "") continue;
-    masked += `${text.slice(from, valueStart)}${/^\s*/.exec(value)?.[0]}${REDACTED}`;
-    from = valueEnd;
+    spans.push({ from: valueStart + (/^\s*/.exec(value)?.[0].length ?? 0), to: valueEnd });
     names.lastIndex = valueEnd;
   }
-  return masked + text.slice(from);
-}
-
-/** `url` with the password of its user information masked (all of it without a password: `maskedUserInfoAt`). */
-function withoutUserInfo(url: string): string {
-  const found = maskedUserInfoAt(url, authorityLength(url));
-  return found === undefined ? url : found.masked + url.slice(found.length);
+  return spans;
 }
 
 /**
- * The scheme and user information `url` starts with, the password masked (all of it
- * without a password), and the length of the text they replace; undefined when it starts
- * with none. A URL that parses is judged by what the parser reads, so
- * `mailto:bob@example.com` (a path, no user) is kept; one that does not is judged by its
+ * The part of the user information `url` starts with that is masked: its password (all of
+ * it without a password), and where the scheme and user information end (`end`);
+ * undefined when it starts with none. A URL that parses is judged by what the parser reads,
+ * so `mailto:bob@example.com` (a path, no user) is kept; one that does not is judged by its
  * text. A parsed user the text does not show where USER_INFO looks (a tab inside the
  * scheme, which parsers drop) masks the whole URL: no form of a password is shown.
  */
-function maskedUserInfoAt(url: string, length: number): { masked: string; length: number } | undefined {
+function userInfoAt(url: string, length: number): (Span & { end: number }) | undefined {
   // Only the scheme and authority are parsed: the rest cannot hold a user, and a long value
   // parsed whole at each URL it holds cost time in proportion to its length squared.
   const authority = url.slice(0, length);
@@ -203,11 +229,10 @@ function maskedUserInfoAt(url: string, length: number): { masked: string; length
   const parsed = URL.parse(authority);
   if (parsed !== null && parsed.username === "" && parsed.password === "") return undefined;
   const found = USER_INFO.exec(authority);
-  if (found === null) return parsed === null ? undefined : { masked: REDACTED, length: url.length };
-  const [whole, scheme, userInfo = ""] = found;
-  const colon = userInfo.indexOf(":");
-  const masked = colon === -1 ? REDACTED : `${userInfo.slice(0, colon)}:${REDACTED}`;
-  return { masked: `${scheme}${masked}@`, length: whole.length };
+  if (found === null) return parsed === null ? undefined : { from: 0, to: url.length, end: url.length };
+  const [whole, scheme = "", userInfo = ""] = found;
+  // After the user's colon, or all of it when there is none.
+  return { from: scheme.length + userInfo.indexOf(":") + 1, to: whole.length - 1, end: whole.length };
 }
 
 /** The length of the scheme (or `//`) and authority `url` starts with (`AUTHORITY`). */
@@ -215,16 +240,25 @@ function authorityLength(url: string): number {
   return AUTHORITY.exec(url)?.[0].length ?? url.length;
 }
 
-/** `name=value&…` (or `;`-separated) with the values of credential names masked. */
-function membersWithoutCredentials(members: string): string {
-  // The separators are kept, at the odd indices, so the text is rebuilt as it was.
-  return members
-    .split(/([&;])/)
-    .map((member, index) => {
-      const equals = member.indexOf("=");
-      if (index % 2 === 1 || equals === -1) return member;
-      const name = member.slice(0, equals);
-      return isCredentialName(decodedName(name)) ? `${name}=${REDACTED}` : member;
-    })
-    .join("");
+/** In `url` from `start` to `end`, `name=value&…` (or `;`-separated): the values of credential names. */
+function memberListSpans(url: string, start: number, end: number): Span[] {
+  const spans: Span[] = [];
+  let memberStart = start;
+  for (const separator of [...url.slice(start, end).matchAll(/[&;]/g)].map((found) => start + found.index)) {
+    spans.push(...memberValueSpan(url, memberStart, separator));
+    memberStart = separator + 1;
+  }
+  spans.push(...memberValueSpan(url, memberStart, end));
+  return spans;
+}
+
+/** The value of the member from `start` to `end` of `url`, when its name is a credential name. */
+function memberValueSpan(url: string, start: number, end: number): Span[] {
+  // Looked for in the member alone: a query of many members without one costs one pass.
+  const member = url.slice(start, end);
+  const equals = member.indexOf("=");
+  if (equals === -1) return [];
+  return isCredentialName(decodedName(member.slice(0, equals)))
+    ? [{ from: start + equals + 1, to: end }]
+    : [];
 }

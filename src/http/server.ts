@@ -1,3 +1,5 @@
+import { type IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -115,6 +117,16 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   // server ignore an expectation it does not know (a 417 is a MAY), and the contract has no
   // 417: the request is served as if the header were absent, through Fastify like any other.
   app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
+  // Node drops a CONNECT without a word unless it is asked: it is answered as any other
+  // method the router does not serve (404 for a host:port target, 405 with Allow on a known
+  // path), in the envelope, logged, and the connection closed, as no tunnel follows.
+  app.server.on("connect", (req: IncomingMessage, socket: Socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on("finish", () => socket.destroySoon());
+    app.server.emit("request", req, res);
+  });
   const shutdown = sharedAbortController();
   let opened = false;
   let closing = false;

@@ -377,6 +377,29 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       }
     });
 
+    // Left open in session 25: Node closed a CONNECT's connection without a word.
+    it("answers CONNECT as a method it does not serve, in the envelope, logged, and closes", async () => {
+      const connect = (target: string, authorization = "") =>
+        sendRaw(server, [`CONNECT ${target} HTTP/1.1\r\nHost: x\r\n${authorization}\r\n`]);
+      const proxy = await connect("example.com:443");
+      expect(proxy.status, proxy.text).toBe(404);
+      expectContractAnswer(proxy, "CONNECT host:port");
+      expect(bodyOf<{ error: { code: string } }>(proxy).error.code).toBe("not_found");
+      const known = await connect("/healthz");
+      expect(known.status, known.text).toBe(405);
+      expectContractAnswer(known, "CONNECT a known path");
+      expect(known.headers.get("allow")).toBe("GET, HEAD");
+      const api = await connect("/v1/discover", `Authorization: Bearer ${key.secret}\r\n`);
+      expect(api.status, api.text).toBe(405);
+      expectContractAnswer(api, "CONNECT /v1/discover");
+      for (const answered of [proxy, known, api]) {
+        expect(answered.closed).toBe(true);
+        const id = answered.headers.get("x-request-id") ?? "";
+        await eventually(async () => (server.logs().includes(id) ? true : undefined));
+      }
+      expect((await server.request("GET", "/healthz")).status).toBe(200);
+    });
+
     it("answers an HTTP/1.1 request without Host in the contract's envelope (400 invalid_request); HTTP/1.0 needs none", async () => {
       const res = await sendRaw(server, [
         `GET /v1/skills HTTP/1.1\r\nAuthorization: Bearer ${key.secret}\r\nConnection: close\r\n\r\n`,

@@ -175,6 +175,8 @@ function toJson(key: KeyView) {
     last4: key.last4,
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
+    // A request refused because the key was revoked or had expired: a client still using it.
+    last_refused_at: key.lastRefusedAt,
     expires_at: key.expiresAt,
     revoked_at: key.revokedAt,
     status: keyStatus(key, Date.now()),
@@ -201,9 +203,22 @@ function printTable(keys: KeyView[], where: string): void {
       // A rolled key in its grace period is `active` like its replacement: its end tells them apart.
       j.expires_at ?? "never",
       j.last_used_at ?? "never",
+      j.last_refused_at ?? "never",
     ];
   });
-  const header = ["ID", "NAME", "KEY", "SCOPE", "PLAN", "ENV", "OWNER", "STATUS", "EXPIRES", "LAST USED"];
+  const header = [
+    "ID",
+    "NAME",
+    "KEY",
+    "SCOPE",
+    "PLAN",
+    "ENV",
+    "OWNER",
+    "STATUS",
+    "EXPIRES",
+    "LAST USED",
+    "LAST REFUSED",
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   for (const row of [header, ...rows])
     console.log(row.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join("  "));

@@ -133,9 +133,9 @@ export class Skillport {
       logger: this.logger,
       retentionDays: options.retentionDays ?? 30,
     });
-    this.keys = new KeyService(this.store.keys, clock);
-    this.limiter = new LeasedLimiter(this.store.limiter, clock);
     this.usageRecorder = new UsageRecorder(this.store.usage, this.logger);
+    this.keys = new KeyService(this.store.keys, clock, this.usageRecorder);
+    this.limiter = new LeasedLimiter(this.store.limiter, clock);
     this.usageFlushMs = options.usageFlushMs ?? 5_000;
     this.usage = new UsageService(this.store.usage, this.usageRecorder, clock);
     this.access = new AccessGate(this.keys, this.limiter, clock, this.usageRecorder, {

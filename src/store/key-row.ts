@@ -15,6 +15,7 @@ export interface KeyRow {
   last4: string;
   created_at: string;
   last_used_at: string | null;
+  last_refused_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
 }
@@ -35,6 +36,7 @@ export function toApiKey(row: KeyRow): ApiKey {
     last4: row.last4,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    lastRefusedAt: row.last_refused_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
   };

@@ -1,11 +1,12 @@
 import type { Clock } from "../core/clock.js";
 
-/** How often one process writes a key's `last_used_at` at most: it is informational. */
+/** How often one process writes a key's `last_used_at` (or `last_refused_at`) at most: it is informational. */
 export const MARK_USED_INTERVAL_MS = 30_000;
 
 /**
  * Decides which `markUsed` calls are written: at most one per key per
  * `MARK_USED_INTERVAL_MS` in this process, since it runs on every authenticated request.
+ * `markRefusedUse` has a throttle of its own, so that neither hides the other's write.
  */
 export class MarkUsedThrottle {
   /** When this process last let a write through per key (clock milliseconds). */

@@ -299,6 +299,37 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expectError(await discover(secret), 401, "invalid_api_key");
   });
 
+  // Audit 26, dashboard #2: after a revoke, "is anything still using the old key?"
+  it("shows a client still calling with the revoked key: refused requests charted, the last one in the details and the list", async () => {
+    expectError(await discover(secret), 401, "invalid_api_key");
+    expectError(await discover(secret), 401, "invalid_api_key");
+    await visit(`/dashboard/keys/${keyId}`);
+    const chart = page.locator("[data-chart=usage]");
+    // The revoke step's own refused request, and these two.
+    expect(await chart.locator("[data-total=refused]").textContent()).toBe("3");
+    const refusedBars = await chart
+      .locator("g.bar")
+      .evaluateAll((nodes) => nodes.map((node) => Number(node.getAttribute("data-refused"))));
+    expect(refusedBars.reduce((sum, refused) => sum + refused, 0)).toBe(3);
+    expect(await chart.locator("rect.bar-refused").count()).toBeGreaterThan(0);
+    const lastRefused = page
+      .locator("dt", { hasText: "Last refused use" })
+      .locator("xpath=following-sibling::dd");
+    expect(await lastRefused.locator("time").getAttribute("datetime")).toMatch(/^\d{4}-.*Z$/);
+    await screenshot(page, "18b-revoked-key-still-used");
+
+    await visit("/dashboard/keys");
+    const row = page.locator("#keys-table tbody tr", {
+      has: page.locator(`a[href="/dashboard/keys/${keyId}"]`),
+    });
+    expect(await row.locator(".sub", { hasText: "refused" }).locator("time").count()).toBe(1);
+    // The overview's chart counts them too.
+    await visit("/dashboard");
+    expect(
+      Number(await page.locator("[data-chart=usage] [data-total=refused]").textContent()),
+    ).toBeGreaterThanOrEqual(3);
+  });
+
   it("refuses a missing or wrong session; API keys never open the dashboard, nor sessions /v1", async () => {
     const cookie = await sessionCookie();
     const get = (headers: Record<string, string>) =>

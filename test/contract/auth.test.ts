@@ -153,22 +153,36 @@ describe("contract: API keys", () => {
     const revoked = await server.createKey({ name: "revoked" });
     expect((await discover(used.secret)).status).toBe(200);
     await server.revokeKey(revoked.id);
-    type Listed = { id: string; last_used_at: string | null; revoked_at: string | null; status: string };
+    // A client still calling with the revoked key (audit 26, dashboard #2).
+    expect((await discover(revoked.secret)).status).toBe(401);
+    type Listed = {
+      id: string;
+      last_used_at: string | null;
+      last_refused_at: string | null;
+      revoked_at: string | null;
+      status: string;
+    };
     const listed = await (async () => {
-      // last_used_at may be written after the answer: give it a moment.
+      // last_used_at and last_refused_at may be written after the answer: give them a moment.
       for (let attempt = 0; ; attempt++) {
         const result = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
         const keys = JSON.parse(result.stdout) as Listed[];
-        if (keys.find((k) => k.id === used.id)?.last_used_at || attempt >= 20) return keys;
+        const written =
+          keys.find((k) => k.id === used.id)?.last_used_at &&
+          keys.find((k) => k.id === revoked.id)?.last_refused_at;
+        if (written || attempt >= 20) return keys;
         await sleep(250);
       }
     })();
     const usedEntry = listed.find((k) => k.id === used.id);
     expect(usedEntry?.last_used_at).toMatch(/Z$/);
+    expect(usedEntry?.last_refused_at).toBeNull();
     expect(usedEntry?.status).toBe("active");
     const revokedEntry = listed.find((k) => k.id === revoked.id);
     expect(revokedEntry?.status).toBe("revoked");
     expect(revokedEntry?.revoked_at).toMatch(/Z$/);
+    expect(revokedEntry?.last_refused_at).toMatch(/Z$/);
+    expect(revokedEntry?.last_used_at).toBeNull();
   });
 
   /** `skillport keys create --name x --json` on the server's data dir, with `options`. */

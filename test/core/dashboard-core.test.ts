@@ -3,6 +3,7 @@ import { AdminAuth, type AdminSession } from "../../src/core/admin/admin-auth.js
 import { ManualClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { keyStatus } from "../../src/core/keys/api-key.js";
+import { generateSecret } from "../../src/core/keys/secret.js";
 import { readCreateKeyForm } from "../../src/http/dashboard/key-form.js";
 import { makeCore } from "./make-core.js";
 import { testSkills } from "./test-skills.js";
@@ -312,9 +313,53 @@ describe("usage", () => {
       start: Date.UTC(2026, 10, 22, 12, 0) / 1000,
       accepted: 2,
       limited: 1,
+      refused: 0,
     });
-    expect(series.totals).toEqual({ accepted: 2, limited: 1 });
-    expect((await core.skillport.usage.series("hour")).totals).toEqual({ accepted: 3, limited: 1 });
+    expect(series.totals).toEqual({ accepted: 2, limited: 1, refused: 0 });
+    expect((await core.skillport.usage.series("hour")).totals).toEqual({
+      accepted: 3,
+      limited: 1,
+      refused: 0,
+    });
+  });
+
+  // Audit 26, dashboard #2: after a revoke or a roll, "is anything still using the old key?"
+  it("counts requests with a revoked or expired key as refused uses of that key, and an unknown secret nowhere", async () => {
+    const revoked = await core.createKey({ name: "revoked" });
+    const rolled = await core.createKey({ name: "rolled" });
+    await core.skillport.keys.revoke(revoked.key.id);
+    await core.skillport.keys.roll(rolled.key.id, { graceSeconds: 60 });
+    expect((await core.skillport.access.admit(rolled.secret, "a")).admitted).toBe(true);
+    clock.advance(60_000); // the roll's grace is over: the old key has expired
+    const refusedAt = new Date(clock.now()).toISOString();
+    // From several addresses, some over their limit of failed authentications (3 here).
+    for (let i = 0; i < 5; i++) {
+      for (const secret of [revoked.secret, rolled.secret]) {
+        const refused = await core.skillport.access.admit(secret, `10.0.0.${i % 2}`);
+        expect(refused.admitted).toBe(false);
+      }
+    }
+    // Guesses, well formed or not, are recorded nowhere.
+    await core.skillport.access.admit(generateSecret("production"), "10.0.0.9");
+    await core.skillport.access.admit("sk_live_invalid", "10.0.0.9");
+
+    for (const { key } of [revoked, rolled]) {
+      const series = await core.skillport.usage.series("hour", key.id);
+      expect(series.points.at(-1)).toMatchObject({ refused: 5 });
+      expect(series.totals.refused).toBe(5);
+      expect((await core.skillport.keys.get(key.id)).lastRefusedAt).toBe(refusedAt);
+    }
+    expect((await core.skillport.keys.get(rolled.key.id)).lastUsedAt).not.toBeNull();
+    // Every key's counts: the guesses added none.
+    const all = await core.skillport.usage.series("hour");
+    expect(all.totals).toEqual({ accepted: 1, limited: 0, refused: 10 });
+    const listed = await core.skillport.keys.list();
+    expect(
+      listed
+        .filter((key) => key.lastRefusedAt !== null)
+        .map((key) => key.id)
+        .sort(),
+    ).toEqual([revoked.key.id, rolled.key.id].sort());
   });
 
   it("places requests in minute, hour and day buckets, oldest first, the current one last", async () => {

@@ -39,6 +39,7 @@ function recordingStore(): KeyStore & { lookups: string[]; keys: Map<string, Api
       return false;
     },
     markUsed() {},
+    markRefusedUse() {},
   } as KeyStore & { lookups: string[]; keys: Map<string, ApiKey> };
 }
 

@@ -36,6 +36,7 @@ describe("UsageRecorder", () => {
     recorder = new UsageRecorder(usage, silentLogger);
     recorder.record("key_a", "accepted", MINUTE + 1000);
     recorder.record("key_a", "limited", MINUTE + 2000);
+    recorder.record("key_a", "refused", MINUTE + 2500);
     recorder.record("key_a", "accepted", MINUTE + 61_000);
     // A request stamped in an earlier minute after the key moved on still counts there.
     recorder.record("key_a", "accepted", MINUTE + 59_000);
@@ -44,10 +45,12 @@ describe("UsageRecorder", () => {
     await recorder.flush();
     expect(batches).toHaveLength(1);
     expect(await series(usage, "key_a")).toEqual([
-      { start: MINUTE / 1000, accepted: 2, limited: 1 },
-      { start: MINUTE / 1000 + 60, accepted: 1, limited: 0 },
+      { start: MINUTE / 1000, accepted: 2, limited: 1, refused: 1 },
+      { start: MINUTE / 1000 + 60, accepted: 1, limited: 0, refused: 0 },
     ]);
-    expect(await series(usage, "key_b")).toEqual([{ start: MINUTE / 1000, accepted: 1, limited: 0 }]);
+    expect(await series(usage, "key_b")).toEqual([
+      { start: MINUTE / 1000, accepted: 1, limited: 0, refused: 0 },
+    ]);
     await recorder.flush();
     expect(batches).toHaveLength(1);
   });
@@ -71,6 +74,8 @@ describe("UsageRecorder", () => {
     await recorder.flush();
     recorder.record("key_a", "accepted", MINUTE);
     await recorder.flush();
-    expect(await series(usage, "key_a")).toEqual([{ start: MINUTE / 1000, accepted: 2, limited: 0 }]);
+    expect(await series(usage, "key_a")).toEqual([
+      { start: MINUTE / 1000, accepted: 2, limited: 0, refused: 0 },
+    ]);
   });
 });

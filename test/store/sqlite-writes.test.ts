@@ -218,6 +218,28 @@ describe("sqlite: store writes", () => {
     expect(await lastUsedAt()).toBe(isoTimestamp(T0 + 60_000));
   });
 
+  // A client hammering with a revoked key must not cost a write per request (audit 26, dashboard #2).
+  it("writes a dead key's last refused use at most once per interval, apart from its last use", async () => {
+    const clock = new ManualClock(T0);
+    const store = temp.open({ dataDir: await temp.dataDir(), clock });
+    const key = makeKey({ revokedAt: isoTimestamp(T0) });
+    await store.keys.insert(key);
+    const stored = async () => {
+      await store.executions.save(makeExecution()); // rides the same batch: flushes it
+      const found = await store.keys.findById(key.id);
+      return [found?.lastUsedAt, found?.lastRefusedAt];
+    };
+    store.keys.markUsed(key.id, isoTimestamp(T0));
+    store.keys.markRefusedUse(key.id, isoTimestamp(T0 + 1));
+    expect(await stored()).toEqual([isoTimestamp(T0), isoTimestamp(T0 + 1)]);
+    clock.advance(MARK_USED_INTERVAL_MS - 1);
+    for (let i = 2; i < 100; i++) store.keys.markRefusedUse(key.id, isoTimestamp(T0 + i));
+    expect(await stored()).toEqual([isoTimestamp(T0), isoTimestamp(T0 + 1)]);
+    clock.advance(1);
+    store.keys.markRefusedUse(key.id, isoTimestamp(T0 + 60_000));
+    expect(await stored()).toEqual([isoTimestamp(T0), isoTimestamp(T0 + 60_000)]);
+  });
+
   it("prunes limit counters of windows that ended over a day ago", async () => {
     const dataDir = await temp.dataDir();
     const store = temp.open({ dataDir });

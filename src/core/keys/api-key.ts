@@ -31,6 +31,12 @@ export interface ApiKey {
   last4: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /**
+   * The latest request refused because the key no longer works (revoked, or expired: a
+   * rolled key after its grace). Written at most every 30 seconds per process, as
+   * `lastUsedAt` is; it tells an administrator that a client still uses a key they ended.
+   */
+  lastRefusedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
 }

@@ -5,6 +5,7 @@ import { ServiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import { PLAN_LIMITS } from "../limits/plans.js";
 import type { KeyStore } from "../ports.js";
+import type { UsageRecorder } from "../usage/usage-recorder.js";
 import { parseOrThrow } from "../validation.js";
 import { wholeNumberText } from "../whole-number.js";
 import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
@@ -149,6 +150,11 @@ export class KeyService {
   constructor(
     private readonly keys: KeyStore,
     private readonly clock: Clock,
+    /**
+     * Where requests refused for a dead key are counted, beside the admitted and limited
+     * ones (the usage charts). The CLI, which authenticates no request, passes none.
+     */
+    private readonly usage?: Pick<UsageRecorder, "record">,
   ) {}
 
   /** Creates a key; the returned secret exists nowhere else and is shown once. */
@@ -253,13 +259,19 @@ export class KeyService {
 
   /**
    * The key a bearer secret belongs to, or an `invalid_api_key` error. A malformed or
-   * mistyped secret is refused by its checksum, without a store lookup.
+   * mistyped secret is refused by its checksum, without a store lookup. A secret of a key
+   * that no longer works (revoked or expired) is refused too, and recorded against that
+   * key, so that its pages show who still calls with it; an unknown secret (a guess)
+   * records nothing anywhere. Both records are coalesced: neither costs this request a write.
    */
   async authenticate(secret: string): Promise<ApiKey> {
     if (!isWellFormedSecret(secret)) throw new ServiceError("invalid_api_key");
     const key = await this.keys.findByHash(hashSecret(secret));
+    if (!key) throw new ServiceError("invalid_api_key");
     const now = this.clock.now();
-    if (!key || keyStatus(key, now) !== "active") {
+    if (keyStatus(key, now) !== "active") {
+      this.keys.markRefusedUse(key.id, isoTimestamp(now));
+      this.usage?.record(key.id, "refused", now);
       throw new ServiceError("invalid_api_key");
     }
     this.keys.markUsed(key.id, isoTimestamp(now));
@@ -291,6 +303,7 @@ export class KeyService {
       last4: secretLast4(secret),
       createdAt: isoTimestamp(now),
       lastUsedAt: null,
+      lastRefusedAt: null,
       revokedAt: null,
     };
     await this.keys.insert(key);

@@ -19,4 +19,10 @@ export interface KeyStore {
   update(id: string, changes: Pick<ApiKey, "name" | "plan" | "limits">): Promise<boolean>;
   /** Records use of a key; may be coalesced and written later (it is not on the critical path). */
   markUsed(id: string, usedAt: string): void;
+  /**
+   * Records a request refused because the key is revoked or expired (`lastRefusedAt`),
+   * coalesced as `markUsed` is: a client still calling with a dead key must not cost a
+   * write per request. Never moves the time backwards.
+   */
+  markRefusedUse(id: string, refusedAt: string): void;
 }

@@ -1,12 +1,16 @@
 // Request counts per key and minute, for the dashboard's usage charts.
 
-/** Requests of one key in one minute: those admitted and those refused with 429. */
+/**
+ * Requests of one key in one minute: those admitted, those refused with 429, and those
+ * refused because the key no longer works (revoked or expired).
+ */
 export interface UsageCount {
   keyId: string;
   /** Unix seconds of the minute's start (a multiple of 60). */
   minuteStart: number;
   accepted: number;
   limited: number;
+  refused: number;
 }
 
 /** Requests summed over one bucket of a series. */
@@ -15,6 +19,7 @@ export interface UsagePoint {
   start: number;
   accepted: number;
   limited: number;
+  refused: number;
 }
 
 export interface UsageSeriesQuery {

@@ -1,6 +1,9 @@
 import type { Logger } from "../logger.js";
 import type { UsageCount, UsageStore } from "../ports.js";
 
+/** What became of a request made with an existing key, as the usage charts count it. */
+export type UsageOutcome = "accepted" | "limited" | "refused";
+
 /**
  * Counts requests per key and minute in memory and writes them to the store in one batch
  * per flush, so counting costs a request a map update and never a store write (the issue:
@@ -20,15 +23,19 @@ export class UsageRecorder {
     private readonly logger: Logger,
   ) {}
 
-  /** Counts one request of `keyId` at `nowMs`: admitted, or refused with 429 (`limited`). */
-  record(keyId: string, outcome: "accepted" | "limited", nowMs: number): void {
+  /**
+   * Counts one request of `keyId` at `nowMs`: admitted, refused with 429 (`limited`), or
+   * refused because the key is revoked or expired (`refused`). Only ever called for a key
+   * that exists, so the map holds at most one count per key.
+   */
+  record(keyId: string, outcome: UsageOutcome, nowMs: number): void {
     const minuteStart = Math.floor(nowMs / 60_000) * 60;
     let count = this.current.get(keyId);
     if (count?.minuteStart !== minuteStart) {
       // A request stamped in another minute (normally the next one) starts a new count; two
       // counts of one key and minute in a batch are summed by the store.
       if (count) this.finished.push(count);
-      count = { keyId, minuteStart, accepted: 0, limited: 0 };
+      count = { keyId, minuteStart, accepted: 0, limited: 0, refused: 0 };
       this.current.set(keyId, count);
     }
     count[outcome]++;

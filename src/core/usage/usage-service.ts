@@ -15,7 +15,7 @@ export interface UsageSeries {
   bucketSeconds: number;
   /** Every bucket of the range, oldest first, the current one last; empty ones are zeros. */
   points: UsagePoint[];
-  totals: { accepted: number; limited: number };
+  totals: { accepted: number; limited: number; refused: number };
 }
 
 /** Request counts over time, per key or for every key, as the dashboard's usage charts show them. */
@@ -44,13 +44,14 @@ export class UsageService {
     });
     const byStart = new Map(stored.map((point) => [point.start, point]));
     const points: UsagePoint[] = [];
-    const totals = { accepted: 0, limited: 0 };
+    const totals = { accepted: 0, limited: 0, refused: 0 };
     for (let i = 0; i < buckets; i++) {
       const start = fromSeconds + i * bucketSeconds;
-      const point = byStart.get(start) ?? { start, accepted: 0, limited: 0 };
+      const point = byStart.get(start) ?? { start, accepted: 0, limited: 0, refused: 0 };
       points.push(point);
       totals.accepted += point.accepted;
       totals.limited += point.limited;
+      totals.refused += point.refused;
     }
     return { range, bucketSeconds, points, totals };
   }

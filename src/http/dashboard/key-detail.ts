@@ -45,6 +45,11 @@ ${status === "revoked" && html`<p class="alert alert-error" role="status">This k
       <div><dt>Owner</dt><dd>${key.owner}</dd></div>
       <div><dt>Created</dt><dd>${time(key.createdAt)}</dd></div>
       <div><dt>Last used</dt><dd>${time(key.lastUsedAt, "never")}</dd></div>
+      ${
+        // Only a key that stopped working can have one: "is anything still using it?"
+        (!active || key.lastRefusedAt) &&
+        html`<div><dt>Last refused use</dt><dd>${time(key.lastRefusedAt, "none since it stopped working")}</dd></div>`
+      }
       <div><dt>Expires</dt><dd>${time(key.expiresAt, "never")}</dd></div>
       ${key.revokedAt && html`<div><dt>Revoked</dt><dd>${time(key.revokedAt)}</dd></div>`}
     </dl>

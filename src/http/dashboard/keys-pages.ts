@@ -217,7 +217,11 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
 <span class="sub"><span class="visually-hidden">Owner </span>${key.owner} · <span class="visually-hidden">environment </span>${key.environment}</span></td>
 <td><code class="key-mask">${key.prefix}…${key.last4}</code></td>
 <td class="hide-narrow">${key.scope}</td><td class="hide-narrow">${key.plan}</td>
-<td class="hide-medium">${time(key.createdAt)}</td><td class="hide-narrow">${time(key.lastUsedAt, "never")}</td>
+<td class="hide-medium">${time(key.createdAt)}</td><td class="hide-narrow">${time(key.lastUsedAt, "never")}${
+      // A client still calling with a revoked or expired key: the question after a revoke or roll.
+      key.lastRefusedAt &&
+      html`<span class="sub"><span class="visually-hidden">last </span>refused ${time(key.lastRefusedAt)}</span>`
+    }</td>
 <td>${badge(status)}${
       // A rolled key in its grace period is active like its replacement: its end tells them apart.
       status === "active" &&

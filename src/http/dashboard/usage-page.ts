@@ -84,7 +84,7 @@ export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): v
         {
           title: "Usage",
           section: "usage",
-          lead: "Requests admitted and refused with 429, per key or for all keys. Counts are collected off the request path and written every few seconds.",
+          lead: "Requests admitted, refused with 429, and refused because the key was revoked or had expired, per key or for all keys. Counts are collected off the request path and written every few seconds.",
         },
         html`${picker}
 <section class="panel">

@@ -11,12 +11,14 @@ import { compareText } from "./text-order.js";
 export class InMemoryKeyStore implements KeyStore {
   /** Per store, as per process in the SQL adapters: written at most once per key per interval. */
   private readonly markUsedThrottle: MarkUsedThrottle;
+  private readonly markRefusedThrottle: MarkUsedThrottle;
 
   constructor(
     private readonly keys: Map<string, ApiKey>,
     clock: Clock,
   ) {
     this.markUsedThrottle = new MarkUsedThrottle(clock);
+    this.markRefusedThrottle = new MarkUsedThrottle(clock);
   }
 
   async insert(key: ApiKey): Promise<void> {
@@ -73,6 +75,15 @@ export class InMemoryKeyStore implements KeyStore {
     if (!this.markUsedThrottle.admit(id)) return;
     const key = this.keys.get(id);
     if (key && (key.lastUsedAt === null || compareText(key.lastUsedAt, usedAt) < 0)) key.lastUsedAt = usedAt;
+  }
+
+  /** As `markUsed`, for `lastRefusedAt`. */
+  markRefusedUse(id: string, refusedAt: string): void {
+    if (!this.markRefusedThrottle.admit(id)) return;
+    const key = this.keys.get(id);
+    if (key && (key.lastRefusedAt === null || compareText(key.lastRefusedAt, refusedAt) < 0)) {
+      key.lastRefusedAt = refusedAt;
+    }
   }
 
   private withHash(hash: string): ApiKey | undefined {

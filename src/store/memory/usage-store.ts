@@ -1,12 +1,12 @@
 import type { UsageCount, UsagePoint, UsageSeriesQuery, UsageStore } from "../../core/ports.js";
 import { tableKey } from "./table-key.js";
 
-/** Request counts per key and minute, summed as batches arrive. */
+/** Request counts per key and minute (admitted, limited, refused for a dead key), summed as batches arrive. */
 export class InMemoryUsageStore implements UsageStore {
   constructor(private readonly minutes: Map<string, UsageCount>) {}
 
   async add(counts: UsageCount[]): Promise<void> {
-    for (const { keyId, minuteStart, accepted, limited } of counts) {
+    for (const { keyId, minuteStart, accepted, limited, refused } of counts) {
       const slot = tableKey(keyId, minuteStart);
       const stored = this.minutes.get(slot);
       this.minutes.set(slot, {
@@ -14,6 +14,7 @@ export class InMemoryUsageStore implements UsageStore {
         minuteStart,
         accepted: (stored?.accepted ?? 0) + accepted,
         limited: (stored?.limited ?? 0) + limited,
+        refused: (stored?.refused ?? 0) + refused,
       });
     }
   }
@@ -28,9 +29,10 @@ export class InMemoryUsageStore implements UsageStore {
       if (keyId !== undefined && minute.keyId !== keyId) continue;
       if (minute.minuteStart < fromSeconds || minute.minuteStart >= toSeconds) continue;
       const start = Math.floor(minute.minuteStart / bucketSeconds) * bucketSeconds;
-      const point = buckets.get(start) ?? { start, accepted: 0, limited: 0 };
+      const point = buckets.get(start) ?? { start, accepted: 0, limited: 0, refused: 0 };
       point.accepted += minute.accepted;
       point.limited += minute.limited;
+      point.refused += minute.refused;
       buckets.set(start, point);
     }
     return [...buckets.values()].sort((a, b) => a.start - b.start);

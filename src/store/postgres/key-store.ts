@@ -14,6 +14,7 @@ import { MarkUsedThrottle } from "../mark-used-throttle.js";
  */
 export class PostgresKeyStore implements KeyStore {
   private readonly markUsedThrottle: MarkUsedThrottle;
+  private readonly markRefusedThrottle: MarkUsedThrottle;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -21,13 +22,14 @@ export class PostgresKeyStore implements KeyStore {
     private readonly logger: Logger,
   ) {
     this.markUsedThrottle = new MarkUsedThrottle(clock);
+    this.markRefusedThrottle = new MarkUsedThrottle(clock);
   }
 
   async insert(key: ApiKey): Promise<void> {
     await this.pool.query(
       `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
-         owner, hash, prefix, last4, created_at, last_used_at, expires_at, revoked_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+         owner, hash, prefix, last4, created_at, last_used_at, last_refused_at, expires_at, revoked_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [
         key.id,
         key.name,
@@ -42,6 +44,7 @@ export class PostgresKeyStore implements KeyStore {
         key.last4,
         key.createdAt,
         key.lastUsedAt,
+        key.lastRefusedAt,
         key.expiresAt,
         key.revokedAt,
       ],
@@ -113,5 +116,19 @@ export class PostgresKeyStore implements KeyStore {
         [id, usedAt],
       )
       .catch((err: unknown) => this.logger.warn({ err, key_id: id }, "could not record a key's last use"));
+  }
+
+  /** As `markUsed`: at most one write per key per interval per process, awaited by no one. */
+  markRefusedUse(id: string, refusedAt: string): void {
+    if (!this.markRefusedThrottle.admit(id)) return;
+    this.pool
+      .query(
+        `update api_keys set last_refused_at = $2
+         where id = $1 and (last_refused_at is null or last_refused_at < $2)`,
+        [id, refusedAt],
+      )
+      .catch((err: unknown) =>
+        this.logger.warn({ err, key_id: id }, "could not record a refused use of a revoked or expired key"),
+      );
   }
 }

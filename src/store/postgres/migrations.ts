@@ -174,6 +174,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         add column followed boolean not null default false;
     `,
   },
+  {
+    version: 7,
+    name: "requests refused because the key is revoked or expired",
+    // As SQLite's migration 8.
+    sql: `
+      alter table usage_minutes add column refused integer not null default 0;
+      alter table api_keys add column last_refused_at timestamptz;
+    `,
+  },
 ];
 
 /**

@@ -2,7 +2,8 @@ import type pg from "pg";
 import type { UsageCount, UsagePoint, UsageSeriesQuery, UsageStore } from "../../core/ports.js";
 
 /**
- * Request counts in `usage_minutes`, one row per key and minute. A batch is one statement
+ * Request counts in `usage_minutes`, one row per key and minute (admitted, limited, and
+ * refused for a revoked or expired key). A batch is one statement
  * of upserts that add to the stored counts, so the batches of every replica sum up.
  */
 export class PostgresUsageStore implements UsageStore {
@@ -18,20 +19,23 @@ export class PostgresUsageStore implements UsageStore {
       if (seen) {
         seen.accepted += count.accepted;
         seen.limited += count.limited;
+        seen.refused += count.refused;
       } else merged.set(id, { ...count });
     }
     const rows = [...merged.values()];
     await this.pool.query(
-      `insert into usage_minutes (key_id, minute_start, accepted, limited)
-       select * from unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[])
+      `insert into usage_minutes (key_id, minute_start, accepted, limited, refused)
+       select * from unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[], $5::integer[])
        on conflict (key_id, minute_start) do update set
          accepted = usage_minutes.accepted + excluded.accepted,
-         limited = usage_minutes.limited + excluded.limited`,
+         limited = usage_minutes.limited + excluded.limited,
+         refused = usage_minutes.refused + excluded.refused`,
       [
         rows.map((r) => r.keyId),
         rows.map((r) => r.minuteStart),
         rows.map((r) => r.accepted),
         rows.map((r) => r.limited),
+        rows.map((r) => r.refused),
       ],
     );
   }
@@ -43,8 +47,14 @@ export class PostgresUsageStore implements UsageStore {
       values.push(query.keyId);
       byKey = "and key_id = $4";
     }
-    const { rows } = await this.pool.query<{ start: string; accepted: string; limited: string }>(
-      `select (minute_start / $1::bigint) * $1::bigint as start, sum(accepted) as accepted, sum(limited) as limited
+    const { rows } = await this.pool.query<{
+      start: string;
+      accepted: string;
+      limited: string;
+      refused: string;
+    }>(
+      `select (minute_start / $1::bigint) * $1::bigint as start, sum(accepted) as accepted, sum(limited) as limited,
+         sum(refused) as refused
        from usage_minutes where minute_start >= $2 and minute_start < $3 ${byKey}
        group by 1 order by 1`,
       values,
@@ -54,6 +64,7 @@ export class PostgresUsageStore implements UsageStore {
       start: Number(row.start),
       accepted: Number(row.accepted),
       limited: Number(row.limited),
+      refused: Number(row.refused),
     }));
   }
 

@@ -33,7 +33,9 @@ export class SqliteKeyStore implements KeyStore {
   >;
   private readonly exists: Database.Statement<[string], { found: number }>;
   private readonly markUsedStatement: Database.Statement<[{ id: string; usedAt: string }]>;
+  private readonly markRefusedStatement: Database.Statement<[{ id: string; refusedAt: string }]>;
   private readonly markUsedThrottle: MarkUsedThrottle;
+  private readonly markRefusedThrottle: MarkUsedThrottle;
   /** Found keys by hash, with when they were read; valid while the signal's version holds. */
   private readonly cache = new Map<string, { key: ApiKey; readAt: number }>();
   private cacheVersion = -1;
@@ -45,11 +47,12 @@ export class SqliteKeyStore implements KeyStore {
     private readonly changes: ChangeSignal,
   ) {
     this.markUsedThrottle = new MarkUsedThrottle(clock);
+    this.markRefusedThrottle = new MarkUsedThrottle(clock);
     this.insertStatement = db.prepare(
       `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
-         owner, hash, prefix, last4, created_at, last_used_at, expires_at, revoked_at)
+         owner, hash, prefix, last4, created_at, last_used_at, last_refused_at, expires_at, revoked_at)
        values (@id, @name, @scope, @plan, @limitPerMinute, @limitPerDay, @environment,
-         @owner, @hash, @prefix, @last4, @createdAt, @lastUsedAt, @expiresAt, @revokedAt)`,
+         @owner, @hash, @prefix, @last4, @createdAt, @lastUsedAt, @lastRefusedAt, @expiresAt, @revokedAt)`,
     );
     this.byHash = db.prepare("select * from api_keys where hash = ?");
     this.byId = db.prepare("select * from api_keys where id = ?");
@@ -73,6 +76,10 @@ export class SqliteKeyStore implements KeyStore {
       `update api_keys set last_used_at = @usedAt
        where id = @id and (last_used_at is null or last_used_at < @usedAt)`,
     );
+    this.markRefusedStatement = db.prepare(
+      `update api_keys set last_refused_at = @refusedAt
+       where id = @id and (last_refused_at is null or last_refused_at < @refusedAt)`,
+    );
   }
 
   async insert(key: ApiKey): Promise<void> {
@@ -90,6 +97,7 @@ export class SqliteKeyStore implements KeyStore {
       last4: key.last4,
       createdAt: key.createdAt,
       lastUsedAt: key.lastUsedAt,
+      lastRefusedAt: key.lastRefusedAt,
       expiresAt: key.expiresAt,
       revokedAt: key.revokedAt,
     });
@@ -158,6 +166,18 @@ export class SqliteKeyStore implements KeyStore {
     if (!this.markUsedThrottle.admit(id)) return;
     this.writer.writeDetached(`key-used:${id}`, () => {
       this.markUsedStatement.run({ id, usedAt });
+    });
+  }
+
+  /**
+   * As `markUsed`: a client still calling with a revoked key must not cost an fsync per
+   * request either. The change signal is not announced: a refused use changes nothing
+   * that authentication reads.
+   */
+  markRefusedUse(id: string, refusedAt: string): void {
+    if (!this.markRefusedThrottle.admit(id)) return;
+    this.writer.writeDetached(`key-refused:${id}`, () => {
+      this.markRefusedStatement.run({ id, refusedAt });
     });
   }
 }

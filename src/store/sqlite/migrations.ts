@@ -197,6 +197,17 @@ export const MIGRATIONS: readonly Migration[] = [
       alter table discover_notes add column followed integer not null default 0;
     `,
   },
+  {
+    version: 8,
+    name: "requests refused because the key is revoked or expired",
+    // Counted per minute beside the admitted and limited ones, and the latest one kept on
+    // the key (written as last_used_at is, coalesced), so an administrator sees a client
+    // still calling with a key they ended. Rows written before count none.
+    sql: `
+      alter table usage_minutes add column refused integer not null default 0;
+      alter table api_keys add column last_refused_at text;
+    `,
+  },
 ];
 
 /** A database file written by a newer skillport, whose schema this code does not know. */

@@ -5,6 +5,7 @@ interface PointRow {
   start: number;
   accepted: number;
   limited: number;
+  refused: number;
 }
 
 /**
@@ -22,10 +23,11 @@ export class SqliteUsageStore implements UsageStore {
 
   constructor(db: Database.Database) {
     this.upsert = db.prepare(
-      `insert into usage_minutes (key_id, minute_start, accepted, limited)
-       values (@keyId, @minuteStart, @accepted, @limited)
+      `insert into usage_minutes (key_id, minute_start, accepted, limited, refused)
+       values (@keyId, @minuteStart, @accepted, @limited, @refused)
        on conflict (key_id, minute_start) do update set
-         accepted = accepted + excluded.accepted, limited = limited + excluded.limited`,
+         accepted = accepted + excluded.accepted, limited = limited + excluded.limited,
+         refused = refused + excluded.refused`,
     );
     this.addBatch = db.transaction((counts: UsageCount[]) => {
       for (const count of counts) this.upsert.run(count);
@@ -33,7 +35,8 @@ export class SqliteUsageStore implements UsageStore {
     // better-sqlite3 binds every JS number as REAL: cast the bucket, or the division would
     // not truncate and every minute would be a bucket of its own.
     const series = (where: string) =>
-      `select (minute_start / cast(@bucket as integer)) * cast(@bucket as integer) as start, sum(accepted) as accepted, sum(limited) as limited
+      `select (minute_start / cast(@bucket as integer)) * cast(@bucket as integer) as start, sum(accepted) as accepted, sum(limited) as limited,
+         sum(refused) as refused
        from usage_minutes where ${where} and minute_start >= @from and minute_start < @to
        group by start order by start`;
     this.seriesOfKey = db.prepare(series("key_id = @keyId"));
@@ -51,7 +54,12 @@ export class SqliteUsageStore implements UsageStore {
       query.keyId === undefined
         ? this.seriesOfAll.all(range)
         : this.seriesOfKey.all({ ...range, keyId: query.keyId });
-    return rows.map((row) => ({ start: row.start, accepted: row.accepted, limited: row.limited }));
+    return rows.map((row) => ({
+      start: row.start,
+      accepted: row.accepted,
+      limited: row.limited,
+      refused: row.refused,
+    }));
   }
 
   async deleteBefore(beforeSeconds: number): Promise<number> {

@@ -64,6 +64,7 @@ export function makeKey(overrides: Partial<ApiKey> = {}): ApiKey {
     last4: "wxyz",
     createdAt: isoTimestamp(T0),
     lastUsedAt: null,
+    lastRefusedAt: null,
     expiresAt: null,
     revokedAt: null,
     ...overrides,

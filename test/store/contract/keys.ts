@@ -13,6 +13,8 @@ export function describeKeyContract(handle: StoreHandle): void {
         environment: "staging",
         owner: "acme",
         expiresAt: isoTimestamp(T0 + 86_400_000),
+        lastUsedAt: isoTimestamp(T0 + 1000),
+        lastRefusedAt: isoTimestamp(T0 + 2000),
       });
       await handle.store.keys.insert(key);
       expect(await handle.store.keys.findByHash(key.hash)).toEqual(key);
@@ -99,6 +101,47 @@ export function describeKeyContract(handle: StoreHandle): void {
       );
       expect(found?.lastUsedAt).toBe(usedAt);
       expect((await handle.store.keys.findById(other.id))?.lastUsedAt).toBeNull();
+    });
+
+    // A client still calling with a revoked or expired key (audit 26, dashboard #2).
+    it("records a dead key's last refused use, eventually, apart from its last use and nothing else", async () => {
+      const key = makeKey({ revokedAt: isoTimestamp(T0) });
+      const other = makeKey();
+      await handle.store.keys.insert(key);
+      await handle.store.keys.insert(other);
+      const usedAt = isoTimestamp(T0 + 10_000);
+      const refusedAt = isoTimestamp(T0 + 42_000);
+      // Each has its own coalescing: a last use just written does not hold back a refused one.
+      handle.store.keys.markUsed(key.id, usedAt);
+      handle.store.keys.markRefusedUse(key.id, refusedAt);
+      handle.store.keys.markRefusedUse("key_unknown", refusedAt);
+      const found = await eventually(
+        () => handle.store.keys.findById(key.id),
+        (value) => value?.lastRefusedAt === refusedAt && value.lastUsedAt === usedAt,
+      );
+      expect(found).toEqual({ ...key, lastUsedAt: usedAt, lastRefusedAt: refusedAt });
+      expect(await handle.store.keys.findByHash(key.hash)).toEqual(found);
+      expect((await handle.store.keys.list()).find((listed) => listed.id === key.id)).toEqual(found);
+      expect((await handle.store.keys.findById(other.id))?.lastRefusedAt).toBeNull();
+      expect(await handle.store.keys.list()).toHaveLength(2);
+    });
+
+    it("never moves a last refused use backwards when two processes' writes cross", async () => {
+      const key = makeKey({ revokedAt: isoTimestamp(T0) });
+      await handle.store.keys.insert(key);
+      const later = isoTimestamp(T0 + 60_000);
+      handle.store.keys.markRefusedUse(key.id, later);
+      await eventually(
+        () => handle.store.keys.findById(key.id),
+        (value) => value?.lastRefusedAt === later,
+      );
+      // Another process, whose own coalescing lets its first write through, saw an earlier one.
+      const another = await handle.openAnother();
+      another.keys.markRefusedUse(key.id, isoTimestamp(T0 + 1000));
+      // Nothing to wait for when the write is right; a wrong one lands well within this.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await handle.store.keys.findById(key.id))?.lastRefusedAt).toBe(later);
+      expect((await another.keys.findById(key.id))?.lastRefusedAt).toBe(later);
     });
   });
 }

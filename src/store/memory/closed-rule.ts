@@ -4,8 +4,9 @@
  * `close()` rejects. Without it a core test that reads or writes after closing its store
  * passes here and fails on the product's store.
  *
- * Applied to the ports' async methods: `keys.markUsed` is coalesced and best-effort on every
- * store, and `signals.subscribe` has nothing to refuse once the channel is closed.
+ * Applied to the ports' async methods: `keys.markUsed` and `keys.markRefusedUse` are
+ * coalesced and best-effort on every store, and `signals.subscribe` has nothing to refuse
+ * once the channel is closed.
  */
 export function refuseAfterClose(ports: object[], isClosed: () => boolean): void {
   for (const port of ports) {

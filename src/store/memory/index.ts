@@ -22,7 +22,7 @@ export interface MemoryStoreOptions {
    * another process on the same database. A new, empty one when absent.
    */
   data?: MemoryData;
-  /** Only throttles `keys.markUsed`; every other time comes from the caller. */
+  /** Only throttles `keys.markUsed` and `keys.markRefusedUse`; every other time comes from the caller. */
   clock?: Clock;
 }
 

@@ -52,9 +52,9 @@ export interface SqliteStoreOptions {
   /** Directory of the database file; created if missing. */
   dataDir: string;
   fileName?: string;
-  /** Only throttles `keys.markUsed`; every other time comes from the caller. */
+  /** Only throttles `keys.markUsed` and `keys.markRefusedUse`; every other time comes from the caller. */
   clock?: Clock;
-  /** Receives failures of writes nobody awaits (a key's last use). */
+  /** Receives failures of writes nobody awaits (a key's last use or last refused use). */
   logger?: Logger;
   /**
    * The setting that chose `dataDir` (e.g. `SKILLPORT_DATA_DIR or --data-dir`), named with the

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   analyze,
+  analyzeQuery,
   normalizeText,
   STOP_WORDS,
   splitIdentifier,
   stem,
   tokenize,
+  withoutAddresses,
 } from "../../src/core/discovery/text-analysis.js";
 
 describe("splitIdentifier", () => {
@@ -83,5 +85,25 @@ describe("analyze", () => {
   it("returns no terms for a text of stop words and punctuation only", () => {
     expect(analyze("can you do it for me?!")).toEqual([]);
     expect(analyze("")).toEqual([]);
+  });
+});
+
+describe("withoutAddresses and analyzeQuery", () => {
+  it("drops an email address and keeps only the scheme of a URL", () => {
+    expect(withoutAddresses("remember my email is bob@example.com").trim()).toBe("remember my email is");
+    expect(withoutAddresses("fetch https://api.example.com/users?id=1 now")).toBe("fetch  https  now");
+    expect(withoutAddresses("contact j.doe+news@mail.acme.io, or ann@example.org.")).toBe("contact  , or  .");
+  });
+
+  it("leaves text without addresses as it is, bare hosts and mentions included", () => {
+    for (const text of ["grab the html of example.com", "ping @ann in #general", "ratio 3:2 at 10:30"]) {
+      expect(withoutAddresses(text)).toBe(text);
+    }
+  });
+
+  it("gives a request's terms without the words inside its addresses", () => {
+    expect(analyzeQuery("remember my email is bob@example.com")).toEqual(["rememb", "email"]);
+    expect(analyzeQuery("fetch https://api.example.com/users")).toEqual(["fetch", "https"]);
+    expect(analyze("fetch https://api.example.com/users")).toContain("exampl");
   });
 });

@@ -2,7 +2,7 @@ import { FIELD_NAMES, type FieldName, type SkillDocument } from "./document.js";
 import type { MatchedFields } from "./match-evidence.js";
 import { PostingList } from "./posting-list.js";
 import type { Retriever, RetrieverSearchOptions, ScoredId, ScoredWithin } from "./retriever.js";
-import { analyze, tokenize } from "./text-analysis.js";
+import { analyze, analyzeQuery, tokenize, withoutAddresses } from "./text-analysis.js";
 import { topK, topKWithin } from "./top-k.js";
 
 /** Weight and length normalisation of one field. */
@@ -181,7 +181,7 @@ export class Bm25fRetriever implements Retriever {
     within?: (id: string) => boolean,
   ): ScoredWithin {
     const documentCount = this.slotById.size;
-    const queryTerms = [...new Set(analyze(query))];
+    const queryTerms = [...new Set(analyzeQuery(query))];
     if (queryTerms.length === 0 || documentCount === 0 || limit <= 0) return { all: [], within: [] };
     const { k1 } = this.parameters;
     let idealScore = 0;
@@ -214,7 +214,7 @@ export class Bm25fRetriever implements Retriever {
     const slot = this.slotById.get(id);
     const matched: MatchedFields = {};
     if (slot === undefined) return matched;
-    for (const word of new Set(tokenize(query))) {
+    for (const word of new Set(tokenize(withoutAddresses(query)))) {
       for (const term of analyze(word)) {
         const entry = this.terms.get(term);
         if (!entry) continue;

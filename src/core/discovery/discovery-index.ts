@@ -24,7 +24,7 @@ import type { Retriever, ScoredId, ScoredWithin } from "./retriever.js";
 import type { SemanticIndex } from "./semantic-index.js";
 import { SkillNames } from "./skill-names.js";
 import { TagIndex } from "./tag-index.js";
-import { analyze } from "./text-analysis.js";
+import { analyzeQuery } from "./text-analysis.js";
 import type { UsageEvidence, UsageSignal } from "./usage-evidence.js";
 
 /** Candidates each retriever contributes to fusion: enough that a skill strong on one signal only is seen. */
@@ -108,7 +108,7 @@ export class DiscoveryIndex {
     const filter = this.tags.filter(options.tags);
     const ranking = this.ranking();
     const named = this.names.named(query);
-    if (ranking.mode === "lexical" || !this.semantic || analyze(query).length === 0) {
+    if (ranking.mode === "lexical" || !this.semantic || analyzeQuery(query).length === 0) {
       return { hits: this.searchLexical(query, limit, filter, options.usage, named), ranking };
     }
     return {

@@ -100,6 +100,27 @@ export function splitIdentifier(chunk: string): string[] {
   return out;
 }
 
+/** An email address: its user and host name a person or a place, not what a skill does. */
+const EMAIL_ADDRESS = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+/** An absolute URL (`scheme://…` up to whitespace or a quote); group 1 is its scheme. */
+const ABSOLUTE_URL = /\b([\p{L}][\p{L}\p{N}+.-]*):\/\/[^\s"'<>]+/gu;
+
+/**
+ * A request with its email addresses dropped and each absolute URL reduced to its scheme:
+ * data a request carries ("remember my email is bob@example.com", "fetch
+ * https://api.example.com/users") says who or where, not which skill is wanted. Split
+ * into words, `bob@example.com` gave `example` and `com`, rare words that matched the one
+ * skill whose examples show example.com URLs (http.request, first for that request). The
+ * scheme stays (`https`, `ftp`): that the request holds a URL, and of which kind, does say
+ * something about the skill. Skill texts keep their URLs: there they are the skill's own
+ * words (an endpoint, a host it serves), and a bare host in a request ("grab the html of
+ * example.com") still meets them.
+ */
+export function withoutAddresses(text: string): string {
+  if (!text.includes("@") && !text.includes("://")) return text;
+  return text.replace(EMAIL_ADDRESS, " ").replace(ABSOLUTE_URL, " $1 ");
+}
+
 /** Lowercase word tokens of a text, identifiers split (no stop-word removal, no stemming). */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
@@ -139,4 +160,9 @@ export function analyze(text: string): string[] {
     for (const term of chunkTerms(match[0])) terms.push(term);
   }
   return terms;
+}
+
+/** Index terms of a request (`analyze` of the request `withoutAddresses`). */
+export function analyzeQuery(query: string): string[] {
+  return analyze(withoutAddresses(query));
 }

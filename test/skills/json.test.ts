@@ -81,6 +81,53 @@ describe("json.query", () => {
     await expectSkillError(jsonQuery, { data, expression }, message);
   });
 
+  // Audit 26 F4: in JMESPath "x" is the field x, so a[?n=="x"] compared with a missing field
+  // and answered [] as if no record matched; other slips got the parser's words only.
+  describe("a string in double quotes in a comparison", () => {
+    const data = {
+      a: [
+        { n: "x", v: 2, "first-name": "x" },
+        { n: "y", v: 1 },
+      ],
+    };
+
+    it.each(['a[?n=="x"].v', 'a[?"x" != n].v', 'a[?n == "x" && v > `1`].v'])(
+      "is refused in %s when the data has no such field, with the string written as JMESPath wants",
+      async (expression) => {
+        const error = await expectSkillError(jsonQuery, { data, expression }, /is a field name in JMESPath/);
+        expect(error.message).toContain(
+          'the data has no field "x", so the comparison would match nothing: write the string in single ' +
+            "quotes, 'x', or as a JSON literal in backticks, `\"x\"`",
+        );
+      },
+    );
+
+    it("is left alone as the field comparison it is when the data has the field", async () => {
+      expect(await runSkill(jsonQuery, { data, expression: 'a[?n == "first-name"].v' })).toEqual({
+        result: [2],
+      });
+      expect(await runSkill(jsonQuery, { data, expression: "a[?n == 'x'].v" })).toEqual({ result: [2] });
+      expect(await runSkill(jsonQuery, { data, expression: 'a[?n == `"x"`].v' })).toEqual({ result: [2] });
+    });
+  });
+
+  it.each([
+    ["a[?v>1].n", /invalid token \(Number\): "1" \(JMESPath writes a number as a literal in backticks: `1`/],
+    ["$..n", /\(json\.query takes JMESPath, not JSONPath: write a\.b for \$\.a\.b, a\[\*\]\.n/],
+    ["$.a[?(@.v>1)].n", /not JSONPath: .*a\[\?v > `1`\]\.n for \$\.a\[\?\(@\.v > 1\)\]\.n/],
+    ["$['a']", /not JSONPath/],
+    [
+      "a[",
+      /\(a JMESPath expression looks like a\.b, items\[0\], people\[\?age > `30`\]\.name or length\(items\)\)$/,
+    ],
+  ])("explains the syntax error in %s with what JMESPath expects", async (expression, message) => {
+    await expectSkillError(jsonQuery, { data: { a: [{ n: "x", v: 2 }] }, expression }, message);
+  });
+
+  it("says in the expression's description how strings and numbers are written", () => {
+    expect(jsonQuery.params.shape.expression.description).toMatch(/not JSONPath.*single quotes.*backticks/);
+  });
+
   it("gives no quoting hint for names already quoted, strings, literals or variables", async () => {
     for (const expression of ['"a-b" - b', "'x-y' - b", '`"x-y"` - b', "let $a = `1` in $a-b"]) {
       const error = await expectSkillError(jsonQuery, { data: {}, expression }, /^Could not apply/);

@@ -7,6 +7,7 @@ import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
 import { BODY_LIMITS, COMPRESSED_SLACK_BYTES } from "./lib/response-body.js";
+import { RESPONSE_ENCODINGS } from "./lib/response-text.js";
 import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const MAX_REDIRECTS = 5;
@@ -24,8 +25,8 @@ export const httpRequest = defineSkill({
   title: "Make an HTTP request",
   description:
     "Sends an HTTP(S) request (GET, HEAD, POST, PUT, PATCH, DELETE) to a public URL and returns status, headers and body " +
-    "text (capped at max_bytes, 1 MiB by default, decompressed when the server sent gzip, deflate or br), following up " +
-    "to 5 redirects. Use it to call a web API or fetch a page; " +
+    "(capped at max_bytes, 1 MiB by default, decompressed when the server sent gzip, deflate or br): text for text, " +
+    "JSON and XML, base64 for binary content such as images (`encoding` says which), following up to 5 redirects. Use it to call a web API or fetch a page; " +
     "private, loopback and cloud-metadata addresses are refused.",
   tags: ["http", "https", "fetch", "web", "api", "request", "url", "download", "rest"],
   params: z.object({
@@ -84,9 +85,14 @@ export const httpRequest = defineSkill({
       .default(true)
       .describe("Follow up to 5 redirects; when false the 3xx response itself is returned."),
     response_encoding: z
-      .enum(["text", "base64"])
-      .default("text")
-      .describe("Return the body as text (decoded with the response charset) or base64 for binary content."),
+      .enum(RESPONSE_ENCODINGS)
+      .default("auto")
+      .describe(
+        "auto: text (decoded with the response charset) for a textual Content-Type (text/*, JSON, XML, YAML, " +
+          "JavaScript, forms) or none, base64 for any other (images, PDF, archives, octet-stream) and for bytes " +
+          "the charset cannot hold, so no byte is lost. text: always text, invalid bytes replaced by U+FFFD. " +
+          "base64: always base64.",
+      ),
   }),
   // The URL the request ended at, and a Location or Link header, may repeat the url's
   // credentials (`?api_key=…`, a redirect to https:// with the same query): they are masked
@@ -104,9 +110,12 @@ export const httpRequest = defineSkill({
     body: z
       .string()
       .describe(
-        "Response body as text or base64 (see response_encoding), at most max_bytes bytes. A gzip, deflate or " +
+        "Response body as text or base64 (see encoding), at most max_bytes bytes. A gzip, deflate or " +
           "br body is decompressed, and its Content-Encoding and Content-Length headers are left out.",
       ),
+    encoding: z
+      .enum(["text", "base64"])
+      .describe("How body is written: text, or base64 of the bytes (binary content; see response_encoding)."),
     truncated: z
       .boolean()
       .describe("True when the body went on past a limit and was cut (see truncated_by)."),

@@ -2,6 +2,7 @@ import type { JSONValue } from "@jmespath-community/jmespath";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
+import { quotingHint, refuseQuotedStringComparison, syntaxHint } from "./lib/jmespath-hints.js";
 import { anyJson, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
 
@@ -13,19 +14,12 @@ const loadJmespath = lazy(async () => {
   return { compile, searchOwnProperties };
 });
 
-/**
- * Quoted identifiers, raw strings and literals (skipped), or an unquoted name with a '-' in
- * it: JMESPath reads `first-name` as first minus name, the usual mistake with such keys.
- * Not after `$` or a word character: `$a-b` is a variable minus b, `2e-5` a number.
- */
-const DASHED_NAMES =
-  /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|(?<![$\w])([A-Za-z_]\w*(?:-\w+)+)/g;
-
 export const jsonQuery = defineSkill({
   id: "json.query",
   title: "Query JSON with JMESPath",
   description:
     'Selects, filters and reshapes JSON data with a JMESPath expression, e.g. "people[?age > `30`].name", ' +
+    "\"items[?state == 'open'].id\", " +
     '"length(items)", "sort_by(users, &created)[-1]". Takes `data` (any JSON, or JSON text such as http.request\'s ' +
     "`body`) and `expression`; returns `result`. " +
     "Use it to pull fields out of an API response or count and filter records.",
@@ -41,7 +35,9 @@ export const jsonQuery = defineSkill({
       .min(1)
       .max(2000)
       .describe(
-        'JMESPath expression (jmespath.org, community edition); a key with "-" or spaces is double-quoted: "first-name".',
+        "JMESPath expression (jmespath.org, community edition), not JSONPath (a.b, not $.a.b). Strings are in " +
+          "single quotes and numbers in backticks: items[?status == 'open' && size > `10`]; double quotes name a key, " +
+          'as a key with "-" or spaces needs: "first-name".',
       ),
   }),
   result: z.object({
@@ -80,12 +76,14 @@ export const jsonQuery = defineSkill({
       ast = compile(params.expression);
     } catch (err) {
       throw new SkillError(
-        `Invalid JMESPath expression ${JSON.stringify(params.expression)}: ${errorMessage(err)}${quotingHint(params.expression)}`,
+        `Invalid JMESPath expression ${JSON.stringify(params.expression)}: ${errorMessage(err)}${syntaxHint(params.expression, errorMessage(err))}`,
         { cause: err },
       );
     }
+    const data = parseJsonText(params.data);
+    refuseQuotedStringComparison(params.expression, data);
     try {
-      return { result: searchOwnProperties(ast, parseJsonText(params.data) as JSONValue) };
+      return { result: searchOwnProperties(ast, data as JSONValue) };
     } catch (err) {
       throw new SkillError(
         `Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}${quotingHint(params.expression)}`,
@@ -94,14 +92,3 @@ export const jsonQuery = defineSkill({
     }
   },
 });
-
-/** Advice to quote the names with a '-' that the failed expression left unquoted, if any. */
-function quotingHint(expression: string): string {
-  const names = [...expression.matchAll(DASHED_NAMES)].flatMap((match) => (match[1] ? [match[1]] : []));
-  if (names.length === 0) return "";
-  const unique = [...new Set(names)];
-  const quoted = unique.map((name) => JSON.stringify(name)).join(", ");
-  return unique.length === 1
-    ? ` (a key with '-' must be quoted: ${quoted})`
-    : ` (keys with '-' must be quoted: ${quoted})`;
-}

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { ErrorObject } from "ajv";
 import { z } from "zod";
+import { meantNames } from "../src/core/member-names.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
 import { anyJson } from "./lib/json-input.js";
@@ -11,8 +12,25 @@ const MAX_ERRORS = 100;
 
 /** The `$schema` values that select a draft, as Ajv's meta-schemas name them ("#" optional). */
 const SUPPORTED_SCHEMAS =
-  "http://json-schema.org/draft-07/schema# (the default), http://json-schema.org/draft-06/schema#, " +
-  "https://json-schema.org/draft/2019-09/schema or https://json-schema.org/draft/2020-12/schema";
+  "https://json-schema.org/draft/2020-12/schema (the default), https://json-schema.org/draft/2019-09/schema, " +
+  "http://json-schema.org/draft-07/schema# or http://json-schema.org/draft-06/schema#";
+
+/**
+ * A schema without "$schema" is read as 2020-12, the draft OpenAPI 3.1 and MCP's tool schemas
+ * use and LLMs write today. Read as draft-07 (Ajv's default), its prefixItems,
+ * dependentRequired and unevaluatedProperties validated nothing and invalid data passed.
+ */
+const DEFAULT_DRAFT = "2020-12";
+
+/**
+ * Keywords no draft defines that people write as annotations: OpenAPI's `example` and the
+ * `x-` extensions. Any other unknown keyword is refused, since it validates nothing: a typo
+ * (`typ`) or a keyword of another draft answered `valid: true` for invalid data.
+ */
+const isAnnotation = (keyword: string) => keyword === "example" || keyword.startsWith("x-");
+
+/** Keywords Ajv reads while resolving references rather than as rules, which strict mode calls unknown. */
+const RESOLVER_KEYWORDS = new Set(["$anchor"]);
 
 /**
  * The version-less "latest" meta-schema URI. It names no draft: it meant whichever was the
@@ -24,6 +42,13 @@ const SUPPORTED_SCHEMAS =
  * some schema, so the caller is asked to name the draft.
  */
 const VERSIONLESS_SCHEMA = /^https?:\/\/json-schema\.org\/schema#?$/;
+
+/** Ajv's strict-mode words for a keyword it does not know, and for a format it does not know. */
+const UNKNOWN_KEYWORD = /^strict mode: unknown keyword: "(.*)"$/s;
+const UNKNOWN_FORMAT = /^unknown format "(.*)" ignored in schema at path "/s;
+
+/** Ajv's meta-schema, refusal and compile rounds stop after this many unknown formats. */
+const MAX_UNKNOWN_FORMATS = 100;
 
 const loadAjv = lazy(async () => {
   const [{ Ajv }, { Ajv2019 }, { Ajv2020 }, formats] = await Promise.all([
@@ -50,9 +75,10 @@ export const jsonValidate = defineSkill({
   id: "json.validate",
   title: "Validate JSON against a JSON Schema",
   description:
-    "Checks JSON data against a JSON Schema (draft-06, draft-07, 2019-09 or 2020-12, with formats such as email, date-time, uri) " +
-    "and returns `valid` plus every error as {path, message}. Use it to verify an API payload, config or generated " +
-    "output before using it.",
+    'Checks JSON data against a JSON Schema (2020-12 unless its "$schema" names 2019-09, draft-07 or draft-06; ' +
+    "formats such as email, date-time, uri) and returns `valid` plus every error as {path, message}. A keyword the " +
+    'draft does not define (a typo such as "typ") is refused, not ignored. Use it to verify an API payload, config ' +
+    "or generated output before using it.",
   tags: ["json", "schema", "validate", "jsonschema", "check", "ajv"],
   params: z.object({
     schema: z
@@ -113,22 +139,25 @@ export const jsonValidate = defineSkill({
       throw new SkillError(
         `The "$schema" ${JSON.stringify(draft)} names no draft: it meant the latest one when the schema was ` +
           "written, and JSON Schema deprecated it after draft-04; name the draft the schema was written for: " +
-          `${SUPPORTED_SCHEMAS}, or leave "$schema" out to validate as draft-07`,
+          `${SUPPORTED_SCHEMAS}, or leave "$schema" out to validate as ${DEFAULT_DRAFT}`,
       );
     }
-    // Ajv only warns of a format it does not know (strict:false, below) and then lets every value
-    // pass it; the names are collected to say so in the result rather than answer "valid" unchecked.
-    const ignoredFormats = new Set<string>();
+    // Ajv's strict mode, logged rather than thrown, names each unknown keyword; the logger keeps
+    // its warnings out of the service's stdout, and the keywords are refused below.
+    const draft2020 = draft === "" || draft.includes("2020-12");
+    const draft2019 = draft2020 || draft.includes("2019-09");
+    const unknownKeywords = new Set<string>();
     const logger = {
       log() {},
       error() {},
       warn(message: unknown) {
-        const unknownFormat = /^unknown format "(.*)" ignored in schema at path "/s.exec(String(message));
-        if (unknownFormat?.[1] !== undefined) ignoredFormats.add(unknownFormat[1]);
+        const keyword = UNKNOWN_KEYWORD.exec(String(message))?.[1];
+        if (keyword !== undefined && !isAnnotation(keyword) && !(draft2019 && RESOLVER_KEYWORDS.has(keyword)))
+          unknownKeywords.add(keyword);
       },
     };
-    // strict:false accepts the extra keywords people put in schemas ("example", "x-..."); the logger keeps
-    // Ajv's warnings out of the service's stdout.
+    // strict:false turns off the strict checks that refuse sound schemas (a `properties` without
+    // `type`, a tuple without `minItems`); strictSchema:"log" keeps the unknown-keyword one.
     // ownProperties: Ajv's generated code otherwise tests presence as `data[name] !== undefined`, which sees
     // Object.prototype, so `required: ["toString"]` passed on {} and `properties.toString` checked the inherited
     // function. With it, presence is hasOwnProperty, in every draft and at every depth. (The data arrives as
@@ -143,11 +172,11 @@ export const jsonValidate = defineSkill({
     const options = {
       allErrors: true,
       strict: false,
+      strictSchema: "log" as const,
       logger,
       ownProperties: true,
       multipleOfPrecision: 12,
     };
-    const draft2020 = draft.includes("2020-12");
     const ajv = draft2020
       ? new Ajv2020(options)
       : draft.includes("2019-09")
@@ -157,10 +186,11 @@ export const jsonValidate = defineSkill({
     if (draft !== "" && !knowsMetaSchema(ajv, draft)) {
       throw new SkillError(
         `Unsupported "$schema" ${JSON.stringify(draft)}: use ${SUPPORTED_SCHEMAS}, or leave "$schema" out to ` +
-          "validate as draft-07; other meta-schemas are not fetched",
+          `validate as ${DEFAULT_DRAFT}; other meta-schemas are not fetched`,
       );
     }
     let validate: ReturnType<typeof ajv.compile>;
+    const ignoredFormats = new Set<string>();
     let valid: boolean;
     // Running the compiled schema fails like compiling it, for the same reason: a schema that
     // refers to itself with nothing between ({"$ref":"#"}) compiles, then recurses until the
@@ -171,10 +201,11 @@ export const jsonValidate = defineSkill({
       // meta-schema as many times as the meta-schema's branches report it.
       if (ajv.validateSchema(params.schema) !== true) {
         throw new SkillError(
-          `Invalid JSON Schema: ${schemaProblems(params.schema, ajv.errors ?? [], draft2020)}`,
+          `Invalid JSON Schema: ${schemaProblems(params.schema, ajv.errors ?? [], draft2020, draft !== "")}`,
         );
       }
-      validate = ajv.compile(params.schema);
+      validate = compileNoting(ajv, params.schema, ignoredFormats);
+      refuseUnknownKeywords(unknownKeywords, Object.keys(ajv.RULES.keywords), draft);
       valid = validate(params.data) === true;
     } catch (err) {
       if (err instanceof SkillError) throw err;
@@ -189,6 +220,75 @@ export const jsonValidate = defineSkill({
     };
   },
 });
+
+type AjvInstance = {
+  compile(schema: object): ReturnType<InstanceType<typeof import("ajv").Ajv>["compile"]>;
+  addFormat(name: string, format: true): unknown;
+};
+
+/**
+ * Compiles `schema`, noting in `ignoredFormats` each `format` Ajv does not know. Strict mode
+ * (kept for unknown keywords) throws at such a format where non-strict Ajv let every value
+ * pass it: it is registered as one every value passes, as before, and the schema compiled
+ * again, so the result can say which formats went unchecked rather than answer "valid".
+ */
+function compileNoting(ajv: AjvInstance, schema: object, ignoredFormats: Set<string>) {
+  for (;;) {
+    try {
+      return ajv.compile(schema);
+    } catch (err) {
+      const format = UNKNOWN_FORMAT.exec(errorMessage(err))?.[1];
+      if (format === undefined || ignoredFormats.has(format) || ignoredFormats.size >= MAX_UNKNOWN_FORMATS)
+        throw err;
+      ignoredFormats.add(format);
+      ajv.addFormat(format, true);
+    }
+  }
+}
+
+/** Keywords that 2019-09 or 2020-12 define and the older drafts do not. */
+const NEWER_KEYWORDS = new Set([
+  "prefixItems",
+  "dependentRequired",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "minContains",
+  "maxContains",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$recursiveRef",
+  "$recursiveAnchor",
+]);
+
+/**
+ * Fails a schema that uses keywords its draft does not define, naming them: Ajv ignores
+ * them, so a misspelt `typ` or a keyword of another draft checked nothing and invalid data
+ * was answered valid.
+ */
+function refuseUnknownKeywords(unknown: Set<string>, known: string[], draft: string): void {
+  if (unknown.size === 0) return;
+  const described = [...unknown].map((keyword) => {
+    const meant =
+      NEWER_KEYWORDS.has(keyword) || keyword === "additionalItems" ? [] : meantNames(keyword, known);
+    return meant.length > 0 ? `"${keyword}" (did you mean "${meant.join('" or "')}"?)` : `"${keyword}"`;
+  });
+  const newer = [...unknown].filter((keyword) => NEWER_KEYWORDS.has(keyword));
+  const draftHint =
+    newer.length > 0
+      ? `; ${newer.join(", ")} ${newer.length > 1 ? "are" : "is"} 2019-09/2020-12: drop "$schema" ${JSON.stringify(draft)} ` +
+        "to validate as 2020-12"
+      : unknown.has("additionalItems")
+        ? '; additionalItems is draft-07\'s: in 2020-12 the first items go in "prefixItems" and "items" takes the ' +
+          'rest, or declare "$schema": "http://json-schema.org/draft-07/schema#"'
+        : "";
+  throw new SkillError(
+    `Unknown JSON Schema keyword${unknown.size > 1 ? "s" : ""} ${described.join(", ")}: the draft ` +
+      `(${draft === "" ? DEFAULT_DRAFT : draft}) does not define ${unknown.size > 1 ? "them" : "it"}, so ` +
+      `${unknown.size > 1 ? "they" : "it"} would check nothing; correct or remove ${unknown.size > 1 ? "them" : "it"} ` +
+      `(annotations may be named "x-…")${draftHint}`,
+  );
+}
 
 /**
  * Whether Ajv holds the meta-schema `uri` names. Otherwise validateSchema threw Ajv's own
@@ -208,7 +308,12 @@ function knowsMetaSchema(ajv: { getSchema(uri: string): unknown }, uri: string):
  * the schema. An `items` array, the draft-07 tuple form, is the usual mistake under 2020-12,
  * where the tuple is `prefixItems`: it gets that advice instead of the meta-schema's words.
  */
-function schemaProblems(schema: unknown, errors: ErrorObject[], draft2020: boolean): string {
+function schemaProblems(
+  schema: unknown,
+  errors: ErrorObject[],
+  draft2020: boolean,
+  declared: boolean,
+): string {
   const itemsArrays = new Set<string>();
   const problems = new Set<string>();
   for (const error of errors) {
@@ -220,7 +325,10 @@ function schemaProblems(schema: unknown, errors: ErrorObject[], draft2020: boole
   const advice =
     `"items" is an array at ${[...itemsArrays].join(", ")}, which 2020-12 does not allow: list the schemas ` +
     'of the first items in "prefixItems", and give "items" (not "additionalItems") one schema for the ' +
-    "items after them";
+    "items after them" +
+    (declared
+      ? ""
+      : ', or declare the draft the schema was written for, e.g. "$schema": "http://json-schema.org/draft-07/schema#"');
   return [advice, ...problems].join("; ");
 }
 

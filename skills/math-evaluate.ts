@@ -4,6 +4,7 @@ import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
 import { isLightExpression } from "./lib/light-expression.js";
 import { loadMath, type RestrictedMath } from "./lib/math.js";
+import { mathjsNotation, parseHint, refuseCurrency, refuseThousandsSeparator } from "./lib/math-notation.js";
 
 /** Longer inputs are not "an expression" any more, and parsing cost grows with them. */
 const MAX_EXPRESSION_LENGTH = 2000;
@@ -51,7 +52,8 @@ export const mathEvaluate = defineSkill({
   description:
     'Evaluates a mathematical expression with mathjs, e.g. "2^10", "sqrt(2) * pi", "sin(45 deg)", "5 cm to inch", ' +
     '"det([1,2;3,4])", "a = 3; a^2". Returns `value` (number, boolean, or string for units, matrices and complex numbers) ' +
-    "and `text`. Use it for arithmetic (add, subtract, multiply, divide, percentages), algebra on numbers, " +
+    "and `text`. `×`, `÷` and `**` are read as *, / and ^; `log(x)` is the natural logarithm (log10(x) for base 10). " +
+    "Write numbers without thousands separators or currency signs (86.40, not $86.40). Use it for arithmetic (add, subtract, multiply, divide, percentages), algebra on numbers, " +
     "statistics, matrices and unit math instead of guessing.",
   tags: ["math", "calculator", "arithmetic", "expression", "multiply", "matrix", "statistics"],
   params: z.object({
@@ -147,6 +149,8 @@ function prepareCached({ math, parse }: RestrictedMath, expression: string): Pre
     preparedCache.set(expression, cached);
     return cached;
   }
+  refuseCurrency(expression);
+  refuseThousandsSeparator(expression);
   const node = parseExpression(parse, expression);
   const prepared = { compiled: node.compile(), light: isLightExpression(math, node) };
   preparedCache.set(expression, prepared);
@@ -160,9 +164,14 @@ function prepareCached({ math, parse }: RestrictedMath, expression: string): Pre
 function parseExpression(parse: (expression: string) => MathNode, expression: string): MathNode {
   let node: MathNode;
   try {
-    node = parse(expression);
+    node = parse(mathjsNotation(expression));
   } catch (err) {
-    throw new SkillError(`Invalid expression ${quote(expression)}: ${errorMessage(err)}`, { cause: err });
+    throw new SkillError(
+      `Invalid expression ${quote(expression)}: ${errorMessage(err)}${parseHint(expression)}`,
+      {
+        cause: err,
+      },
+    );
   }
   const refused = node.filter(
     (child) => child.type === "SymbolNode" && REFUSED_SYMBOLS.has((child as SymbolNode).name),

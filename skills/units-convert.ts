@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
 import { loadMath } from "./lib/math.js";
+import { caseCorrected, unitNameHint } from "./lib/unit-names.js";
 
 /** Conversion factors are not exact beyond this; rounding hides noise like 211.99999999999997. */
 const SIGNIFICANT_DIGITS = 12;
@@ -84,7 +85,8 @@ export const unitsConvert = defineSkill({
   description:
     "Converts a quantity between units of the same dimension: length (m, km, inches, feet, miles), mass (kg, pounds), " +
     "time, temperature (degC, degF, K), speed (mph, knots), area, volume (L, gallon, tbsp), " +
-    "energy (kWh, kcal), pressure, data size (B, kB, MiB) and more. Takes value, from and to unit names; " +
+    "energy (kWh, kcal), pressure, data size (B, kB, MiB), data rate (Mbps, MB/s) and more. Takes value, from and to " +
+    "unit names, case-sensitive where the case matters (mm and Mm, Mb megabit and MB megabyte); " +
     "returns the converted value rounded to 12 significant digits.",
   tags: ["units", "convert", "measurement", "temperature", "length", "weight", "metric", "imperial"],
   params: z.object({
@@ -99,7 +101,11 @@ export const unitsConvert = defineSkill({
   }),
   result: z.object({
     value: z.number().describe("The converted quantity, rounded to 12 significant digits."),
-    unit: z.string().describe("The target unit as given."),
+    unit: z
+      .string()
+      .describe(
+        'The target unit as given, or in the case mathjs names it when given in another ("KM" is km).',
+      ),
     text: z.string().describe('The result with its unit, e.g. "3.10685596119 mi".'),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
@@ -114,12 +120,27 @@ export const unitsConvert = defineSkill({
   },
   async run(params) {
     const { math } = await loadMath();
+    const readable = (name: string) => {
+      try {
+        math.unit(readUnit(name).unit);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // A name mathjs reads is kept as given, whatever its case: "PA" is a peta-ampere to mathjs.
+    const names = {
+      from: readable(params.from) ? params.from : caseCorrected(math, params.from),
+      to: readable(params.to) ? params.to : caseCorrected(math, params.to),
+    };
     const parseUnit = (name: string) => {
       let unit: Unit;
       try {
         unit = math.unit(readUnit(name).unit);
       } catch (err) {
-        throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}`, { cause: err });
+        throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}${unitNameHint(math, name)}`, {
+          cause: err,
+        });
       }
       // "2 m" parses as a quantity, whose number the conversion would silently drop; a
       // reciprocal such as "1/min" parses as one too, of 1, which changes nothing.
@@ -128,16 +149,16 @@ export const unitsConvert = defineSkill({
       }
       return unit;
     };
-    const from = parseUnit(params.from);
-    const to = parseUnit(params.to);
+    const from = parseUnit(names.from);
+    const to = parseUnit(names.to);
     const inverse = !from.equalBase(to) && areInversePerDistance(math, from, to);
-    if (!from.equalBase(to) && !inverse) throw new SkillError(mismatch(math, params, from, to));
-    const source = readUnit(params.from);
-    const target = readUnit(params.to);
+    if (!from.equalBase(to) && !inverse) throw new SkillError(mismatch(math, names, from, to));
+    const source = readUnit(names.from);
+    const target = readUnit(names.to);
     const quantity = math.unit(params.value * source.scale, source.unit);
     if (quantityOf(math, from) === "temperature" && quantity.toNumber("K") < 0) {
       throw new SkillError(
-        `${params.value} ${params.from} is below absolute zero (0 K, -273.15 degC, -459.67 degF)`,
+        `${params.value} ${names.from} is below absolute zero (0 K, -273.15 degC, -459.67 degF)`,
       );
     }
     let converted: number;
@@ -148,16 +169,14 @@ export const unitsConvert = defineSkill({
           ? 1 / quantity.toSI().toNumber() / math.unit(1, target.unit).toSI().toNumber()
           : quantity.toNumber(target.unit)) / target.scale;
     } catch (err) {
-      throw new SkillError(`Cannot convert ${params.from} to ${params.to}: ${errorMessage(err)}`, {
+      throw new SkillError(`Cannot convert ${names.from} to ${names.to}: ${errorMessage(err)}`, {
         cause: err,
       });
     }
     if (!Number.isFinite(converted)) {
-      throw new SkillError(
-        `Converting ${params.value} ${params.from} to ${params.to} gives no finite number`,
-      );
+      throw new SkillError(`Converting ${params.value} ${names.from} to ${names.to} gives no finite number`);
     }
     const value = Number(converted.toPrecision(SIGNIFICANT_DIGITS));
-    return { value, unit: params.to, text: `${value} ${params.to}` };
+    return { value, unit: names.to, text: `${value} ${names.to}` };
   },
 });

@@ -6,6 +6,7 @@ import { AddressRefusedError } from "./guarded-agent.js";
 import { describeNetworkError, type NetworkStage } from "./network-errors.js";
 import { headersForRedirect } from "./redirect-headers.js";
 import { type BodyLimit, readResponseBody } from "./response-body.js";
+import { type BodyEncoding, chosenEncoding, encodedBody, type ResponseEncoding } from "./response-text.js";
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -21,13 +22,14 @@ export interface FetchRequest {
   followRedirects: boolean;
   /** Aborting it ends the request; a SkillError given as reason becomes the error thrown. */
   signal: AbortSignal;
-  responseEncoding: "text" | "base64";
+  responseEncoding: ResponseEncoding;
 }
 
 export interface FetchResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  encoding: BodyEncoding;
   truncated: boolean;
   truncated_by: BodyLimit | null;
   bytes: number;
@@ -104,16 +106,21 @@ export async function fetchFollowingRedirects(
       readResponseBody(response.body, contentEncoding, request.maxBytes),
     );
     const responseHeaders = flattenHeaders(response.headers);
+    const contentType = headerValue(response.headers["content-type"]);
+    const encoding = chosenEncoding(
+      request.responseEncoding,
+      read.bytes,
+      contentType,
+      read.truncatedBy !== null,
+    );
     return {
       status: response.statusCode,
       // Decoded, the body is no longer what these two describe (as undici's decompress interceptor does).
       headers: read.decoded
         ? withoutHeaders(responseHeaders, ["content-encoding", "content-length"])
         : responseHeaders,
-      body:
-        request.responseEncoding === "base64"
-          ? read.bytes.toString("base64")
-          : decodeText(read.bytes, response.headers),
+      body: encodedBody(read.bytes, contentType, encoding),
+      encoding,
       truncated: read.truncatedBy !== null,
       truncated_by: read.truncatedBy,
       bytes: read.bytes.length,
@@ -189,14 +196,4 @@ function flattenHeaders(headers: SendResult["headers"]): Record<string, string> 
       value === undefined ? [] : [[name, Array.isArray(value) ? value.join(", ") : value]],
     ),
   );
-}
-
-/** Decodes with the charset the response declares, UTF-8 when it declares none or an unknown one. */
-function decodeText(bytes: Buffer, headers: SendResult["headers"]): string {
-  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(headerValue(headers["content-type"]) ?? "")?.[1];
-  try {
-    return new TextDecoder(charset ?? "utf-8").decode(bytes);
-  } catch {
-    return new TextDecoder("utf-8").decode(bytes);
-  }
 }

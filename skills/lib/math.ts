@@ -109,6 +109,8 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
 
   // Defined before `createUnit` is disabled: the instance's own units, not an expression's.
   math.createUnit(EVERYDAY_UNITS);
+  // mathjs's bit takes no prefix: Mbit and Gbit were unknown, where Mb and megabits were not.
+  math.createUnit({ bit: { definition: "1 b", prefixes: "binary_short" } }, { override: true });
   math.import(overrides, { override: true });
   return { math, parse };
 }
@@ -123,6 +125,7 @@ const EVERYDAY_UNITS = {
   cal: { definition: "4.184 J", prefixes: "short", aliases: ["calorie", "calories"] },
   Cal: { definition: "4184 J" },
   mph: { definition: "1 mi/h" },
+  kph: { definition: "1 km/h", aliases: ["kmh"] },
   knot: { definition: "1852 m/h", aliases: ["knots", "kn"] },
   nmi: { definition: "1852 m", aliases: ["nauticalmile", "nauticalmiles"] },
   tsp: { definition: "1 teaspoon" },
@@ -132,6 +135,9 @@ const EVERYDAY_UNITS = {
   mpg: { definition: "1 mi/gal" },
   // Kilobyte as most people write it; kB is mathjs's, and KiB the binary one.
   KB: { definition: "1 kB" },
+  // Data rates as network speeds are written (kbps, Mbps, Gbps: decimal prefixes, as mathjs's b
+  // takes them).
+  bps: { definition: "1 b/s", prefixes: "binary_short" },
   au: { definition: "149597870700 m" },
   ly: { definition: "9460730472580800 m", aliases: ["lightyear", "lightyears"] },
 };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { lazy } from "./lazy.js";
 import { readAnnotations } from "./time-annotations.js";
+import { refuseZoneAbbreviation, ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
 
 export const loadLuxon = lazy(() => import("luxon"));
 export type Luxon = Awaited<ReturnType<typeof loadLuxon>>;
@@ -65,7 +66,13 @@ export const DST_WALL_TIME_NOTE =
 export const DEFAULT_ZONE = "UTC";
 
 export function timeZoneParam(description: string) {
-  return z.string().trim().min(1).max(64).default(DEFAULT_ZONE).describe(description);
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .default(DEFAULT_ZONE)
+    .describe(`${description} ${ZONE_ABBREVIATION_NOTE}`);
 }
 
 /** The bound java.time and most libraries set on a UTC offset; real zones stay within -12:00..+14:00. */
@@ -97,10 +104,13 @@ function checkOffsetMinutes(offset: RegExpExecArray | null, where: string): void
 }
 
 /**
- * Checks a zone name (IANA like "Europe/Paris", or "UTC", "UTC+2", "+05:30"), returning the
- * name Luxon reads it by.
+ * Checks a zone name (IANA like "Europe/Paris", or "UTC", "Z", "UTC+2", "+05:30"), returning
+ * the name Luxon reads it by. Abbreviations other than UTC and GMT are refused
+ * (zone-abbreviations.ts).
  */
 export function checkZone(luxon: Luxon, zone: string): string {
+  // RFC 3339's and ISO 8601's name for UTC, which Luxon does not read as a zone.
+  if (zone === "Z" || zone === "z") return DEFAULT_ZONE;
   // Luxon reads these names as the zone of the machine it runs on (and "default" as its
   // configured default, the same unless changed): the server's zone, not the caller's.
   if (SERVER_ZONE_NAMES.has(zone.toLowerCase())) {
@@ -109,6 +119,7 @@ export function checkZone(luxon: Luxon, zone: string): string {
         "America/New_York or Asia/Tokyo, or UTC",
     );
   }
+  refuseZoneAbbreviation(zone);
   checkOffsetMinutes(ZONE_OFFSET_MINUTES.exec(zone), JSON.stringify(zone));
   // Luxon reads an offset only after "UTC".
   const offset = OFFSET_ZONE.exec(zone);

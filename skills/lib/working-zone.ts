@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkZone, DEFAULT_ZONE, type Luxon } from "./time.js";
 import { readAnnotations } from "./time-annotations.js";
+import { ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
 
 /**
  * A zone param that may be left out for the zone the time names in brackets (`zoneFor`). It
@@ -8,7 +9,7 @@ import { readAnnotations } from "./time-annotations.js";
  * say what it is.
  */
 export function workingZoneParam(description: string) {
-  return z.string().trim().min(1).max(64).optional().describe(description);
+  return z.string().trim().min(1).max(64).optional().describe(`${description} ${ZONE_ABBREVIATION_NOTE}`);
 }
 
 /**

@@ -32,6 +32,8 @@ let gzipBomb: Buffer;
 let brotliBomb: Buffer;
 /** Random bytes, which no compression shrinks. */
 const INCOMPRESSIBLE = randomBytes(100_000);
+/** The eight bytes every PNG file starts with, several of them invalid in UTF-8. */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
  * "hello", compressed, then padding that decodes to nothing, again and again: empty gzip
@@ -101,6 +103,18 @@ beforeAll(async () => {
         return;
       case "/binary":
         res.end(Buffer.from([0, 1, 2, 253, 254, 255]));
+        return;
+      case "/png":
+        res.setHeader("content-type", "image/png");
+        res.end(PNG_SIGNATURE);
+        return;
+      case "/mislabelled":
+        res.setHeader("content-type", "text/plain; charset=utf-8");
+        res.end(PNG_SIGNATURE);
+        return;
+      case "/utf8":
+        res.setHeader("content-type", "text/plain; charset=utf-8");
+        res.end("aé€");
         return;
       case "/odd-headers":
         res.setHeader("__proto__", "x");
@@ -448,7 +462,54 @@ describe("http.request with allowPrivateNetworks", () => {
 
   it("decodes text with the declared charset", async () => {
     const result = await runSkill(httpRequest, { url: `${base}/latin1` }, allowPrivate());
-    expect(result.body).toBe("café");
+    expect(result).toMatchObject({ body: "café", encoding: "text" });
+  });
+
+  // Audit 26 F12: a PNG came back as text with its invalid bytes replaced by U+FFFD, and
+  // nothing in the result said so.
+  describe("a binary body, by default", () => {
+    it.each(["/png", "/binary", "/mislabelled"])(
+      "comes back from %s as base64 of every byte, saying so in encoding",
+      async (path) => {
+        const result = await runSkill(httpRequest, { url: `${base}${path}` }, allowPrivate());
+        const sent = path === "/binary" ? Buffer.from([0, 1, 2, 253, 254, 255]) : PNG_SIGNATURE;
+        expect(result).toMatchObject({ encoding: "base64", bytes: sent.length });
+        expect(Buffer.from(result.body as string, "base64").equals(sent)).toBe(true);
+      },
+    );
+
+    it("still comes back as text when asked for text", async () => {
+      const result = await runSkill(
+        httpRequest,
+        { url: `${base}/png`, response_encoding: "text" },
+        allowPrivate(),
+      );
+      expect(result).toMatchObject({ encoding: "text" });
+      expect(result.body).toContain("\uFFFD");
+    });
+
+    it("leaves JSON and text as text, a body cut inside a character included", async () => {
+      expect(await runSkill(httpRequest, { url: `${base}/echo` }, allowPrivate())).toMatchObject({
+        encoding: "text",
+      });
+      expect(await runSkill(httpRequest, { url: `${base}/utf8` }, allowPrivate())).toMatchObject({
+        body: "aé€",
+        encoding: "text",
+      });
+      // "aé€" is 61 c3a9 e282ac: four bytes end inside the euro sign.
+      const cut = await runSkill(httpRequest, { url: `${base}/utf8`, max_bytes: 4 }, allowPrivate());
+      expect(cut).toMatchObject({ encoding: "text", truncated: true, bytes: 4 });
+      expect(cut.body).toMatch(/^aé/);
+    });
+
+    it("is described in response_encoding and the result's encoding", () => {
+      expect(httpRequest.params.shape.response_encoding.description).toMatch(
+        /^auto: text .* base64 for any other/,
+      );
+      expect(httpRequest.description).toMatch(
+        /base64 for binary content such as images \(`encoding` says which\)/,
+      );
+    });
   });
 
   it("answers HEAD without a body", async () => {

@@ -81,6 +81,53 @@ describe("json.query", () => {
     await expectSkillError(jsonQuery, { data, expression }, message);
   });
 
+  // Audit 26 F4: in JMESPath "x" is the field x, so a[?n=="x"] compared with a missing field
+  // and answered [] as if no record matched; other slips got the parser's words only.
+  describe("a string in double quotes in a comparison", () => {
+    const data = {
+      a: [
+        { n: "x", v: 2, "first-name": "x" },
+        { n: "y", v: 1 },
+      ],
+    };
+
+    it.each(['a[?n=="x"].v', 'a[?"x" != n].v', 'a[?n == "x" && v > `1`].v'])(
+      "is refused in %s when the data has no such field, with the string written as JMESPath wants",
+      async (expression) => {
+        const error = await expectSkillError(jsonQuery, { data, expression }, /is a field name in JMESPath/);
+        expect(error.message).toContain(
+          'the data has no field "x", so the comparison would match nothing: write the string in single ' +
+            "quotes, 'x', or as a JSON literal in backticks, `\"x\"`",
+        );
+      },
+    );
+
+    it("is left alone as the field comparison it is when the data has the field", async () => {
+      expect(await runSkill(jsonQuery, { data, expression: 'a[?n == "first-name"].v' })).toEqual({
+        result: [2],
+      });
+      expect(await runSkill(jsonQuery, { data, expression: "a[?n == 'x'].v" })).toEqual({ result: [2] });
+      expect(await runSkill(jsonQuery, { data, expression: 'a[?n == `"x"`].v' })).toEqual({ result: [2] });
+    });
+  });
+
+  it.each([
+    ["a[?v>1].n", /invalid token \(Number\): "1" \(JMESPath writes a number as a literal in backticks: `1`/],
+    ["$..n", /\(json\.query takes JMESPath, not JSONPath: write a\.b for \$\.a\.b, a\[\*\]\.n/],
+    ["$.a[?(@.v>1)].n", /not JSONPath: .*a\[\?v > `1`\]\.n for \$\.a\[\?\(@\.v > 1\)\]\.n/],
+    ["$['a']", /not JSONPath/],
+    [
+      "a[",
+      /\(a JMESPath expression looks like a\.b, items\[0\], people\[\?age > `30`\]\.name or length\(items\)\)$/,
+    ],
+  ])("explains the syntax error in %s with what JMESPath expects", async (expression, message) => {
+    await expectSkillError(jsonQuery, { data: { a: [{ n: "x", v: 2 }] }, expression }, message);
+  });
+
+  it("says in the expression's description how strings and numbers are written", () => {
+    expect(jsonQuery.params.shape.expression.description).toMatch(/not JSONPath.*single quotes.*backticks/);
+  });
+
   it("gives no quoting hint for names already quoted, strings, literals or variables", async () => {
     for (const expression of ['"a-b" - b', "'x-y' - b", '`"x-y"` - b', "let $a = `1` in $a-b"]) {
       const error = await expectSkillError(jsonQuery, { data: {}, expression }, /^Could not apply/);
@@ -354,7 +401,7 @@ describe("json.validate", () => {
     const error = await expectSkillError(
       jsonValidate,
       { schema: { $schema, type: "string" }, data: "x" },
-      /^Unsupported "\$schema" ".*": use http:\/\/json-schema\.org\/draft-07\/schema# \(the default\), .*draft-06.*2019-09.*2020-12\/schema, or leave "\$schema" out to validate as draft-07/,
+      /^Unsupported "\$schema" ".*": use https:\/\/json-schema\.org\/draft\/2020-12\/schema \(the default\), .*2019-09.*draft-07.*draft-06\/schema#, or leave "\$schema" out to validate as 2020-12/,
     );
     expect(error.message).not.toMatch(/no schema with key or ref/);
   });
@@ -374,7 +421,7 @@ describe("json.validate", () => {
       const error = await expectSkillError(
         jsonValidate,
         { schema, data: { a: 1, b: 2 } },
-        /^The "\$schema" ".*" names no draft: it meant the latest one when the schema was written, and JSON Schema deprecated it after draft-04; name the draft the schema was written for: http:\/\/json-schema\.org\/draft-07\/schema# \(the default\), .*draft-06.*2019-09.*2020-12\/schema, or leave "\$schema" out to validate as draft-07$/,
+        /^The "\$schema" ".*" names no draft: it meant the latest one when the schema was written, and JSON Schema deprecated it after draft-04; name the draft the schema was written for: https:\/\/json-schema\.org\/draft\/2020-12\/schema \(the default\), .*2019-09.*draft-07.*draft-06\/schema#, or leave "\$schema" out to validate as 2020-12$/,
       );
       expect(error.message).toContain(JSON.stringify($schema));
     },
@@ -393,8 +440,83 @@ describe("json.validate", () => {
 
   it("lists in the schema param the $schema values it takes", () => {
     expect(jsonValidate.params.shape.schema.description).toMatch(
-      /"\$schema" selects the draft: http:\/\/json-schema\.org\/draft-07\/schema# \(the default\), .*draft-06.*2019-09.*2020-12/,
+      /"\$schema" selects the draft: https:\/\/json-schema\.org\/draft\/2020-12\/schema \(the default\), .*2019-09.*draft-07.*draft-06/,
     );
+  });
+});
+
+// Audit 26 F3: without "$schema" the schema was read as draft-07, and Ajv ignored keywords it
+// did not know, so newer keywords and typos checked nothing and invalid data was "valid".
+describe("json.validate, newer and unknown keywords", () => {
+  it.each([
+    [[1, "a"], { type: "array", prefixItems: [{ type: "number" }, { type: "number" }] }, "/1"],
+    [{ a: 1 }, { type: "object", dependentRequired: { a: ["b"] } }, ""],
+    [{ a: 1, z: 2 }, { type: "object", properties: { a: {} }, unevaluatedProperties: false }, ""],
+    [[1, 2], { type: "array", contains: { type: "number" }, maxContains: 1 }, ""],
+  ])("reads a schema that names no draft as 2020-12: %j fails %j", async (data, schema, path) => {
+    const result = await runSkill(jsonValidate, { data, schema });
+    expect(result.valid).toBe(false);
+    expect((result.errors as { path: string }[])[0]?.path).toBe(path);
+  });
+
+  it("refuses a keyword the draft does not define, naming it and the keyword it may mean", async () => {
+    const schema = { type: "object", properties: { a: { typ: "string" }, b: { minimun: 1 } } };
+    const error = await expectSkillError(
+      jsonValidate,
+      { data: { a: 1 }, schema },
+      /^Unknown JSON Schema keywords/,
+    );
+    expect(error.message).toContain('"typ" (did you mean "type"?)');
+    expect(error.message).toContain('"minimun" (did you mean "minimum"?)');
+    expect(error.message).toContain("the draft (2020-12) does not define them, so they would check nothing");
+  });
+
+  it("refuses a 2020-12 keyword in a schema that declares draft-07, saying which draft has it", async () => {
+    const $schema = "http://json-schema.org/draft-07/schema#";
+    const schema = { $schema, type: "array", prefixItems: [{ type: "string" }] };
+    const error = await expectSkillError(jsonValidate, { data: [1], schema }, /"prefixItems"/);
+    expect(error.message).toContain('prefixItems is 2019-09/2020-12: drop "$schema"');
+  });
+
+  it("still validates schemas that declare an older draft, with their own keywords", async () => {
+    const $schema = "http://json-schema.org/draft-07/schema#";
+    const tuple = { $schema, type: "array", items: [{ type: "string" }], additionalItems: false };
+    expect((await runSkill(jsonValidate, { data: ["a"], schema: tuple })).valid).toBe(true);
+    expect((await runSkill(jsonValidate, { data: ["a", 1], schema: tuple })).valid).toBe(false);
+    const dependencies = { $schema, dependencies: { a: ["b"] }, definitions: { n: { type: "number" } } };
+    expect((await runSkill(jsonValidate, { data: { a: 1 }, schema: dependencies })).valid).toBe(false);
+  });
+
+  it("asks for the draft of a draft-07 tuple written without $schema", async () => {
+    await expectSkillError(
+      jsonValidate,
+      { data: [1], schema: { type: "array", items: [{ type: "string" }] } },
+      /"prefixItems".*or declare the draft the schema was written for, e\.g\. "\$schema": "http:\/\/json-schema\.org\/draft-07\/schema#"/,
+    );
+    await expectSkillError(
+      jsonValidate,
+      { data: [1], schema: { type: "array", prefixItems: [{}], additionalItems: false } },
+      /"additionalItems".*additionalItems is draft-07's/,
+    );
+  });
+
+  it("keeps the annotations people add and the keywords every draft knows", async () => {
+    const schema = {
+      $id: "https://example.com/s",
+      $comment: "c",
+      title: "T",
+      description: "d",
+      "x-internal": true,
+      example: { a: 1 },
+      type: "object",
+      properties: { a: { $anchor: "a", type: "number", default: 0, examples: [1], deprecated: true } },
+    };
+    expect((await runSkill(jsonValidate, { data: { a: 1 }, schema })).valid).toBe(true);
+  });
+
+  it("says in the description that 2020-12 is the default and unknown keywords are refused", () => {
+    expect(jsonValidate.description).toMatch(/2020-12 unless its "\$schema" names/);
+    expect(jsonValidate.description).toMatch(/refused, not ignored/);
   });
 });
 

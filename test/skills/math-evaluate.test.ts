@@ -194,6 +194,59 @@ describe("math.evaluate", () => {
   });
 });
 
+// Audit 26 F14: everyday notations failed with "Undefined symbol" or a bare parser error.
+describe("math.evaluate's everyday notations", () => {
+  it.each([
+    ["3 × 4", 12],
+    ["10 ÷ 4", 2.5],
+    ["5 − 3", 2],
+    ["2**10", 1024],
+    ["2**3**2", 512],
+    ["-2**2", -4],
+    ["2**-1", 0.5],
+  ])("reads %s as mathjs's operators", async (expression, value) => {
+    expect((await runSkill(mathEvaluate, { expression })).value).toBe(value);
+  });
+
+  it("leaves the operators inside a string as they are", async () => {
+    expect((await runSkill(mathEvaluate, { expression: '"a**b × c"' })).value).toBe("a**b × c");
+  });
+
+  it.each(["$86.40 * 0.17", "86.40 € * 2", "£5 + £3"])(
+    "refuses the currency sign in %s, saying to write the amount alone",
+    async (expression) => {
+      await expectSkillError(
+        mathEvaluate,
+        { expression },
+        /write amounts without the currency sign .*e\.g\. 86\.40 \* 0\.17/,
+      );
+    },
+  );
+
+  it.each(["1,000 + 1", "sum(1,000,000)", "2,050 / 2"])(
+    "refuses or explains the thousands separator in %s",
+    async (expression) => {
+      await expectSkillError(
+        mathEvaluate,
+        { expression },
+        /write numbers without thousands separators: 1000 for 1,000/,
+      );
+    },
+  );
+
+  it("still reads commas between arguments and values", async () => {
+    expect((await runSkill(mathEvaluate, { expression: "max(1,234)" })).value).toBe(234);
+    expect((await runSkill(mathEvaluate, { expression: "[100,200,300]" })).text).toBe("[100, 200, 300]");
+  });
+
+  it("says in its description that log is natural and how to write the notations it does not read", () => {
+    expect(mathEvaluate.description).toMatch(
+      /`log\(x\)` is the natural logarithm \(log10\(x\) for base 10\)/,
+    );
+    expect(mathEvaluate.description).toMatch(/without thousands separators or currency signs/);
+  });
+});
+
 describe("math.evaluate's compiled-expression cache", () => {
   it("gives the same answer to a repeated expression, without sharing variables between calls", async () => {
     const expression = "a = 5; a * 3";

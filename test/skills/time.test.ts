@@ -239,6 +239,60 @@ describe("time.convert", () => {
 
 // Regression (audit 22 F5): Unix milliseconds were read as seconds, giving the year 55840
 // or a difference 1000 times too large.
+describe("a time-zone abbreviation", () => {
+  // ICU reads BST as Asia/Dhaka: 15:00 BST was 09:00Z, not British Summer Time's 14:00Z.
+  it.each([
+    ["BST", /Europe\/London \(British Summer Time\)/],
+    ["EST", /America\/New_York/],
+    ["EDT", /America\/New_York/],
+    ["PST", /America\/Los_Angeles/],
+    ["CST", /America\/Chicago .*Asia\/Shanghai/],
+    ["IST", /Asia\/Kolkata .*Europe\/Dublin/],
+    ["AEST", /Australia\/Sydney/],
+    ["bst", /Europe\/London/],
+    ["XYZ", /an IANA name such as Europe\/London/],
+  ])("%s is refused as ambiguous, naming the IANA zones it may mean", async (zone, likely) => {
+    const error = await expectSkillError(
+      timeConvert,
+      { time: "2024-07-01T15:00", from_timezone: zone, to_timezone: "UTC" },
+      /looks like an abbreviation, and abbreviations are ambiguous/,
+    );
+    expect(error.message).toMatch(likely);
+  });
+
+  it("is refused in every zone param and in a bracketed zone", async () => {
+    await expectSkillError(timeNow, { timezone: "BST" }, /Europe\/London/);
+    await expectSkillError(
+      timeAdd,
+      { time: "2024-07-01T15:00", timezone: "EST", duration: "PT1H" },
+      /ambiguous/,
+    );
+    await expectSkillError(
+      timeDiff,
+      { start: "2024-07-01", end: "2024-07-02", timezone: "CST" },
+      /ambiguous/,
+    );
+    await expectSkillError(timeConvert, { time: "2024-07-01T15:00[BST]", to_timezone: "UTC" }, /ambiguous/);
+  });
+
+  it("leaves UTC, GMT, Z, fixed offsets and IANA names read as before", async () => {
+    const at = (from_timezone: string) =>
+      runSkill(timeConvert, { time: "2024-07-01T15:00", from_timezone, to_timezone: "UTC" });
+    expect(await at("Europe/London")).toMatchObject({ iso: "2024-07-01T14:00:00.000Z" });
+    expect(await at("+01:00")).toMatchObject({ iso: "2024-07-01T14:00:00.000Z" });
+    for (const zone of ["UTC", "GMT", "Z", "utc"]) {
+      expect(await at(zone)).toMatchObject({ iso: "2024-07-01T15:00:00.000Z" });
+    }
+    expect(await at("Japan")).toMatchObject({ iso: "2024-07-01T06:00:00.000Z" });
+  });
+
+  it("is ruled out in the zone params' descriptions", () => {
+    const description = (schema: { description?: string | undefined }) => schema.description ?? "";
+    expect(description(timeNow.params.shape.timezone)).toMatch(/Not an abbreviation/);
+    expect(description(timeConvert.params.shape.to_timezone)).toMatch(/Not an abbreviation/);
+  });
+});
+
 describe("a number of Unix milliseconds given as seconds", () => {
   it.each([
     ["time.convert", () => timeConvert.params.safeParse({ time: 1_700_000_000_000 }), "time"],

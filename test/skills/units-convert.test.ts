@@ -161,3 +161,55 @@ describe("units.convert, a number inside a unit", () => {
     }
   });
 });
+
+// Audit 26 F13: unit names were case-sensitive without a hint (KM, Kg, Celsius), and data
+// rates (Mbps, Mbit/s, kmh) were unknown.
+describe("units.convert, unit names in another case and data rates", () => {
+  it.each([
+    [5, "KM", "mi", 3.10685596119, "mi"],
+    [5, "Kg", "lb", 11.0231131092, "lb"],
+    [1, "Celsius", "Fahrenheit", 33.8, "fahrenheit"],
+    [100, "KPH", "MPH", 62.1371192237, "mph"],
+    [1, "L/100KM", "km/L", 100, "km/L"],
+  ])("reads %s %s in the one unit its case may mean, to %s", async (value, from, to, converted, unit) => {
+    expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: converted, unit });
+  });
+
+  it.each([
+    ["MM", /MM may be Mm or mm: give the one you mean/],
+    ["mb", /mb may be Mb or MB: give the one you mean/],
+  ])("asks which unit %s means when cases tell units apart", async (from, message) => {
+    await expectSkillError(unitsConvert, { value: 1, from, to: "m" }, message);
+  });
+
+  it("keeps a name mathjs reads as given, whatever its case", async () => {
+    expect((await runSkill(unitsConvert, { value: 1, from: "Mm", to: "km" })).value).toBe(1000);
+    expect((await runSkill(unitsConvert, { value: 1, from: "mm", to: "m" })).value).toBe(0.001);
+    expect((await runSkill(unitsConvert, { value: 1, from: "MB", to: "Mb" })).value).toBe(8);
+  });
+
+  it("suggests the unit a misspelt name may mean", async () => {
+    await expectSkillError(
+      unitsConvert,
+      { value: 1, from: "Celcius", to: "K" },
+      /\(did you mean celsius\?\)$/,
+    );
+  });
+
+  it.each([
+    [1, "Mbps", "MB/s", 0.125],
+    [1, "Gbps", "Mbps", 1000],
+    [8, "kbps", "B/s", 1000],
+    [100, "bps", "bit/s", 100],
+    [1, "Gbit", "MB", 125],
+    [1, "Mbit/s", "Mbps", 1],
+    [36, "kmh", "m/s", 10],
+  ])("converts the data rate or speed %s %s to %s", async (value, from, to, converted) => {
+    expect((await runSkill(unitsConvert, { value, from, to })).value).toBe(converted);
+  });
+
+  it("names data rates and case-sensitivity in its description", () => {
+    expect(unitsConvert.description).toMatch(/data rate \(Mbps, MB\/s\)/);
+    expect(unitsConvert.description).toMatch(/case-sensitive where the case matters \(mm and Mm/);
+  });
+});

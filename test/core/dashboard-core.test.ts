@@ -293,6 +293,28 @@ describe("AdminAuth", () => {
     clock.advance(30_000);
     sessionOf(await admin.signIn("y".repeat(16), "10.0.0.9"));
   });
+
+  // Regression (audit 26 #1): an agent retrying a revoked key from the administrator's
+  // address used up the shared limit, and the right token was refused with the API's text.
+  it("counts wrong tokens apart from bad API keys: neither locks the other out, and the refusal names the sign-ins", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock, { adminToken: "z".repeat(16) });
+    for (let i = 0; i < 5; i++) await core.skillport.access.admit("sk_live_revoked", "10.0.0.11");
+    const keysLimited = await core.skillport.access.admit("sk_live_revoked", "10.0.0.11");
+    expect(!keysLimited.admitted && keysLimited.error.code).toBe("rate_limit_exceeded");
+    sessionOf(await admin.signIn("z".repeat(16), "10.0.0.11"));
+
+    for (let i = 0; i < 3; i++) await admin.signIn("wrong", "10.0.0.12");
+    const limited = await admin.signIn("z".repeat(16), "10.0.0.12");
+    expect(limited).toMatchObject({
+      code: "rate_limit_exceeded",
+      message: "Too many wrong sign-in tokens from this address (10.0.0.12): 3 in 60 seconds.",
+      retryAfterSeconds: 30,
+    });
+    const { secret } = await core.createKey();
+    const bad = await core.skillport.access.admit("sk_live_wrong", "10.0.0.12");
+    expect(!bad.admitted && bad.error.code).toBe("invalid_api_key");
+    expect((await core.skillport.access.admit(secret, "10.0.0.12")).admitted).toBe(true);
+  });
 });
 
 describe("usage", () => {

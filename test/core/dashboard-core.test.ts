@@ -104,6 +104,36 @@ describe("KeyService.create", () => {
     }
   });
 
+  // Regression (audit 26 #3): per minute 5000 and per day 10 made a key of 10 a day without a
+  // word, and a value over the cap was told in zod's words.
+  it("refuses enterprise limits that are swapped or out of range, in plain words at the field", async () => {
+    const refusal = (limits: { perMinute: number | string; perDay: number | string }) =>
+      core.createKey({ limits } as Parameters<typeof core.createKey>[0]);
+    await expect(refusal({ perMinute: 5000, perDay: 10 })).rejects.toMatchObject({
+      details: [
+        {
+          path: "limits.perMinute",
+          message: "a minute's limit cannot exceed the day's: are the two swapped?",
+        },
+      ],
+    });
+    await expect(refusal({ perMinute: "1000000001", perDay: "5" })).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: "at most 1,000,000,000" }],
+    });
+    await expect(refusal({ perMinute: 0, perDay: 5 })).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: "at least 1" }],
+    });
+    await expect(refusal({ perMinute: 1.5, perDay: 5 })).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: "must be a whole number" }],
+    });
+    const { key } = await core.createKey({ limits: { perMinute: 10, perDay: 10 } });
+    await expect(
+      core.skillport.keys.edit(key.id, { limits: { perMinute: 11, perDay: 10 } }),
+    ).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: expect.stringMatching(/swapped/) }],
+    });
+  });
+
   // Regression (audit 23, new user #2): `--expires-at 2027-01-01` ended the key at that day's
   // start, the dashboard's "Expires on 2027-01-01" at its end: the CLI's key lost a day.
   it("reads a bare expiry date one way for the CLI and the dashboard: through that whole day, UTC", async () => {

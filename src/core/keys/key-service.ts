@@ -6,13 +6,25 @@ import { newId } from "../ids.js";
 import { PLAN_LIMITS } from "../limits/plans.js";
 import type { KeyStore } from "../ports.js";
 import { parseOrThrow } from "../validation.js";
-import { wholeNumberText } from "../whole-number.js";
+import { wholeNumberField } from "../whole-number.js";
 import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
 
 /** A limit: a number, or the decimal digits a form field or a command-line option holds. */
-const positiveInt = wholeNumberText(1, 1_000_000_000);
+const positiveInt = wholeNumberField(1, 1_000_000_000);
+
+/**
+ * An enterprise key's two limits. A minute's over the day's is refused: the key would get
+ * the day's number a day while its administrator believes it has the minute's a minute, and
+ * swapping the two fields or options is an easy slip (audit 26 #3).
+ */
+const KeyLimits = z
+  .object({ perMinute: positiveInt, perDay: positiveInt })
+  .refine((limits) => limits.perMinute <= limits.perDay, {
+    path: ["perMinute"],
+    message: "a minute's limit cannot exceed the day's: are the two swapped?",
+  });
 
 /**
  * A date as a key's expiry: the key works through that whole day, UTC, and stops at its
@@ -88,7 +100,7 @@ export const CreateKeyInput = z
     name: KeyName,
     scope: oneOf(SCOPES),
     plan: oneOf(PLANS).optional(),
-    limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
+    limits: KeyLimits.optional(),
     environment: oneOf(ENVIRONMENTS).default("production"),
     owner: z
       .string()
@@ -110,7 +122,7 @@ export const EditKeyInput = z
   .object({
     name: KeyName.optional(),
     plan: oneOf(PLANS).optional(),
-    limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
+    limits: KeyLimits.optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
     // Scope, owner, environment and expiry are fixed when a key is created (a new key changes them).

@@ -416,6 +416,37 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(listed.stdout.match(/"slow double"/g)).toHaveLength(1);
   });
 
+  /** The id of the element that has the focus. */
+  const focused = (on: Page = page) => on.evaluate<string>('document.activeElement?.id ?? ""');
+
+  // Regression (audit 26 #4 and #3): a refused form came back with the focus on the page's
+  // body, and swapped limits were taken without a word.
+  it("puts the focus on the first field to fix after a refused form, and refuses swapped limits there", async () => {
+    await visit("/dashboard/keys/new");
+    await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.getByRole("alert").textContent()).toMatch(/check the highlighted fields/);
+    await expect.poll(() => focused(), { timeout: 5000 }).toBe("name");
+
+    await page.getByLabel("Name").fill("swapped limits");
+    await page.getByLabel("Plan").selectOption("enterprise");
+    await page.getByLabel("Requests per minute").fill("5000");
+    await page.getByLabel("Requests per day").fill("10");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => focused(), { timeout: 5000 }).toBe("limit_minute");
+    expect(await page.locator("#limit_minute-error").textContent()).toBe(
+      "a minute's limit cannot exceed the day's: are the two swapped?",
+    );
+    await screenshot(page, "19-swapped-limits");
+
+    await page.getByLabel("Requests per minute").fill("5");
+    await page.getByLabel("Requests per day").fill("2000000000");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => focused(), { timeout: 5000 }).toBe("limit_day");
+    expect(await page.locator("#limit_day-error").textContent()).toBe("at most 1,000,000,000");
+    const listed = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
+    expect(listed.stdout).not.toContain("swapped limits");
+  });
+
   it("keeps every column of the key list in view beside a key with a 100-character name", async () => {
     const longName = `${"A".repeat(60)} ${"B".repeat(39)}`;
     await createKey(server.dataDir, { name: longName });

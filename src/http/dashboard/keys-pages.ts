@@ -279,7 +279,12 @@ function newKeyPage(ctx: PageContext, values: Partial<CreateKeyForm>, errors: Ma
   );
 }
 
-/** The secret, once: a copy button and a plain warning. Never stored, never in a URL. */
+/**
+ * The secret, once: a copy button and a plain warning. Never stored, never in a URL. The
+ * button works by script only, so the script shows it and hides the hint to select and
+ * copy the key by hand (a button doing nothing, on the one page where the key must not be
+ * missed, was audit 26 #5).
+ */
 function secretPage(ctx: PageContext, key: KeyView, secret: string, title: string, note?: SafeHtml): string {
   return page(
     ctx,
@@ -289,9 +294,10 @@ function secretPage(ctx: PageContext, key: KeyView, secret: string, title: strin
   <p class="alert alert-warn" role="note"><strong>This is the only time the key is shown.</strong> skillport keeps only a hash of it. If you lose it, roll the key or create a new one.</p>
   <div class="secret-box">
     <code id="new-secret" class="secret" data-secret>${secret}</code>
-    <button type="button" class="button" data-copy="new-secret">Copy</button>
+    <button type="button" class="button" data-copy="new-secret" hidden>Copy</button>
   </div>
   <p class="copy-status" role="status" aria-live="polite" data-copy-status></p>
+  <p class="hint" data-copy-hint>Click the key to select it, then copy it (Ctrl+C, or ⌘C on a Mac).</p>
   ${note && html`<p>${note}</p>`}
   <dl class="facts">
     <div><dt>Scope</dt><dd>${key.scope}</dd></div><div><dt>Plan</dt><dd>${key.plan}</dd></div>

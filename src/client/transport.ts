@@ -4,6 +4,7 @@ import type { AnswerShape } from "./answer-shapes.js";
 import type { ClientConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
+import { redirectError } from "./redirect.js";
 import { decideRetry, mayHaveReachedService, sleep } from "./retry.js";
 
 /** One logical call answering `T`; the transport may send it several times. */
@@ -157,6 +158,15 @@ export class Transport {
         bodyTimeout: streaming ? STREAM_IDLE_MS : 0,
       });
       if (response.statusCode >= 400) return { ok: false, ...(await errorOf(response)) };
+      if (response.statusCode >= 300) {
+        await response.body.dump();
+        const location = response.headers.location;
+        const where = { origin: config.origin, pathPrefix: config.pathPrefix, path: spec.path };
+        return {
+          ok: false,
+          error: redirectError(response.statusCode, Array.isArray(location) ? location[0] : location, where),
+        };
+      }
       const value = await read(response);
       if (streaming) {
         // The caller's abort still has to reach the stream being read; the listener

@@ -29,6 +29,11 @@ export interface RequestSpec<T = unknown> {
    * answer after all, or undefined to let the refusal stand.
    */
   answerAfterLostAttempt?: (refusal: SkillportError) => Promise<T | undefined>;
+  /**
+   * The caller chose the Idempotency-Key: an earlier call of theirs with it may still be
+   * running, and `idempotency_in_progress` is waited out as after a lost attempt.
+   */
+  keyChosenByCaller?: boolean;
 }
 
 /** How long a stream may stay silent: the server sends a keep-alive comment every 15 s. */
@@ -112,8 +117,9 @@ export class Transport {
         retriesLeft,
         retryRefusals,
         earlierAttemptMayHaveLanded,
-        ownAttemptMayBeRunning:
-          earlierAttemptMayHaveLanded && Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec),
+        sameKeyMayBeRunning:
+          (earlierAttemptMayHaveLanded || spec.keyChosenByCaller === true) &&
+          Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec),
         nowMs: Date.now(),
       });
       if (decision === undefined) {

@@ -14,7 +14,7 @@ describe("skillport mcp --remote with a key over its rate limit", () => {
 
   /** A key that has spent its day (the limit outlasts the test), checked over REST. */
   const spentKey = async (scope: "full-access" | "read-only") => {
-    const spent = await server().createKey({ plan: "enterprise", scope, limitMinute: 2, limitDay: 2 });
+    const spent = await server().createKey({ plan: "enterprise", scope, limitMinute: 1_000, limitDay: 2 });
     for (let i = 0; i < 2; i++) await server().request("GET", "/v1/skills?limit=1", { key: spent.secret });
     expectError(
       await server().request("GET", "/v1/skills?limit=1", { key: spent.secret }),

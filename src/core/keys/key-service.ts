@@ -14,17 +14,23 @@ import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPref
 /** A limit: a number, or the decimal digits a form field or a command-line option holds. */
 const positiveInt = wholeNumberField(1, 1_000_000_000);
 
+const KeyLimits = z.object({ perMinute: positiveInt, perDay: positiveInt });
+
 /**
- * An enterprise key's two limits. A minute's over the day's is refused: the key would get
- * the day's number a day while its administrator believes it has the minute's a minute, and
- * swapping the two fields or options is an easy slip (audit 26 #3).
+ * What to tell whoever sets a key's limits when the minute's exceeds the day's: the key
+ * gets the day's number a day while its administrator may believe it has the minute's a
+ * minute, and swapping the two fields or options is an easy slip (audit 26 #3). Not
+ * refused: the spec leaves an enterprise key's two numbers to its administrator, and a day
+ * smaller than a minute is a way to make the day the window that binds.
  */
-const KeyLimits = z
-  .object({ perMinute: positiveInt, perDay: positiveInt })
-  .refine((limits) => limits.perMinute <= limits.perDay, {
-    path: ["perMinute"],
-    message: "a minute's limit cannot exceed the day's: are the two swapped?",
-  });
+export function limitsNote(limits: { perMinute: number; perDay: number }): string | undefined {
+  if (limits.perMinute <= limits.perDay) return undefined;
+  const count = (n: number) => n.toLocaleString("en-US");
+  return (
+    `Its minute limit (${count(limits.perMinute)}) is above its day limit (${count(limits.perDay)}): ` +
+    `the key gets at most ${count(limits.perDay)} requests a day. If the two are swapped, edit the key.`
+  );
+}
 
 /**
  * A date as a key's expiry: the key works through that whole day, UTC, and stops at its

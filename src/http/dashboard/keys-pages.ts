@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import { keyStatus } from "../../core/keys/api-key.js";
-import type { KeyView } from "../../core/keys/key-service.js";
+import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { keyDetail } from "./key-detail.js";
@@ -119,7 +119,12 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     const form = readCreateKeyForm(request.body);
     try {
       const { key, secret } = await keys.create(form.input);
-      return revealNext(request, reply, key, { secret, title: "Key created" });
+      const note = limitsNote(key.limits);
+      return revealNext(request, reply, key, {
+        secret,
+        title: "Key created",
+        ...(note && { note: html`${note}` }),
+      });
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== "invalid_request") throw err;
       return dashboard.send(reply, newKeyPage(ctx, form.values, form.errorsOf(err)), 400);
@@ -139,7 +144,10 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     const key = await keyById(request.params.id);
     const range = parseRange(request.query);
     // After an edit (POST, then 303 here): a short confirmation above the key's details.
-    const notice = request.query?.edited === undefined ? undefined : "Changes saved.";
+    const notice =
+      request.query?.edited === undefined
+        ? undefined
+        : ["Changes saved.", limitsNote(key.limits)].join(" ").trim();
     return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range, notice));
   });
 

@@ -6,6 +6,7 @@ import {
   type EditKeyInput,
   KeyService,
   type KeyView,
+  limitsNote,
   printableName,
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
@@ -52,6 +53,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           expiresAt: values["expires-at"],
         } as CreateKeyInput;
         const { key, secret } = await keys.create(input);
+        warnOfLimits(key);
         if (values.json) {
           console.log(JSON.stringify({ ...toJson(key), secret }));
         } else {
@@ -84,6 +86,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           plan: values.plan as EditKeyInput["plan"],
           limits: limitsOption(values["limit-minute"], values["limit-day"]),
         });
+        warnOfLimits(key);
         if (values.json) console.log(JSON.stringify(toJson(key)));
         else
           console.log(
@@ -118,6 +121,12 @@ export async function runKeysCommand(args: string[]): Promise<number> {
 }
 
 /** `--limit-minute` and `--limit-day`, given together or not at all (the core judges their values). */
+/** On stderr, so `--json` output stays one JSON document. */
+function warnOfLimits(key: KeyView): void {
+  const note = limitsNote(key.limits);
+  if (note) console.error(`Note: ${note}`);
+}
+
 function limitsOption(minute: string | undefined, day: string | undefined) {
   if (minute === undefined && day === undefined) return undefined;
   if (minute === undefined || day === undefined) {

@@ -95,6 +95,9 @@ export class Skillport {
       shape: EXECUTION_RECORD,
       // Generated once per call and reused by every retry, so a retry never runs the skill twice.
       headers: { "idempotency-key": idempotencyKey ?? randomUUID() },
+      // The caller's own key may name a run of theirs still going (a call they aborted and
+      // repeat to find its record): the call waits for it rather than throw its 409.
+      keyChosenByCaller: idempotencyKey !== undefined,
       signal: options.signal,
       serverTimeMs: request.async ? 0 : (request.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
     });

@@ -76,10 +76,12 @@ export interface FailedAttempt {
    */
   earlierAttemptMayHaveLanded: boolean;
   /**
-   * True when an earlier attempt of this same call (same Idempotency-Key) may have reached
-   * the service and still be running there (`mayHaveReachedService`).
+   * True, within the call's deadline, when a run under this call's Idempotency-Key may be
+   * on the server: an earlier attempt of this call that may have reached it
+   * (`mayHaveReachedService`), or, with a key the caller chose, an earlier call of theirs
+   * (one they stopped waiting for, then repeated to find its record).
    */
-  ownAttemptMayBeRunning: boolean;
+  sameKeyMayBeRunning: boolean;
   nowMs: number;
 }
 
@@ -97,11 +99,12 @@ export interface RetryDecision {
  */
 export function decideRetry(attempt: FailedAttempt): RetryDecision | undefined {
   const { error } = attempt;
-  // `idempotency_in_progress` is a 409, never retried as such: the caller's key is busy.
-  // But after this call's own attempt was cut off mid-flight, it means that attempt is
-  // still running on the server; waiting for it is how the call gets its one record.
+  // `idempotency_in_progress` is a 409: a run under the same Idempotency-Key is still going.
+  // When that run may be this call's own (an attempt cut off mid-flight) or one the caller
+  // started with the key they pass again (an `execute` they aborted), waiting for it is
+  // how the call gets its one record: the run's record is the answer once it ends.
   // The caller's deadline (timeoutMs + timeout_ms) bounds these waits, not maxRetries.
-  if (error.code === "idempotency_in_progress" && attempt.ownAttemptMayBeRunning) {
+  if (error.code === "idempotency_in_progress" && attempt.sameKeyMayBeRunning) {
     return { delayMs: backoffDelayMs(attempt.retry), counted: false };
   }
   if (attempt.retriesLeft <= 0) return undefined;

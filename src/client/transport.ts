@@ -4,6 +4,7 @@ import type { AnswerShape } from "./answer-shapes.js";
 import type { ClientConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
+import { redirectError } from "./redirect.js";
 import { decideRetry, mayHaveReachedService, sleep } from "./retry.js";
 
 /** One logical call answering `T`; the transport may send it several times. */
@@ -28,6 +29,11 @@ export interface RequestSpec<T = unknown> {
    * answer after all, or undefined to let the refusal stand.
    */
   answerAfterLostAttempt?: (refusal: SkillportError) => Promise<T | undefined>;
+  /**
+   * The caller chose the Idempotency-Key: an earlier call of theirs with it may still be
+   * running, and `idempotency_in_progress` is waited out as after a lost attempt.
+   */
+  keyChosenByCaller?: boolean;
 }
 
 /** How long a stream may stay silent: the server sends a keep-alive comment every 15 s. */
@@ -111,8 +117,9 @@ export class Transport {
         retriesLeft,
         retryRefusals,
         earlierAttemptMayHaveLanded,
-        ownAttemptMayBeRunning:
-          earlierAttemptMayHaveLanded && Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec),
+        sameKeyMayBeRunning:
+          (earlierAttemptMayHaveLanded || spec.keyChosenByCaller === true) &&
+          Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec),
         nowMs: Date.now(),
       });
       if (decision === undefined) {
@@ -157,6 +164,15 @@ export class Transport {
         bodyTimeout: streaming ? STREAM_IDLE_MS : 0,
       });
       if (response.statusCode >= 400) return { ok: false, ...(await errorOf(response)) };
+      if (response.statusCode >= 300) {
+        await response.body.dump();
+        const location = response.headers.location;
+        const where = { origin: config.origin, pathPrefix: config.pathPrefix, path: spec.path };
+        return {
+          ok: false,
+          error: redirectError(response.statusCode, Array.isArray(location) ? location[0] : location, where),
+        };
+      }
       const value = await read(response);
       if (streaming) {
         // The caller's abort still has to reach the stream being read; the listener

@@ -46,7 +46,9 @@ export interface ExecuteOptions extends CallOptions {
   /**
    * Sent as `Idempotency-Key`. By default the client generates one per call and reuses it
    * on every retry, so a retry never runs the skill twice; pass your own to extend that
-   * guarantee across calls or processes (the server remembers it for 24 hours).
+   * guarantee across calls or processes (the server remembers it for 24 hours). A call
+   * repeated with it while the first one's run still goes (one you aborted) waits for
+   * that run and resolves with its record.
    */
   idempotencyKey?: string;
   /** Throw a `SkillportError` (with `execution` set) when the record ends without success. */

@@ -16,7 +16,10 @@ export type Admission =
   | { admitted: false; error: ServiceError; limit: RateLimitStatus | undefined };
 
 export interface AccessOptions {
-  /** Failed authentications allowed per client address per minute (contract.md: default 30). */
+  /**
+   * Failed authentications allowed per client address per minute (contract.md: default 30),
+   * counted apart for API keys and for the dashboard's sign-in.
+   */
   failedAuthPerMinute: number;
 }
 
@@ -35,6 +38,16 @@ export class AccessGate {
     options: AccessOptions,
   ) {
     this.addressWindows = [{ limit: options.failedAuthPerMinute, windowSeconds: 60 }];
+  }
+
+  /** The counter of an address's bad API keys (contract.md, "Limits"). */
+  private static keysCounter(clientAddress: string): string {
+    return `addr:${clientAddress}`;
+  }
+
+  /** The counter of an address's wrong dashboard sign-in tokens, apart from its bad API keys. */
+  private static signInCounter(clientAddress: string): string {
+    return `sign-in:${clientAddress}`;
   }
 
   /**
@@ -99,26 +112,33 @@ export class AccessGate {
 
   /**
    * Admits an attempt to authenticate by other means than an API key (the dashboard's
-   * sign-in): `verify` runs only while the address is under its limit of failed
-   * authentications, and a failure counts against that limit like a bad API key does,
-   * so neither can be guessed at speed.
+   * sign-in): `verify` runs only while the address is under its limit of failed sign-ins,
+   * and a failure counts against that limit, so tokens cannot be guessed at speed. The
+   * limit is the size of the one for bad API keys but counted apart: an agent on the same
+   * address retrying a revoked key (the moment the administrator needs the dashboard) must
+   * not lock the right token out.
    */
   async attemptSignIn<T>(clientAddress: string, verify: () => T | undefined): Promise<T | ServiceError> {
-    const status = await this.addressStatus(clientAddress);
-    if (!status.allowed) return rateLimitError(status);
+    const counter = AccessGate.signInCounter(clientAddress);
+    const now = this.clock.now();
+    const status = describeDecision(await this.limiter.peek(counter, this.addressWindows, now), now);
+    if (!status.allowed) return signInLimitError(status, clientAddress);
     const verified = verify();
     if (verified !== undefined) return verified;
-    const wrong = new ServiceError("invalid_request", {
+    const counted = describeDecision(await this.limiter.consume(counter, this.addressWindows, now), now);
+    if (!counted.allowed) return signInLimitError(counted, clientAddress);
+    return new ServiceError("invalid_request", {
       message: "The sign-in token is wrong, or the link was already used.",
     });
-    const refusal = await this.refuseAuthentication(wrong, clientAddress);
-    return refusal.admitted ? wrong : refusal.error;
   }
 
   /** The address limit's status without counting (for responses to requests that need no key). */
   async addressStatus(clientAddress: string): Promise<RateLimitStatus> {
     const now = this.clock.now();
-    return describeDecision(await this.limiter.peek(`addr:${clientAddress}`, this.addressWindows, now), now);
+    return describeDecision(
+      await this.limiter.peek(AccessGate.keysCounter(clientAddress), this.addressWindows, now),
+      now,
+    );
   }
 
   private async refuseAuthentication(
@@ -126,7 +146,11 @@ export class AccessGate {
     clientAddress: string,
   ): Promise<Extract<Admission, { admitted: false }>> {
     const now = this.clock.now();
-    const decision = await this.limiter.consume(`addr:${clientAddress}`, this.addressWindows, now);
+    const decision = await this.limiter.consume(
+      AccessGate.keysCounter(clientAddress),
+      this.addressWindows,
+      now,
+    );
     const limit = describeDecision(decision, now);
     return { admitted: false, error: limit.allowed ? error : rateLimitError(limit), limit };
   }
@@ -139,6 +163,18 @@ export function requireScope(key: ApiKey, needed: Scope): void {
       message: "This operation needs a full-access key; this key is read-only.",
     });
   }
+}
+
+/**
+ * Says what was refused and from where; the wait is `retryAfterSeconds`, which the page says.
+ * Failed sign-ins are counted on their own, so bad API keys play no part in this refusal.
+ */
+function signInLimitError(limit: RateLimitStatus, clientAddress: string): ServiceError {
+  const window = limit.exceeded ?? limit.current;
+  return new ServiceError("rate_limit_exceeded", {
+    message: `Too many wrong sign-in tokens from this address (${clientAddress}): ${window.limit} in ${window.windowSeconds} seconds.`,
+    retryAfterSeconds: limit.retryAfterSeconds ?? 1,
+  });
 }
 
 /**

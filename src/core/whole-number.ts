@@ -24,3 +24,19 @@ export const wholeNumberText = (min: number, max: number, fallback?: number) => 
     .int();
   return z.preprocess(fromDigits, fallback === undefined ? number : number.default(fallback));
 };
+
+/**
+ * A whole number a person types into a form field or a command-line option (a key's
+ * limits): as `wholeNumberText`, but out of range it hears its bounds in words ("at most
+ * 1,000,000,000") rather than zod's developer wording ("Too big: expected number to be
+ * <=1000000000"). The API's query parameters keep zod's texts, which agents already read.
+ */
+export const wholeNumberField = (min: number, max: number) => {
+  const whole = "must be a whole number";
+  const number = z
+    .number({ error: (issue) => (issue.code === "invalid_type" ? whole : undefined) })
+    .min(min, { message: `at least ${min.toLocaleString("en-US")}`, abort: true })
+    .max(max, { message: `at most ${max.toLocaleString("en-US")}`, abort: true })
+    .int({ message: whole });
+  return z.preprocess(fromDigits, number);
+};

@@ -36,14 +36,20 @@ const ARGS = [
   "--disable-sync",
 ];
 
-/** A headless Chromium with a fresh profile directory, removed on close. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/**
+ * A headless Chromium with a fresh profile directory, removed on close; `javaScriptEnabled:
+ * false` for a reader who turned script off (every page must work without it).
+ */
+export async function launchBrowser(
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), "skillport-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: ARGS,
     viewport: { width: 1280, height: 860 },
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   return {
     context,

@@ -121,6 +121,7 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(secret).toMatch(/^sk_live_[0-9A-Za-z]{36}$/);
     expect(await page.getByRole("note").textContent()).toMatch(/only time the key is shown/);
     await expect(page.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText("Click the key to select it").isVisible()).resolves.toBe(false);
     await screenshot(page, "06-key-secret");
 
     // The form was answered with a redirect: reloading the secret's page sends nothing
@@ -445,6 +446,63 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(posts).toEqual([`${server.baseUrl}/dashboard/keys`]);
     const listed = await runCli(["keys", "list", "--json", "--data-dir", server.dataDir]);
     expect(listed.stdout.match(/"slow double"/g)).toHaveLength(1);
+  });
+
+  /** The id of the element that has the focus. */
+  const focused = (on: Page = page) => on.evaluate<string>('document.activeElement?.id ?? ""');
+
+  // Regression (audit 26 #4 and #3): a refused form came back with the focus on the page's
+  // body, and swapped limits were taken without a word.
+  it("puts the focus on the first field to fix after a refused form, and notes a minute's limit above the day's", async () => {
+    await visit("/dashboard/keys/new");
+    await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.getByRole("alert").textContent()).toMatch(/check the highlighted fields/);
+    await expect.poll(() => focused(), { timeout: 5000 }).toBe("name");
+
+    await page.getByLabel("Name").fill("swapped limits");
+    await page.getByLabel("Plan").selectOption("enterprise");
+    await page.getByLabel("Requests per minute").fill("5");
+    await page.getByLabel("Requests per day").fill("2000000000");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => focused(), { timeout: 5000 }).toBe("limit_day");
+    expect(await page.locator("#limit_day-error").textContent()).toBe("at most 1,000,000,000");
+
+    await page.getByLabel("Requests per minute").fill("5000");
+    await page.getByLabel("Requests per day").fill("10");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => page.getByRole("heading", { name: /Copy the key for/ }).isVisible()).toBe(true);
+    expect(await page.locator(".secret-panel").textContent()).toContain(
+      "Its minute limit (5,000) is above its day limit (10): the key gets at most 10 requests a day.",
+    );
+    await screenshot(page, "19-swapped-limits");
+  });
+
+  // Regression (audit 26 #5 and #4): without script, the secret page's Copy button did
+  // nothing, and a refused form left the focus at the top.
+  it("without JavaScript, says to copy the new key by hand instead of a Copy button that does nothing", async () => {
+    const noScript = await launchBrowser({ javaScriptEnabled: false });
+    try {
+      const plain = await noScript.context.newPage();
+      const link = printedLinks(server).at(-1) ?? "";
+      await plain.goto(link);
+      expect(new URL(plain.url()).pathname).toBe("/dashboard");
+      await plain.goto(`${server.baseUrl}/dashboard/keys/new`);
+      await plain.getByRole("button", { name: "Create key" }).click();
+      // Browsers apply `autofocus` as the page is first rendered, just after it has loaded.
+      await expect.poll(() => focused(plain), { timeout: 5000 }).toBe("name");
+
+      await plain.getByLabel("Name").fill("no script agent");
+      await plain.getByRole("button", { name: "Create key" }).click();
+      expect(new URL(plain.url()).pathname).toMatch(/\/secret$/);
+      expect((await plain.locator("[data-secret]").textContent())?.trim()).toMatch(/^sk_live_/);
+      await expect(plain.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(false);
+      await expect(plain.getByText("Click the key to select it, then copy it").isVisible()).resolves.toBe(
+        true,
+      );
+      await screenshot(plain, "19-no-script-secret");
+    } finally {
+      await noScript.close();
+    }
   });
 
   it("keeps every column of the key list in view beside a key with a 100-character name", async () => {

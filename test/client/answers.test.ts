@@ -93,6 +93,42 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     expect(requests).toHaveLength(1);
   });
 
+  // Regression (audit 26 #6): a redirect (http to https at a proxy) was reported as
+  // "HTTP 301 with a body that is not JSON", not saying where it pointed.
+  it("reports a redirect as one, where it points (credentials left out) and the base URL to set; it follows none", async () => {
+    const redirect = (status: number, location?: string): Answer => ({
+      status,
+      body: "<html>Moved</html>",
+      headers: location === undefined ? {} : { location },
+    });
+    const moved = await clientOf(redirect(301, "https://skillport.example/v1/discover"));
+    const err = await rejectionOf(moved.client.discover({ query: "x" }));
+    expect([err.status, err.code]).toEqual([301, "unexpected_response"]);
+    expect(err.message).toBe(
+      "HTTP 301 redirect to https://skillport.example/v1/discover: the client does not follow redirects (they would resend the key); set baseUrl (or SKILLPORT_BASE_URL) to https://skillport.example.",
+    );
+    expect(moved.requests).toEqual(["POST /v1/discover"]);
+
+    const secretive = await clientOf(
+      redirect(308, "https://user:hunter2@proxy.example/sp/v1/executions/exec_1/events?token=abc123"),
+    );
+    const stream = await rejectionOf(collect(secretive.client.executionEvents("exec_1")));
+    expect(stream.message).toBe(
+      "HTTP 308 redirect to https://…@proxy.example/sp/v1/executions/exec_1/events?…: the client does not follow redirects (they would resend the key); set baseUrl (or SKILLPORT_BASE_URL) to https://proxy.example/sp.",
+    );
+    expect(secretive.requests).toHaveLength(1);
+
+    const elsewhere = await clientOf(redirect(302, "/login"));
+    const login = await rejectionOf(elsewhere.client.getSkill("util.wait"));
+    expect(login.message).toMatch(
+      /^HTTP 302 redirect to http:\/\/127\.0\.0\.1:\d+\/login: the client does not follow redirects \(they would resend the key\); set baseUrl \(or SKILLPORT_BASE_URL\) to the address the service answers on\.$/,
+    );
+    const nowhere = await clientOf(redirect(307));
+    expect((await rejectionOf(nowhere.client.discover({ query: "x" }))).message).toMatch(
+      /^HTTP 307 redirect without a Location:/,
+    );
+  });
+
   it("refuses an empty id before sending anything (the path would be a listing, taken for the record)", async () => {
     const { client, requests } = await clientOf(json({ data: [], next_cursor: null }));
     for (const call of [

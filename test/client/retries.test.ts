@@ -135,6 +135,35 @@ describe("client retries against the real server", () => {
     expect(executions.map((execution) => execution.id)).toEqual([record.id]);
   });
 
+  // Regression (audit 26 #7): the README's "pass your own idempotencyKey to find its record
+  // again" gave an immediate 409 idempotency_in_progress while the run went on.
+  it("an execute repeated with the caller's idempotencyKey while its run goes on waits for that run's record", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner: "caller-key-repeat" });
+    const retries: RetryEvent[] = [];
+    const client = new Skillport({
+      apiKey: key.secret,
+      baseUrl: server.baseUrl,
+      onRetry: (e) => retries.push(e),
+    });
+    try {
+      const request = { skill_id: "util.wait", params: { ms: 2_000 } };
+      const idempotencyKey = `repeat-${Date.now()}`;
+      const aborted = await client
+        .execute(request, { idempotencyKey, signal: AbortSignal.timeout(300) })
+        .catch((err: unknown) => err);
+      expect((aborted as Error).name).toBe("TimeoutError");
+      const record = await client.execute(request, { idempotencyKey });
+      expect(record).toMatchObject({ status: "completed", success: true, result: { waited_ms: 2_000 } });
+      expect(retries.length).toBeGreaterThan(0);
+      for (const retry of retries) expect(retry.error.code).toBe("idempotency_in_progress");
+      const executions = await executionsOf(server, key.secret, "util.wait");
+      expect(executions.map((execution) => execution.id)).toEqual([record.id]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("after a gateway's 504 while the skill still runs, the client waits for that run instead of starting another", async () => {
     const server = suiteServer();
     const key = await server.createRoomyKey({ owner: "gateway-504" });

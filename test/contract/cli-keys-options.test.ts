@@ -91,6 +91,45 @@ describe("contract: keys actions take only their own options", () => {
     }
   });
 
+  // Regression (audit 26 #3): swapped limits were taken without a word, and a limit over the
+  // cap was told "Too big: expected number to be <=1000000000". A minute above the day is
+  // still taken (the spec leaves an enterprise key's numbers to its administrator), with a note.
+  it("notes a minute's limit above the day's, and refuses out-of-range limits in plain words, naming the option", async () => {
+    const create = (minute: string, day: string, ...more: string[]) =>
+      keys(
+        "create",
+        "--name",
+        "big",
+        "--scope",
+        "read-only",
+        "--limit-minute",
+        minute,
+        "--limit-day",
+        day,
+        ...more,
+      );
+    const huge = await create("5", "2000000000");
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toBe("--limit-day: at most 1,000,000,000\n");
+    const zero = await create("0", "10");
+    expect(zero.stderr).toBe("--limit-minute: at least 1\n");
+    expect((JSON.parse((await keys("list", "--json")).stdout) as Listed[]).map((k) => k.name)).not.toContain(
+      "big",
+    );
+    const swapped = await create("100000", "5000", "--json");
+    expect(swapped.code).toBe(0);
+    expect(JSON.parse(swapped.stdout)).toMatchObject({ limits: { per_minute: 100000, per_day: 5000 } });
+    expect(swapped.stderr).toBe(
+      "Note: Its minute limit (100,000) is above its day limit (5,000): the key gets at most 5,000 requests a day. If the two are swapped, edit the key.\n",
+    );
+    const edit = await keys("edit", key.id, "--limit-minute", "10", "--limit-day", "9");
+    expect(edit.code).toBe(0);
+    expect(edit.stderr).toContain("If the two are swapped, edit the key.");
+    const equal = await keys("edit", key.id, "--limit-minute", "10", "--limit-day", "10", "--json");
+    expect(equal.code).toBe(0);
+    expect(equal.stderr).toBe("");
+  });
+
   it("says what keys edit can change when given --scope alone, and names no internal path", async () => {
     const scope = await keys("edit", key.id, "--scope", "read-only");
     expect(scope.code).toBe(2);

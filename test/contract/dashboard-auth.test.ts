@@ -364,6 +364,76 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
   });
 });
 
+/** Wrong sign-in tokens and bad API keys from one address, at a low limit of failed authentications. */
+describe("contract: the dashboard sign-in's limit of failed sign-ins", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startServer({
+      env: {
+        SKILLPORT_ADMIN_TOKEN: ADMIN_TOKEN,
+        SKILLPORT_TRUST_PROXY: "true",
+        SKILLPORT_FAILED_AUTH_PER_MINUTE: "5",
+      },
+    });
+  });
+  afterAll(() => server?.stop());
+
+  const signInForm = async (headers: Record<string, string>) => {
+    const page = await apiRequest(server.baseUrl, "GET", "/dashboard/sign-in", { headers });
+    const cookie = setCookie(page.headers, "skillport_sign_in")?.split(";")[0] ?? "";
+    const field = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? "";
+    return { cookie, field };
+  };
+  const postSignIn = (body: string, headers: Record<string, string>) =>
+    apiRequest(server.baseUrl, "POST", "/dashboard/sign-in", {
+      rawBody: body,
+      contentType: "application/x-www-form-urlencoded",
+      headers,
+      redirect: "manual",
+    });
+
+  // Regression (audit 26 #1): bad API keys from the administrator's address locked the right
+  // token out, and the page said only "Rate limit exceeded: 30 requests per 60 seconds".
+  it("signs in from an address whose bad API keys are limited; wrong tokens get a limit of their own that says the wait", async () => {
+    const agent = { "x-forwarded-for": "10.26.1.1" };
+    let keysStatus = 0;
+    for (let i = 0; i < 12 && keysStatus !== 429; i++) {
+      const res = await apiRequest(server.baseUrl, "POST", "/v1/discover", {
+        json: { query: "x" },
+        key: generateSecret("production"),
+        headers: agent,
+      });
+      keysStatus = res.status;
+    }
+    expect(keysStatus).toBe(429);
+    const { cookie, field } = await signInForm(agent);
+    const signedIn = await postSignIn(`_csrf=${field}&token=${ADMIN_TOKEN}`, { ...agent, cookie });
+    expect(signedIn.status).toBe(303);
+
+    const guesser = { "x-forwarded-for": "10.26.1.2" };
+    const form = await signInForm(guesser);
+    let refused = await postSignIn(`_csrf=${form.field}&token=wrong`, { ...guesser, cookie: form.cookie });
+    for (let i = 0; i < 12 && refused.status !== 429; i++) {
+      expect(refused.status).toBe(401);
+      refused = await postSignIn(`_csrf=${form.field}&token=wrong`, { ...guesser, cookie: form.cookie });
+    }
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get("retry-after"));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(refused.text).toContain(
+      "Too many wrong sign-in tokens from this address (10.26.1.2): 5 in 60 seconds.",
+    );
+    expect(refused.text).toContain(`Try again in ${wait} second`);
+    expect(refused.text).toContain("skillport keys …</code>");
+    const right = await postSignIn(`_csrf=${form.field}&token=${ADMIN_TOKEN}`, {
+      ...guesser,
+      cookie: form.cookie,
+    });
+    expect(right.status).toBe(429);
+  });
+});
+
 describe("contract: keys roll", () => {
   let server: TestServer;
   beforeAll(async () => {

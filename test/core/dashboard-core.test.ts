@@ -3,6 +3,7 @@ import { AdminAuth, type AdminSession } from "../../src/core/admin/admin-auth.js
 import { ManualClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { keyStatus } from "../../src/core/keys/api-key.js";
+import { limitsNote } from "../../src/core/keys/key-service.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { readCreateKeyForm } from "../../src/http/dashboard/key-form.js";
 import { makeCore } from "./make-core.js";
@@ -103,6 +104,29 @@ describe("KeyService.create", () => {
         details: [{ path: "limits" }],
       });
     }
+  });
+
+  // Regression (audit 26 #3): per minute 5000 and per day 10 made a key of 10 a day without a
+  // word, and a value over the cap was told in zod's words. Such a pair is taken (the spec
+  // leaves an enterprise key's numbers to its administrator) with a note saying what it does.
+  it("takes a minute's limit above the day's with a note, and refuses out-of-range limits in plain words", async () => {
+    const refusal = (limits: { perMinute: number | string; perDay: number | string }) =>
+      core.createKey({ limits } as Parameters<typeof core.createKey>[0]);
+    await expect(refusal({ perMinute: "1000000001", perDay: "5" })).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: "at most 1,000,000,000" }],
+    });
+    await expect(refusal({ perMinute: 0, perDay: 5 })).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: "at least 1" }],
+    });
+    await expect(refusal({ perMinute: 1.5, perDay: 5 })).rejects.toMatchObject({
+      details: [{ path: "limits.perMinute", message: "must be a whole number" }],
+    });
+    const { key } = await core.createKey({ limits: { perMinute: 5000, perDay: 10 } });
+    expect(key.limits).toEqual({ perMinute: 5000, perDay: 10 });
+    expect(limitsNote(key.limits)).toBe(
+      "Its minute limit (5,000) is above its day limit (10): the key gets at most 10 requests a day. If the two are swapped, edit the key.",
+    );
+    expect(limitsNote({ perMinute: 10, perDay: 10 })).toBeUndefined();
   });
 
   // Regression (audit 23, new user #2): `--expires-at 2027-01-01` ended the key at that day's
@@ -293,6 +317,28 @@ describe("AdminAuth", () => {
     sessionOf(await admin.signIn("y".repeat(16), "10.0.0.10"));
     clock.advance(30_000);
     sessionOf(await admin.signIn("y".repeat(16), "10.0.0.9"));
+  });
+
+  // Regression (audit 26 #1): an agent retrying a revoked key from the administrator's
+  // address used up the shared limit, and the right token was refused with the API's text.
+  it("counts wrong tokens apart from bad API keys: neither locks the other out, and the refusal names the sign-ins", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock, { adminToken: "z".repeat(16) });
+    for (let i = 0; i < 5; i++) await core.skillport.access.admit("sk_live_revoked", "10.0.0.11");
+    const keysLimited = await core.skillport.access.admit("sk_live_revoked", "10.0.0.11");
+    expect(!keysLimited.admitted && keysLimited.error.code).toBe("rate_limit_exceeded");
+    sessionOf(await admin.signIn("z".repeat(16), "10.0.0.11"));
+
+    for (let i = 0; i < 3; i++) await admin.signIn("wrong", "10.0.0.12");
+    const limited = await admin.signIn("z".repeat(16), "10.0.0.12");
+    expect(limited).toMatchObject({
+      code: "rate_limit_exceeded",
+      message: "Too many wrong sign-in tokens from this address (10.0.0.12): 3 in 60 seconds.",
+      retryAfterSeconds: 30,
+    });
+    const { secret } = await core.createKey();
+    const bad = await core.skillport.access.admit("sk_live_wrong", "10.0.0.12");
+    expect(!bad.admitted && bad.error.code).toBe("invalid_api_key");
+    expect((await core.skillport.access.admit(secret, "10.0.0.12")).admitted).toBe(true);
   });
 });
 

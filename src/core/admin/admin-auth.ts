@@ -63,8 +63,8 @@ export class AdminAuth {
 
   /**
    * Signs in with `token` from `clientAddress`: a session, or the error to show. A one-time
-   * token works once. Wrong tokens count against the address's limit of failed
-   * authentications (shared with API keys), so tokens cannot be guessed at speed.
+   * token works once. Wrong tokens count against the address's limit of failed sign-ins
+   * (counted apart from bad API keys), so tokens cannot be guessed at speed.
    */
   signIn(token: string, clientAddress: string): Promise<AdminSession | ServiceError> {
     return this.access.attemptSignIn(clientAddress, () => {

@@ -7,13 +7,31 @@ import { PLAN_LIMITS } from "../limits/plans.js";
 import type { KeyStore } from "../ports.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import { parseOrThrow } from "../validation.js";
-import { wholeNumberText } from "../whole-number.js";
+import { wholeNumberField } from "../whole-number.js";
 import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
 
 /** A limit: a number, or the decimal digits a form field or a command-line option holds. */
-const positiveInt = wholeNumberText(1, 1_000_000_000);
+const positiveInt = wholeNumberField(1, 1_000_000_000);
+
+const KeyLimits = z.object({ perMinute: positiveInt, perDay: positiveInt });
+
+/**
+ * What to tell whoever sets a key's limits when the minute's exceeds the day's: the key
+ * gets the day's number a day while its administrator may believe it has the minute's a
+ * minute, and swapping the two fields or options is an easy slip (audit 26 #3). Not
+ * refused: the spec leaves an enterprise key's two numbers to its administrator, and a day
+ * smaller than a minute is a way to make the day the window that binds.
+ */
+export function limitsNote(limits: { perMinute: number; perDay: number }): string | undefined {
+  if (limits.perMinute <= limits.perDay) return undefined;
+  const count = (n: number) => n.toLocaleString("en-US");
+  return (
+    `Its minute limit (${count(limits.perMinute)}) is above its day limit (${count(limits.perDay)}): ` +
+    `the key gets at most ${count(limits.perDay)} requests a day. If the two are swapped, edit the key.`
+  );
+}
 
 /**
  * A date as a key's expiry: the key works through that whole day, UTC, and stops at its
@@ -89,7 +107,7 @@ export const CreateKeyInput = z
     name: KeyName,
     scope: oneOf(SCOPES),
     plan: oneOf(PLANS).optional(),
-    limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
+    limits: KeyLimits.optional(),
     environment: oneOf(ENVIRONMENTS).default("production"),
     owner: z
       .string()
@@ -111,7 +129,7 @@ export const EditKeyInput = z
   .object({
     name: KeyName.optional(),
     plan: oneOf(PLANS).optional(),
-    limits: z.object({ perMinute: positiveInt, perDay: positiveInt }).optional(),
+    limits: KeyLimits.optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
     // Scope, owner, environment and expiry are fixed when a key is created (a new key changes them).

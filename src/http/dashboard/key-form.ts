@@ -121,18 +121,34 @@ export function editKeyValues(key: KeyView): EditKeyForm {
   };
 }
 
+/** The forms' fields in the order a page shows them, for the first refused one. */
+const FIELD_ORDER: readonly (keyof CreateKeyForm)[] = [
+  "name",
+  "scope",
+  "plan",
+  "environment",
+  "limit_minute",
+  "limit_day",
+  "owner",
+  "expires_on",
+];
+
 /**
  * A field's error message and the attributes tying it to its input, when it has one. A
  * field with a hint passes the hint's id: one `aria-describedby` names both (of an
- * attribute written twice, browsers keep the first, and the error went unread).
+ * attribute written twice, browsers keep the first, and the error went unread). The
+ * first refused field takes `autofocus`: a refused form comes back with the cursor where
+ * the fix goes and its error read out, rather than at "Skip to content" (audit 26 #4),
+ * and without script too.
  */
 function fieldErrors(errors: Map<string, string>) {
+  const first = FIELD_ORDER.find((field) => errors.has(field));
   return {
     error: (field: string) =>
       errors.has(field) ? html`<p class="field-error" id="${field}-error">${errors.get(field)}</p>` : "",
     invalid: (field: string, hintId?: string) => {
       const described = [hintId, errors.has(field) ? `${field}-error` : undefined].filter(Boolean).join(" ");
-      return html`${errors.has(field) ? html` aria-invalid="true"` : ""}${described && html` aria-describedby="${described}"`}`;
+      return html`${errors.has(field) ? html` aria-invalid="true"` : ""}${described && html` aria-describedby="${described}"`}${field === first && html` autofocus`}`;
     },
   };
 }
@@ -191,6 +207,8 @@ export function keyForm(
 ): SafeHtml {
   const { error, invalid } = fieldErrors(errors);
   const scope = values.scope || "read-only";
+  // The radios share one error: the chosen one takes the focus (and the error) when it is first.
+  const scopeAttributes = invalid("scope");
   const environment = values.environment || "production";
   const { plan, limits } = planFields(values, errors);
 
@@ -204,7 +222,7 @@ export function keyForm(
     ${SCOPES.map(
       (
         s,
-      ) => html`<label class="choice"><input type="radio" name="scope" value="${s}"${s === scope ? html` checked` : ""}>
+      ) => html`<label class="choice"><input type="radio" name="scope" value="${s}"${s === scope ? html` checked${scopeAttributes}` : ""}>
       <span><strong>${s}</strong><small>${s === "read-only" ? "Discover skills only" : "Discover and execute skills"}</small></span></label>`,
     )}
     </div>

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import { keyStatus } from "../../core/keys/api-key.js";
-import type { KeyView } from "../../core/keys/key-service.js";
+import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { keyDetail } from "./key-detail.js";
@@ -119,7 +119,12 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     const form = readCreateKeyForm(request.body);
     try {
       const { key, secret } = await keys.create(form.input);
-      return revealNext(request, reply, key, { secret, title: "Key created" });
+      const note = limitsNote(key.limits);
+      return revealNext(request, reply, key, {
+        secret,
+        title: "Key created",
+        ...(note && { note: html`${note}` }),
+      });
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== "invalid_request") throw err;
       return dashboard.send(reply, newKeyPage(ctx, form.values, form.errorsOf(err)), 400);
@@ -139,7 +144,10 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     const key = await keyById(request.params.id);
     const range = parseRange(request.query);
     // After an edit (POST, then 303 here): a short confirmation above the key's details.
-    const notice = request.query?.edited === undefined ? undefined : "Changes saved.";
+    const notice =
+      request.query?.edited === undefined
+        ? undefined
+        : ["Changes saved.", limitsNote(key.limits)].join(" ").trim();
     return dashboard.send(reply, await keyDetail(dashboard, dashboard.context(request), key, range, notice));
   });
 
@@ -283,7 +291,12 @@ function newKeyPage(ctx: PageContext, values: Partial<CreateKeyForm>, errors: Ma
   );
 }
 
-/** The secret, once: a copy button and a plain warning. Never stored, never in a URL. */
+/**
+ * The secret, once: a copy button and a plain warning. Never stored, never in a URL. The
+ * button works by script only, so the script shows it and hides the hint to select and
+ * copy the key by hand (a button doing nothing, on the one page where the key must not be
+ * missed, was audit 26 #5).
+ */
 function secretPage(ctx: PageContext, key: KeyView, secret: string, title: string, note?: SafeHtml): string {
   return page(
     ctx,
@@ -293,9 +306,10 @@ function secretPage(ctx: PageContext, key: KeyView, secret: string, title: strin
   <p class="alert alert-warn" role="note"><strong>This is the only time the key is shown.</strong> skillport keeps only a hash of it. If you lose it, roll the key or create a new one.</p>
   <div class="secret-box">
     <code id="new-secret" class="secret" data-secret>${secret}</code>
-    <button type="button" class="button" data-copy="new-secret">Copy</button>
+    <button type="button" class="button" data-copy="new-secret" hidden>Copy</button>
   </div>
   <p class="copy-status" role="status" aria-live="polite" data-copy-status></p>
+  <p class="hint" data-copy-hint>Click the key to select it, then copy it (Ctrl+C, or ⌘C on a Mac).</p>
   ${note && html`<p>${note}</p>`}
   <dl class="facts">
     <div><dt>Scope</dt><dd>${key.scope}</dd></div><div><dt>Plan</dt><dd>${key.plan}</dd></div>

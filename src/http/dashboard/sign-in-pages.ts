@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AdminSession } from "../../core/admin/admin-auth.js";
 import { ServiceError } from "../../core/errors.js";
 import { looksLikeSecret } from "../../core/keys/secret.js";
-import { html } from "./html.js";
+import { html, type SafeHtml } from "./html.js";
 import { barePage } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 import {
@@ -23,7 +23,7 @@ import {
 export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { admin } = dashboard.skillport;
 
-  const form = (reply: FastifyReply, notice?: { text: string; error: boolean }, next?: string) => {
+  const form = (reply: FastifyReply, notice?: { text: string | SafeHtml; error: boolean }, next?: string) => {
     const formToken = signInFormToken(reply);
     const hint = admin.hasConfiguredToken
       ? "Enter the administrator token (SKILLPORT_ADMIN_TOKEN)."
@@ -55,7 +55,7 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
         reply.header("retry-after", String(outcome.retryAfterSeconds));
       return dashboard.send(
         reply,
-        form(reply, { text: outcome.message, error: true }, next),
+        form(reply, { text: refusalText(outcome), error: true }, next),
         outcome.status === 429 ? 429 : 401,
       );
     }
@@ -105,6 +105,17 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
     clearSessionCookie(reply);
     return reply.redirect("/dashboard/sign-in?signed_out=1", 303);
   });
+}
+
+/**
+ * A refused sign-in as the page says it: a limited one with how long to wait (the
+ * Retry-After header is for programs; a person reads the page) and what works meanwhile.
+ */
+function refusalText(refusal: ServiceError): string | SafeHtml {
+  if (refusal.code !== "rate_limit_exceeded") return refusal.message;
+  const seconds = refusal.retryAfterSeconds ?? 1;
+  const wait = `${seconds} ${seconds === 1 ? "second" : "seconds"}`;
+  return html`${refusal.message} Try again in ${wait}. Sessions already signed in go on, and <code>skillport keys …</code> on the server still works.`;
 }
 
 /**

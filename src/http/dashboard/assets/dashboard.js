@@ -2,7 +2,10 @@
 
 document.addEventListener("DOMContentLoaded", () => {
   // Copy buttons: data-copy names the element whose text is copied; the result is announced.
+  // They come hidden, with a hint to copy by hand in their place: they work by script only.
+  for (const hint of document.querySelectorAll("[data-copy-hint]")) hint.hidden = true;
   for (const button of document.querySelectorAll("[data-copy]")) {
+    button.hidden = false;
     button.addEventListener("click", async () => {
       const source = document.getElementById(button.getAttribute("data-copy"));
       const status = document.querySelector("[data-copy-status]");

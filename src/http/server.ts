@@ -14,6 +14,7 @@ import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
 import { clientErrorAnswerer } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
+import { continueWhenBodyIsRead } from "./expect-continue.js";
 import { hostHeaderError } from "./host-header.js";
 import { parseJsonBodies } from "./json-body.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
@@ -117,6 +118,13 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   // server ignore an expectation it does not know (a 417 is a MAY), and the contract has no
   // 417: the request is served as if the header were absent, through Fastify like any other.
   app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
+  // Node answers `Expect: 100-continue` with a 100 on arrival unless it is asked, even to a
+  // request refused without reading its body (401, 413, 415): the 100 waits for the body's
+  // first read (expect-continue.ts).
+  app.server.on("checkContinue", (req, res) => {
+    continueWhenBodyIsRead(req, res);
+    app.server.emit("request", req, res);
+  });
   // Node drops a CONNECT without a word unless it is asked: it is answered as any other
   // method the router does not serve (404 for a host:port target, 405 with Allow on a known
   // path), in the envelope, logged, and the connection closed, as no tunnel follows.

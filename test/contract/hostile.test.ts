@@ -89,6 +89,43 @@ function sendRaw(
   });
 }
 
+/**
+ * Sends `head` (with `Expect: 100-continue`), then `body` only once the server answers
+ * `100 Continue`, as a client that honours the header does; the answer that follows, and
+ * whether a 100 came first. The server's close of the connection ends the exchange.
+ */
+function sendAfterContinue(
+  server: TestServer,
+  head: string,
+  body: string,
+): Promise<{ continued: boolean; received: string; response: RawResponse }> {
+  const { port } = new URL(server.baseUrl);
+  const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    let continued = false;
+    socket.setEncoding("latin1");
+    socket.on("data", (data: string) => {
+      received += data;
+      if (!continued && received.startsWith(CONTINUE)) {
+        continued = true;
+        socket.write(body);
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      try {
+        const answer = continued ? received.slice(CONTINUE.length) : received;
+        resolve({ continued, received, response: parseRawResponse(answer) });
+      } catch (err) {
+        reject(err);
+      }
+    });
+    socket.on("connect", () => socket.write(head));
+  });
+}
+
 describe("contract: hostile input", { timeout: 120_000 }, () => {
   let server: TestServer;
   let key: CreatedKey;
@@ -375,6 +412,39 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
         expect(id).toMatch(/^req_/);
         await eventually(async () => (server.logs().includes(id) ? true : undefined));
       }
+    });
+
+    // Audit 26 #3: Node answered every `Expect: 100-continue` with a 100 on arrival, so a
+    // client uploaded the body of a request about to be refused by its headers alone.
+    it("answers Expect: 100-continue with a 100 only to a request whose body is read: no 100 before a 401, 413 or 415", async () => {
+      const body = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "6*7" } });
+      const head = (headers: string, length = Buffer.byteLength(body)) =>
+        `POST /v1/execute HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: ${length}\r\n` +
+        "Expect: 100-continue\r\nConnection: close\r\n\r\n";
+      const auth = `Authorization: Bearer ${key.secret}\r\n`;
+      const json = "Content-Type: application/json\r\n";
+      for (const [headers, length, status] of [
+        [json, undefined, 401],
+        [auth + json, 5_000_000, 413],
+        [`${auth}Content-Type: text/plain\r\n`, undefined, 415],
+      ] as const) {
+        const answer = await sendAfterContinue(server, head(headers, length), body);
+        expect(answer.continued, `${status}: ${answer.received.slice(0, 200)}`).toBe(false);
+        expect(answer.response.status, answer.response.text).toBe(status);
+        expectContractAnswer(answer.response, `Expect: 100-continue → ${status}`);
+      }
+      // `/mcp` too: its key is checked before its body is read.
+      const mcp = await sendAfterContinue(
+        server,
+        head(json).replace("/v1/execute", "/mcp").replace("Host: x", "Host: 127.0.0.1"),
+        body,
+      );
+      expect(mcp.continued, mcp.received.slice(0, 200)).toBe(false);
+      expect(mcp.response.status, mcp.response.text).toBe(401);
+      const served = await sendAfterContinue(server, head(auth + json), body);
+      expect(served.continued).toBe(true);
+      expect(served.response.status, served.response.text).toBe(200);
+      expect(served.response.body).toMatchObject({ status: "completed", result: { value: 42 } });
     });
 
     // Left open in session 25: Node closed a CONNECT's connection without a word.

@@ -483,6 +483,36 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expect(old.status).toBe(200);
     });
 
+    // Audit 26 #4: Node kept about 1000 header lines and dropped the rest unseen: a late
+    // Authorization read as no key (401), a late second Host passed the check for two.
+    it("refuses a request with more than 1000 header lines (400 invalid_request), and serves one with 1000", async () => {
+      const request = (fillers: number, late: string, path = "/v1/skills") =>
+        sendRaw(server, [
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n` +
+            Array.from({ length: fillers }, (_, i) => `X-h${i}: v\r\n`).join("") +
+            `${late}\r\n`,
+        ]);
+      const auth = `Authorization: Bearer ${key.secret}\r\n`;
+      // Host, Connection, the fillers and Authorization: 1000 lines, then 1001.
+      const whole = await request(997, auth);
+      expect(whole.status, whole.text).toBe(200);
+      for (const [fillers, late, path] of [
+        [998, auth, "/v1/skills"],
+        [1500, auth, "/v1/skills"],
+        [1000, `${auth}Host: evil.example\r\n`, "/mcp"],
+        // Refused by the router before routing (a malformed escape), which skips the hooks.
+        [998, auth, "/v1/skills/%E0%A4%A"],
+      ] as const) {
+        const res = await request(fillers, late, path);
+        expect(res.status, `${fillers} on ${path}: ${res.text}`).toBe(400);
+        expectContractAnswer(res, `${fillers} header lines on ${path}`);
+        expect(bodyOf<{ error: { code: string; message: string } }>(res).error).toMatchObject({
+          code: "invalid_request",
+          message: expect.stringContaining("too many header lines"),
+        });
+      }
+    });
+
     // Regression (audit 22, security #5): Node kept the first of two, and /mcp's DNS-rebinding
     // check vetted that one while an intermediary may act on the other.
     it("refuses a request with two Host headers (RFC 9112), in either order and on /mcp", async () => {

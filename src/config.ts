@@ -109,6 +109,11 @@ const Env = z.object({
   SKILLPORT_REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    // ioredis's own parse would fail with a bare "Invalid URL" that names no setting.
+    .refine(
+      (url) => URL.canParse(url),
+      "is not a valid URL: check its host and port, and percent-encode special characters in the password",
+    )
     .optional(),
   SKILLPORT_REDIS_KEY_PREFIX: z.string().max(100).default("skillport:"),
   SKILLPORT_REDIS_DOWN: z.enum(["local", "refuse"]).default("local"),

@@ -20,6 +20,16 @@ describe("configuration from the environment", () => {
     );
   });
 
+  it("refuses a malformed SKILLPORT_REDIS_URL naming the variable, never its password (audit 26 #5)", () => {
+    const malformed = () =>
+      loadStoreConfig({ SKILLPORT_REDIS_URL: "redis://:Pw-not-printed@bad host:6379/0" });
+    expect(malformed).toThrow(/SKILLPORT_REDIS_URL: is not a valid URL/);
+    expect(malformed).not.toThrow(/Pw-not-printed/);
+    expect(
+      loadStoreConfig({ SKILLPORT_REDIS_URL: "redis://:p%20w@127.0.0.1:6379/0" }).redisUrl,
+    ).toBeDefined();
+  });
+
   it("takes the defaults for variables that are not set", () => {
     const config = loadConfig({});
     expect(config.port).toBe(8080);

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { queryWithoutSecrets } from "../core/discovery/query-secrets.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
@@ -47,7 +48,9 @@ export async function runLearningCommand(args: string[]): Promise<number> {
       .filter((entry) => values.skill === undefined || entry.skillId === values.skill)
       .map((entry) => ({
         skill_id: entry.skillId,
-        query: entry.query,
+        // One learned before queries with secrets were kept out may hold one: shown masked,
+        // so that the operator can see it and forget it.
+        query: queryWithoutSecrets(entry.query),
         count: entry.count,
         last_at: new Date(entry.lastAt).toISOString(),
       }));

@@ -14,13 +14,14 @@ import { admitRequest, ensureRateLimitHeaders } from "./admission.js";
 import { clientErrorAnswerer } from "./client-error.js";
 import { registerDashboard } from "./dashboard/plugin.js";
 import { sendError } from "./error-response.js";
+import { continueWhenBodyIsRead } from "./expect-continue.js";
+import { headerLinesError, MAX_HEADER_LINES } from "./header-lines.js";
 import { hostHeaderError } from "./host-header.js";
 import { parseJsonBodies } from "./json-body.js";
 import { lazyRequestLogger } from "./lazy-request-logger.js";
 import { type McpHttpOptions, registerMcpRoute } from "./mcp/mcp-route.js";
 import { collectRoutes, registerMethodNotAllowed, routeEveryMethod } from "./method-not-allowed.js";
 import { registerMetrics } from "./metrics.js";
-import { setAnsweredLimitHeaders } from "./rate-limit-headers.js";
 import { logAnswer, logIfClientLeaves } from "./request-log.js";
 import { registerDiscoverRoute } from "./routes/discover.js";
 import { registerExecuteRoute } from "./routes/execute.js";
@@ -103,20 +104,30 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
         return;
       }
       // No `onSend` either: the limit headers are set here, as it would.
-      const answer = (error: unknown) => {
-        const send = () => sendError(request, reply, error, skillport.errorOf);
-        const rereading = setAnsweredLimitHeaders(request, reply);
-        if (rereading) rereading.then(send, send);
-        else send();
-      };
-      admitRequest(skillport, request).then((refusal) => answer(refusal ?? err), answer);
+      const answer = (error: unknown) =>
+        ensureRateLimitHeaders(skillport, request, reply, () =>
+          sendError(request, reply, error, skillport.errorOf),
+        );
+      // Too many header lines before admission: a late Authorization would read as none.
+      const tooMany = headerLinesError(request);
+      if (tooMany) answer(tooMany);
+      else admitRequest(skillport, request).then((refusal) => answer(refusal ?? err), answer);
     },
   });
+  // Lines past it would be dropped unseen: one more is kept, so that such a request is refused.
+  app.server.maxHeadersCount = MAX_HEADER_LINES + 1;
   // Node answers an `Expect` other than 100-continue with a bare 417 of its own (no envelope,
   // request id, limit headers or log line) unless it is asked. RFC 9110 §10.1.1 lets a
   // server ignore an expectation it does not know (a 417 is a MAY), and the contract has no
   // 417: the request is served as if the header were absent, through Fastify like any other.
   app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
+  // Node answers `Expect: 100-continue` with a 100 on arrival unless it is asked, even to a
+  // request refused without reading its body (401, 413, 415): the 100 waits for the body's
+  // first read (expect-continue.ts).
+  app.server.on("checkContinue", (req, res) => {
+    continueWhenBodyIsRead(req, res);
+    app.server.emit("request", req, res);
+  });
   // Node drops a CONNECT without a word unless it is asked: it is answered as any other
   // method the router does not serve (404 for a host:port target, 405 with Allow on a known
   // path), in the envelope, logged, and the connection closed, as no tunnel follows.
@@ -152,8 +163,9 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     logIfClientLeaves(request, reply);
-    // Starting or shutting down, then a missing or doubled Host header (docs/lifecycle.md, step 3).
-    const refused = unavailableNow() ?? hostHeaderError(request);
+    // Starting or shutting down, then more header lines than are kept, then a missing or
+    // doubled Host header (docs/lifecycle.md, step 3).
+    const refused = unavailableNow() ?? headerLinesError(request) ?? hostHeaderError(request);
     if (refused) return sendError(request, reply, refused, skillport.errorOf);
     // Returning the reply tells Fastify the request was answered here.
     const refusal = await admitRequest(skillport, request);

@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Database } from "../../src/store/sqlite/driver.js";
 import { connectMcp } from "../mcp/mcp-clients.js";
 import { bodyOf, type CreatedKey, type Json, runCli, serverForSuite, startServer } from "./harness.js";
 
@@ -154,6 +156,55 @@ describe("discovery learns from use, per owner", () => {
       expect(await learned("frank")).toHaveLength(pairs.length);
     } finally {
       await another.stop();
+    }
+  });
+
+  it("never keeps a secret written into a query, nor shows one learned before to the owner's other keys (audit 26 #1)", async () => {
+    const gina = await server().createRoomyKey({ owner: "gina" });
+    const ginaReader = await server().createRoomyKey({ owner: "gina", scope: "read-only" });
+    await discover(gina, `hash this text with my key ${gina.secret}`);
+    await execute(gina, "crypto.hash", { text: "x" });
+    await discover(
+      gina,
+      "fetch https://api.example.com/v1/data?api_key=DISCSECRET123 with Bearer ghp_DISCTOKEN9",
+    );
+    await execute(gina, "id.uuid", {});
+    expect(await learned("gina")).toEqual([]);
+
+    // A query learned by an earlier version, secret and all.
+    const db = new Database(join(server().dataDir, "skillport.db"));
+    try {
+      db.prepare(
+        `insert into learned_queries (owner, skill_id, query, count, last_at_ms, last_discover_ms)
+         values ('gina', 'crypto.hash', ?, 1, ?, ?)`,
+      ).run(`hash text with my key ${gina.secret}`, Date.now(), Date.now());
+    } finally {
+      db.close();
+    }
+    // Shown masked to the operator, who can forget it; never to a key.
+    expect(await learned("gina")).toEqual([
+      { skill_id: "crypto.hash", query: "hash text with my key sk_[redacted]", count: 1 },
+    ]);
+    const other = await startServer({ dataDir: server().dataDir });
+    try {
+      const res = await other.request("POST", "/v1/discover", {
+        key: ginaReader.secret,
+        json: { query: "hash text" },
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.text).not.toContain(gina.secret);
+      const mcp = await connectMcp("http", other, ginaReader.secret);
+      try {
+        const found = await mcp.client.callTool({
+          name: "discover_skills",
+          arguments: { query: "hash text" },
+        });
+        expect(JSON.stringify(found)).not.toContain(gina.secret);
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      await other.stop();
     }
   });
 

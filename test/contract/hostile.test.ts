@@ -89,6 +89,43 @@ function sendRaw(
   });
 }
 
+/**
+ * Sends `head` (with `Expect: 100-continue`), then `body` only once the server answers
+ * `100 Continue`, as a client that honours the header does; the answer that follows, and
+ * whether a 100 came first. The server's close of the connection ends the exchange.
+ */
+function sendAfterContinue(
+  server: TestServer,
+  head: string,
+  body: string,
+): Promise<{ continued: boolean; received: string; response: RawResponse }> {
+  const { port } = new URL(server.baseUrl);
+  const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    let received = "";
+    let continued = false;
+    socket.setEncoding("latin1");
+    socket.on("data", (data: string) => {
+      received += data;
+      if (!continued && received.startsWith(CONTINUE)) {
+        continued = true;
+        socket.write(body);
+      }
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      try {
+        const answer = continued ? received.slice(CONTINUE.length) : received;
+        resolve({ continued, received, response: parseRawResponse(answer) });
+      } catch (err) {
+        reject(err);
+      }
+    });
+    socket.on("connect", () => socket.write(head));
+  });
+}
+
 describe("contract: hostile input", { timeout: 120_000 }, () => {
   let server: TestServer;
   let key: CreatedKey;
@@ -377,6 +414,39 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       }
     });
 
+    // Audit 26 #3: Node answered every `Expect: 100-continue` with a 100 on arrival, so a
+    // client uploaded the body of a request about to be refused by its headers alone.
+    it("answers Expect: 100-continue with a 100 only to a request whose body is read: no 100 before a 401, 413 or 415", async () => {
+      const body = JSON.stringify({ skill_id: "math.evaluate", params: { expression: "6*7" } });
+      const head = (headers: string, length = Buffer.byteLength(body)) =>
+        `POST /v1/execute HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: ${length}\r\n` +
+        "Expect: 100-continue\r\nConnection: close\r\n\r\n";
+      const auth = `Authorization: Bearer ${key.secret}\r\n`;
+      const json = "Content-Type: application/json\r\n";
+      for (const [headers, length, status] of [
+        [json, undefined, 401],
+        [auth + json, 5_000_000, 413],
+        [`${auth}Content-Type: text/plain\r\n`, undefined, 415],
+      ] as const) {
+        const answer = await sendAfterContinue(server, head(headers, length), body);
+        expect(answer.continued, `${status}: ${answer.received.slice(0, 200)}`).toBe(false);
+        expect(answer.response.status, answer.response.text).toBe(status);
+        expectContractAnswer(answer.response, `Expect: 100-continue → ${status}`);
+      }
+      // `/mcp` too: its key is checked before its body is read.
+      const mcp = await sendAfterContinue(
+        server,
+        head(json).replace("/v1/execute", "/mcp").replace("Host: x", "Host: 127.0.0.1"),
+        body,
+      );
+      expect(mcp.continued, mcp.received.slice(0, 200)).toBe(false);
+      expect(mcp.response.status, mcp.response.text).toBe(401);
+      const served = await sendAfterContinue(server, head(auth + json), body);
+      expect(served.continued).toBe(true);
+      expect(served.response.status, served.response.text).toBe(200);
+      expect(served.response.body).toMatchObject({ status: "completed", result: { value: 42 } });
+    });
+
     // Left open in session 25: Node closed a CONNECT's connection without a word.
     it("answers CONNECT as a method it does not serve, in the envelope, logged, and closes", async () => {
       const connect = (target: string, authorization = "") =>
@@ -411,6 +481,36 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
         `GET /v1/skills HTTP/1.0\r\nAuthorization: Bearer ${key.secret}\r\n\r\n`,
       ]);
       expect(old.status).toBe(200);
+    });
+
+    // Audit 26 #4: Node kept about 1000 header lines and dropped the rest unseen: a late
+    // Authorization read as no key (401), a late second Host passed the check for two.
+    it("refuses a request with more than 1000 header lines (400 invalid_request), and serves one with 1000", async () => {
+      const request = (fillers: number, late: string, path = "/v1/skills") =>
+        sendRaw(server, [
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n` +
+            Array.from({ length: fillers }, (_, i) => `X-h${i}: v\r\n`).join("") +
+            `${late}\r\n`,
+        ]);
+      const auth = `Authorization: Bearer ${key.secret}\r\n`;
+      // Host, Connection, the fillers and Authorization: 1000 lines, then 1001.
+      const whole = await request(997, auth);
+      expect(whole.status, whole.text).toBe(200);
+      for (const [fillers, late, path] of [
+        [998, auth, "/v1/skills"],
+        [1500, auth, "/v1/skills"],
+        [1000, `${auth}Host: evil.example\r\n`, "/mcp"],
+        // Refused by the router before routing (a malformed escape), which skips the hooks.
+        [998, auth, "/v1/skills/%E0%A4%A"],
+      ] as const) {
+        const res = await request(fillers, late, path);
+        expect(res.status, `${fillers} on ${path}: ${res.text}`).toBe(400);
+        expectContractAnswer(res, `${fillers} header lines on ${path}`);
+        expect(bodyOf<{ error: { code: string; message: string } }>(res).error).toMatchObject({
+          code: "invalid_request",
+          message: expect.stringContaining("too many header lines"),
+        });
+      }
     });
 
     // Regression (audit 22, security #5): Node kept the first of two, and /mcp's DNS-rebinding

@@ -15,6 +15,15 @@ import {
 
 const services = scaleOutServices();
 
+/** A PostgreSQL `Authentication` message (`R`) of `kind` (10: SASL, 11: SASL continue). */
+function authentication(kind: number, data: Buffer): Buffer {
+  const head = Buffer.alloc(9);
+  head.write("R", 0);
+  head.writeInt32BE(8 + data.length, 1);
+  head.writeInt32BE(kind, 5);
+  return Buffer.concat([head, data]);
+}
+
 /**
  * The server gives PostgreSQL 5 s to connect or answer (src/store/postgres/index.ts) and
  * /readyz 1 s. Without a deadline the requests below wait for as long as the proxy stays
@@ -131,6 +140,44 @@ describe("contract: a PostgreSQL out of reach at start-up", { timeout: 120_000 }
         /Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL \(.*ECONNREFUSED/,
       );
       expect(stdout + stderr).not.toContain(password);
+    }
+  });
+
+  // Audit 26 #5: the driver's "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a
+  // string" came out bare, naming neither the setting nor the missing password.
+  it("serve and keys list say the URL lacks the password the server asks for", async () => {
+    // Asks for SCRAM-SHA-256, as a PostgreSQL with scram-sha-256 in pg_hba.conf does, and
+    // answers the client's first SASL message; the driver fails there without a password.
+    const sockets = new Set<Socket>();
+    const asking = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => {});
+      let messages = 0;
+      socket.on("data", () => {
+        const reply =
+          messages++ === 0
+            ? authentication(10, Buffer.from("SCRAM-SHA-256\0\0"))
+            : authentication(11, Buffer.from("r=nonce,s=c2FsdA==,i=4096"));
+        socket.write(reply);
+      });
+    });
+    await new Promise<void>((resolve) => asking.listen(0, "127.0.0.1", resolve));
+    const { port } = asking.address() as AddressInfo;
+    try {
+      for (const args of [["serve"], ["keys", "list"]]) {
+        const { code, stderr } = await runCli(args, {
+          SKILLPORT_DATABASE_URL: `postgres://skillport@127.0.0.1:${port}/x`,
+          SKILLPORT_REDIS_URL: services.redisUrl,
+          SKILLPORT_PORT: String(await freePort()),
+        });
+        expect(code, args.join(" ")).toBe(1);
+        expect(stderr, args.join(" ")).toContain(
+          "Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL (the server asks for a password and SKILLPORT_DATABASE_URL has none",
+        );
+      }
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      asking.close();
     }
   });
 

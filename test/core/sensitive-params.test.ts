@@ -34,6 +34,14 @@ describe("credential names", () => {
       "X-Hub-Signature-256",
       "X-Amz-Security-Token",
       "refresh_tokens",
+      // Audit 26's notes: OpenWeatherMap's and HubSpot's keys, and versioned names.
+      "appid",
+      "hapikey",
+      "X-Client-Secret-V2",
+      "Api-Key-V2",
+      "apiKeyV2",
+      "X-Key2",
+      "Authorization2",
     ]) {
       expect(isCredentialName(name), name).toBe(true);
     }
@@ -50,6 +58,9 @@ describe("credential names", () => {
       "key_id",
       "tokenizer",
       "",
+      "v2",
+      "api-v2",
+      "page2",
     ]) {
       expect(isCredentialName(name), name).toBe(false);
     }

@@ -378,6 +378,60 @@ describe("learning from use", () => {
     expect(await pairs(c, "alice")).toEqual([`${QUERY} → ${TARGET} ×1`]);
   });
 
+  it("keeps a query holding a secret out of the store and of every key's answers, and links nothing to it", async () => {
+    const c = await core();
+    const alice = await c.keyFor({ owner: "alice" });
+    const aliceReader = await c.keyFor({ owner: "alice", scope: "read-only" });
+    const { secret } = await c.createKey({ owner: "alice" });
+    const queries = [
+      `${QUERY} with my key ${secret}`,
+      `${QUERY} from https://api.example.com/v1/data?api_key=DISCSECRET123`,
+      `${QUERY}, header Authorization: Bearer ghp_DISCTOKEN9`,
+    ];
+    for (const query of queries) {
+      // A real discover before it: the execution must not link to it either.
+      await discover(c, alice, "count the words");
+      await discover(c, alice, query);
+      const note = await c.skillport.store.learnedQueries.lastDiscover(alice.id);
+      expect(note?.query).toBe("");
+      await run(c, alice, TARGET);
+    }
+    expect(await pairs(c, "alice")).toEqual([]);
+    const shown = JSON.stringify(await discover(c, aliceReader, SIMILAR));
+    for (const part of [secret, "DISCSECRET123", "ghp_DISCTOKEN9"]) expect(shown).not.toContain(part);
+  });
+
+  it("never uses nor shows a query learned, or a note taken, with a secret in it before they were kept out", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    const c = await core({ clock });
+    const alice = await c.keyFor({ owner: "alice" });
+    const aliceReader = await c.keyFor({ owner: "alice", scope: "read-only" });
+    const { secret } = await c.createKey({ owner: "alice" });
+    const store = c.skillport.store.learnedQueries;
+    const at = clock.now();
+    const caps = { perSkill: 200, perOwner: 10_000 };
+    await store.record(
+      { owner: "alice", query: `${QUERY} ${secret}`, skillId: TARGET, discoveredAt: at, at },
+      caps,
+    );
+    await store.record({ owner: "alice", query: QUERY, skillId: "text.count", discoveredAt: at, at }, caps);
+    const answer = await discover(c, aliceReader, SIMILAR);
+    expect(JSON.stringify(answer)).not.toContain(secret);
+    expect(answer.results.find((result) => result.skill_id === TARGET)?.match.usage).toBeUndefined();
+    // The clean one is still evidence: the filter drops only what holds a secret.
+    expect(answer.results.find((result) => result.skill_id === "text.count")?.match.usage).toMatchObject({
+      query: QUERY,
+    });
+
+    await store.noteDiscovers([
+      { keyId: alice.id, owner: "alice", query: `count words ${secret}`, at: clock.now(), offered: [TARGET] },
+    ]);
+    await run(c, alice, TARGET);
+    expect((await store.list("alice", 10)).map((learned) => learned.query)).not.toContain(
+      `count words ${secret}`,
+    );
+  });
+
   it("answers discovers while the store hangs on writing a note, and links the note once written", async () => {
     const c = await core({ clock: new ManualClock(Date.UTC(2026, 10, 22, 12)) });
     const alice = await c.keyFor({ owner: "alice" });

@@ -57,6 +57,19 @@ describe("redis limiter: when Redis is unreachable", () => {
     );
   });
 
+  it("says why Redis refused the first connection: a wrong password, or none where one is needed (audit 26 #5)", async () => {
+    const port = await freePort();
+    children.push(await startRedis(port, ["--requirepass", "Right-pw-77"]));
+    const wrong = openRedisLimiter({ redisUrl: `redis://:Wrong-pw-77@127.0.0.1:${port}` });
+    await expect(wrong).rejects.toThrow(/^Cannot connect to Redis at SKILLPORT_REDIS_URL: .*WRONGPASS/);
+    await expect(wrong).rejects.not.toThrow(/Wrong-pw-77/);
+    await expect(openRedisLimiter({ redisUrl: `redis://127.0.0.1:${port}` })).rejects.toThrow(
+      /^Cannot connect to Redis at SKILLPORT_REDIS_URL: Redis asks for a password and the URL has none \(NOAUTH/,
+    );
+    const right = await openRedisLimiter({ redisUrl: `redis://:Right-pw-77@127.0.0.1:${port}` });
+    await right.close();
+  });
+
   it("local: keeps limiting, per replica, says so in an error log line, and shares again once Redis is back", async () => {
     const { port, logger, limiter, kill } = await setUp("local");
     try {

@@ -84,11 +84,14 @@ export async function createTestDatabase(
   };
 }
 
-/** A Redis of a test's own (redis-server on `port` of 127.0.0.1, nothing saved), so that it can be killed. */
-export async function startRedis(port: number): Promise<ChildProcess> {
+/**
+ * A Redis of a test's own (redis-server on `port` of 127.0.0.1, nothing saved), so that it
+ * can be killed; `args` are more of its options (`--requirepass`).
+ */
+export async function startRedis(port: number, args: string[] = []): Promise<ChildProcess> {
   const child = spawn(
     "redis-server",
-    ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"],
+    ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", ...args],
     { stdio: ["ignore", "pipe", "ignore"] },
   );
   let output = "";

@@ -3,6 +3,7 @@ import type { Clock } from "../clock.js";
 import { CoalescedRuns } from "../coalesced-runs.js";
 import type { Logger } from "../logger.js";
 import type { DiscoverNote, LearnedQuery, LearnedQueryCaps, LearnedQueryStore } from "../ports.js";
+import { holdsSecret } from "./query-secrets.js";
 import type { SemanticIndex } from "./semantic-index.js";
 import { UsageEvidence } from "./usage-evidence.js";
 
@@ -75,6 +76,17 @@ function hasWords(query: string): boolean {
   return /[\p{L}\p{N}]/u.test(query);
 }
 
+/** The query of a discover noted without its text (it held a secret): nothing is learned from it. */
+const UNLEARNABLE_QUERY = "";
+
+/**
+ * True when a noted or learned query may be learned from and shown back to the owner's
+ * keys: it has words and holds no secret.
+ */
+function isLearnable(query: string): boolean {
+  return hasWords(query) && !holdsSecret(query);
+}
+
 /**
  * Learning from use (issue 6). Each key's latest discover is noted in the store, with the
  * skills its answer offered, before the answer leaves, and an execution reads the key's
@@ -132,14 +144,16 @@ export class UsageLearning {
    * answer finds it in any process, or after `noteWaitMs` if the write takes longer (the
    * note is still written). Never rejects (a failed write is logged: learning is best
    * effort). A query without a letter or digit is not noted: it cannot be learned, and
-   * would unlink the key's latest real discover.
+   * would unlink the key's latest real discover. A query holding a secret (`holdsSecret`)
+   * is noted without its text, as a discover that teaches nothing: the secret is not
+   * stored, and an execution that follows links to no query (not to an earlier discover's).
    */
   noteDiscover(caller: Caller, query: string, offered: readonly string[]): Promise<void> {
     if (!hasWords(query)) return Promise.resolve();
     this.unwritten.set(caller.id, {
       keyId: caller.id,
       owner: caller.owner,
-      query: normalizeQuery(query),
+      query: holdsSecret(query) ? UNLEARNABLE_QUERY : normalizeQuery(query),
       at: this.clock.now(),
       offered: offered.slice(0, OFFERED_RANKS),
     });
@@ -218,6 +232,8 @@ export class UsageLearning {
     const now = this.clock.now();
     const note = await this.latestNote(caller.id);
     if (!note || note.owner !== caller.owner || now - note.at > this.windowMs) return;
+    // A note written before queries with secrets were kept out may still hold one.
+    if (!isLearnable(note.query)) return;
     if (!(await this.shouldCount(caller.id, note, skillId))) return;
     const event = { owner: caller.owner, query: note.query, skillId, discoveredAt: note.at, at: now };
     if (!(await this.store.record(event, this.caps))) return;
@@ -293,7 +309,10 @@ export class UsageLearning {
 
   private async read(owner: string): Promise<OwnerCache> {
     const loadedAt = this.clock.now();
-    const learned = await this.store.list(owner, this.caps.perOwner);
+    // Queries learned before queries with secrets were kept out may hold one: never shown.
+    const learned = (await this.store.list(owner, this.caps.perOwner)).filter((entry) =>
+      isLearnable(entry.query),
+    );
     const vectors = await this.vectorsOf(owner, learned);
     const ready = this.semantic?.state === "ready";
     const evidence = new UsageEvidence(

@@ -9,11 +9,15 @@
  */
 const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   "apikey",
+  // OpenWeatherMap's API key (`?appid=`), in many an agent's first demo.
+  "appid",
   "auth",
   "authentication",
   "authorization",
   "cookie",
   "credential",
+  // HubSpot's API key (`?hapikey=`).
+  "hapikey",
   "jwt",
   "key",
   "otp",
@@ -36,16 +40,17 @@ export const REDACTED = "[redacted]";
 
 /**
  * Whether a header, query member or field of this name carries a credential: its last
- * word (camelCase, `-`, `_` and `.` separate words; a number such as `-256` is skipped), or
- * that word without a plural `s`, is one of CREDENTIAL_WORDS.
+ * word (camelCase, `-`, `_` and `.` separate words; a number such as `-256` or a version
+ * such as `-V2` is skipped, and so are digits the word ends with: `X-Key2`), or that word
+ * without a plural `s`, is one of CREDENTIAL_WORDS.
  */
 export function isCredentialName(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()
     .split(/[^a-z0-9]+/)
-    .filter((word) => word !== "" && !/^\d+$/.test(word));
-  const last = words.at(-1);
+    .filter((word) => word !== "" && !/^v?\d+$/.test(word));
+  const last = words.at(-1)?.replace(/\d+$/, "");
   if (last === undefined) return false;
   return CREDENTIAL_WORDS.has(last) || (last.endsWith("s") && CREDENTIAL_WORDS.has(last.slice(0, -1)));
 }

@@ -2,7 +2,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
-import { bearerOf } from "../admission.js";
+import { bearerOf, keyOf } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { answerWithLimit, setAnsweredLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
@@ -37,7 +37,10 @@ export function registerMcpRoute(
     // No HEAD beside the GET: the transport answers HEAD 405 itself, and `Allow` must not
     // name a method the endpoint refuses.
     exposeHeadRoute: false,
-    handler: async (request, reply) => {
+    // The guard and the key before the body is read, as `/v1` admits a request: a refused
+    // request's body is never read, and one sent with `Expect: 100-continue` is refused
+    // without a `100 Continue` (expect-continue.ts).
+    onRequest: async (request, reply) => {
       guard.check(request.headers.host, request.headers.origin);
       const authenticated = await skillport.access.authenticate(bearerOf(request), request.ip);
       if (!authenticated.admitted) {
@@ -48,8 +51,10 @@ export function registerMcpRoute(
       // The key's limits as they stand: a tools/call is counted later, in the tool layer.
       const keyStatus = () => skillport.access.keyStatus(authenticated.key);
       answerWithLimit(request, await keyStatus(), keyStatus);
+    },
+    handler: async (request, reply) => {
       const session = await sessionFor(request, sessions);
-      session.key = authenticated.key;
+      session.key = keyOf(request);
       session.lastUsed = Date.now();
       const requestIds = request.method === "POST" ? jsonRpcRequestIds(request.body) : [];
       const reused = requestIds.find((id) => session.idsInFlight.has(id));

@@ -111,7 +111,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       statement_timeout: undefined,
     });
     try {
-      await client.connect();
+      // Every failure of the first connection says which setting to check, the driver's own
+      // too ("SASL: … client password must be a string" for a URL without a password).
+      await client.connect().catch((err: unknown) => {
+        throw cannotConnect(err, { hasPassword: hasPassword(client) });
+      });
       if (options.schema === undefined) {
         schema = await currentSchema(client);
         await refuseTablesLeftInPublic(client, schema);
@@ -127,7 +131,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     signals = await PostgresSignalChannel.open(pool, clientConfig, schema, logger);
   } catch (err) {
     await withDeadline(pool.end(), CLOSE_TIMEOUT_MS);
-    throw isUnreachable(err) ? cannotConnect(err) : err;
+    throw err instanceof CannotConnectError || !isUnreachable(err) ? err : cannotConnect(err);
   }
 
   const executions = new PostgresExecutionStore(pool);
@@ -241,18 +245,39 @@ function isUnreachable(err: unknown): boolean {
   return isPostgresOutage(err);
 }
 
+/** A start-up failure to reach PostgreSQL, or to be let in, named after its setting. */
+class CannotConnectError extends Error {}
+
+/**
+ * Whether the client has a password to give (from the URL, PGPASSWORD or a function); a
+ * `.pgpass` file may still supply one when it has none.
+ */
+function hasPassword(client: pg.Client): boolean {
+  const { password } = client as { password?: unknown };
+  return typeof password === "function" || (typeof password === "string" && password !== "");
+}
+
 /**
  * Names the setting to check, as the Redis limiter does ("Cannot connect to Redis at
  * SKILLPORT_REDIS_URL: …"): with both services on one host, the driver's own message
  * ("connect ECONNREFUSED 127.0.0.1:5432") does not say which one is down. The URL is not
- * repeated (it may hold a password); the driver's messages never contain it. The
- * original stays the cause, and its code is kept so the error is still an outage.
+ * repeated (it may hold a password); the driver's messages never contain it. A URL
+ * without a password to a server that asks for one fails in the driver, with a message
+ * about SASL or a "client password": it is said plainly. The original stays the cause,
+ * and its code is kept so the error is still an outage.
  */
-function cannotConnect(err: unknown): Error {
+function cannotConnect(err: unknown, { hasPassword = true } = {}): Error {
   const message = err instanceof Error ? err.message : String(err);
-  const wrapped = new Error(`Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL (${message})`, {
-    cause: err,
-  });
+  const reason =
+    !hasPassword && /password/i.test(message)
+      ? `the server asks for a password and SKILLPORT_DATABASE_URL has none: ${message}`
+      : message;
+  const wrapped = new CannotConnectError(
+    `Cannot connect to PostgreSQL at SKILLPORT_DATABASE_URL (${reason})`,
+    {
+      cause: err,
+    },
+  );
   const { code } = (err ?? {}) as { code?: unknown };
   if (typeof code === "string") Object.assign(wrapped, { code });
   return wrapped;

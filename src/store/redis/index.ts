@@ -25,21 +25,41 @@ export interface RedisLimiterOptions {
  */
 export async function openRedisLimiter(options: RedisLimiterOptions): Promise<DegradableLimiter> {
   const logger = options.logger ?? silentLogger;
-  const redis = new Redis(options.redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 5_000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-  });
-  // Connection errors surface through the policy's log lines; without a listener ioredis prints them.
-  redis.on("error", () => {});
+  let redis: Redis | undefined;
+  // Why the connection failed, as Redis said it (`WRONGPASS …`, `NOAUTH …`): ioredis rejects
+  // `connect()` with only "Connection is closed." when Redis refuses the password, or its absence.
+  let lastError: Error | undefined;
   try {
+    redis = new Redis(options.redisUrl, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 5_000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+    // Connection errors surface through the policy's log lines; without a listener ioredis prints them.
+    redis.on("error", (err: Error) => {
+      lastError = err;
+    });
     await redis.connect();
   } catch (err) {
-    redis.disconnect();
-    throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${(err as Error).message}`);
+    redis?.disconnect();
+    throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${whyNotConnected(err, lastError)}`);
   }
   const limiter = new RedisLimiter(redis, options.keyPrefix, options.timeoutMs);
   return new DegradableLimiter(limiter, options.whenDown ?? "local", logger);
+}
+
+/**
+ * Why the first connection failed: Redis's own refusal when it gave one (a wrong password,
+ * none where one is needed), which names the fix, rather than ioredis's "Connection is
+ * closed." that followed it. Neither message holds the URL or its password.
+ */
+function whyNotConnected(err: unknown, lastError: Error | undefined): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const refusal = lastError?.message;
+  if (refusal === undefined || refusal === message) return message;
+  if (refusal.startsWith("NOAUTH")) return `Redis asks for a password and the URL has none (${refusal})`;
+  if (refusal.startsWith("WRONGPASS")) return `Redis refused the URL's user or password (${refusal})`;
+  return refusal;
 }

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import { DegradableLimiter, type RedisDownPolicy } from "./degradable-limiter.js";
+import { firstConnection } from "./first-connection.js";
 import { RedisLimiter } from "./limiter.js";
 
 export type { RedisDownPolicy } from "./degradable-limiter.js";
@@ -35,7 +36,7 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<De
   // Connection errors surface through the policy's log lines; without a listener ioredis prints them.
   redis.on("error", () => {});
   try {
-    await redis.connect();
+    await firstConnection(redis);
   } catch (err) {
     redis.disconnect();
     throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${(err as Error).message}`);

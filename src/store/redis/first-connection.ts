@@ -1,0 +1,32 @@
+import type { Redis } from "ioredis";
+
+/**
+ * How long start-up waits for Redis's first answers, as it waits for PostgreSQL's first
+ * connection (`CONNECT_TIMEOUT_MS` there). ioredis's `connectTimeout` bounds only the TCP
+ * connect: a Redis that accepts and never answers (frozen, half-open, another service on
+ * the port) held `serve` at start-up for ever, its port unbound and nothing logged
+ * (audit 26, finding 2).
+ */
+export const FIRST_ANSWER_DEADLINE_MS = 5_000;
+
+/**
+ * Connects `redis` (created with `lazyConnect`); throws, saying why, when Redis does not
+ * answer within `deadlineMs`. The caller disconnects on failure.
+ */
+export async function firstConnection(redis: Redis, deadlineMs = FIRST_ANSWER_DEADLINE_MS): Promise<void> {
+  await answeredWithin(redis.connect(), deadlineMs);
+}
+
+async function answeredWithin<T>(answer: Promise<T>, deadlineMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${deadlineMs / 1000} s`)), deadlineMs);
+  });
+  // The caller disconnects after a timeout, which rejects `answer` too: that is expected.
+  answer.catch(() => {});
+  try {
+    return await Promise.race([answer, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

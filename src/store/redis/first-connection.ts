@@ -10,11 +10,29 @@ import type { Redis } from "ioredis";
 export const FIRST_ANSWER_DEADLINE_MS = 5_000;
 
 /**
- * Connects `redis` (created with `lazyConnect`); throws, saying why, when Redis does not
- * answer within `deadlineMs`. The caller disconnects on failure.
+ * Connects `redis` (created with `lazyConnect`) and checks that it counts in the database
+ * the URL names; throws, saying why, when Redis does not answer within `deadlineMs` or
+ * refuses that database. The caller disconnects on failure.
  */
 export async function firstConnection(redis: Redis, deadlineMs = FIRST_ANSWER_DEADLINE_MS): Promise<void> {
   await answeredWithin(redis.connect(), deadlineMs);
+  await answeredWithin(selectTheUrlsDatabase(redis), deadlineMs);
+}
+
+/**
+ * ioredis sends the URL's `SELECT` as it connects, but a refused one (`/99` where Redis has
+ * 16 databases) only raises an `error` event and the connection carries on in database 0,
+ * sharing its counters with whatever counts there (audit 26, finding 4). Selecting again
+ * here turns the refusal into a failed start.
+ */
+async function selectTheUrlsDatabase(redis: Redis): Promise<void> {
+  const db = redis.options.db ?? 0;
+  if (db === 0) return;
+  try {
+    await redis.select(db);
+  } catch (err) {
+    throw new Error(`Redis refused SELECT ${db} (the database in the URL): ${(err as Error).message}`);
+  }
 }
 
 async function answeredWithin<T>(answer: Promise<T>, deadlineMs: number): Promise<T> {

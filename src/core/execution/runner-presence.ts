@@ -6,6 +6,7 @@
 
 import { type Clock, isoTimestamp } from "../clock.js";
 import type { Logger } from "../logger.js";
+import type { StoreWatch } from "../outage-log.js";
 import type { ClaimedOrphan, RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import { markRunning } from "./new-record.js";
@@ -29,6 +30,7 @@ export interface RunnerPresenceOptions {
   logger: Logger;
   registry: SkillRegistry;
   heartbeatMs: number;
+  storeWatch?: StoreWatch;
 }
 
 /** What the runner does with the work its presence finds. */
@@ -109,7 +111,7 @@ export class RunnerPresence {
   }
 
   private async beat(): Promise<void> {
-    const { store, runnerId, heartbeatMs } = this.options;
+    const { store, runnerId, heartbeatMs, storeWatch } = this.options;
     const clock = this.storeClock;
     try {
       // Measured each beat: a clock stepped (NTP) or drifting moves no heartbeat for long.
@@ -123,8 +125,10 @@ export class RunnerPresence {
       await store.executions.heartbeat(info);
     } catch (err) {
       this.lastBeatMs = undefined;
+      if (store.isOutage(err)) storeWatch?.failed();
       throw err;
     }
+    storeWatch?.served();
     const nowMs = clock.now();
     // A break: the store was out of reach (a beat failed, or hung and landed late, as a
     // query does while the network drops its packets), or this process did not run. Peers

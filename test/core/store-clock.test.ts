@@ -111,6 +111,14 @@ describe("StoreClock", () => {
     expect(clock.now()).toBe(1_000_000 - SKEW_WARN_MS / 2);
   });
 
+  it("reads whole milliseconds, as heartbeats are stored, when the store answered between two of this clock's", async () => {
+    let ms = 10_000;
+    const ticking = { now: () => ms++ }; // 10000 as sent, 10001 as answered: a midpoint of 10000.5
+    const clock = new StoreClock(ticking, { sharedClockMs: async () => 20_000 }, recordingLogger());
+    await clock.sync();
+    expect(Number.isInteger(clock.now())).toBe(true);
+  });
+
   it("says nothing when the clocks agree, and stays this process's clock for a store without one (SQLite)", async () => {
     const logger = recordingLogger();
     const agreeing = new StoreClock(new ManualClock(5_000), { sharedClockMs: async () => 5_300 }, logger);

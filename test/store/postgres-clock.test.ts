@@ -28,5 +28,7 @@ describe("postgresql: the shared clock", () => {
     // This machine's clock is PostgreSQL's here (the same host): the fast one is moved back onto it.
     expect(Math.abs(clock.now() - Date.now())).toBeLessThan(1_000);
     expect(warnings).toEqual([expect.stringMatching(/clock is 120 s ahead of the store's \(PostgreSQL\)/)]);
+    // And a heartbeat stamped by it is stored (whole milliseconds, PostgreSQL's bigint).
+    await store.executions.heartbeat({ id: "runner_skewed", host: "h", pid: 1, heartbeatAt: clock.now() });
   });
 });

@@ -41,7 +41,8 @@ export class StoreClock implements Clock {
     const storeMs = await this.queue.sharedClockMs();
     if (storeMs === undefined) return;
     const answeredMs = this.local.now();
-    this.offsetMs = storeMs - (sentMs + answeredMs) / 2;
+    // Whole milliseconds: heartbeats are stored as integers (a bigint in PostgreSQL).
+    this.offsetMs = Math.round(storeMs - (sentMs + answeredMs) / 2);
     this.reportSkew();
   }
 

@@ -5,7 +5,7 @@ import type { Skillport } from "../core/skillport.js";
 import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
-import { DATA_DIR_SETTING } from "../store/open-store.js";
+import { DATA_DIR_SETTING, serverAddress } from "../store/open-store.js";
 import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
 import { storeKindOf } from "../store/store-kinds.js";
@@ -119,9 +119,17 @@ export async function runServe(args: string[]): Promise<number> {
   logger.info(
     {
       address,
+      version: packageVersion(),
       store,
       limits: config.redisUrl ? "redis" : "store",
+      // Which database and Redis this replica joined (staging or production?), without credentials.
       ...(store === "sqlite" && { data_dir: config.dataDir }),
+      ...(config.databaseUrl !== undefined && { database: serverAddress(config.databaseUrl) }),
+      ...(config.redisUrl !== undefined && {
+        redis: serverAddress(config.redisUrl),
+        redis_key_prefix: config.redisKeyPrefix,
+        redis_down: config.redisDown,
+      }),
       skills: skillport.registry.size,
     },
     "skillport is listening",

@@ -4,23 +4,46 @@ import type { Logger } from "./logger.js";
 /** How often a store outage is logged at most while it lasts. */
 const OUTAGE_LOG_INTERVAL_MS = 10_000;
 
+/** What the runner's heartbeat tells of the store: it runs every few seconds, traffic or not. */
+export interface StoreWatch {
+  /** A store call landed: ends the outage seen, if any. */
+  served(): void;
+  /** A store call failed as an outage (`Store.isOutage`), without a request to answer. */
+  failed(): void;
+}
+
 /**
- * The warning that the store cannot serve, with the driver's error that only the log sees:
- * at most once per `OUTAGE_LOG_INTERVAL_MS`, with the count answered since. An outage
- * refuses every request, so one line each would flood the log.
+ * The store's outages as the log and `/metrics` see them. The warning that the store cannot
+ * serve, with the driver's error that only the log sees: at most once per
+ * `OUTAGE_LOG_INTERVAL_MS`, with the count answered since. An outage refuses every request,
+ * so one line each would flood the log. And once a store call lands again (the heartbeat's,
+ * `served`), one line saying the store is back, for how long it was not and how many
+ * requests it cost, as Redis has (audit 26, finding 5: the end of a PostgreSQL outage was
+ * seen only as the absence of new warnings).
  */
-export class OutageLog {
+export class OutageLog implements StoreWatch {
   private loggedAt = Number.NEGATIVE_INFINITY;
   private notLogged = 0;
+  /** When the outage under way was first seen (Unix ms); undefined while the store serves. */
+  private downSinceMs: number | undefined;
+  /** Requests answered `service_unavailable` since `downSinceMs`. */
+  private answeredDown = 0;
 
   constructor(
     private readonly logger: Logger,
     private readonly clock: Clock,
   ) {}
 
+  /** False from a store call that failed as an outage until one lands again (`skillport_store_up`). */
+  get storeUp(): boolean {
+    return this.downSinceMs === undefined;
+  }
+
   /** An answer `service_unavailable` because of `err`, the store driver's error. */
   note(err: unknown): void {
     const now = this.clock.now();
+    this.downSinceMs ??= now;
+    this.answeredDown++;
     if (now - this.loggedAt < OUTAGE_LOG_INTERVAL_MS) {
       this.notLogged++;
       return;
@@ -30,6 +53,24 @@ export class OutageLog {
       "the store is unavailable: answered service_unavailable",
     );
     this.loggedAt = now;
+    this.notLogged = 0;
+  }
+
+  failed(): void {
+    this.downSinceMs ??= this.clock.now();
+  }
+
+  served(): void {
+    if (this.downSinceMs === undefined) return;
+    const unavailableMs = this.clock.now() - this.downSinceMs;
+    this.logger.info(
+      { unavailable_ms: unavailableMs, answered_service_unavailable: this.answeredDown },
+      `the store is back: it was unavailable for ${Math.round(unavailableMs / 1000)} s, and ${this.answeredDown} requests were answered service_unavailable meanwhile`,
+    );
+    this.downSinceMs = undefined;
+    this.answeredDown = 0;
+    // The next outage is logged as it begins.
+    this.loggedAt = Number.NEGATIVE_INFINITY;
     this.notLogged = 0;
   }
 }

@@ -13,6 +13,11 @@ export interface ProcessLoad {
   /** The process holds its capacity: every new execution is refused (503) until one ends. */
   saturated: boolean;
   /**
+   * Whether the store's last calls served, as the log says (`OutageLog`): down from a call
+   * that failed as an outage (a request answered 503, a heartbeat) until a heartbeat lands.
+   */
+  store: "ok" | "down";
+  /**
    * Where limits are counted in Redis, whether it answers, from the limiter's state (its
    * last command); absent where they are not.
    */

@@ -160,6 +160,7 @@ export class Skillport {
       concurrency: this.concurrency,
       heartbeatMs: options.heartbeatMs,
       asyncReclaimAfterMs: options.asyncReclaimAfterMs,
+      storeWatch: this.outageLog,
     });
     this.executions = new ExecutionService({
       registry: this.registry,
@@ -274,6 +275,7 @@ export class Skillport {
       executions: { ...this.runner.load, ...this.concurrency.usage },
       workers: this.executor.load,
       saturated: this.concurrency.saturated,
+      store: this.outageLog.storeUp ? "ok" : "down",
       ...(degraded !== undefined && { redis: degraded ? "down" : "ok" }),
     };
   }

@@ -7,7 +7,7 @@ import type { Skillport } from "../core/skillport.js";
 /**
  * `/metrics` for Prometheus: requests by route and status, their latency, executions by
  * skill and outcome, the execution load (held against capacity, queue depths, worker
- * threads), whether Redis answers (scale-out), and Node's own metrics (event-loop delay
+ * threads), whether the store serves and Redis answers (scale-out), and Node's own metrics (event-loop delay
  * as `skillport_nodejs_eventloop_lag_*`, heap).
  */
 export function registerMetrics(app: FastifyInstance, skillport: Skillport): void {
@@ -50,6 +50,13 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
     labelNames: ["measure"] as const,
     registers: [registry],
   });
+  // One rule for the store and Redis: down from a call that failed for their outage until one
+  // lands again, as the log says ("the store is back", "Redis is back").
+  const storeUp = new Gauge({
+    name: "skillport_store_up",
+    help: "1 while the store serves, 0 from a store call that failed as an outage (a request answered service_unavailable, a heartbeat) until a heartbeat lands again",
+    registers: [registry],
+  });
   // Registered only where limits are counted in Redis (scale-out): elsewhere it would say nothing.
   const redisUp =
     skillport.load().redis === undefined
@@ -60,13 +67,19 @@ export function registerMetrics(app: FastifyInstance, skillport: Skillport): voi
           registers: [registry],
         });
   /** Sets the load gauges from one reading, so a scrape's figures agree with each other and it reads the load once. */
-  const showLoad = ({ executions: { running, queued, held, capacity }, workers, redis }: ProcessLoad) => {
+  const showLoad = ({
+    executions: { running, queued, held, capacity },
+    workers,
+    store,
+    redis,
+  }: ProcessLoad) => {
     inProgress.set({ state: "running" }, running);
     inProgress.set({ state: "queued" }, queued);
     pending.set({ measure: "held" }, held);
     pending.set({ measure: "capacity" }, capacity);
     workerPool.set({ measure: "threads" }, workers.threads);
     workerPool.set({ measure: "queued" }, workers.queued);
+    storeUp.set(store === "down" ? 0 : 1);
     redisUp?.set(redis === "down" ? 0 : 1);
   };
 

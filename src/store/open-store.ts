@@ -36,6 +36,21 @@ export function describeStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl
   return `the ${STORE_KINDS[storeKindOf(config)].label} store ${place}`;
 }
 
+/**
+ * The server and database a URL names, as a log line says which ones a replica joined:
+ * scheme, host, port and path (`postgres://db.internal:5432/skillport`,
+ * `redis://redis.internal:6379/2`), never who connects (user, password) nor the query,
+ * whose options may hold a password (`?password=`, `?sslpassword=`).
+ */
+export function serverAddress(url: string): string {
+  try {
+    const { protocol, host, pathname } = new URL(url);
+    return `${protocol}//${host}${pathname}`;
+  } catch {
+    return "[not a URL]";
+  }
+}
+
 export interface OpenStoreOptions {
   /**
    * False for a process that never counts a request (the `keys` and `learning` commands):

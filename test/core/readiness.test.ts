@@ -50,6 +50,7 @@ describe("Skillport readiness", () => {
         executions: { running: 0, queued: 0, held: 0, capacity: 1 },
         workers: { threads: 1, queued: 0 },
         saturated: false,
+        store: "ok",
       },
     });
   });

@@ -37,5 +37,18 @@ describe("/metrics", () => {
       new RegExp(`^skillport_worker_pool\\{measure="threads"\\} ${workers.threads}$`, "m"),
     );
     expect(res.body).not.toMatch(/^skillport_redis_up/m);
+    expect(res.body).toMatch(/^skillport_store_up 1$/m);
+  });
+
+  // Audit 26, finding 5: the store's outage shown as Redis's is (skillport_redis_up).
+  it("says the store is down from a request answered for its outage until a heartbeat lands", async () => {
+    const core = await makeCore([echo]);
+    cleanups.push(core.cleanup);
+    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
+    cleanups.push(() => server.close());
+    server.open();
+    vi.spyOn(core.skillport, "load").mockReturnValue({ ...core.skillport.load(), store: "down" });
+    const res = await server.app.inject({ method: "GET", url: "/metrics" });
+    expect(res.body).toMatch(/^skillport_store_up 0$/m);
   });
 });

@@ -3,6 +3,7 @@ import { shuttingDownError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseHold } from "../limits/concurrency-gate.js";
 import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
+import type { StoreWatch } from "../outage-log.js";
 import type { ClaimedOrphan, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import type { ProgressUpdate } from "../skills/skill.js";
@@ -46,6 +47,8 @@ export interface ExecutionRunnerOptions {
    * for it from an owner holding more than an even share (see `AsyncSlot`; default 5 s).
    */
   asyncReclaimAfterMs?: number;
+  /** Told whether each heartbeat reached the store (the end of an outage is seen by it). */
+  storeWatch?: StoreWatch;
 }
 
 interface InFlight {

@@ -6,6 +6,7 @@
 
 import { type Clock, isoTimestamp } from "../clock.js";
 import type { Logger } from "../logger.js";
+import type { StoreWatch } from "../outage-log.js";
 import type { ClaimedOrphan, RunnerInfo, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
 import { markRunning } from "./new-record.js";
@@ -13,6 +14,7 @@ import { isTerminal, type StoredExecution } from "./record.js";
 import { withParamsKept } from "./redacted-execution.js";
 import { processHost } from "./runner-host.js";
 import { isRunnerGone } from "./runner-liveness.js";
+import { StoreClock } from "./store-clock.js";
 
 /** Orphans appear only when another process dies: looking every few beats is enough. */
 const ORPHAN_SCAN_EVERY_BEATS = 6;
@@ -28,6 +30,7 @@ export interface RunnerPresenceOptions {
   logger: Logger;
   registry: SkillRegistry;
   heartbeatMs: number;
+  storeWatch?: StoreWatch;
 }
 
 /** What the runner does with the work its presence finds. */
@@ -56,8 +59,15 @@ export class RunnerPresence {
   private watchingSinceMs: number | undefined;
   /** When the last heartbeat landed; undefined after one failed. */
   private lastBeatMs: number | undefined;
+  /**
+   * What heartbeats are written and judged by (this runner's own beats, others' silence,
+   * `watchingSinceMs`): the store's clock, which every host sharing it agrees on.
+   */
+  private readonly storeClock: StoreClock;
 
-  constructor(private readonly options: RunnerPresenceOptions) {}
+  constructor(private readonly options: RunnerPresenceOptions) {
+    this.storeClock = new StoreClock(options.clock, options.store.executions, options.logger);
+  }
 
   /** Registers this runner and takes over what dead ones left; then keeps doing so every beat. */
   async start(duties: PresenceDuties): Promise<void> {
@@ -101,19 +111,24 @@ export class RunnerPresence {
   }
 
   private async beat(): Promise<void> {
-    const { clock, store, runnerId, heartbeatMs } = this.options;
-    const info: RunnerInfo = {
-      id: runnerId,
-      host: processHost(),
-      pid: process.pid,
-      heartbeatAt: clock.now(),
-    };
+    const { store, runnerId, heartbeatMs, storeWatch } = this.options;
+    const clock = this.storeClock;
     try {
+      // Measured each beat: a clock stepped (NTP) or drifting moves no heartbeat for long.
+      await clock.sync();
+      const info: RunnerInfo = {
+        id: runnerId,
+        host: processHost(),
+        pid: process.pid,
+        heartbeatAt: clock.now(),
+      };
       await store.executions.heartbeat(info);
     } catch (err) {
       this.lastBeatMs = undefined;
+      if (store.isOutage(err)) storeWatch?.failed();
       throw err;
     }
+    storeWatch?.served();
     const nowMs = clock.now();
     // A break: the store was out of reach (a beat failed, or hung and landed late, as a
     // query does while the network drops its packets), or this process did not run. Peers
@@ -148,7 +163,8 @@ export class RunnerPresence {
 
   /** Claims the executions of runners judged gone, and hands each unfinished one to `duties`. */
   private async recoverOrphans(duties: PresenceDuties): Promise<void> {
-    const { clock, store, runnerId, heartbeatMs, logger } = this.options;
+    const { store, runnerId, heartbeatMs, logger } = this.options;
+    const clock = this.storeClock;
     const nowMs = clock.now();
     const judge = {
       id: runnerId,
@@ -186,7 +202,7 @@ export class RunnerPresence {
    */
   private cutOffAtMs(orphan: ClaimedOrphan): number {
     const beat = orphan.lastHeartbeatAt;
-    const now = this.options.clock.now();
+    const now = this.storeClock.now();
     const endedAtMs = beat === undefined ? now : Math.min(now, beat + this.options.heartbeatMs);
     const startedAtMs = Date.parse(orphan.record.started_at ?? orphan.record.created_at);
     return Math.max(endedAtMs, startedAtMs);

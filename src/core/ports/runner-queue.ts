@@ -11,6 +11,14 @@ import type { StoredExecution } from "../execution/record.js";
 export interface RunnerQueue {
   /** Registers or refreshes a runner (a process that runs executions). */
   heartbeat(runner: RunnerInfo): Promise<void>;
+  /**
+   * The store's own clock (Unix ms), when processes on several machines share the store
+   * (PostgreSQL): the one clock they all agree on, which heartbeats are written and
+   * judged by (`StoreClock`), so that one host's fast or slow clock never makes a live
+   * runner look gone, nor a dead one alive. Undefined when every process sharing the store
+   * runs on one machine (SQLite: they read that machine's clock).
+   */
+  sharedClockMs(): Promise<number | undefined>;
   /** Removes a runner that stops cleanly. */
   retireRunner(runnerId: string): Promise<void>;
   /**

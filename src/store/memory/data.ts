@@ -1,3 +1,4 @@
+import type { Clock } from "../../core/clock.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
 import type { IdempotencyEntry, UsageCount } from "../../core/ports.js";
 import { ExecutionTable } from "./execution-table.js";
@@ -15,7 +16,7 @@ export class MemoryData {
   /** `api_keys`, by id. */
   readonly keys = new Map<string, ApiKey>();
   /** `executions` and `runners`. */
-  readonly executions = new ExecutionTable();
+  readonly executions: ExecutionTable;
   /** `idempotency`, by (key id, idempotency key). */
   readonly idempotency = new Map<string, IdempotencyEntry>();
   /** `limit_counters`, by (bucket, window length, window start). */
@@ -37,6 +38,7 @@ export class MemoryData {
 
   constructor(options: MemoryDataOptions = {}) {
     this.signalListeners = options.signals ? new Set() : undefined;
+    this.executions = new ExecutionTable(options.sharedClock);
   }
 }
 
@@ -47,4 +49,9 @@ export interface MemoryDataOptions {
    * changes by reading, as it does on the embedded default).
    */
   signals?: boolean;
+  /**
+   * The clock of the stores on this data, as a PostgreSQL server's is
+   * (`RunnerQueue.sharedClockMs`); none by default, as SQLite's (one machine's clock).
+   */
+  sharedClock?: Clock;
 }

@@ -1,3 +1,4 @@
+import type { Clock } from "../../core/clock.js";
 import { type ExecutionStatus, isTerminal } from "../../core/execution/record.js";
 import type { RunnerInfo } from "../../core/ports.js";
 import type { ExecutionRow } from "../execution-row.js";
@@ -11,6 +12,9 @@ import type { ExecutionRow } from "../execution-row.js";
 export class ExecutionTable {
   readonly rows = new Map<string, ExecutionRow>();
   readonly runners = new Map<string, RunnerInfo>();
+
+  /** See `MemoryDataOptions.sharedClock`. */
+  constructor(readonly sharedClock?: Clock) {}
 
   /**
    * Stores `row` unless the record stored under its id is terminal: a terminal record

@@ -30,6 +30,11 @@ export class InMemoryRunnerQueue implements RunnerQueue {
     this.table.runners.set(runner.id, { ...runner });
   }
 
+  /** The data's shared clock, which tests give to stand for a PostgreSQL server's (`MemoryDataOptions.sharedClock`). */
+  async sharedClockMs(): Promise<number | undefined> {
+    return this.table.sharedClock?.now();
+  }
+
   async retireRunner(runnerId: string): Promise<void> {
     this.table.runners.delete(runnerId);
   }

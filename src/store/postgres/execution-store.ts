@@ -99,6 +99,15 @@ export class PostgresExecutionStore implements ExecutionStore {
     );
   }
 
+  /** `clock_timestamp()`, not `now()`: the time as the query runs, not as its transaction began. */
+  async sharedClockMs(): Promise<number> {
+    const { rows } = await this.pool.query<{ ms: string }>({
+      name: "shared-clock",
+      text: "select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms",
+    });
+    return Number(rows[0]?.ms);
+  }
+
   async retireRunner(runnerId: string): Promise<void> {
     await this.pool.query("delete from runners where id = $1", [runnerId]);
   }

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import { DegradableLimiter, type RedisDownPolicy } from "./degradable-limiter.js";
+import { firstConnection } from "./first-connection.js";
 import { RedisLimiter } from "./limiter.js";
 
 export type { RedisDownPolicy } from "./degradable-limiter.js";
@@ -41,7 +42,7 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<De
     redis.on("error", (err: Error) => {
       lastError = err;
     });
-    await redis.connect();
+    await firstConnection(redis);
   } catch (err) {
     redis?.disconnect();
     throw new Error(`Cannot connect to Redis at SKILLPORT_REDIS_URL: ${whyNotConnected(err, lastError)}`);
@@ -58,8 +59,10 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<De
 function whyNotConnected(err: unknown, lastError: Error | undefined): string {
   const message = err instanceof Error ? err.message : String(err);
   const refusal = lastError?.message;
-  if (refusal === undefined || refusal === message) return message;
-  if (refusal.startsWith("NOAUTH")) return `Redis asks for a password and the URL has none (${refusal})`;
-  if (refusal.startsWith("WRONGPASS")) return `Redis refused the URL's user or password (${refusal})`;
-  return refusal;
+  if (refusal?.startsWith("NOAUTH")) return `Redis asks for a password and the URL has none (${refusal})`;
+  if (refusal?.startsWith("WRONGPASS")) return `Redis refused the URL's user or password (${refusal})`;
+  // Only ioredis's bare "Connection is closed." gives way to what came before it: a message
+  // of our own (no answer within the deadline, a refused SELECT) already says why.
+  if (refusal !== undefined && message === "Connection is closed.") return refusal;
+  return message;
 }

@@ -142,6 +142,11 @@ export class SqliteExecutionStore implements ExecutionStore {
     this.health.track(() => this.upsertRunner.run(runner));
   }
 
+  /** The processes sharing a SQLite file share its machine's clock. */
+  async sharedClockMs(): Promise<undefined> {
+    return undefined;
+  }
+
   async retireRunner(runnerId: string): Promise<void> {
     this.deleteRunner.run(runnerId);
   }

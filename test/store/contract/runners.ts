@@ -24,6 +24,18 @@ const startingAt =
 /** Runners, orphan claiming and retention. */
 export function describeRunnerContract(handle: StoreHandle): void {
   describe("runners and orphans", () => {
+    // Audit 26, finding 1: what heartbeats are written and judged by across hosts.
+    it("has a shared clock that reads the time (within a few seconds), or none when its processes share one machine", async () => {
+      const first = await handle.store.executions.sharedClockMs();
+      const second = await handle.store.executions.sharedClockMs();
+      if (first === undefined) {
+        expect(second).toBeUndefined();
+        return;
+      }
+      expect(Math.abs(first - Date.now())).toBeLessThan(5_000);
+      expect(second).toBeGreaterThanOrEqual(first);
+    });
+
     const seed = async () => {
       const { executions } = handle.store;
       await executions.heartbeat({ id: "runner_live", host: "h1", pid: 11, heartbeatAt: T0 - 1000 });

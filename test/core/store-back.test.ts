@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import type { Logger } from "../../src/core/logger.js";
+import type { Store } from "../../src/core/ports.js";
+import { type Core, makeCore } from "./make-core.js";
+
+function recordingLogger(): Logger & { lines: { level: string; msg: string; fields: object }[] } {
+  const lines: { level: string; msg: string; fields: object }[] = [];
+  const line =
+    (level: string) =>
+    (fields: object, msg = "") =>
+      void lines.push({ level, msg, fields });
+  const logger = {
+    lines,
+    debug: line("debug"),
+    info: line("info"),
+    warn: line("warn"),
+    error: line("error"),
+    child: () => logger,
+  };
+  return logger;
+}
+
+// Audit 26, finding 5: the end of a store outage was logged nowhere (Redis has "Redis is
+// back"), and /metrics had no gauge of it; both follow the heartbeat, which runs without traffic.
+describe("the end of a store outage", () => {
+  let core: Core | undefined;
+  afterEach(async () => {
+    await core?.cleanup();
+    core = undefined;
+  });
+
+  it("is logged once, with how long it lasted and what it cost, and the store counts down meanwhile", async () => {
+    const outage = new Error("connect ECONNREFUSED 127.0.0.1:5432");
+    let down = false;
+    const logger = recordingLogger();
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    // A store whose heartbeats fail while `down`, as PostgreSQL's do while it is stopped.
+    const wrapStore = (store: Store): Store => {
+      const executions = Object.create(store.executions) as Store["executions"];
+      executions.heartbeat = (runner) => (down ? Promise.reject(outage) : store.executions.heartbeat(runner));
+      return { ...store, executions, isOutage: (err) => err === outage || store.isOutage(err) };
+    };
+    core = await makeCore([], { logger, clock, heartbeatMs: 20, wrapStore });
+    const { skillport } = core;
+    expect(skillport.load().store).toBe("ok");
+
+    down = true;
+    // Two requests answered service_unavailable, then a failed beat.
+    skillport.errorOf(outage);
+    skillport.errorOf(outage);
+    await expect.poll(() => logger.lines.some((line) => line.msg === "runner heartbeat failed")).toBe(true);
+    expect(skillport.load().store).toBe("down");
+
+    clock.advance(15_000);
+    down = false;
+    await expect.poll(() => skillport.load().store).toBe("ok");
+    const back = logger.lines.filter((line) => line.msg.startsWith("the store is back"));
+    expect(back).toEqual([
+      {
+        level: "info",
+        fields: { unavailable_ms: 15_000, answered_service_unavailable: 2 },
+        msg: "the store is back: it was unavailable for 15 s, and 2 requests were answered service_unavailable meanwhile",
+      },
+    ]);
+    // Said once: the beats after it find nothing to end.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(logger.lines.filter((line) => line.msg.startsWith("the store is back"))).toHaveLength(1);
+  });
+});

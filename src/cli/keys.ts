@@ -120,13 +120,13 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   }
 }
 
-/** `--limit-minute` and `--limit-day`, given together or not at all (the core judges their values). */
-/** On stderr, so `--json` output stays one JSON document. */
+/** The note on a key's limits, if any (`limitsNote`), on stderr so that `--json` output stays one JSON document. */
 function warnOfLimits(key: KeyView): void {
   const note = limitsNote(key.limits);
   if (note) console.error(`Note: ${note}`);
 }
 
+/** `--limit-minute` and `--limit-day`, given together or not at all (the core judges their values). */
 function limitsOption(minute: string | undefined, day: string | undefined) {
   if (minute === undefined && day === undefined) return undefined;
   if (minute === undefined || day === undefined) {

@@ -4,7 +4,7 @@ import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
 import { preemptedMessage } from "./preemption.js";
-import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
+import { MAX_RESULT_BYTES, notJsonMessage, type ResultFault, resultFault } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
 
 /**
@@ -81,13 +81,8 @@ export async function runSkill(
     running.catch(() => {});
     const output = await Promise.race([running, aborted]);
     // Before the schema walks it, and before anything serializes it.
-    if (exceedsJsonSize(output, MAX_RESULT_BYTES)) {
-      return failedOutcome(
-        "execution_failed",
-        `The skill ${skill.id} produced a result larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB; ask for less (filter, select or page the data).`,
-        elapsed(),
-      );
-    }
+    const rawFault = resultFault(output, MAX_RESULT_BYTES);
+    if (rawFault) return faultOutcome(rawFault, skill, logger, elapsed());
     const checked = checkResult(skill.result, output);
     if (!checked.success) {
       logger.error({ issues: checked.issues }, "skill returned a result that does not match its schema");
@@ -97,6 +92,10 @@ export async function runSkill(
         elapsed(),
       );
     }
+    // The schema may have transformed the output: what is recorded must be JSON too.
+    const checkedFault =
+      checked.result === output ? undefined : resultFault(checked.result, MAX_RESULT_BYTES);
+    if (checkedFault) return faultOutcome(checkedFault, skill, logger, elapsed());
     return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
     const waitedMs = startedMs === undefined ? undefined : startedMs - calledMs;
@@ -105,6 +104,19 @@ export async function runSkill(
     clearTimeout(timer);
     detachAbort();
   }
+}
+
+/** The failed outcome of a result too large or not JSON; the latter is logged for the skill's author. */
+function faultOutcome(fault: ResultFault, skill: Skill, logger: Logger, latencyMs: number): RunOutcome {
+  if (fault.kind === "too_large") {
+    return failedOutcome(
+      "execution_failed",
+      `The skill ${skill.id} produced a result larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB; ask for less (filter, select or page the data).`,
+      latencyMs,
+    );
+  }
+  logger.error({ path: fault.path, found: fault.found }, "skill returned a value JSON cannot carry");
+  return failedOutcome("execution_failed", notJsonMessage(skill.id, fault), latencyMs);
 }
 
 function outcomeOfError(

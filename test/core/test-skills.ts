@@ -194,4 +194,30 @@ export const notJson = defineSkill({
   },
 });
 
-export const testSkills = [echo, fail, sleep, stubborn, badResult, doubling, counter, contextCopy, notJson];
+/** Throws an unexpected error whose message is the caller's text, as a driver quotes its URL. */
+export const throwsText = defineSkill({
+  id: "test.throws_text",
+  title: "Throws text",
+  description: "Throws an unexpected Error with the given message.",
+  tags: ["test"],
+  params: z.object({ message: z.string() }),
+  result: z.object({}),
+  annotations,
+  examples: [],
+  run: async ({ message }) => {
+    throw new Error(message);
+  },
+});
+
+export const testSkills = [
+  echo,
+  fail,
+  sleep,
+  stubborn,
+  badResult,
+  doubling,
+  counter,
+  contextCopy,
+  notJson,
+  throwsText,
+];

@@ -9,6 +9,7 @@ import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { type SkillSource, skillsOf } from "./isolation/skill-modules.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { GENERIC_TOOL_NAMES } from "./mcp/generic-tools.js";
+import { warnOfSkillsPastToolCap } from "./mcp/tool-catalog.js";
 import { warnOfLongToolNames } from "./mcp/tool-names.js";
 import { checkToolTags } from "./mcp/tool-tags.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
@@ -33,6 +34,7 @@ export async function createSkillport(config: Config, logger: Logger, store?: St
     GENERIC_TOOL_NAMES,
     logger,
   );
+  warnOfSkillsPastToolCap(skills, config.mcp, logger);
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     hostUrl: runtimeFile("src/isolation/skill-host.ts"),

@@ -15,7 +15,7 @@ import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { GENERIC_TOOL_NAMES } from "../../src/mcp/generic-tools.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { warnOfSkillsPastToolCap } from "../../src/mcp/tool-catalog.js";
-import { assignToolNames, toolNameOf, warnOfLongToolNames } from "../../src/mcp/tool-names.js";
+import { assignToolNames, toolNameOf, warnOfToolNames } from "../../src/mcp/tool-names.js";
 import { outcomeResult } from "../../src/mcp/tool-results.js";
 import { makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
@@ -64,7 +64,7 @@ describe("tool names", () => {
   it("warns at start-up, once per skill, of a tool name over 40 characters, saying why and what to do", () => {
     const { logger, lines } = capturedLog();
     const long = "acme.billing.invoices.create_from_subscription_v2";
-    warnOfLongToolNames(["math.evaluate", long, "x".repeat(40), "util.wait"], GENERIC_TOOL_NAMES, logger);
+    warnOfToolNames(["math.evaluate", long, "x".repeat(40), "util.wait"], GENERIC_TOOL_NAMES, logger);
     expect(lines).toEqual([
       expect.objectContaining({
         level: 40,

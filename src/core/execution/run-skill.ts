@@ -71,6 +71,8 @@ export async function runSkill(
     deadlineMs: calledMs + timeoutMs,
   };
   let detachAbort = () => {};
+  /** Whether the skill's run settled (answered or threw), whenever it did. */
+  let settled = false;
   try {
     const aborted = new Promise<never>((_, reject) => {
       detachAbort = controller.onAbort(reject);
@@ -79,7 +81,10 @@ export async function runSkill(
       options.executor.invoke(skill, params, options.context, hooks),
     );
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
-    running.catch(() => {});
+    running.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     const output = await Promise.race([running, aborted]);
     // Before the schema walks it, and before anything serializes it.
     const rawFault = resultFault(output, MAX_RESULT_BYTES);
@@ -104,7 +109,38 @@ export async function runSkill(
   } finally {
     clearTimeout(timer);
     detachAbort();
+    if (!settled && controller.reason !== undefined)
+      watchOutlivingRun(skill, controller.reason, logger, () => settled);
   }
+}
+
+/**
+ * How long a run may go on after its signal fired before it is said to ignore it. A worker
+ * thread is terminated within its grace (500 ms) and settles then; a skill on the main
+ * thread (`lightAsyncIo`, a light call) cannot be stopped, only abandoned.
+ */
+export const OUTLIVED_SIGNAL_MS = 2_000;
+
+/**
+ * Warns, naming the skill, when a run whose execution already ended (timed out, cancelled,
+ * interrupted) is still running `OUTLIVED_SIGNAL_MS` later (audit 26 F10): its side effects
+ * land after the caller was told it ended, and nobody learnt that it ignores `ctx.signal`.
+ */
+function watchOutlivingRun(
+  skill: Skill,
+  reason: AbortReason,
+  logger: Logger,
+  isSettled: () => boolean,
+): void {
+  const check = setTimeout(() => {
+    if (isSettled()) return;
+    logger.warn(
+      { abort_reason: reason, outlived_ms: OUTLIVED_SIGNAL_MS },
+      `skill ${skill.id} is still running ${OUTLIVED_SIGNAL_MS} ms after its execution ended (${reason}): ` +
+        "it does not stop when ctx.signal fires, so its work and side effects go on after the caller was told it ended",
+    );
+  }, OUTLIVED_SIGNAL_MS);
+  check.unref();
 }
 
 /** The failed outcome of a result too large or not JSON; the latter is logged for the skill's author. */

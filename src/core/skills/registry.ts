@@ -4,6 +4,7 @@ import { ServiceError } from "../errors.js";
 import { sensitiveMarkProblems } from "./sensitive-params.js";
 import type { Skill } from "./skill.js";
 import { definitionProblems, exampleProblems } from "./skill-definition.js";
+import { strictParams } from "./strict-params.js";
 
 /** JSON Schema as produced by `z.toJSONSchema`. */
 export type JsonSchema = Record<string, unknown>;
@@ -47,15 +48,15 @@ export function toCatalogSkill(skill: Skill): CatalogSkill {
 }
 
 /**
- * A skill's params schema, refusing members it does not name. zod drops unknown members
- * by default, so a misnamed param (`timezone` where the skill takes `to_timezone`, `json`
- * where it takes `body`) would run with the default and answer wrongly, or send an empty
- * request, without a word; refused, it is a 422 naming the member, and the JSON Schema
- * says `additionalProperties: false`. A skill that takes other members says so
- * (`z.looseObject`, `.catchall(...)`), and keeps them.
+ * A skill's params schema, refusing members it does not name, at every depth
+ * (`strictParams`). zod drops unknown members by default, so a misnamed param (`timezone`
+ * where the skill takes `to_timezone`, `json` where it takes `body`) would run with the
+ * default and answer wrongly, or send an empty request, without a word; refused, it is a
+ * 422 naming the member, and the JSON Schema says `additionalProperties: false`. A skill
+ * that takes other members says so (`z.looseObject`, `.catchall(...)`), and keeps them.
  */
 function checkedParams(params: Skill["params"]): z.ZodType {
-  return params._zod.def.catchall === undefined ? params.strict() : params;
+  return strictParams(params);
 }
 
 /**

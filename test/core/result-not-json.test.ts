@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { Logger } from "../../src/core/logger.js";
+import type { ExecutionStore } from "../../src/core/ports.js";
 import { type Core, makeCore } from "./make-core.js";
 import { notJson, testSkills } from "./test-skills.js";
 
@@ -69,5 +70,42 @@ describe("a skill result JSON cannot carry", () => {
     expect(record.status).toBe("completed");
     const stored = await core.skillport.store.executions.get(record.id);
     expect(stored?.record.result).toEqual({ value: "2026-01-02T00:00:00.000Z" });
+  });
+});
+
+describe("a terminal record the store refuses for good (not an outage)", () => {
+  it("is stored failed instead of left running, and the caller gets that record, not a 5xx", async () => {
+    await core.cleanup();
+    let refused = 0;
+    core = await makeCore(testSkills, {
+      store: "sqlite",
+      clock: systemClock,
+      logger: capturing(),
+      wrapStore: (store) => {
+        const { executions } = store;
+        const save: ExecutionStore["save"] = (execution) => {
+          // As a serializer throws on a value it cannot write: every time, no outage.
+          if (execution.record.result?.text === "unstorable") {
+            refused++;
+            return Promise.reject(new TypeError("Do not know how to serialize this"));
+          }
+          return executions.save(execution);
+        };
+        return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
+      },
+    });
+    key = await core.keyFor();
+    const { record } = await core.run(key, "test.echo", { text: "unstorable" });
+    expect(refused).toBe(1);
+    expect(record).toMatchObject({ status: "failed", result: null, error: { code: "execution_failed" } });
+    expect(record.error?.message).toMatch(/ended completed, but its record could not be stored/);
+    expect((await core.skillport.store.executions.get(record.id))?.record).toEqual(record);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: "error",
+        execution_id: record.id,
+        msg: "the store refused an execution's terminal record; it is stored as failed instead",
+      }),
+    );
   });
 });

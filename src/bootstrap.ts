@@ -3,13 +3,16 @@ import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
 import { Skillport } from "./core/skillport.js";
+import { checkSkills } from "./core/skills/registry.js";
 import type { Skill } from "./core/skills/skill.js";
+import { warnOfPoorMetadata } from "./core/skills/skill-metadata.js";
 import { checkSkillSettings } from "./core/skills/skill-settings.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
 import { type SkillSource, skillsOf } from "./isolation/skill-modules.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { GENERIC_TOOL_NAMES } from "./mcp/generic-tools.js";
-import { warnOfLongToolNames } from "./mcp/tool-names.js";
+import { warnOfSkillsPastToolCap } from "./mcp/tool-catalog.js";
+import { warnOfToolNames } from "./mcp/tool-names.js";
 import { checkToolTags } from "./mcp/tool-tags.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
 import { openStore } from "./store/open-store.js";
@@ -25,14 +28,15 @@ const SKILL_SOURCES: readonly SkillSource[] = [
 /** The core with the built-in skills on the configured store; not started. */
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
   const skills = skillsOf(SKILL_SOURCES);
+  // Before anything reads them: a malformed skill stops start-up naming the skill and the rule.
+  checkSkills(skills);
+  warnOfPoorMetadata(skills, logger);
   // Checked first: a setting that cannot work stops start-up before anything is opened.
   const skillConfig = skillSettings(skills, config.skillConfig);
   checkToolTags(config.mcp.tags, skills);
-  warnOfLongToolNames(
-    skills.map((skill) => skill.id),
-    GENERIC_TOOL_NAMES,
-    logger,
-  );
+  // In the catalog's order, by id: the later of two ids that map to one name is renamed.
+  warnOfToolNames(skills.map((skill) => skill.id).sort(), GENERIC_TOOL_NAMES, logger);
+  warnOfSkillsPastToolCap(skills, config.mcp, logger);
   const opened = store ?? (await openStore(config, logger));
   const executor = new WorkerPoolExecutor({
     hostUrl: runtimeFile("src/isolation/skill-host.ts"),

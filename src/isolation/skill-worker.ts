@@ -1,5 +1,6 @@
 import { BroadcastChannel, threadId } from "node:worker_threads";
 import { Tinypool } from "tinypool";
+import { MAX_RESULT_BYTES, notJsonMessage, resultFault } from "../core/execution/result-size.js";
 import type { Logger } from "../core/logger.js";
 import { type OwnerMemory, type OwnerMessages, type Skill, SkillError } from "../core/skills/skill.js";
 import { skillsOfModule } from "./skill-modules.js";
@@ -80,6 +81,16 @@ export default async function runTask(task: SkillTask): Promise<TaskResult> {
       progress: (update) => post({ type: "progress", executionId: task.executionId, update }),
       ...ownerCalls(task.executionId),
     });
+    // A function or a symbol would not even cross to the main thread (a DataCloneError, a
+    // raw crash of the task): refuse any value JSON cannot carry here, with the words and
+    // the log line the main thread gives a light skill's (`runSkill`).
+    const fault = resultFault(value, MAX_RESULT_BYTES);
+    if (fault?.kind === "not_json") {
+      const { path, found } = fault;
+      workerLogger(task.executionId, {}).error({ path, found }, "skill returned a value JSON cannot carry");
+      const message = notJsonMessage(skill.id, fault);
+      return { ok: false, error: { kind: "skill", name: "SkillError", message }, relayed: run.relayed };
+    }
     return { ok: true, value, relayed: run.relayed };
   } catch (err) {
     return { ok: false, error: crossed(err), relayed: run.relayed };

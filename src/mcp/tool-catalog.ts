@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SkillDetail } from "../core/answer-schemas.js";
 import { SkillNames } from "../core/discovery/skill-names.js";
 import type { Scope } from "../core/keys/api-key.js";
+import type { Logger } from "../core/logger.js";
 import { normalizeTag, normalizeTags } from "../core/skills/tags.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
 import {
@@ -40,10 +41,7 @@ export class ToolCatalog {
 
   constructor(skills: readonly SkillDetail[], options: SkillToolOptions) {
     for (const skill of skills) this.skillNames.add(skill.skill_id);
-    const wanted = new Set(normalizeTags(options.tags));
-    const chosen = skills
-      .filter((skill) => wanted.size === 0 || skill.tags.some((tag) => wanted.has(normalizeTag(tag))))
-      .slice(0, Math.max(0, options.maxTools));
+    const { chosen } = skillsForTools(skills, options);
     const byId = new Map(chosen.map((skill) => [skill.skill_id, skill]));
     this.skillTools = [];
     for (const name of GENERIC_TOOL_NAMES) this.targets.set(name, { kind: "generic", name });
@@ -85,6 +83,53 @@ export class ToolCatalog {
       ? `${unknown}; did you mean ${tool}, the tool of skill ${skill}?`
       : `${unknown}; skill ${skill} has no tool of its own here: call execute_skill with skill_id ${skill}.`;
   }
+}
+
+/**
+ * Which skills get a tool of their own: those with a wanted tag (all when none is wanted),
+ * in the order given (the catalog's, by id), up to the cap; `pastCap` are those the cap
+ * left out, reached only through the generic tools. The one rule for the tools listed and
+ * the start-up warning about the cap.
+ */
+export function skillsForTools<S extends { tags: readonly string[] }>(
+  skills: readonly S[],
+  options: SkillToolOptions,
+): { chosen: S[]; pastCap: S[] } {
+  const wanted = new Set(normalizeTags(options.tags));
+  const eligible = skills.filter(
+    (skill) => wanted.size === 0 || skill.tags.some((tag) => wanted.has(normalizeTag(tag))),
+  );
+  const cap = Math.max(0, options.maxTools);
+  return { chosen: eligible.slice(0, cap), pastCap: eligible.slice(cap) };
+}
+
+/** How many ids a start-up warning names before it says "and N more". */
+const NAMED_IN_WARNING = 20;
+
+/**
+ * Warns at start-up when SKILLPORT_MCP_MAX_TOOLS leaves skills without a tool of their own
+ * (audit 26 F15): which ones (the last by id), and how to choose instead. An agent that
+ * called such a skill's tool yesterday finds it gone once a few skills are added.
+ */
+export function warnOfSkillsPastToolCap(
+  skills: readonly { id: string; tags: readonly string[] }[],
+  options: SkillToolOptions,
+  logger: Logger,
+): void {
+  const byId = [...skills].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const { chosen, pastCap } = skillsForTools(byId, options);
+  if (pastCap.length === 0) return;
+  const ids = pastCap.map((skill) => skill.id);
+  const named = ids.slice(0, NAMED_IN_WARNING).join(", ");
+  const more = ids.length > NAMED_IN_WARNING ? ` and ${ids.length - NAMED_IN_WARNING} more` : "";
+  const tagged = options.tags.length > 0 ? ` with the tags of SKILLPORT_MCP_TOOL_TAGS` : "";
+  logger.warn(
+    { skills_without_tool: ids, max_tools: options.maxTools },
+    `MCP: ${chosen.length + pastCap.length} skills${tagged} qualify for a tool of their own, over ` +
+      `SKILLPORT_MCP_MAX_TOOLS=${options.maxTools}: ${ids.length} of them, the last by id, get none and are ` +
+      `reached over MCP only through discover_skills and execute_skill: ${named}${more}. Raise ` +
+      "SKILLPORT_MCP_MAX_TOOLS, or choose the skills that get tools with SKILLPORT_MCP_TOOL_TAGS.",
+  );
 }
 
 /** A skill as a tool: its params as input, its result as output, its metadata as hints. */

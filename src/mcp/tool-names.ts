@@ -46,15 +46,25 @@ export const PREFIXED_TOOL_NAME_ROOM = 40;
 
 /**
  * Warns at start-up, once per skill, of a tool name (as `assignToolNames` gives it beside
- * `reserved`) longer than `PREFIXED_TOOL_NAME_ROOM`, so that the skill's author can give
- * it a shorter id before an assistant fails on it.
+ * `reserved`) that took a hash suffix, or that is longer than `PREFIXED_TOOL_NAME_ROOM`,
+ * so that the skill's author can give it another id before an assistant fails on it.
  */
-export function warnOfLongToolNames(
+export function warnOfToolNames(
   skillIds: readonly string[],
   reserved: Iterable<string>,
   logger: Logger,
 ): void {
   for (const { skillId, name } of assignToolNames(skillIds, reserved)) {
+    const plain = toolNameOf(skillId);
+    if (name !== plain) {
+      // Audit 26 F7: the author learnt the suffixed name only from tools/list.
+      logger.warn(
+        { skill_id: skillId, tool_name: name, taken_name: plain },
+        `skill ${skillId}: its MCP tool name ${plain} is taken (by a generic tool, or by a skill whose id comes ` +
+          `first and maps to the same name), so its tool is named ${name}, with a hash of its id. ` +
+          "Give the skill an id that maps to a name of its own (the id with _ for . : /, cut at 64).",
+      );
+    }
     if (name.length <= PREFIXED_TOOL_NAME_ROOM) continue;
     logger.warn(
       { skill_id: skillId, tool_name: name, characters: name.length },

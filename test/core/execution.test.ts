@@ -8,6 +8,7 @@ import type { StoredExecution } from "../../src/core/execution/record.js";
 import { toBase62 } from "../../src/core/ids.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { Store } from "../../src/core/ports.js";
+import { sensitive } from "../../src/core/skills/sensitive-params.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
 import { abortControllersMadeBy } from "./abort-controllers.js";
 import { type Core, makeCore } from "./make-core.js";
@@ -189,6 +190,85 @@ describe("params a skill does not take", () => {
     } finally {
       await looseCore.cleanup();
     }
+  });
+});
+
+// Regression (audit 26 F5): only the top level was strict, so a misnamed member of a nested
+// object was dropped and its default used, without a word.
+describe("params a skill does not take, inside nested objects", () => {
+  const nested = defineSkill({
+    id: "test.nested",
+    title: "Nested options",
+    description: "Answers with its text, upper-cased when its options say so, and its items' names.",
+    tags: ["test"],
+    params: z.object({
+      text: z.string(),
+      options: z
+        .object({ upper: z.boolean().default(false).describe("Upper-case the text") })
+        .default({ upper: false })
+        .describe("How to answer"),
+      items: z.array(z.object({ name: z.string() })).optional(),
+      extra: z.record(z.string(), z.looseObject({ kept: z.string().optional() })).optional(),
+      token: sensitive(z.object({ value: z.string() }), "value").optional(),
+    }),
+    result: z.looseObject({}),
+    annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+    examples: [],
+    run: async ({ text, options, items, extra }) => ({
+      text: options.upper ? text.toUpperCase() : text,
+      names: items?.map((item) => item.name) ?? [],
+      extra: extra ?? {},
+    }),
+  });
+
+  let nestedCore: Core;
+  beforeEach(async () => {
+    nestedCore = await makeCore([nested], { clock: systemClock });
+  });
+  afterEach(() => nestedCore.cleanup());
+  const runNested = async (params: Record<string, unknown>) =>
+    nestedCore.run(await nestedCore.keyFor(), "test.nested", params);
+
+  it("refuses a misnamed member of a nested object, or of an array's objects, saying which it meant", async () => {
+    await expect(runNested({ text: "abc", options: { uppercase: true } })).rejects.toMatchObject({
+      code: "invalid_params",
+      status: 422,
+      details: [{ path: "options.uppercase", message: 'not a member this object takes; it takes "upper"' }],
+    });
+    await expect(runNested({ text: "abc", options: { uper: true } })).rejects.toMatchObject({
+      details: [{ path: "options.uper", message: 'not a member this object takes; did you mean "upper"?' }],
+    });
+    await expect(
+      runNested({ text: "abc", items: [{ name: "a" }, { name: "b", nmae: "c" }] }),
+    ).rejects.toMatchObject({
+      details: [{ path: "items.1.nmae", message: 'not a member this object takes; it takes "name"' }],
+    });
+    expect((await runNested({ text: "abc", options: { upper: true } })).record.result).toMatchObject({
+      text: "ABC",
+    });
+  });
+
+  it("keeps a nested object that takes other members, and says additionalProperties: false for the rest", async () => {
+    const { record } = await runNested({ text: "a", extra: { x: { kept: "k", other: 1 } } });
+    expect(record.result).toMatchObject({ extra: { x: { kept: "k", other: 1 } } });
+    const schema = nestedCore.skillport.catalog.get("test.nested").params as {
+      properties: Record<string, Record<string, unknown>>;
+    };
+    expect(schema.properties.options).toMatchObject({
+      additionalProperties: false,
+      description: "How to answer",
+    });
+    expect(schema.properties.options?.properties).toMatchObject({
+      upper: { description: "Upper-case the text" },
+    });
+    expect(schema.properties.items).toMatchObject({ items: { additionalProperties: false } });
+    expect(schema.properties.extra?.additionalProperties).not.toHaveProperty("additionalProperties", false);
+  });
+
+  it("still masks a nested member marked sensitive in the record", async () => {
+    const { record } = await runNested({ text: "a", token: { value: "hunter2" } });
+    const stored = await nestedCore.skillport.store.executions.get(record.id);
+    expect(JSON.stringify(stored)).not.toContain("hunter2");
   });
 });
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { exceedsJsonSize } from "../../src/core/execution/result-size.js";
+import { resultFault } from "../../src/core/execution/result-size.js";
 
-describe("exceedsJsonSize", () => {
+/** Whether the walk judges `value` larger than `maxBytes` of JSON. */
+const exceedsJsonSize = (value: unknown, maxBytes: number) =>
+  resultFault(value, maxBytes)?.kind === "too_large";
+
+describe("resultFault: the size of a result", () => {
   it("counts a value's JSON about as JSON.stringify would", () => {
     const value = { text: "a".repeat(1000), list: [1, 2, 3], nested: { ok: true, none: null } };
     const bytes = JSON.stringify(value).length;
@@ -41,5 +45,44 @@ describe("exceedsJsonSize", () => {
   it("counts only a value's own properties", () => {
     const inherited = Object.create({ big: "x".repeat(10_000) }) as object;
     expect(exceedsJsonSize(inherited, 100)).toBe(false);
+  });
+});
+
+describe("resultFault: a value JSON does not carry faithfully", () => {
+  const fault = (value: unknown) => resultFault(value, 1024 * 1024);
+
+  it("names where and what: a bigint, a function, a symbol, NaN, a Map, a class instance", () => {
+    class Pool {}
+    expect(fault({ rows: [{ n: 1 }, { n: 10n }] })).toEqual({
+      kind: "not_json",
+      path: "result.rows[1].n",
+      found: "a bigint; return it as a number or a string",
+    });
+    expect(fault({ "a b": () => 1 })).toMatchObject({ path: 'result["a b"]', found: "a function" });
+    expect(fault({ s: Symbol("s") })).toMatchObject({ found: "a symbol" });
+    expect(fault({ n: Number.POSITIVE_INFINITY })).toMatchObject({
+      found: "Infinity, which JSON writes as null",
+    });
+    expect(fault({ m: new Set([1]) })).toMatchObject({ found: "an instance of Set" });
+    expect(fault({ p: new Pool() })).toMatchObject({ found: "an instance of Pool" });
+    expect(fault({ list: [1, undefined] })).toMatchObject({ path: "result.list[1]" });
+  });
+
+  it("finds a cycle, and tells it from a part shared twice", () => {
+    const loop: Record<string, unknown> = {};
+    loop.again = { back: loop };
+    expect(fault({ loop })).toMatchObject({
+      path: "result.loop.again.back",
+      found: "a cycle: the value contains itself",
+    });
+    const shared = { x: 1 };
+    expect(fault({ a: shared, b: [shared] })).toBeUndefined();
+  });
+
+  it("passes plain JSON data, a Date, null-prototype objects and a member left undefined", () => {
+    const bare = Object.assign(Object.create(null) as object, { a: 1 });
+    expect(
+      fault({ a: [1, "x", null, true, { b: {} }], when: new Date(), bare, gone: undefined }),
+    ).toBeUndefined();
   });
 });

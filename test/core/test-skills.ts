@@ -169,4 +169,55 @@ export const latch = defineSkill({
   },
 });
 
-export const testSkills = [echo, fail, sleep, stubborn, badResult, doubling, counter, contextCopy];
+/** Returns, under a `z.any()` member, a value JSON cannot carry (audit 26 F1). */
+export const notJson = defineSkill({
+  id: "test.not_json",
+  title: "Not JSON",
+  description: "Returns a bigint, a cycle, a function, a Map or NaN where its result takes anything.",
+  tags: ["test"],
+  params: z.object({ value: z.enum(["bigint", "cycle", "function", "map", "nan", "date"]) }),
+  result: z.object({ value: z.any() }),
+  annotations,
+  examples: [],
+  run: async ({ value }) => {
+    const cycle: Record<string, unknown> = { name: "loop" };
+    cycle.self = cycle;
+    const values = {
+      bigint: { rows: [{ n: 10n }] },
+      cycle,
+      function: () => 1,
+      map: new Map([["a", 1]]),
+      nan: Number.NaN,
+      date: new Date(Date.UTC(2026, 0, 2)),
+    };
+    return { value: values[value] };
+  },
+});
+
+/** Throws an unexpected error whose message is the caller's text, as a driver quotes its URL. */
+export const throwsText = defineSkill({
+  id: "test.throws_text",
+  title: "Throws text",
+  description: "Throws an unexpected Error with the given message.",
+  tags: ["test"],
+  params: z.object({ message: z.string() }),
+  result: z.object({}),
+  annotations,
+  examples: [],
+  run: async ({ message }) => {
+    throw new Error(message);
+  },
+});
+
+export const testSkills = [
+  echo,
+  fail,
+  sleep,
+  stubborn,
+  badResult,
+  doubling,
+  counter,
+  contextCopy,
+  notJson,
+  throwsText,
+];

@@ -22,7 +22,7 @@ function skill(
     params: z.object({ channel: z.string().describe("Where the text goes"), text: z.string() }),
     result: z.object({}),
     annotations,
-    examples: examples.map((query) => ({ query, params: {} })),
+    examples: examples.map((query) => ({ query, params: { channel: "general", text: query } })),
     run: async () => ({}),
   });
 }

@@ -231,6 +231,28 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     );
   });
 
+  it("fails a run whose result JSON cannot carry, saying where and what, and keeps serving", async () => {
+    for (const [value, found] of [
+      ["function", "a function"],
+      ["bigint", "a bigint"],
+    ]) {
+      const { record } = await run("fixture.not_json", { value });
+      expect(record).toMatchObject({ status: "failed", error: { code: "execution_failed" } });
+      expect(record.error?.message).toContain(
+        `fixture.not_json returned a value JSON cannot carry at result.value (${found}`,
+      );
+      expect((await core.skillport.store.executions.get(record.id))?.record.status).toBe("failed");
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: "error",
+          msg: "skill returned a value JSON cannot carry",
+          execution_id: record.id,
+        }),
+      );
+    }
+    expect((await run("fixture.chatty", { text: "after" })).record.status).toBe("completed");
+  });
+
   async function eventuallyRunning(id: string): Promise<void> {
     for (let i = 0; i < 200; i++) {
       if ((await core.skillport.store.executions.get(id))?.record.status === "running") return;

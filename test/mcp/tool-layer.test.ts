@@ -14,7 +14,8 @@ import type { SkillportBackend } from "../../src/mcp/backend.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { GENERIC_TOOL_NAMES } from "../../src/mcp/generic-tools.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
-import { assignToolNames, toolNameOf, warnOfLongToolNames } from "../../src/mcp/tool-names.js";
+import { warnOfSkillsPastToolCap } from "../../src/mcp/tool-catalog.js";
+import { assignToolNames, toolNameOf, warnOfToolNames } from "../../src/mcp/tool-names.js";
 import { outcomeResult } from "../../src/mcp/tool-results.js";
 import { makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
@@ -63,7 +64,7 @@ describe("tool names", () => {
   it("warns at start-up, once per skill, of a tool name over 40 characters, saying why and what to do", () => {
     const { logger, lines } = capturedLog();
     const long = "acme.billing.invoices.create_from_subscription_v2";
-    warnOfLongToolNames(["math.evaluate", long, "x".repeat(40), "util.wait"], GENERIC_TOOL_NAMES, logger);
+    warnOfToolNames(["math.evaluate", long, "x".repeat(40), "util.wait"], GENERIC_TOOL_NAMES, logger);
     expect(lines).toEqual([
       expect.objectContaining({
         level: 40,
@@ -165,6 +166,26 @@ describe("the MCP tool layer on the core", () => {
     })) as CallToolResult;
     expect(generic.isError).toBeFalsy();
     expect(generic.structuredContent).toMatchObject({ id: running.id, status: "running" });
+  });
+
+  // Regression (audit 26 F15): past the cap, the skills last by id silently lost their tools.
+  it("warns at start-up of the skills the cap leaves without a tool: those the tools list leaves out", async () => {
+    const { logger, lines } = capturedLog();
+    // Given out of order, as skills/index.ts lists them: the catalog orders them by id.
+    warnOfSkillsPastToolCap([fail, echo, chatty], { maxTools: 1, tags: [] }, logger);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, skills_without_tool: ["test.echo", "test.fail"], max_tools: 1 }),
+    ]);
+    expect(lines[0]?.msg).toMatch(
+      /3 skills qualify .* SKILLPORT_MCP_MAX_TOOLS=1: 2 of them, the last by id, get none .* execute_skill: test\.echo, test\.fail\. .*SKILLPORT_MCP_TOOL_TAGS/,
+    );
+    const listed = (await (await connect({ maxTools: 1 })).client.listTools()).tools.map((tool) => tool.name);
+    expect(listed).not.toContain("test_echo");
+    expect(listed).not.toContain("test_fail");
+    // Within the cap, or with tags choosing fewer, nothing to say.
+    warnOfSkillsPastToolCap([fail, echo, chatty], { maxTools: 3, tags: [] }, logger);
+    warnOfSkillsPastToolCap([fail, echo, chatty], { maxTools: 1, tags: ["talk"] }, logger);
+    expect(lines).toHaveLength(1);
   });
 
   it("gives skills their own tools up to the cap, chosen by tag when tags are set", async () => {

@@ -35,6 +35,14 @@ describe("the README's example skill", () => {
 
   describeSkillRules(skill);
 
+  // Regression (audit 26 F9): it reversed code points, moving a combining accent onto the
+  // space before it and re-joining a family emoji's members in reverse order.
+  it("reverses characters as a reader sees them: accents and emoji stay whole", async () => {
+    await expect(runSkill(skill, { text: "héllo 👨‍👩‍👧 e\u0301" })).resolves.toEqual({
+      text: "e\u0301 👨‍👩‍👧 olléh",
+    });
+  });
+
   it("runs its own examples", async () => {
     for (const { params } of skill.examples) await expect(runSkill(skill, params)).resolves.toBeDefined();
   });

@@ -3,8 +3,9 @@ import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
+import { loggedSkillError } from "./logged-skill-error.js";
 import { preemptedMessage } from "./preemption.js";
-import { exceedsJsonSize, MAX_RESULT_BYTES } from "./result-size.js";
+import { MAX_RESULT_BYTES, notJsonMessage, type ResultFault, resultFault } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
 
 /**
@@ -70,6 +71,8 @@ export async function runSkill(
     deadlineMs: calledMs + timeoutMs,
   };
   let detachAbort = () => {};
+  /** Whether the skill's run settled (answered or threw), whenever it did. */
+  let settled = false;
   try {
     const aborted = new Promise<never>((_, reject) => {
       detachAbort = controller.onAbort(reject);
@@ -78,16 +81,14 @@ export async function runSkill(
       options.executor.invoke(skill, params, options.context, hooks),
     );
     // A skill that ignores its signal may settle later; its outcome is no longer wanted.
-    running.catch(() => {});
+    running.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     const output = await Promise.race([running, aborted]);
     // Before the schema walks it, and before anything serializes it.
-    if (exceedsJsonSize(output, MAX_RESULT_BYTES)) {
-      return failedOutcome(
-        "execution_failed",
-        `The skill ${skill.id} produced a result larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB; ask for less (filter, select or page the data).`,
-        elapsed(),
-      );
-    }
+    const rawFault = resultFault(output, MAX_RESULT_BYTES);
+    if (rawFault) return faultOutcome(rawFault, skill, logger, elapsed());
     const checked = checkResult(skill.result, output);
     if (!checked.success) {
       logger.error({ issues: checked.issues }, "skill returned a result that does not match its schema");
@@ -97,6 +98,10 @@ export async function runSkill(
         elapsed(),
       );
     }
+    // The schema may have transformed the output: what is recorded must be JSON too.
+    const checkedFault =
+      checked.result === output ? undefined : resultFault(checked.result, MAX_RESULT_BYTES);
+    if (checkedFault) return faultOutcome(checkedFault, skill, logger, elapsed());
     return { status: "completed", result: checked.result, error: null, latencyMs: elapsed() };
   } catch (err) {
     const waitedMs = startedMs === undefined ? undefined : startedMs - calledMs;
@@ -104,7 +109,51 @@ export async function runSkill(
   } finally {
     clearTimeout(timer);
     detachAbort();
+    if (!settled && controller.reason !== undefined)
+      watchOutlivingRun(skill, controller.reason, logger, () => settled);
   }
+}
+
+/**
+ * How long a run may go on after its signal fired before it is said to ignore it. A worker
+ * thread is terminated within its grace (500 ms) and settles then; a skill on the main
+ * thread (`lightAsyncIo`, a light call) cannot be stopped, only abandoned.
+ */
+export const OUTLIVED_SIGNAL_MS = 2_000;
+
+/**
+ * Warns, naming the skill, when a run whose execution already ended (timed out, cancelled,
+ * interrupted) is still running `OUTLIVED_SIGNAL_MS` later (audit 26 F10): its side effects
+ * land after the caller was told it ended, and nobody learnt that it ignores `ctx.signal`.
+ */
+function watchOutlivingRun(
+  skill: Skill,
+  reason: AbortReason,
+  logger: Logger,
+  isSettled: () => boolean,
+): void {
+  const check = setTimeout(() => {
+    if (isSettled()) return;
+    logger.warn(
+      { abort_reason: reason, outlived_ms: OUTLIVED_SIGNAL_MS },
+      `skill ${skill.id} is still running ${OUTLIVED_SIGNAL_MS} ms after its execution ended (${reason}): ` +
+        "it does not stop when ctx.signal fires, so its work and side effects go on after the caller was told it ended",
+    );
+  }, OUTLIVED_SIGNAL_MS);
+  check.unref();
+}
+
+/** The failed outcome of a result too large or not JSON; the latter is logged for the skill's author. */
+function faultOutcome(fault: ResultFault, skill: Skill, logger: Logger, latencyMs: number): RunOutcome {
+  if (fault.kind === "too_large") {
+    return failedOutcome(
+      "execution_failed",
+      `The skill ${skill.id} produced a result larger than ${MAX_RESULT_BYTES / 1024 / 1024} MiB; ask for less (filter, select or page the data).`,
+      latencyMs,
+    );
+  }
+  logger.error({ path: fault.path, found: fault.found }, "skill returned a value JSON cannot carry");
+  return failedOutcome("execution_failed", notJsonMessage(skill.id, fault), latencyMs);
 }
 
 function outcomeOfError(
@@ -138,8 +187,8 @@ function outcomeOfError(
     }
   }
   if (err instanceof SkillError) return failedOutcome("execution_failed", err.message, latencyMs);
-  // An unexpected exception is a bug in the skill: log it whole, show the caller no internals.
-  logger.error({ err }, "skill threw an unexpected error");
+  // An unexpected exception is a bug in the skill: log it (credentials masked), show the caller no internals.
+  logger.error({ err: loggedSkillError(err) }, "skill threw an unexpected error");
   return failedOutcome("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
 }
 

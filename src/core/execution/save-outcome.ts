@@ -12,7 +12,7 @@ import type { ExecutionEvents } from "./events.js";
 import { markFinished } from "./new-record.js";
 import type { ExecutionRecord, StoredExecution } from "./record.js";
 import type { KeptExecution } from "./redacted-execution.js";
-import type { RunOutcome } from "./run-skill.js";
+import { failedOutcome, type RunOutcome } from "./run-skill.js";
 import { UnsavedOutcomes } from "./unsaved-outcomes.js";
 
 /**
@@ -66,10 +66,51 @@ export class OutcomeRecorder {
     try {
       stored = await saveOutcome(store.executions, ended);
     } catch (err) {
+      if (isPermanentRefusal(err)) return this.recordUnstorable(execution, ended, err, endedAtMs);
       // The caller hears of the failure; the record is stored as soon as the store takes it.
       this.unsaved.add(ended);
       // Logged where every outage is, once the surface maps it (`Skillport.errorOf`).
       throw store.isOutage(err) ? outcomeNotStored(ended, err) : err;
+    }
+    this.announce(stored);
+    return stored;
+  }
+
+  /**
+   * An outcome the store refused for good (`isPermanentRefusal`: its result would not
+   * serialize): retrying would fail the same way and leave the record `running` for ever,
+   * and the caller would get a 5xx for a skill that ran, and retry it (contract.md: a
+   * failure is a record). The execution ends `failed` instead, its result dropped; the
+   * refusal is logged for the operator. Only if that record is refused too is the error
+   * thrown (and the record kept for retries).
+   */
+  private async recordUnstorable(
+    execution: KeptExecution,
+    ended: KeptExecution,
+    err: unknown,
+    endedAtMs: number,
+  ): Promise<StoredExecution> {
+    const { store, registry, logger } = this.options;
+    logger.error(
+      { err, execution_id: ended.record.id, skill_id: ended.record.skill_id, status: ended.record.status },
+      "the store refused an execution's terminal record; it is stored as failed instead",
+    );
+    const message = `The execution ended ${ended.record.status}, but its record could not be stored as it was; it ended failed instead.`;
+    const failed = markFinished(
+      execution,
+      {
+        ...failedOutcome("execution_failed", message, ended.record.latency_ms ?? 0),
+        neverStarted: ended.record.started_at === null,
+      },
+      endedAtMs,
+      registry,
+    );
+    let stored: StoredExecution;
+    try {
+      stored = await saveOutcome(store.executions, failed);
+    } catch (again) {
+      this.unsaved.add(ended);
+      throw store.isOutage(again) ? outcomeNotStored(ended, again) : err;
     }
     this.announce(stored);
     return stored;
@@ -88,6 +129,16 @@ export class OutcomeRecorder {
       { share: stored.async },
     );
   }
+}
+
+/**
+ * Whether the store's refusal of a record would recur on every retry: a TypeError or a
+ * RangeError is thrown by serializing what it was given (`JSON.stringify` of a bigint, a
+ * cycle, a value nested too deep), not by the database, whose errors (an outage, a lost
+ * connection) may pass and are retried.
+ */
+function isPermanentRefusal(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof RangeError;
 }
 
 /**

@@ -3,6 +3,8 @@ import { SkillNames } from "../discovery/skill-names.js";
 import { ServiceError } from "../errors.js";
 import { sensitiveMarkProblems } from "./sensitive-params.js";
 import type { Skill } from "./skill.js";
+import { definitionProblems, exampleProblems } from "./skill-definition.js";
+import { strictParams } from "./strict-params.js";
 
 /** JSON Schema as produced by `z.toJSONSchema`. */
 export type JsonSchema = Record<string, unknown>;
@@ -18,24 +20,25 @@ export interface CatalogSkill {
   resultSchema: JsonSchema;
 }
 
-const SKILL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
-
 /**
  * Derives the JSON Schemas of a skill from its zod schemas (DESIGN.md: derived once), and
- * refuses a skill whose credentials its records would keep in clear (`sensitiveMarkProblems`):
- * a skill enters the catalog at start-up, so that stops start-up, naming the skill and the
- * member, rather than leaving a secret on the dashboard.
+ * refuses a skill that cannot be served as defined: a malformed definition
+ * (`definitionProblems`), examples its own params refuse (`exampleProblems`), or
+ * credentials its records would keep in clear (`sensitiveMarkProblems`). A skill enters
+ * the catalog at start-up, so that stops start-up with a message naming the skill, the
+ * field and the rule, rather than serving it broken or leaving a secret on the dashboard.
  */
 export function toCatalogSkill(skill: Skill): CatalogSkill {
-  if (!SKILL_ID.test(skill.id)) {
-    throw new Error(`Invalid skill id ${JSON.stringify(skill.id)}: use letters, digits and . _ : / -`);
-  }
-  const problems = [
+  const malformed = definitionProblems(skill);
+  if (malformed.length > 0) throw skillRefused(skill, malformed);
+  const sensitive = [
     ...sensitiveMarkProblems(skill.params, "params"),
     ...sensitiveMarkProblems(skill.result, "result"),
   ];
-  if (problems.length > 0) throw new Error(`Skill ${skill.id}: ${problems.join("; ")}`);
+  if (sensitive.length > 0) throw skillRefused(skill, sensitive);
   const params = checkedParams(skill.params);
+  const examples = exampleProblems(skill.examples, params);
+  if (examples.length > 0) throw skillRefused(skill, examples);
   return {
     skill,
     params,
@@ -45,15 +48,40 @@ export function toCatalogSkill(skill: Skill): CatalogSkill {
 }
 
 /**
- * A skill's params schema, refusing members it does not name. zod drops unknown members
- * by default, so a misnamed param (`timezone` where the skill takes `to_timezone`, `json`
- * where it takes `body`) would run with the default and answer wrongly, or send an empty
- * request, without a word; refused, it is a 422 naming the member, and the JSON Schema
- * says `additionalProperties: false`. A skill that takes other members says so
- * (`z.looseObject`, `.catchall(...)`), and keeps them.
+ * A skill's params schema, refusing members it does not name, at every depth
+ * (`strictParams`). zod drops unknown members by default, so a misnamed param (`timezone`
+ * where the skill takes `to_timezone`, `json` where it takes `body`) would run with the
+ * default and answer wrongly, or send an empty request, without a word; refused, it is a
+ * 422 naming the member, and the JSON Schema says `additionalProperties: false`. A skill
+ * that takes other members says so (`z.looseObject`, `.catchall(...)`), and keeps them.
  */
 function checkedParams(params: Skill["params"]): z.ZodType {
-  return params._zod.def.catchall === undefined ? params.strict() : params;
+  return strictParams(params);
+}
+
+/**
+ * Refuses, with the message `SkillRegistry` would give, a list of skills that cannot all be
+ * served (a malformed definition, a refused example, an unmarked credential, an id taken
+ * twice): for start-up to check them before anything else reads them.
+ */
+export function checkSkills(skills: readonly Skill[]): void {
+  const ids = new Set<string>();
+  for (const skill of skills) {
+    toCatalogSkill(skill);
+    if (ids.has(skill.id)) throw duplicateId(skill.id);
+    ids.add(skill.id);
+  }
+}
+
+function duplicateId(id: string): Error {
+  return new Error(`Skill ${id}: another skill has the same id; each skill needs its own`);
+}
+
+function skillRefused(skill: unknown, problems: readonly string[]): Error {
+  const id = (skill as { id?: unknown } | null)?.id;
+  // An overlong id is named by its start: the problem says how long it is.
+  const name = typeof id !== "string" ? JSON.stringify(id) : id.length > 60 ? `${id.slice(0, 60)}…` : id;
+  return new Error(`Skill ${name}: ${problems.join("; ")}`);
 }
 
 type Listener = (event: { type: "added" | "removed"; id: string }) => void;
@@ -72,7 +100,7 @@ export class SkillRegistry {
   }
 
   add(skill: Skill): CatalogSkill {
-    if (this.skills.has(skill.id)) throw new Error(`Duplicate skill id ${skill.id}`);
+    if (this.skills.has(skill.id)) throw duplicateId(skill.id);
     const entry = toCatalogSkill(skill);
     this.skills.set(skill.id, entry);
     this.names.add(skill.id);

@@ -79,6 +79,23 @@ describe("resultFault: a value JSON does not carry faithfully", () => {
     expect(fault({ a: shared, b: [shared] })).toBeUndefined();
   });
 
+  it("finds a cycle deep in a value, and passes a deep value without one, naming the full path", () => {
+    const top: Record<string, unknown> = {};
+    let node = top;
+    for (let depth = 0; depth < 100; depth++) {
+      const next: Record<string, unknown> = {};
+      node.child = next;
+      node = next;
+    }
+    expect(fault(top)).toBeUndefined();
+    node.back = top.child;
+    const found = fault(top);
+    expect(found).toMatchObject({ kind: "not_json", found: "a cycle: the value contains itself" });
+    expect((found as { path: string }).path).toBe(`result${".child".repeat(100)}.back`);
+    node.back = [1, 2n];
+    expect(fault(top)).toMatchObject({ path: `result${".child".repeat(100)}.back[1]` });
+  });
+
   it("passes plain JSON data, a Date, null-prototype objects and a member left undefined", () => {
     const bare = Object.assign(Object.create(null) as object, { a: 1 });
     expect(

@@ -24,58 +24,96 @@ export type ResultFault =
  * `maxBytes`, so it costs at most that much work whatever the value's real size: a result
  * whose parts are shared (a structured clone keeps sharing) is never expanded in full, as
  * `JSON.stringify` would do. Only own enumerable string keys count, as in JSON.
+ *
+ * It runs on every execution (twice: before and after the result schema), so it allocates
+ * nothing for a value without a fault: the path to a fault is built on the way back out of
+ * the walk, and the ancestors (for cycles) are a stack read through while short.
  */
 export function resultFault(value: unknown, maxBytes: number): ResultFault | undefined {
-  let budget = maxBytes;
-  /** The objects on the path to the node being walked: one met again is a cycle. */
-  const ancestors = new Set<object>();
-  const path: (string | number)[] = [];
-  const notJson = (found: string): ResultFault => ({ kind: "not_json", path: pathText(path), found });
-  const visit = (node: unknown, inArray: boolean): ResultFault | undefined => {
-    if (typeof node === "string") budget -= jsonStringBytes(node, budget);
-    else if (typeof node === "number") {
-      if (!Number.isFinite(node)) return notJson(`${node}, which JSON writes as null`);
-      budget -= String(node).length;
-    } else if (typeof node === "bigint") return notJson("a bigint; return it as a number or a string");
-    else if (typeof node === "function") return notJson("a function");
-    else if (typeof node === "symbol") return notJson("a symbol");
-    else if (node === undefined) {
-      if (inArray) return notJson("undefined in an array, which JSON writes as null");
-    } else if (node === null || typeof node === "boolean") budget -= 5;
-    else if (node instanceof Date)
-      budget -= 26; // JSON writes its toISOString()
-    else {
-      const kind = nonPlainKind(node);
-      if (kind !== undefined) return notJson(kind);
-      if (ancestors.has(node)) return notJson("a cycle: the value contains itself");
-      ancestors.add(node);
-      budget -= 2;
-      if (Array.isArray(node)) {
-        for (let index = 0; index < node.length; index++) {
-          budget -= 1; // the comma
-          path.push(index);
-          const fault = budget < 0 ? TOO_LARGE : visit(node[index], true);
-          path.pop();
-          if (fault) return fault;
-        }
-      } else {
-        for (const key in node) {
-          if (!Object.hasOwn(node, key)) continue;
-          budget -= jsonStringBytes(key, budget) + 2; // colon and comma
-          path.push(key);
-          const fault = budget < 0 ? TOO_LARGE : visit((node as Record<string, unknown>)[key], false);
-          path.pop();
-          if (fault) return fault;
-        }
-      }
-      ancestors.delete(node);
-    }
-    return budget < 0 ? TOO_LARGE : undefined;
-  };
-  return visit(value, false);
+  const walk: Walk = { budget: maxBytes, ancestors: [], deepAncestors: undefined };
+  const found = visit(walk, value, false);
+  if (found === undefined) return walk.budget < 0 ? TOO_LARGE : undefined;
+  return found.kind === "too_large"
+    ? TOO_LARGE
+    : { kind: "not_json", path: pathText(found.steps), found: found.found };
 }
 
-const TOO_LARGE: ResultFault = { kind: "too_large" };
+/** A walk's state: the bytes left, and the objects on the path to the node being walked. */
+interface Walk {
+  budget: number;
+  ancestors: object[];
+  /** The ancestors as a set, once the path is deep enough that reading the stack would cost. */
+  deepAncestors: Set<object> | undefined;
+}
+
+/** A fault found below a node: what, and the steps from that node down to it, deepest first. */
+type Found = { kind: "too_large" } | { kind: "not_json"; steps: (string | number)[]; found: string };
+
+/** Ancestors read one by one up to this depth; a set beyond it, so a deep value costs linear time. */
+const SHALLOW = 32;
+
+function visit(walk: Walk, node: unknown, inArray: boolean): Found | undefined {
+  if (typeof node === "string") walk.budget -= jsonStringBytes(node, walk.budget);
+  else if (typeof node === "number") {
+    if (!Number.isFinite(node)) return notJson(`${node}, which JSON writes as null`);
+    walk.budget -= String(node).length;
+  } else if (typeof node === "bigint") return notJson("a bigint; return it as a number or a string");
+  else if (typeof node === "function") return notJson("a function");
+  else if (typeof node === "symbol") return notJson("a symbol");
+  else if (node === undefined) {
+    if (inArray) return notJson("undefined in an array, which JSON writes as null");
+  } else if (node === null || typeof node === "boolean") walk.budget -= 5;
+  else if (node instanceof Date)
+    walk.budget -= 26; // JSON writes its toISOString()
+  else return visitObject(walk, node);
+  return walk.budget < 0 ? TOO_LARGE : undefined;
+}
+
+function visitObject(walk: Walk, node: object): Found | undefined {
+  const kind = nonPlainKind(node);
+  if (kind !== undefined) return notJson(kind);
+  if (isAncestor(walk, node)) return notJson("a cycle: the value contains itself");
+  walk.ancestors.push(node);
+  walk.deepAncestors?.add(node);
+  walk.budget -= 2;
+  let found: Found | undefined;
+  if (Array.isArray(node)) {
+    for (let index = 0; index < node.length && found === undefined; index++) {
+      walk.budget -= 1; // the comma
+      found = walk.budget < 0 ? TOO_LARGE : below(visit(walk, node[index], true), index);
+    }
+  } else {
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      walk.budget -= jsonStringBytes(key, walk.budget) + 2; // colon and comma
+      found =
+        walk.budget < 0 ? TOO_LARGE : below(visit(walk, (node as Record<string, unknown>)[key], false), key);
+      if (found !== undefined) break;
+    }
+  }
+  walk.ancestors.pop();
+  walk.deepAncestors?.delete(node);
+  return found ?? (walk.budget < 0 ? TOO_LARGE : undefined);
+}
+
+function isAncestor(walk: Walk, node: object): boolean {
+  if (walk.deepAncestors) return walk.deepAncestors.has(node);
+  if (walk.ancestors.length < SHALLOW) return walk.ancestors.includes(node);
+  walk.deepAncestors = new Set(walk.ancestors);
+  return walk.deepAncestors.has(node);
+}
+
+function notJson(found: string): Found {
+  return { kind: "not_json", steps: [], found };
+}
+
+/** `found` seen from one step up: `step` joins its path. */
+function below(found: Found | undefined, step: string | number): Found | undefined {
+  if (found?.kind === "not_json") found.steps.push(step);
+  return found;
+}
+
+const TOO_LARGE = { kind: "too_large" } as const;
 
 /**
  * What a non-plain object is ("a Map", "an instance of Pool"), or undefined for an array or
@@ -90,9 +128,9 @@ function nonPlainKind(node: object): string | undefined {
   return typeof name === "string" && name !== "" ? `an instance of ${name}` : "an object that is not plain";
 }
 
-/** `result.rows[2].name`, or `result["a b"]` for a key that is not an identifier. */
-function pathText(path: (string | number)[]): string {
-  return path.reduce<string>((text, step) => {
+/** `result.rows[2].name`, or `result["a b"]` for a key that is not an identifier, from the steps deepest first. */
+function pathText(reversed: (string | number)[]): string {
+  return reversed.reduceRight<string>((text, step) => {
     if (typeof step === "number") return `${text}[${step}]`;
     return /^[A-Za-z_$][\w$]*$/.test(step) ? `${text}.${step}` : `${text}[${JSON.stringify(step)}]`;
   }, "result");

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import { OUTLIVED_SIGNAL_MS } from "../../src/core/execution/run-skill.js";
-import type { Logger } from "../../src/core/logger.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import { type Core, makeCore } from "./make-core.js";
 import { testSkills } from "./test-skills.js";
 
@@ -9,17 +9,7 @@ import { testSkills } from "./test-skills.js";
 // said timed_out, its side effects landing later, and nothing was logged.
 
 const lines: Record<string, unknown>[] = [];
-const capturing = (bindings: Record<string, unknown> = {}): Logger => {
-  const log = (level: string) => (obj: object, msg?: string) =>
-    lines.push({ level, ...bindings, ...obj, msg });
-  return {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: (more) => capturing({ ...bindings, ...more }),
-  };
-};
+const capturing = () => capturingLogger(lines);
 
 let core: Core;
 

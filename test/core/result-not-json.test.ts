@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
-import type { Logger } from "../../src/core/logger.js";
 import type { ExecutionStore } from "../../src/core/ports.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import { type Core, makeCore } from "./make-core.js";
 import { notJson, testSkills } from "./test-skills.js";
 
@@ -11,17 +11,7 @@ import { notJson, testSkills } from "./test-skills.js";
 // record now, whose message tells the author where and what, on the real SQLite store.
 
 const lines: Record<string, unknown>[] = [];
-const capturing = (bindings: Record<string, unknown> = {}): Logger => {
-  const log = (level: string) => (obj: object, msg?: string) =>
-    lines.push({ level, ...bindings, ...obj, msg });
-  return {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: (more) => capturing({ ...bindings, ...more }),
-  };
-};
+const capturing = () => capturingLogger(lines);
 
 let core: Core<"sqlite">;
 let key: ApiKey;

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
-import type { Logger } from "../../src/core/logger.js";
 import type { ProgressUpdate, Skill, SkillContext } from "../../src/core/skills/skill.js";
 import { WorkerPoolExecutor, type WorkerPoolOptions } from "../../src/isolation/worker-pool-executor.js";
 import { makeCore } from "../core/make-core.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import { fixtureSkills } from "./fixtures/skills.mjs";
 
 // Issue 7, "Isolation": the real pool of worker threads (the compiled worker entry, as
@@ -36,19 +36,6 @@ function skillHostPids(): number[] {
 function processGroupOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-}
-
-/** A logger that keeps every line, child bindings merged in. */
-function capturingLogger(lines: Record<string, unknown>[], bindings: Record<string, unknown> = {}): Logger {
-  const log = (level: string) => (obj: object, msg?: string) =>
-    lines.push({ level, ...bindings, ...obj, msg });
-  return {
-    debug: log("debug"),
-    info: log("info"),
-    warn: log("warn"),
-    error: log("error"),
-    child: (more) => capturingLogger(lines, { ...bindings, ...more }),
-  };
 }
 
 describe("the worker pool", { timeout: 60_000 }, () => {

@@ -1,25 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import type { Logger } from "../../src/core/logger.js";
 import type { Store } from "../../src/core/ports.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import { type Core, makeCore } from "./make-core.js";
-
-function recordingLogger(): Logger & { lines: { level: string; msg: string; fields: object }[] } {
-  const lines: { level: string; msg: string; fields: object }[] = [];
-  const line =
-    (level: string) =>
-    (fields: object, msg = "") =>
-      void lines.push({ level, msg, fields });
-  const logger = {
-    lines,
-    debug: line("debug"),
-    info: line("info"),
-    warn: line("warn"),
-    error: line("error"),
-    child: () => logger,
-  };
-  return logger;
-}
 
 // Audit 26, finding 5: the end of a store outage was logged nowhere (Redis has "Redis is
 // back"), and /metrics had no gauge of it; both follow the heartbeat, which runs without traffic.
@@ -33,7 +16,8 @@ describe("the end of a store outage", () => {
   it("is logged once, with how long it lasted and what it cost, and the store counts down meanwhile", async () => {
     const outage = new Error("connect ECONNREFUSED 127.0.0.1:5432");
     let down = false;
-    const logger = recordingLogger();
+    const lines: Record<string, unknown>[] = [];
+    const logger = capturingLogger(lines);
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     // A store whose heartbeats fail while `down`, as PostgreSQL's do while it is stopped.
     const wrapStore = (store: Store): Store => {
@@ -49,22 +33,23 @@ describe("the end of a store outage", () => {
     // Two requests answered service_unavailable, then a failed beat.
     skillport.errorOf(outage);
     skillport.errorOf(outage);
-    await expect.poll(() => logger.lines.some((line) => line.msg === "runner heartbeat failed")).toBe(true);
+    await expect.poll(() => lines.some((line) => line.msg === "runner heartbeat failed")).toBe(true);
     expect(skillport.load().store).toBe("down");
 
     clock.advance(15_000);
     down = false;
     await expect.poll(() => skillport.load().store).toBe("ok");
-    const back = logger.lines.filter((line) => line.msg.startsWith("the store is back"));
+    const back = lines.filter((line) => String(line.msg).startsWith("the store is back"));
     expect(back).toEqual([
       {
         level: "info",
-        fields: { unavailable_ms: 15_000, answered_service_unavailable: 2 },
+        unavailable_ms: 15_000,
+        answered_service_unavailable: 2,
         msg: "the store is back: it was unavailable for 15 s, and 2 requests were answered service_unavailable meanwhile",
       },
     ]);
     // Said once: the beats after it find nothing to end.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(logger.lines.filter((line) => line.msg.startsWith("the store is back"))).toHaveLength(1);
+    expect(lines.filter((line) => String(line.msg).startsWith("the store is back"))).toHaveLength(1);
   });
 });

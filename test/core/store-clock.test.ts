@@ -5,30 +5,14 @@ import { ExecutionRunner } from "../../src/core/execution/execution-runner.js";
 import { inlineExecutor } from "../../src/core/execution/skill-executor.js";
 import { SKEW_WARN_MS, StoreClock } from "../../src/core/execution/store-clock.js";
 import { ConcurrencyGate } from "../../src/core/limits/concurrency-gate.js";
-import { type Logger, silentLogger } from "../../src/core/logger.js";
+import { silentLogger } from "../../src/core/logger.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";
 import { MemoryData, openMemoryStore } from "../../src/store/memory/index.js";
 import { makeExecution } from "../store/contract/fixtures.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 
 const HEARTBEAT_MS = 20; // gone after six silent beats: 120 ms
 const SKEW_MS = 120_000;
-
-function recordingLogger(): Logger & { lines: { level: string; msg: string; fields: object }[] } {
-  const lines: { level: string; msg: string; fields: object }[] = [];
-  const line =
-    (level: string) =>
-    (fields: object, msg = "") =>
-      void lines.push({ level, msg, fields });
-  const logger = {
-    lines,
-    debug: line("debug"),
-    info: line("info"),
-    warn: line("warn"),
-    error: line("error"),
-    child: () => logger,
-  };
-  return logger;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -95,32 +79,31 @@ describe("StoreClock", () => {
   it("follows the store's clock and logs a skew once as it starts, and once as it ends", async () => {
     const local = new ManualClock(1_000_000);
     let storeMs: number | undefined = 1_000_000 - 30_000;
-    const logger = recordingLogger();
-    const clock = new StoreClock(local, { sharedClockMs: async () => storeMs }, logger);
+    const lines: Record<string, unknown>[] = [];
+    const clock = new StoreClock(local, { sharedClockMs: async () => storeMs }, capturingLogger(lines));
     await clock.sync();
     expect(clock.now()).toBe(1_000_000 - 30_000);
     await clock.sync();
-    expect(logger.lines).toEqual([
-      expect.objectContaining({ level: "warn", fields: { clock_skew_ms: 30_000 } }),
-    ]);
-    expect(logger.lines[0]?.msg).toMatch(/clock is 30 s ahead of the store's .*rate-limit windows.*NTP/);
+    expect(lines).toEqual([{ level: "warn", clock_skew_ms: 30_000, msg: expect.any(String) }]);
+    expect(lines[0]?.msg).toMatch(/clock is 30 s ahead of the store's .*rate-limit windows.*NTP/);
     storeMs = 1_000_000 - SKEW_WARN_MS / 2;
     await clock.sync();
     await clock.sync();
-    expect(logger.lines.map((line) => line.level)).toEqual(["warn", "info"]);
+    expect(lines.map((line) => line.level)).toEqual(["warn", "info"]);
     expect(clock.now()).toBe(1_000_000 - SKEW_WARN_MS / 2);
   });
 
   it("reads whole milliseconds, as heartbeats are stored, when the store answered between two of this clock's", async () => {
     let ms = 10_000;
     const ticking = { now: () => ms++ }; // 10000 as sent, 10001 as answered: a midpoint of 10000.5
-    const clock = new StoreClock(ticking, { sharedClockMs: async () => 20_000 }, recordingLogger());
+    const clock = new StoreClock(ticking, { sharedClockMs: async () => 20_000 }, capturingLogger([]));
     await clock.sync();
     expect(Number.isInteger(clock.now())).toBe(true);
   });
 
   it("says nothing when the clocks agree, and stays this process's clock for a store without one (SQLite)", async () => {
-    const logger = recordingLogger();
+    const lines: Record<string, unknown>[] = [];
+    const logger = capturingLogger(lines);
     const agreeing = new StoreClock(new ManualClock(5_000), { sharedClockMs: async () => 5_300 }, logger);
     await agreeing.sync();
     expect(agreeing.now()).toBe(5_300);
@@ -129,6 +112,6 @@ describe("StoreClock", () => {
     await alone.sync();
     local.advance(10);
     expect(alone.now()).toBe(5_010);
-    expect(logger.lines).toEqual([]);
+    expect(lines).toEqual([]);
   });
 });

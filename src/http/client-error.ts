@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import { errorBody, ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { RateLimitStatus } from "../core/limits/rate-limit.js";
+import { MAX_HEADER_LINES } from "./header-lines.js";
 import { addressStatusSoon, rateLimitHeaders } from "./rate-limit-headers.js";
 
 /**
@@ -51,8 +52,12 @@ function serviceErrorOf(err: NodeJS.ErrnoException): ServiceError {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return new ServiceError("request_timeout");
     case "HPE_HEADER_OVERFLOW":
-      // Node's limit counts the request line with the headers: a long URL meets it too.
-      return new ServiceError("invalid_request", { message: "The request line or headers are too large." });
+      // Node's limit counts the request line with the headers: a long URL meets it too. Node
+      // 22 and later also end here for more header lines than the server keeps
+      // (`maxHeadersCount`, header-lines.ts), which Node 20 lets through to be refused there.
+      return new ServiceError("invalid_request", {
+        message: `The request line or headers are too large, or the header lines are too many (at most ${MAX_HEADER_LINES}).`,
+      });
     default:
       return new ServiceError("invalid_request", { message: "The request is not valid HTTP/1.1." });
   }

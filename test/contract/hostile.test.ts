@@ -506,9 +506,11 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
         const res = await request(fillers, late, path);
         expect(res.status, `${fillers} on ${path}: ${res.text}`).toBe(400);
         expectContractAnswer(res, `${fillers} header lines on ${path}`);
+        // Node 20 keeps the lines up to its count and the server refuses the request; Node 22
+        // and later refuse it in the parser (HPE_HEADER_OVERFLOW): both say the lines are too many.
         expect(bodyOf<{ error: { code: string; message: string } }>(res).error).toMatchObject({
           code: "invalid_request",
-          message: expect.stringContaining("too many header lines"),
+          message: expect.stringMatching(/too many header lines|header lines are too many/),
         });
       }
     });

@@ -29,6 +29,23 @@ export interface CatalogSkill {
  * field and the rule, rather than serving it broken or leaving a secret on the dashboard.
  */
 export function toCatalogSkill(skill: Skill): CatalogSkill {
+  let entry = derived.get(skill);
+  if (entry === undefined) {
+    entry = deriveCatalogSkill(skill);
+    derived.set(skill, entry);
+  }
+  return entry;
+}
+
+/**
+ * Each skill's catalog entry, derived once per skill object: start-up checks the skills
+ * (`checkSkills`, before the store opens) and then builds the core's registry from the same
+ * objects, and deriving the JSON Schemas and checking the examples again cost about 12 ms
+ * of every start for the built-in skills. A skill is a definition, never changed once made.
+ */
+const derived = new WeakMap<Skill, CatalogSkill>();
+
+function deriveCatalogSkill(skill: Skill): CatalogSkill {
   const malformed = definitionProblems(skill);
   if (malformed.length > 0) throw skillRefused(skill, malformed);
   const sensitive = [

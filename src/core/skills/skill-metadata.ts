@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { Logger } from "../logger.js";
+import { toCatalogSkill } from "./registry.js";
 import type { Skill } from "./skill.js";
 
 /** Shorter than this, a description rarely says what the skill takes and returns. */
@@ -26,7 +26,8 @@ export function metadataWarnings(skill: Skill): string[] {
       `it has ${skill.examples.length} example(s): give at least ${MIN_EXAMPLES}, worded as users ask`,
     );
   }
-  const schema = z.toJSONSchema(skill.params, { io: "input", unrepresentable: "any" }) as {
+  // The catalog's schema, derived once (`toCatalogSkill`): the one agents are shown.
+  const schema = toCatalogSkill(skill).paramsSchema as {
     properties?: Record<string, { description?: unknown }>;
   };
   const undescribed = Object.entries(schema.properties ?? {})

@@ -2,7 +2,13 @@ import type { JSONValue } from "@jmespath-community/jmespath";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
-import { quotingHint, refuseQuotedStringComparison, syntaxHint } from "./lib/jmespath-hints.js";
+import {
+  quotingHint,
+  refuseBareNameComparison,
+  refuseLengthMember,
+  refuseQuotedStringComparison,
+  syntaxHint,
+} from "./lib/jmespath-hints.js";
 import { anyJson, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
 
@@ -82,13 +88,20 @@ export const jsonQuery = defineSkill({
     }
     const data = parseJsonText(params.data);
     refuseQuotedStringComparison(params.expression, data);
+    let result: unknown;
     try {
-      return { result: searchOwnProperties(ast, data as JSONValue) };
+      result = searchOwnProperties(ast, data as JSONValue);
     } catch (err) {
       throw new SkillError(
         `Could not apply ${JSON.stringify(params.expression)}: ${errorMessage(err)}${quotingHint(params.expression)}`,
         { cause: err },
       );
     }
+    // Only an empty answer is explained: one that found something stands as it is.
+    refuseBareNameComparison(params.expression, data, result);
+    refuseLengthMember(params.expression, data, result, (part) =>
+      searchOwnProperties(compile(part), data as JSONValue),
+    );
+    return { result };
   },
 });

@@ -100,3 +100,71 @@ function keysOf(value: unknown): Set<string> {
   }
   return keys;
 }
+
+/**
+ * A name JMESPath reads as a field, unquoted, beside a comparison: not a path step (`a.b`,
+ * `@.n`), a function, an expression reference or a variable.
+ */
+const COMPARED_BARE_NAME =
+  /(?<=(?:==|!=|<=|>=|<|>)\s*)(?<![\w$@.&])[A-Za-z_]\w*(?!\s*[\w.[(])|(?<![\w$@.&])[A-Za-z_]\w*(?=\s*(?:==|!=|<=|>=|<|>))/g;
+/** JSON's literals, which JMESPath writes in backticks: bare, `true` is the field "true". */
+const JSON_LITERALS = new Set(["true", "false", "null"]);
+
+/**
+ * Fails an answer of [] or null that an unquoted name compared as if it were a value
+ * explains: `a[?n == x]` and `a[?done == true]` compare n with the fields x and true, which
+ * the data has nowhere, and match nothing, as `"x"` did (refuseQuotedStringComparison).
+ * Checked only once the answer is empty, so a query that found something is never refused.
+ */
+export function refuseBareNameComparison(expression: string, data: unknown, answer: unknown): void {
+  if (!isEmptyAnswer(answer)) return;
+  const compared = [...maskQuoted(expression).matchAll(COMPARED_BARE_NAME)].map((match) => match[0]);
+  if (compared.length === 0) return;
+  const keys = keysOf(data);
+  const missing = compared.find((name) => !keys.has(name));
+  if (missing === undefined) return;
+  const written = JSON_LITERALS.has(missing)
+    ? `write ${missing} as a literal in backticks: \`${missing}\``
+    : `write the string in single quotes, '${missing}' (a number goes in backticks: \`1\`)`;
+  throw new SkillError(
+    `${missing} in ${JSON.stringify(expression)} is a field name in JMESPath, and the data has no field ` +
+      `${missing}, so the comparison matched nothing: ${written}`,
+  );
+}
+
+/**
+ * Fails a null that `.length` gave where JavaScript's habit was meant: JMESPath has no
+ * length member, so `a.length` of an array or a string is null; `length(a)` is its size.
+ * A `length` field the data has, or `.length` of an object (a field it may lack), is left alone.
+ */
+export function refuseLengthMember(
+  expression: string,
+  data: unknown,
+  answer: unknown,
+  evaluate: (expression: string) => unknown,
+): void {
+  if (answer !== null) return;
+  const of = /^(.+?)\s*\.\s*length$/.exec(expression.trim())?.[1];
+  if (of === undefined || keysOf(data).has("length")) return;
+  let value: unknown;
+  try {
+    value = evaluate(of);
+  } catch {
+    return; // not an expression on its own (inside a projection, say): nothing to say
+  }
+  if (!Array.isArray(value) && typeof value !== "string") return;
+  throw new SkillError(
+    `${JSON.stringify(expression)} is null: ${of} is ${Array.isArray(value) ? "an array" : "a string"}, and ` +
+      `JMESPath has no .length member (it looks for a field "length"): write length(${of}) for its length`,
+  );
+}
+
+/** [] or null: what an expression that matched nothing answers. */
+function isEmptyAnswer(answer: unknown): boolean {
+  return answer === null || (Array.isArray(answer) && answer.length === 0);
+}
+
+/** The expression with quoted identifiers, raw strings and literals blanked, at the same positions. */
+function maskQuoted(expression: string): string {
+  return expression.replace(QUOTED, (match) => " ".repeat(match.length));
+}

@@ -111,6 +111,69 @@ describe("json.query", () => {
     });
   });
 
+  // Left open in session 26: an unquoted name where a literal was meant, and JavaScript's
+  // .length, answered [] and null as if nothing matched.
+  describe("an empty answer a slip explains", () => {
+    const data = {
+      a: [
+        { n: "x", v: 2, done: true },
+        { n: "y", v: 1, done: false },
+      ],
+      s: "abc",
+      o: { w: 1 },
+    };
+
+    it.each([
+      [
+        "a[?n==x].v",
+        /^x in "a\[\?n==x\]\.v" is a field name in JMESPath, and the data has no field x, so the comparison matched nothing: write the string in single quotes, 'x'/,
+      ],
+      ["a[?z == n && v > `1`]", /^z in .* write the string in single quotes, 'z'/],
+      ["a[?done == null]", /^null in .* write null as a literal in backticks: `null`$/],
+    ])("%s is refused, naming the bare name and how to write the value", async (expression, message) => {
+      await expectSkillError(jsonQuery, { data, expression }, message);
+    });
+
+    it.each([
+      ["a.length", "a is an array", "length(a)"],
+      ["s.length", "s is a string", "length(s)"],
+      ["a[0].n.length", "a[0].n is a string", "length(a[0].n)"],
+    ])("%s is refused, saying length() gives the length", async (expression, what, written) => {
+      const error = await expectSkillError(
+        jsonQuery,
+        { data, expression },
+        /JMESPath has no \.length member/,
+      );
+      expect(error.message).toContain(`${what}`);
+      expect(error.message).toContain(`write ${written} for its length`);
+    });
+
+    it.each([
+      ["a[?n=='x'].v", [2]],
+      ["a[?n == n].v", [2, 1]],
+      ["a[?n == x || v > `1`].v", [2]],
+      ["a[?v > `5`]", []],
+      ["o.length", null],
+      ["missing.length", null],
+      ["length(a)", 2],
+    ])(
+      "%s is answered as it is: a match found, or no comparison with a missing name",
+      async (expression, result) => {
+        expect(await runSkill(jsonQuery, { data, expression })).toEqual({ result });
+      },
+    );
+
+    it("leaves a field the data has alone", async () => {
+      const withFields = { a: [{ n: "x", x: "y" }], length: 3, s: "abc" };
+      expect(await runSkill(jsonQuery, { data: withFields, expression: "a[?n == x]" })).toEqual({
+        result: [],
+      });
+      expect(await runSkill(jsonQuery, { data: withFields, expression: "s.length" })).toEqual({
+        result: null,
+      });
+    });
+  });
+
   it.each([
     ["a[?v>1].n", /invalid token \(Number\): "1" \(JMESPath writes a number as a literal in backticks: `1`/],
     ["$..n", /\(json\.query takes JMESPath, not JSONPath: write a\.b for \$\.a\.b, a\[\*\]\.n/],

@@ -4,7 +4,13 @@ import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
 import { isLightExpression } from "./lib/light-expression.js";
 import { loadMath, type RestrictedMath } from "./lib/math.js";
-import { mathjsNotation, parseHint, refuseCurrency, refuseThousandsSeparator } from "./lib/math-notation.js";
+import {
+  groupedDigitsNote,
+  mathjsNotation,
+  parseHint,
+  refuseCurrency,
+  refuseThousandsSeparator,
+} from "./lib/math-notation.js";
 
 /** Longer inputs are not "an expression" any more, and parsing cost grows with them. */
 const MAX_EXPRESSION_LENGTH = 2000;
@@ -76,6 +82,13 @@ export const mathEvaluate = defineSkill({
         `The result formatted with at most ${TEXT_PRECISION} significant digits, in plain notation from 1e-7 ` +
           "up to 1e21.",
       ),
+    note: z
+      .string()
+      .optional()
+      .describe(
+        "Present when the expression may not say what was meant: digits grouped as by a thousands separator " +
+          "inside brackets, such as sum(1,234), which are read as separate values (1 and 234).",
+      ),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   examples: [
@@ -106,7 +119,7 @@ export const mathEvaluate = defineSkill({
   async run(params) {
     const loaded = await loadMath();
     const { math } = loaded;
-    const { compiled } = prepareCached(loaded, params.expression);
+    const { compiled, note } = prepareCached(loaded, params.expression);
     let result: unknown;
     try {
       // A fresh scope per call: variables never leak between executions or owners.
@@ -116,7 +129,8 @@ export const mathEvaluate = defineSkill({
         cause: err,
       });
     }
-    return describeResult(math, lastResult(math, result));
+    const answer = describeResult(math, lastResult(math, result));
+    return note === undefined ? answer : { ...answer, note };
   },
 });
 
@@ -124,6 +138,8 @@ export const mathEvaluate = defineSkill({
 interface PreparedExpression {
   compiled: EvalFunction;
   light: boolean;
+  /** What the answer tells of a reading the caller may not have meant (groupedDigitsNote). */
+  note: string | undefined;
 }
 
 /**
@@ -152,7 +168,11 @@ function prepareCached({ math, parse }: RestrictedMath, expression: string): Pre
   refuseCurrency(expression);
   refuseThousandsSeparator(expression);
   const node = parseExpression(parse, expression);
-  const prepared = { compiled: node.compile(), light: isLightExpression(math, node) };
+  const prepared = {
+    compiled: node.compile(),
+    light: isLightExpression(math, node),
+    note: groupedDigitsNote(expression),
+  };
   preparedCache.set(expression, prepared);
   if (preparedCache.size > PREPARED_CACHE_SIZE) {
     const oldest = preparedCache.keys().next();

@@ -54,3 +54,34 @@ export function refuseThousandsSeparator(expression: string): void {
 export function parseHint(expression: string): string {
   return THOUSANDS.test(expression) ? ` (${THOUSANDS_HINT})` : "";
 }
+
+/**
+ * Digits grouped as a thousands separator writes them, whole: 1,234 or 100,200,300 (with a
+ * decimal part, 1,234.5), not within a longer number or a name.
+ */
+const GROUPED_DIGITS = /(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)/g;
+/** A string in quotes, whose commas are text. */
+const QUOTED_TEXT = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
+
+/**
+ * What to tell the caller of an expression mathjs read, where digits are grouped like a
+ * thousands separator (refuseThousandsSeparator leaves these: max(1,234) may well be two
+ * arguments): inside brackets each comma separates values, so sum(1,234) is 235, and
+ * a caller who meant one thousand two hundred thirty-four must learn it from the answer.
+ */
+export function groupedDigitsNote(expression: string): string | undefined {
+  const text = expression.replace(QUOTED_TEXT, (quoted) => " ".repeat(quoted.length));
+  const groups = [...new Set([...text.matchAll(GROUPED_DIGITS)].map((match) => match[0]))];
+  if (groups.length === 0) return undefined;
+  const readings = groups.map((group) => `${group} as ${inWords(group.split(","))}`).join("; ");
+  const whole = groups.map((group) => group.replaceAll(",", "")).join(", ");
+  return (
+    `Read ${readings}: a comma separates a function's arguments or a matrix's values. If ` +
+    `${groups.length === 1 ? "it was one number" : "they were numbers"}, write ${whole}, without thousands separators.`
+  );
+}
+
+/** "1 and 234", "100, 200 and 300". */
+function inWords(values: readonly string[]): string {
+  return `${values.slice(0, -1).join(", ")} and ${values.at(-1)}`;
+}

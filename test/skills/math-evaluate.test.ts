@@ -239,6 +239,31 @@ describe("math.evaluate's everyday notations", () => {
     expect((await runSkill(mathEvaluate, { expression: "[100,200,300]" })).text).toBe("[100, 200, 300]");
   });
 
+  // Left open in session 26: sum(1,234) was 235 without a word, where a user may have meant 1234.
+  it("says in a note how it read digits grouped like a thousands separator, keeping mathjs's reading", async () => {
+    expect(await runSkill(mathEvaluate, { expression: "sum(1,234)" })).toEqual({
+      value: 235,
+      type: "number",
+      text: "235",
+      note:
+        "Read 1,234 as 1 and 234: a comma separates a function's arguments or a matrix's values. If it was " +
+        "one number, write 1234, without thousands separators.",
+    });
+    expect((await runSkill(mathEvaluate, { expression: "[100,200,300]" })).note).toMatch(
+      /^Read 100,200,300 as 100, 200 and 300: .* write 100200300,/,
+    );
+    expect((await runSkill(mathEvaluate, { expression: "max(1,234.5, 5,678)" })).note).toMatch(
+      /^Read 1,234\.5 as 1 and 234\.5; 5,678 as 5 and 678: .* If they were numbers, write 1234\.5, 5678,/,
+    );
+  });
+
+  it.each(["max(1, 234)", "sum(12,34)", "max(1234,567)", 'concat("1,234", "a")', "sum([1, 2, 3])"])(
+    "adds no note to %s, where no digits are grouped like a thousands separator",
+    async (expression) => {
+      expect(await runSkill(mathEvaluate, { expression })).not.toHaveProperty("note");
+    },
+  );
+
   it("says in its description that log is natural and how to write the notations it does not read", () => {
     expect(mathEvaluate.description).toMatch(
       /`log\(x\)` is the natural logarithm \(log10\(x\) for base 10\)/,

@@ -2,6 +2,7 @@ import type { DateTime, Duration } from "luxon";
 import { z } from "zod";
 import { SkillError } from "../../src/core/skills/skill.js";
 import { lazy } from "./lazy.js";
+import { rfc2822ZoneAsOffset } from "./rfc2822-zone.js";
 import { readAnnotations } from "./time-annotations.js";
 import { refuseZoneAbbreviation, ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
 
@@ -32,7 +33,9 @@ export const timeInput = z
   .describe(
     'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01", "20240501", "2024"), ' +
       'optionally with a zone in brackets (RFC 9557, as Temporal writes it: "2026-11-01T01:30:00-05:00[America/New_York]", ' +
-      "the offset then being one the zone has at that time), RFC 2822, HTTP date, Unix seconds as a number " +
+      "the offset then being one the zone has at that time), RFC 2822 (with an offset, or one of its zones UT, GMT, " +
+      "Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT at the RFC's fixed offsets: EST is -05:00 in July too; other " +
+      "abbreviations are refused), HTTP date, Unix seconds as a number " +
       '(1714573800, not "1714573800"; not milliseconds), or "now".',
   );
 
@@ -177,8 +180,9 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
   return inRange(moment.setZone(zone), `${what} in ${zone}`);
 }
 
-function readText(luxon: Luxon, input: string, text: string, zone: string): DateTime | undefined {
+function readText(luxon: Luxon, input: string, written: string, zone: string): DateTime | undefined {
   const { DateTime } = luxon;
+  const text = rfc2822ZoneAsOffset(input, written);
   const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
   let beyondRange = false;
   for (const parser of parsers) {

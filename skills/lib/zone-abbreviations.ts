@@ -64,12 +64,17 @@ const LIKELY_ZONES: Record<string, string> = {
   ART: "America/Argentina/Buenos_Aires",
 };
 
+/** The IANA zones an abbreviation (in any case) usually stands for, when it is a known one. */
+export function likelyZones(abbreviation: string): string | undefined {
+  return LIKELY_ZONES[abbreviation.toUpperCase()];
+}
+
 /** Fails a time-zone abbreviation, naming the IANA zones it may stand for; lets any other name pass. */
 export function refuseZoneAbbreviation(zone: string): void {
   if (!ABBREVIATION.test(zone)) return;
   const upper = zone.toUpperCase();
   if (UNAMBIGUOUS.has(upper)) return;
-  const likely = LIKELY_ZONES[upper];
+  const likely = likelyZones(upper);
   throw new SkillError(
     `Time zone "${zone}" looks like an abbreviation, and abbreviations are ambiguous: use ` +
       (likely === undefined ? "an IANA name such as Europe/London, America/New_York or Asia/Tokyo" : likely) +

@@ -293,6 +293,66 @@ describe("a time-zone abbreviation", () => {
   });
 });
 
+// Left open in session 26: zone abbreviations were refused in zone params but read in an
+// RFC 2822 time without a rule said; "UT", which RFC 2822 defines, failed as a mismatched
+// weekday, and other abbreviations got "Cannot read the time".
+describe("a zone name in an RFC 2822 time", () => {
+  const inUtc = async (time: string) =>
+    ((await runSkill(timeConvert, { time, to_timezone: "UTC" })) as { iso: string }).iso;
+
+  it.each([
+    ["EST", "2024-07-01T20:00:00.000Z"],
+    ["EDT", "2024-07-01T19:00:00.000Z"],
+    ["CST", "2024-07-01T21:00:00.000Z"],
+    ["CDT", "2024-07-01T20:00:00.000Z"],
+    ["MST", "2024-07-01T22:00:00.000Z"],
+    ["MDT", "2024-07-01T21:00:00.000Z"],
+    ["PST", "2024-07-01T23:00:00.000Z"],
+    ["PDT", "2024-07-01T22:00:00.000Z"],
+    ["UT", "2024-07-01T15:00:00.000Z"],
+    ["GMT", "2024-07-01T15:00:00.000Z"],
+    ["Z", "2024-07-01T15:00:00.000Z"],
+    ["ut", "2024-07-01T15:00:00.000Z"],
+    ["pdt", "2024-07-01T22:00:00.000Z"],
+  ])(
+    "%s, one RFC 2822 defines, is read at the RFC's fixed offset, whatever the season",
+    async (zone, iso) => {
+      expect(await inUtc(`Mon, 01 Jul 2024 15:00:00 ${zone}`)).toBe(iso);
+    },
+  );
+
+  it("keeps an offset with the zone's name as a comment", async () => {
+    expect(await inUtc("Mon, 01 Jul 2024 15:00:00 +0100 (BST)")).toBe("2024-07-01T14:00:00.000Z");
+  });
+
+  it.each([
+    [
+      "Mon, 01 Jul 2024 15:00:00 BST",
+      /"BST" .* is not one RFC 2822 defines, and abbreviations are ambiguous: .*: BST may be Europe\/London/,
+    ],
+    [
+      "01 Jul 2024 15:00 CEST",
+      /"CEST" .* not one RFC 2822 defines.*Write the UTC offset instead, as in "01 Jul 2024 15:00 \+0100"/,
+    ],
+    ["Mon, 01 Jul 2024 15:00:00 IST", /not one RFC 2822 defines.*IST may be Asia\/Kolkata/],
+    [
+      "Mon, 01 Jul 2024 15:00:00 A",
+      /"A" .* is a military zone letter, which RFC 2822 says to read as an unknown offset/,
+    ],
+  ])("%s is refused, naming the zones RFC 2822 takes", async (time, message) => {
+    const error = await expectSkillError(timeConvert, { time, to_timezone: "UTC" }, message);
+    expect(error.message).toContain(
+      "RFC 2822 dates take UT, GMT, Z and the US zones EST, EDT, CST, CDT, MST, MDT, PST and PDT",
+    );
+  });
+
+  it("is described in the time param", () => {
+    expect(timeConvert.params.shape.time.description).toMatch(
+      /RFC 2822 \(with an offset, or one of its zones UT, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT at the RFC's fixed offsets: EST is -05:00 in July too; other abbreviations are refused\)/,
+    );
+  });
+});
+
 describe("a number of Unix milliseconds given as seconds", () => {
   it.each([
     ["time.convert", () => timeConvert.params.safeParse({ time: 1_700_000_000_000 }), "time"],

@@ -7,6 +7,7 @@ import { metadataWarnings, warnOfPoorMetadata } from "../../src/core/skills/skil
 import { GENERIC_TOOL_NAMES } from "../../src/mcp/generic-tools.js";
 import { warnOfToolNames } from "../../src/mcp/tool-names.js";
 import { capturedLog } from "../support/captured-log.js";
+import { otherWords } from "./fixtures/duplicate-words-skill.js";
 
 // Audit 26 F6 and F7: a broken skill definition stopped start-up with a raw TypeError or a
 // message leaving out the rule; examples the skill refuses, an empty title and poor
@@ -71,11 +72,19 @@ describe("a skill definition that cannot be served", () => {
     expect(message).toContain('txt: not a member this object takes; did you mean "text"?');
   });
 
-  it("names the id two skills share, at start-up and in the registry", () => {
+  // Left open in session 26: "another skill has the same id" named neither module.
+  it("names the id two skills share and the module and line each was declared at, at start-up and in the registry", () => {
+    const both =
+      /^Skill acme\.words: declared twice, in test\/skills\/skill-definition\.test\.ts:\d+ and in test\/skills\/fixtures\/duplicate-words-skill\.ts:5; each skill needs its own id$/;
+    expect(() => checkSkills([good, otherWords])).toThrow(both);
+    expect(() => new SkillRegistry([good, otherWords])).toThrow(both);
     expect(() => checkSkills([good, good])).toThrow(
-      "Skill acme.words: another skill has the same id; each skill needs its own",
+      /^Skill acme\.words: listed twice \(declared in test\/skills\/skill-definition\.test\.ts:\d+\); list it once$/,
     );
-    expect(() => new SkillRegistry([good, good])).toThrow("another skill has the same id");
+    // A copy spread from a skill has no declaration of its own: the other is still named.
+    expect(() => checkSkills([otherWords, variant({})])).toThrow(
+      "Skill acme.words: another skill has the same id (one declared in test/skills/fixtures/duplicate-words-skill.ts:5); each skill needs its own id",
+    );
   });
 
   it("passes every built-in skill", () => {

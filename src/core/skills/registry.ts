@@ -4,6 +4,7 @@ import { ServiceError } from "../errors.js";
 import { sensitiveMarkProblems } from "./sensitive-params.js";
 import type { Skill } from "./skill.js";
 import { definitionProblems, exampleProblems } from "./skill-definition.js";
+import { declaredAt } from "./skill-origin.js";
 import { strictParams } from "./strict-params.js";
 
 /** JSON Schema as produced by `z.toJSONSchema`. */
@@ -82,16 +83,34 @@ function checkedParams(params: Skill["params"]): z.ZodType {
  * twice): for start-up to check them before anything else reads them.
  */
 export function checkSkills(skills: readonly Skill[]): void {
-  const ids = new Set<string>();
+  const byId = new Map<string, Skill>();
   for (const skill of skills) {
     toCatalogSkill(skill);
-    if (ids.has(skill.id)) throw duplicateId(skill.id);
-    ids.add(skill.id);
+    const first = byId.get(skill.id);
+    if (first !== undefined) throw duplicateId(first, skill);
+    byId.set(skill.id, skill);
   }
 }
 
-function duplicateId(id: string): Error {
-  return new Error(`Skill ${id}: another skill has the same id; each skill needs its own`);
+/**
+ * Two skills with one id, naming where each was declared: an author adding a skill
+ * whose id a built-in or another module has must find the other module to rename one.
+ */
+function duplicateId(first: Skill, second: Skill): Error {
+  const prefix = `Skill ${second.id}:`;
+  const rule = "each skill needs its own id";
+  if (first === second) {
+    const where = declaredAt(first);
+    return new Error(`${prefix} listed twice${where ? ` (declared in ${where})` : ""}; list it once`);
+  }
+  const [one, other] = [declaredAt(first), declaredAt(second)];
+  if (one === undefined || other === undefined) {
+    const known = one ?? other;
+    return new Error(
+      `${prefix} another skill has the same id${known ? ` (one declared in ${known})` : ""}; ${rule}`,
+    );
+  }
+  return new Error(`${prefix} declared twice, in ${one} and in ${other}; ${rule}`);
 }
 
 function skillRefused(skill: unknown, problems: readonly string[]): Error {
@@ -117,7 +136,8 @@ export class SkillRegistry {
   }
 
   add(skill: Skill): CatalogSkill {
-    if (this.skills.has(skill.id)) throw duplicateId(skill.id);
+    const existing = this.skills.get(skill.id);
+    if (existing !== undefined) throw duplicateId(existing.skill, skill);
     const entry = toCatalogSkill(skill);
     this.skills.set(skill.id, entry);
     this.names.add(skill.id);

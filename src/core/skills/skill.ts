@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Logger } from "../logger.js";
+import { recordDeclaration } from "./skill-origin.js";
 
 /**
  * What a skill's metadata says about its effects. They become MCP tool annotations and
@@ -129,11 +130,13 @@ export type Skill = SkillDefinition<AnyObjectSchema, AnyObjectSchema>;
 
 /**
  * Declares a skill. The identity function exists for inference: `run` gets its params
- * typed from the zod schema and must return what the result schema accepts.
+ * typed from the zod schema and must return what the result schema accepts. It notes
+ * where the skill was declared, for start-up's messages (skill-origin.ts).
  */
 export function defineSkill<P extends AnyObjectSchema, R extends AnyObjectSchema>(
   definition: SkillDefinition<P, R>,
 ): Skill {
+  recordDeclaration(definition, defineSkill);
   return definition as unknown as Skill;
 }
 

@@ -47,7 +47,7 @@ export async function runMcp(args: string[]): Promise<number> {
   const opened =
     values.remote === undefined
       ? await openEmbedded(config, secret, logger)
-      : await openRemote(values.remote, secret, config.mcp.tags);
+      : await openRemote(values.remote, secret, config.mcp, logger);
   if ("refused" in opened) {
     console.error(`skillport mcp: SKILLPORT_API_KEY does not work: ${opened.refused} ${CREATE_KEY_HINT}`);
     return 1;

@@ -12,6 +12,7 @@ import type { SkillportBackend } from "./backend.js";
 import { GuardedStdioTransport } from "./guarded-stdio-transport.js";
 import { createMcpServer } from "./mcp-server.js";
 import { MessageGuard } from "./message-guard.js";
+import type { SkillToolOptions } from "./tool-catalog.js";
 
 /**
  * A backend ready to answer tool calls, or why the key does not work. `finishWork` lets
@@ -89,20 +90,24 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
 
 /**
  * A running skillport at `baseUrl`, over REST with the official client, for the key of
- * `secret`: this process runs nothing itself and opens no store. `toolTags`
- * (SKILLPORT_MCP_TOOL_TAGS) are checked against its catalog, as embedded mode checks them.
+ * `secret`: this process runs nothing itself and opens no store. Its catalog is checked
+ * against `tools` as embedded mode checks its own at start-up: a SKILLPORT_MCP_TOOL_TAGS
+ * tag no skill has is refused, and skills past SKILLPORT_MCP_MAX_TOOLS are warned of.
  */
 export async function openRemote(
   baseUrl: string,
   secret: string,
-  toolTags: readonly string[] = [],
+  tools: SkillToolOptions,
+  logger: Logger,
 ): Promise<Opened> {
   checkRemoteUrl(baseUrl);
-  const [{ Skillport: SkillportClient }, { RemoteBackend }, { checkToolTags }] = await Promise.all([
-    import("../client/index.js"),
-    import("./remote-backend.js"),
-    import("./tool-tags.js"),
-  ]);
+  const [{ Skillport: SkillportClient }, { RemoteBackend }, { checkToolTags }, { warnOfSkillsPastToolCap }] =
+    await Promise.all([
+      import("../client/index.js"),
+      import("./remote-backend.js"),
+      import("./tool-tags.js"),
+      import("./tool-catalog.js"),
+    ]);
   // A refusal (429 above all) is the tool call's answer, at once, as in embedded mode; the
   // assistant decides whether to call again. A lost answer is retried: the run it may
   // have started is then answered by its record, instead of a failure that an assistant
@@ -111,10 +116,15 @@ export async function openRemote(
   let backend: Awaited<ReturnType<typeof RemoteBackend.connect>>;
   try {
     backend = await RemoteBackend.connect(client);
-    // The catalog the tools are listed from (fetched now rather than at the first
-    // tools/list). A key over its rate limit gets none yet: its tags are not checked.
-    const skills = toolTags.length > 0 ? await backend.skills("list") : [];
-    if (skills.length > 0) checkToolTags(toolTags, skills);
+    // The catalog the tools are listed from, fetched now rather than at the first
+    // tools/list (which then uses it). A key over its rate limit gets none yet: nothing
+    // is checked or warned of.
+    const skills = await backend.skills("list");
+    if (skills.length > 0) {
+      if (tools.tags.length > 0) checkToolTags(tools.tags, skills);
+      const catalog = skills.map((skill) => ({ id: skill.skill_id, tags: skill.tags }));
+      warnOfSkillsPastToolCap(catalog, tools, logger);
+    }
   } catch (err) {
     await client.close();
     if (err instanceof ServiceError && err.status === 401) {

@@ -42,6 +42,34 @@ describe("skillport mcp --remote at start-up", () => {
     expect(known.code, known.stderr).toBe(0);
   });
 
+  // Left open in session 26: past SKILLPORT_MCP_MAX_TOOLS, embedded mode named the skills
+  // left without a tool and --remote said nothing.
+  it("warns of the skills past SKILLPORT_MCP_MAX_TOOLS in the remote catalog, as embedded mode does", async () => {
+    const env = { SKILLPORT_MCP_MAX_TOOLS: "20", SKILLPORT_LOG_LEVEL: "warn" };
+    const [embedded, remote] = await Promise.all([
+      mcp(["--data-dir", server().dataDir], env),
+      mcp(["--remote", server().baseUrl], env),
+    ]);
+    const capWarning = (stderr: string) =>
+      stderr
+        .split("\n")
+        .filter((line) => line.includes("skills_without_tool"))
+        .map((line) => {
+          const { level, msg, skills_without_tool, max_tools } = JSON.parse(line);
+          return { level, msg, skills_without_tool, max_tools };
+        });
+    expect(embedded.code, embedded.stderr).toBe(0);
+    expect(remote.code, remote.stderr).toBe(0);
+    const [warning] = capWarning(embedded.stderr);
+    expect(warning).toMatchObject({
+      level: 40,
+      max_tools: 20,
+      skills_without_tool: ["util.wait", "units.convert"].sort(),
+    });
+    expect(warning?.msg).toMatch(/over SKILLPORT_MCP_MAX_TOOLS=20: 2 of them, the last by id, get none/);
+    expect(capWarning(remote.stderr)).toEqual([warning]);
+  });
+
   it("says --remote must be the server's base URL for one without a scheme or ending in /mcp or /v1", async () => {
     const { host } = new URL(server().baseUrl);
     for (const url of [host, `${server().baseUrl}/mcp`, `${server().baseUrl}/v1/`]) {

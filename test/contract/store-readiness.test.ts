@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { damageTable } from "../store/support/damage-table.js";
-import { bodyOf, createKey, eventually, startServer, type TestServer } from "./harness.js";
+import {
+  bodyOf,
+  createKey,
+  type ExecutionRecord,
+  eventually,
+  startServer,
+  type TestServer,
+} from "./harness.js";
 
 // Audit 18, finding 1: a database file deleted or replaced while the server runs left
 // `/readyz` at 200 "store": "ok", while everything written from then on went to the old,
@@ -46,6 +53,77 @@ describe("contract: readiness when the database file goes away or is damaged", {
     await eventually(async () =>
       server.logs().includes("the database file was deleted or replaced while open") ? true : undefined,
     );
+  });
+
+  // Audit 27, finding 3: only a probe noticed; execute requests were still answered 200
+  // with records written into the deleted file.
+  it("answers an execute 503 service_unavailable once the database file is deleted, with no probe first", async () => {
+    const server = await start();
+    const key = await server.createRoomyKey({ name: "deleted-file" });
+    rmSync(join(server.dataDir, "skillport.db"));
+    const res = await server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "math.evaluate", params: { expression: "1 + 1" } },
+    });
+    expect(res.status, res.text).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("service_unavailable");
+  });
+
+  // Audit 27, finding 2: with skillport.db-wal deleted, every record was committed into the
+  // unlinked WAL and answered 200, /readyz stayed ready, nothing was logged, and a restart
+  // after a kill found none of them.
+  it("keeps what was answered when the WAL is deleted, then answers 503 and not ready, with one error line", async () => {
+    const server = await start();
+    const key = await server.createRoomyKey({ name: "deleted-wal" });
+    const execute = (expression: string) =>
+      server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "math.evaluate", params: { expression } },
+      });
+    const answered: ExecutionRecord[] = [];
+    const first = await execute("1 + 1");
+    expect(first.status, first.text).toBe(200);
+    answered.push(bodyOf<ExecutionRecord>(first));
+    rmSync(join(server.dataDir, "skillport.db-wal"));
+
+    // The request whose commit meets the deleted WAL is answered as stored only if its
+    // record was written back into the database file; every later one is refused.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await execute(`${i} * 7`);
+      statuses.push(res.status);
+      if (res.status === 200) answered.push(bodyOf<ExecutionRecord>(res));
+      else {
+        expect(res.status, res.text).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("5");
+        expect(bodyOf<{ error: { code: string } }>(res).error.code).toBe("service_unavailable");
+      }
+    }
+    expect(statuses.slice(1)).toEqual([503, 503, 503]);
+    const ready = await server.request("GET", "/readyz");
+    expect(ready.status, ready.text).toBe(503);
+    expect(bodyOf<Readiness>(ready).store).toBe("down");
+    const lines = await eventually(async () => {
+      const found = server
+        .logs()
+        .split("\n")
+        .filter((line) => line.includes("WAL file was deleted while open"));
+      return found.length > 0 ? found : undefined;
+    });
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ level: 50, written_back: true });
+
+    // A crash now loses nothing that was answered.
+    server.child.kill("SIGKILL");
+    await server.exited;
+    const next = await startServer({ dataDir: server.dataDir });
+    servers.push(next);
+    for (const record of answered) {
+      const res = await next.request("GET", `/v1/executions/${record.id}`, { key: key.secret });
+      expect(res.status, res.text).toBe(200);
+      expect(bodyOf<ExecutionRecord>(res)).toMatchObject({ id: record.id, status: "completed" });
+    }
   });
 
   it("answers /readyz 503 store down once another file replaces the database file", async () => {

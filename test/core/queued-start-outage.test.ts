@@ -131,7 +131,7 @@ describe("a queued execution whose start the store refuses", () => {
     expect(refused.message).toBe(
       `The execution ${record.id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
         `repeat the cancel after Retry-After, unless GET /v1/executions/${record.id} shows it cancelled by then ` +
-        "(this process records it as soon as the store is back).",
+        "(this process records it as soon as the store is back, unless it stops first).",
     );
     expect(refused.message).not.toContain("ran");
 

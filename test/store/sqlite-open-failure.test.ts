@@ -1,5 +1,10 @@
+import { rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Database } from "../../src/store/sqlite/driver.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { NewerSchemaError } from "../../src/store/sqlite/migrations.js";
 import { describeStoreFailure } from "../../src/store/sqlite/open-failure.js";
 
@@ -45,6 +50,34 @@ describe("sqlite: why a store cannot be opened, and what to do", () => {
       `${STORE}: The database schema is version 9, newer than this skillport knows (7); ` +
         'a newer skillport wrote it: run that version, or restore a backup made by this one (docs/deploy.md, "Backups")',
     );
+  });
+
+  // Audit 27, finding 2: a WAL deleted while another process wrote through it left the
+  // shared-memory index counting frames the new WAL lacks; every other command then failed
+  // SQLITE_IOERR_SHORT_READ at open and was told the disk was probably full.
+  it("says a WAL that does not match its database (deleted while in use) is the likely cause of a short read", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "skillport-short-read-"));
+    const file = join(dataDir, "skillport.db");
+    const other = new Database(file);
+    try {
+      other.pragma("journal_mode = WAL");
+      other.exec("create table t (k)");
+      other.exec("insert into t values (1)");
+      rmSync(`${file}-wal`);
+      other.exec("insert into t values (2)");
+      let message = "";
+      try {
+        await openSqliteStore({ dataDir }).close();
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain("[SQLITE_IOERR_SHORT_READ]");
+      expect(message).toContain("deleted or replaced while another skillport process had it open");
+      expect(message).not.toContain("probably full");
+    } finally {
+      other.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("describes nothing for an error that says nothing about the file", () => {

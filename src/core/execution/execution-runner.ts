@@ -23,6 +23,9 @@ import { OutcomeRecorder } from "./save-outcome.js";
 import { skillContext } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
 
+/** How long the stop tries refused outcomes again at least, even past its deadline. */
+const LAST_OUTCOME_TRIES_MS = 1_000;
+
 export interface ExecutionRunnerOptions {
   registry: SkillRegistry;
   store: Store;
@@ -177,7 +180,9 @@ export class ExecutionRunner {
       withParamsKept(orphan, this.options.registry),
       failedOutcome(
         "execution_interrupted",
-        "The process running the execution stopped before it ended.",
+        // True of a run cut off midway and of one that ended but whose outcome the store
+        // refused until its process stopped (`UnsavedOutcomes`, which logged that outcome).
+        "The process running the execution stopped before its outcome was recorded.",
         runningFor(orphan, cutOffAtMs),
       ),
       cutOffAtMs,
@@ -223,9 +228,10 @@ export class ExecutionRunner {
   /**
    * Stops taking work, lets running executions finish until `deadlineMs`, then aborts the
    * rest (they end `execution_interrupted`). Queued ones stay queued in the store for the
-   * next process to run.
+   * next process to run. Outcomes the store refused are tried again until the deadline.
    */
   async stop(deadlineMs: number): Promise<void> {
+    const stopAt = Date.now() + deadlineMs;
     this.accepting = false;
     this.queue.stop();
     this.presence.stop();
@@ -239,7 +245,9 @@ export class ExecutionRunner {
     await Promise.race([all(), deadline]);
     for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();
-    await this.outcomes.stop();
+    // Outcomes the store refuses (a full disk) are tried until the deadline, and for a
+    // moment at least when the runs took all of it (within the shutdown's grace).
+    await this.outcomes.stop(Math.max(stopAt - Date.now(), LAST_OUTCOME_TRIES_MS));
     await this.presence.retire();
   }
 

@@ -116,9 +116,9 @@ export class OutcomeRecorder {
     return stored;
   }
 
-  /** Gives up the outcomes still refused, after a last attempt each (see `UnsavedOutcomes.stop`). */
-  stop(): Promise<void> {
-    return this.unsaved.stop();
+  /** Tries the outcomes still refused until `withinMs` has passed, then gives them up (see `UnsavedOutcomes.stop`). */
+  stop(withinMs: number): Promise<void> {
+    return this.unsaved.stop(withinMs);
   }
 
   /** Tells the execution's followers its terminal record, as stored. */
@@ -164,7 +164,7 @@ function notStoredMessage({ id, status, started_at }: ExecutionRecord): string {
   if (started_at !== null) {
     return (
       `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
-      `it is recorded as soon as the store is back (${shown}). ` +
+      `it is recorded as soon as the store is back (${shown}), unless this process stops first (it is then recorded failed, execution_interrupted). ` +
       "Repeating the request runs the skill again unless it carries the same Idempotency-Key."
     );
   }
@@ -172,11 +172,11 @@ function notStoredMessage({ id, status, started_at }: ExecutionRecord): string {
     return (
       `The execution ${id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
       `repeat the cancel after Retry-After, unless ${shown} shows it cancelled by then ` +
-      "(this process records it as soon as the store is back)."
+      "(this process records it as soon as the store is back, unless it stops first)."
     );
   }
   return (
     `The execution ${id} ended ${status} before it started (the skill never ran), but the store is unavailable and could not record it yet; ` +
-    `it is recorded as soon as the store is back (${shown}).`
+    `it is recorded as soon as the store is back (${shown}), unless this process stops first (it is then recorded failed, execution_interrupted).`
   );
 }

@@ -18,12 +18,17 @@ export interface UnsavedOutcomesOptions {
   logger: Logger;
 }
 
+/** While the process stops, the outcomes still refused are tried again this often. */
+const STOP_RETRY_MS = 250;
+
 /**
  * Terminal records the store refused (a database out of reach, a full disk), stored again
  * until it takes them. The execution has ended; without this its record would stay
  * `running` for as long as this process lives, its outcome lost, since recovery takes over
- * only the executions of processes that died. `stop` makes a last attempt and gives up:
- * the next start ends what is left `execution_interrupted`.
+ * only the executions of processes that died. `stop` keeps trying until its deadline, then
+ * gives up and logs each outcome it drops (audit 27, finding 1: a count alone let no
+ * operator mend the records): the next start ends what is left `execution_interrupted`,
+ * saying only that the process stopped before its outcome was recorded.
  */
 export class UnsavedOutcomes {
   /** By execution id: the record to store and the timer of its next attempt. */
@@ -35,17 +40,50 @@ export class UnsavedOutcomes {
     this.schedule(execution, FIRST_RETRY_MS);
   }
 
-  /** Cancels the retries, after one last attempt each. */
-  async stop(): Promise<void> {
-    const left = [...this.retries.values()].map(({ execution, timer }) => {
+  /**
+   * Tries the outcomes still refused again and again for `withinMs` (at least once each),
+   * then gives up on those the store still refuses, each logged as an error with what the
+   * operator needs to mend its record: the execution, its skill and how it ended (never its
+   * params or result).
+   */
+  async stop(withinMs: number): Promise<void> {
+    let left = [...this.retries.values()].map(({ execution, timer }) => {
       clearTimeout(timer);
       return execution;
     });
     this.retries.clear();
-    const attempts = await Promise.allSettled(left.map((execution) => this.options.save(execution)));
-    const lost = attempts.filter((attempt) => attempt.status === "rejected").length;
-    if (lost > 0)
-      this.options.logger.warn({ count: lost }, "stopped with terminal records the store refused");
+    let timeUp = false;
+    const deadline = setTimeout(() => {
+      timeUp = true;
+    }, withinMs);
+    for (;;) {
+      const attempts = await Promise.allSettled(left.map((execution) => this.options.save(execution)));
+      attempts.forEach((attempt, i) => {
+        const execution = left[i];
+        if (attempt.status === "fulfilled" && execution) this.savedAtLast(execution, attempt.value);
+      });
+      left = left.filter((_, i) => attempts[i]?.status === "rejected");
+      if (left.length === 0 || timeUp) break;
+      await new Promise((resolve) => setTimeout(resolve, STOP_RETRY_MS));
+    }
+    clearTimeout(deadline);
+    for (const { record } of left) {
+      this.options.logger.error(
+        {
+          execution_id: record.id,
+          skill_id: record.skill_id,
+          status: record.status,
+          finished_at: record.finished_at,
+          error_code: record.error?.code ?? null,
+        },
+        "stopped with an execution's outcome the store refused: it is lost, and the next start records the execution failed (execution_interrupted); its real outcome is this line's status",
+      );
+    }
+  }
+
+  private savedAtLast(execution: KeptExecution, stored: StoredExecution): void {
+    this.options.logger.info({ execution_id: execution.record.id }, "stored an execution's outcome at last");
+    this.options.onSaved(stored);
   }
 
   private schedule(execution: KeptExecution, delayMs: number): void {
@@ -54,8 +92,7 @@ export class UnsavedOutcomes {
       this.options.save(execution).then(
         (stored) => {
           this.retries.delete(id);
-          this.options.logger.info({ execution_id: id }, "stored an execution's outcome at last");
-          this.options.onSaved(stored);
+          this.savedAtLast(execution, stored);
         },
         () => {
           // Unless `stop` came meanwhile.

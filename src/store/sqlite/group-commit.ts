@@ -1,5 +1,6 @@
 import type { Logger } from "../../core/logger.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
+import { StoreFileLostError } from "./store-files.js";
 import type { StoreHealth } from "./store-health.js";
 
 interface Waiter {
@@ -141,7 +142,10 @@ export class GroupCommit {
           this.health?.failed(err);
           // The writes are committed but may not survive a power cut: their callers must
           // not be told they are durable.
-          this.logger.error({ err, writes: covered.length }, "fsync of the WAL failed");
+          // A lost file is logged once, where it is found (`StoreFiles`), not for each batch.
+          if (!(err instanceof StoreFileLostError)) {
+            this.logger.error({ err, writes: covered.length }, "fsync of the WAL failed");
+          }
           for (const waiter of covered) waiter.reject(err);
         },
       )

@@ -9,7 +9,6 @@ import { ensureDirectory, ensurePrivateFile } from "./data-directory.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 import { SqliteEmbeddingStore } from "./embedding-store.js";
 import { SqliteExecutionStore } from "./execution-store.js";
-import { fileIdentity } from "./file-identity.js";
 import { GroupCommit } from "./group-commit.js";
 import { SqliteIdempotencyStore } from "./idempotency-store.js";
 import { SqliteKeyStore } from "./key-store.js";
@@ -21,6 +20,7 @@ import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
 import { describeStoreFailure, reasonOf, storeName } from "./open-failure.js";
 import { isSqliteOutage } from "./outage.js";
+import { StoreFileLostError, StoreFiles } from "./store-files.js";
 import { StoreHealth } from "./store-health.js";
 import { SqliteUsageStore } from "./usage-store.js";
 import { createWalSync } from "./wal-sync.js";
@@ -80,18 +80,22 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const filePath = databaseFileIn(options.dataDir, options.fileName);
   const { db, limiterDb } = openFile(options.dataDir, filePath, options.dataDirSetting);
   const logger = options.logger ?? silentLogger;
-  const openedFile = fileIdentity(filePath);
   const walSync = createWalSync(filePath);
+  const files = new StoreFiles({ filePath, wal: walSync, db, others: [limiterDb], logger });
   const health = new StoreHealth({ logger, filePath });
   // Before the stores prepare their statements, so that each read reports how it went.
   health.watchReads(db);
-  const writer = new GroupCommit(db, logger, walSync.sync, health);
+  // A batch is stored once it is on disk in the files at the paths: one written to a file
+  // deleted meanwhile fails as an outage (`StoreFiles`), and no later one is taken.
+  const syncWal = async () => {
+    await walSync.sync();
+    files.assertKept();
+  };
+  const writer = new GroupCommit(db, logger, syncWal, health);
   const keyChanges = new ChangeSignal(`${filePath}-keys`);
   const noteChanges = new ChangeSignal(`${filePath}-notes`);
   const ping = db.prepare("select 1 as one").pluck();
   let closed = false;
-  /** Logged once when the probe first finds the file gone, not at every probe. */
-  let fileGone = false;
 
   return withNulRule({
     keys: new SqliteKeyStore(db, writer, options.clock ?? systemClock, keyChanges),
@@ -105,23 +109,13 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     learnedQueries: new SqliteLearnedQueryStore(db, noteChanges),
     groupCommitStats: writer.stats,
     /**
-     * Not ready while the file at the path is not the one opened (deleted or replaced:
-     * what is written now would be lost, or break the new file at the next start), while
-     * writes fail or while a read that failed still does (see `StoreHealth`); `select 1`
-     * alone answers from the open connection either way.
+     * Not ready once the files at the paths are not the ones opened (deleted or replaced:
+     * what is written now would be lost, or break the new file at the next start; see
+     * `StoreFiles`), while writes fail or while a read that failed still does (see
+     * `StoreHealth`); `select 1` alone answers from the open connection either way.
      */
     async ping() {
-      if (fileIdentity(filePath) !== openedFile) {
-        if (!fileGone) {
-          logger.error(
-            { path: filePath },
-            "the database file was deleted or replaced while open (this process still writes to the old one): not ready",
-          );
-        }
-        fileGone = true;
-        return false;
-      }
-      fileGone = false;
+      if (!files.check()) return false;
       if (!health.ok) health.retryFailedReads();
       if (!health.ok) return false;
       try {
@@ -134,8 +128,12 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async close() {
       if (closed) return;
       closed = true;
+      files.close();
       try {
-        await writer.close();
+        // Once the files are lost, the last fsync fails as every write does: nothing more can be kept.
+        await writer.close().catch((err: unknown) => {
+          if (!(err instanceof StoreFileLostError)) throw err;
+        });
       } finally {
         walSync.close();
         keyChanges.close();

@@ -15,6 +15,14 @@ const PERMISSIONS_HINT =
   "check the owner and mode of the file and of its directory, and that the filesystem is not mounted read-only";
 
 /**
+ * SQLITE_IOERR_SHORT_READ at open: the WAL is shorter than the shared-memory index beside
+ * it says, which is what a `skillport.db-wal` deleted (or replaced) while another process
+ * had it open leaves (audit 27, finding 2); a failing disk reads short too.
+ */
+const SHORT_READ_HINT =
+  "the WAL file beside the database (skillport.db-wal) does not match it, most likely deleted or replaced while another skillport process had it open: stop every skillport process on this data directory and start again (the last one to stop writes its data back); if none was running, the disk may be failing";
+
+/**
  * The SQLite store at `place` and why it cannot be used, in one line with what to do
  * (audit 22, operations #2): `the SQLite store /srv/data/skillport.db (data directory from
  * SKILLPORT_DATA_DIR or --data-dir): file is not a database [SQLITE_NOTADB]; …`. Undefined
@@ -47,6 +55,8 @@ function storeFailureHint(err: unknown, { filePath, dataDirSetting }: StoreFileP
   if (err instanceof NewerSchemaError) {
     return `a newer skillport wrote it: run that version, or restore a backup made by this one (${BACKUP_HINT})`;
   }
+  // Before its primary code's hint: a short read at open is rarely a full disk.
+  if (err instanceof Database.SqliteError && err.code === "SQLITE_IOERR_SHORT_READ") return SHORT_READ_HINT;
   switch (failureCode(err)) {
     case "SQLITE_CANTOPEN":
       if (isDirectory(filePath)) {

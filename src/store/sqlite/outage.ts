@@ -1,4 +1,5 @@
 import { Database } from "./driver.js";
+import { StoreFileLostError } from "./store-files.js";
 
 /**
  * SQLite's primary result codes (https://sqlite.org/rescode.html) that say the database
@@ -29,9 +30,10 @@ const OUTAGE_ERRNOS = new Set(["EIO", "ENOSPC", "EDQUOT", "EROFS"]);
 /**
  * True when `err` means the SQLite store cannot serve now (see `Store.isOutage`). Extended
  * codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED, SQLITE_BUSY_SNAPSHOT…) count as
- * their primary code.
+ * their primary code. So does a write the store refuses once its files are lost (`StoreFiles`).
  */
 export function isSqliteOutage(err: unknown): boolean {
+  if (err instanceof StoreFileLostError) return true;
   if (err instanceof Database.SqliteError) {
     const primary = /^SQLITE_[A-Z]+/.exec(err.code)?.[0];
     return primary !== undefined && OUTAGE_CODES.has(primary);

@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import type { ServiceError } from "../../src/core/errors.js";
+import { isTerminal } from "../../src/core/execution/record.js";
+import type { ExecutionStore, Store } from "../../src/core/ports.js";
+import { Database } from "../../src/store/sqlite/driver.js";
+import { capturingLogger } from "../support/capturing-logger.js";
+import { type Core, makeCore } from "./make-core.js";
+import { testSkills } from "./test-skills.js";
+
+// Audit 27, finding 1: a sync execution that ran to its end while the disk was full was
+// answered 503 "it is recorded as soon as the store is back". A stop before then made one
+// last attempt, logged a count and dropped the outcome; the next start stored it
+// `failed`/`execution_interrupted`, "stopped before it ended", which was false, and no line
+// named the execution or how it had really ended.
+
+const outage = new Database.SqliteError("database or disk is full", "SQLITE_FULL");
+
+/** The store, except that it refuses terminal records while `down.terminal`, as a full disk does. */
+function refusingOutcomes(down: { terminal: boolean }) {
+  return (store: Store): Store => {
+    const { executions } = store;
+    const save: ExecutionStore["save"] = async (execution) => {
+      if (down.terminal && isTerminal(execution.record.status)) throw outage;
+      return executions.save(execution);
+    };
+    return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
+  };
+}
+
+describe("an execution's outcome the store refuses when the process stops", () => {
+  const dirs: string[] = [];
+  const cores: Core[] = [];
+  afterEach(async () => {
+    for (const core of cores.splice(0)) {
+      await core.skillport.stop(0);
+      await core.skillport.close();
+    }
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function coreOn(dir: string, options: Parameters<typeof makeCore>[1] = {}) {
+    const core = await makeCore(testSkills, { ...options, store: "sqlite", dir, clock: systemClock });
+    cores.push(core);
+    return core;
+  }
+
+  /** Runs test.echo while the store refuses outcomes: the 503 and the execution's id. */
+  async function refusedRun(core: Core): Promise<{ refused: ServiceError; id: string }> {
+    const key = await core.keyFor();
+    const refused = await core.run(key, "test.echo", { text: "secret-ish params" }).then(
+      () => expect.unreachable("the outcome was stored with the store refusing it"),
+      (err: unknown) => err as ServiceError,
+    );
+    const id = /^The execution (exec_\w+) /.exec(refused.message)?.[1] ?? "";
+    return { refused, id };
+  }
+
+  it("is stored during the stop once the store takes it again before the deadline", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    const down = { terminal: true };
+    const core = await coreOn(dir, { wrapStore: refusingOutcomes(down) });
+    const { refused, id } = await refusedRun(core);
+    expect(refused.message).toContain("it is recorded as soon as the store is back");
+    expect(refused.message).toContain("unless this process stops first");
+
+    // Space is freed while the process stops: within its deadline, the outcome is stored.
+    setTimeout(() => {
+      down.terminal = false;
+    }, 400);
+    await core.skillport.stop(3_000);
+    expect((await core.skillport.store.executions.get(id))?.record).toMatchObject({
+      status: "completed",
+      result: { text: "secret-ish params" },
+    });
+  });
+
+  it("is logged by id, skill and status when given up, and the next start's record does not claim the run was cut off", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    const lines: Record<string, unknown>[] = [];
+    const core = await coreOn(dir, {
+      wrapStore: refusingOutcomes({ terminal: true }),
+      logger: capturingLogger(lines),
+    });
+    const { id } = await refusedRun(core);
+    await core.skillport.stop(300);
+    const lost = lines.filter((line) => line.level === "error" && line.execution_id === id);
+    expect(lost).toEqual([
+      {
+        level: "error",
+        execution_id: id,
+        skill_id: "test.echo",
+        status: "completed",
+        finished_at: expect.any(String),
+        error_code: null,
+        msg: expect.stringContaining("stopped with an execution's outcome the store refused"),
+      },
+    ]);
+    // Neither its params nor its result reach the log.
+    expect(JSON.stringify(lines)).not.toContain("secret-ish params");
+    await core.skillport.close();
+    cores.splice(cores.indexOf(core), 1);
+
+    // The next start ends it, saying what is true whether it ran to its end or not.
+    const next = await coreOn(dir);
+    await expect
+      .poll(async () => (await next.skillport.store.executions.get(id))?.record.status, { timeout: 10_000 })
+      .toBe("failed");
+    expect((await next.skillport.store.executions.get(id))?.record.error).toEqual({
+      code: "execution_interrupted",
+      message: "The process running the execution stopped before its outcome was recorded.",
+    });
+  }, 20_000);
+});

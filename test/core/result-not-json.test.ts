@@ -99,3 +99,45 @@ describe("a terminal record the store refuses for good (not an outage)", () => {
     );
   });
 });
+
+describe("a terminal record the store refuses for good, then the store has an outage", () => {
+  it("keeps the failed record for the retries, tells the caller it ended failed, and stores it once the store is back", async () => {
+    await core.cleanup();
+    const outage = new Error("connect ECONNREFUSED (an outage)");
+    let outages = 0;
+    core = await makeCore(testSkills, {
+      store: "sqlite",
+      clock: systemClock,
+      logger: capturing(),
+      wrapStore: (store) => {
+        const { executions } = store;
+        const save: ExecutionStore["save"] = (execution) => {
+          if (execution.record.result?.text === "unstorable") {
+            return Promise.reject(new TypeError("Do not know how to serialize this"));
+          }
+          // The failed record meets the store down once, then the store is back.
+          if (execution.record.status === "failed" && outages++ === 0) return Promise.reject(outage);
+          return executions.save(execution);
+        };
+        return {
+          ...store,
+          isOutage: (err: unknown) => err === outage || store.isOutage(err),
+          executions: Object.assign(Object.create(executions) as ExecutionStore, { save }),
+        };
+      },
+    });
+    key = await core.keyFor();
+    const answer = await core.run(key, "test.echo", { text: "unstorable" }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(answer).toMatchObject({ code: "service_unavailable" });
+    expect((answer as Error).message).toMatch(/ended failed/);
+    const id = /exec_\w+/.exec((answer as Error).message)?.[0] ?? "";
+    await expect
+      .poll(async () => (await core.skillport.store.executions.get(id))?.record.status, { timeout: 5_000 })
+      .toBe("failed");
+    const stored = await core.skillport.store.executions.get(id);
+    expect(stored?.record.error?.message).toMatch(/ended completed, but its record could not be stored/);
+  });
+});

@@ -82,7 +82,7 @@ export class OutcomeRecorder {
    * and the caller would get a 5xx for a skill that ran, and retry it (contract.md: a
    * failure is a record). The execution ends `failed` instead, its result dropped; the
    * refusal is logged for the operator. Only if that record is refused too is the error
-   * thrown (and the record kept for retries).
+   * thrown (and, in an outage, the failed record kept for retries).
    */
   private async recordUnstorable(
     execution: KeptExecution,
@@ -109,8 +109,11 @@ export class OutcomeRecorder {
     try {
       stored = await saveOutcome(store.executions, failed);
     } catch (again) {
-      this.unsaved.add(ended);
-      throw store.isOutage(again) ? outcomeNotStored(ended, again) : err;
+      // The failed record is what can be stored: it is the one kept for the retries, and
+      // the one the caller is told about (`ended` would be refused again on every retry).
+      if (!store.isOutage(again)) throw again;
+      this.unsaved.add(failed);
+      throw outcomeNotStored(failed, again);
     }
     this.announce(stored);
     return stored;

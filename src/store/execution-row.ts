@@ -178,6 +178,18 @@ export function startParams(row: ExecutionRow): unknown[] {
   return params;
 }
 
+/**
+ * `pruneRunners`' statement (its one parameter: the heartbeat cutoff): the rows of runners
+ * silent since before it that hold no unfinished execution.
+ */
+export function pruneRunnersSql(placeholder: Placeholder): string {
+  return `delete from runners
+    where heartbeat_at < ${placeholder(1)}
+      and not exists (
+        select 1 from executions
+        where executions.runner_id = runners.id and executions.status in ${NOT_TERMINAL_SQL})`;
+}
+
 /** The runner columns an orphan query joins to each execution (null: the runner has no row). */
 export interface RunnerColumns {
   runner_id: string;

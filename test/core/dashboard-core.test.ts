@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AdminAuth, type AdminSession } from "../../src/core/admin/admin-auth.js";
+import {
+  AdminAuth,
+  type AdminSession,
+  type ExpiredSignInLink,
+  SIGN_IN_LINK_TTL_MS,
+} from "../../src/core/admin/admin-auth.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { keyStatus } from "../../src/core/keys/api-key.js";
@@ -18,8 +23,9 @@ beforeEach(async () => {
 });
 afterEach(() => core.cleanup());
 
-const sessionOf = (outcome: AdminSession | ServiceError): AdminSession => {
+const sessionOf = (outcome: AdminSession | ExpiredSignInLink | ServiceError): AdminSession => {
   if (outcome instanceof ServiceError) throw outcome;
+  if ("expired" in outcome) throw new Error("the sign-in link expired");
   return outcome;
 };
 
@@ -280,6 +286,23 @@ describe("AdminAuth", () => {
     const session = sessionOf(await admin.signIn(token, "10.0.0.1"));
     expect(admin.session(session.id)).toEqual(session);
     expect(await admin.signIn(token, "10.0.0.1")).toBeInstanceOf(ServiceError);
+  });
+
+  // Regression (audit 26, security): the newest link on the console stayed live for ever.
+  it("refuses a one-time token once its time is past, uncounted, and then only the next one works", async () => {
+    const admin = new AdminAuth(core.skillport.access, clock);
+    const fresh = admin.issueSignInToken() ?? "";
+    clock.advance(SIGN_IN_LINK_TTL_MS - 1);
+    sessionOf(await admin.signIn(fresh, "10.0.0.2"));
+
+    const stale = admin.issueSignInToken() ?? "";
+    clock.advance(SIGN_IN_LINK_TTL_MS);
+    for (let i = 0; i < 2; i++) await admin.signIn("wrong", "10.0.0.2");
+    // Not a guess, so not the third failure of this suite's limit of 3.
+    expect(await admin.signIn(stale, "10.0.0.2")).toEqual({ expired: true });
+    const next = admin.issueSignInToken() ?? "";
+    sessionOf(await admin.signIn(next, "10.0.0.2"));
+    expect(await admin.signIn(stale, "10.0.0.3")).toBeInstanceOf(ServiceError);
   });
 
   it("with a configured token, issues no links and accepts that token every time", async () => {

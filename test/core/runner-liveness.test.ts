@@ -298,6 +298,55 @@ describe("runners judging others after an outage of the store, or as they start"
   });
 });
 
+// Audit 26 (operations): the row of a runner that stopped without retiring (a crash,
+// SIGKILL) stayed in the store for ever, one more with each crash.
+describe("the rows of stopped runners", () => {
+  it("are removed once silent for forty stale periods, as seen by a runner watching that long, when they hold nothing unfinished", async () => {
+    const stepped = await steppedRunner();
+    const { store, clock } = stepped;
+    try {
+      await store.executions.heartbeat({ id: "runner_crashed", ...PEER, heartbeatAt: NOW - 3_600_000 });
+      const holding = await peerRunning(store, "runner_crashed_holding", NOW - 3_600_000);
+      const beatLive = () =>
+        store.executions.heartbeat({ id: "runner_live", ...PEER, heartbeatAt: clock.now() });
+      await beatLive();
+      await stepped.start();
+      // Forty stale periods of six beats: 240 beats. Until this runner has watched that long,
+      // the long silence proves nothing (the store may have been out of reach for all).
+      for (let beat = 1; beat <= 234; beat++) {
+        await beatLive();
+        await stepped.beat();
+      }
+      expect(await rowsOf(store, ["runner_crashed", "runner_live"])).toEqual([
+        "runner_crashed",
+        "runner_live",
+      ]);
+      for (let beat = 235; beat <= 246; beat++) {
+        await beatLive();
+        await stepped.beat();
+      }
+      // The one holding a run kept its row until that was taken over (at beat 6); then it went too.
+      expect(await statusOf(store, holding)).toBe("failed: execution_interrupted");
+      expect(await rowsOf(store, ["runner_crashed", "runner_crashed_holding", "runner_live"])).toEqual([
+        "runner_live",
+      ]);
+    } finally {
+      await stepped.stop();
+    }
+  });
+});
+
+/** Which of runners `ids` have a row: each is given a running execution, and their rows read as a look for orphans sees them. */
+async function rowsOf(store: Store, ids: string[]): Promise<string[]> {
+  for (const id of ids) await store.executions.save(makeExecution({ status: "running", runnerId: id }));
+  const rows = new Set<string>();
+  await store.executions.claimOrphans("runner_probe", (runner) => {
+    if (runner) rows.add(runner.id);
+    return false;
+  });
+  return ids.filter((id) => rows.has(id));
+}
+
 const BEAT_MS = 1_000;
 /** A peer on another machine. */
 const PEER = { host: "elsewhere (boot 5e0d2b71-8c3a-4f19-b6e2-7a9c0d4e1f35, pid:[4026531836])", pid: 1 };

@@ -6,6 +6,7 @@ import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { outageReporter } from "../../src/store/postgres/outage.js";
 import { openRedisLimiter } from "../../src/store/redis/index.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import { startFreezableProxy } from "../support/freezable-proxy.js";
 import {
   dropNamespace,
@@ -64,7 +65,7 @@ if (!services) {
     });
 
     /** A store on a schema of its own, connected to PostgreSQL at `url`. */
-    const openStore = async (url = databaseUrl, poolSize = 2): Promise<Store> => {
+    const openStore = async (url = databaseUrl, poolSize = 2, logger?: Logger): Promise<Store> => {
       const namespace = uniqueNamespace();
       const limiter = await openRedisLimiter({ redisUrl, keyPrefix: namespace.keyPrefix });
       cleanups.push(() => dropNamespace(services, namespace));
@@ -73,6 +74,7 @@ if (!services) {
         schema: namespace.schema,
         limiter,
         poolSize,
+        logger,
       }).catch(async (err: unknown) => {
         await limiter.close();
         throw err;
@@ -142,6 +144,48 @@ if (!services) {
           expect(heard.some((id) => id.startsWith("exec_after_"))).toBe(true);
         },
         { timeout: 45_000, interval: 500 },
+      );
+    });
+
+    // Audit 26 (operations #5): warnings said the signal channel was lost; nothing said it was back.
+    it("says in one info line when it listens for signals again, and after how long", async () => {
+      const lines: Record<string, unknown>[] = [];
+      const store = await openStore(databaseUrl, 2, capturingLogger(lines));
+      const signals = store.signals;
+      if (!signals) throw new Error("the PostgreSQL store has signals");
+      const heard: string[] = [];
+      signals.subscribe((signal) => heard.push(signal.executionId));
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      try {
+        // The listening connection, ended as a restart or an administrator would end it.
+        const { rowCount } = await admin.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity
+           where pid <> pg_backend_pid() and query ilike 'listen "skillport_%' and state = 'idle'
+             and backend_start > now() - interval '5 seconds'`,
+        );
+        expect(rowCount).toBeGreaterThanOrEqual(1);
+      } finally {
+        await admin.end();
+      }
+      await vi.waitFor(
+        () =>
+          expect(
+            lines.filter((line) => line.msg === "listening for signals on PostgreSQL again"),
+          ).toHaveLength(1),
+        { timeout: 10_000, interval: 100 },
+      );
+      const back = lines.find((line) => line.msg === "listening for signals on PostgreSQL again");
+      expect(back).toMatchObject({ level: "info", down_ms: expect.any(Number) });
+      expect(Object.keys(back ?? {}).sort()).toEqual(["down_ms", "level", "msg"]);
+      // And signals are heard again.
+      let sent = 0;
+      await vi.waitFor(
+        async () => {
+          await signals.publish({ type: "cancel", executionId: `exec_back_${++sent}`, from: "test" });
+          expect(heard.length).toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 200 },
       );
     });
 

@@ -5,6 +5,7 @@ import type { Store } from "../../src/core/ports.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { openRedisLimiter } from "../../src/store/redis/index.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import {
   dropNamespace,
   type ScaleOutServices,
@@ -28,6 +29,7 @@ describe("postgresql: schema migrations", () => {
   const open = async (
     s: ScaleOutServices,
     namespace: { schema: string; keyPrefix: string },
+    logger = silentLogger,
   ): Promise<Store> => {
     const limiter = await openRedisLimiter({ redisUrl: s.redisUrl, keyPrefix: namespace.keyPrefix });
     try {
@@ -36,7 +38,7 @@ describe("postgresql: schema migrations", () => {
         schema: namespace.schema,
         limiter,
         poolSize: 2,
-        logger: silentLogger,
+        logger,
       });
     } catch (err) {
       await limiter.close();
@@ -57,7 +59,10 @@ describe("postgresql: schema migrations", () => {
   it("applies each migration exactly once when six replicas open a new database at once", async () => {
     const namespace = uniqueNamespace();
     cleanups.push(() => dropNamespace(services, namespace));
-    const stores = await Promise.all(Array.from({ length: 6 }, () => open(services, namespace)));
+    const lines: Record<string, unknown>[] = [];
+    const stores = await Promise.all(
+      Array.from({ length: 6 }, () => open(services, namespace, capturingLogger(lines))),
+    );
     cleanups.push(async () => {
       await Promise.all(stores.map((store) => store.close()));
     });
@@ -67,6 +72,29 @@ describe("postgresql: schema migrations", () => {
       namespace.schema,
     );
     expect(rows).toEqual(POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    // One info line each (audit 26, operations #6): which migrations it ran, and the version.
+    const latest = POSTGRES_MIGRATIONS.length;
+    const said = lines.map(({ level, store, schema_version, migrations_applied, msg }) => ({
+      level,
+      store,
+      schema_version,
+      migrations_applied,
+      msg,
+    }));
+    const upToDate = {
+      level: "info",
+      store: "postgresql",
+      schema_version: latest,
+      migrations_applied: [],
+      msg: "the store's schema is up to date",
+    };
+    expect(said).toHaveLength(6);
+    expect(said).toContainEqual({
+      ...upToDate,
+      migrations_applied: POSTGRES_MIGRATIONS.map(({ version, name }) => `${version} ${name}`),
+      msg: `applied ${latest} schema migrations`,
+    });
+    expect(said.filter((line) => line.msg === upToDate.msg)).toEqual(Array(5).fill(upToDate));
   });
 
   it("indexes executions by id (the primary key) and by owner and id, not by time", async () => {

@@ -7,6 +7,7 @@ import { type BetterSqlite3, Database } from "../../src/store/sqlite/driver.js";
 import { DEFAULT_DATABASE_FILE } from "../../src/store/sqlite/index.js";
 import { MIGRATIONS, migrate } from "../../src/store/sqlite/migrations.js";
 import { BUSY_TIMEOUT_MS, openConnection } from "../../src/store/sqlite/open-database.js";
+import { capturingLogger } from "../support/capturing-logger.js";
 import { makeExecution, makeKey, T0 } from "./contract/fixtures.js";
 import { useTempStores } from "./support/temp-store.js";
 
@@ -51,7 +52,7 @@ describe("sqlite: file, connections and migrations", () => {
 
     const db = new Database(join(dataDir, DEFAULT_DATABASE_FILE));
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST);
-    expect(migrate(db)).toBe(LATEST);
+    expect(migrate(db)).toEqual({ version: LATEST, applied: [] });
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST);
     db.close();
   });
@@ -78,6 +79,34 @@ describe("sqlite: file, connections and migrations", () => {
     });
     expect(() => migrate(db, [{ version: 2, name: "gap", sql: "" }])).toThrow(/out of sequence/);
     db.close();
+  });
+
+  // Audit 26 (operations #6): no line said whether migrations ran, nor the schema version.
+  it("says at open which migrations it applied and the schema version, in one info line", async () => {
+    const dataDir = await temp.dataDir();
+    const lines: Record<string, unknown>[] = [];
+    const db = openConnection(join(dataDir, DEFAULT_DATABASE_FILE), { synchronous: "NORMAL" });
+    migrate(db, MIGRATIONS.slice(0, LATEST - 1));
+    db.close();
+    await temp.open({ dataDir, logger: capturingLogger(lines) }).close();
+    await temp.open({ dataDir, logger: capturingLogger(lines) }).close();
+    const last = MIGRATIONS[LATEST - 1];
+    expect(lines).toEqual([
+      {
+        level: "info",
+        store: "sqlite",
+        schema_version: LATEST,
+        migrations_applied: [`${last?.version} ${last?.name}`],
+        msg: "applied 1 schema migration",
+      },
+      {
+        level: "info",
+        store: "sqlite",
+        schema_version: LATEST,
+        migrations_applied: [],
+        msg: "the store's schema is up to date",
+      },
+    ]);
   });
 
   it("moves a version-5 database's executions to id order, keeping every record", async () => {

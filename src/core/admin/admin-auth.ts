@@ -18,6 +18,18 @@ export interface AdminAuthOptions {
   sessionTtlMs?: number;
 }
 
+/**
+ * How long a one-time sign-in link works after it is printed. The newest link on the
+ * console (and so in `docker logs` or journald) must not stay a live credential for ever
+ * (audit 26, security); opening an expired one has the next one printed.
+ */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+
+/** What `signIn` answers for an expired one-time link: the surface then issues the next. */
+export interface ExpiredSignInLink {
+  expired: true;
+}
+
 /** Sessions kept at most; the oldest are dropped beyond it, so sign-ins cannot fill the memory. */
 const MAX_SESSIONS = 1000;
 
@@ -34,7 +46,7 @@ export class AdminAuth {
   private readonly configuredHash: Buffer | undefined;
   private readonly sessionTtlMs: number;
   private readonly sessions = new Map<string, AdminSession>();
-  private oneTimeHash: Buffer | undefined;
+  private oneTime: { hash: Buffer; expiresAtMs: number } | undefined;
 
   constructor(
     private readonly access: AccessGate,
@@ -52,27 +64,31 @@ export class AdminAuth {
 
   /**
    * A new one-time sign-in token, replacing any earlier unused one; undefined when a token is
-   * configured. The surface announces it (e.g. prints a link) and issues the next after use.
+   * configured. It works once, for `SIGN_IN_LINK_TTL_MS`. The surface announces it (e.g.
+   * prints a link) and issues the next after use, or when the expired one is presented.
    */
   issueSignInToken(): string | undefined {
     if (this.configuredHash) return undefined;
     const token = randomBase62(32);
-    this.oneTimeHash = digest(token);
+    this.oneTime = { hash: digest(token), expiresAtMs: this.clock.now() + SIGN_IN_LINK_TTL_MS };
     return token;
   }
 
   /**
-   * Signs in with `token` from `clientAddress`: a session, or the error to show. A one-time
-   * token works once. Wrong tokens count against the address's limit of failed sign-ins
-   * (counted apart from bad API keys), so tokens cannot be guessed at speed.
+   * Signs in with `token` from `clientAddress`: a session, the error to show, or
+   * `{ expired: true }` for the latest one-time token past its time (it proves its bearer
+   * read the console, so it is not counted as a failure). A one-time token works once. Wrong
+   * tokens count against the address's limit of failed sign-ins (counted apart from bad API
+   * keys), so tokens cannot be guessed at speed.
    */
-  signIn(token: string, clientAddress: string): Promise<AdminSession | ServiceError> {
-    return this.access.attemptSignIn(clientAddress, () => {
+  signIn(token: string, clientAddress: string): Promise<AdminSession | ExpiredSignInLink | ServiceError> {
+    return this.access.attemptSignIn<AdminSession | ExpiredSignInLink>(clientAddress, () => {
       const presented = digest(token);
       if (this.configuredHash && timingSafeEqual(presented, this.configuredHash)) return this.newSession();
-      if (this.oneTimeHash && timingSafeEqual(presented, this.oneTimeHash)) {
-        this.oneTimeHash = undefined;
-        return this.newSession();
+      if (this.oneTime && timingSafeEqual(presented, this.oneTime.hash)) {
+        const expired = this.oneTime.expiresAtMs <= this.clock.now();
+        this.oneTime = undefined;
+        return expired ? { expired: true } : this.newSession();
       }
       return undefined;
     });

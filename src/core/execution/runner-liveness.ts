@@ -49,6 +49,28 @@ export function isRunnerGone(
   return silentMs > staleMs * LIVE_PROCESS_SILENCE_FACTOR;
 }
 
+/**
+ * How much longer than `staleMs` a runner's row stays once it is silent: twice the most a
+ * live, stalled process is waited for (`LIVE_PROCESS_SILENCE_FACTOR`), so that no runner
+ * that could still beat loses its row (without one, what it then stored would be judged a
+ * gone runner's at once). With the default beat of 5 s, 20 minutes.
+ */
+const PRUNE_SILENCE_FACTOR = 2 * LIVE_PROCESS_SILENCE_FACTOR;
+
+/**
+ * The heartbeat before which a runner's row may be removed (`pruneRunners`), or undefined
+ * while the judge has not watched that long: silence before `watchingSinceMs` proves
+ * nothing (see `isRunnerGone`).
+ */
+export function runnerRowsPrunableBefore(
+  judge: RunnerJudge,
+  nowMs: number,
+  staleMs: number,
+): number | undefined {
+  const cutoff = nowMs - staleMs * PRUNE_SILENCE_FACTOR;
+  return judge.watchingSinceMs <= cutoff ? cutoff : undefined;
+}
+
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -13,7 +13,7 @@ import { markRunning } from "./new-record.js";
 import { isTerminal, type StoredExecution } from "./record.js";
 import { withParamsKept } from "./redacted-execution.js";
 import { processHost } from "./runner-host.js";
-import { isRunnerGone } from "./runner-liveness.js";
+import { isRunnerGone, type RunnerJudge, runnerRowsPrunableBefore } from "./runner-liveness.js";
 import { StoreClock } from "./store-clock.js";
 
 /** Orphans appear only when another process dies: looking every few beats is enough. */
@@ -166,7 +166,7 @@ export class RunnerPresence {
     const { store, runnerId, heartbeatMs, logger } = this.options;
     const clock = this.storeClock;
     const nowMs = clock.now();
-    const judge = {
+    const judge: RunnerJudge = {
       id: runnerId,
       host: processHost(),
       pid: process.pid,
@@ -193,6 +193,29 @@ export class RunnerPresence {
         },
         "took over executions of a stopped process",
       );
+    }
+    await this.pruneStoppedRunners(judge, nowMs);
+  }
+
+  /**
+   * Removes the rows that runners stopped without retiring left (a crash, SIGKILL) once
+   * long silent and holding nothing (audit 26, operations): each would stay for ever.
+   * Housekeeping: a failure is logged, and tried again at the next look for orphans.
+   */
+  private async pruneStoppedRunners(judge: RunnerJudge, nowMs: number): Promise<void> {
+    const { store, heartbeatMs, logger } = this.options;
+    const before = runnerRowsPrunableBefore(judge, nowMs, heartbeatMs * SILENT_BEATS_BEFORE_GONE);
+    if (before === undefined) return;
+    try {
+      const count = await store.executions.pruneRunners(before);
+      if (count > 0) {
+        logger.info(
+          { count, silent_since_before: isoTimestamp(before) },
+          "removed the rows of stopped runners that left nothing unfinished",
+        );
+      }
+    } catch (err) {
+      logger.warn({ err }, "could not remove the rows of stopped runners");
     }
   }
 

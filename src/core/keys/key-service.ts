@@ -296,6 +296,17 @@ export class KeyService {
     return key;
   }
 
+  /**
+   * Whether a key admitted earlier still works, for what was opened with it and stays open
+   * (an MCP session's event stream). It is looked up by hash as every request's key is, so
+   * on SQLite it costs the change signal's read and a cache hit until a key changes. Not a
+   * use of the key, nor a refused one.
+   */
+  async stillWorks(key: Pick<ApiKey, "hash">): Promise<boolean> {
+    const current = await this.keys.findByHash(key.hash);
+    return current !== undefined && keyStatus(current, this.clock.now()) === "active";
+  }
+
   /** The key with this id; every operation by id comes here, so none echoes a pasted secret. */
   private async findOrThrow(id: string): Promise<ApiKey> {
     assertNotASecret(id);

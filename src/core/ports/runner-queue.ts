@@ -22,6 +22,14 @@ export interface RunnerQueue {
   /** Removes a runner that stops cleanly. */
   retireRunner(runnerId: string): Promise<void>;
   /**
+   * Removes the rows of runners that last beat before `heartbeatBefore` (Unix ms, the
+   * shared clock's when there is one) and hold no unfinished execution: processes that
+   * stopped without retiring (a crash, SIGKILL), whose rows would otherwise stay for ever.
+   * One holding unfinished executions keeps its row until they are taken over, since a
+   * runner without a row is judged gone at once. The number removed.
+   */
+  pruneRunners(heartbeatBefore: number): Promise<number>;
+  /**
    * Non-terminal executions whose runner is gone (see `RunnerInfo`), reassigned to
    * `runnerId` in one atomic step so that two processes never both take one.
    */

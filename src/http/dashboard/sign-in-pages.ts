@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AdminSession } from "../../core/admin/admin-auth.js";
+import { type AdminSession, SIGN_IN_LINK_TTL_MS } from "../../core/admin/admin-auth.js";
 import { ServiceError } from "../../core/errors.js";
 import { looksLikeSecret } from "../../core/keys/secret.js";
 import { html, type SafeHtml } from "./html.js";
@@ -27,7 +27,7 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
     const formToken = signInFormToken(reply);
     const hint = admin.hasConfiguredToken
       ? "Enter the administrator token (SKILLPORT_ADMIN_TOKEN)."
-      : "Open the one-time link that skillport serve printed on its console, or paste its token here.";
+      : `Open the one-time link that skillport serve printed on its console, or paste its token here. A link works once, for ${LINK_MINUTES} minutes; opening an expired one prints the next.`;
     return barePage(
       dashboard.assets,
       "Sign in",
@@ -58,6 +58,12 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
         form(reply, { text: refusalText(outcome), error: true }, next),
         outcome.status === 429 ? 429 : 401,
       );
+    }
+    if ("expired" in outcome) {
+      // Its bearer read the console: the next link goes there, and the page says so.
+      dashboard.announceNextLink();
+      const text = `This sign-in link has expired: a link works for ${LINK_MINUTES} minutes. A new one has just been printed on the server's console (where skillport serve writes its stderr): open it, or paste its token here.`;
+      return dashboard.send(reply, form(reply, { text, error: true }, next), 401);
     }
     const session: AdminSession = outcome;
     setSessionCookie(reply, session);
@@ -106,6 +112,8 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
     return reply.redirect("/dashboard/sign-in?signed_out=1", 303);
   });
 }
+
+const LINK_MINUTES = SIGN_IN_LINK_TTL_MS / 60_000;
 
 /**
  * A refused sign-in as the page says it: a limited one with how long to wait (the

@@ -31,6 +31,13 @@ export interface McpSessionOptions extends McpServerOptions {
  */
 const ANSWERS_AFTER_EXECUTIONS_MS = 5_000;
 
+/**
+ * How often the keys of open sessions are checked again: a session (and its event stream,
+ * GET, which makes no request that would be refused) of a key revoked or expired, through
+ * any process, ends within this (audit 26, security).
+ */
+export const SESSION_KEY_CHECK_MS = 5_000;
+
 /** One client's MCP session: bound to the key that opened it. */
 export interface McpSession {
   readonly transport: StreamableHTTPServerTransport;
@@ -90,6 +97,8 @@ export class McpSessions {
   private readonly sweeper: NodeJS.Timeout;
   /** The recent events of every session's streams, for clients that resume one. */
   private readonly replay = new ReplayBuffer();
+  /** True while `closeRevoked` runs: a slow store does not stack up checks. */
+  private checkingKeys = false;
   /** The requests being answered, across sessions: shutdown waits for them. */
   private readonly answering = new Set<Promise<void>>();
   #closed = false;
@@ -100,7 +109,13 @@ export class McpSessions {
     private readonly skillport: Skillport,
     private readonly options: McpSessionOptions,
   ) {
-    this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, options.idleMs));
+    this.sweeper = setInterval(
+      () => {
+        this.closeIdle();
+        void this.closeRevoked();
+      },
+      Math.min(SESSION_KEY_CHECK_MS, options.idleMs),
+    );
     this.sweeper.unref();
   }
 
@@ -119,12 +134,7 @@ export class McpSessions {
    */
   makeRoomFor(keyId: string): boolean {
     if (this.sessions.size < this.options.maxSessions) return true;
-    const held = new Map<string, McpSession[]>();
-    for (const session of this.sessions.values()) {
-      const sessions = held.get(session.keyId);
-      if (sessions) sessions.push(session);
-      else held.set(session.keyId, [session]);
-    }
+    const held = this.sessionsByKey();
     const asking = held.get(keyId)?.length ?? 0;
     const victim = [...held]
       .filter(([, sessions]) => sessions.length >= asking)
@@ -248,6 +258,40 @@ export class McpSessions {
     await Promise.allSettled(open.map((session) => session.transport.close()));
     this.sessions.clear();
     this.options.logger.info({ sessions: open.length }, "closed the MCP sessions");
+  }
+
+  /**
+   * Closes the sessions of keys that no longer work (revoked or expired, through any
+   * process), one lookup per key. A key that cannot be looked up (a store outage) keeps its
+   * sessions: their next request is refused or answered as the store allows.
+   */
+  private async closeRevoked(): Promise<void> {
+    if (this.checkingKeys || this.#closed) return;
+    this.checkingKeys = true;
+    try {
+      for (const [keyId, sessions] of this.sessionsByKey()) {
+        const [first] = sessions;
+        if (!first || (await this.skillport.keys.stillWorks(first.key).catch(() => true))) continue;
+        this.options.logger.info(
+          { key_id: keyId, sessions: sessions.length },
+          "closed the MCP sessions of a revoked or expired key",
+        );
+        for (const session of sessions) session.transport.close().catch(() => {});
+      }
+    } finally {
+      this.checkingKeys = false;
+    }
+  }
+
+  /** The open sessions, by the id of the key that opened each. */
+  private sessionsByKey(): Map<string, McpSession[]> {
+    const byKey = new Map<string, McpSession[]>();
+    for (const session of this.sessions.values()) {
+      const sessions = byKey.get(session.keyId);
+      if (sessions) sessions.push(session);
+      else byKey.set(session.keyId, [session]);
+    }
+    return byKey;
   }
 
   private closeIdle(): void {

@@ -39,6 +39,17 @@ export class InMemoryRunnerQueue implements RunnerQueue {
     this.table.runners.delete(runnerId);
   }
 
+  async pruneRunners(heartbeatBefore: number): Promise<number> {
+    const holding = new Set(this.table.select((row) => !isTerminalRow(row)).map((row) => row.runner_id));
+    let pruned = 0;
+    for (const runner of [...this.table.runners.values()]) {
+      if (runner.heartbeatAt >= heartbeatBefore || holding.has(runner.id)) continue;
+      this.table.runners.delete(runner.id);
+      pruned++;
+    }
+    return pruned;
+  }
+
   /** Each runner holding a non-terminal record is judged once (`rowsOfGoneRunners`), then its records are reassigned. */
   async claimOrphans(
     runnerId: string,

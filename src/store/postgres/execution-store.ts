@@ -15,6 +15,7 @@ import {
   type ExecutionRow,
   fromDecodedRow,
   NOT_TERMINAL_SQL,
+  pruneRunnersSql,
   rowsOfGoneRunners,
   startParams,
   startSql,
@@ -38,6 +39,7 @@ function placeholder(position: number): string {
 }
 
 const START_SQL = startSql(placeholder);
+const PRUNE_RUNNERS_SQL = pruneRunnersSql(placeholder);
 
 /**
  * Execution records and runners in PostgreSQL. Saves are batched (`SaveBatcher`): the
@@ -110,6 +112,11 @@ export class PostgresExecutionStore implements ExecutionStore {
 
   async retireRunner(runnerId: string): Promise<void> {
     await this.pool.query("delete from runners where id = $1", [runnerId]);
+  }
+
+  async pruneRunners(heartbeatBefore: number): Promise<number> {
+    const { rowCount } = await this.pool.query(PRUNE_RUNNERS_SQL, [heartbeatBefore]);
+    return rowCount ?? 0;
   }
 
   /**

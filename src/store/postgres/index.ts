@@ -3,6 +3,7 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Limiter, Store } from "../../core/ports.js";
 import { withNulRule } from "../nul-rule.js";
+import { logSchemaMigration } from "../schema-migration.js";
 import { PostgresEmbeddingStore } from "./embedding-store.js";
 import { PostgresExecutionStore } from "./execution-store.js";
 import { PostgresIdempotencyStore } from "./idempotency-store.js";
@@ -120,11 +121,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         schema = await currentSchema(client);
         await refuseTablesLeftInPublic(client, schema);
       }
-      await migratePostgres(client, schema).catch((err: unknown) => {
+      const migration = await migratePostgres(client, schema).catch((err: unknown) => {
         throw (err as { code?: unknown }).code === INSUFFICIENT_PRIVILEGE
           ? cannotCreateTables(err, schema)
           : err;
       });
+      logSchemaMigration(logger, "postgresql", migration);
     } finally {
       await withDeadline(client.end(), CLOSE_TIMEOUT_MS);
     }

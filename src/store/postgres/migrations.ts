@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { SchemaMigration } from "../schema-migration.js";
 
 const { escapeIdentifier } = pg;
 
@@ -190,13 +191,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
  * transaction-scoped advisory lock: when several replicas start at once, one migrates
  * (creating the schema if it does not exist) while the others wait for the lock, then
  * find the versions applied and apply nothing twice. A schema written by a newer
- * skillport is refused. Returns the version.
+ * skillport is refused. Returns the version and the migrations applied.
  */
 export async function migratePostgres(
   client: pg.ClientBase,
   schema: string,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
-): Promise<number> {
+): Promise<SchemaMigration> {
   for (const [i, migration] of migrations.entries()) {
     if (migration.version !== i + 1) throw new Error(`Migration ${migration.name} is out of sequence.`);
   }
@@ -224,6 +225,7 @@ export async function migratePostgres(
         `The database schema is version ${current}, newer than this skillport knows (${latest}).`,
       );
     }
+    const applied: string[] = [];
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       await client.query(migration.sql);
@@ -231,9 +233,10 @@ export async function migratePostgres(
         migration.version,
         migration.name,
       ]);
+      applied.push(`${migration.version} ${migration.name}`);
     }
     await client.query("commit");
-    return latest;
+    return { version: latest, applied };
   } catch (err) {
     await client.query("rollback").catch(() => undefined);
     throw err;

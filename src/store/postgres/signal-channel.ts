@@ -28,6 +28,8 @@ export class PostgresSignalChannel implements SignalChannel {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
   private checking = false;
+  /** When the listening connection was lost (Unix ms); undefined while it listens. */
+  private lostAtMs: number | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -90,8 +92,17 @@ export class PostgresSignalChannel implements SignalChannel {
       await client.end().catch(() => undefined);
       throw err;
     }
-    if (this.closed) await client.end().catch(() => undefined);
-    else this.client = client;
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    if (this.lostAtMs !== undefined) {
+      // The warnings said it was lost; this says it is over, and for how long signals may
+      // have been missed (audit 26, operations #5).
+      this.logger.info({ down_ms: Date.now() - this.lostAtMs }, "listening for signals on PostgreSQL again");
+      this.lostAtMs = undefined;
+    }
   }
 
   /** Reconnects when the listening connection does not answer a query within its deadline. */
@@ -115,6 +126,7 @@ export class PostgresSignalChannel implements SignalChannel {
   private reconnectLater(failed: pg.Client): void {
     if (this.closed || this.client !== failed) return;
     this.client = undefined;
+    this.lostAtMs = Date.now();
     failed.end().catch(() => undefined);
     this.listenLater();
   }

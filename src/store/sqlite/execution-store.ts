@@ -14,6 +14,7 @@ import {
   type ExecutionRow,
   fromExecutionRow,
   NOT_TERMINAL_SQL,
+  pruneRunnersSql,
   rowsOfGoneRunners,
   startParams,
   startSql,
@@ -40,6 +41,7 @@ export class SqliteExecutionStore implements ExecutionStore {
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly upsertRunner: Database.Statement<[RunnerInfo]>;
   private readonly deleteRunner: Database.Statement<[string]>;
+  private readonly pruneRunnersStatement: Database.Statement<[number]>;
   private readonly orphanCandidates: Database.Statement<[string], OrphanRow>;
   private readonly reassign: Database.Statement<[string, string]>;
   private readonly deleteFinishedChunk: Database.Statement<[string, string]>;
@@ -74,6 +76,7 @@ export class SqliteExecutionStore implements ExecutionStore {
          host = excluded.host, pid = excluded.pid, heartbeat_at = excluded.heartbeat_at`,
     );
     this.deleteRunner = db.prepare("delete from runners where id = ?");
+    this.pruneRunnersStatement = db.prepare(pruneRunnersSql(() => "?"));
     this.orphanCandidates = db.prepare(
       `select e.*, r.host as runner_host, r.pid as runner_pid, r.heartbeat_at as runner_heartbeat_at
        from executions e left join runners r on r.id = e.runner_id
@@ -149,6 +152,10 @@ export class SqliteExecutionStore implements ExecutionStore {
 
   async retireRunner(runnerId: string): Promise<void> {
     this.deleteRunner.run(runnerId);
+  }
+
+  async pruneRunners(heartbeatBefore: number): Promise<number> {
+    return this.pruneRunnersStatement.run(heartbeatBefore).changes;
   }
 
   /**

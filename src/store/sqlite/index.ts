@@ -4,6 +4,7 @@ import { type Clock, systemClock } from "../../core/clock.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Store } from "../../core/ports.js";
 import { withNulRule } from "../nul-rule.js";
+import { logSchemaMigration, type SchemaMigration } from "../schema-migration.js";
 import { ChangeSignal } from "./change-signal.js";
 import { ensureDirectory, ensurePrivateFile } from "./data-directory.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
@@ -78,8 +79,9 @@ export interface SqliteStore extends Store {
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const filePath = databaseFileIn(options.dataDir, options.fileName);
-  const { db, limiterDb } = openFile(options.dataDir, filePath, options.dataDirSetting);
+  const { db, limiterDb, migration } = openFile(options.dataDir, filePath, options.dataDirSetting);
   const logger = options.logger ?? silentLogger;
+  logSchemaMigration(logger, "sqlite", migration);
   const walSync = createWalSync(filePath);
   const files = new StoreFiles({ filePath, wal: walSync, db, others: [limiterDb], logger });
   const health = new StoreHealth({ logger, filePath });
@@ -151,11 +153,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
  * system's message alone ("unable to open database file") names neither the file nor the
  * setting that chose it, nor what to do (audit 22, operations #2).
  */
-function openFile(
-  dataDir: string,
-  filePath: string,
-  dataDirSetting: string | undefined,
-): { db: Database.Database; limiterDb: Database.Database } {
+function openFile(dataDir: string, filePath: string, dataDirSetting: string | undefined): OpenedConnections {
   try {
     ensureDirectory(dataDir);
     ensurePrivateFile(filePath);
@@ -167,12 +165,19 @@ function openFile(
   }
 }
 
+interface OpenedConnections {
+  db: Database.Database;
+  limiterDb: Database.Database;
+  /** What the open did to the schema, for the start-up log. */
+  migration: SchemaMigration;
+}
+
 /** Opens the main connection, migrates, then opens the limiter's; nothing stays open on failure. */
-function openConnections(filePath: string): { db: Database.Database; limiterDb: Database.Database } {
+function openConnections(filePath: string): OpenedConnections {
   const db = openConnection(filePath, { synchronous: "NORMAL" });
   try {
-    migrate(db);
-    return { db, limiterDb: openConnection(filePath, { synchronous: "NORMAL" }) };
+    const migration = migrate(db);
+    return { db, limiterDb: openConnection(filePath, { synchronous: "NORMAL" }), migration };
   } catch (err) {
     db.close();
     throw err;

@@ -1,3 +1,4 @@
+import type { SchemaMigration } from "../schema-migration.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
 
 /** One schema change; `version` numbers are consecutive from 1 and never reused. */
@@ -228,7 +229,10 @@ export class NewerSchemaError extends Error {
  * newer version of skillport is refused rather than used with a schema this code does not
  * know.
  */
-export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+export function migrate(
+  db: Database.Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): SchemaMigration {
   for (const [i, migration] of migrations.entries()) {
     if (migration.version !== i + 1) throw new Error(`Migration ${migration.name} is out of sequence.`);
   }
@@ -238,13 +242,15 @@ export function migrate(db: Database.Database, migrations: readonly Migration[] 
     if (current > latest) {
       throw new NewerSchemaError(current, latest);
     }
+    const applied: string[] = [];
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       db.exec(migration.sql);
       // The pragma is written inside the transaction, so a failed step leaves no trace.
       db.pragma(`user_version = ${migration.version}`);
+      applied.push(`${migration.version} ${migration.name}`);
     }
-    return latest;
+    return { version: latest, applied };
   });
   return apply.immediate();
 }

@@ -112,6 +112,56 @@ export function describeRunnerContract(handle: StoreHandle): void {
       expect(claimedIds).not.toContain(records.dead.record.id);
     });
 
+    // Audit 26 (operations): the rows of crashed runners stayed for ever.
+    it("prunes the rows of runners silent since before the cutoff that hold nothing unfinished, and only those", async () => {
+      const { executions } = handle.store;
+      const cutoff = T0 - 3_600_000;
+      const beat = (id: string, heartbeatAt: number) =>
+        executions.heartbeat({ id, host: "h", pid: 1, heartbeatAt });
+      await beat("runner_idle", cutoff - 1);
+      await beat("runner_finished", cutoff - 60_000);
+      await beat("runner_running", cutoff - 60_000);
+      await beat("runner_queued", cutoff - 60_000);
+      await beat("runner_at_cutoff", cutoff);
+      await beat("runner_recent", T0);
+      const records = {
+        finished: makeExecution({ status: "failed", runnerId: "runner_finished" }),
+        running: makeExecution({ status: "running", runnerId: "runner_running" }),
+        queued: makeExecution({ status: "queued", runnerId: "runner_queued" }),
+        atCutoff: makeExecution({ status: "running", runnerId: "runner_at_cutoff" }),
+        recent: makeExecution({ status: "running", runnerId: "runner_recent" }),
+      };
+      await Promise.all(Object.values(records).map((record) => executions.save(record)));
+
+      expect(await executions.pruneRunners(cutoff)).toBe(2);
+      expect(await executions.pruneRunners(cutoff)).toBe(0);
+      // The rows of runners holding unfinished executions are still there, as they were.
+      const seen = new Map<string, RunnerInfo | undefined>();
+      await executions.claimOrphans("runner_me", (runner) => {
+        if (runner) seen.set(runner.id, runner);
+        return false;
+      });
+      expect([...seen.keys()].sort()).toEqual([
+        "runner_at_cutoff",
+        "runner_queued",
+        "runner_recent",
+        "runner_running",
+      ]);
+      // A pruned runner that beats again has its row back.
+      await beat("runner_idle", T0);
+      await executions.save(makeExecution({ status: "running", runnerId: "runner_idle" }));
+      await executions.claimOrphans("runner_me", (runner) => {
+        if (runner) seen.set(runner.id, runner);
+        return false;
+      });
+      expect(seen.get("runner_idle")?.heartbeatAt).toBe(T0);
+      // Once its executions have ended, an old runner's row goes too.
+      await executions.save(
+        makeExecution({ status: "completed", id: records.running.record.id, runnerId: "runner_running" }),
+      );
+      expect(await executions.pruneRunners(cutoff)).toBe(1);
+    });
+
     it("takes and starts queued executions of other runners, oldest first, created before the cutoff", async () => {
       const { executions } = handle.store;
       const queued = (offsetMs: number, runnerId: string) =>

@@ -318,6 +318,7 @@ export function buildOpenApiDocument(version: string): Json {
               "unsupported_media_type",
               "invalid_params",
               "idempotency_key_reused",
+              "concurrency_limit_exceeded",
               ...common,
             ),
           },
@@ -384,7 +385,18 @@ export function buildOpenApiDocument(version: string): Json {
         },
       },
       "/v1/openapi.json": {
-        get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } },
+        get: {
+          summary: "This document",
+          description:
+            "Needs no key. One sent with it is checked and counted like on any /v1 request (contract.md, " +
+            '"Limits"): a key over its limit, or a wrong key from an address over its limit of failed ' +
+            "authentications, is refused 429.",
+          security: [],
+          responses: {
+            "200": ok("The OpenAPI 3.1 document", json({ type: "object" })),
+            ...errors("request_timeout", "rate_limit_exceeded", "service_unavailable", "internal_error"),
+          },
+        },
       },
     }),
   });

@@ -99,8 +99,9 @@ const ERROR_HEADERS: Record<number, HeaderName[]> = {
   503: ["Retry-After"],
 };
 
-const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
-  Object.fromEntries(
+const errors = (...listed: (keyof typeof ERROR_CODES)[]) => {
+  const codes = [...new Set(listed)];
+  return Object.fromEntries(
     [...new Set(codes.map((c) => ERROR_CODES[c].status))].map((status) => [
       String(status),
       {
@@ -111,6 +112,7 @@ const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
       },
     ]),
   );
+};
 
 /** Query-string parameters from a zod object schema. */
 const queryParameters = (s: z.ZodObject) =>
@@ -194,11 +196,13 @@ function describeOtherMethods(paths: Record<string, Record<string, unknown>>): v
 
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
 /**
- * What any `/v1` operation may answer: a refused key or limit, a request that did not
- * arrive in time, a service shutting down or at capacity (or counting nowhere, Redis down
- * under SKILLPORT_REDIS_DOWN=refuse), a bug.
+ * What any `/v1` operation may answer: a request refused before routing (not HTTP/1.1, no
+ * Host or two, too many header lines: client-error.ts, host-header.ts, header-lines.ts), a
+ * refused key or limit, a request that did not arrive in time, a service shutting down or at
+ * capacity (or counting nowhere, Redis down under SKILLPORT_REDIS_DOWN=refuse), a bug.
  */
 const common = [
+  "invalid_request",
   "missing_api_key",
   "invalid_api_key",
   "request_timeout",
@@ -394,7 +398,8 @@ export function buildOpenApiDocument(version: string): Json {
           security: [],
           responses: {
             "200": ok("The OpenAPI 3.1 document", json({ type: "object" })),
-            ...errors("request_timeout", "rate_limit_exceeded", "service_unavailable", "internal_error"),
+            // No 401: a wrong key is answered as if none was sent, unless its address is over its limit.
+            ...errors(...common.filter((code) => code !== "missing_api_key" && code !== "invalid_api_key")),
           },
         },
       },

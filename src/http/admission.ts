@@ -9,6 +9,7 @@ import {
   rateLimitHeaders,
   setAnsweredLimitHeaders,
 } from "./rate-limit-headers.js";
+import { noteAdmittedKey } from "./receiving-keys.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -77,7 +78,9 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     return authenticationRefusal(bearer, admission.error);
   }
   const { key } = admission;
-  answerWithLimit(request, admission.limit, () => skillport.access.keyStatus(key));
+  const keyStatus = () => skillport.access.keyStatus(key);
+  answerWithLimit(request, admission.limit, keyStatus);
+  noteAdmittedKey(request, keyStatus);
   request.apiKey = key;
   if (config?.scope) {
     try {

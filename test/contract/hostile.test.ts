@@ -362,6 +362,12 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expect(res.closed).toBe(true);
       expect(res.status).toBe(408);
       expectContractAnswer(res, "slow body");
+      // Audit 27 F6: its key was admitted before the body stalled, and the headers are the
+      // key's (contract.md, "Limits"), not the address's limit of failed authentications.
+      const keys = await server.request("GET", "/v1/skills?limit=1", { key: key.secret });
+      for (const name of ["x-ratelimit-limit", "x-ratelimit-window", "ratelimit-policy"]) {
+        expect(res.headers.get(name), name).toBe(keys.headers.get(name));
+      }
     });
 
     it("answers a keyless request whose body stalls once (401), never with a second, unasked-for 408", async () => {

@@ -11,6 +11,7 @@ import {
 } from "./lib/jmespath-hints.js";
 import { anyJson, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
+import { trimmedText } from "./lib/trimmed-text.js";
 
 const loadJmespath = lazy(async () => {
   const [{ compile }, { searchOwnProperties }] = await Promise.all([
@@ -35,16 +36,11 @@ export const jsonQuery = defineSkill({
       "The JSON document to query (object, array or scalar). A string whose trimmed text starts with { or [ " +
         "and parses as JSON, such as http.request's `body`, is queried as the parsed document.",
     ),
-    expression: z
-      .string()
-      .trim()
-      .min(1)
-      .max(2000)
-      .describe(
-        "JMESPath expression (jmespath.org, community edition), not JSONPath (a.b, not $.a.b). Strings are in " +
-          "single quotes and numbers in backticks: items[?status == 'open' && size > `10`]; double quotes name a key, " +
-          'as a key with "-" or spaces needs: "first-name".',
-      ),
+    expression: trimmedText(2000).describe(
+      "JMESPath expression (jmespath.org, community edition), not JSONPath (a.b, not $.a.b). Strings are in " +
+        "single quotes and numbers in backticks: items[?status == 'open' && size > `10`]; double quotes name a key, " +
+        'as a key with "-" or spaces needs: "first-name".',
+    ),
   }),
   result: z.object({
     result: z.unknown().describe("What the expression selects; null when nothing matches."),

@@ -11,6 +11,7 @@ import {
   refuseCurrency,
   refuseThousandsSeparator,
 } from "./lib/math-notation.js";
+import { trimmedText } from "./lib/trimmed-text.js";
 
 /** Longer inputs are not "an expression" any more, and parsing cost grows with them. */
 const MAX_EXPRESSION_LENGTH = 2000;
@@ -63,15 +64,10 @@ export const mathEvaluate = defineSkill({
     "statistics, matrices and unit math instead of guessing.",
   tags: ["math", "calculator", "arithmetic", "expression", "multiply", "matrix", "statistics"],
   params: z.object({
-    expression: z
-      .string()
-      .trim()
-      .min(1)
-      .max(MAX_EXPRESSION_LENGTH)
-      .describe(
-        "mathjs expression; several statements may be separated by ';' or newlines and the last one is the result. " +
-          "Variables may be assigned (a = 2); defining functions is not supported.",
-      ),
+    expression: trimmedText(MAX_EXPRESSION_LENGTH).describe(
+      "mathjs expression; several statements may be separated by ';' or newlines and the last one is the result. " +
+        "Variables may be assigned (a = 2); defining functions is not supported.",
+    ),
   }),
   result: z.object({
     value: valueSchema,

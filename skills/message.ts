@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { CONTROL_FREE, guardedText, NUL_FREE, WELL_FORMED } from "./lib/text-guards.js";
+import { trimmedText } from "./lib/trimmed-text.js";
 
-const channel = guardedText(z.string().trim().min(1).max(100), CONTROL_FREE, WELL_FORMED).describe(
+const channel = trimmedText(100, CONTROL_FREE, WELL_FORMED).describe(
   'Channel name, e.g. "general", "alerts" or "user:alice" (1-100 characters).',
 );
 

@@ -3,18 +3,20 @@ import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
 import { loadMath } from "./lib/math.js";
+import type { TextGuard } from "./lib/text-guards.js";
+import { trimmedText } from "./lib/trimmed-text.js";
 import { caseCorrected, unitNameHint } from "./lib/unit-names.js";
 
 /** Conversion factors are not exact beyond this; rounding hides noise like 211.99999999999997. */
 const SIGNIFICANT_DIGITS = 12;
 
-const unitName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(50)
-  // Only unit syntax: names, prefixes, powers, products and quotients, e.g. "km/h", "m^2", "N m".
-  .regex(/^[A-Za-z0-9_ ./*^()-]+$/, "must be a unit name such as km, mi, degC, kg, m/s or ft^2");
+/** Only unit syntax: names, prefixes, powers, products and quotients, e.g. "km/h", "m^2", "N m". */
+const UNIT_SYNTAX: TextGuard = {
+  pattern: /^[A-Za-z0-9_ ./*^()-]+$/,
+  message: "must be a unit name such as km, mi, degC, kg, m/s or ft^2",
+};
+
+const unitName = trimmedText(50, UNIT_SYNTAX);
 
 /**
  * The unit name as mathjs reads it: "fl oz" is mathjs's floz, and a power written without

@@ -4,6 +4,7 @@ import { SkillError } from "../../src/core/skills/skill.js";
 import { lazy } from "./lazy.js";
 import { rfc2822ZoneAsOffset } from "./rfc2822-zone.js";
 import { readAnnotations } from "./time-annotations.js";
+import { trimmedText } from "./trimmed-text.js";
 import { refuseZoneAbbreviation, ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
 
 export const loadLuxon = lazy(() => import("luxon"));
@@ -24,7 +25,7 @@ const millisecondsHint = (issue: { input: unknown }) =>
 
 export const timeInput = z
   .union([
-    z.string().trim().min(1).max(100),
+    trimmedText(100),
     z
       .number()
       .min(-MAX_UNIX_SECONDS, { error: millisecondsHint })
@@ -69,13 +70,7 @@ export const DST_WALL_TIME_NOTE =
 export const DEFAULT_ZONE = "UTC";
 
 export function timeZoneParam(description: string) {
-  return z
-    .string()
-    .trim()
-    .min(1)
-    .max(64)
-    .default(DEFAULT_ZONE)
-    .describe(`${description} ${ZONE_ABBREVIATION_NOTE}`);
+  return trimmedText(64).default(DEFAULT_ZONE).describe(`${description} ${ZONE_ABBREVIATION_NOTE}`);
 }
 
 /** The bound java.time and most libraries set on a UTC offset; real zones stay within -12:00..+14:00. */

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { checkZone, DEFAULT_ZONE, type Luxon } from "./time.js";
 import { readAnnotations } from "./time-annotations.js";
+import { trimmedText } from "./trimmed-text.js";
 import { ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
 
 /**
@@ -9,7 +9,7 @@ import { ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
  * say what it is.
  */
 export function workingZoneParam(description: string) {
-  return z.string().trim().min(1).max(64).optional().describe(`${description} ${ZONE_ABBREVIATION_NOTE}`);
+  return trimmedText(64).optional().describe(`${description} ${ZONE_ABBREVIATION_NOTE}`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { requireScope } from "../core/access.js";
+import { ServiceError } from "../core/errors.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import {
@@ -8,6 +9,7 @@ import {
   rateLimitHeaders,
   setAnsweredLimitHeaders,
 } from "./rate-limit-headers.js";
+import { noteAdmittedKey } from "./receiving-keys.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -42,6 +44,18 @@ export function bearerOf(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * The refusal of a request's key as its client is told it. A request with several
+ * Authorization headers is refused 401 invalid_api_key, counted against its address, as a
+ * malformed key is, but told why: "unknown, malformed, revoked or expired" sent its user off
+ * to check or replace keys that were fine (audit 27 F5; an SDK's default header beside one a
+ * proxy or middleware adds). A refusal for the address's limit (429) is kept.
+ */
+export function authenticationRefusal(bearer: string | undefined, error: ServiceError): ServiceError {
+  if (bearer !== AMBIGUOUS_BEARER || error.code !== "invalid_api_key") return error;
+  return new ServiceError("invalid_api_key", { message: "Send one Authorization header, not several." });
+}
+
+/**
  * Admits a request through the core's gate before its body is read (the server's
  * `onRequest` hook; also used for requests Fastify refuses before routing, which skip
  * the hooks). Only `/v1` requests are admitted: the key, then its limits (contract.md:
@@ -61,10 +75,12 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     if (admission.limit) answerWithLimit(request, admission.limit);
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
-    return admission.error;
+    return authenticationRefusal(bearer, admission.error);
   }
   const { key } = admission;
-  answerWithLimit(request, admission.limit, () => skillport.access.keyStatus(key));
+  const keyStatus = () => skillport.access.keyStatus(key);
+  answerWithLimit(request, admission.limit, keyStatus);
+  noteAdmittedKey(request, keyStatus);
   request.apiKey = key;
   if (config?.scope) {
     try {

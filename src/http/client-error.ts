@@ -3,15 +3,18 @@ import { errorBody, ServiceError } from "../core/errors.js";
 import { randomBase62 } from "../core/ids.js";
 import type { RateLimitStatus } from "../core/limits/rate-limit.js";
 import { MAX_HEADER_LINES } from "./header-lines.js";
-import { addressStatusSoon, rateLimitHeaders } from "./rate-limit-headers.js";
+import { addressStatusSoon, limitStatusSoon, rateLimitHeaders } from "./rate-limit-headers.js";
+import { receivingKeyStatus } from "./receiving-keys.js";
 
 /**
  * Answers what Node's HTTP parser refuses before Fastify sees a request — control
  * characters or bytes outside the grammar in a header, an oversized header block, a
  * request (headers or body) not received within the request timeout (slowloris) — in
- * the contract's error envelope, with the limit headers every response carries (the
- * connecting address's, as for any request without a valid key), then closes the
- * connection.
+ * the contract's error envelope, with the limit headers every response carries, then
+ * closes the connection. Those are the key's when the request's key was admitted (and
+ * counted) before its body stalled (`receivingKeyStatus`), else the connecting address's,
+ * as for any request without a valid key: one whose headers did not arrive in time was
+ * never authenticated, nor counted against any key.
  */
 export function clientErrorAnswerer(
   addressStatus: (address: string) => Promise<RateLimitStatus>,
@@ -20,7 +23,11 @@ export function clientErrorAnswerer(
     // A reset connection has nobody left to answer.
     if (err.code === "ECONNRESET" || socket.destroyed) return;
     const error = serviceErrorOf(err);
-    addressStatusSoon(addressStatus, socket.remoteAddress ?? "").then(
+    const keyStatus = receivingKeyStatus(socket);
+    const status = keyStatus
+      ? limitStatusSoon(keyStatus())
+      : addressStatusSoon(addressStatus, socket.remoteAddress ?? "");
+    status.then(
       (status) => answer(socket, error, rateLimitHeaders(status, Date.now())),
       // The store failing (or slow) is no reason to leave the client without its answer.
       () => answer(socket, error, {}),

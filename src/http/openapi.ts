@@ -99,8 +99,9 @@ const ERROR_HEADERS: Record<number, HeaderName[]> = {
   503: ["Retry-After"],
 };
 
-const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
-  Object.fromEntries(
+const errors = (...listed: (keyof typeof ERROR_CODES)[]) => {
+  const codes = [...new Set(listed)];
+  return Object.fromEntries(
     [...new Set(codes.map((c) => ERROR_CODES[c].status))].map((status) => [
       String(status),
       {
@@ -111,6 +112,7 @@ const errors = (...codes: (keyof typeof ERROR_CODES)[]) =>
       },
     ]),
   );
+};
 
 /** Query-string parameters from a zod object schema. */
 const queryParameters = (s: z.ZodObject) =>
@@ -194,11 +196,13 @@ function describeOtherMethods(paths: Record<string, Record<string, unknown>>): v
 
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
 /**
- * What any `/v1` operation may answer: a refused key or limit, a request that did not
- * arrive in time, a service shutting down or at capacity (or counting nowhere, Redis down
- * under SKILLPORT_REDIS_DOWN=refuse), a bug.
+ * What any `/v1` operation may answer: a request refused before routing (not HTTP/1.1, no
+ * Host or two, too many header lines: client-error.ts, host-header.ts, header-lines.ts), a
+ * refused key or limit, a request that did not arrive in time, a service shutting down or at
+ * capacity (or counting nowhere, Redis down under SKILLPORT_REDIS_DOWN=refuse), a bug.
  */
 const common = [
+  "invalid_request",
   "missing_api_key",
   "invalid_api_key",
   "request_timeout",
@@ -318,6 +322,7 @@ export function buildOpenApiDocument(version: string): Json {
               "unsupported_media_type",
               "invalid_params",
               "idempotency_key_reused",
+              "concurrency_limit_exceeded",
               ...common,
             ),
           },
@@ -384,7 +389,19 @@ export function buildOpenApiDocument(version: string): Json {
         },
       },
       "/v1/openapi.json": {
-        get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1" } } },
+        get: {
+          summary: "This document",
+          description:
+            "Needs no key. One sent with it is checked and counted like on any /v1 request (contract.md, " +
+            '"Limits"): a key over its limit, or a wrong key from an address over its limit of failed ' +
+            "authentications, is refused 429.",
+          security: [],
+          responses: {
+            "200": ok("The OpenAPI 3.1 document", json({ type: "object" })),
+            // No 401: a wrong key is answered as if none was sent, unless its address is over its limit.
+            ...errors(...common.filter((code) => code !== "missing_api_key" && code !== "invalid_api_key")),
+          },
+        },
       },
     }),
   });

@@ -113,5 +113,10 @@ export function addressStatusSoon(
   addressStatus: (address: string) => Promise<RateLimitStatus>,
   address: string,
 ): Promise<RateLimitStatus> {
-  return withinDeadline(addressStatus(address), LIMIT_STATUS_WAIT_MS, "The limiter");
+  return limitStatusSoon(addressStatus(address));
+}
+
+/** A limit status being read, or a rejection if it is not read within `LIMIT_STATUS_WAIT_MS`. */
+export function limitStatusSoon(reading: Promise<RateLimitStatus>): Promise<RateLimitStatus> {
+  return withinDeadline(reading, LIMIT_STATUS_WAIT_MS, "The limiter");
 }

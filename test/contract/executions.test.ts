@@ -137,6 +137,31 @@ describe("contract: execution resources", () => {
     }
   });
 
+  // Audit 27 F4: a repeated parameter was told "must be a whole number" or "expected one of
+  // ...", although each value given was both.
+  it("tells a parameter given more than once that it was, on every listing and the long poll", async () => {
+    const { id } = bodyOf<{ id: string }>(
+      await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "math.evaluate", params: { expression: "1" } },
+      }),
+    );
+    for (const [path, name, times] of [
+      ["/v1/executions?status=completed&status=failed", "status", 2],
+      ["/v1/executions?limit=1&limit=1", "limit", 2],
+      ["/v1/executions?cursor=a&cursor=b&cursor=c", "cursor", 3],
+      ["/v1/skills?limit=1&limit=2", "limit", 2],
+      [`/v1/executions/${id}?wait=1&wait=2`, "wait", 2],
+    ] as const) {
+      const error = expectError(
+        await server.request("GET", path, { key: key.secret }),
+        400,
+        "invalid_request",
+      );
+      expect(error.message, path).toBe(`${name}: the parameter was given ${times} times; give it once`);
+    }
+  });
+
   it("refuses a cursor of another listing, or one made up, with 400 invalid_request", async () => {
     const skills = await server.request("GET", "/v1/skills?limit=1", { key: key.secret });
     expect(skills.status, skills.text).toBe(200);

@@ -362,6 +362,12 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
       expect(res.closed).toBe(true);
       expect(res.status).toBe(408);
       expectContractAnswer(res, "slow body");
+      // Audit 27 F6: its key was admitted before the body stalled, and the headers are the
+      // key's (contract.md, "Limits"), not the address's limit of failed authentications.
+      const keys = await server.request("GET", "/v1/skills?limit=1", { key: key.secret });
+      for (const name of ["x-ratelimit-limit", "x-ratelimit-window", "ratelimit-policy"]) {
+        expect(res.headers.get(name), name).toBe(keys.headers.get(name));
+      }
     });
 
     it("answers a keyless request whose body stalls once (401), never with a second, unasked-for 408", async () => {
@@ -537,11 +543,13 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
 
     // Regression (audit 24, code #10): /mcp took the first of the two (contract.md: its
     // Authorization header is read "as on /v1").
-    it("refuses a request with two Authorization headers, whichever one is valid, on /v1 and /mcp", async () => {
+    // Audit 27 F5: and says why, rather than calling valid keys unknown or expired.
+    it("refuses a request with two Authorization headers, whichever one is valid, on /v1 and /mcp, saying why", async () => {
       for (const path of ["/v1/skills", "/mcp"]) {
         for (const order of [
           [`Bearer ${key.secret}`, "Bearer sk_live_notakey"],
           ["Bearer sk_live_notakey", `Bearer ${key.secret}`],
+          [`Bearer ${key.secret}`, `Bearer ${key.secret}`],
         ]) {
           const res = await sendRaw(server, [
             `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
@@ -551,7 +559,10 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
           const where = `${path}, ${order[0]?.slice(7, 15)} first`;
           expect(res.status, where).toBe(401);
           expectContractAnswer(res, `two Authorization headers on ${where}`);
-          expect(bodyOf<{ error: { code: string } }>(res).error.code, where).toBe("invalid_api_key");
+          expect(bodyOf<{ error: { code: string; message: string } }>(res).error, where).toMatchObject({
+            code: "invalid_api_key",
+            message: "Send one Authorization header, not several.",
+          });
         }
       }
     });

@@ -63,6 +63,7 @@ function readStreamKeepingSocket(
 // contract.md, "Product name and entry points": /healthz, /readyz, the OpenAPI document.
 /** The parts of the OpenAPI document the response check reads. */
 interface OpenApiResponse {
+  description?: string;
   content?: Record<string, { schema: { $ref?: string } }>;
   headers?: Record<string, { required?: boolean }>;
 }
@@ -206,6 +207,12 @@ describe("contract: health and the OpenAPI document", () => {
     const limited = (await server.createKey({ plan: "enterprise", limitMinute: 1, limitDay: 10 })).secret;
     await server.request("GET", "/v1/skills", { key: limited });
     answers.push(["/v1/skills", "get", await server.request("GET", "/v1/skills", { key: limited })]);
+    // Audit 27 F2: the document, which needs no key, listed only 200, yet a key sent with it counts.
+    answers.push([
+      "/v1/openapi.json",
+      "get",
+      await server.request("GET", "/v1/openapi.json", { key: limited }),
+    ]);
     expect(answers.map(([, , res]) => res.status)).toEqual(
       expect.arrayContaining([200, 202, 400, 401, 404, 409, 413, 415, 429]),
     );
@@ -219,6 +226,11 @@ describe("contract: health and the OpenAPI document", () => {
         validate?.(bodyOf(res)),
         `${method} ${path} ${res.status}: ${JSON.stringify(validate?.errors)}`,
       ).toBe(true);
+      // An error's code is one its status's description names.
+      const code = bodyOf<{ error?: { code: string } }>(res).error?.code;
+      if (code !== undefined) {
+        expect(described?.description?.split(", "), `${method} ${path} ${res.status}`).toContain(code);
+      }
       // Its headers as documented: each one required is sent, each one sent is described.
       const documented = new Map(
         Object.entries(described?.headers ?? {}).map(([name, header]) => [name.toLowerCase(), header]),

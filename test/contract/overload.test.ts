@@ -67,6 +67,11 @@ describe("contract: overload", { timeout: 60_000 }, () => {
     const error = expectError(refused, 429, "concurrency_limit_exceeded");
     expect(error.retry_after).toBeGreaterThanOrEqual(1);
     expect(refused.headers.get("retry-after")).toBe(String(error.retry_after));
+    // Audit 27 F3: the document's 429 for an execute named only rate_limit_exceeded.
+    const doc = bodyOf<{
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    }>(await server.request("GET", "/v1/openapi.json"));
+    expect(doc.paths["/v1/execute"]?.post?.responses["429"]?.description.split(", ")).toContain(error.code);
     // A synchronous execution counts the same way.
     expectError(
       await server.request("POST", "/v1/execute", {

@@ -44,3 +44,28 @@ describe("the OpenAPI document's discover answer and skill", () => {
     expect(undescribed(skill?.examples?.items)).toEqual([]);
   });
 });
+
+// Audit 27 F2: a request is refused 400 before routing (no Host, too many header lines, not
+// HTTP/1.1) whatever its path, and 429 whenever a key or address is over its limit; the
+// document's own operation listed only its 200.
+describe("the OpenAPI document's refusals every operation may answer", () => {
+  const paths = (
+    buildOpenApiDocument("0.0.0") as {
+      paths: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>;
+    }
+  ).paths;
+
+  it("lists 400 invalid_request and 429 rate_limit_exceeded on every operation, the document's own included", () => {
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (typeof operation !== "object" || !operation.responses) continue;
+        expect(operation.responses["400"]?.description?.split(", "), `${method} ${path}`).toContain(
+          "invalid_request",
+        );
+        expect(operation.responses["429"]?.description?.split(", "), `${method} ${path}`).toContain(
+          "rate_limit_exceeded",
+        );
+      }
+    }
+  });
+});

@@ -31,7 +31,7 @@ export class ConcurrencyGate {
     const ofKey = this.byKey.get(keyId) ?? 0;
     if (ofKey >= this.options.perKey) {
       throw new ServiceError("concurrency_limit_exceeded", {
-        message: `This API key already has ${ofKey} unfinished executions, its limit; retry when one ends.`,
+        message: `This API key already has ${ofKey} unfinished execution${ofKey === 1 ? "" : "s"}, its limit; retry when one ends.`,
         retryAfterSeconds: RETRY_AFTER_SECONDS,
       });
     }

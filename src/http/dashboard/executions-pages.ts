@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { AdminExecutionsQuery } from "../../core/api-schemas.js";
 import { EXECUTION_STATUSES, isTerminal } from "../../core/execution/record.js";
-import { parseOrThrow } from "../../core/validation.js";
+import { parseQuery } from "../query-string.js";
 import { badge, jsonBlock, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
 import { page } from "./layout.js";
@@ -18,7 +18,7 @@ export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboar
     const raw = Object.fromEntries(
       Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([, value]) => value !== ""),
     );
-    const query = parseOrThrow(AdminExecutionsQuery, { limit: 25, ...raw });
+    const query = parseQuery(AdminExecutionsQuery, { limit: 25, ...raw });
     const [{ data, next_cursor }, allKeys] = await Promise.all([queries.listAll(query), keys.list()]);
     const keyNames = new Map(allKeys.map((key) => [key.id, key]));
     const owners = [...new Set(allKeys.map((key) => key.owner))].sort();

@@ -3,8 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { anySignal } from "../../core/any-signal.js";
 import { GetExecutionQuery, ListExecutionsQuery } from "../../core/api-schemas.js";
 import type { Skillport } from "../../core/skillport.js";
-import { parseOrThrow } from "../../core/validation.js";
 import { keyOf } from "../admission.js";
+import { parseQuery } from "../query-string.js";
 import { streamEvents } from "../sse.js";
 
 type IdParams = { Params: { id: string } };
@@ -20,12 +20,12 @@ export function registerExecutionRoutes(
   const fullAccess = { config: { scope: "full-access" as const } };
 
   app.get("/v1/executions", fullAccess, async (request) =>
-    queries.list(keyOf(request), parseOrThrow(ListExecutionsQuery, request.query)),
+    queries.list(keyOf(request), parseQuery(ListExecutionsQuery, request.query)),
   );
 
   app.get<IdParams>("/v1/executions/:id", fullAccess, async (request, reply) => {
     request.executionId = request.params.id;
-    const { wait } = parseOrThrow(GetExecutionQuery, request.query);
+    const { wait } = parseQuery(GetExecutionQuery, request.query);
     // Only a long poll needs to know that its client left.
     const gone = wait > 0 ? untilGone(reply.raw, shutdown) : undefined;
     return queries.get(keyOf(request), request.params.id, wait * 1000, { signal: gone });

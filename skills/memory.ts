@@ -5,7 +5,7 @@ import { anyJson } from "./lib/json-input.js";
 import { CONTROL_FREE, guardedText, WELL_FORMED } from "./lib/text-guards.js";
 
 /** A memory entry is a note, not a file store; bigger values belong elsewhere. */
-export const MAX_VALUE_BYTES = 64 * 1024;
+const MAX_VALUE_BYTES = 64 * 1024;
 
 // Named like a credential (an API key), it names an entry: records and the dashboard show it.
 const key = notSensitive(

@@ -130,7 +130,7 @@ export async function fetchFollowingRedirects(
   }
 }
 
-export function parseHttpUrl(text: string): URL {
+function parseHttpUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);

@@ -14,7 +14,7 @@ export interface RestrictedMath {
 }
 
 /** Matrices larger than this would let one expression exhaust the process's memory. */
-export const MAX_MATRIX_ELEMENTS = 1_000_000;
+const MAX_MATRIX_ELEMENTS = 1_000_000;
 
 export const loadMath: Lazy<RestrictedMath> = lazy(createRestrictedMath);
 

@@ -7,7 +7,7 @@ import type { z } from "zod";
  * unicode flag in every validator.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-export const NO_CONTROL_CHARACTERS = /^[^\x00-\x1F\x7F]*$/;
+const NO_CONTROL_CHARACTERS = /^[^\x00-\x1F\x7F]*$/;
 
 /**
  * Matches well-formed Unicode text: no lone surrogate (`"\ud800"` is valid JSON). Text
@@ -30,8 +30,8 @@ export const WELL_FORMED_MESSAGE = "must be well-formed Unicode (no lone surroga
  * keys refuse every control character already (`NO_CONTROL_CHARACTERS`).
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point.
-export const NO_NUL = /^[^\x00]*$/;
-export const NO_NUL_MESSAGE = "must not contain U+0000 (NUL)";
+const NO_NUL = /^[^\x00]*$/;
+const NO_NUL_MESSAGE = "must not contain U+0000 (NUL)";
 
 /** A rule a text must keep: a pattern anchored at the start, without flags, and what a text breaking it is told. */
 export interface TextGuard {

@@ -1,7 +1,7 @@
 import type { SkillportError } from "./errors.js";
 
 /** Exponential backoff: the first retry waits 250–500 ms, each next one twice as long… */
-export const BACKOFF_BASE_MS = 500;
+const BACKOFF_BASE_MS = 500;
 /** …but never more than 8 s. */
 export const BACKOFF_CAP_MS = 8_000;
 /**
@@ -9,7 +9,7 @@ export const BACKOFF_CAP_MS = 8_000;
  * for: the error goes to the caller at once, with `retryAfterSeconds` telling how long.
  * A minute window never asks for more.
  */
-export const MAX_SERVER_WAIT_MS = 60_000;
+const MAX_SERVER_WAIT_MS = 60_000;
 
 /**
  * Statuses worth another try. 429 and 503 are the contract's; 502 and 504 come from
@@ -34,7 +34,7 @@ export function mayHaveReachedService(error: SkillportError): boolean {
  * from one retry to the next, and clients refused together do not come back together.
  * `retry` is 1 for the first retry.
  */
-export function backoffDelayMs(retry: number): number {
+function backoffDelayMs(retry: number): number {
   const ceilingMs = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retry - 1));
   return ceilingMs / 2 + Math.floor((Math.random() * ceilingMs) / 2);
 }

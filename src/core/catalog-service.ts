@@ -5,7 +5,7 @@ import type { Discovery } from "./discovery/index.js";
 import type { Caller, UsageLearning } from "./discovery/usage-learning.js";
 import type { CatalogSkill, SkillRegistry } from "./skills/registry.js";
 
-export function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
+function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
   return {
     skill_id: skill.id,
     name: skill.title,

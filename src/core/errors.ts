@@ -127,7 +127,7 @@ export function shuttingDownError(): ServiceError {
 }
 
 /** What a client is told while the store cannot serve; never the driver's message (paths, addresses). */
-export const STORE_UNAVAILABLE_MESSAGE = "The store is unavailable; retry later.";
+const STORE_UNAVAILABLE_MESSAGE = "The store is unavailable; retry later.";
 
 /**
  * When a client should retry after a store outage: an outage that ends (space freed, the

@@ -83,7 +83,7 @@ export interface LogEntry {
  * (`maskWorkingSecrets`): the server's own log masked them, the line relayed did not
  * (audit 23, new user #6).
  */
-export function callerLogFields(fields: object): object {
+function callerLogFields(fields: object): object {
   try {
     return JSON.parse(
       JSON.stringify(fields, (_key, value: unknown) => {

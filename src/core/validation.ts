@@ -164,7 +164,7 @@ function throwError(code: ErrorCode, message: string | undefined, details: Error
 }
 
 /** Deeper JSON than this is no realistic input, and recursive code (hashing, cloning) may overflow on it. */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 /**
  * Throws `invalid_request` when `value` nests arrays and objects deeper than `maxDepth`.

@@ -8,7 +8,7 @@ import { outcomeResult } from "./tool-results.js";
 export const OPTIONAL_TASKS = { taskSupport: "optional" } as const;
 
 /** How often a client should poll a task, unless it asked for another interval. */
-export const DEFAULT_TASK_POLL_MS = 1_000;
+const DEFAULT_TASK_POLL_MS = 1_000;
 /** Tasks one MCP session remembers; the oldest are forgotten first (their records stay). */
 const MAX_TASKS_PER_SESSION = 1_000;
 const TASKS_PAGE_SIZE = 50;

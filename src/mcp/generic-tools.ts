@@ -20,7 +20,7 @@ import { toolSchema } from "./tool-schemas.js";
  * of the full 60 s was answered just as the client stopped listening, and the agent got
  * "Request timed out" instead of the record.
  */
-export const MAX_POLL_MS = 50_000;
+const MAX_POLL_MS = 50_000;
 
 /**
  * What the agent choosing `wait_ms` must know, since it reads the tool's text and not the

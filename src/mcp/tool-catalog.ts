@@ -91,7 +91,7 @@ export class ToolCatalog {
  * left out, reached only through the generic tools. The one rule for the tools listed and
  * the start-up warning about the cap.
  */
-export function skillsForTools<S extends { tags: readonly string[] }>(
+function skillsForTools<S extends { tags: readonly string[] }>(
   skills: readonly S[],
   options: SkillToolOptions,
 ): { chosen: S[]; pastCap: S[] } {

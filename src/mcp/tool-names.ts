@@ -42,7 +42,7 @@ export function assignToolNames(
  * server name of about 10 characters, 40 keeps within both. The contract's 64 still
  * holds: a longer name works where no prefix is added, so it is a warning, not a refusal.
  */
-export const PREFIXED_TOOL_NAME_ROOM = 40;
+const PREFIXED_TOOL_NAME_ROOM = 40;
 
 /**
  * Warns at start-up, once per skill, of a tool name (as `assignToolNames` gives it beside

@@ -200,7 +200,7 @@ export interface RunnerColumns {
 }
 
 /** The runner of an orphan-query row, or undefined when the runner has no row. */
-export function runnerOf(row: RunnerColumns): RunnerInfo | undefined {
+function runnerOf(row: RunnerColumns): RunnerInfo | undefined {
   if (row.runner_host === null || row.runner_pid === null || row.runner_heartbeat_at === null) {
     return undefined;
   }

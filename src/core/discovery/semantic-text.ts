@@ -31,7 +31,7 @@ export function exampleRequests(document: SkillDocument): string[] {
 }
 
 /** Part of a skill's vector that comes from its example requests, when it has any. */
-export const EXAMPLES_SHARE = 0.5;
+const EXAMPLES_SHARE = 0.5;
 
 /**
  * A skill's vector: the vector of its text (`semanticText`) moved half-way towards the

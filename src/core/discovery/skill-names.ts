@@ -7,7 +7,7 @@ const NOT_LETTER_OR_DIGIT = /[^\p{L}\p{N}]+/u;
  * give `util`, `wait`. Every spelling an agent may give a skill's id reduces to the same
  * words: the id itself, its MCP tool name (`_` for `.`, tool-names.ts) or the id read aloud.
  */
-export function nameWords(text: string): string[] {
+function nameWords(text: string): string[] {
   return text
     .split(NOT_LETTER_OR_DIGIT)
     .flatMap((segment) => segment.split(CASE_BOUNDARY))

@@ -59,7 +59,7 @@ interface OwnerCache {
 }
 
 /** Whitespace runs as one space, ends trimmed: the same request is learned once. */
-export function normalizeQuery(query: string): string {
+function normalizeQuery(query: string): string {
   return query.replace(/\s+/g, " ").trim();
 }
 

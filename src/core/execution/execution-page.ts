@@ -11,7 +11,7 @@ import { MAX_RESULT_BYTES } from "./result-size.js";
  * seconds. Two largest results still fit on a page, and 16 MiB of JSON is parsed and
  * serialised in tens of milliseconds.
  */
-export const PAGE_RESULT_BYTES = 2 * MAX_RESULT_BYTES;
+const PAGE_RESULT_BYTES = 2 * MAX_RESULT_BYTES;
 
 /** The filters of a listing: everything of a store query but its position and length. */
 export type ExecutionFilters = Omit<ExecutionListQuery, "limit" | "after" | "startAt">;
@@ -21,7 +21,7 @@ export type ExecutionFilters = Omit<ExecutionListQuery, "limit" | "after" | "sta
  * more than fit in `budgetBytes` of results, but always the first (a record larger than
  * the budget still has to be listable).
  */
-export function recordsThatFit(resultBytes: readonly number[], limit: number, budgetBytes: number): number {
+function recordsThatFit(resultBytes: readonly number[], limit: number, budgetBytes: number): number {
   let held = 0;
   let total = 0;
   for (const bytes of resultBytes) {

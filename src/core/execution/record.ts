@@ -13,7 +13,7 @@ export const EXECUTION_STATUSES = [
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** The statuses a record never leaves (contract.md, "Execution record"). */
-export const TERMINAL_STATUSES = [
+const TERMINAL_STATUSES = [
   "completed",
   "failed",
   "timed_out",

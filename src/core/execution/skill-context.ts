@@ -49,7 +49,7 @@ export function skillContext(parts: SkillContextParts): SkillContext {
 }
 
 /** The calling owner's messages: a skill can neither see nor write another owner's. */
-export function ownerMessages(store: MessageStore, owner: string, clock: Clock): OwnerMessages {
+function ownerMessages(store: MessageStore, owner: string, clock: Clock): OwnerMessages {
   return {
     async send(channel, text) {
       const message = { id: newId("msg"), channel, text, createdAt: isoTimestamp(clock.now()) };
@@ -62,7 +62,7 @@ export function ownerMessages(store: MessageStore, owner: string, clock: Clock):
 }
 
 /** The calling owner's key-value memory. */
-export function ownerMemory(store: MemoryStore, owner: string, clock: Clock): OwnerMemory {
+function ownerMemory(store: MemoryStore, owner: string, clock: Clock): OwnerMemory {
   return {
     get: (key) => store.get(owner, key),
     set: (key, value) => store.set(owner, key, value, isoTimestamp(clock.now())),

@@ -139,7 +139,7 @@ export const EditKeyInput = z
 export type EditKeyInput = z.input<typeof EditKeyInput>;
 
 /** The longest grace period of a roll: 30 days. */
-export const MAX_ROLL_GRACE_SECONDS = 30 * 86_400;
+const MAX_ROLL_GRACE_SECONDS = 30 * 86_400;
 
 export const RollKeyInput = z.object({
   /** How long the old key keeps working after the roll; 0 ends it at once. */
@@ -156,7 +156,7 @@ type KeyAttributes = Pick<
 /** A key as listings show it: no hash, the secret reduced to a prefix and its last four characters. */
 export type KeyView = Omit<ApiKey, "hash">;
 
-export function toKeyView({ hash: _hash, ...view }: ApiKey): KeyView {
+function toKeyView({ hash: _hash, ...view }: ApiKey): KeyView {
   return view;
 }
 

@@ -4,7 +4,7 @@ import { SkillAnnotationsSchema } from "./skill.js";
 
 /** contract.md: a skill id is letters, digits and `. _ : / -`, starting with a letter or digit. */
 const SKILL_ID_CHARACTERS = /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/;
-export const MAX_SKILL_ID_LENGTH = 128;
+const MAX_SKILL_ID_LENGTH = 128;
 
 /**
  * What makes a skill definition unusable, each naming the field and the rule, checked

@@ -7,7 +7,7 @@ import type { Redis } from "ioredis";
  * the port) held `serve` at start-up for ever, its port unbound and nothing logged
  * (audit 26, finding 2).
  */
-export const FIRST_ANSWER_DEADLINE_MS = 5_000;
+const FIRST_ANSWER_DEADLINE_MS = 5_000;
 
 /**
  * Connects `redis` (created with `lazyConnect`) and checks that it counts in the database

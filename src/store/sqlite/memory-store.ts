@@ -64,6 +64,6 @@ export class SqliteMemoryStore implements MemoryStore {
  * Makes every character of `text` literal in a GLOB pattern: `*`, `?` and `[` become
  * one-character classes (`[*]`); a `]` outside a class is already literal.
  */
-export function escapeGlob(text: string): string {
+function escapeGlob(text: string): string {
   return text.replace(/[*?[]/g, (char) => `[${char}]`);
 }

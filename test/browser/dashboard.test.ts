@@ -324,11 +324,15 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
       has: page.locator(`a[href="/dashboard/keys/${keyId}"]`),
     });
     expect(await row.locator(".sub", { hasText: "refused" }).locator("time").count()).toBe(1);
-    // The overview's chart counts them too.
+    // The overview's chart counts them too, and (left open in session 26) so do its tiles.
     await visit("/dashboard");
-    expect(
-      Number(await page.locator("[data-chart=usage] [data-total=refused]").textContent()),
-    ).toBeGreaterThanOrEqual(3);
+    const charted = await page.locator("[data-chart=usage] [data-total=refused]").textContent();
+    expect(Number(charted)).toBeGreaterThanOrEqual(3);
+    const tile = page.locator("[data-stat=refused]");
+    expect(await tile.locator(".stat-value").textContent()).toBe(charted);
+    expect(await tile.locator(".stat-label").textContent()).toBe("refused (revoked/expired key), last 24 h");
+    expect(await tile.locator("a").getAttribute("href")).toBe("/dashboard/usage?range=day");
+    await screenshot(page, "18c-overview-refused-tile");
   });
 
   it("refuses a missing or wrong session; API keys never open the dashboard, nor sessions /v1", async () => {

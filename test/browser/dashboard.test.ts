@@ -539,6 +539,48 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await page.emulateMedia({ colorScheme: "light" });
   });
 
+  // Left open in session 26 (audit 21 dashboard #11b): a form posted after the session
+  // ended lost what was typed, and signing in again landed on the overview.
+  it("a form posted after the session ended leads, once signed in again, back to the form filled in as typed", async () => {
+    await visit("/dashboard/keys/new");
+    await page.getByLabel("Name").fill("typed while signed out");
+    await page.getByLabel("Owner").fill("team-late");
+    await page.getByLabel(/read-only/).check();
+    await page.getByLabel("Plan").selectOption("pro");
+    // Signed out in another tab meanwhile.
+    const other = await context.newPage();
+    await other.goto(`${server.baseUrl}/dashboard`);
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.close();
+
+    const [answer] = await Promise.all([
+      page.waitForResponse((res) => res.request().method() === "POST"),
+      page.getByRole("button", { name: "Create key" }).click(),
+    ]);
+    expect(answer.status()).toBe(401);
+    expect(await page.getByRole("alert").textContent()).toContain("this form was not sent");
+    await screenshot(page, "22-form-after-session-ended");
+    await page.getByRole("link", { name: "Sign in again" }).click();
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/dashboard/keys/new");
+    const link = printedLinks(server).at(-1) ?? "";
+    await page.getByLabel("Token").fill(link);
+    await page.getByRole("button", { name: "Sign in" }).click();
+
+    expect(new URL(page.url()).pathname).toBe("/dashboard/keys/new");
+    expect(await page.locator("[data-draft-restored]").textContent()).toMatch(
+      /filled in with what you typed/,
+    );
+    expect(await page.getByLabel("Name").inputValue()).toBe("typed while signed out");
+    expect(await page.getByLabel("Owner").inputValue()).toBe("team-late");
+    expect(await page.getByLabel(/read-only/).isChecked()).toBe(true);
+    expect(await page.getByLabel("Plan").inputValue()).toBe("pro");
+    await screenshot(page, "23-form-refilled");
+    // Spent: the next visit of the form is a fresh one.
+    await visit("/dashboard/keys/new");
+    expect(await page.getByLabel("Name").inputValue()).toBe("");
+    expect(await page.locator("[data-draft-restored]").count()).toBe(0);
+  });
+
   it("signs out: the old session no longer opens the dashboard", async () => {
     const cookie = await sessionCookie();
     await visit("/dashboard");

@@ -539,6 +539,47 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await page.emulateMedia({ colorScheme: "light" });
   });
 
+  // Left open in session 26 (audit 21 dashboard #10): the key list had no status filter,
+  // and searching "revoked" found nothing.
+  it("filters the key list by status with tabs that keep the search and the order", async () => {
+    await visit("/dashboard/keys");
+    const tabs = page.getByRole("navigation", { name: "Key status" });
+    const badges = () => page.locator("#keys-table tbody .badge").allTextContents();
+    const revokedRow = page.locator(`#keys-table a[href="/dashboard/keys/${keyId}"]`);
+    const all = (await badges()).length;
+    expect(all).toBeGreaterThan(1);
+
+    await tabs.getByRole("link", { name: /^Revoked/ }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("revoked");
+    expect(await tabs.locator("[aria-current=true]").getAttribute("data-status")).toBe("revoked");
+    const revoked = await badges();
+    expect(revoked.length).toBeGreaterThan(0);
+    expect(new Set(revoked)).toEqual(new Set(["revoked"]));
+    expect(await tabs.locator("[data-status=revoked] .muted").textContent()).toBe(String(revoked.length));
+    expect(await revokedRow.count()).toBe(1);
+    // Sorting keeps the tab.
+    await page.locator("#keys-table thead").getByRole("link", { name: /Name/ }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("revoked");
+    expect(new URL(page.url()).searchParams.get("sort")).toBe("name");
+
+    await tabs.getByRole("link", { name: /^Active/ }).click();
+    const active = await badges();
+    expect(new Set(active)).toEqual(new Set(["active"]));
+    expect(await revokedRow.count()).toBe(0);
+    // A search keeps the tab: the revoked key's id finds no active key, and one revoked.
+    await page.getByLabel("Search keys").fill(keyId);
+    await page.getByRole("button", { name: "Search" }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("active");
+    expect(await page.locator("#keys-table tbody").textContent()).toContain(
+      `No active key matches “${keyId}”.`,
+    );
+    expect(await tabs.locator("[data-status=revoked] .muted").textContent()).toBe("1");
+    await tabs.getByRole("link", { name: /^All/ }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBeNull();
+    expect(await revokedRow.count()).toBe(1);
+    await screenshot(page, "24-keys-status-tabs");
+  });
+
   // Left open in session 26 (audit 21 dashboard #11b): a form posted after the session
   // ended lost what was typed, and signing in again landed on the overview.
   it("a form posted after the session ended leads, once signed in again, back to the form filled in as typed", async () => {

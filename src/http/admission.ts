@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { requireScope } from "../core/access.js";
+import { ServiceError } from "../core/errors.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import {
@@ -26,6 +27,17 @@ const BEARER = /^Bearer[ \t]+(.*?)[ \t]*$/i;
 
 /** Not a well-formed secret: the gate refuses it as `invalid_api_key`, counting the address. */
 const AMBIGUOUS_BEARER = "(more than one Authorization header)";
+
+/**
+ * The gate's refusal of `bearer` as the client should read it: a key refused for coming in
+ * two Authorization headers says so, not what is wrong with the marker's shape.
+ */
+export function bearerRefusal(bearer: string | undefined, error: ServiceError): ServiceError {
+  if (bearer !== AMBIGUOUS_BEARER || error.code !== "invalid_api_key") return error;
+  return new ServiceError("invalid_api_key", {
+    message: "The request has more than one Authorization header: send the API key in one.",
+  });
+}
 
 /**
  * The secret a request's `Authorization: Bearer <secret>` header holds, for the gate, on
@@ -61,7 +73,7 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     if (admission.limit) answerWithLimit(request, admission.limit);
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
-    return admission.error;
+    return bearerRefusal(bearer, admission.error);
   }
   const { key } = admission;
   answerWithLimit(request, admission.limit, () => skillport.access.keyStatus(key));

@@ -2,7 +2,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
-import { bearerOf, keyOf } from "../admission.js";
+import { bearerOf, bearerRefusal, keyOf } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { answerWithLimit, setAnsweredLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
@@ -42,10 +42,11 @@ export function registerMcpRoute(
     // without a `100 Continue` (expect-continue.ts).
     onRequest: async (request, reply) => {
       guard.check(request.headers.host, request.headers.origin);
-      const authenticated = await skillport.access.authenticate(bearerOf(request), request.ip);
+      const bearer = bearerOf(request);
+      const authenticated = await skillport.access.authenticate(bearer, request.ip);
       if (!authenticated.admitted) {
         if (authenticated.limit) answerWithLimit(request, authenticated.limit);
-        return sendError(request, reply, authenticated.error, skillport.errorOf);
+        return sendError(request, reply, bearerRefusal(bearer, authenticated.error), skillport.errorOf);
       }
       request.apiKey = authenticated.key;
       // The key's limits as they stand: a tools/call is counted later, in the tool layer.

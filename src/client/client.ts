@@ -60,6 +60,8 @@ export class Skillport {
   // logged or caught by an error reporter (`util.inspect`, `JSON.stringify`) must not show it.
   readonly #config: ClientConfig;
   readonly #transport: Transport;
+  /** The pool's close, once asked for (see `close`). */
+  #closing: Promise<void> | undefined;
 
   constructor(options: SkillportOptions = {}) {
     this.#config = resolveConfig(options);
@@ -294,9 +296,16 @@ export class Skillport {
     });
   }
 
-  /** Closes the client's connection pool (not a dispatcher passed in by the caller). */
-  async close(): Promise<void> {
-    if (this.#config.ownsDispatcher) await this.#config.dispatcher.close();
+  /**
+   * Closes the client's connection pool (not a dispatcher passed in by the caller); calls
+   * after it throw `client_closed`. Closing again waits for the first close (undici's
+   * second `close()` would throw).
+   */
+  close(): Promise<void> {
+    const { dispatcher, ownsDispatcher } = this.#config;
+    if (!ownsDispatcher) return Promise.resolve();
+    this.#closing ??= dispatcher.close();
+    return this.#closing;
   }
 
   private async *pages<T>(

@@ -9,9 +9,16 @@ import type { ExecutionRecord } from "../core/execution/record.js";
  *   dropped (retried before it is thrown);
  * - `timeout`: an attempt took longer than `timeoutMs`, or `waitForExecution` passed its deadline;
  * - `unexpected_response`: an answer without the contract's shape (e.g. a proxy's HTML page), or
- *   not HTTP at all.
+ *   not HTTP at all;
+ * - `client_closed`: a call after `close()` (or after the caller closed the dispatcher it passed in);
+ *   nothing was sent.
  */
-export type ClientErrorCode = "missing_api_key" | "connection_error" | "timeout" | "unexpected_response";
+export type ClientErrorCode =
+  | "missing_api_key"
+  | "connection_error"
+  | "timeout"
+  | "unexpected_response"
+  | "client_closed";
 
 /** Every code a `SkillportError` can carry; unknown future server codes pass through as strings. */
 export type SkillportErrorCode = ErrorCode | ExecutionErrorCode | ClientErrorCode | (string & {});
@@ -23,6 +30,8 @@ export interface ErrorBody {
   details?: ErrorDetail[];
   request_id?: string;
   retry_after?: number;
+  /** On `idempotency_in_progress`: the execution still running under the Idempotency-Key. */
+  execution_id?: string;
 }
 
 export interface SkillportErrorInit {
@@ -49,6 +58,12 @@ export class SkillportError extends Error {
   readonly requestId: string | undefined;
   /** Seconds the server asked to wait before retrying (429, 503). */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * The execution an error is about: the one still running under the Idempotency-Key
+   * (`idempotency_in_progress`), to follow with `waitForExecution`; the failed one under
+   * `throwOnFailure`.
+   */
+  readonly executionId: string | undefined;
   readonly execution: ExecutionRecord | undefined;
   /** The error body as the server sent it (or as the client made it for its own errors). */
   readonly body: ErrorBody;
@@ -61,6 +76,7 @@ export class SkillportError extends Error {
     this.details = init.body.details;
     this.requestId = init.body.request_id;
     this.retryAfterSeconds = init.body.retry_after;
+    this.executionId = init.body.execution_id ?? init.execution?.id;
     this.execution = init.execution;
     this.body = init.body;
   }

@@ -41,18 +41,18 @@ const STREAM_IDLE_MS = 45_000;
 
 const TIMEOUT_ERROR_CODES: ReadonlySet<string> = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 /**
- * undici's refusals of the request itself or of a closed client: a bug in the calling
- * code, rethrown as it is. Every other failure below HTTP (the socket, name resolution,
- * TLS) is a `connection_error`.
+ * undici's refusals of the request itself: a bug in the calling code, rethrown as it is.
+ * A closed client is `client_closed`; every other failure below HTTP (the socket, name
+ * resolution, TLS) is a `connection_error`.
  */
 const MISUSE_ERROR_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_INVALID_ARG",
   "UND_ERR_INVALID_RETURN_VALUE",
   "UND_ERR_NOT_SUPPORTED",
   "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH",
-  "UND_ERR_CLOSED",
-  "UND_ERR_DESTROYED",
 ]);
+/** undici's refusals of a call on a pool that was closed (`close()`, or the caller's own dispatcher). */
+const CLOSED_ERROR_CODES: ReadonlySet<string> = new Set(["UND_ERR_CLOSED", "UND_ERR_DESTROYED"]);
 
 type Attempt<T> = { ok: true; value: T } | { ok: false; error: SkillportError; retryAfterHeader?: string };
 
@@ -206,13 +206,21 @@ function unexpectedAnswer(response: Dispatcher.ResponseData, what: string): Skil
 /**
  * A failure below HTTP as a `SkillportError`: a timeout; an answer that is not HTTP, or
  * shorter than it said (`unexpected_response`); any failure to connect, resolve the name,
- * agree on TLS, or keep the connection (`connection_error`, retried). A `SkillportError`
- * passes through; a misuse of undici (an invalid header, a closed client) is rethrown.
+ * agree on TLS, or keep the connection (`connection_error`, retried); a call on a closed
+ * client (`client_closed`). A `SkillportError` passes through; a misuse of undici (an
+ * invalid header) is rethrown.
  */
 export function failureOf(err: unknown, origin: string): SkillportError {
   if (err instanceof SkillportError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const reason = err instanceof Error ? err.message : String(err);
+  if (typeof code === "string" && CLOSED_ERROR_CODES.has(code)) {
+    return clientError(
+      "client_closed",
+      "This Skillport client is closed (close() was called, or its dispatcher was closed): create a new one for further calls.",
+      err,
+    );
+  }
   if (typeof code === "string" && TIMEOUT_ERROR_CODES.has(code)) {
     return clientError("timeout", `No answer from ${origin} in time (${reason}).`, err);
   }

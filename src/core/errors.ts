@@ -62,15 +62,21 @@ export interface ErrorBody {
   details?: ErrorDetail[];
   /** Whole seconds to wait before retrying. */
   retry_after?: number;
+  /**
+   * The execution the refusal is about (`idempotency_in_progress`: the run still going
+   * under the Idempotency-Key), for the caller to follow instead of repeating.
+   */
+  execution_id?: string;
 }
 
-/** `error` as the contract shows it: `{code, message, details?, retry_after?}`. */
+/** `error` as the contract shows it: `{code, message, details?, retry_after?, execution_id?}`. */
 export function errorBody(error: ServiceError): ErrorBody {
   return {
     code: error.code,
     message: error.message,
     ...(error.details && { details: error.details }),
     ...(error.retryAfterSeconds !== undefined && { retry_after: error.retryAfterSeconds }),
+    ...(error.executionId !== undefined && { execution_id: error.executionId }),
   };
 }
 
@@ -78,6 +84,8 @@ export interface ServiceErrorOptions {
   message?: string;
   details?: ErrorDetail[];
   retryAfterSeconds?: number;
+  /** The execution the refusal is about (`execution_id` in the body). */
+  executionId?: string;
   /** Extra response headers a surface should send (e.g. `Allow` on 405). */
   headers?: Record<string, string>;
   /**
@@ -97,6 +105,7 @@ export class ServiceError extends Error {
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly executionId: string | undefined;
   readonly headers: Record<string, string> | undefined;
   readonly limit: RateLimitStatus | undefined;
 
@@ -107,14 +116,23 @@ export class ServiceError extends Error {
     this.status = ERROR_CODES[code].status;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.executionId = options.executionId;
     this.headers = options.headers;
     this.limit = options.limit;
   }
 
   /** The same error, telling where the caller's limits stand after it (see `limit`). */
   withLimit(limit: RateLimitStatus): ServiceError {
-    const { message, details, retryAfterSeconds, headers, cause } = this;
-    return new ServiceError(this.code, { message, details, retryAfterSeconds, headers, cause, limit });
+    const { message, details, retryAfterSeconds, executionId, headers, cause } = this;
+    return new ServiceError(this.code, {
+      message,
+      details,
+      retryAfterSeconds,
+      executionId,
+      headers,
+      cause,
+      limit,
+    });
   }
 }
 

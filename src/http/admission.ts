@@ -30,6 +30,20 @@ const BEARER = /^Bearer[ \t]+(.*?)[ \t]*$/i;
 const AMBIGUOUS_BEARER = "(more than one Authorization header)";
 
 /**
+ * The gate's refusal of `bearer` as the client should read it. A request with several
+ * Authorization headers is refused 401 invalid_api_key, counted against its address, as a
+ * malformed key is, but told why: a message about the key's shape or its revocation sent
+ * its user off to check keys that were fine (an SDK's default header beside one a proxy or
+ * middleware adds). A refusal for the address's limit (429) is kept.
+ */
+export function bearerRefusal(bearer: string | undefined, error: ServiceError): ServiceError {
+  if (bearer !== AMBIGUOUS_BEARER || error.code !== "invalid_api_key") return error;
+  return new ServiceError("invalid_api_key", {
+    message: "The request has more than one Authorization header: send the API key in one.",
+  });
+}
+
+/**
  * The secret a request's `Authorization: Bearer <secret>` header holds, for the gate, on
  * `/v1` and `/mcp` alike; undefined when there is none. What follows `Bearer` is the secret
  * whatever it holds (`<key> extra` is a malformed key, refused as invalid, not as missing: a
@@ -41,18 +55,6 @@ export function bearerOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   return BEARER.exec(header)?.[1] || undefined;
-}
-
-/**
- * The refusal of a request's key as its client is told it. A request with several
- * Authorization headers is refused 401 invalid_api_key, counted against its address, as a
- * malformed key is, but told why: "unknown, malformed, revoked or expired" sent its user off
- * to check or replace keys that were fine (audit 27 F5; an SDK's default header beside one a
- * proxy or middleware adds). A refusal for the address's limit (429) is kept.
- */
-export function authenticationRefusal(bearer: string | undefined, error: ServiceError): ServiceError {
-  if (bearer !== AMBIGUOUS_BEARER || error.code !== "invalid_api_key") return error;
-  return new ServiceError("invalid_api_key", { message: "Send one Authorization header, not several." });
 }
 
 /**
@@ -75,7 +77,7 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     if (admission.limit) answerWithLimit(request, admission.limit);
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
-    return authenticationRefusal(bearer, admission.error);
+    return bearerRefusal(bearer, admission.error);
   }
   const { key } = admission;
   const keyStatus = () => skillport.access.keyStatus(key);

@@ -242,6 +242,11 @@ export function buildOpenApiDocument(version: string): Json {
                 message: { type: "string" },
                 request_id: { type: "string" },
                 retry_after: { type: "integer", description: "Seconds; on 429 and 503" },
+                execution_id: {
+                  type: "string",
+                  description:
+                    "On 409 idempotency_in_progress: the execution still running under the Idempotency-Key",
+                },
                 details: {
                   type: "array",
                   items: {

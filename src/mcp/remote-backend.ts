@@ -345,6 +345,7 @@ function fromClientError(err: unknown): unknown {
       message: err.message,
       details: err.details,
       retryAfterSeconds: err.retryAfterSeconds,
+      executionId: err.executionId,
       cause: err,
     });
   }

@@ -179,6 +179,7 @@ function asCalled(error: ServiceError, toolName: string | undefined): ServiceErr
     message: saysFirst ? `${underParams(first.path)}: ${first.message}` : error.message,
     details: error.details.map(({ path, message }) => ({ path: underParams(path), message })),
     retryAfterSeconds: error.retryAfterSeconds,
+    executionId: error.executionId,
     cause: error,
   });
 }
@@ -218,6 +219,9 @@ function errorText(error: ServiceError, toolName?: string): string {
   const throughExecuteSkill = toolName === "execute_skill" && error.code === "invalid_params";
   const whatToDo = throughExecuteSkill ? FIX_SKILL_PARAMS : WHAT_TO_DO[error.code];
   if (whatToDo) lines.push(whatToDo);
+  if (error.executionId !== undefined) {
+    lines.push(`To follow it instead: call get_execution with id "${error.executionId}" (and wait_ms).`);
+  }
   if (error.retryAfterSeconds !== undefined) lines.push(`Retry after ${error.retryAfterSeconds} s.`);
   return lines.join("\n");
 }

@@ -324,11 +324,15 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
       has: page.locator(`a[href="/dashboard/keys/${keyId}"]`),
     });
     expect(await row.locator(".sub", { hasText: "refused" }).locator("time").count()).toBe(1);
-    // The overview's chart counts them too.
+    // The overview's chart counts them too, and (left open in session 26) so do its tiles.
     await visit("/dashboard");
-    expect(
-      Number(await page.locator("[data-chart=usage] [data-total=refused]").textContent()),
-    ).toBeGreaterThanOrEqual(3);
+    const charted = await page.locator("[data-chart=usage] [data-total=refused]").textContent();
+    expect(Number(charted)).toBeGreaterThanOrEqual(3);
+    const tile = page.locator("[data-stat=refused]");
+    expect(await tile.locator(".stat-value").textContent()).toBe(charted);
+    expect(await tile.locator(".stat-label").textContent()).toBe("refused (revoked/expired key), last 24 h");
+    expect(await tile.locator("a").getAttribute("href")).toBe("/dashboard/usage?range=day");
+    await screenshot(page, "18c-overview-refused-tile");
   });
 
   it("refuses a missing or wrong session; API keys never open the dashboard, nor sessions /v1", async () => {
@@ -533,6 +537,89 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await visit("/dashboard/usage");
     await screenshot(page, "22-dark-usage");
     await page.emulateMedia({ colorScheme: "light" });
+  });
+
+  // Left open in session 26 (audit 21 dashboard #10): the key list had no status filter,
+  // and searching "revoked" found nothing.
+  it("filters the key list by status with tabs that keep the search and the order", async () => {
+    await visit("/dashboard/keys");
+    const tabs = page.getByRole("navigation", { name: "Key status" });
+    const badges = () => page.locator("#keys-table tbody .badge").allTextContents();
+    const revokedRow = page.locator(`#keys-table a[href="/dashboard/keys/${keyId}"]`);
+    const all = (await badges()).length;
+    expect(all).toBeGreaterThan(1);
+
+    await tabs.getByRole("link", { name: /^Revoked/ }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("revoked");
+    expect(await tabs.locator("[aria-current=true]").getAttribute("data-status")).toBe("revoked");
+    const revoked = await badges();
+    expect(revoked.length).toBeGreaterThan(0);
+    expect(new Set(revoked)).toEqual(new Set(["revoked"]));
+    expect(await tabs.locator("[data-status=revoked] .muted").textContent()).toBe(String(revoked.length));
+    expect(await revokedRow.count()).toBe(1);
+    // Sorting keeps the tab.
+    await page.locator("#keys-table thead").getByRole("link", { name: /Name/ }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("revoked");
+    expect(new URL(page.url()).searchParams.get("sort")).toBe("name");
+
+    await tabs.getByRole("link", { name: /^Active/ }).click();
+    const active = await badges();
+    expect(new Set(active)).toEqual(new Set(["active"]));
+    expect(await revokedRow.count()).toBe(0);
+    // A search keeps the tab: the revoked key's id finds no active key, and one revoked.
+    await page.getByLabel("Search keys").fill(keyId);
+    await page.getByRole("button", { name: "Search" }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBe("active");
+    expect(await page.locator("#keys-table tbody").textContent()).toContain(
+      `No active key matches “${keyId}”.`,
+    );
+    expect(await tabs.locator("[data-status=revoked] .muted").textContent()).toBe("1");
+    await tabs.getByRole("link", { name: /^All/ }).click();
+    expect(new URL(page.url()).searchParams.get("status")).toBeNull();
+    expect(await revokedRow.count()).toBe(1);
+    await screenshot(page, "24-keys-status-tabs");
+  });
+
+  // Left open in session 26 (audit 21 dashboard #11b): a form posted after the session
+  // ended lost what was typed, and signing in again landed on the overview.
+  it("a form posted after the session ended leads, once signed in again, back to the form filled in as typed", async () => {
+    await visit("/dashboard/keys/new");
+    await page.getByLabel("Name").fill("typed while signed out");
+    await page.getByLabel("Owner").fill("team-late");
+    await page.getByLabel(/read-only/).check();
+    await page.getByLabel("Plan").selectOption("pro");
+    // Signed out in another tab meanwhile.
+    const other = await context.newPage();
+    await other.goto(`${server.baseUrl}/dashboard`);
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.close();
+
+    const [answer] = await Promise.all([
+      page.waitForResponse((res) => res.request().method() === "POST"),
+      page.getByRole("button", { name: "Create key" }).click(),
+    ]);
+    expect(answer.status()).toBe(401);
+    expect(await page.getByRole("alert").textContent()).toContain("this form was not sent");
+    await screenshot(page, "22-form-after-session-ended");
+    await page.getByRole("link", { name: "Sign in again" }).click();
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/dashboard/keys/new");
+    const link = printedLinks(server).at(-1) ?? "";
+    await page.getByLabel("Token").fill(link);
+    await page.getByRole("button", { name: "Sign in" }).click();
+
+    expect(new URL(page.url()).pathname).toBe("/dashboard/keys/new");
+    expect(await page.locator("[data-draft-restored]").textContent()).toMatch(
+      /filled in with what you typed/,
+    );
+    expect(await page.getByLabel("Name").inputValue()).toBe("typed while signed out");
+    expect(await page.getByLabel("Owner").inputValue()).toBe("team-late");
+    expect(await page.getByLabel(/read-only/).isChecked()).toBe(true);
+    expect(await page.getByLabel("Plan").inputValue()).toBe("pro");
+    await screenshot(page, "23-form-refilled");
+    // Spent: the next visit of the form is a fresh one.
+    await visit("/dashboard/keys/new");
+    expect(await page.getByLabel("Name").inputValue()).toBe("");
+    expect(await page.locator("[data-draft-restored]").count()).toBe(0);
   });
 
   it("signs out: the old session no longer opens the dashboard", async () => {

@@ -331,6 +331,37 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     expect(requests).toEqual([]);
   });
 
+  // Regression (audit 21 client F7, left open in session 26): a call after close() threw
+  // undici's raw "ClientDestroyedError: The client is destroyed".
+  it("a call after close() throws client_closed, saying so, and sends nothing", async () => {
+    const { client, requests } = await clientOf(json(record("completed")));
+    await client.getExecution("exec_fake");
+    await client.close();
+    const err = await rejectionOf(client.getExecution("exec_fake"));
+    expect([err.status, err.code]).toEqual([undefined, "client_closed"]);
+    expect(err.message).toBe(
+      "This Skillport client is closed (close() was called, or its dispatcher was closed): create a new one for further calls.",
+    );
+    const streamed = await rejectionOf(collect(client.executionEvents("exec_fake")));
+    expect(streamed.code).toBe("client_closed");
+    expect(requests).toEqual(["GET /v1/executions/exec_fake"]);
+  });
+
+  // Left open in session 26: the 409 idempotency_in_progress now names the run going on.
+  it("carries the server's execution_id as executionId, and the record's id under throwOnFailure", async () => {
+    const inProgress = {
+      code: "idempotency_in_progress",
+      message:
+        "A request with this Idempotency-Key is still being processed: execution exec_fake is running.",
+      execution_id: "exec_fake",
+      request_id: "req_1",
+    };
+    const { client } = await clientOf({ ...json({ error: inProgress }), status: 409 });
+    const err = await rejectionOf(client.execute({ skill_id: "util.wait", params: { ms: 1 } }));
+    expect([err.status, err.code, err.executionId]).toEqual([409, "idempotency_in_progress", "exec_fake"]);
+    expect(err.body).toEqual(inProgress);
+  });
+
   it("does not show its key when logged or serialised", () => {
     const secret = "sk_live_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
     const shown = new Skillport({ apiKey: secret, baseUrl: "http://127.0.0.1:9" });

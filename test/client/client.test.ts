@@ -68,6 +68,7 @@ describe("client: every method against the real server", () => {
     expect(error.status).toBeUndefined();
     expect(error.execution?.status).toBe("failed");
     expect(error.message).toBe(error.execution?.error?.message);
+    expect(error.executionId).toBe(error.execution?.id);
   });
 
   it("execute with throwOnFailure resolves a successful record", async () => {

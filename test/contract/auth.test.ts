@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSecret } from "../../src/core/keys/secret.js";
 import {
   bodyOf,
   type CreatedKey,
@@ -297,6 +298,33 @@ describe("contract: the security suite on every route", () => {
     const errors = server ? serverErrors(server) : [];
     await server?.stop();
     expect(errors).toEqual([]);
+  });
+
+  // Left open in session 26 (audit 21 client F7): a malformed key got the same message as a
+  // revoked one. Its shape alone shows what is wrong with it, so saying so tells nobody
+  // anything; unknown, revoked and expired keys stay indistinguishable.
+  it("says what is wrong with a malformed key, never repeating it, and tells unknown, revoked and expired keys alike", async () => {
+    const messageFor = async (secret: string) => {
+      const res = await server.request("POST", "/v1/discover", { key: secret, json: { query: "x" } });
+      const { message } = expectError(res, 401, "invalid_api_key");
+      expect(message).not.toContain(secret.slice(8, 16) || secret);
+      return message;
+    };
+    const malformed = {
+      nope: "The API key is malformed: it does not start with sk_live_, sk_test_ or sk_dev_.",
+      [full.secret.slice(0, -1)]:
+        "The API key is malformed: after sk_live_ a key has 36 letters and digits, this one 35 characters: check that it was copied whole.",
+      [`${full.secret.slice(0, 20)}-${full.secret.slice(21)}`]:
+        "The API key is malformed: after sk_live_ a key has only letters and digits: check that it was copied without quotes or spaces.",
+      [mistype(full.secret, 3)]:
+        "The API key is malformed: its last 6 characters (a checksum) do not match the rest: a character was mistyped or changed.",
+    };
+    for (const [secret, message] of Object.entries(malformed))
+      expect(await messageFor(secret), secret).toBe(message);
+    const notWorking = "The API key is unknown, revoked or expired.";
+    for (const secret of [generateSecret("production"), revoked.secret, expired.secret]) {
+      expect(await messageFor(secret)).toBe(notWorking);
+    }
   });
 
   type Route = { method: string; path: () => string; json?: unknown; scope: "read-only" | "full-access" };

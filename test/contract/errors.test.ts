@@ -507,10 +507,26 @@ describe("contract: the error table", () => {
         return bodyOf<{ data: ExecutionRecord[] }>(list).data.length > 0 ? true : undefined;
       });
       const repeat = await server.request("POST", "/v1/execute", { key: key.secret, json: body, headers });
-      expectError(repeat, 409, "idempotency_in_progress");
+      // Regression (audit 26 #7, left open in session 26): the 409 did not say which run was
+      // going, so a caller could only repeat blindly; its id now lets it follow that run.
+      const refusal = expectError(repeat, 409, "idempotency_in_progress") as { execution_id?: string };
+      expect(refusal.execution_id).toMatch(/^exec_/);
+      // Only the run's own key can be told: another key's same Idempotency-Key is its own.
+      const otherKey = await server.createRoomyKey({ owner: "idem-progress" });
+      const other = await server.request("POST", "/v1/execute", {
+        key: otherKey.secret,
+        json: { ...body, async: true },
+        headers,
+      });
+      expect(other.status).toBe(202);
+      expect(bodyOf<ExecutionRecord>(other).id).not.toBe(refusal.execution_id);
+      const followed = await server.request("GET", `/v1/executions/${refusal.execution_id}?wait=10`, {
+        key: key.secret,
+      });
       const firstRes = await first;
       expect(firstRes.status).toBe(200);
       expect(bodyOf<ExecutionRecord>(firstRes).status).toBe("completed");
+      expect(bodyOf<ExecutionRecord>(followed)).toEqual(bodyOf<ExecutionRecord>(firstRes));
     });
   });
 

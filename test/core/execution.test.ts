@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { canonicalJson } from "../../src/core/canonical-json.js";
 import { ManualClock, systemClock } from "../../src/core/clock.js";
+import { errorBody, type ServiceError } from "../../src/core/errors.js";
 import type { ExecutionEvent } from "../../src/core/execution/events.js";
 import type { StoredExecution } from "../../src/core/execution/record.js";
 import { toBase62 } from "../../src/core/ids.js";
@@ -440,13 +441,13 @@ describe("idempotency", () => {
     const input = { skill_id: "test.sleep", params: { ms: 300 }, async: false, timeout_ms: 5000 };
     const first = core.skillport.executions.execute(key, input, { idempotencyKey: "k3" });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await expect(
-      core.skillport.executions.execute(key, input, { idempotencyKey: "k3" }),
-    ).rejects.toMatchObject({
-      code: "idempotency_in_progress",
-      status: 409,
-    });
-    await first;
+    const refusal = await core.skillport.executions
+      .execute(key, input, { idempotencyKey: "k3" })
+      .catch((err: unknown) => err);
+    const { record } = await first;
+    // It names the run going on (left open in session 26), in the error and in its body.
+    expect(refusal).toMatchObject({ code: "idempotency_in_progress", status: 409, executionId: record.id });
+    expect(errorBody(refusal as ServiceError)).toMatchObject({ execution_id: record.id });
   });
 
   it("runs a repeat whose first call's record was never stored (its process died), once the reservation is a minute old", async () => {

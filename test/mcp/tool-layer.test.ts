@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ServiceError } from "../../src/core/errors.js";
 import type { ExecutionRecord } from "../../src/core/execution/record.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
@@ -16,7 +17,7 @@ import { GENERIC_TOOL_NAMES } from "../../src/mcp/generic-tools.js";
 import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { warnOfSkillsPastToolCap } from "../../src/mcp/tool-catalog.js";
 import { assignToolNames, toolNameOf, warnOfToolNames } from "../../src/mcp/tool-names.js";
-import { outcomeResult } from "../../src/mcp/tool-results.js";
+import { errorResult, outcomeResult } from "../../src/mcp/tool-results.js";
 import { makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
 import { capturedLog } from "../support/captured-log.js";
@@ -100,6 +101,20 @@ describe("what a timed-out run's result tells the agent to do", () => {
 
   it("asks execute_skill for a larger timeout_ms", () => {
     expect(textOf(outcomeResult(timedOut))).toContain("call again with a larger timeout_ms (up to 300000)");
+  });
+});
+
+// Left open in session 26: REST's 409 idempotency_in_progress now names the run going on
+// (through --remote it reaches a tool call); the agent is told it too, in text and _meta.
+describe("what a refusal for a run still going under the idempotency key tells the agent", () => {
+  it("names the execution to follow with get_execution", () => {
+    const refusal = new ServiceError("idempotency_in_progress", { executionId: "exec_going" });
+    const result = errorResult(refusal, "execute_skill");
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toContain(
+      'To follow it instead: call get_execution with id "exec_going" (and wait_ms).',
+    );
+    expect(result._meta?.["skillport/error"]).toMatchObject({ execution_id: "exec_going" });
   });
 });
 

@@ -218,7 +218,12 @@ export class ExecutionService {
       throw new ServiceError("idempotency_in_progress");
     }
     if (first.mode === "sync" && !isTerminal(existing.record.status) && !replayRunning) {
-      throw new ServiceError("idempotency_in_progress");
+      // Its id, to follow the run (GET /v1/executions/{id}?wait=) rather than repeat blindly.
+      // Idempotency keys are scoped to the API key, so only the run's own key is told it.
+      throw new ServiceError("idempotency_in_progress", {
+        message: `A request with this Idempotency-Key is still being processed: execution ${existing.record.id} is ${existing.record.status}.`,
+        executionId: existing.record.id,
+      });
     }
     return { record: this.deps.asShown(existing.record), mode: first.mode, replayed: true };
   }

@@ -10,9 +10,19 @@ import { parseOrThrow } from "../validation.js";
 import { wholeNumberField } from "../whole-number.js";
 import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
-import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
+import {
+  generateSecret,
+  hashSecret,
+  isWellFormedSecret,
+  malformedSecretReason,
+  secretLast4,
+  secretPrefix,
+} from "./secret.js";
 
 /** A limit: a number, or the decimal digits a form field or a command-line option holds. */
+/** The refusal of a well-formed secret that is no working key (see `authenticate`). */
+const NOT_A_WORKING_KEY = "The API key is unknown, revoked or expired.";
+
 const positiveInt = wholeNumberField(1, 1_000_000_000);
 
 const KeyLimits = z.object({ perMinute: positiveInt, perDay: positiveInt });
@@ -283,14 +293,20 @@ export class KeyService {
    * records nothing anywhere. Both records are coalesced: neither costs this request a write.
    */
   async authenticate(secret: string): Promise<ApiKey> {
-    if (!isWellFormedSecret(secret)) throw new ServiceError("invalid_api_key");
+    if (!isWellFormedSecret(secret)) {
+      throw new ServiceError("invalid_api_key", {
+        message: `The API key is malformed: ${malformedSecretReason(secret)}.`,
+      });
+    }
     const key = await this.keys.findByHash(hashSecret(secret));
-    if (!key) throw new ServiceError("invalid_api_key");
+    // Unknown, revoked and expired are told alike: which one it is would tell a holder of
+    // a leaked or guessed secret whether it ever was a key.
+    if (!key) throw new ServiceError("invalid_api_key", { message: NOT_A_WORKING_KEY });
     const now = this.clock.now();
     if (keyStatus(key, now) !== "active") {
       this.keys.markRefusedUse(key.id, isoTimestamp(now));
       this.usage?.record(key.id, "refused", now);
-      throw new ServiceError("invalid_api_key");
+      throw new ServiceError("invalid_api_key", { message: NOT_A_WORKING_KEY });
     }
     this.keys.markUsed(key.id, isoTimestamp(now));
     return key;

@@ -46,6 +46,26 @@ export function isWellFormedSecret(secret: string): boolean {
 }
 
 /**
+ * What is wrong with the shape of a secret `isWellFormedSecret` refuses, for its caller to
+ * fix: the tag, the length, a character, or the checksum. Each is known from the text alone
+ * (the checksum is public CRC-32), so it tells a guesser nothing, and it never repeats
+ * any of the secret. Whether a well-formed key is unknown, revoked or expired is not told.
+ */
+export function malformedSecretReason(secret: string): string {
+  const tag = /^sk_(live|test|dev)_/.exec(secret)?.[0];
+  if (tag === undefined) return "it does not start with sk_live_, sk_test_ or sk_dev_";
+  const rest = secret.length - tag.length;
+  const expected = RANDOM_LENGTH + CHECKSUM_LENGTH;
+  if (rest !== expected) {
+    return `after ${tag} a key has ${expected} letters and digits, this one ${rest} characters: check that it was copied whole`;
+  }
+  if (!SECRET_SHAPE.test(secret)) {
+    return `after ${tag} a key has only letters and digits: check that it was copied without quotes or spaces`;
+  }
+  return `its last ${CHECKSUM_LENGTH} characters (a checksum) do not match the rest: a character was mistyped or changed`;
+}
+
+/**
  * True when `text` holds what may be a secret, whole or in part (`Bearer sk_live_…`, a
  * truncated key), so that messages about it can avoid echoing it.
  */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
-import { keyStatus } from "../../core/keys/api-key.js";
+import { type KeyStatus, keyStatus } from "../../core/keys/api-key.js";
 import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -40,16 +40,32 @@ const SORTS: Record<string, (key: KeyView, now: number) => string> = {
 /** Longest key search: a key's name has at most 100 characters, its other fields fewer. */
 const KEY_SEARCH_MAX = 200;
 
+/** The key list's status tabs: every key, or those of one status (audit 21 dashboard #10). */
+const STATUS_FILTERS = ["all", "active", "revoked", "expired"] as const satisfies readonly (
+  | "all"
+  | KeyStatus
+)[];
+type StatusFilter = (typeof STATUS_FILTERS)[number];
+
 const ListQuery = z.object({
   q: searchTerm(KEY_SEARCH_MAX),
   sort: z.enum(Object.keys(SORTS) as [string, ...string[]]).catch("created"),
   dir: z.enum(["asc", "desc"]).catch("desc"),
+  status: z.enum(STATUS_FILTERS).catch("all"),
 });
 type ListQuery = z.output<typeof ListQuery>;
 
-/** The key list's address parameters: `term` (never a secret: see `shownTerm`) and the order. */
-function listParams(term: string, order: { sort: string; dir: string }): URLSearchParams {
-  return new URLSearchParams({ ...(term && { q: term }), sort: order.sort, dir: order.dir });
+/** The key list's address parameters: `term` (never a secret: see `shownTerm`), the order and the status shown. */
+function listParams(
+  term: string,
+  view: { sort: string; dir: string; status: StatusFilter },
+): URLSearchParams {
+  return new URLSearchParams({
+    ...(term && { q: term }),
+    sort: view.sort,
+    dir: view.dir,
+    ...(view.status !== "all" && { status: view.status }),
+  });
 }
 
 /** Grace periods offered when rolling a key, in seconds. */
@@ -204,8 +220,17 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
 
 function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: KeySearch): string {
   const now = Date.now();
-  const shown = keysFound(all, search);
+  const found = keysFound(all, search);
+  const countOf = (status: StatusFilter) =>
+    status === "all" ? found.length : found.filter((key) => keyStatus(key, now) === status).length;
+  const shown = query.status === "all" ? found : found.filter((key) => keyStatus(key, now) === query.status);
   const term = shownTerm(search, query.q);
+  // Tabs keep the search and the order; each says how many keys it would show.
+  const statusTabs = html`<nav class="tabs" aria-label="Key status">${STATUS_FILTERS.map((status) => {
+    const params = listParams(term, { sort: query.sort, dir: query.dir, status });
+    const label = status === "all" ? "All" : `${status[0]?.toUpperCase()}${status.slice(1)}`;
+    return html`<a href="/dashboard/keys?${params.toString()}" data-status="${status}"${status === query.status ? html` aria-current="true"` : ""}>${label} <span class="muted">${countOf(status)}</span></a>`;
+  })}</nav>`;
   const sortKey = SORTS[query.sort] ?? SORTS.created;
   if (sortKey) {
     shown.sort((a, b) => sortKey(a, now).localeCompare(sortKey(b, now)) || a.id.localeCompare(b.id));
@@ -214,7 +239,7 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
   const header = (column: string, label: string, extra = "") => {
     const active = query.sort === column;
     const dir = active && query.dir === "asc" ? "desc" : "asc";
-    const params = listParams(term, { sort: column, dir });
+    const params = listParams(term, { sort: column, dir, status: query.status });
     const sortState = active ? (query.dir === "asc" ? "ascending" : "descending") : "none";
     return html`<th scope="col" aria-sort="${sortState}" class="${extra}"><a href="/dashboard/keys?${params.toString()}">${label}<span class="sort-mark" aria-hidden="true">${active ? (query.dir === "asc" ? "▲" : "▼") : ""}</span></a></th>`;
   };
@@ -242,17 +267,18 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
   ${csrfField(ctx)}
   <label class="visually-hidden" for="key-search">Search keys</label>
   <input id="key-search" type="search" name="q" value="${term}" maxlength="${KEY_SEARCH_MAX}" placeholder="Search by name, owner, id, key prefix or secret">
-  <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
+  <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}"><input type="hidden" name="status" value="${query.status}">
   <button type="submit" class="button">Search</button>
   ${search.kind !== "all" && html`<a class="button button-quiet" href="/dashboard/keys">Clear</a>`}
 </form>
+${all.length > 0 && statusTabs}
 ${
   all.length === 0
     ? emptyKeys()
     : html`<div class="table-wrap panel flush"><table class="table" id="keys-table">
 <caption class="visually-hidden">API keys, ${shown.length} shown</caption>
 <thead><tr>${header("name", "Name")}<th scope="col">Key</th>${header("scope", "Scope", "hide-narrow")}${header("plan", "Plan", "hide-narrow")}${header("created", "Created", "hide-medium")}${header("last_used", "Last used", "hide-narrow")}${header("status", "Status")}</tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">${noMatch(search, term)}</td></tr>`}</tbody>
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">${found.length > 0 ? html`No ${query.status} key${term && html` matches “${term}”`}.` : noMatch(search, term)}</td></tr>`}</tbody>
 </table></div>`
 }`;
   return page(

@@ -55,7 +55,7 @@ ${head(options.title, ctx.assets)}
 <header class="sidebar">
   <a class="brand" href="/dashboard"><img src="${ctx.assets.icon.path}" alt="" width="28" height="28"><span>skillport</span></a>
   <nav aria-label="Dashboard"><ul>${nav}</ul></nav>
-  <form class="sign-out" method="post" action="/dashboard/sign-out">${csrfField(ctx)}<button type="submit" class="button button-quiet">Sign out</button></form>
+  <form class="sign-out" method="post" action="/dashboard/sign-out" data-no-draft>${csrfField(ctx)}<button type="submit" class="button button-quiet">Sign out</button></form>
 </header>
 <main id="main" tabindex="-1">
   <div class="page-head">

@@ -18,8 +18,8 @@ export function registerOverviewPage(app: FastifyInstance, dashboard: Dashboard)
       queries.listAll({ limit: 6 }),
     ]);
     const active = allKeys.filter((key) => keyStatus(key, now) === "active").length;
-    const stat = (label: string, value: string, href: string) =>
-      html`<li class="stat"><a href="${href}"><span class="stat-value">${value}</span><span class="stat-label">${label}</span></a></li>`;
+    const stat = (label: string, value: string, href: string, name: string) =>
+      html`<li class="stat" data-stat="${name}"><a href="${href}"><span class="stat-value">${value}</span><span class="stat-label">${label}</span></a></li>`;
     const gettingStarted = html`<section class="panel getting-started">
   <h2>Get started</h2>
   <ol>
@@ -40,10 +40,11 @@ export function registerOverviewPage(app: FastifyInstance, dashboard: Dashboard)
         dashboard.context(request),
         { title: "Overview", section: "overview" },
         html`<ul class="stats">
-  ${stat("active keys", integer(active), "/dashboard/keys")}
-  ${stat("requests, last 24 h", integer(day.totals.accepted), "/dashboard/usage?range=day")}
-  ${stat("limited (429), last 24 h", integer(day.totals.limited), "/dashboard/usage?range=day")}
-  ${stat("skills", integer(registry.size), "/dashboard/skills")}
+  ${stat("active keys", integer(active), "/dashboard/keys", "active")}
+  ${stat("requests, last 24 h", integer(day.totals.accepted), "/dashboard/usage?range=day", "accepted")}
+  ${stat("limited (429), last 24 h", integer(day.totals.limited), "/dashboard/usage?range=day", "limited")}
+  ${stat("refused (revoked/expired key), last 24 h", integer(day.totals.refused), "/dashboard/usage?range=day", "refused")}
+  ${stat("skills", integer(registry.size), "/dashboard/skills", "skills")}
 </ul>
 ${allKeys.length === 0 && gettingStarted}
 <section class="panel">${usageChart(day, "Requests per hour, last 24 hours")}</section>

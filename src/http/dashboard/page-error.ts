@@ -7,6 +7,8 @@ export class PageError extends Error {
     readonly status: number,
     readonly title: string,
     message: string,
+    /** Where the page's one button goes, when not back to the dashboard. */
+    readonly next?: { href: string; label: string },
   ) {
     super(message);
     this.name = "PageError";

@@ -7,6 +7,7 @@ import type { Skillport } from "../../core/skillport.js";
 import { toHttpError } from "../error-response.js";
 import { loadAssets } from "./assets.js";
 import { registerExecutionPages } from "./executions-pages.js";
+import { formPageOf } from "./form-page.js";
 import { html } from "./html.js";
 import { registerKeyPages } from "./keys-pages.js";
 import { barePage, type PageContext, page } from "./layout.js";
@@ -126,7 +127,16 @@ export function registerDashboard(
           const query = next && next !== "/dashboard" ? `?next=${encodeURIComponent(next)}` : "";
           return reply.redirect(`/dashboard/sign-in${query}`, 303);
         }
-        throw new PageError(401, "Signed out", "Your session has ended. Sign in again.");
+        // A form posted after the session ended (signed out in another tab, a restart):
+        // signing in again leads back to that form, not to the overview. What was typed
+        // was not read (the body never is without a session); dashboard.js refills it.
+        const form = formPageOf(request.url);
+        throw new PageError(
+          401,
+          "Signed out",
+          "Your session has ended, so this form was not sent. Sign in again to go back to it.",
+          { href: `/dashboard/sign-in?next=${encodeURIComponent(form)}`, label: "Sign in again" },
+        );
       });
       // Every state-changing request carries the session's CSRF token (the sign-in form its own).
       scope.addHook("preHandler", async (request) => {
@@ -183,8 +193,10 @@ function renderError(
   let status: number;
   let title: string;
   let message: string;
+  let next = { href: "/dashboard", label: "Back to the dashboard" };
   if (err instanceof PageError) {
     ({ status, title, message } = err);
+    next = err.next ?? next;
   } else {
     const error = toHttpError(err, dashboard.skillport.errorOf, request.routeOptions.bodyLimit);
     status = error.status;
@@ -195,8 +207,10 @@ function renderError(
       request.log.error({ err: error.cause ?? error }, "dashboard request failed");
     if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
   }
-  const body = html`<section class="panel notice" role="alert"><h2>${title}</h2><p>${message}</p>
-<p><a class="button" href="/dashboard">Back to the dashboard</a></p></section>`;
+  // A signed-out form's page: dashboard.js keeps what was typed for the sign-in that follows.
+  const keepDraft = err instanceof PageError && err.next !== undefined;
+  const body = html`<section class="panel notice" role="alert" ${keepDraft && html`data-keep-draft`}><h2>${title}</h2><p>${message}</p>
+<p><a class="button" href="${next.href}">${next.label}</a></p></section>`;
   const markup = request.adminSession
     ? page(dashboard.context(request), { title, section: "overview" }, body)
     : barePage(dashboard.assets, title, body);

@@ -35,7 +35,7 @@ export function registerSignInPages(app: FastifyInstance, dashboard: Dashboard):
   <h1 id="sign-in-title">Sign in to the dashboard</h1>
   <p class="muted">${hint}</p>
   ${notice && html`<p class="${notice.error ? "alert alert-error" : "alert"}" role="${notice.error ? "alert" : "status"}">${notice.text}</p>`}
-  <form method="post" action="/dashboard/sign-in" class="stack">
+  <form method="post" action="/dashboard/sign-in" class="stack" data-no-draft>
     <input type="hidden" name="${CSRF_FIELD}" value="${formToken}">
     ${next && html`<input type="hidden" name="next" value="${next}">`}
     <label for="token">Token</label>

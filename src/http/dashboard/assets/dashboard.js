@@ -48,6 +48,59 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
 
+  // A form posted after the session ended is not read (signed out in another tab, a
+  // restart): what was typed is kept in this tab (sessionStorage) as it is sent, and put
+  // back when signing in again leads to the same form. Never a secret: no hidden or password
+  // field (the CSRF token), no value holding an API key (pasted into the search box).
+  const DRAFT = "skillport-draft";
+  const SECRET = /sk_(?:live|test|dev)_/i;
+  for (const form of postForms) {
+    if (form.hasAttribute("data-no-draft")) continue;
+    form.addEventListener("submit", () => {
+      const fields = [];
+      for (const field of form.elements) {
+        if (!field.name || field.type === "hidden" || field.type === "password") continue;
+        if ((field.type === "radio" || field.type === "checkbox") && !field.checked) continue;
+        if (typeof field.value !== "string" || SECRET.test(field.value)) continue;
+        fields.push([field.name, field.type, field.value]);
+      }
+      const draft = { page: location.pathname, action: form.getAttribute("action"), fields };
+      try {
+        sessionStorage.setItem(DRAFT, JSON.stringify(draft));
+      } catch {
+        // Storage refused (private mode, full): the form is sent all the same.
+      }
+    });
+  }
+  // Kept across the "session ended" page and the sign-in; any other page spends it.
+  if (!document.querySelector('[data-keep-draft], form[action="/dashboard/sign-in"]')) {
+    let draft;
+    try {
+      draft = JSON.parse(sessionStorage.getItem(DRAFT) ?? "null");
+      sessionStorage.removeItem(DRAFT);
+    } catch {
+      draft = null;
+    }
+    const form =
+      draft?.page === location.pathname &&
+      [...postForms].find((candidate) => candidate.getAttribute("action") === draft.action);
+    if (form) {
+      for (const [name, type, value] of draft.fields) {
+        for (const field of form.querySelectorAll(`[name="${CSS.escape(name)}"]`)) {
+          if (type === "radio" || type === "checkbox") field.checked = field.value === value;
+          else if (field.type === type) field.value = value;
+        }
+      }
+      const note = document.createElement("p");
+      note.className = "alert";
+      note.setAttribute("role", "status");
+      note.setAttribute("data-draft-restored", "");
+      note.textContent =
+        "Your session had ended: this form is filled in with what you typed. Check it and send it again.";
+      form.before(note);
+    }
+  }
+
   // The enterprise limits only matter for the enterprise plan: hide them otherwise.
   const plan = document.querySelector("[data-plan-select]");
   const limits = document.querySelector("[data-enterprise-limits]");

@@ -3,7 +3,6 @@ import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
-import { loggedSkillError } from "./logged-skill-error.js";
 import { preemptedMessage } from "./preemption.js";
 import { MAX_RESULT_BYTES, notJsonMessage, type ResultFault, resultFault } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
@@ -187,8 +186,9 @@ function outcomeOfError(
     }
   }
   if (err instanceof SkillError) return failedOutcome("execution_failed", err.message, latencyMs);
-  // An unexpected exception is a bug in the skill: log it (credentials masked), show the caller no internals.
-  logger.error({ err: loggedSkillError(err) }, "skill threw an unexpected error");
+  // An unexpected exception is a bug in the skill: log it (the run's logger masks credentials,
+  // `maskingLogger`), show the caller no internals.
+  logger.error({ err }, "skill threw an unexpected error");
   return failedOutcome("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
 }
 

@@ -64,7 +64,7 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     return admission.error;
   }
   const { key } = admission;
-  answerWithLimit(request, admission.limit, () => skillport.access.keyStatus(key));
+  answerWithLimit(request, admission.limit, () => skillport.access.limitStatus(key));
   request.apiKey = key;
   if (config?.scope) {
     try {

@@ -8,7 +8,7 @@ import type { KeyStore } from "../ports.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import { parseOrThrow } from "../validation.js";
 import { wholeNumberField } from "../whole-number.js";
-import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
+import { type ApiKey, ENVIRONMENTS, type KeyStatus, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import { generateSecret, hashSecret, isWellFormedSecret, secretLast4, secretPrefix } from "./secret.js";
 
@@ -235,7 +235,7 @@ export class KeyService {
   async edit(id: string, input: EditKeyInput): Promise<KeyView> {
     const changes = parseOrThrow(EditKeyInput, input);
     const key = await this.findOrThrow(id);
-    const status = keyStatus(key, this.clock.now());
+    const status = this.statusOf(key);
     if (status !== "active") {
       throw new ServiceError("invalid_request", {
         message: `The key ${id} is ${status}; only an active key can be edited.`,
@@ -247,6 +247,14 @@ export class KeyService {
     const limits = limitsOf(plan, changes.limits ?? kept);
     await this.keys.update(id, { name: changes.name ?? key.name, plan, limits });
     return toKeyView((await this.keys.findById(id)) ?? key);
+  }
+
+  /**
+   * Whether a key works now (active, revoked or expired), by the rule and the clock
+   * authentication uses: the one answer for every surface that shows a key's status.
+   */
+  statusOf(key: Pick<ApiKey, "revokedAt" | "expiresAt">): KeyStatus {
+    return keyStatus(key, this.clock.now());
   }
 
   /** One key, without its hash. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
-import { keyStatus } from "../../core/keys/api-key.js";
+import type { KeyStatus } from "../../core/keys/api-key.js";
 import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -28,11 +28,11 @@ type IdParams = { Params: { id: string } };
 type KeyDetailRequest = IdParams & { Querystring: { edited?: string } };
 
 /** Columns the key list sorts by, and how. */
-const SORTS: Record<string, (key: KeyView, now: number) => string> = {
+const SORTS: Record<string, (key: KeyView, statusOf: (key: KeyView) => KeyStatus) => string> = {
   name: (key) => key.name.toLowerCase(),
   created: (key) => key.createdAt,
   last_used: (key) => key.lastUsedAt ?? "",
-  status: (key, now) => keyStatus(key, now),
+  status: (key, statusOf) => statusOf(key),
   scope: (key) => key.scope,
   plan: (key) => key.plan,
 };
@@ -90,7 +90,10 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
       if (owner) return reply.redirect(`/dashboard/keys/${encodeURIComponent(owner.id)}`, 303);
     }
     const all = await keys.list();
-    return dashboard.send(reply, keyList(dashboard.context(request), all, query, search));
+    return dashboard.send(
+      reply,
+      keyList(dashboard.context(request), all, query, search, (key) => keys.statusOf(key)),
+    );
   };
 
   // A search from an address (a sort link, a bookmark) or an older page's GET form.
@@ -159,7 +162,7 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     app.get<IdParams>(path, async (request, reply) => {
       const ctx = dashboard.context(request);
       const key = await keyById(request.params.id);
-      const status = keyStatus(key, Date.now());
+      const status = keys.statusOf(key);
       if (status !== "active") return dashboard.send(reply, inactiveKeyPage(ctx, key, status), 409);
       return dashboard.send(reply, render(ctx, key));
     });
@@ -202,13 +205,20 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   });
 }
 
-function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: KeySearch): string {
-  const now = Date.now();
+function keyList(
+  ctx: PageContext,
+  all: KeyView[],
+  query: ListQuery,
+  search: KeySearch,
+  statusOf: (key: KeyView) => KeyStatus,
+): string {
   const shown = keysFound(all, search);
   const term = shownTerm(search, query.q);
   const sortKey = SORTS[query.sort] ?? SORTS.created;
   if (sortKey) {
-    shown.sort((a, b) => sortKey(a, now).localeCompare(sortKey(b, now)) || a.id.localeCompare(b.id));
+    shown.sort(
+      (a, b) => sortKey(a, statusOf).localeCompare(sortKey(b, statusOf)) || a.id.localeCompare(b.id),
+    );
     if (query.dir === "desc") shown.reverse();
   }
   const header = (column: string, label: string, extra = "") => {
@@ -219,7 +229,7 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
     return html`<th scope="col" aria-sort="${sortState}" class="${extra}"><a href="/dashboard/keys?${params.toString()}">${label}<span class="sort-mark" aria-hidden="true">${active ? (query.dir === "asc" ? "▲" : "▼") : ""}</span></a></th>`;
   };
   const rows = shown.map((key) => {
-    const status = keyStatus(key, now);
+    const status = statusOf(key);
     return html`<tr>
 <td class="wrap"><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a>
 <span class="sub"><span class="visually-hidden">Owner </span>${key.owner} · <span class="visually-hidden">environment </span>${key.environment}</span></td>

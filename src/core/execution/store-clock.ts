@@ -58,7 +58,7 @@ export class StoreClock implements Clock {
     if (skewed) {
       this.logger.warn(
         fields,
-        `this process's clock is ${seconds} s ${this.offsetMs < 0 ? "ahead of" : "behind"} the store's (PostgreSQL): ` +
+        `this process's clock is ${seconds} s ${this.offsetMs < 0 ? "ahead of" : "behind"} the store's: ` +
           "rate-limit windows and the times in execution records follow this clock, so replicas count a key's limits " +
           "in different windows and records carry skewed times (liveness follows the store's clock); synchronise the clocks (NTP)",
       );

@@ -122,7 +122,7 @@ export const OUTLIVED_SIGNAL_MS = 2_000;
 
 /**
  * Warns, naming the skill, when a run whose execution already ended (timed out, cancelled,
- * interrupted) is still running `OUTLIVED_SIGNAL_MS` later (audit 26 F10): its side effects
+ * interrupted) is still running `OUTLIVED_SIGNAL_MS` later: its side effects
  * land after the caller was told it ended, and nobody learnt that it ignores `ctx.signal`.
  */
 function watchOutlivingRun(
@@ -194,7 +194,7 @@ function outcomeOfError(
 
 /**
  * The outcome of a run whose signal fired while it waited for a worker thread (every one
- * busy): the words tell it from a slow skill (audit 22, security #2, where a starved run
+ * busy): the words tell it from a slow skill (a starved run
  * looked like a 30 s run of `text.stats`). A reclaim (`reclaimed`) stops only runs that
  * started: one still waiting for a thread gives its slot up instead (see `AsyncSlot`).
  */

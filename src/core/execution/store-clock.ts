@@ -1,5 +1,5 @@
 // The clock heartbeats are written and judged by: the store's, where processes on several
-// machines share it (audit 26, finding 1: a replica whose clock ran 120 s fast judged a
+// machines share it (by its own clock, a replica whose clock ran 120 s fast judged a
 // healthy peer on another host gone, 30 s after it started, and ended that peer's running
 // execution `execution_interrupted`).
 

@@ -20,7 +20,7 @@ const KeyLimits = z.object({ perMinute: positiveInt, perDay: positiveInt });
 /**
  * What to tell whoever sets a key's limits when the minute's exceeds the day's: the key
  * gets the day's number a day while its administrator may believe it has the minute's a
- * minute, and swapping the two fields or options is an easy slip (audit 26 #3). Not
+ * minute, and swapping the two fields or options is an easy slip. Not
  * refused: the spec leaves an enterprise key's two numbers to its administrator, and a day
  * smaller than a minute is a way to make the day the window that binds.
  */
@@ -37,7 +37,7 @@ export function limitsNote(limits: { perMinute: number; perDay: number }): strin
  * A date as a key's expiry: the key works through that whole day, UTC, and stops at its
  * last millisecond. "Expires on 2027-01-01" (the dashboard) and `--expires-at 2027-01-01`
  * (the CLI) are read here alone: each surface passes the date as given, since the two
- * once ended the same date almost 24 hours apart (audit 23, new user #2).
+ * once ended the same date almost 24 hours apart.
  */
 function endOfUtcDay(date: string): string {
   return `${date}T23:59:59.999Z`;
@@ -76,7 +76,7 @@ const KeyName = z
   .string()
   .trim()
   // A missing or over-long name is told once: the checks below add nothing about it (a
-  // `keys create` without --name printed two errors for it, audit 23, new user #11).
+  // `keys create` without --name printed two errors for it).
   .min(1, { message: NAME_LENGTH, abort: true })
   .max(100, { message: NAME_LENGTH, abort: true })
   .refine((name) => !UNPRINTABLE.test(name), {

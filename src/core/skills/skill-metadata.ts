@@ -11,7 +11,7 @@ const MIN_EXAMPLES = 2;
  * What makes a skill hard for agents to find or call, though it works: no tags, a short
  * description, fewer than two examples, a param without a description (the rules the
  * built-in skills' tests hold them to, `describeSkillRules`). Told, not refused: a skill
- * in the making may lack them (audit 26 F6).
+ * in the making may lack them.
  */
 export function metadataWarnings(skill: Skill): string[] {
   const warnings: string[] = [];

@@ -165,7 +165,7 @@ const FIELD_ORDER: readonly (keyof CreateKeyForm)[] = [
  * field with a hint passes the hint's id: one `aria-describedby` names both (of an
  * attribute written twice, browsers keep the first, and the error went unread). The
  * first refused field takes `autofocus`: a refused form comes back with the cursor where
- * the fix goes and its error read out, rather than at "Skip to content" (audit 26 #4),
+ * the fix goes and its error read out, rather than at "Skip to content",
  * and without script too.
  */
 function fieldErrors(errors: Map<string, string>) {

@@ -304,8 +304,8 @@ function newKeyPage(ctx: PageContext, values: Partial<CreateKeyForm>, errors: Ma
 /**
  * The secret, once: a copy button and a plain warning. Never stored, never in a URL. The
  * button works by script only, so the script shows it and hides the hint to select and
- * copy the key by hand (a button doing nothing, on the one page where the key must not be
- * missed, was audit 26 #5).
+ * copy the key by hand (no button that does nothing, on the one page where the key must
+ * not be missed).
  */
 function secretPage(ctx: PageContext, key: KeyView, secret: string, title: string, note?: SafeHtml): string {
   return page(

@@ -15,8 +15,8 @@ const PERMISSIONS_HINT =
   "check the owner and mode of the file and of its directory, and that the filesystem is not mounted read-only";
 
 /**
- * The SQLite store at `place` and why it cannot be used, in one line with what to do
- * (audit 22, operations #2): `the SQLite store /srv/data/skillport.db (data directory from
+ * The SQLite store at `place` and why it cannot be used, in one line with what to do:
+ * `the SQLite store /srv/data/skillport.db (data directory from
  * SKILLPORT_DATA_DIR or --data-dir): file is not a database [SQLITE_NOTADB]; …`. Undefined
  * for an error that says nothing about the file (its caller then tells it as it is).
  */

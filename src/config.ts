@@ -130,7 +130,7 @@ const Env = z.object({
 /**
  * The variables that choose and open the store: all that the `keys` and `learning` commands
  * read, so that a bad server setting (SKILLPORT_PORT=abc in an environment file shared with
- * `serve`) does not stop an operator revoking a leaked key (audit 22, operations #8).
+ * `serve`) does not stop an operator revoking a leaked key.
  */
 const StoreEnv = Env.pick({
   SKILLPORT_DATA_DIR: true,

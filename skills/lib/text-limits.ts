@@ -3,9 +3,9 @@
  * convert). Every request must fit in the request body limit (SKILLPORT_MAX_BODY_BYTES,
  * 1 MiB by default; an MCP message over stdio too), and agents size their input from the
  * params' advertised maxLength: a larger figure promised what a default server refuses
- * with 413 (audit 22, skills F16). A million plain ASCII characters fit with room for the
+ * with 413. A million plain ASCII characters fit with room for the
  * rest of the request; text that JSON escapes (quotes, line breaks) or that is not ASCII
- * takes more bytes per character, and TEXT_SIZE_NOTE says so (audit 23, #10). A deployment
+ * takes more bytes per character, and TEXT_SIZE_NOTE says so. A deployment
  * that raises the body limit does not raise this.
  */
 export const MAX_TEXT_CHARACTERS = 1_000_000;

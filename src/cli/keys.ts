@@ -1,6 +1,6 @@
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
-import { keyStatus } from "../core/keys/api-key.js";
+import type { KeyStatus } from "../core/keys/api-key.js";
 import {
   type CreateKeyInput,
   type EditKeyInput,
@@ -39,6 +39,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   const where = opened.name;
   const store = await openStore(opened.config, silentLogger, { limits: false });
   const keys = new KeyService(store.keys, systemClock);
+  const json = (key: KeyView) => toJson(key, keys.statusOf(key));
   try {
     switch (action) {
       case "create": {
@@ -55,7 +56,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         const { key, secret } = await keys.create(input);
         warnOfLimits(key);
         if (values.json) {
-          console.log(JSON.stringify({ ...toJson(key), secret }));
+          console.log(JSON.stringify({ ...json(key), secret }));
         } else {
           console.log(
             `Created ${key.scope} key ${key.id} "${printableName(key.name)}" (plan ${key.plan}, owner ${key.owner}) in ${where}.`,
@@ -69,8 +70,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
       }
       case "list": {
         const all = await keys.list();
-        if (values.json) console.log(JSON.stringify(all.map(toJson)));
-        else printTable(all, where);
+        if (values.json) console.log(JSON.stringify(all.map(json)));
+        else printTable(all.map(json), where);
         return 0;
       }
       case "revoke": {
@@ -87,7 +88,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           limits: limitsOption(values["limit-minute"], values["limit-day"]),
         });
         warnOfLimits(key);
-        if (values.json) console.log(JSON.stringify(toJson(key)));
+        if (values.json) console.log(JSON.stringify(json(key)));
         else
           console.log(
             `Edited key ${key.id} "${printableName(key.name)}" in ${where}: ${key.plan}, ${key.limits.perMinute} a minute, ${key.limits.perDay} a day.`,
@@ -100,7 +101,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         const graceSeconds = Number(grace[1]) * (GRACE_UNIT_SECONDS[grace[2] ?? ""] ?? 1);
         const { key, secret, previous } = await keys.roll(id, { graceSeconds });
         if (values.json) {
-          console.log(JSON.stringify({ ...toJson(key), secret, previous: toJson(previous) }));
+          console.log(JSON.stringify({ ...json(key), secret, previous: json(previous) }));
         } else {
           console.log(
             `Rolled key ${previous.id} "${printableName(previous.name)}" in ${where}: it stops working at ${previous.expiresAt}.`,
@@ -171,7 +172,7 @@ function usageError(action: keyof typeof KEYS_ACTIONS, note = ""): ServiceError 
 }
 
 /** Keys in the API's snake_case, as `--json` prints them. */
-function toJson(key: KeyView) {
+function toJson(key: KeyView, status: KeyStatus) {
   return {
     id: key.id,
     name: key.name,
@@ -188,18 +189,17 @@ function toJson(key: KeyView) {
     last_refused_at: key.lastRefusedAt,
     expires_at: key.expiresAt,
     revoked_at: key.revokedAt,
-    status: keyStatus(key, Date.now()),
+    status,
   };
 }
 
-function printTable(keys: KeyView[], where: string): void {
+function printTable(keys: ReturnType<typeof toJson>[], where: string): void {
   if (keys.length === 0) {
     console.log(`No keys in ${where} yet. Create one: skillport keys create --name NAME --scope full-access`);
     return;
   }
   console.log(`Keys in ${where}:`);
-  const rows = keys.map((k) => {
-    const j = toJson(k);
+  const rows = keys.map((j) => {
     return [
       j.id,
       printableName(j.name),

@@ -108,7 +108,7 @@ export async function runServe(args: string[]): Promise<number> {
     // supervisor would never restart it (a store out of reach at start, say).
     logger.fatal({ err }, "cannot start");
     if (!stopping) await closeAll(server, skillport, logger);
-    // Said on stderr, as a port already taken is (audit 22, operations #1): a damaged table
+    // Said on stderr, as a port already taken is: a damaged table
     // or a read-only file is found only now, once the core reads and writes the store.
     throw new Error(`skillport serve: cannot start${startProblem(err, config)}`, { cause: err });
   }

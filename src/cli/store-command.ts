@@ -11,7 +11,7 @@ export interface CommandStore {
 /**
  * The store a `keys` or `learning` command works on (`--data-dir` over SKILLPORT_DATA_DIR),
  * after warning on stderr of every `SKILLPORT_*` variable nothing reads, as `serve` and `mcp`
- * log them: a misspelt SKILLPORT_DATA_DIR quietly meant `./data` (audit 23, new user #1).
+ * log them: a misspelt SKILLPORT_DATA_DIR would quietly mean `./data`.
  * `mayCreate`: the command may create the store (`keys create`, the first key), and says
  * so when it does; every other command refuses a data directory that holds none
  * (`missingStore`). Undefined, after saying why on stderr, when the command must not run.

@@ -111,7 +111,7 @@ export class Skillport {
     const waitSeconds = options.waitSeconds ?? 0;
     // A negative wait is no wait to the server's eye, but the caller meant something else; a
     // longer or fractional one the server refuses (400): a call mistake, told before sending
-    // as the README promises, with the limit named (audit 23, new user #11).
+    // as the README promises, with the limit named.
     if (!(Number.isInteger(waitSeconds) && waitSeconds >= 0 && waitSeconds <= SERVER_MAX_WAIT_SECONDS)) {
       throw new RangeError(
         `waitSeconds must be a whole number of seconds from 0 to ${SERVER_MAX_WAIT_SECONDS} (the server's longest wait); for longer, use waitForExecution`,

@@ -101,11 +101,11 @@ export class AccessGate {
    */
   async uncharge(key: Pick<ApiKey, "id" | "limits">): Promise<RateLimitStatus> {
     await this.limiter.release(`key:${key.id}`, keyWindows(key.limits), 1, this.clock.now());
-    return this.keyStatus(key);
+    return this.limitStatus(key);
   }
 
   /** Where a key stands in each window of its plan, without counting a request. */
-  async keyStatus(key: Pick<ApiKey, "id" | "limits">): Promise<RateLimitStatus> {
+  async limitStatus(key: Pick<ApiKey, "id" | "limits">): Promise<RateLimitStatus> {
     const now = this.clock.now();
     return describeDecision(await this.limiter.peek(`key:${key.id}`, keyWindows(key.limits), now), now);
   }

@@ -103,7 +103,7 @@ interface Cap {
  *   goes to it, freed or free, until no other owner has held or waited for one for
  *   `capForMs`. Handing the freed slot straight back to its queued runs let a trickle of
  *   another owner's short runs (each waiting 5 s, then running 10 ms) stop its long runs
- *   one after another (audit 23, changes #5); capped, the next short run finds a slot free;
+ *   one after another; capped, the next short run finds a slot free;
  * - no slot is reclaimed for a run that would end (its deadline) before it could use it:
  *   it would only withdraw and leave the slot to the next in line.
  * One reclaim is under way at a time: its slot frees (to the waiting owner holding the

@@ -1,4 +1,4 @@
-import { maskWorkingSecrets } from "./keys/secret.js";
+import { maskedLogFields, maskedSkillText } from "./execution/skill-output-masking.js";
 
 /**
  * The logging port: the core and skills log through this shape (pino's), so the core
@@ -75,24 +75,55 @@ export interface LogEntry {
 
 /**
  * A log line's fields as a caller receives them (a REST stream's `log` event, an MCP
- * `notifications/message`): an error as its name and message (never its stack: no internal
- * detail reaches a client), and fields JSON cannot hold (a cycle, a BigInt) left out rather
- * than ending the stream. The one conversion for every surface: embedded MCP once sent an
- * Error as `{}` where REST and `--remote` sent `{type, message}` (audit 23, new user #5).
- * Working skillport secrets are masked in every string, as in execution records
- * (`maskWorkingSecrets`): the server's own log masked them, the line relayed did not
- * (audit 23, new user #6).
+ * `notifications/message`): credentials masked (`maskedLogFields`), an error as its name and
+ * message (never its stack: no internal detail reaches a client), and fields JSON cannot
+ * hold (a BigInt) left out rather than ending the stream. The one conversion for every
+ * surface: embedded MCP once sent an Error as `{}` where REST and `--remote` sent
+ * `{type, message}`.
  */
 function callerLogFields(fields: object): object {
   try {
-    return JSON.parse(
-      JSON.stringify(fields, (_key, value: unknown) => {
-        if (value instanceof Error) return { type: value.name, message: maskWorkingSecrets(value.message) };
-        return typeof value === "string" ? maskWorkingSecrets(value) : value;
-      }),
-    ) as object;
+    return JSON.parse(JSON.stringify(maskedLogFields(fields, { stacks: false }))) as object;
   } catch {
     return {};
+  }
+}
+
+/**
+ * `logger` for a skill to write through: its lines' fields, messages and bindings with
+ * credentials masked (`maskedLogFields`), errors with their stacks, so that what a skill
+ * logs reaches the server's log masked as its thrown error does.
+ */
+export function maskingLogger(logger: Logger): Logger {
+  return new MaskingLogger(logger);
+}
+
+class MaskingLogger implements Logger {
+  constructor(private readonly logger: Logger) {}
+
+  debug(fields: object, message?: string): void {
+    this.line("debug", fields, message);
+  }
+  info(fields: object, message?: string): void {
+    this.line("info", fields, message);
+  }
+  warn(fields: object, message?: string): void {
+    this.line("warn", fields, message);
+  }
+  error(fields: object, message?: string): void {
+    this.line("error", fields, message);
+  }
+  child(bindings: Record<string, unknown>): Logger {
+    return new MaskingLogger(
+      this.logger.child(maskedLogFields(bindings, { stacks: true }) as Record<string, unknown>),
+    );
+  }
+
+  private line(level: LogLevel, fields: object, message?: string): void {
+    this.logger[level](
+      maskedLogFields(fields, { stacks: true }),
+      typeof message === "string" ? maskedSkillText(message) : message,
+    );
   }
 }
 
@@ -131,7 +162,7 @@ class TeeLogger implements Logger {
     this.logger[level](fields, message);
     this.listener({
       level,
-      message: typeof message === "string" ? maskWorkingSecrets(message) : message,
+      message: typeof message === "string" ? maskedSkillText(message) : message,
       fields: callerLogFields(fields),
     });
   }

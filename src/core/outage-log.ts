@@ -18,7 +18,7 @@ export interface StoreWatch {
  * `OUTAGE_LOG_INTERVAL_MS`, with the count answered since. An outage refuses every request,
  * so one line each would flood the log. And once a store call lands again (the heartbeat's,
  * `served`), one line saying the store is back, for how long it was not and how many
- * requests it cost, as Redis has (audit 26, finding 5: the end of a PostgreSQL outage was
+ * requests it cost, as Redis has (otherwise the end of an outage is
  * seen only as the absence of new warnings).
  */
 export class OutageLog implements StoreWatch {

@@ -5,7 +5,8 @@
  * `src/store/` (SQLite embedded; PostgreSQL + Redis for scale-out; in memory for unit
  * tests, `store/memory/`, the plainest reading of these ports) and all pass one contract
  * test suite. Methods are async so that a networked adapter fits, except the few
- * that must answer at once (`KeyStore.markUsed`, `Store.isOutage`, `SignalChannel.subscribe`).
+ * that must answer at once (`KeyStore.markUsed`, `KeyStore.markRefusedUse`, `Store.isOutage`,
+ * `SignalChannel.subscribe`).
  */
 
 export type * from "./ports/discovery-data.js";

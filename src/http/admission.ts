@@ -80,9 +80,9 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     return bearerRefusal(bearer, admission.error);
   }
   const { key } = admission;
-  const keyStatus = () => skillport.access.keyStatus(key);
-  answerWithLimit(request, admission.limit, keyStatus);
-  noteAdmittedKey(request, keyStatus);
+  const limitStatus = () => skillport.access.limitStatus(key);
+  answerWithLimit(request, admission.limit, limitStatus);
+  noteAdmittedKey(request, limitStatus);
   request.apiKey = key;
   if (config?.scope) {
     try {

@@ -6,7 +6,7 @@ import { parseOrThrow } from "../core/validation.js";
  * The query string parsed with `schema`, or the contract's `invalid_request`. A parameter
  * the schema names given more than once (`?status=completed&status=failed`, which Fastify's
  * parser makes an array) is told so: the schema alone called it "not one of the options" or
- * "not a whole number" although each value was both (audit 27 F4). Parameters the schema
+ * "not a whole number" although each value was both. Parameters the schema
  * does not name are ignored, repeated or not, as they are once.
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.output<S> {

@@ -15,7 +15,7 @@ const receivingByConnection = new WeakMap<Socket, Receiving>();
  * Notes that `request`'s key was admitted (and counted) while its body may still be on
  * its way: if it never arrives in time, Node answers from the connection (client-error.ts),
  * and that 408 is to describe the key's limit, as the response to a request made with a
- * valid key does (contract.md, "Limits"), not the address's (audit 27 F6).
+ * valid key does (contract.md, "Limits"), not the address's.
  */
 export function noteAdmittedKey(request: FastifyRequest, keyStatus: () => Promise<RateLimitStatus>): void {
   receivingByConnection.set(request.raw.socket, { message: request.raw, keyStatus });

@@ -242,7 +242,7 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
 /**
  * `not_found` for an unknown path (contract.md). The root is no page (the contract names
  * none there, and API clients keep this answer), but it is the address `npm start` says the
- * server serves on, so a person opening it is told where to go (audit 23, new user #7).
+ * server serves on, so a person opening it is told where to go.
  */
 function notFound(request: FastifyRequest): ServiceError {
   const path = request.url.split("?")[0];

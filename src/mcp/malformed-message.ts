@@ -22,7 +22,7 @@ export interface ParsedMessage {
 /**
  * What one line of stdin is, read as the SDK's stdio transport reads a line (`JSON.parse`,
  * then `JSONRPCMessageSchema`), which drops one that fails, telling only its `onerror`: the
- * client then waits for its timeout (audit 22, MCP #6). The message, parsed once here for
+ * client then waits for its timeout. The message, parsed once here for
  * the server (`GuardedStdioTransport`); `"blank"`: no message at all (nothing to answer);
  * else the error to answer it with: -32700 for a line that is not JSON, -32600 for JSON
  * that is no JSON-RPC message. Only a request (a `method` with an `id`) is answered for its

@@ -13,6 +13,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { SkillDetail } from "../core/answer-schemas.js";
 import type { ServiceError } from "../core/errors.js";
+import { shownProgress } from "../core/execution/events.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
@@ -304,6 +305,8 @@ function progressSender(progressToken: ProgressToken, send: ProgressSend): (upda
   return (update) => {
     if (!(update.progress > sent)) return;
     sent = update.progress;
-    send({ method: "notifications/progress", params: { progressToken, ...update } }).catch(() => {});
+    send({ method: "notifications/progress", params: { progressToken, ...shownProgress(update) } }).catch(
+      () => {},
+    );
   };
 }

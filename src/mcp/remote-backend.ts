@@ -273,8 +273,8 @@ export class RemoteBackend implements SkillportBackend {
 /**
  * A record as the server sent it, and when it arrived. A stream sends a running record once,
  * as it stood then: answered at the end of `wait_ms`, its `latency_ms` was that of the
- * stream's start (2 ms after a 500 ms wait), where embedded mode answers the time run so far
- * (audit 23, new user #10). `asNow` ages it by the time since it arrived, on this process's
+ * stream's start (2 ms after a 500 ms wait), where embedded mode answers the time run so far.
+ * `asNow` ages it by the time since it arrived, on this process's
  * clock only (the server's may differ), through the core's one rule (`recordAsOf`), at no
  * extra request: a call still counts once.
  */

@@ -37,7 +37,7 @@ export type Opened =
  * that would read of them is gone, and the SDK's `StdioClientTransport.close()` sends
  * SIGTERM 2 s after closing stdin and SIGKILL 2 s after that. The process must have
  * recorded its runs' ends by then: killed, it left them `running` in the store until
- * another process took them over (audit 22, operations #5).
+ * another process took them over.
  */
 const STDIN_CLOSED_DEADLINE_MS = 1_000;
 

@@ -107,8 +107,8 @@ function skillsForTools<S extends { tags: readonly string[] }>(
 const NAMED_IN_WARNING = 20;
 
 /**
- * Warns at start-up when SKILLPORT_MCP_MAX_TOOLS leaves skills without a tool of their own
- * (audit 26 F15): which ones (the last by id), and how to choose instead. An agent that
+ * Warns at start-up when SKILLPORT_MCP_MAX_TOOLS leaves skills without a tool of their own:
+ * which ones (the last by id), and how to choose instead. An agent that
  * called such a skill's tool yesterday finds it gone once a few skills are added.
  */
 export function warnOfSkillsPastToolCap(

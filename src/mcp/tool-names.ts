@@ -57,7 +57,7 @@ export function warnOfToolNames(
   for (const { skillId, name } of assignToolNames(skillIds, reserved)) {
     const plain = toolNameOf(skillId);
     if (name !== plain) {
-      // Audit 26 F7: the author learnt the suffixed name only from tools/list.
+      // Otherwise the author learns the suffixed name only from tools/list.
       logger.warn(
         { skill_id: skillId, tool_name: name, taken_name: plain },
         `skill ${skillId}: its MCP tool name ${plain} is taken (by a generic tool, or by a skill whose id comes ` +

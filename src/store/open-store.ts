@@ -26,8 +26,8 @@ export function missingStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl"
  * The store the configuration names, as an operator finds it: `the SQLite store
  * /srv/data/skillport.db`, or `the PostgreSQL store postgres://app:[redacted]@db/skillport`
  * (never its password). The `keys` and `learning` commands say it on every change and
- * listing: a key created in another directory's new store looked like any other, and the
- * server then refused it as unknown (audit 23, new user #1).
+ * listing: a key created in another directory's new store looks like any other, and the
+ * server then refuses it as unknown.
  */
 export function describeStore(config: Pick<StoreConfig, "dataDir" | "databaseUrl">): string {
   const { databaseUrl } = config;

@@ -10,7 +10,7 @@ export interface SchemaMigration {
 
 /**
  * The one line that says at start-up which migrations ran and the schema version the
- * store is at (audit 26, operations #6): an operator checks from the logs that a rolling
+ * store is at: an operator checks from the logs that a rolling
  * deploy changed the schema once, and which version every replica works with.
  */
 export function logSchemaMigration(

@@ -453,8 +453,8 @@ describe("usage", () => {
     const { secret } = await core.createKey();
     const key = await core.skillport.keys.authenticate(secret);
     await core.skillport.access.admit(secret, "a");
-    const before = await core.skillport.access.keyStatus(key);
-    const again = await core.skillport.access.keyStatus(key);
+    const before = await core.skillport.access.limitStatus(key);
+    const again = await core.skillport.access.limitStatus(key);
     expect(before.windows.map((w) => w.remaining)).toEqual([59, 999]);
     expect(again.windows.map((w) => w.remaining)).toEqual([59, 999]);
   });

@@ -19,18 +19,25 @@ describe("SignalBridge", () => {
     const thereStore = openMemoryStore({ data });
     stores.push(hereStore, thereStore);
     const lines: Record<string, unknown>[] = [];
-    const bridge = (store: Store, runnerId: string, cancel: () => Promise<undefined>, logger: Logger) =>
+    const hereEvents = new ExecutionEvents();
+    const bridge = (
+      store: Store,
+      runnerId: string,
+      cancel: () => Promise<undefined>,
+      logger: Logger,
+      events = new ExecutionEvents(),
+    ) =>
       new SignalBridge({
         signals: store.signals as NonNullable<Store["signals"]>,
-        events: new ExecutionEvents(),
+        events,
         store: { ...store, isOutage },
         runnerId,
         cancelLocal: cancel,
         logger,
       });
-    bridge(hereStore, "runner_here", cancelLocal, capturingLogger(lines));
+    bridge(hereStore, "runner_here", cancelLocal, capturingLogger(lines), hereEvents);
     const there = bridge(thereStore, "runner_there", async () => undefined, capturingLogger([]));
-    return { there, lines };
+    return { there, lines, hereEvents, thereSignals: thereStore.signals as NonNullable<Store["signals"]> };
   }
 
   const until = async (done: () => boolean) => {
@@ -56,5 +63,22 @@ describe("SignalBridge", () => {
     await there.requestCancel("exec_1");
     await until(() => lines.length > 0);
     expect(lines).toMatchObject([{ level: "error", msg: "could not cancel an execution on request" }]);
+  });
+
+  // A progress update from another process was spread into the event: a `type` member
+  // made it a status event with no record, and the follower's stream threw.
+  it("delivers another process's progress with the documented members only", async () => {
+    const { hereEvents, thereSignals } = await bridges(
+      async () => undefined,
+      () => false,
+    );
+    const heard: unknown[] = [];
+    hereEvents.subscribe("exec_1", (event) => heard.push(event));
+    const update = { progress: 1, total: 2, message: "half", type: "status", token: "s3cret" };
+    await thereSignals.publish({ type: "progress", executionId: "exec_1", update, from: "runner_there" });
+    await until(() => heard.length > 0);
+    expect(heard).toEqual([
+      { type: "progress", execution_id: "exec_1", progress: 1, total: 2, message: "half" },
+    ]);
   });
 });

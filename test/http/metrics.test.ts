@@ -41,7 +41,7 @@ describe("/metrics", () => {
   });
 
   // Audit 26, finding 5: the store's outage shown as Redis's is (skillport_redis_up).
-  it("says the store is down from a request answered for its outage until a heartbeat lands", async () => {
+  it("exports skillport_store_up 0 when the core reports the store down", async () => {
     const core = await makeCore([echo]);
     cleanups.push(core.cleanup);
     const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));

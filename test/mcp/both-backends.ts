@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { Skillport as SkillportClient } from "../../src/client/index.js";
 import type { Clock } from "../../src/core/clock.js";
+import type { Logger } from "../../src/core/logger.js";
 import type { Skill } from "../../src/core/skills/skill.js";
 import { buildHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/logging.js";
@@ -19,7 +20,7 @@ const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encodi
 export async function bothBackends(
   skills: Skill[],
   cleanups: (() => Promise<unknown>)[],
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; logger?: Logger } = {},
 ) {
   const core = await makeCore(skills, options);
   cleanups.push(core.cleanup);

@@ -20,8 +20,8 @@ export interface AdminAuthOptions {
 
 /**
  * How long a one-time sign-in link works after it is printed. The newest link on the
- * console (and so in `docker logs` or journald) must not stay a live credential for ever
- * (audit 26, security); opening an expired one has the next one printed.
+ * console (and so in `docker logs` or journald) must not stay a live credential for ever;
+ * opening an expired one has the next one printed.
  */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 

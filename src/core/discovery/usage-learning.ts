@@ -66,8 +66,8 @@ function normalizeQuery(query: string): string {
 /**
  * The results of a discover that count as offered: those an agent reading the answer
  * chooses among. A skill further down a long answer (10 by default, half a small catalog)
- * that the agent runs later is its next step, not its answer: learned, it tied with the
- * right skill for the query (audit 22: `crypto.hash` after "send a message to a channel").
+ * that the agent runs later is its next step, not its answer: learned, it would tie with
+ * the right skill for the query (`crypto.hash` after "send a message to a channel").
  */
 export const OFFERED_RANKS = 3;
 

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.js";
 import { shuttingDownError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { ConcurrencyGate, ReleaseHold } from "../limits/concurrency-gate.js";
-import { type LogEntry, type Logger, lazyChildLogger, teeLogger } from "../logger.js";
+import { type LogEntry, type Logger, lazyChildLogger, maskingLogger, teeLogger } from "../logger.js";
 import type { StoreWatch } from "../outage-log.js";
 import type { ClaimedOrphan, Store } from "../ports.js";
 import type { SkillRegistry } from "../skills/registry.js";
@@ -10,7 +10,7 @@ import type { ProgressUpdate } from "../skills/skill.js";
 import { AsyncQueue } from "./async-queue.js";
 import type { AsyncSlot } from "./async-slot.js";
 import { EndedElsewhere } from "./ended-elsewhere.js";
-import type { ExecutionEvents } from "./events.js";
+import { type ExecutionEvents, progressEvent, shownProgress } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markRunning, markWaitingForThread, runningFor } from "./new-record.js";
 import { startQueued } from "./queued-start.js";
@@ -321,10 +321,10 @@ export class ExecutionRunner {
         events.emit(id, { type: "status", record: next.record }, share);
       };
       const entry = registry.get(running.record.skill_id);
-      const ownLogger = lazyChildLogger(this.options.logger, {
-        execution_id: id,
-        skill_id: running.record.skill_id,
-      });
+      // What the skill logs reaches the server's log masked, as its thrown error does.
+      const ownLogger = maskingLogger(
+        lazyChildLogger(this.options.logger, { execution_id: id, skill_id: running.record.skill_id }),
+      );
       const logger = onLog ? teeLogger(ownLogger, onLog) : ownLogger;
       const outcome: RunOutcome = entry
         ? await runSkill(entry.skill, params, {
@@ -354,8 +354,9 @@ export class ExecutionRunner {
               progress: (update) => {
                 // Progress is shared whatever the mode: no poll finds it, and only a skill
                 // that reports some pays, at the pace it reports (util.wait: once a second).
-                events.emit(id, { type: "progress", execution_id: id, ...update }, { share: true });
-                onProgress?.(update);
+                const shown = shownProgress(update);
+                events.emit(id, progressEvent(id, shown), { share: true });
+                onProgress?.(shown);
               },
             }),
           })

@@ -1,6 +1,6 @@
 import type { ExecuteRequest } from "../api-schemas.js";
 import type { ApiKey } from "../keys/api-key.js";
-import type { ExecuteStreamEvent } from "./events.js";
+import { type ExecuteStreamEvent, progressEvent } from "./events.js";
 import type { ExecutionQueries } from "./execution-queries.js";
 import type { ExecuteOptions, ExecuteResult, ExecutionService } from "./execution-service.js";
 
@@ -50,7 +50,7 @@ export async function* streamExecution(
           options.onExecution?.(record.id);
           push({ type: "status", record: queries.asShown(record) });
         },
-        onProgress: (update) => push({ type: "progress", execution_id: executionId, ...update }),
+        onProgress: (update) => push(progressEvent(executionId, update)),
       },
     )
     .then(

@@ -41,7 +41,7 @@ export function markRunning(execution: KeptExecution, nowMs: number): KeptExecut
 /**
  * The record of a run waiting for a worker thread: `running` (its timeout counts), but not
  * started, since `started_at` and `latency_ms` are when and how long the skill ran
- * (contract.md; audit 23, changes #9). `markRunning` starts it once it has a thread.
+ * (contract.md). `markRunning` starts it once it has a thread.
  */
 export function markWaitingForThread(execution: KeptExecution): KeptExecution {
   return { ...execution, record: { ...execution.record, started_at: null } };

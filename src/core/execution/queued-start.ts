@@ -1,7 +1,7 @@
 // Starting a queued execution: the one step of a run that may fail while the execution is
 // still queued, and so must not lose it. A start the store refused (an outage) leaves the
 // record queued and this runner's, where neither `takeQueued` nor the look for orphans
-// finds it: the runner holds it and tries again (audit 24, code #1). Kept apart from
+// finds it: the runner holds it and tries again. Kept apart from
 // `ExecutionRunner` so that its run reads as steps.
 
 import type { Store } from "../ports.js";

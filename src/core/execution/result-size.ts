@@ -10,7 +10,7 @@ export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
 /**
  * What is wrong with a skill's output as a record's result, if anything: too large, or a
  * value JSON does not carry faithfully. The store and every answer serialize the result
- * with `JSON.stringify`, which throws on a bigint (audit 26 F1: HTTP 500 and a record left
+ * with `JSON.stringify`, which throws on a bigint (an HTTP 500 and a record left
  * `running`), overflows on a cycle, and silently drops or changes the rest (a function, a
  * Map, `undefined` in an array, NaN): each is a slip of the skill's author, told to them.
  */

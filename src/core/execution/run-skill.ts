@@ -3,7 +3,6 @@ import type { Logger } from "../logger.js";
 import { type Skill, type SkillContext, SkillError } from "../skills/skill.js";
 import { checkResult } from "./checked-result.js";
 import type { LazyAbortController } from "./lazy-abort-controller.js";
-import { loggedSkillError } from "./logged-skill-error.js";
 import { preemptedMessage } from "./preemption.js";
 import { MAX_RESULT_BYTES, notJsonMessage, type ResultFault, resultFault } from "./result-size.js";
 import type { InvokeHooks, SkillExecutor } from "./skill-executor.js";
@@ -123,7 +122,7 @@ export const OUTLIVED_SIGNAL_MS = 2_000;
 
 /**
  * Warns, naming the skill, when a run whose execution already ended (timed out, cancelled,
- * interrupted) is still running `OUTLIVED_SIGNAL_MS` later (audit 26 F10): its side effects
+ * interrupted) is still running `OUTLIVED_SIGNAL_MS` later: its side effects
  * land after the caller was told it ended, and nobody learnt that it ignores `ctx.signal`.
  */
 function watchOutlivingRun(
@@ -187,14 +186,15 @@ function outcomeOfError(
     }
   }
   if (err instanceof SkillError) return failedOutcome("execution_failed", err.message, latencyMs);
-  // An unexpected exception is a bug in the skill: log it (credentials masked), show the caller no internals.
-  logger.error({ err: loggedSkillError(err) }, "skill threw an unexpected error");
+  // An unexpected exception is a bug in the skill: log it (the run's logger masks credentials,
+  // `maskingLogger`), show the caller no internals.
+  logger.error({ err }, "skill threw an unexpected error");
   return failedOutcome("execution_failed", `The skill ${skill.id} failed unexpectedly.`, latencyMs);
 }
 
 /**
  * The outcome of a run whose signal fired while it waited for a worker thread (every one
- * busy): the words tell it from a slow skill (audit 22, security #2, where a starved run
+ * busy): the words tell it from a slow skill (a starved run
  * looked like a 30 s run of `text.stats`). A reclaim (`reclaimed`) stops only runs that
  * started: one still waiting for a thread gives its slot up instead (see `AsyncSlot`).
  */

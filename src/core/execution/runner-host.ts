@@ -19,7 +19,7 @@ export interface HostParts {
  * `hostNetwork` pods share a hostname but each has its own PID namespace, where identical
  * containers even get the same pid (1), so `kill(pid, 0)` and "my own pid" said nothing
  * true about a live peer, and its running executions were ended `execution_interrupted`
- * while it ran them (audit 18, finding 1). The PID namespace's inode tells namespaces
+ * while it ran them. The PID namespace's inode tells namespaces
  * apart on one kernel; the initial namespace has the same inode on every machine, hence
  * the boot id too. Where neither can be read (no /proc: macOS), the hostname alone.
  *

@@ -133,8 +133,8 @@ export class RunnerPresence {
     // A break: the store was out of reach (a beat failed, or hung and landed late, as a
     // query does while the network drops its packets), or this process did not run. Peers
     // cut off as long as this runner could not beat either, so their silence says nothing
-    // until they had a stale period to beat again (audit 18, finding 2: after an outage of
-    // PostgreSQL, a replica's first beat was its look for orphans, and it took over its
+    // until they had a stale period to beat again (otherwise, after an outage of the store,
+    // a replica's first beat would be its look for orphans, and it would take over its
     // live peers' running executions).
     if (this.lastBeatMs === undefined || nowMs - this.lastBeatMs > 2 * heartbeatMs) {
       this.watchingSinceMs = nowMs;

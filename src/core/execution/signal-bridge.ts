@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.js";
 import type { SignalChannel, Store, StoreSignal } from "../ports.js";
-import type { ExecutionEvent, ExecutionEvents } from "./events.js";
+import { type ExecutionEvent, type ExecutionEvents, progressEvent, shownProgress } from "./events.js";
 import type { StoredExecution } from "./record.js";
 
 export interface SignalBridgeOptions {
@@ -47,8 +47,7 @@ export class SignalBridge {
   private toSignal(executionId: string, event: ExecutionEvent): StoreSignal {
     const from = this.options.runnerId;
     if (event.type === "status") return { type: "status", executionId, status: event.record.status, from };
-    const { progress, total, message } = event;
-    return { type: "progress", executionId, update: { progress, total, message }, from };
+    return { type: "progress", executionId, update: shownProgress(event), from };
   }
 
   private receive(signal: StoreSignal): void {
@@ -65,8 +64,7 @@ export class SignalBridge {
         });
         return;
       case "progress":
-        if (events.isFollowed(id))
-          events.deliver(id, { type: "progress", execution_id: id, ...signal.update });
+        if (events.isFollowed(id)) events.deliver(id, progressEvent(id, signal.update));
         return;
       case "status":
         if (!events.isFollowed(id)) return;

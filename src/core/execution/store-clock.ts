@@ -1,5 +1,5 @@
 // The clock heartbeats are written and judged by: the store's, where processes on several
-// machines share it (audit 26, finding 1: a replica whose clock ran 120 s fast judged a
+// machines share it (by its own clock, a replica whose clock ran 120 s fast judged a
 // healthy peer on another host gone, 30 s after it started, and ended that peer's running
 // execution `execution_interrupted`).
 
@@ -58,7 +58,7 @@ export class StoreClock implements Clock {
     if (skewed) {
       this.logger.warn(
         fields,
-        `this process's clock is ${seconds} s ${this.offsetMs < 0 ? "ahead of" : "behind"} the store's (PostgreSQL): ` +
+        `this process's clock is ${seconds} s ${this.offsetMs < 0 ? "ahead of" : "behind"} the store's: ` +
           "rate-limit windows and the times in execution records follow this clock, so replicas count a key's limits " +
           "in different windows and records carry skewed times (liveness follows the store's clock); synchronise the clocks (NTP)",
       );

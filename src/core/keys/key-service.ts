@@ -8,7 +8,7 @@ import type { KeyStore } from "../ports.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import { parseOrThrow } from "../validation.js";
 import { wholeNumberField } from "../whole-number.js";
-import { type ApiKey, ENVIRONMENTS, keyStatus, PLANS, SCOPES } from "./api-key.js";
+import { type ApiKey, ENVIRONMENTS, type KeyStatus, keyStatus, PLANS, SCOPES } from "./api-key.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import {
   generateSecret,
@@ -30,7 +30,7 @@ const KeyLimits = z.object({ perMinute: positiveInt, perDay: positiveInt });
 /**
  * What to tell whoever sets a key's limits when the minute's exceeds the day's: the key
  * gets the day's number a day while its administrator may believe it has the minute's a
- * minute, and swapping the two fields or options is an easy slip (audit 26 #3). Not
+ * minute, and swapping the two fields or options is an easy slip. Not
  * refused: the spec leaves an enterprise key's two numbers to its administrator, and a day
  * smaller than a minute is a way to make the day the window that binds.
  */
@@ -47,7 +47,7 @@ export function limitsNote(limits: { perMinute: number; perDay: number }): strin
  * A date as a key's expiry: the key works through that whole day, UTC, and stops at its
  * last millisecond. "Expires on 2027-01-01" (the dashboard) and `--expires-at 2027-01-01`
  * (the CLI) are read here alone: each surface passes the date as given, since the two
- * once ended the same date almost 24 hours apart (audit 23, new user #2).
+ * once ended the same date almost 24 hours apart.
  */
 function endOfUtcDay(date: string): string {
   return `${date}T23:59:59.999Z`;
@@ -86,7 +86,7 @@ const KeyName = z
   .string()
   .trim()
   // A missing or over-long name is told once: the checks below add nothing about it (a
-  // `keys create` without --name printed two errors for it, audit 23, new user #11).
+  // `keys create` without --name printed two errors for it).
   .min(1, { message: NAME_LENGTH, abort: true })
   .max(100, { message: NAME_LENGTH, abort: true })
   .refine((name) => !UNPRINTABLE.test(name), {
@@ -245,7 +245,7 @@ export class KeyService {
   async edit(id: string, input: EditKeyInput): Promise<KeyView> {
     const changes = parseOrThrow(EditKeyInput, input);
     const key = await this.findOrThrow(id);
-    const status = keyStatus(key, this.clock.now());
+    const status = this.statusOf(key);
     if (status !== "active") {
       throw new ServiceError("invalid_request", {
         message: `The key ${id} is ${status}; only an active key can be edited.`,
@@ -257,6 +257,14 @@ export class KeyService {
     const limits = limitsOf(plan, changes.limits ?? kept);
     await this.keys.update(id, { name: changes.name ?? key.name, plan, limits });
     return toKeyView((await this.keys.findById(id)) ?? key);
+  }
+
+  /**
+   * Whether a key works now (active, revoked or expired), by the rule and the clock
+   * authentication uses: the one answer for every surface that shows a key's status.
+   */
+  statusOf(key: Pick<ApiKey, "revokedAt" | "expiresAt">): KeyStatus {
+    return keyStatus(key, this.clock.now());
   }
 
   /** One key, without its hash. */

@@ -8,7 +8,7 @@ const MAX_SKILL_ID_LENGTH = 128;
 
 /**
  * What makes a skill definition unusable, each naming the field and the rule, checked
- * before anything reads the definition (audit 26 F7). TypeScript catches most of these,
+ * before anything reads the definition. TypeScript catches most of these,
  * but a `// @ts-expect-error`, a JavaScript module or a skill built from data got a raw
  * TypeError (`params.strict is not a function`) or a message leaving out the rule it broke.
  * An empty title or description is refused too (F6): discovery and MCP clients show them.
@@ -63,7 +63,7 @@ export function definitionProblems(skill: unknown): string[] {
 
 /**
  * The examples whose params the skill's own params schema (as calls are checked) refuses,
- * each with why: an agent copies an example, and must not get a 422 for it (audit 26 F6).
+ * each with why: an agent copies an example, and must not get a 422 for it.
  */
 export function exampleProblems(
   examples: readonly { query: string; params: unknown }[],

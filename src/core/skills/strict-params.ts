@@ -6,7 +6,7 @@ const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readon
 /**
  * A skill's params schema with every object in it refusing members it does not name, at
  * any depth: the top level, an `options` object, the objects of an array, a record's
- * values, a union's options (audit 26 F5: a misnamed member of a nested object was dropped
+ * values, a union's options (a misnamed member of a nested object would otherwise be dropped
  * silently and its default used). zod drops unknown members by default. An object that
  * takes other members (`z.looseObject`, `.catchall(...)`) keeps them, and so does anything
  * under an intersection or a lazy schema, whose sides cannot be judged alone. Clones keep

@@ -1,4 +1,3 @@
-import { keyStatus } from "../../core/keys/api-key.js";
 import type { KeyView } from "../../core/keys/key-service.js";
 import type { UsageRange } from "../../core/usage/usage-service.js";
 import { badge, integer, time } from "./format.js";
@@ -16,14 +15,14 @@ export async function keyDetail(
   /** A short confirmation of what was just done (e.g. an edit), shown above the details. */
   notice?: string,
 ): Promise<string> {
-  const status = keyStatus(key, Date.now());
+  const status = dashboard.skillport.keys.statusOf(key);
   const active = status === "active";
   const actions = active
     ? html`<a class="button" href="/dashboard/keys/${key.id}/edit">Edit key</a>
 <a class="button" href="/dashboard/keys/${key.id}/roll">Roll key</a>
 <a class="button button-danger" href="/dashboard/keys/${key.id}/revoke">Revoke</a>`
     : undefined;
-  const limitStatus = await dashboard.skillport.access.keyStatus(key);
+  const limitStatus = await dashboard.skillport.access.limitStatus(key);
   return page(
     ctx,
     {

@@ -41,6 +41,23 @@ interface ReadKeyForm<Values, Input> {
   errorsOf(err: ServiceError): Map<string, string>;
 }
 
+const CREATE_FIELDS = [
+  "name",
+  "scope",
+  "plan",
+  "limit_minute",
+  "limit_day",
+  "environment",
+  "owner",
+  "expires_on",
+] as const satisfies readonly (keyof CreateKeyForm)[];
+const EDIT_FIELDS = [
+  "name",
+  "plan",
+  "limit_minute",
+  "limit_day",
+] as const satisfies readonly (keyof EditKeyForm)[];
+
 /** The posted fields of a form, trimmed; a missing or repeated field is "". */
 function readFields<K extends string>(body: unknown, names: readonly K[]): Record<K, string> {
   const fields = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
@@ -59,14 +76,33 @@ function limitsOf(values: EditKeyForm): CreateKeyInput["limits"] {
     : undefined;
 }
 
-/** The core's `details` by form field, the first message of each (the name's when none says where). */
-function errorsOf(err: ServiceError): Map<string, string> {
-  const errors = new Map<string, string>();
-  for (const detail of err.details ?? [{ path: "name", message: err.message }]) {
-    const field = FIELD_OF_PATH[detail.path] ?? "name";
-    if (!errors.has(field)) errors.set(field, detail.message);
-  }
-  return errors;
+/** Where an error no field of the form can take is kept: shown above the fields. */
+const FORM_ERROR = "(form)";
+
+/**
+ * The core's `details` by the field of `shown` each names, the first message of each. One
+ * that names no field the form shows (none at all, `(root)`, a path with no field here)
+ * is the form's, shown above the fields, rather than under a field it is not about.
+ */
+function errorsOf(shown: readonly string[]): (err: ServiceError) => Map<string, string> {
+  return (err) => {
+    const errors = new Map<string, string>();
+    for (const detail of err.details ?? [{ path: "", message: err.message }]) {
+      const field = FIELD_OF_PATH[detail.path];
+      const place = field !== undefined && shown.includes(field) ? field : FORM_ERROR;
+      if (!errors.has(place)) errors.set(place, detail.message);
+    }
+    return errors;
+  };
+}
+
+/** The refused form's alert: the form's own error when it has one, and a pointer to the fields' errors. */
+function refusalAlert(errors: Map<string, string>, notDone: string): SafeHtml | "" {
+  if (errors.size === 0) return "";
+  const general = errors.get(FORM_ERROR);
+  const onFields = errors.size > (general === undefined ? 0 : 1);
+  const said = [general, onFields ? "check the highlighted fields." : undefined].filter(Boolean).join("; ");
+  return html`<p class="alert alert-error span-2" role="alert">${notDone}: ${said}</p>`;
 }
 
 /**
@@ -74,16 +110,7 @@ function errorsOf(err: ServiceError): Map<string, string> {
  * rules as the CLI). Blank optional fields mean "not given".
  */
 export function readCreateKeyForm(body: unknown): ReadKeyForm<CreateKeyForm, CreateKeyInput> {
-  const values: CreateKeyForm = readFields(body, [
-    "name",
-    "scope",
-    "plan",
-    "limit_minute",
-    "limit_day",
-    "environment",
-    "owner",
-    "expires_on",
-  ]);
+  const values: CreateKeyForm = readFields(body, CREATE_FIELDS);
   const input = {
     name: values.name,
     scope: values.scope,
@@ -94,7 +121,7 @@ export function readCreateKeyForm(body: unknown): ReadKeyForm<CreateKeyForm, Cre
     // The date as picked: the core reads a date as the CLI's --expires-at does (through that day, UTC).
     expiresAt: values.expires_on || undefined,
   } as CreateKeyInput;
-  return { values, input, errorsOf };
+  return { values, input, errorsOf: errorsOf(CREATE_FIELDS) };
 }
 
 /**
@@ -102,13 +129,13 @@ export function readCreateKeyForm(body: unknown): ReadKeyForm<CreateKeyForm, Cre
  * `skillport keys edit` is. The form always sends the name and plan it was filled with.
  */
 export function readEditKeyForm(body: unknown): ReadKeyForm<EditKeyForm, EditKeyInput> {
-  const values: EditKeyForm = readFields(body, ["name", "plan", "limit_minute", "limit_day"]);
+  const values: EditKeyForm = readFields(body, EDIT_FIELDS);
   const input = {
     name: values.name,
     plan: values.plan || undefined,
     limits: limitsOf(values),
   } as EditKeyInput;
-  return { values, input, errorsOf };
+  return { values, input, errorsOf: errorsOf(EDIT_FIELDS) };
 }
 
 /** The edit form's values for a key as it is now. */
@@ -138,7 +165,7 @@ const FIELD_ORDER: readonly (keyof CreateKeyForm)[] = [
  * field with a hint passes the hint's id: one `aria-describedby` names both (of an
  * attribute written twice, browsers keep the first, and the error went unread). The
  * first refused field takes `autofocus`: a refused form comes back with the cursor where
- * the fix goes and its error read out, rather than at "Skip to content" (audit 26 #4),
+ * the fix goes and its error read out, rather than at "Skip to content",
  * and without script too.
  */
 function fieldErrors(errors: Map<string, string>) {
@@ -214,7 +241,7 @@ export function keyForm(
 
   return html`<form method="post" action="/dashboard/keys" class="panel form-grid" novalidate>
   ${csrfField(ctx)}
-  ${errors.size > 0 && html`<p class="alert alert-error span-2" role="alert">The key was not created: check the highlighted fields.</p>`}
+  ${refusalAlert(errors, "The key was not created")}
   ${nameField(values, errors)}
   <fieldset class="field span-2">
     <legend>Scope</legend>
@@ -267,7 +294,7 @@ export function editKeyForm(
   const { plan, limits } = planFields(values, errors);
   return html`<form method="post" action="/dashboard/keys/${key.id}/edit" class="panel form-grid" novalidate>
   ${csrfField(ctx)}
-  ${errors.size > 0 && html`<p class="alert alert-error span-2" role="alert">The key was not changed: check the highlighted fields.</p>`}
+  ${refusalAlert(errors, "The key was not changed")}
   ${nameField(values, errors)}
   ${plan}
   ${limits}

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
-import { type KeyStatus, keyStatus } from "../../core/keys/api-key.js";
+import type { KeyStatus } from "../../core/keys/api-key.js";
 import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -28,11 +28,11 @@ type IdParams = { Params: { id: string } };
 type KeyDetailRequest = IdParams & { Querystring: { edited?: string } };
 
 /** Columns the key list sorts by, and how. */
-const SORTS: Record<string, (key: KeyView, now: number) => string> = {
+const SORTS: Record<string, (key: KeyView, statusOf: (key: KeyView) => KeyStatus) => string> = {
   name: (key) => key.name.toLowerCase(),
   created: (key) => key.createdAt,
   last_used: (key) => key.lastUsedAt ?? "",
-  status: (key, now) => keyStatus(key, now),
+  status: (key, statusOf) => statusOf(key),
   scope: (key) => key.scope,
   plan: (key) => key.plan,
 };
@@ -40,7 +40,7 @@ const SORTS: Record<string, (key: KeyView, now: number) => string> = {
 /** Longest key search: a key's name has at most 100 characters, its other fields fewer. */
 const KEY_SEARCH_MAX = 200;
 
-/** The key list's status tabs: every key, or those of one status (audit 21 dashboard #10). */
+/** The key list's status tabs: every key, or those of one status. */
 const STATUS_FILTERS = ["all", "active", "revoked", "expired"] as const satisfies readonly (
   | "all"
   | KeyStatus
@@ -106,7 +106,10 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
       if (owner) return reply.redirect(`/dashboard/keys/${encodeURIComponent(owner.id)}`, 303);
     }
     const all = await keys.list();
-    return dashboard.send(reply, keyList(dashboard.context(request), all, query, search));
+    return dashboard.send(
+      reply,
+      keyList(dashboard.context(request), all, query, search, (key) => keys.statusOf(key)),
+    );
   };
 
   // A search from an address (a sort link, a bookmark) or an older page's GET form.
@@ -175,7 +178,7 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     app.get<IdParams>(path, async (request, reply) => {
       const ctx = dashboard.context(request);
       const key = await keyById(request.params.id);
-      const status = keyStatus(key, Date.now());
+      const status = keys.statusOf(key);
       if (status !== "active") return dashboard.send(reply, inactiveKeyPage(ctx, key, status), 409);
       return dashboard.send(reply, render(ctx, key));
     });
@@ -218,12 +221,17 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   });
 }
 
-function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: KeySearch): string {
-  const now = Date.now();
+function keyList(
+  ctx: PageContext,
+  all: KeyView[],
+  query: ListQuery,
+  search: KeySearch,
+  statusOf: (key: KeyView) => KeyStatus,
+): string {
   const found = keysFound(all, search);
   const countOf = (status: StatusFilter) =>
-    status === "all" ? found.length : found.filter((key) => keyStatus(key, now) === status).length;
-  const shown = query.status === "all" ? found : found.filter((key) => keyStatus(key, now) === query.status);
+    status === "all" ? found.length : found.filter((key) => statusOf(key) === status).length;
+  const shown = query.status === "all" ? found : found.filter((key) => statusOf(key) === query.status);
   const term = shownTerm(search, query.q);
   // Tabs keep the search and the order; each says how many keys it would show.
   const statusTabs = html`<nav class="tabs" aria-label="Key status">${STATUS_FILTERS.map((status) => {
@@ -233,7 +241,9 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
   })}</nav>`;
   const sortKey = SORTS[query.sort] ?? SORTS.created;
   if (sortKey) {
-    shown.sort((a, b) => sortKey(a, now).localeCompare(sortKey(b, now)) || a.id.localeCompare(b.id));
+    shown.sort(
+      (a, b) => sortKey(a, statusOf).localeCompare(sortKey(b, statusOf)) || a.id.localeCompare(b.id),
+    );
     if (query.dir === "desc") shown.reverse();
   }
   const header = (column: string, label: string, extra = "") => {
@@ -244,7 +254,7 @@ function keyList(ctx: PageContext, all: KeyView[], query: ListQuery, search: Key
     return html`<th scope="col" aria-sort="${sortState}" class="${extra}"><a href="/dashboard/keys?${params.toString()}">${label}<span class="sort-mark" aria-hidden="true">${active ? (query.dir === "asc" ? "▲" : "▼") : ""}</span></a></th>`;
   };
   const rows = shown.map((key) => {
-    const status = keyStatus(key, now);
+    const status = statusOf(key);
     return html`<tr>
 <td class="wrap"><a class="strong" href="/dashboard/keys/${key.id}">${key.name}</a>
 <span class="sub"><span class="visually-hidden">Owner </span>${key.owner} · <span class="visually-hidden">environment </span>${key.environment}</span></td>
@@ -320,8 +330,8 @@ function newKeyPage(ctx: PageContext, values: Partial<CreateKeyForm>, errors: Ma
 /**
  * The secret, once: a copy button and a plain warning. Never stored, never in a URL. The
  * button works by script only, so the script shows it and hides the hint to select and
- * copy the key by hand (a button doing nothing, on the one page where the key must not be
- * missed, was audit 26 #5).
+ * copy the key by hand (no button that does nothing, on the one page where the key must
+ * not be missed).
  */
 function secretPage(ctx: PageContext, key: KeyView, secret: string, title: string, note?: SafeHtml): string {
   return page(

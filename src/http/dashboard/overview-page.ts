@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { keyStatus } from "../../core/keys/api-key.js";
 import { usageChart } from "./chart.js";
 import { badge, integer, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
@@ -11,13 +10,12 @@ export function registerOverviewPage(app: FastifyInstance, dashboard: Dashboard)
   const { keys, usage, queries, registry } = dashboard.skillport;
 
   app.get("/", async (request, reply) => {
-    const now = Date.now();
     const [allKeys, day, recent] = await Promise.all([
       keys.list(),
       usage.series("day"),
       queries.listAll({ limit: 6 }),
     ]);
-    const active = allKeys.filter((key) => keyStatus(key, now) === "active").length;
+    const active = allKeys.filter((key) => keys.statusOf(key) === "active").length;
     const stat = (label: string, value: string, href: string, name: string) =>
       html`<li class="stat" data-stat="${name}"><a href="${href}"><span class="stat-value">${value}</span><span class="stat-label">${label}</span></a></li>`;
     const gettingStarted = html`<section class="panel getting-started">

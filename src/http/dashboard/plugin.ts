@@ -173,8 +173,7 @@ export function registerDashboard(
     /**
      * Prints the first link once the server answers requests, not when its port is bound: a
      * server that then fails to start (a damaged store) must not hand out a link to nothing,
-     * and a supervisor's restart loop would print a new one at every attempt (audit 22,
-     * operations #1).
+     * and a supervisor's restart loop would print a new one at every attempt.
      */
     announceFirstLink() {
       baseUrl = consoleBaseUrl(app.server.address());

@@ -75,7 +75,7 @@ export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): v
   <button type="submit" class="button">Show</button>
 </form>`;
     const limits = chosen
-      ? html`<section class="panel"><h2>Limits now: ${chosen.name}</h2>${limitMeters(chosen, await dashboard.skillport.access.keyStatus(chosen))}</section>`
+      ? html`<section class="panel"><h2>Limits now: ${chosen.name}</h2>${limitMeters(chosen, await dashboard.skillport.access.limitStatus(chosen))}</section>`
       : "";
     return dashboard.send(
       reply,

@@ -50,8 +50,8 @@ export function registerMcpRoute(
       }
       request.apiKey = authenticated.key;
       // The key's limits as they stand: a tools/call is counted later, in the tool layer.
-      const keyStatus = () => skillport.access.keyStatus(authenticated.key);
-      answerWithLimit(request, await keyStatus(), keyStatus);
+      const limitStatus = () => skillport.access.limitStatus(authenticated.key);
+      answerWithLimit(request, await limitStatus(), limitStatus);
     },
     handler: async (request, reply) => {
       const session = await sessionFor(request, sessions);

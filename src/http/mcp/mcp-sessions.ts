@@ -34,7 +34,7 @@ const ANSWERS_AFTER_EXECUTIONS_MS = 5_000;
 /**
  * How often the keys of open sessions are checked again: a session (and its event stream,
  * GET, which makes no request that would be refused) of a key revoked or expired, through
- * any process, ends within this (audit 26, security).
+ * any process, ends within this.
  */
 export const SESSION_KEY_CHECK_MS = 5_000;
 

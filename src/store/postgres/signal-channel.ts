@@ -99,7 +99,7 @@ export class PostgresSignalChannel implements SignalChannel {
     this.client = client;
     if (this.lostAtMs !== undefined) {
       // The warnings said it was lost; this says it is over, and for how long signals may
-      // have been missed (audit 26, operations #5).
+      // have been missed.
       this.logger.info({ down_ms: Date.now() - this.lostAtMs }, "listening for signals on PostgreSQL again");
       this.lostAtMs = undefined;
     }

@@ -4,8 +4,8 @@ import type { Redis } from "ioredis";
  * How long start-up waits for Redis's first answers, as it waits for PostgreSQL's first
  * connection (`CONNECT_TIMEOUT_MS` there). ioredis's `connectTimeout` bounds only the TCP
  * connect: a Redis that accepts and never answers (frozen, half-open, another service on
- * the port) held `serve` at start-up for ever, its port unbound and nothing logged
- * (audit 26, finding 2).
+ * the port) would hold `serve` at start-up for ever, its port unbound and nothing
+ * logged.
  */
 const FIRST_ANSWER_DEADLINE_MS = 5_000;
 
@@ -22,7 +22,7 @@ export async function firstConnection(redis: Redis, deadlineMs = FIRST_ANSWER_DE
 /**
  * ioredis sends the URL's `SELECT` as it connects, but a refused one (`/99` where Redis has
  * 16 databases) only raises an `error` event and the connection carries on in database 0,
- * sharing its counters with whatever counts there (audit 26, finding 4). Selecting again
+ * sharing its counters with whatever counts there. Selecting again
  * here turns the refusal into a failed start.
  */
 async function selectTheUrlsDatabase(redis: Redis): Promise<void> {

@@ -151,7 +151,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
  * Creates the directory and the file if missing and opens them. The one place where a store
  * that cannot be opened is reported, for every command that opens one: the driver's or the
  * system's message alone ("unable to open database file") names neither the file nor the
- * setting that chose it, nor what to do (audit 22, operations #2).
+ * setting that chose it, nor what to do.
  */
 function openFile(dataDir: string, filePath: string, dataDirSetting: string | undefined): OpenedConnections {
   try {

@@ -17,14 +17,14 @@ const PERMISSIONS_HINT =
 /**
  * SQLITE_IOERR_SHORT_READ at open: the WAL is shorter than the shared-memory index beside
  * it says, which is what a `skillport.db-wal` deleted (or replaced) while another process
- * had it open leaves (audit 27, finding 2); a failing disk reads short too.
+ * had it open leaves; a failing disk reads short too.
  */
 const SHORT_READ_HINT =
   "the WAL file beside the database (skillport.db-wal) does not match it, most likely deleted or replaced while another skillport process had it open: stop every skillport process on this data directory and start again (the last one to stop writes its data back); if none was running, the disk may be failing";
 
 /**
- * The SQLite store at `place` and why it cannot be used, in one line with what to do
- * (audit 22, operations #2): `the SQLite store /srv/data/skillport.db (data directory from
+ * The SQLite store at `place` and why it cannot be used, in one line with what to do:
+ * `the SQLite store /srv/data/skillport.db (data directory from
  * SKILLPORT_DATA_DIR or --data-dir): file is not a database [SQLITE_NOTADB]; …`. Undefined
  * for an error that says nothing about the file (its caller then tells it as it is).
  */

@@ -31,9 +31,8 @@ export interface StoreFilesOptions {
 /**
  * Whether the files the store writes are still those at their paths. SQLite writes to the
  * files it opened, whatever happens to their names: once `skillport.db` is deleted or
- * replaced (audit 18, finding 1; audit 27, finding 3), or `skillport.db-wal` is deleted
- * (audit 27, finding 2), every commit goes to a file that is gone at the next start, while
- * each answer says it is stored. Once that is seen (after each fsync of the group commit,
+ * replaced, or `skillport.db-wal` is deleted, every commit goes to a file that is gone at
+ * the next start, while each answer says it is stored. Once that is seen (after each fsync of the group commit,
  * every few seconds, and at each readiness probe) the store stops taking writes for good
  * (`query_only` on every connection: a write fails SQLITE_READONLY, an outage), so that no
  * record is answered stored into a lost file; readiness fails, and one error line tells the

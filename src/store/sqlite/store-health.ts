@@ -15,9 +15,9 @@ export interface HealthReport {
 
 /**
  * Whether the store can serve, for readiness (`ping`, `/readyz`). `select 1` cannot tell:
- * it reads nothing from the disk, so it succeeds while every write fails (audit 18,
- * finding 2) or while every read of a damaged table does (audit 22, operations #4: every
- * request was 503 and `/readyz` 200, so a load balancer kept the replica in rotation).
+ * it reads nothing from the disk, so it succeeds while every write fails or
+ * while every read of a damaged table does (every request 503 and `/readyz` 200: a load
+ * balancer would keep the replica in rotation).
  *
  * Writes: false from a write that failed with an outage (disk full, I/O error, read-only
  * file…) until a write succeeds again. The writes reported are those made all the time:

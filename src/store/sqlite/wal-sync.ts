@@ -7,7 +7,7 @@ export interface WalSync {
   /**
    * True once the WAL file this store syncs has no name left (deleted while open): SQLite
    * goes on committing into it, and every commit since the last checkpoint is lost when the
-   * process ends (audit 27, finding 2). One `fstat`, well under a microsecond.
+   * process ends. One `fstat`, well under a microsecond.
    */
   unlinked(): boolean;
   close(): void;

@@ -13,7 +13,7 @@ export const NON_BLANK: TextGuard = { pattern: /^\s*\S/, message: "must not be b
  * the skill receives trimmed. The bound and every guard apply to the text as sent, the
  * trimming comes last: the JSON Schema published for the param (in `/v1/skills`, discover's
  * `params` and the MCP tool's `inputSchema`) can only see the text as sent, and it is to
- * refuse what the server refuses and no more (audit 27 F1: `.trim().min(1)` took "   " the
+ * refuse what the server refuses and no more (`.trim().min(1)` took "   " the
  * schema allows and called it shorter than 1 character, and took 2,001 characters the schema
  * refuses when spaces surrounded them). Blank text is told it is blank.
  */

@@ -199,7 +199,7 @@ export class RunnerPresence {
 
   /**
    * Removes the rows that runners stopped without retiring left (a crash, SIGKILL) once
-   * long silent and holding nothing (audit 26, operations): each would stay for ever.
+   * long silent and holding nothing: each would stay for ever.
    * Housekeeping: a failure is logged, and tried again at the next look for orphans.
    */
   private async pruneStoppedRunners(judge: RunnerJudge, nowMs: number): Promise<void> {

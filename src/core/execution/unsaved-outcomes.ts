@@ -26,8 +26,8 @@ const STOP_RETRY_MS = 250;
  * until it takes them. The execution has ended; without this its record would stay
  * `running` for as long as this process lives, its outcome lost, since recovery takes over
  * only the executions of processes that died. `stop` keeps trying until its deadline, then
- * gives up and logs each outcome it drops (audit 27, finding 1: a count alone let no
- * operator mend the records): the next start ends what is left `execution_interrupted`,
+ * gives up and logs each outcome it drops (a count alone let no operator mend the
+ * records): the next start ends what is left `execution_interrupted`,
  * saying only that the process stopped before its outcome was recorded.
  */
 export class UnsavedOutcomes {

@@ -19,10 +19,10 @@ import {
   secretPrefix,
 } from "./secret.js";
 
-/** A limit: a number, or the decimal digits a form field or a command-line option holds. */
 /** The refusal of a well-formed secret that is no working key (see `authenticate`). */
 const NOT_A_WORKING_KEY = "The API key is unknown, revoked or expired.";
 
+/** A limit: a number, or the decimal digits a form field or a command-line option holds. */
 const positiveInt = wholeNumberField(1, 1_000_000_000);
 
 const KeyLimits = z.object({ perMinute: positiveInt, perDay: positiveInt });

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { requireScope } from "../core/access.js";
+import type { ServiceError } from "../core/errors.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import {
@@ -41,6 +42,30 @@ export function bearerOf(request: FastifyRequest): string | undefined {
   return BEARER.exec(header)?.[1] || undefined;
 }
 
+const BEARER_FORM = "send 'Authorization: Bearer <API_KEY>'";
+
+/**
+ * `missing_api_key` (contract.md: no `Authorization: Bearer` header) in words fitting what
+ * was sent: a caller who sent a key without the `Bearer ` scheme (`Authorization: sk_live_…`)
+ * or in `X-Api-Key` was told "No API key", and the first words said they sent none. The
+ * code stays; the header's value is never repeated.
+ */
+export function explainedAuthError(request: FastifyRequest, error: ServiceError): ServiceError {
+  if (error.code !== "missing_api_key") return error;
+  const header = request.headers.authorization;
+  if (header !== undefined && header.trim() !== "") {
+    return error.withMessage(
+      /^Bearer\s*$/i.test(header)
+        ? `The Authorization header holds the 'Bearer' scheme but no key: ${BEARER_FORM}.`
+        : `The Authorization header has no 'Bearer ' scheme before the key: ${BEARER_FORM}.`,
+    );
+  }
+  if (request.headers["x-api-key"] !== undefined) {
+    return error.withMessage(`The key goes in the Authorization header, not in X-Api-Key: ${BEARER_FORM}.`);
+  }
+  return error;
+}
+
 /**
  * Admits a request through the core's gate before its body is read (the server's
  * `onRequest` hook; also used for requests Fastify refuses before routing, which skip
@@ -61,7 +86,7 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     if (admission.limit) answerWithLimit(request, admission.limit);
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
-    return admission.error;
+    return explainedAuthError(request, admission.error);
   }
   const { key } = admission;
   answerWithLimit(request, admission.limit, () => skillport.access.keyStatus(key));

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import nodeModule from "node:module";
+import { UsageError } from "./cli/command-options.js";
 import { packageVersion } from "./package-files.js";
 
 // Node 22.1 and later keep compiled code on disk (in the OS's temporary directory), so
@@ -38,13 +39,26 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await run(command, rest);
   } catch (err) {
-    // An unknown option or a missing value: say which, and how the command is used.
-    if ((err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`${(err as Error).message}\n\n${USAGE}`);
+    // An unknown option or a missing value: say which, and how this command is used.
+    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`${(err as Error).message}\n\nUsage:\n${usageOf(command)}`);
       return 2;
     }
     throw err;
   }
+}
+
+/** The lines of USAGE for `command` (each with its indented continuation lines). */
+function usageOf(command: string | undefined): string {
+  const lines: string[] = [];
+  let inCommand = false;
+  for (const line of USAGE.split("\n")) {
+    if (/^ {2}skillport /.test(line))
+      inCommand = line.startsWith(`  skillport ${command} `) || line === `  skillport ${command}`;
+    else if (!line.startsWith("        ")) inCommand = false;
+    if (inCommand) lines.push(line);
+  }
+  return lines.length > 0 ? lines.join("\n") : USAGE;
 }
 
 async function run(command: string | undefined, rest: string[]): Promise<number> {

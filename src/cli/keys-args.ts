@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { looksLikeSecret } from "../core/keys/secret.js";
+import { meantOption, unknownOptionOf } from "./command-options.js";
 
 /** Every option some `keys` action takes; each action accepts only its own (KEYS_ACTIONS). */
 const ALL_OPTIONS = {
@@ -76,7 +77,11 @@ const FIXED_AT_CREATION: readonly KeysOption[] = ["scope", "owner", "env", "expi
 const EVERY_ACTION: readonly KeysOption[] = ["data-dir", "help"];
 
 function parseAll(args: string[]) {
-  return parseArgs({ args, options: ALL_OPTIONS, allowPositionals: true, tokens: true });
+  return parseArgs(parsing(args));
+}
+
+function parsing(args: string[]) {
+  return { args, options: ALL_OPTIONS, allowPositionals: true, tokens: true } as const;
 }
 
 export type KeysArgs =
@@ -84,9 +89,9 @@ export type KeysArgs =
   | { ok: false; message: string };
 
 /**
- * Parses `skillport keys ACTION ...`. An unknown option or a missing value throws Node's
- * ERR_PARSE_ARGS error (the CLI prints it with the usage); an option of another action or
- * a stray argument is a refusal naming it and the action.
+ * Parses `skillport keys ACTION ...`. A missing value throws Node's ERR_PARSE_ARGS error
+ * (the CLI prints it with the usage); an unknown option, an option of another action or a
+ * stray argument is a refusal naming it and the action, with the option probably meant.
  */
 export function parseKeysArgs(args: string[]): KeysArgs {
   const [action, ...rest] = args;
@@ -97,8 +102,17 @@ export function parseKeysArgs(args: string[]): KeysArgs {
     };
   }
   const spec = KEYS_ACTIONS[action];
-  const { values, positionals, tokens } = parseAll(rest);
   const refuse = (problem: string) => ({ ok: false as const, message: `${problem}\nUsage: ${spec.usage}` });
+  let parsed: ReturnType<typeof parseAll>;
+  try {
+    parsed = parseAll(rest);
+  } catch (err) {
+    const unknown = unknownOptionOf(err, parsing(rest));
+    if (unknown === undefined) throw err;
+    const guess = meantOption(unknown, [...spec.options, ...EVERY_ACTION]);
+    return refuse(`keys ${action} does not take ${unknown}${guess ?? `: ${spec.takes}.`}`);
+  }
+  const { values, positionals, tokens } = parsed;
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const option = token.name as KeysOption;

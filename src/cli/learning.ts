@@ -1,8 +1,8 @@
-import { parseArgs } from "node:util";
 import { queryWithoutSecrets } from "../core/discovery/query-secrets.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
+import { parseCommandArgs } from "./command-options.js";
 import { commandStore } from "./store-command.js";
 
 const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKILL_ID] [--json]";
@@ -16,15 +16,18 @@ const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKIL
  */
 export async function runLearningCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      owner: { type: "string" },
-      skill: { type: "string" },
-      json: { type: "boolean", default: false },
-      "data-dir": { type: "string" },
+  const { values } = parseCommandArgs(
+    action === "list" || action === "forget" ? `skillport learning ${action}` : "skillport learning",
+    {
+      args: rest,
+      options: {
+        owner: { type: "string" },
+        skill: { type: "string" },
+        json: { type: "boolean", default: false },
+        "data-dir": { type: "string" },
+      },
     },
-  });
+  );
   const owner = values.owner;
   if ((action !== "list" && action !== "forget") || !owner) {
     console.error(`${USAGE}\n(each key's owner is in skillport keys list)`);

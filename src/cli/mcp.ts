@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
 import { loadConfig, warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
+import { parseCommandArgs } from "./command-options.js";
 
 const CREATE_KEY_HINT =
   "Create one with `skillport keys create --name NAME --scope full-access` (in a checkout: `npm run -s cli -- keys create …`) and set it in SKILLPORT_API_KEY.";
@@ -12,7 +12,7 @@ const CREATE_KEY_HINT =
  * `--remote URL` it bridges to a running skillport over REST instead of running skills.
  */
 export async function runMcp(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs("skillport mcp", {
     args,
     options: { "data-dir": { type: "string" }, remote: { type: "string" } },
   });

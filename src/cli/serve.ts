@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import { createSkillport } from "../bootstrap.js";
 import { type Config, loadConfig, warnOfUnknownVariables } from "../config.js";
 import type { Skillport } from "../core/skillport.js";
@@ -9,13 +8,14 @@ import { DATA_DIR_SETTING, serverAddress } from "../store/open-store.js";
 import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
 import { storeKindOf } from "../store/store-kinds.js";
+import { parseCommandArgs } from "./command-options.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
 /** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
 export async function runServe(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseCommandArgs("skillport serve", {
     args,
     options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } },
   });

@@ -134,6 +134,12 @@ export class ServiceError extends Error {
       limit,
     });
   }
+
+  /** The same error in other words: what the caller sent told more exactly. */
+  withMessage(message: string): ServiceError {
+    const { details, retryAfterSeconds, headers, cause, limit } = this;
+    return new ServiceError(this.code, { message, details, retryAfterSeconds, headers, cause, limit });
+  }
 }
 
 /** The refusal of work once the service is shutting down, on every surface (README, "Reliability"). */

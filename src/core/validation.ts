@@ -36,10 +36,8 @@ function messageOf(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown): 
   if (value === null && memberAt(schema, issue.path)?._zod.optin !== undefined) {
     return `${message}: ${OMIT_FOR_DEFAULT}`;
   }
-  const sentAs =
-    value === undefined && issue.code === "invalid_type"
-      ? sentUnderAnotherName(schema, input, issue.path)
-      : undefined;
+  // Whatever zod calls the issue (a union's is "invalid_union"): a member is missing.
+  const sentAs = value === undefined ? sentUnderAnotherName(schema, input, issue.path) : undefined;
   return sentAs ? `${message}; ${sentAs}` : message;
 }
 
@@ -86,12 +84,36 @@ function quotedList(names: readonly string[]): string {
 }
 
 function inJsonWords(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === "invalid_union") return unionMessage(issue, value) ?? issue.message;
   if (issue.code !== "invalid_type" || !(issue.expected === "record" || issue.expected === "object")) {
     return issue.message;
   }
   if (typeof value === "string" && holdsJsonObject(value)) return JSON_TEXT_FOR_OBJECT;
   if (issue.expected === "record") return issue.message.replace("expected record", "expected an object");
   return issue.message;
+}
+
+/**
+ * zod says only "Invalid input" when a value is of none of a union's types (a missing
+ * `time`, which takes a string or a number): said as for a single type, naming each
+ * (`Invalid input: expected string or number, received undefined`). When an option
+ * refused the value for another reason, zod reports that option's own issue instead.
+ */
+function unionMessage(issue: z.core.$ZodIssueInvalidUnion, value: unknown): string | undefined {
+  const expected = issue.errors.map((optionIssues) => {
+    const [only, ...more] = optionIssues;
+    return only?.code === "invalid_type" && only.path.length === 0 && more.length === 0
+      ? only.expected.replace("record", "object")
+      : undefined;
+  });
+  if (expected.length === 0 || expected.some((type) => type === undefined)) return undefined;
+  return `Invalid input: expected ${[...new Set(expected)].join(" or ")}, received ${jsonTypeOf(value)}`;
+}
+
+/** The JSON type of a value, in zod's words for it (`received array`). */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  return Array.isArray(value) ? "array" : typeof value;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -30,20 +30,6 @@ const BEARER = /^Bearer[ \t]+(.*?)[ \t]*$/i;
 const AMBIGUOUS_BEARER = "(more than one Authorization header)";
 
 /**
- * The gate's refusal of `bearer` as the client should read it. A request with several
- * Authorization headers is refused 401 invalid_api_key, counted against its address, as a
- * malformed key is, but told why: a message about the key's shape or its revocation sent
- * its user off to check keys that were fine (an SDK's default header beside one a proxy or
- * middleware adds). A refusal for the address's limit (429) is kept.
- */
-export function bearerRefusal(bearer: string | undefined, error: ServiceError): ServiceError {
-  if (bearer !== AMBIGUOUS_BEARER || error.code !== "invalid_api_key") return error;
-  return new ServiceError("invalid_api_key", {
-    message: "The request has more than one Authorization header: send the API key in one.",
-  });
-}
-
-/**
  * The secret a request's `Authorization: Bearer <secret>` header holds, for the gate, on
  * `/v1` and `/mcp` alike; undefined when there is none. What follows `Bearer` is the secret
  * whatever it holds (`<key> extra` is a malformed key, refused as invalid, not as missing: a
@@ -55,6 +41,45 @@ export function bearerOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   return BEARER.exec(header)?.[1] || undefined;
+}
+
+const BEARER_FORM = "send 'Authorization: Bearer <API_KEY>'";
+
+/**
+ * The gate's refusal of a request's key in words fitting what was sent; the code stays
+ * (contract.md) and the header's value is never repeated.
+ * - `missing_api_key` (no `Authorization: Bearer` header): a caller who sent a key without
+ *   the `Bearer ` scheme (`Authorization: sk_live_…`) or in `X-Api-Key` was told "No API
+ *   key", and the first words said they sent none.
+ * - `invalid_api_key` for several Authorization headers (refused, counted against the
+ *   address, as a malformed key is): a message about the key's shape or its revocation sent
+ *   its user off to check keys that were fine (an SDK's default header beside one a proxy
+ *   or middleware adds).
+ * Any other refusal (the address's limit, 429) is kept as it is.
+ */
+export function explainedAuthError(
+  request: FastifyRequest,
+  bearer: string | undefined,
+  error: ServiceError,
+): ServiceError {
+  if (bearer === AMBIGUOUS_BEARER && error.code === "invalid_api_key") {
+    return new ServiceError("invalid_api_key", {
+      message: "The request has more than one Authorization header: send the API key in one.",
+    });
+  }
+  if (error.code !== "missing_api_key") return error;
+  const header = request.headers.authorization;
+  if (header !== undefined && header.trim() !== "") {
+    return error.withMessage(
+      /^Bearer\s*$/i.test(header)
+        ? `The Authorization header holds the 'Bearer' scheme but no key: ${BEARER_FORM}.`
+        : `The Authorization header has no 'Bearer ' scheme before the key: ${BEARER_FORM}.`,
+    );
+  }
+  if (request.headers["x-api-key"] !== undefined) {
+    return error.withMessage(`The key goes in the Authorization header, not in X-Api-Key: ${BEARER_FORM}.`);
+  }
+  return error;
 }
 
 /**
@@ -77,7 +102,7 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
     if (admission.limit) answerWithLimit(request, admission.limit);
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
-    return bearerRefusal(bearer, admission.error);
+    return explainedAuthError(request, bearer, admission.error);
   }
   const { key } = admission;
   const limitStatus = () => skillport.access.limitStatus(key);

@@ -449,6 +449,36 @@ describe("contract: the security suite on every route", () => {
     }
   });
 
+  // Regression (audit 27, finding 4): a key sent without `Bearer ` was told "No API key".
+  it("missing_api_key for a key sent without the Bearer scheme says so, on /v1 and /mcp, never echoing it", async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ authorization: full.secret }, "The Authorization header has no 'Bearer ' scheme before the key"],
+      [
+        { authorization: `Basic ${full.secret}` },
+        "The Authorization header has no 'Bearer ' scheme before the key",
+      ],
+      [{ authorization: "Bearer" }, "The Authorization header holds the 'Bearer' scheme but no key"],
+      [{ "x-api-key": full.secret }, "The key goes in the Authorization header, not in X-Api-Key"],
+    ];
+    for (const [headers, words] of cases) {
+      for (const path of ["/v1/discover", "/mcp"]) {
+        const res = await server.request("POST", path, { headers, json: { query: "send a message" } });
+        const error = expectError(res, 401, "missing_api_key");
+        expect(error.message, `${path} ${Object.keys(headers)}`).toBe(
+          `${words}: send 'Authorization: Bearer <API_KEY>'.`,
+        );
+        expect(res.headers.get("www-authenticate"), path).toMatch(/^Bearer/);
+        expect(res.text).not.toContain(full.secret.slice(-12));
+      }
+    }
+    const none = expectError(
+      await server.request("POST", "/v1/discover", { json: { query: "x" } }),
+      401,
+      "missing_api_key",
+    );
+    expect(none.message).toBe("No API key: send the header 'Authorization: Bearer <API_KEY>'.");
+  });
+
   it("an absolute-form request target (GET http://host/v1/...) is authenticated like any other", async () => {
     for (const target of ["http://example.com/v1/skills", "http://example.com/%761/skills"]) {
       const res = await rawHttp(

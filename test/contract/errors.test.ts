@@ -678,6 +678,31 @@ describe("contract: the error table", () => {
       expect(unrelated.message).not.toContain("did you mean");
     });
 
+    // Regression (audit 27, finding 2): a param taking a string or a number (zod's union) was
+    // told only "Invalid input": not that it is required, nor what it takes.
+    it("invalid_params saying what a string-or-number param takes, and the name a misnamed one meant", async () => {
+      const cases: [Record<string, unknown>, string, string, string][] = [
+        [{ to_timezone: "UTC" }, "time.convert", "time", "received undefined"],
+        [{ time: true }, "time.convert", "time", "received boolean"],
+        [{}, "time.diff", "start", "received undefined"],
+        [{ start: "2024-01-01", end: [1] }, "time.diff", "end", "received array"],
+      ];
+      for (const [params, skill, path, received] of cases) {
+        const error = expectError(await execute({ skill_id: skill, params }), 422, "invalid_params");
+        const message = `Invalid input: expected string or number, ${received}`;
+        expect(error.message).toBe(`${path}: ${message}`);
+        expect(expectDetails(error)[0]).toEqual({ path, message });
+      }
+      const misnamed = expectError(
+        await execute({ skill_id: "time.convert", params: { tme: "now" } }),
+        422,
+        "invalid_params",
+      );
+      expect(misnamed.message).toBe(
+        'time: Invalid input: expected string or number, received undefined; "tme" is not a member: did you mean "time"?',
+      );
+    });
+
     // Regression (audit 25, noted): a request member under another name is dropped, and the
     // refusal only said the right one was missing (`skill` for `skill_id`).
     it("invalid_request naming the field a body sent under another name", async () => {

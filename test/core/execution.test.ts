@@ -242,7 +242,12 @@ describe("params a skill does not take, inside nested objects", () => {
     await expect(
       runNested({ text: "abc", items: [{ name: "a" }, { name: "b", nmae: "c" }] }),
     ).rejects.toMatchObject({
-      details: [{ path: "items.1.nmae", message: 'not a member this object takes; it takes "name"' }],
+      details: [{ path: "items.1.nmae", message: 'not a member this object takes; did you mean "name"?' }],
+    });
+    await expect(
+      runNested({ text: "abc", items: [{ name: "a" }, { name: "b", label: "c" }] }),
+    ).rejects.toMatchObject({
+      details: [{ path: "items.1.label", message: 'not a member this object takes; it takes "name"' }],
     });
     expect((await runNested({ text: "abc", options: { upper: true } })).record.result).toMatchObject({
       text: "ABC",

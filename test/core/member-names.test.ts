@@ -15,6 +15,13 @@ describe("meantNames", () => {
     expect(meantNames("waitMs", ["id", "wait_ms"])).toEqual(["wait_ms"]);
   });
 
+  it("counts two neighbouring letters swapped as one typo (audit 27: `--nmae` got no guess)", () => {
+    expect(meantNames("nmae", ["name", "scope", "plan"])).toEqual(["name"]);
+    expect(meantNames("fromat", timeConvert)).toEqual(["format"]);
+    // Still one typo: too many for two letters.
+    expect(meantNames("di", ["id"])).toEqual([]);
+  });
+
   it("guesses nothing for a name that is not close to any member", () => {
     expect(meantNames("banana", timeConvert)).toEqual([]);
     expect(meantNames("ip", ["id"])).toEqual([]);

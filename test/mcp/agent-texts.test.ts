@@ -246,6 +246,19 @@ describe("what an agent reads over MCP", () => {
     expect(lost).toMatch(/^invalid_request: id: Invalid input: expected string, received undefined\n/);
   });
 
+  // Regression (audit 27, finding 2): `time` (a string or a number) was "time: Invalid input".
+  it("says what a string-or-number argument takes when it is missing or misnamed", async () => {
+    const client = await connect();
+    const missing = textOf(await call(client, "time_convert", { to_timezone: "Asia/Tokyo" }));
+    expect(missing).toMatch(
+      /^invalid_params: time: Invalid input: expected string or number, received undefined\n/,
+    );
+    const misnamed = textOf(await call(client, "time_convert", { tme: "now" }));
+    expect(misnamed).toMatch(
+      /^invalid_params: time: Invalid input: expected string or number, received undefined; "tme" is not a member: did you mean "time"\?\n/,
+    );
+  });
+
   // Regression (audit 25, finding 7): "... Retry in 42 s." then "Retry after 42 s.".
   it("says when to retry after a rate-limit refusal once, and which limit in the message", async () => {
     const client = await connect({ plan: "enterprise", limits: { perMinute: 1, perDay: 100 } });

@@ -2,7 +2,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
-import { bearerOf, bearerRefusal, keyOf } from "../admission.js";
+import { bearerOf, explainedAuthError, keyOf } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { answerWithLimit, setAnsweredLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
@@ -46,7 +46,12 @@ export function registerMcpRoute(
       const authenticated = await skillport.access.authenticate(bearer, request.ip);
       if (!authenticated.admitted) {
         if (authenticated.limit) answerWithLimit(request, authenticated.limit);
-        return sendError(request, reply, bearerRefusal(bearer, authenticated.error), skillport.errorOf);
+        return sendError(
+          request,
+          reply,
+          explainedAuthError(request, bearer, authenticated.error),
+          skillport.errorOf,
+        );
       }
       request.apiKey = authenticated.key;
       // The key's limits as they stand: a tools/call is counted later, in the tool layer.

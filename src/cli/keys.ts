@@ -43,7 +43,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   try {
     switch (action) {
       case "create": {
-        // Raw strings: `create` validates them and names every bad option.
+        // Raw strings: `create` validates them and names every bad option. `satisfies` makes
+        // tsc name a field of CreateKeyInput this leaves out (a cast would let it pass).
         const input = {
           name: values.name ?? "",
           scope: values.scope,
@@ -52,8 +53,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
           environment: values.env,
           owner: values.owner,
           expiresAt: values["expires-at"],
-        } as CreateKeyInput;
-        const { key, secret } = await keys.create(input);
+        } satisfies Record<keyof CreateKeyInput, unknown>;
+        const { key, secret } = await keys.create(input as CreateKeyInput);
         warnOfLimits(key);
         if (values.json) {
           console.log(JSON.stringify({ ...json(key), secret }));
@@ -82,11 +83,12 @@ export async function runKeysCommand(args: string[]): Promise<number> {
       }
       case "edit": {
         if (!id) throw usageError(action);
-        const key = await keys.edit(id, {
+        const changes = {
           name: values.name,
-          plan: values.plan as EditKeyInput["plan"],
+          plan: values.plan,
           limits: limitsOption(values["limit-minute"], values["limit-day"]),
-        });
+        } satisfies Record<keyof EditKeyInput, unknown>;
+        const key = await keys.edit(id, changes as EditKeyInput);
         warnOfLimits(key);
         if (values.json) console.log(JSON.stringify(json(key)));
         else

@@ -120,8 +120,8 @@ export function readCreateKeyForm(body: unknown): ReadKeyForm<CreateKeyForm, Cre
     owner: values.owner || undefined,
     // The date as picked: the core reads a date as the CLI's --expires-at does (through that day, UTC).
     expiresAt: values.expires_on || undefined,
-  } as CreateKeyInput;
-  return { values, input, errorsOf: errorsOf(CREATE_FIELDS) };
+  } satisfies Record<keyof CreateKeyInput, unknown>;
+  return { values, input: input as CreateKeyInput, errorsOf: errorsOf(CREATE_FIELDS) };
 }
 
 /**
@@ -134,8 +134,8 @@ export function readEditKeyForm(body: unknown): ReadKeyForm<EditKeyForm, EditKey
     name: values.name,
     plan: values.plan || undefined,
     limits: limitsOf(values),
-  } as EditKeyInput;
-  return { values, input, errorsOf: errorsOf(EDIT_FIELDS) };
+  } satisfies Record<keyof EditKeyInput, unknown>;
+  return { values, input: input as EditKeyInput, errorsOf: errorsOf(EDIT_FIELDS) };
 }
 
 /** The edit form's values for a key as it is now. */

@@ -1,6 +1,6 @@
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
-import type { KeyStatus } from "../core/keys/api-key.js";
+import { type KeyJson, toKeyJson } from "../core/keys/key-json.js";
 import {
   type CreateKeyInput,
   type EditKeyInput,
@@ -39,7 +39,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   const where = opened.name;
   const store = await openStore(opened.config, silentLogger, { limits: false });
   const keys = new KeyService(store.keys, systemClock);
-  const json = (key: KeyView) => toJson(key, keys.statusOf(key));
+  const json = (key: KeyView) => toKeyJson(key, keys.statusOf(key));
   try {
     switch (action) {
       case "create": {
@@ -173,29 +173,7 @@ function usageError(action: keyof typeof KEYS_ACTIONS, note = ""): ServiceError 
   });
 }
 
-/** Keys in the API's snake_case, as `--json` prints them. */
-function toJson(key: KeyView, status: KeyStatus) {
-  return {
-    id: key.id,
-    name: key.name,
-    scope: key.scope,
-    plan: key.plan,
-    limits: { per_minute: key.limits.perMinute, per_day: key.limits.perDay },
-    owner: key.owner,
-    environment: key.environment,
-    prefix: key.prefix,
-    last4: key.last4,
-    created_at: key.createdAt,
-    last_used_at: key.lastUsedAt,
-    // A request refused because the key was revoked or had expired: a client still using it.
-    last_refused_at: key.lastRefusedAt,
-    expires_at: key.expiresAt,
-    revoked_at: key.revokedAt,
-    status,
-  };
-}
-
-function printTable(keys: ReturnType<typeof toJson>[], where: string): void {
+function printTable(keys: KeyJson[], where: string): void {
   if (keys.length === 0) {
     console.log(`No keys in ${where} yet. Create one: skillport keys create --name NAME --scope full-access`);
     return;

@@ -41,7 +41,8 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
-export type KeyStatus = "active" | "revoked" | "expired";
+export const KEY_STATUSES = ["active", "revoked", "expired"] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** Whether a key still opens the API at `nowMs`; the one place revocation and expiry are judged. */
 export function keyStatus(key: Pick<ApiKey, "revokedAt" | "expiresAt">, nowMs: number): KeyStatus {

@@ -1,4 +1,11 @@
 import { parseArgs } from "node:util";
+import {
+  EDITABLE_KEY_FIELDS,
+  FIXED_KEY_FIELDS,
+  KEY_ATTRIBUTES,
+  type KeyAttribute,
+  keyFieldsInWords,
+} from "../core/keys/key-fields.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
 import { meantOption, unknownOptionOf } from "./command-options.js";
 
@@ -19,6 +26,19 @@ const ALL_OPTIONS = {
 } as const;
 
 type KeysOption = keyof typeof ALL_OPTIONS;
+
+/** The options that set each of a key's attributes (tsc asks for a new attribute's). */
+export const OPTIONS_OF_KEY_FIELD: Record<KeyAttribute, readonly KeysOption[]> = {
+  name: ["name"],
+  scope: ["scope"],
+  plan: ["plan"],
+  limits: ["limit-minute", "limit-day"],
+  environment: ["env"],
+  owner: ["owner"],
+  expiresAt: ["expires-at"],
+};
+
+const optionsOf = (fields: readonly KeyAttribute[]) => fields.flatMap((field) => OPTIONS_OF_KEY_FIELD[field]);
 export type KeysAction = "create" | "list" | "edit" | "revoke" | "roll";
 
 interface ActionSpec {
@@ -40,7 +60,7 @@ export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
   create: {
     usage:
       "skillport keys create --name NAME --scope read-only|full-access [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]",
-    options: ["name", "scope", "plan", "limit-minute", "limit-day", "env", "owner", "expires-at", "json"],
+    options: [...optionsOf(KEY_ATTRIBUTES), "json"],
     takesId: false,
     takes:
       "it takes --name, --scope, --plan, --limit-minute, --limit-day, --env, --owner, --expires-at and --json",
@@ -54,7 +74,7 @@ export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
   edit: {
     usage:
       "skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--json]",
-    options: ["name", "plan", "limit-minute", "limit-day", "json"],
+    options: [...optionsOf(EDITABLE_KEY_FIELDS), "json"],
     takesId: true,
     takes: "it changes only --name, --plan, --limit-minute and --limit-day",
   },
@@ -73,7 +93,7 @@ export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
 };
 
 /** What `keys edit` cannot change: said so, with what to do instead. */
-const FIXED_AT_CREATION: readonly KeysOption[] = ["scope", "owner", "env", "expires-at"];
+const FIXED_AT_CREATION: readonly KeysOption[] = optionsOf(FIXED_KEY_FIELDS);
 const EVERY_ACTION: readonly KeysOption[] = ["data-dir", "help"];
 
 function parseAll(args: string[]) {
@@ -119,7 +139,7 @@ export function parseKeysArgs(args: string[]): KeysArgs {
     if (spec.options.includes(option) || EVERY_ACTION.includes(option)) continue;
     const fixed =
       action === "edit" && FIXED_AT_CREATION.includes(option)
-        ? ". A key's scope, owner, environment and expiry cannot be edited: create a new key with the ones you want (skillport keys create), move its clients to it, then revoke this one"
+        ? `. A key's ${keyFieldsInWords(FIXED_KEY_FIELDS)} cannot be edited: create a new key with the ones you want (skillport keys create), move its clients to it, then revoke this one`
         : "";
     return refuse(`keys ${action} does not take --${option}: ${spec.takes}${fixed}.`);
   }

@@ -1,5 +1,6 @@
 import { systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
+import { inWords } from "../core/keys/key-fields.js";
 import { type KeyJson, toKeyJson } from "../core/keys/key-json.js";
 import {
   type CreateKeyInput,
@@ -11,7 +12,7 @@ import {
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
-import { KEYS_ACTIONS, parseKeysArgs } from "./keys-args.js";
+import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
 import { commandStore } from "./store-command.js";
 
 /** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
@@ -143,15 +144,14 @@ function limitsOption(minute: string | undefined, day: string | undefined) {
 
 /** The option that sets each field the core validates, to name it in errors. */
 const OPTION_OF_FIELD: Record<string, string> = {
-  name: "--name",
-  scope: "--scope",
-  plan: "--plan",
-  limits: "--limit-minute and --limit-day",
+  ...Object.fromEntries(
+    Object.entries(OPTIONS_OF_KEY_FIELD).map(([field, options]) => [
+      field,
+      inWords(options.map((option) => `--${option}`)),
+    ]),
+  ),
   "limits.perMinute": "--limit-minute",
   "limits.perDay": "--limit-day",
-  environment: "--env",
-  owner: "--owner",
-  expiresAt: "--expires-at",
   graceSeconds: "--grace",
 };
 

@@ -9,6 +9,14 @@ import type { UsageRecorder } from "../usage/usage-recorder.js";
 import { parseOrThrow } from "../validation.js";
 import { wholeNumberField } from "../whole-number.js";
 import { type ApiKey, ENVIRONMENTS, type KeyStatus, keyStatus, PLANS, SCOPES } from "./api-key.js";
+import {
+  EDITABLE_KEY_FIELDS,
+  type EditableKeyField,
+  FIXED_KEY_FIELDS,
+  inWords,
+  type KeyAttribute,
+  keyFieldsInWords,
+} from "./key-fields.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import {
   generateSecret,
@@ -130,8 +138,11 @@ export const CreateKeyInput = z
   .transform((input) => ({ ...input, plan: input.plan ?? (input.limits ? "enterprise" : "free") }));
 export type CreateKeyInput = z.input<typeof CreateKeyInput>;
 
+/** An editable field as "give …" names it. */
+const A_VALUE_OF: Record<EditableKeyField, string> = { name: "a name", plan: "a plan", limits: "limits" };
+
 /**
- * What editing a key may change. A plan is named, or implied by limits (enterprise) or
+ * What editing a key may change (`EDITABLE_KEY_FIELDS`). A plan is named, or implied by limits (enterprise) or
  * kept; an enterprise key keeps its limits unless new ones are given, and a key moving to
  * free or pro takes that plan's.
  */
@@ -142,9 +153,10 @@ export const EditKeyInput = z
     limits: KeyLimits.optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
-    // Scope, owner, environment and expiry are fixed when a key is created (a new key changes them).
-    message:
-      "nothing to change: give a name, a plan or limits (a key's scope, owner, environment and expiry cannot be edited: create a new key)",
+    message: `nothing to change: give ${inWords(
+      EDITABLE_KEY_FIELDS.map((field) => A_VALUE_OF[field]),
+      "or",
+    )} (a key's ${keyFieldsInWords(FIXED_KEY_FIELDS)} cannot be edited: create a new key)`,
   });
 export type EditKeyInput = z.input<typeof EditKeyInput>;
 
@@ -158,10 +170,7 @@ export const RollKeyInput = z.object({
 export type RollKeyInput = z.input<typeof RollKeyInput>;
 
 /** What a new key takes from its creator: everything but the secret and the timestamps. */
-type KeyAttributes = Pick<
-  ApiKey,
-  "name" | "scope" | "plan" | "limits" | "environment" | "owner" | "expiresAt"
->;
+type KeyAttributes = Pick<ApiKey, KeyAttribute>;
 
 /** A key as listings show it: no hash, the secret reduced to a prefix and its last four characters. */
 export type KeyView = Omit<ApiKey, "hash">;

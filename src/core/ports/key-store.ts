@@ -1,6 +1,7 @@
 // The API keys: who may call, with which plan and limits.
 
 import type { ApiKey } from "../keys/api-key.js";
+import type { EditableKeyField } from "../keys/key-fields.js";
 
 export interface KeyStore {
   insert(key: ApiKey): Promise<void>;
@@ -15,8 +16,8 @@ export interface KeyStore {
    * (a key is never given a longer life this way); false when no such key. Used by a roll.
    */
   expire(id: string, expiresAt: string): Promise<boolean>;
-  /** Sets the key's name, plan and limits; false when no such key. */
-  update(id: string, changes: Pick<ApiKey, "name" | "plan" | "limits">): Promise<boolean>;
+  /** Sets what editing may change (its name, plan and limits); false when no such key. */
+  update(id: string, changes: Pick<ApiKey, EditableKeyField>): Promise<boolean>;
   /** Records use of a key; may be coalesced and written later (it is not on the critical path). */
   markUsed(id: string, usedAt: string): void;
   /**

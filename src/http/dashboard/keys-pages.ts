@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import type { KeyStatus } from "../../core/keys/api-key.js";
+import { KEY_ATTRIBUTES, keyFieldsInWords } from "../../core/keys/key-fields.js";
 import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
@@ -418,7 +419,7 @@ function rollPage(ctx: PageContext, key: KeyView): string {
     {
       title: `Roll “${key.name}”`,
       section: "keys",
-      lead: "A new key with the same name, scope, plan, limits, environment and owner. The old key keeps working for the grace period, so clients can switch without an outage.",
+      lead: `A new key with the same ${keyFieldsInWords(KEY_ATTRIBUTES)}. The old key keeps working for the grace period, so clients can switch without an outage.`,
     },
     html`<section class="panel narrow-panel">
   <form method="post" action="/dashboard/keys/${key.id}/roll" class="stack narrow">

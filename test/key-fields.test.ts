@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "../src/cli/keys-args.js";
+import { EDITABLE_KEY_FIELDS, FIXED_KEY_FIELDS, KEY_ATTRIBUTES } from "../src/core/keys/key-fields.js";
+import { CreateKeyInput, EditKeyInput } from "../src/core/keys/key-service.js";
+import { readCreateKeyForm, readEditKeyForm } from "../src/http/dashboard/key-form.js";
+
+/**
+ * What a key has and what editing may change is stated once (core/keys/key-fields.ts).
+ * These fail when a schema, the CLI or the dashboard drifts from it.
+ */
+describe("a key's fields, stated once", () => {
+  it("every attribute is either editable or fixed at creation, and the core's inputs take exactly those", () => {
+    expect([...EDITABLE_KEY_FIELDS, ...FIXED_KEY_FIELDS].sort()).toEqual([...KEY_ATTRIBUTES].sort());
+    expect(Object.keys(CreateKeyInput.in.shape).sort()).toEqual([...KEY_ATTRIBUTES].sort());
+    expect(Object.keys(EditKeyInput.shape).sort()).toEqual([...EDITABLE_KEY_FIELDS].sort());
+  });
+
+  it("keys edit takes the option of every editable field and refuses every fixed one as fixed", () => {
+    const editable = EDITABLE_KEY_FIELDS.flatMap((field) => OPTIONS_OF_KEY_FIELD[field]);
+    const parsed = parseKeysArgs(["edit", "key_x", ...editable.flatMap((option) => [`--${option}`, "1"])]);
+    expect(parsed.ok).toBe(true);
+    for (const option of FIXED_KEY_FIELDS.flatMap((field) => OPTIONS_OF_KEY_FIELD[field])) {
+      const refused = parseKeysArgs(["edit", "key_x", `--${option}`, "1"]);
+      expect(refused.ok ? "" : refused.message).toContain("cannot be edited: create a new key");
+    }
+    const create = parseKeysArgs([
+      "create",
+      ...Object.values(OPTIONS_OF_KEY_FIELD)
+        .flat()
+        .flatMap((o) => [`--${o}`, "1"]),
+    ]);
+    expect(create.ok).toBe(true);
+  });
+
+  it("the dashboard's edit form sets every editable field, and its create form every attribute", () => {
+    const filled = { name: "n", scope: "read-only", plan: "enterprise", limit_minute: "1", limit_day: "2" };
+    const edit = readEditKeyForm(filled).input as Record<string, unknown>;
+    expect(
+      Object.keys(edit)
+        .filter((field) => edit[field] !== undefined)
+        .sort(),
+    ).toEqual([...EDITABLE_KEY_FIELDS].sort());
+    const created = readCreateKeyForm({
+      ...filled,
+      environment: "staging",
+      owner: "o",
+      expires_on: "2027-01-01",
+    }).input as Record<string, unknown>;
+    expect(
+      Object.keys(created)
+        .filter((field) => created[field] !== undefined)
+        .sort(),
+    ).toEqual([...KEY_ATTRIBUTES].sort());
+  });
+});

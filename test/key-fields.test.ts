@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "../src/cli/keys-args.js";
+import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "../src/cli/keys-args.js";
 import { EDITABLE_KEY_FIELDS, FIXED_KEY_FIELDS, KEY_ATTRIBUTES } from "../src/core/keys/key-fields.js";
 import { CreateKeyInput, EditKeyInput } from "../src/core/keys/key-service.js";
 import { readCreateKeyForm, readEditKeyForm } from "../src/http/dashboard/key-form.js";
@@ -51,5 +51,18 @@ describe("a key's fields, stated once", () => {
         .filter((field) => created[field] !== undefined)
         .sort(),
     ).toEqual([...KEY_ATTRIBUTES].sort());
+  });
+
+  it("each keys action, refusing another's option, names every option it takes (edit: every one it changes)", () => {
+    for (const spec of Object.values(KEYS_ACTIONS)) {
+      // `--data-dir` and `--help` are every action's; revoke names the first.
+      const said = (spec.takes.match(/--[a-z-]+/g) ?? []).filter((option) => option !== "--data-dir");
+      expect(said.sort()).toEqual(
+        spec.options
+          .filter((option) => !(spec.takes.startsWith("it changes") && option === "json"))
+          .map((option) => `--${option}`)
+          .sort(),
+      );
+    }
   });
 });

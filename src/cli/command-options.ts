@@ -49,8 +49,8 @@ export function meantOption(rawName: string, known: readonly string[]): string |
   return meant.length > 0 ? `; did you mean ${meant.map((name) => `--${name}`).join(" or ")}?` : undefined;
 }
 
-/** `--port, --host and --data-dir`. */
-function listed(names: readonly string[]): string {
+/** `--port, --host and --data-dir`: options as a sentence lists them (given without dashes). */
+export function listed(names: readonly string[]): string {
   const options = names.map((name) => `--${name}`);
   return options.length > 1 ? `${options.slice(0, -1).join(", ")} and ${options.at(-1)}` : options.join("");
 }

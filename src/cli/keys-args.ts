@@ -7,7 +7,7 @@ import {
   keyFieldsInWords,
 } from "../core/keys/key-fields.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
-import { meantOption, unknownOptionOf } from "./command-options.js";
+import { listed, meantOption, unknownOptionOf } from "./command-options.js";
 
 /** Every option some `keys` action takes; each action accepts only its own (KEYS_ACTIONS). */
 const ALL_OPTIONS = {
@@ -51,32 +51,38 @@ interface ActionSpec {
   takes: string;
 }
 
+const CREATE_OPTIONS: readonly KeysOption[] = [...optionsOf(KEY_ATTRIBUTES), "json"];
+const LIST_OPTIONS: readonly KeysOption[] = ["json"];
+/** What `keys edit` changes: its options but `--json`. */
+const EDIT_CHANGES: readonly KeysOption[] = optionsOf(EDITABLE_KEY_FIELDS);
+const ROLL_OPTIONS: readonly KeysOption[] = ["grace", "json"];
+
 /**
  * One option table serving every action let `keys edit ID --scope read-only` print
  * "Edited" and change nothing: an operator who meant to downgrade a key saw success. Each
- * action now names what it takes, and anything else is refused.
+ * action now names what it takes, and anything else is refused. What it says it takes is
+ * built from its options, so the two cannot disagree.
  */
 export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
   create: {
     usage:
       "skillport keys create --name NAME --scope read-only|full-access [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]",
-    options: [...optionsOf(KEY_ATTRIBUTES), "json"],
+    options: CREATE_OPTIONS,
     takesId: false,
-    takes:
-      "it takes --name, --scope, --plan, --limit-minute, --limit-day, --env, --owner, --expires-at and --json",
+    takes: `it takes ${listed(CREATE_OPTIONS)}`,
   },
   list: {
     usage: "skillport keys list [--json]",
-    options: ["json"],
+    options: LIST_OPTIONS,
     takesId: false,
-    takes: "it takes only --json (it lists every key)",
+    takes: `it takes only ${listed(LIST_OPTIONS)} (it lists every key)`,
   },
   edit: {
     usage:
       "skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--json]",
-    options: [...optionsOf(EDITABLE_KEY_FIELDS), "json"],
+    options: [...EDIT_CHANGES, "json"],
     takesId: true,
-    takes: "it changes only --name, --plan, --limit-minute and --limit-day",
+    takes: `it changes only ${listed(EDIT_CHANGES)}`,
   },
   revoke: {
     usage: "skillport keys revoke KEY_ID",
@@ -86,9 +92,9 @@ export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
   },
   roll: {
     usage: "skillport keys roll KEY_ID [--grace 24h] [--json]",
-    options: ["grace", "json"],
+    options: ROLL_OPTIONS,
     takesId: true,
-    takes: "it takes only --grace and --json",
+    takes: `it takes only ${listed(ROLL_OPTIONS)}`,
   },
 };
 

@@ -4,7 +4,7 @@ import type { Logger } from "../../src/core/logger.js";
 import { scaleOutServices, skipWithoutServices } from "../support/scale-out-services.js";
 import { makePostgresStore } from "./support/postgres-store.js";
 
-// Audit 26, finding 1: replicas on several hosts write and judge heartbeats by PostgreSQL's
+// Replicas on several hosts write and judge heartbeats by PostgreSQL's
 // clock, and a replica whose own clock is off says so.
 describe("postgresql: the shared clock", () => {
   const services = scaleOutServices();
@@ -27,7 +27,7 @@ describe("postgresql: the shared clock", () => {
     await clock.sync();
     // This machine's clock is PostgreSQL's here (the same host): the fast one is moved back onto it.
     expect(Math.abs(clock.now() - Date.now())).toBeLessThan(1_000);
-    expect(warnings).toEqual([expect.stringMatching(/clock is 120 s ahead of the store's \(PostgreSQL\)/)]);
+    expect(warnings).toEqual([expect.stringMatching(/clock is 120 s ahead of the store's:/)]);
     // And a heartbeat stamped by it is stored (whole milliseconds, PostgreSQL's bigint).
     await store.executions.heartbeat({ id: "runner_skewed", host: "h", pid: 1, heartbeatAt: clock.now() });
   });

@@ -114,13 +114,17 @@ const JSON_LITERALS = new Set(["true", "false", "null"]);
  * Fails an answer of [] or null that an unquoted name compared as if it were a value
  * explains: `a[?n == x]` and `a[?done == true]` compare n with the fields x and true, which
  * the data has nowhere, and match nothing, as `"x"` did (refuseQuotedStringComparison).
- * Checked only once the answer is empty, so a query that found something is never refused.
+ * Checked only once the answer is empty, so a query that found something is never refused,
+ * and only when another compared name is a field of the data.
  */
 export function refuseBareNameComparison(expression: string, data: unknown, answer: unknown): void {
   if (!isEmptyAnswer(answer)) return;
   const compared = [...maskQuoted(expression).matchAll(COMPARED_BARE_NAME)].map((match) => match[0]);
   if (compared.length === 0) return;
   const keys = keysOf(data);
+  // Only beside a name the data has (`n` in `a[?n == x]`): a field compared with a value
+  // over records that lack it, or over none (`orders[?status == 'open']` of `[]`), is no slip.
+  if (!compared.some((name) => keys.has(name))) return;
   const missing = compared.find((name) => !keys.has(name));
   if (missing === undefined) return;
   const written = JSON_LITERALS.has(missing)

@@ -163,6 +163,14 @@ describe("json.query", () => {
       },
     );
 
+    it.each([
+      ["orders[?status == 'open']", { orders: [] }],
+      ["orders[?status == 'open']", { orders: [{ id: 1 }] }],
+      ["orders[?status == state]", { orders: [] }],
+    ])("%s over records without the field (or none) answers [] as it is", async (expression, data) => {
+      expect(await runSkill(jsonQuery, { data, expression })).toEqual({ result: [] });
+    });
+
     it("leaves a field the data has alone", async () => {
       const withFields = { a: [{ n: "x", x: "y" }], length: 3, s: "abc" };
       expect(await runSkill(jsonQuery, { data: withFields, expression: "a[?n == x]" })).toEqual({

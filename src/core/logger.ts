@@ -10,6 +10,8 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether a line of `level` would be written (pino's): work for a line that would not is skipped. */
+  isLevelEnabled?(level: LogLevel): boolean;
 }
 
 export const silentLogger: Logger = {
@@ -58,6 +60,10 @@ class LazyChildLogger implements Logger {
   }
   child(more: Record<string, unknown>): Logger {
     return this.real.child(more);
+  }
+  /** The parent's answer: a child writes at its parent's level, and asking makes no child. */
+  isLevelEnabled(level: LogLevel): boolean {
+    return this.parent.isLevelEnabled?.(level) ?? true;
   }
 }
 
@@ -119,7 +125,13 @@ class MaskingLogger implements Logger {
     );
   }
 
+  isLevelEnabled(level: LogLevel): boolean {
+    return this.logger.isLevelEnabled?.(level) ?? true;
+  }
+
   private line(level: LogLevel, fields: object, message?: string): void {
+    // Masking walks every field: not for a line the level drops (a skill's debug lines).
+    if (!this.isLevelEnabled(level)) return;
     this.logger[level](
       maskedLogFields(fields, { stacks: true }),
       typeof message === "string" ? maskedSkillText(message) : message,
@@ -158,7 +170,13 @@ class TeeLogger implements Logger {
     return new TeeLogger(this.logger.child(bindings), this.listener);
   }
 
+  isLevelEnabled(level: LogLevel): boolean {
+    return this.logger.isLevelEnabled?.(level) ?? true;
+  }
+
   private line(level: LogLevel, fields: object, message?: string): void {
+    // Masking walks every field: not for a line the level drops (a skill's debug lines).
+    if (!this.isLevelEnabled(level)) return;
     this.logger[level](fields, message);
     this.listener({
       level,

@@ -5,7 +5,7 @@ import { capturingLogger } from "../support/capturing-logger.js";
 import { type Core, makeCore } from "./make-core.js";
 import { testSkills, throwsText } from "./test-skills.js";
 
-// Audit 26 F11: a skill's unexpected error was logged as it was, so a password in the
+// A skill's unexpected error was logged as it was, so a password in the
 // connection URL a driver quotes reached the log (and an MCP client's relayed log).
 
 const lines: Record<string, unknown>[] = [];
@@ -28,8 +28,10 @@ describe("the log line of a skill's unexpected error", () => {
     expect(record.error?.message).toBe("The skill test.throws_text failed unexpectedly.");
     const line = lines.find((entry) => entry.msg === "skill threw an unexpected error");
     expect(line).toMatchObject({ skill_id: "test.throws_text", execution_id: record.id });
-    const err = line?.err as { type: string; message: string; stack: string };
-    expect(err.type).toBe("Error");
+    // A masked copy of the error (pino's serializer writes its class as `type`), never the original.
+    const err = line?.err as Error & { stack: string };
+    expect(err).toBeInstanceOf(Error);
+    expect(err.name).toBe("Error");
     expect(err.message).toBe(
       "connect failed: postgres://admin:[redacted]@db/x; retried https://api.example/v1?api_key=[redacted]&page=2 with sk_[redacted]",
     );

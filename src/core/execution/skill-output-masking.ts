@@ -9,32 +9,41 @@ import { textWithoutCredentials } from "../skills/url-credentials.js";
  * their connection string or URL in their errors (`connect failed:
  * postgres://admin:hunter2@db/x`), and a skill that catches one and logs it, or reports
  * it as progress, sends that text to the server's log and to its caller. The one rule for
- * every way out of a run: `maskedLogFields`, `loggedSkillError` and `shownProgress` use it.
+ * every way out of a run: `maskedLogFields` and `shownProgress` use it.
  */
 export function maskedSkillText(text: string): string {
   return maskWorkingSecrets(textWithoutCredentials(text));
 }
 
-/** A skill's unexpected error as the log keeps it: pino's `err` shape, credentials masked. */
-interface LoggedSkillError {
+/** A skill's error as a caller is shown it: its name, code and message, credentials masked. */
+interface ShownSkillError {
   type: string;
   message: string;
-  stack?: string;
+  code?: string | number;
 }
 
-/** A skill's error for the log: its name, and its message and stack masked (`maskedSkillText`). */
-function loggedSkillError(err: unknown): LoggedSkillError {
-  if (!(err instanceof Error)) return { type: typeof err, message: maskedSkillText(String(err)) };
-  return {
-    type: err.name,
-    message: maskedSkillText(err.message),
-    ...(err.stack !== undefined && { stack: maskedSkillText(err.stack) }),
-  };
+/**
+ * A skill's error with `maskedSkillText` applied. For a caller (`stacks` false): its name,
+ * code and message. For the server's log: a copy of the error itself (its class, so the
+ * log's `type` stays `TypeError`; its code; its stack; its `cause`, masked the same way:
+ * `fetch failed` says why only in its cause), never the original, which may hold the
+ * credential in any of them.
+ */
+function maskedError(err: Error, stacks: boolean, ancestors: Set<object>): ShownSkillError | Error {
+  const { code } = err as { code?: unknown };
+  const shownCode = typeof code === "string" || typeof code === "number" ? { code } : {};
+  if (!stacks) return { type: err.name, message: maskedSkillText(err.message), ...shownCode };
+  const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
+  Object.assign(copy, shownCode, { message: maskedSkillText(err.message) });
+  if (err.name !== copy.name) copy.name = err.name;
+  if (err.stack !== undefined) copy.stack = maskedSkillText(err.stack);
+  if (err.cause !== undefined) copy.cause = masked(err.cause, stacks, ancestors);
+  return copy;
 }
 
 /**
  * A skill's log fields with credentials masked: every string by `maskedSkillText`, and an error as
- * `loggedSkillError` (without its stack unless `stacks`: the server's log keeps it, a
+ * `maskedError` (without its stack unless `stacks`: the server's log keeps it, a
  * caller never sees one). Objects are copied through their `toJSON` (a `URL` holds its
  * credentials in `href`), and a cycle is cut where it closes.
  */
@@ -44,12 +53,16 @@ export function maskedLogFields(fields: object, { stacks }: { stacks: boolean })
 
 function masked(value: unknown, stacks: boolean, ancestors: Set<object>): unknown {
   if (typeof value === "string") return maskedSkillText(value);
-  if (value instanceof Error) {
-    const { stack, ...error } = loggedSkillError(value);
-    return stacks && stack !== undefined ? { ...error, stack } : error;
-  }
   if (typeof value !== "object" || value === null) return value;
   if (ancestors.has(value)) return "[Circular]";
+  if (value instanceof Error) {
+    ancestors.add(value);
+    try {
+      return maskedError(value, stacks, ancestors);
+    } finally {
+      ancestors.delete(value);
+    }
+  }
   ancestors.add(value);
   try {
     const toJSON = (value as { toJSON?: unknown }).toJSON;

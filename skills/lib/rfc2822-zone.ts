@@ -9,6 +9,8 @@ import { likelyZones } from "./zone-abbreviations.js";
  */
 const RFC_2822_ZONES: Record<string, string> = {
   UT: "+0000",
+  // Not the RFC's, but what much software writes for UT, and it means nothing else.
+  UTC: "+0000",
   GMT: "+0000",
   Z: "+0000",
   EST: "-0500",
@@ -21,7 +23,7 @@ const RFC_2822_ZONES: Record<string, string> = {
   PDT: "-0700",
 };
 
-const RFC_2822_ZONE_NAMES = "UT, GMT, Z and the US zones EST, EDT, CST, CDT, MST, MDT, PST and PDT";
+const RFC_2822_ZONE_NAMES = "UT (or UTC), GMT, Z and the US zones EST, EDT, CST, CDT, MST, MDT, PST and PDT";
 
 /**
  * An RFC 2822 date and time ending in a zone written in letters, as Luxon reads the

@@ -34,7 +34,7 @@ export const timeInput = z
   .describe(
     'A moment: ISO 8601 ("2024-05-01T14:30:00Z", "2024-05-01 14:30", "2024-05-01", "20240501", "2024"), ' +
       'optionally with a zone in brackets (RFC 9557, as Temporal writes it: "2026-11-01T01:30:00-05:00[America/New_York]", ' +
-      "the offset then being one the zone has at that time), RFC 2822 (with an offset, or one of its zones UT, GMT, " +
+      "the offset then being one the zone has at that time), RFC 2822 (with an offset, or one of its zones UT (or UTC), GMT, " +
       "Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT at the RFC's fixed offsets: EST is -05:00 in July too; other " +
       "abbreviations are refused), HTTP date, Unix seconds as a number " +
       '(1714573800, not "1714573800"; not milliseconds), or "now".',

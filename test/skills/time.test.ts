@@ -321,6 +321,10 @@ describe("a zone name in an RFC 2822 time", () => {
     },
   );
 
+  it("reads UTC, which software writes for the RFC's UT, as UT", async () => {
+    expect(await inUtc("Mon, 01 Jul 2024 15:00:00 UTC")).toBe("2024-07-01T15:00:00.000Z");
+  });
+
   it("keeps an offset with the zone's name as a comment", async () => {
     expect(await inUtc("Mon, 01 Jul 2024 15:00:00 +0100 (BST)")).toBe("2024-07-01T14:00:00.000Z");
   });
@@ -342,13 +346,13 @@ describe("a zone name in an RFC 2822 time", () => {
   ])("%s is refused, naming the zones RFC 2822 takes", async (time, message) => {
     const error = await expectSkillError(timeConvert, { time, to_timezone: "UTC" }, message);
     expect(error.message).toContain(
-      "RFC 2822 dates take UT, GMT, Z and the US zones EST, EDT, CST, CDT, MST, MDT, PST and PDT",
+      "RFC 2822 dates take UT (or UTC), GMT, Z and the US zones EST, EDT, CST, CDT, MST, MDT, PST and PDT",
     );
   });
 
   it("is described in the time param", () => {
     expect(timeConvert.params.shape.time.description).toMatch(
-      /RFC 2822 \(with an offset, or one of its zones UT, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT at the RFC's fixed offsets: EST is -05:00 in July too; other abbreviations are refused\)/,
+      /RFC 2822 \(with an offset, or one of its zones UT \(or UTC\), GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT at the RFC's fixed offsets: EST is -05:00 in July too; other abbreviations are refused\)/,
     );
   });
 });

@@ -17,9 +17,9 @@
 //   Node; the stemmer and stop words; the embedding model.
 // The skill worker threads run tsc's modules in dist/src (see src/package-files.ts), so
 // the library in dist/src and the CLI bundle are the same code.
-import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 /**
@@ -101,4 +101,13 @@ async function bundleInto(outdir) {
   });
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await bundleCli();
+/** Whether this module is the script node was asked to run (through a symlink or not). */
+function isMain() {
+  try {
+    return realpathSync(process.argv[1] ?? "") === fileURLToPath(import.meta.url);
+  } catch {
+    return false; // no such path: node was given something else (a REPL, `-e`)
+  }
+}
+
+if (isMain()) await bundleCli();

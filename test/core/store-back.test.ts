@@ -4,7 +4,7 @@ import type { Store } from "../../src/core/ports.js";
 import { capturingLogger } from "../support/capturing-logger.js";
 import { type Core, makeCore } from "./make-core.js";
 
-// Audit 26, finding 5: the end of a store outage was logged nowhere (Redis has "Redis is
+// The end of a store outage was once logged nowhere (Redis has "Redis is
 // back"), and /metrics had no gauge of it; both follow the heartbeat, which runs without traffic.
 describe("the end of a store outage", () => {
   let core: Core | undefined;
@@ -35,6 +35,12 @@ describe("the end of a store outage", () => {
     skillport.errorOf(outage);
     await expect.poll(() => lines.some((line) => line.msg === "runner heartbeat failed")).toBe(true);
     expect(skillport.load().store).toBe("down");
+    // Later failed beats are logged at debug: one error line says what happened.
+    await expect.poll(() => lines.some((line) => line.msg === "runner heartbeat failed again")).toBe(true);
+    const heartbeatErrors = () =>
+      lines.filter((line) => line.level === "error" && String(line.msg).startsWith("runner heartbeat"))
+        .length;
+    expect(heartbeatErrors()).toBe(1);
 
     clock.advance(15_000);
     down = false;
@@ -51,5 +57,9 @@ describe("the end of a store outage", () => {
     // Said once: the beats after it find nothing to end.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(lines.filter((line) => String(line.msg).startsWith("the store is back"))).toHaveLength(1);
+
+    // The next outage is told at error again.
+    down = true;
+    await expect.poll(heartbeatErrors).toBe(2);
   });
 });

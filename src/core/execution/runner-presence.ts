@@ -51,6 +51,8 @@ export interface PresenceDuties {
 /** Heartbeat, takeovers and the shared queue of one runner (see the file's header). */
 export class RunnerPresence {
   private timer: NodeJS.Timeout | undefined;
+  /** Beats failed in a row: the first is logged at error, the next at debug (`noteFailedBeat`). */
+  private failedBeats = 0;
   /**
    * Since when (Unix ms) this runner's heartbeats have landed without a break; undefined
    * before the first and after one failed. Others' silence counts only from then on (see
@@ -81,8 +83,11 @@ export class RunnerPresence {
     let beats = 0;
     this.timer = setInterval(() => {
       beats++;
-      this.everyBeat(beats, duties).catch((err: unknown) =>
-        this.options.logger.error({ err }, "runner heartbeat failed"),
+      this.everyBeat(beats, duties).then(
+        () => {
+          this.failedBeats = 0;
+        },
+        (err: unknown) => this.noteFailedBeat(err),
       );
     }, this.options.heartbeatMs);
     this.timer.unref();
@@ -90,6 +95,18 @@ export class RunnerPresence {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /**
+   * A failed beat is logged at error once, then at debug until a beat succeeds: it is
+   * tried every beat (5 s) for as long as the store refuses it (an outage, a database file
+   * lost), and an error line each time buried the one line that said what happened. The
+   * store's recovery is logged by `StoreWatch` ("the store is back").
+   */
+  private noteFailedBeat(err: unknown): void {
+    this.failedBeats++;
+    if (this.failedBeats === 1) this.options.logger.error({ err }, "runner heartbeat failed");
+    else this.options.logger.debug({ err, failed_beats: this.failedBeats }, "runner heartbeat failed again");
   }
 
   /**

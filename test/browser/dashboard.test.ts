@@ -591,7 +591,11 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     // Signed out in another tab meanwhile.
     const other = await context.newPage();
     await other.goto(`${server.baseUrl}/dashboard`);
-    await other.getByRole("button", { name: "Sign out" }).click();
+    // Closed only once signed out: closing the tab while its POST is under way may cancel it.
+    await Promise.all([
+      other.waitForURL((url) => url.pathname === "/dashboard/sign-in"),
+      other.getByRole("button", { name: "Sign out" }).click(),
+    ]);
     await other.close();
 
     const [answer] = await Promise.all([

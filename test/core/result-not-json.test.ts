@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
+import type { StoredExecution } from "../../src/core/execution/record.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { ExecutionStore } from "../../src/core/ports.js";
 import { capturingLogger } from "../support/capturing-logger.js";
@@ -22,6 +23,35 @@ beforeEach(async () => {
   key = await core.keyFor();
 });
 afterEach(() => core.cleanup());
+
+/** A serializer's refusal of a value it cannot write: the same on every try, no outage. */
+const unserializable = () => Promise.reject(new TypeError("Do not know how to serialize this"));
+
+/**
+ * The test's core, again, on a store whose `save` goes through `save` (given the real one),
+ * and which also counts `outage` as an outage.
+ */
+async function coreSavingThrough(
+  save: (execution: StoredExecution, stored: ExecutionStore["save"]) => Promise<boolean>,
+  outage?: Error,
+): Promise<void> {
+  await core.cleanup();
+  core = await makeCore(testSkills, {
+    store: "sqlite",
+    clock: systemClock,
+    logger: capturing(),
+    wrapStore: (store) => {
+      const { executions } = store;
+      const throughSave: ExecutionStore["save"] = (execution) => save(execution, (e) => executions.save(e));
+      return {
+        ...store,
+        isOutage: (err: unknown) => err === outage || store.isOutage(err),
+        executions: Object.assign(Object.create(executions) as ExecutionStore, { save: throughSave }),
+      };
+    },
+  });
+  key = await core.keyFor();
+}
 
 describe("a skill result JSON cannot carry", () => {
   it.each([
@@ -65,26 +95,12 @@ describe("a skill result JSON cannot carry", () => {
 
 describe("a terminal record the store refuses for good (not an outage)", () => {
   it("is stored failed instead of left running, and the caller gets that record, not a 5xx", async () => {
-    await core.cleanup();
     let refused = 0;
-    core = await makeCore(testSkills, {
-      store: "sqlite",
-      clock: systemClock,
-      logger: capturing(),
-      wrapStore: (store) => {
-        const { executions } = store;
-        const save: ExecutionStore["save"] = (execution) => {
-          // As a serializer throws on a value it cannot write: every time, no outage.
-          if (execution.record.result?.text === "unstorable") {
-            refused++;
-            return Promise.reject(new TypeError("Do not know how to serialize this"));
-          }
-          return executions.save(execution);
-        };
-        return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
-      },
+    await coreSavingThrough((execution, stored) => {
+      if (execution.record.result?.text !== "unstorable") return stored(execution);
+      refused++;
+      return unserializable();
     });
-    key = await core.keyFor();
     const { record } = await core.run(key, "test.echo", { text: "unstorable" });
     expect(refused).toBe(1);
     expect(record).toMatchObject({ status: "failed", result: null, error: { code: "execution_failed" } });
@@ -102,31 +118,14 @@ describe("a terminal record the store refuses for good (not an outage)", () => {
 
 describe("a terminal record the store refuses for good, then the store has an outage", () => {
   it("keeps the failed record for the retries, tells the caller it ended failed, and stores it once the store is back", async () => {
-    await core.cleanup();
     const outage = new Error("connect ECONNREFUSED (an outage)");
     let outages = 0;
-    core = await makeCore(testSkills, {
-      store: "sqlite",
-      clock: systemClock,
-      logger: capturing(),
-      wrapStore: (store) => {
-        const { executions } = store;
-        const save: ExecutionStore["save"] = (execution) => {
-          if (execution.record.result?.text === "unstorable") {
-            return Promise.reject(new TypeError("Do not know how to serialize this"));
-          }
-          // The failed record meets the store down once, then the store is back.
-          if (execution.record.status === "failed" && outages++ === 0) return Promise.reject(outage);
-          return executions.save(execution);
-        };
-        return {
-          ...store,
-          isOutage: (err: unknown) => err === outage || store.isOutage(err),
-          executions: Object.assign(Object.create(executions) as ExecutionStore, { save }),
-        };
-      },
-    });
-    key = await core.keyFor();
+    await coreSavingThrough((execution, stored) => {
+      if (execution.record.result?.text === "unstorable") return unserializable();
+      // The failed record meets the store down once, then the store is back.
+      if (execution.record.status === "failed" && outages++ === 0) return Promise.reject(outage);
+      return stored(execution);
+    }, outage);
     const answer = await core.run(key, "test.echo", { text: "unstorable" }).then(
       () => undefined,
       (err: unknown) => err,

@@ -126,6 +126,43 @@ describe("contract: readiness when the database file goes away or is damaged", {
     }
   });
 
+  // A stop after the database file was deleted retried the outcomes the store refused until
+  // the shutdown deadline (10 s by default, a warning every 250 ms), though the store takes
+  // no write again before a restart.
+  it("stops at once, not at its deadline, with an outcome refused once the database file is deleted, logged once", async () => {
+    // A deadline far past this test's timeout: only a stop that gives up at once ends in time.
+    const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "600000" } });
+    servers.push(server);
+    const key = await server.createRoomyKey({ name: "deleted-file-stop" });
+    const inFlight = server.request("POST", "/v1/execute", {
+      key: key.secret,
+      json: { skill_id: "util.wait", params: { ms: 500 } },
+    });
+    const running = await eventually(async () => {
+      const res = await server.request("GET", "/v1/executions?status=running", { key: key.secret });
+      return bodyOf<{ data: ExecutionRecord[] }>(res).data[0];
+    });
+    rmSync(join(server.dataDir, "skillport.db"));
+    const res = await inFlight;
+    expect(res.status, res.text).toBe(503);
+    expect(bodyOf<{ error: { message: string } }>(res).error.message).toContain(
+      `The execution ${running.id} ran and ended completed`,
+    );
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    const lost = server
+      .logs()
+      .split("\n")
+      .filter((line) => line.includes(running.id) && line.includes("it is lost"));
+    expect(lost).toHaveLength(1);
+    expect(JSON.parse(lost[0] ?? "")).toMatchObject({
+      level: 50,
+      execution_id: running.id,
+      skill_id: "util.wait",
+      status: "completed",
+    });
+  });
+
   it("answers /readyz 503 store down once another file replaces the database file", async () => {
     const server = await start();
     // Another database (a copy of this one, as a restore from a backup would put there).

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ServiceError } from "../../src/core/errors.js";
 import { isTerminal } from "../../src/core/execution/record.js";
+import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { ExecutionStore, Store } from "../../src/core/ports.js";
 import { Database } from "../../src/store/sqlite/driver.js";
 import { capturingLogger } from "../support/capturing-logger.js";
@@ -49,8 +51,8 @@ describe("an execution's outcome the store refuses when the process stops", () =
   }
 
   /** Runs test.echo while the store refuses outcomes: the 503 and the execution's id. */
-  async function refusedRun(core: Core): Promise<{ refused: ServiceError; id: string }> {
-    const key = await core.keyFor();
+  async function refusedRun(core: Core, key?: ApiKey): Promise<{ refused: ServiceError; id: string }> {
+    key ??= await core.keyFor();
     const refused = await core.run(key, "test.echo", { text: "secret-ish params" }).then(
       () => expect.unreachable("the outcome was stored with the store refusing it"),
       (err: unknown) => err as ServiceError,
@@ -115,5 +117,32 @@ describe("an execution's outcome the store refuses when the process stops", () =
       code: "execution_interrupted",
       message: "The process running the execution stopped before its outcome was recorded.",
     });
+  }, 20_000);
+
+  // A stop after the database file was deleted under the store retried the outcomes it held
+  // until its deadline (a warning every 250 ms), though the store then refuses every write
+  // until the process restarts.
+  it("is given up at once, and logged once, when the store's database file was deleted: the stop does not wait for its deadline", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    const lines: Record<string, unknown>[] = [];
+    const core = await coreOn(dir, { logger: capturingLogger(lines) });
+    const key = await core.keyFor();
+    rmSync(join(dir, "skillport.db"));
+    const { refused, id } = await refusedRun(core, key);
+    expect(refused.code).toBe("service_unavailable");
+    // A deadline far past this test's own timeout: only a stop that gives up at once ends in time.
+    await core.skillport.stop(10 * 60_000);
+    const lost = lines.filter(
+      (line) => line.level === "error" && line.execution_id === id && String(line.msg).includes("outcome"),
+    );
+    expect(lost).toEqual([
+      expect.objectContaining({
+        skill_id: "test.echo",
+        status: "completed",
+        msg: expect.stringContaining("outcome the store refuses until the process restarts: it is lost"),
+      }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("secret-ish params");
   }, 20_000);
 });

@@ -40,6 +40,8 @@ describe("sqlite: a store whose files are deleted or replaced under it", () => {
       (err: unknown) => err,
     );
     expect(store.isOutage(refused)).toBe(true);
+    // For good: no retry can be taken before the process restarts.
+    expect(store.refusesUntilRestart(refused)).toBe(true);
     const limited = await store.limiter.acquire("key_1", [{ limit: 10, windowSeconds: 60 }], 1, 0).then(
       () => expect.unreachable("the limiter's write was taken"),
       (err: unknown) => err,
@@ -75,7 +77,10 @@ describe("sqlite: a store whose files are deleted or replaced under it", () => {
       (err: unknown) => err,
     );
     expect(store.isOutage(refused)).toBe(true);
-    await expect(store.executions.save(makeExecution())).rejects.toSatisfy((err) => store.isOutage(err));
+    expect(store.refusesUntilRestart(refused)).toBe(true);
+    await expect(store.executions.save(makeExecution())).rejects.toSatisfy(
+      (err) => store.isOutage(err) && store.refusesUntilRestart(err),
+    );
     expect(errors()).toEqual([
       expect.objectContaining({
         path: file,

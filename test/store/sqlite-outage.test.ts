@@ -35,6 +35,8 @@ describe("sqlite: which errors are outages (Store.isOutage)", () => {
     readOnly.close();
     expect(err).toMatchObject({ code: "SQLITE_READONLY" });
     expect(store.isOutage(err)).toBe(true);
+    // A file made writable again is written at once: retries go on (the store's files are its own).
+    expect(store.refusesUntilRestart(err)).toBe(false);
   });
 
   it("takes a file that is not a database for an outage", async () => {
@@ -60,6 +62,8 @@ describe("sqlite: which errors are outages (Store.isOutage)", () => {
     db.close();
     expect(err).toMatchObject({ code: "SQLITE_FULL" });
     expect(store.isOutage(err)).toBe(true);
+    // Space freed, the next write lands.
+    expect(store.refusesUntilRestart(err)).toBe(false);
   });
 
   it("takes a failing disk seen by the fsync of the WAL for an outage", async () => {

@@ -50,6 +50,7 @@ export class OutcomeRecorder {
       save: (execution) => saveOutcome(options.store.executions, execution),
       // Another process may have ended it meanwhile: what is stored is announced.
       onSaved: (stored) => this.announce(stored),
+      refusedUntilRestart: (err) => options.store.refusesUntilRestart(err),
       logger: options.logger,
     });
   }

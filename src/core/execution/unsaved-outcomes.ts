@@ -15,6 +15,11 @@ export interface UnsavedOutcomesOptions {
    * terminal status then): the one given, or one another process stored first.
    */
   onSaved(stored: StoredExecution): void;
+  /**
+   * True when the store will refuse the save on every try until the process restarts
+   * (`Store.refusesUntilRestart`): the outcome is then given up at once.
+   */
+  refusedUntilRestart(err: unknown): boolean;
   logger: Logger;
 }
 
@@ -28,7 +33,9 @@ const STOP_RETRY_MS = 250;
  * only the executions of processes that died. `stop` keeps trying until its deadline, then
  * gives up and logs each outcome it drops (a count alone let no operator mend the
  * records): the next start ends what is left `execution_interrupted`,
- * saying only that the process stopped before its outcome was recorded.
+ * saying only that the process stopped before its outcome was recorded. An outcome the
+ * store refuses until the process restarts is given up and logged at its first such
+ * refusal, whether or not the process is stopping: no retry could store it.
  */
 export class UnsavedOutcomes {
   /** By execution id: the record to store and the timer of its next attempt. */
@@ -42,9 +49,9 @@ export class UnsavedOutcomes {
 
   /**
    * Tries the outcomes still refused again and again for `withinMs` (at least once each),
-   * then gives up on those the store still refuses, each logged as an error with what the
-   * operator needs to mend its record: the execution, its skill and how it ended (never its
-   * params or result).
+   * then gives up on those the store still refuses (at once on those it refuses until the
+   * process restarts), each logged as an error with what the operator needs to mend its
+   * record (`logGivenUp`).
    */
   async stop(withinMs: number): Promise<void> {
     let left = [...this.retries.values()].map(({ execution, timer }) => {
@@ -58,27 +65,45 @@ export class UnsavedOutcomes {
     }, withinMs);
     for (;;) {
       const attempts = await Promise.allSettled(left.map((execution) => this.options.save(execution)));
-      attempts.forEach((attempt, i) => {
-        const execution = left[i];
-        if (attempt.status === "fulfilled" && execution) this.savedAtLast(execution, attempt.value);
+      left = left.filter((execution, i) => {
+        const attempt = attempts[i];
+        if (attempt?.status === "fulfilled") {
+          this.savedAtLast(execution, attempt.value);
+          return false;
+        }
+        if (this.options.refusedUntilRestart(attempt?.reason)) {
+          this.logGivenUp(
+            execution,
+            "stopped with an execution's outcome the store refuses until the process restarts",
+          );
+          return false;
+        }
+        return true;
       });
-      left = left.filter((_, i) => attempts[i]?.status === "rejected");
       if (left.length === 0 || timeUp) break;
       await new Promise((resolve) => setTimeout(resolve, STOP_RETRY_MS));
     }
     clearTimeout(deadline);
-    for (const { record } of left) {
-      this.options.logger.error(
-        {
-          execution_id: record.id,
-          skill_id: record.skill_id,
-          status: record.status,
-          finished_at: record.finished_at,
-          error_code: record.error?.code ?? null,
-        },
-        "stopped with an execution's outcome the store refused: it is lost, and the next start records the execution failed (execution_interrupted); its real outcome is this line's status",
-      );
+    for (const execution of left) {
+      this.logGivenUp(execution, "stopped with an execution's outcome the store refused");
     }
+  }
+
+  /**
+   * An outcome given up, logged as an error with what the operator needs to mend its
+   * record: the execution, its skill and how it ended (never its params or result).
+   */
+  private logGivenUp({ record }: KeptExecution, why: string): void {
+    this.options.logger.error(
+      {
+        execution_id: record.id,
+        skill_id: record.skill_id,
+        status: record.status,
+        finished_at: record.finished_at,
+        error_code: record.error?.code ?? null,
+      },
+      `${why}: it is lost, and the next start records the execution failed (execution_interrupted); its real outcome is this line's status`,
+    );
   }
 
   private savedAtLast(execution: KeptExecution, stored: StoredExecution): void {
@@ -94,9 +119,16 @@ export class UnsavedOutcomes {
           this.retries.delete(id);
           this.savedAtLast(execution, stored);
         },
-        () => {
+        (err: unknown) => {
           // Unless `stop` came meanwhile.
-          if (this.retries.get(id)?.timer === timer) {
+          if (this.retries.get(id)?.timer !== timer) return;
+          if (this.options.refusedUntilRestart(err)) {
+            this.retries.delete(id);
+            this.logGivenUp(
+              execution,
+              "gave up an execution's outcome the store refuses until the process restarts",
+            );
+          } else {
             this.schedule(execution, Math.min(delayMs * 2, MAX_RETRY_MS));
           }
         },

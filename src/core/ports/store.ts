@@ -36,6 +36,13 @@ export interface Store {
    * a composed store can pass it on as it is.
    */
   isOutage(err: unknown): boolean;
+  /**
+   * True when `err`, an outage thrown by one of this store's writes, means that the store
+   * refuses every write until the process restarts, so that retrying one before then is
+   * in vain (SQLite: its database or WAL file was deleted or replaced while open). Like
+   * `isOutage`, it must not rely on `this`.
+   */
+  refusesUntilRestart(err: unknown): boolean;
   /** Flushes pending writes and closes. */
   close(): Promise<void>;
 }

@@ -65,6 +65,7 @@ export function openMemoryStore(options: MemoryStoreOptions = {}): InMemoryStore
     },
     /** Nothing here depends on a disk or a server: an error it throws is a bug or bad input, never an outage. */
     isOutage: () => false,
+    refusesUntilRestart: () => false,
     /** Closes this store only: the data stays, for the other stores on it. */
     async close() {
       closed = true;

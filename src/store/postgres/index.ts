@@ -158,6 +158,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return (await withDeadline(answered, PING_TIMEOUT_MS)) ?? false;
     },
     isOutage: outageReporter(logger),
+    // Every PostgreSQL outage may pass while this process runs: the server comes back, a
+    // standby finishes taking over, space is freed, a damaged page or index is repaired.
+    refusesUntilRestart: () => false,
     async close() {
       if (closed) return;
       closed = true;

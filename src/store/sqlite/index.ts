@@ -127,6 +127,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
     },
     isOutage: isSqliteOutage,
+    // Once its files are lost, every connection is `query_only` for good (`StoreFiles`).
+    refusesUntilRestart: (err) => files.lost && isSqliteOutage(err),
     async close() {
       if (closed) return;
       closed = true;

@@ -43,7 +43,7 @@ export interface StoreFilesOptions {
 export class StoreFiles {
   private readonly openedFile: string | undefined;
   /** Set once a file is lost; `kept`: every commit is in the file at the database path all the same. */
-  private lost: { file: LostFile; kept: boolean } | undefined;
+  private lostFile: { file: LostFile; kept: boolean } | undefined;
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly options: StoreFilesOptions) {
@@ -58,13 +58,18 @@ export class StoreFiles {
     this.timer.unref();
   }
 
+  /** True once a file was found lost: the store then takes no write until the process restarts. */
+  get lost(): boolean {
+    return this.lostFile !== undefined;
+  }
+
   /** True while the files at the paths are the ones the store writes: a `stat` and an `fstat`. */
   check(): boolean {
-    if (this.lost) return false;
+    if (this.lostFile) return false;
     const { filePath, wal } = this.options;
     if (fileIdentity(filePath) !== this.openedFile) this.lose("database");
     else if (wal.unlinked()) this.lose("wal");
-    return this.lost === undefined;
+    return this.lostFile === undefined;
   }
 
   /**
@@ -73,7 +78,7 @@ export class StoreFiles {
    * stored what the next start will not find).
    */
   assertKept(): void {
-    if (this.check() || this.lost?.kept) return;
+    if (this.check() || this.lostFile?.kept) return;
     throw new StoreFileLostError(
       `The database file ${this.options.filePath} or its WAL was deleted or replaced while open; the store takes no writes until the process restarts.`,
     );
@@ -86,7 +91,7 @@ export class StoreFiles {
   private lose(file: LostFile): void {
     const { filePath, db, others, logger } = this.options;
     const kept = file === "wal" && this.writeBack();
-    this.lost = { file, kept };
+    this.lostFile = { file, kept };
     for (const connection of [db, ...others]) connection.pragma("query_only = 1");
     const refusing =
       "the store now refuses every write (service_unavailable, not ready): restart the process to use the files at the paths";

@@ -455,6 +455,84 @@ describe("idempotency", () => {
     expect(errorBody(refusal as ServiceError)).toMatchObject({ execution_id: record.id });
   });
 
+  // Between the first call's reservation and its record (one commit), a repeat got the 409
+  // without `execution_id`, though the key already named the run.
+  it("names the first call's run in a repeat's 409 even while its record is being stored, and that record is there to follow", async () => {
+    const gate = recordSaveGate("test.latch");
+    const gated = await makeCore([...testSkills, latch], { clock: systemClock, wrapStore: gate.wrap });
+    try {
+      const owner = await gated.keyFor();
+      const label = `window-${Math.random()}`;
+      const input = { skill_id: "test.latch", params: { label }, async: false, timeout_ms: 30_000 };
+      const first = gated.skillport.executions.execute(owner, input, { idempotencyKey: "window" });
+      const firstId = await gate.saving;
+      const refusal = await gated.skillport.executions
+        .execute(owner, input, { idempotencyKey: "window" })
+        .catch((err: unknown) => err);
+      // The repeat read the key's run before its record was stored.
+      expect(gate.readWhileSaving).toBe(true);
+      expect(refusal).toMatchObject({ code: "idempotency_in_progress", status: 409, executionId: firstId });
+      expect(errorBody(refusal as ServiceError)).toMatchObject({ execution_id: firstId });
+      // Followed at once, as the 409 says, the run is found.
+      expect(await gated.skillport.queries.get(owner, firstId)).toMatchObject({
+        id: firstId,
+        status: "running",
+      });
+      await vi.waitFor(() => expect(latchReleases.has(label)).toBe(true));
+      latchReleases.get(label)?.();
+      expect((await first).record).toMatchObject({ id: firstId, status: "completed" });
+    } finally {
+      await gated.cleanup();
+    }
+  });
+
+  it("runs a repeat that came while the first call's record was being stored, once the store refused that record", async () => {
+    const gate = recordSaveGate("test.echo", new Error("the store refused the record"));
+    const gated = await makeCore(testSkills, { clock: systemClock, wrapStore: gate.wrap });
+    try {
+      const owner = await gated.keyFor();
+      const input = {
+        skill_id: "test.echo",
+        params: { text: "refused first" },
+        async: false,
+        timeout_ms: 1000,
+      };
+      const first = gated.skillport.executions
+        .execute(owner, input, { idempotencyKey: "refused" })
+        .catch((err: unknown) => err);
+      await gate.saving;
+      const repeat = await gated.skillport.executions.execute(owner, input, { idempotencyKey: "refused" });
+      expect(gate.readWhileSaving).toBe(true);
+      expect(await first).toMatchObject({ message: "the store refused the record" });
+      // The first call's reservation was withdrawn: the repeat's run is the key's.
+      expect(repeat).toMatchObject({ replayed: false, record: { status: "completed" } });
+    } finally {
+      await gated.cleanup();
+    }
+  });
+
+  it("names a run another process reserved the key for and has not stored yet in the repeat's 409", async () => {
+    const input = { skill_id: "test.echo", params: { text: "elsewhere" }, async: false, timeout_ms: 1000 };
+    const createdAt = new Date();
+    await core.skillport.store.idempotency.reserve({
+      keyId: key.id,
+      idempotencyKey: "elsewhere",
+      requestHash: createHash("sha256").update(canonicalJson(input)).digest("hex"),
+      executionId: "exec_reserved_elsewhere",
+      mode: "sync",
+      createdAt: createdAt.toISOString(),
+      expiresAt: new Date(createdAt.getTime() + 24 * 3600_000).toISOString(),
+    });
+    const refusal = await core.skillport.executions
+      .execute(key, input, { idempotencyKey: "elsewhere" })
+      .catch((err: unknown) => err);
+    expect(refusal).toMatchObject({
+      code: "idempotency_in_progress",
+      executionId: "exec_reserved_elsewhere",
+      message: expect.stringContaining("execution exec_reserved_elsewhere is starting"),
+    });
+  });
+
   it("runs a repeat whose first call's record was never stored (its process died), once the reservation is a minute old", async () => {
     const input = {
       skill_id: "test.echo",
@@ -722,4 +800,50 @@ async function waitForStatus(id: string, status: string, withinMs = 2_000): Prom
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`${id} never reached ${status}`);
+}
+
+/**
+ * A store wrapper that holds the first save of a `skillId` record until that execution is
+ * read (a repeat looking up the run its Idempotency-Key names), then lets the save go on,
+ * or fail with `refusal`: the moment between a reservation and its record, made to last.
+ */
+function recordSaveGate(skillId: string, refusal?: Error) {
+  let gatedId: string | undefined;
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let announce: (id: string) => void = () => {};
+  const gate = {
+    /** Resolves with the execution's id once its save is held. */
+    saving: new Promise<string>((resolve) => {
+      announce = resolve;
+    }),
+    readWhileSaving: false,
+    wrap(store: Store): Store {
+      const { executions } = store;
+      const save: Store["executions"]["save"] = async (execution) => {
+        if (gatedId === undefined && execution.record.skill_id === skillId) {
+          gatedId = execution.record.id;
+          announce(gatedId);
+          await opened;
+          if (refusal) throw refusal;
+        }
+        return executions.save(execution);
+      };
+      const get: Store["executions"]["get"] = async (id) => {
+        const found = await executions.get(id);
+        if (id === gatedId && !gate.readWhileSaving) {
+          gate.readWhileSaving = true;
+          open();
+        }
+        return found;
+      };
+      return {
+        ...store,
+        executions: Object.assign(Object.create(executions) as Store["executions"], { save, get }),
+      };
+    },
+  };
+  return gate;
 }

@@ -17,6 +17,7 @@ import type { ExecutionRunner, RunHooks } from "./execution-runner.js";
 import { newRecord } from "./new-record.js";
 import { type ExecutionRecord, isTerminal, type StoredExecution } from "./record.js";
 import { withParamsKept } from "./redacted-execution.js";
+import { ReservedRecords } from "./reserved-records.js";
 
 /** contract.md: a repeat within 24 hours returns the first record. */
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -81,19 +82,43 @@ export interface ExecutionServiceDeps {
  * (Admission — authentication and limits — happens before, in `AccessGate`.)
  */
 export class ExecutionService {
+  private readonly reservedRecords = new ReservedRecords();
+
   constructor(private readonly deps: ExecutionServiceDeps) {}
 
   async execute(key: ApiKey, input: ExecuteRequest, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     requireScope(key, "full-access");
-    const { registry, store, clock, runner } = this.deps;
+    const { registry, clock, runner } = this.deps;
     const entry = registry.require(input.skill_id);
     // Before anything recursive (the schema, hashing, storing) walks the params.
     assertJsonDepth(input.params, "params");
     const params = parseOrThrow(entry.params, input.params, "invalid_params") as Record<string, unknown>;
     const mode = input.async ? "async" : "sync";
     const record = newRecord(entry.skill.id, clock.now(), mode === "async" ? "queued" : "running");
-    const { id } = record;
     runner.assertAccepting();
+    // Until the record is stored or the reservation given up, a repeat in this process waits.
+    const settle = options.idempotencyKey === undefined ? undefined : this.reservedRecords.hold(record.id);
+    try {
+      return await this.reserveAndStart(key, input, options, { record, params, mode }, settle);
+    } finally {
+      settle?.();
+    }
+  }
+
+  /** `execute` past its checks: the Idempotency-Key, the concurrency slot, the record, the run. */
+  private async reserveAndStart(
+    key: ApiKey,
+    input: ExecuteRequest,
+    options: ExecuteOptions,
+    {
+      record,
+      params,
+      mode,
+    }: { record: ExecutionRecord; params: Record<string, unknown>; mode: "sync" | "async" },
+    settleReservation: (() => void) | undefined,
+  ): Promise<ExecuteResult> {
+    const { registry, store, runner } = this.deps;
+    const { id } = record;
     // A repeat is answered before the concurrency cap: it runs nothing, so it takes no slot.
     if (options.idempotencyKey !== undefined) {
       const replay = await this.reserveIdempotencyKey(
@@ -112,7 +137,7 @@ export class ExecutionService {
     try {
       // Learned in parallel with the run; a sync answer waits for it (so that the caller's
       // next discover already has the evidence), an async one does not. It never rejects.
-      const learned = this.deps.onExecutionStarted?.(key, entry.skill.id);
+      const learned = this.deps.onExecutionStarted?.(key, record.skill_id);
       const execution: StoredExecution = {
         record,
         owner: key.owner,
@@ -126,6 +151,7 @@ export class ExecutionService {
         // The 202 promises a record that exists: commit it before answering. From then on
         // the execution is accepted, even if shutdown begins meanwhile (see `enqueue`).
         await store.executions.save(execution);
+        settleReservation?.();
         runner.enqueue(execution, options, release);
         handedToQueue = true;
         return { record: execution.record, mode, replayed: false };
@@ -147,6 +173,7 @@ export class ExecutionService {
         await this.withdrawReservation(key, options.idempotencyKey, id);
         throw err;
       }
+      settleReservation?.();
       options.onStored?.(execution.record);
       const finished = await runner.runNow(execution, options, { stored: storedFirst });
       await learned;
@@ -212,10 +239,22 @@ export class ExecutionService {
     if (first.requestHash !== requestHash) throw new ServiceError("idempotency_key_reused");
     const existing = await store.executions.get(first.executionId);
     if (!existing) {
-      // Not committed yet (the first call is in progress), or never to be: see ABANDONED_RESERVATION_MS.
+      const reserved = this.reservedRecords.settled(first.executionId);
+      if (reserved) {
+        // The first call is in this process, its record a commit away (or its reservation
+        // withdrawn): answered once it is there, as a repeat a moment later would be.
+        await reserved;
+        return this.reserveIdempotencyKey(key, idempotencyKey, input, executionId, mode, replayRunning);
+      }
+      // Not committed yet by another process (the first call is in progress), or never to
+      // be: see ABANDONED_RESERVATION_MS.
       const abandoned = now - Date.parse(first.createdAt) >= ABANDONED_RESERVATION_MS;
       if (abandoned && (await store.idempotency.takeOver(entry, first.executionId))) return undefined;
-      throw new ServiceError("idempotency_in_progress");
+      // Named all the same: it is the run's id, whose record the first call is storing.
+      throw new ServiceError("idempotency_in_progress", {
+        message: `A request with this Idempotency-Key is still being processed: execution ${first.executionId} is starting.`,
+        executionId: first.executionId,
+      });
     }
     if (first.mode === "sync" && !isTerminal(existing.record.status) && !replayRunning) {
       // Its id, to follow the run (GET /v1/executions/{id}?wait=) rather than repeat blindly.

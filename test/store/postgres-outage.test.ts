@@ -209,6 +209,8 @@ if (!services) {
         const terminated = await sleeping;
         expect(terminated).toMatchObject({ code: "57P01" });
         expect(store.isOutage(terminated)).toBe(true);
+        // The server comes back, and the pool connects again: an outcome refused then is retried.
+        expect(store.refusesUntilRestart(terminated)).toBe(false);
       } finally {
         await admin.end();
         await victim.end().catch(() => {});

@@ -6,7 +6,7 @@
  * tests, `store/memory/`, the plainest reading of these ports) and all pass one contract
  * test suite. Methods are async so that a networked adapter fits, except the few
  * that must answer at once (`KeyStore.markUsed`, `KeyStore.markRefusedUse`, `Store.isOutage`,
- * `SignalChannel.subscribe`).
+ * `Store.refusesUntilRestart`, `SignalChannel.subscribe`).
  */
 
 export type * from "./ports/discovery-data.js";

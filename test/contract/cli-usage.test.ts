@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CommandSpec, optionOf, parsingOptions } from "../../src/cli/command-spec.js";
+import { type CommandSpec, checkedSpec, optionOf, parsingOptions } from "../../src/cli/command-spec.js";
 import { COMMANDS } from "../../src/cli/commands.js";
 import { REPO_ROOT, runCli } from "./harness.js";
 
@@ -59,6 +59,16 @@ describe("contract: the CLI's help and usage", () => {
       const own = taken(spec).filter((name) => name !== "help" && name !== "data-dir");
       for (const name of own) expect(optionIn(usage, name), `skillport ${spec.name} --${name}`).toBe(true);
     }
+  });
+
+  it("refuses, when the CLI loads, a command whose usage line would leave out an option it takes or show one it does not", () => {
+    const json = { type: "boolean" } as const;
+    expect(() => checkedSpec({ name: "x", options: { json }, layout: [] })).toThrow(/left out: json/);
+    const unknown = { name: "x", options: {}, layout: ["json"] } as unknown as Parameters<
+      typeof checkedSpec
+    >[0];
+    expect(() => checkedSpec(unknown)).toThrow(/not taken: json/);
+    expect(() => checkedSpec({ name: "x", options: { json }, layout: ["json", "data-dir"] })).not.toThrow();
   });
 
   it("README's command lines use only options their command takes", () => {

@@ -35,7 +35,7 @@ export function parseCommandArgs<T extends OptionTable>(
   spec: CommandSpec<T>,
   args: string[],
 ): CommandArgs<T> {
-  const config = { args, options: parsingOptions(spec) };
+  const config = { args, options: parsingOptions(spec.options) };
   const command = `skillport ${spec.name}`;
   try {
     return parseArgs(config);

@@ -88,12 +88,10 @@ export type ParsingOptions<T extends OptionTable> = {
   [K in keyof T]: { type: T[K]["type"]; short?: string };
 };
 
-/** `parseArgs`' options for `spec`: its own and the shared ones (`--data-dir`, `--help`). */
-export function parsingOptions<T extends OptionTable>(
-  spec: CommandSpec<T>,
-): ParsingOptions<T & typeof SHARED_OPTIONS> {
+/** `parseArgs`' options for a command's `own` and the shared ones (`--data-dir`, `--help`). */
+export function parsingOptions<T extends OptionTable>(own: T): ParsingOptions<T & typeof SHARED_OPTIONS> {
   const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
-  for (const [name, option] of Object.entries({ ...SHARED_OPTIONS, ...spec.options })) {
+  for (const [name, option] of Object.entries({ ...SHARED_OPTIONS, ...own })) {
     options[name] = { type: option.type, ...("short" in option && { short: option.short }) };
   }
   return options as ParsingOptions<T & typeof SHARED_OPTIONS>;

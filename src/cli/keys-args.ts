@@ -24,8 +24,8 @@ const KEYS_OPTIONS = {
   name: { type: "string", value: "NAME", means: "the key's name" },
   scope: { type: "string", value: "read-only|full-access", means: "read-only or full-access" },
   plan: { type: "string", value: "free|pro|enterprise", means: "free, pro or enterprise" },
-  "limit-minute": { type: "string", value: "N", means: "the key's requests a minute, 1 to 1000000000" },
-  "limit-day": { type: "string", value: "N", means: "the key's requests a day, 1 to 1000000000" },
+  "limit-minute": { type: "string", value: "N", means: "the key's requests a minute, 1 to 1,000,000,000" },
+  "limit-day": { type: "string", value: "N", means: "the key's requests a day, 1 to 1,000,000,000" },
   env: {
     type: "string",
     value: "production|staging|development",
@@ -69,10 +69,11 @@ const optionsOf = (fields: readonly KeyAttribute[]) => fields.flatMap((field) =>
 export type KeysAction = "create" | "list" | "edit" | "revoke" | "roll";
 
 interface ActionSpec {
-  /** Its usage and its own options; `--data-dir` and `--help` are everyone's. */
+  /**
+   * Its usage and its own options (`--data-dir` and `--help` are everyone's); its `argument`
+   * is the one KEY_ID it takes, if any, and it takes no other positional.
+   */
   spec: CommandSpec;
-  /** Whether it takes one KEY_ID (and nothing else) or no positional at all. */
-  takesId: boolean;
   /** What it takes, said when it is given another action's option. */
   takes: string;
 }
@@ -110,26 +111,21 @@ const taken = (spec: CommandSpec) => listed(Object.keys(spec.options));
  * its usage line are built from its options, so the three cannot disagree.
  */
 export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
-  create: { spec: CREATE, takesId: false, takes: `it takes ${taken(CREATE)}` },
-  list: { spec: LIST, takesId: false, takes: `it takes only ${taken(LIST)} (it lists every key)` },
-  edit: {
-    spec: EDIT,
-    takesId: true,
-    takes: `it changes only ${listed(EDIT_CHANGES)}`,
-  },
+  create: { spec: CREATE, takes: `it takes ${taken(CREATE)}` },
+  list: { spec: LIST, takes: `it takes only ${taken(LIST)} (it lists every key)` },
+  edit: { spec: EDIT, takes: `it changes only ${listed(EDIT_CHANGES)}` },
   revoke: {
     spec: keysAction("revoke", [], { argument: "KEY_ID" }),
-    takesId: true,
     takes: "it takes only a KEY_ID (and --data-dir)",
   },
-  roll: { spec: ROLL, takesId: true, takes: `it takes only ${taken(ROLL)}` },
+  roll: { spec: ROLL, takes: `it takes only ${taken(ROLL)}` },
 };
 
 /** Every `keys` action's spec, in the order the help shows them. */
 export const KEYS_COMMANDS: readonly CommandSpec[] = Object.values(KEYS_ACTIONS).map((action) => action.spec);
 
 /** Every option of every action, which `keys` parses before refusing another action's. */
-const ALL_OPTIONS = parsingOptions({ name: "keys", options: KEYS_OPTIONS, layout: [] });
+const ALL_OPTIONS = parsingOptions(KEYS_OPTIONS);
 
 /** What `keys edit` cannot change: said so, with what to do instead. */
 const FIXED_AT_CREATION: readonly KeysOption[] = optionsOf(FIXED_KEY_FIELDS);
@@ -189,16 +185,17 @@ export function parseKeysArgs(args: string[]): KeysArgs {
         : "";
     return refuse(`keys ${action} does not take --${option}: ${spec.takes}${fixed}.`);
   }
+  const takesId = spec.spec.argument !== undefined;
   const [id, ...extra] = positionals;
-  const stray = spec.takesId ? extra : positionals;
+  const stray = takesId ? extra : positionals;
   const first = stray[0];
   if (first !== undefined) {
-    const what = spec.takesId ? "one KEY_ID" : "no KEY_ID or other argument";
+    const what = takesId ? "one KEY_ID" : "no KEY_ID or other argument";
     // A stray argument may be a pasted secret: named, but never echoed.
     const shown = looksLikeSecret(first) ? "what looks like a key's secret" : JSON.stringify(first);
     return refuse(`keys ${action} takes ${what}; unexpected: ${shown}.`);
   }
-  return { ok: true, action, id: spec.takesId ? id : undefined, values };
+  return { ok: true, action, id: takesId ? id : undefined, values };
 }
 
 function isKeysAction(action: string | undefined): action is KeysAction {

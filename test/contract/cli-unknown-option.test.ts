@@ -90,7 +90,7 @@ describe("contract: a CLI option missing its value, or a flag given one", () => 
       ],
       [
         ["keys", "edit", "key_1", ...d, "--limit-minute", "5", "--limit-day"],
-        "skillport keys edit: --limit-day needs a value (the key's requests a day, 1 to 1000000000).",
+        "skillport keys edit: --limit-day needs a value (the key's requests a day, 1 to 1,000,000,000).",
       ],
       [
         ["keys", "roll", "key_1", ...d, "--grace"],

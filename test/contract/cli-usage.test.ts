@@ -11,7 +11,7 @@ import { REPO_ROOT, runCli } from "./harness.js";
  * one definition per command (src/cli/command-spec.ts); these check what a user reads, from
  * the built CLI, against what its parsing takes.
  */
-const taken = (spec: CommandSpec) => Object.keys(parsingOptions(spec));
+const taken = (spec: CommandSpec) => Object.keys(parsingOptions(spec.options));
 const optionIn = (text: string, name: string) => new RegExp(`(^|[\\s[|])--${name}(?=[\\s\\]=]|$)`).test(text);
 
 /** The help's lines of `spec`: its usage line and the lines under it. */

@@ -216,7 +216,7 @@ export function jsonRpcErrorOf(error: ServiceError, toolName?: string): McpError
  * revocation that never happened. The message says what is wrong; the key is never repeated.
  */
 function refusedKeyHint(message: string): string {
-  const stoppedWorking = /\b(revoked|expired)\b/i.test(message) && !/\bmalformed\b/i.test(message);
+  const stoppedWorking = /\b(unknown|revoked|expired)\b/i.test(message) && !/\bmalformed\b/i.test(message);
   return stoppedWorking
     ? "The key stopped working (revoked or expired): the assistant needs a new one."
     : "Fix the key where the assistant's configuration sets it, as the message above says.";

@@ -1,33 +1,16 @@
 #!/usr/bin/env node
 import nodeModule from "node:module";
 import { UsageError } from "./cli/command-options.js";
+import { COMMANDS } from "./cli/commands.js";
+import { commandHelp, helpText } from "./cli/usage-text.js";
 import { packageVersion } from "./package-files.js";
 
 // Node 22.1 and later keep compiled code on disk (in the OS's temporary directory), so
 // every later start skips most of the compiling; Node 20 has no such cache.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-const USAGE = `skillport — find and run skills for AI agents
-
-Usage:
-  skillport serve [--port N] [--host H] [--data-dir DIR]   REST API, MCP over HTTP, dashboard
-  skillport mcp [--data-dir DIR | --remote URL]            MCP over stdio (key in SKILLPORT_API_KEY)
-  skillport keys create --name NAME --scope read-only|full-access
-        [--plan free|pro|enterprise] [--limit-minute N --limit-day N]
-        [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]
-        --expires-at 2027-01-01: the key works through that day (UTC), the dashboard's
-        "Expires on"; or a date-time with Z or an offset (2027-01-01T12:00:00Z)
-  skillport keys list [--json]
-  skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise]
-        [--limit-minute N --limit-day N] [--json]   same secret, new name, plan or limits
-  skillport keys revoke KEY_ID
-  skillport keys roll KEY_ID [--grace 24h] [--json]   new secret; the old one expires after the grace
-  skillport learning list --owner OWNER [--skill SKILL_ID] [--json]
-        what discovery learned from the owner's use (query -> executed skill)
-  skillport learning forget --owner OWNER [--skill SKILL_ID]   forget it (one skill, or all)
-  skillport --version
-
-Every command takes --data-dir DIR (default: SKILLPORT_DATA_DIR or ./data).`;
+/** Built from the commands' option definitions, which parsing uses too (src/cli/command-spec.ts). */
+const USAGE = helpText(COMMANDS);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -48,17 +31,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The lines of USAGE for `command` (each with its indented continuation lines). */
+/** The help's lines of `command`'s actions (`keys`: create, list…), or all of it for another word. */
 function usageOf(command: string | undefined): string {
-  const lines: string[] = [];
-  let inCommand = false;
-  for (const line of USAGE.split("\n")) {
-    if (/^ {2}skillport /.test(line))
-      inCommand = line.startsWith(`  skillport ${command} `) || line === `  skillport ${command}`;
-    else if (!line.startsWith("        ")) inCommand = false;
-    if (inCommand) lines.push(line);
-  }
-  return lines.length > 0 ? lines.join("\n") : USAGE;
+  const specs = COMMANDS.filter((spec) => spec.name.split(" ")[0] === command);
+  return specs.length > 0 ? specs.flatMap(commandHelp).join("\n") : USAGE;
 }
 
 async function run(command: string | undefined, rest: string[]): Promise<number> {

@@ -1,5 +1,15 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { looksLikeSecret } from "../core/keys/secret.js";
 import { meantNames } from "../core/member-names.js";
+import {
+  type CommandSpec,
+  type OptionTable,
+  optionOf,
+  optionsToName,
+  type ParsingOptions,
+  parsingOptions,
+  type SHARED_OPTIONS,
+} from "./command-spec.js";
 
 /**
  * A command line a command cannot run: the CLI prints the message with the command's own
@@ -9,25 +19,84 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+type CommandArgs<T extends OptionTable> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: ParsingOptions<T & typeof SHARED_OPTIONS> }>
+>;
+
 /**
- * `parseArgs`, but an option the command does not take is refused in skillport's words,
- * naming the option it probably meant (`skillport mcp does not take --remot; did you mean
- * --remote?`). Node's own message for it advised passing the option after `--` as an
- * argument, which no command here takes.
+ * `parseArgs` on the options of `spec` (command-spec.ts), but a command line it refuses is
+ * refused in skillport's words, naming the command and the option: an option the command
+ * does not take, with the one it probably meant (`skillport mcp does not take --remot; did
+ * you mean --remote?`), an option missing its value, with what it takes, and so on
+ * (`parseProblem`). Node's own words advised passing an unknown option after `--`, which
+ * no command here takes, and said `Option '--name <value>' argument missing`.
  */
-export function parseCommandArgs<T extends ParseArgsConfig>(
-  command: string,
-  config: T,
-): ReturnType<typeof parseArgs<T>> {
+export function parseCommandArgs<T extends OptionTable>(
+  spec: CommandSpec<T>,
+  args: string[],
+): CommandArgs<T> {
+  const config = { args, options: parsingOptions(spec.options) };
+  const command = `skillport ${spec.name}`;
   try {
     return parseArgs(config);
   } catch (err) {
     const unknown = unknownOptionOf(err, config);
-    if (unknown === undefined) throw err;
-    const known = Object.keys(config.options ?? {});
-    const guess = meantOption(unknown, known);
-    throw new UsageError(`${command} does not take ${unknown}${guess ?? `: it takes ${listed(known)}.`}`);
+    if (unknown === undefined) {
+      const problem = parseProblem(spec, err, config);
+      if (problem === undefined) throw err;
+      throw new UsageError(problem);
+    }
+    const guess = meantOption(unknown, Object.keys(config.options));
+    throw new UsageError(
+      `${command} does not take ${unknown}${guess ?? `: it takes ${listed(optionsToName(spec))}.`}`,
+    );
   }
+}
+
+/**
+ * What is wrong with a command line `parseArgs` refused for a reason other than an unknown
+ * option, in skillport's words (`skillport keys create: --name needs a value (the key's
+ * name).`); undefined for any other error. The option is found again among parseArgs'
+ * tokens rather than read from Node's wording; a value is never repeated when it may be a
+ * key's secret.
+ */
+export function parseProblem(spec: CommandSpec, err: unknown, config: ParseArgsConfig): string | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  const command = `skillport ${spec.name}`;
+  const { tokens } = parseArgs({ ...config, strict: false, tokens: true, allowPositionals: true });
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    for (const token of tokens) {
+      if (token.kind !== "option") continue;
+      const option = optionOf(spec, token.name);
+      if (option?.type === "boolean" && token.value !== undefined) {
+        return `${command}: ${token.rawName} takes no value: give ${token.rawName} alone, or leave it out.`;
+      }
+      if (option?.type !== "string") continue;
+      if (token.value === undefined) return `${command}: ${token.rawName} needs a value (${option.means}).`;
+      if (!token.inlineValue && token.value.startsWith("-")) {
+        // `--name --scope x`: parseArgs took the next option for the value and refused it.
+        const needs = `${command}: ${token.rawName} needs a value (${option.means})`;
+        if (optionOf(spec, token.value.replace(/^--?/, "")) !== undefined)
+          return `${needs} before ${token.value}.`;
+        // A value that starts with a dash is taken only after `=`.
+        if (looksLikeSecret(token.value))
+          return `${needs}; one that starts with a dash is written ${token.rawName}=VALUE.`;
+        return `${needs}; to give ${JSON.stringify(token.value)}, which starts with a dash, write ${token.rawName}=${token.value}.`;
+      }
+    }
+  }
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") {
+    const stray = tokens.find((token) => token.kind === "positional");
+    if (stray?.kind !== "positional") return undefined;
+    // A stray argument may be a pasted secret (`skillport mcp sk_live_…`): named, never echoed.
+    const shown = looksLikeSecret(stray.value)
+      ? "what looks like a key's secret"
+      : JSON.stringify(stray.value);
+    const takes =
+      spec.argument === undefined ? "no argument, only options" : `only ${spec.argument} and options`;
+    return `${command} takes ${takes}; unexpected: ${shown}.`;
+  }
+  return undefined;
 }
 
 /**

@@ -7,25 +7,46 @@ import {
   keyFieldsInWords,
 } from "../core/keys/key-fields.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
-import { listed, meantOption, unknownOptionOf } from "./command-options.js";
+import { listed, meantOption, parseProblem, unknownOptionOf } from "./command-options.js";
+import {
+  type CommandSpec,
+  checkedSpec,
+  type OptionSlot,
+  type OptionTable,
+  parsingOptions,
+  SHARED_OPTIONS,
+  slotOptions,
+  usageLine,
+} from "./command-spec.js";
 
 /** Every option some `keys` action takes; each action accepts only its own (KEYS_ACTIONS). */
-const ALL_OPTIONS = {
-  name: { type: "string" },
-  scope: { type: "string" },
-  plan: { type: "string" },
-  "limit-minute": { type: "string" },
-  "limit-day": { type: "string" },
-  env: { type: "string" },
-  owner: { type: "string" },
-  "expires-at": { type: "string" },
-  grace: { type: "string" },
+const KEYS_OPTIONS = {
+  name: { type: "string", value: "NAME", means: "the key's name" },
+  scope: { type: "string", value: "read-only|full-access", means: "read-only or full-access" },
+  plan: { type: "string", value: "free|pro|enterprise", means: "free, pro or enterprise" },
+  "limit-minute": { type: "string", value: "N", means: "the key's requests a minute, 1 to 1,000,000,000" },
+  "limit-day": { type: "string", value: "N", means: "the key's requests a day, 1 to 1,000,000,000" },
+  env: {
+    type: "string",
+    value: "production|staging|development",
+    means: "production, staging or development",
+  },
+  owner: { type: "string", value: "NAME", means: "the owner the key's records belong to" },
+  "expires-at": {
+    type: "string",
+    value: "ISO",
+    means: "the key's last day, such as 2027-01-01, or a date-time with Z or an offset",
+    note: '2027-01-01: the key works through that day (UTC), the dashboard\'s "Expires on"; or a date-time with Z or an offset (2027-01-01T12:00:00Z)',
+  },
+  grace: {
+    type: "string",
+    value: "24h",
+    means: "how long the old secret keeps working: seconds, or a number with s, m, h or d",
+  },
   json: { type: "boolean" },
-  "data-dir": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
+} as const satisfies OptionTable;
 
-type KeysOption = keyof typeof ALL_OPTIONS;
+type KeysOption = keyof typeof KEYS_OPTIONS;
 
 /** The options that set each of a key's attributes (tsc asks for a new attribute's). */
 export const OPTIONS_OF_KEY_FIELD: Record<KeyAttribute, readonly KeysOption[]> = {
@@ -38,69 +59,77 @@ export const OPTIONS_OF_KEY_FIELD: Record<KeyAttribute, readonly KeysOption[]> =
   expiresAt: ["expires-at"],
 };
 
+/** The slots of the options that set `fields`: an attribute set by two (limits) takes both together. */
+const slotsOf = (fields: readonly KeyAttribute[]): OptionSlot<KeysOption>[] =>
+  fields.map((field) => {
+    const options = OPTIONS_OF_KEY_FIELD[field];
+    return options.length === 1 && options[0] !== undefined ? options[0] : { together: options };
+  });
 const optionsOf = (fields: readonly KeyAttribute[]) => fields.flatMap((field) => OPTIONS_OF_KEY_FIELD[field]);
 export type KeysAction = "create" | "list" | "edit" | "revoke" | "roll";
 
 interface ActionSpec {
-  usage: string;
-  /** Its own options; `--data-dir` and `--help` are everyone's. */
-  options: readonly KeysOption[];
-  /** Whether it takes one KEY_ID (and nothing else) or no positional at all. */
-  takesId: boolean;
+  /**
+   * Its usage and its own options (`--data-dir` and `--help` are everyone's); its `argument`
+   * is the one KEY_ID it takes, if any, and it takes no other positional.
+   */
+  spec: CommandSpec;
   /** What it takes, said when it is given another action's option. */
   takes: string;
 }
 
-const CREATE_OPTIONS: readonly KeysOption[] = [...optionsOf(KEY_ATTRIBUTES), "json"];
-const LIST_OPTIONS: readonly KeysOption[] = ["json"];
+/** A `keys` action's spec: the options its layout shows are the ones it takes. */
+function keysAction(
+  action: KeysAction,
+  layout: readonly OptionSlot<KeysOption>[],
+  more: Pick<CommandSpec, "argument" | "summary"> & { required?: readonly KeysOption[] } = {},
+): CommandSpec {
+  const options = Object.fromEntries(
+    layout.flatMap(slotOptions).map((name) => [name, KEYS_OPTIONS[name]]),
+  ) as Partial<typeof KEYS_OPTIONS>;
+  return checkedSpec({ name: `keys ${action}`, options, layout, ...more } as CommandSpec);
+}
+
+const CREATE = keysAction("create", [...slotsOf(KEY_ATTRIBUTES), "json"], { required: ["name", "scope"] });
+const LIST = keysAction("list", ["json"]);
+const EDIT = keysAction("edit", [...slotsOf(EDITABLE_KEY_FIELDS), "json"], {
+  argument: "KEY_ID",
+  summary: "same secret, new name, plan or limits",
+});
+const ROLL = keysAction("roll", ["grace", "json"], {
+  argument: "KEY_ID",
+  summary: "new secret; the old one expires after the grace",
+});
 /** What `keys edit` changes: its options but `--json`. */
 const EDIT_CHANGES: readonly KeysOption[] = optionsOf(EDITABLE_KEY_FIELDS);
-const ROLL_OPTIONS: readonly KeysOption[] = ["grace", "json"];
+const taken = (spec: CommandSpec) => listed(Object.keys(spec.options));
 
 /**
  * One option table serving every action let `keys edit ID --scope read-only` print
  * "Edited" and change nothing: an operator who meant to downgrade a key saw success. Each
- * action now names what it takes, and anything else is refused. What it says it takes is
- * built from its options, so the two cannot disagree.
+ * action now names what it takes, and anything else is refused. What it says it takes and
+ * its usage line are built from its options, so the three cannot disagree.
  */
 export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
-  create: {
-    usage:
-      "skillport keys create --name NAME --scope read-only|full-access [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--env production|staging|development] [--owner NAME] [--expires-at ISO] [--json]",
-    options: CREATE_OPTIONS,
-    takesId: false,
-    takes: `it takes ${listed(CREATE_OPTIONS)}`,
-  },
-  list: {
-    usage: "skillport keys list [--json]",
-    options: LIST_OPTIONS,
-    takesId: false,
-    takes: `it takes only ${listed(LIST_OPTIONS)} (it lists every key)`,
-  },
-  edit: {
-    usage:
-      "skillport keys edit KEY_ID [--name NAME] [--plan free|pro|enterprise] [--limit-minute N --limit-day N] [--json]",
-    options: [...EDIT_CHANGES, "json"],
-    takesId: true,
-    takes: `it changes only ${listed(EDIT_CHANGES)}`,
-  },
+  create: { spec: CREATE, takes: `it takes ${taken(CREATE)}` },
+  list: { spec: LIST, takes: `it takes only ${taken(LIST)} (it lists every key)` },
+  edit: { spec: EDIT, takes: `it changes only ${listed(EDIT_CHANGES)}` },
   revoke: {
-    usage: "skillport keys revoke KEY_ID",
-    options: [],
-    takesId: true,
+    spec: keysAction("revoke", [], { argument: "KEY_ID" }),
     takes: "it takes only a KEY_ID (and --data-dir)",
   },
-  roll: {
-    usage: "skillport keys roll KEY_ID [--grace 24h] [--json]",
-    options: ROLL_OPTIONS,
-    takesId: true,
-    takes: `it takes only ${listed(ROLL_OPTIONS)}`,
-  },
+  roll: { spec: ROLL, takes: `it takes only ${taken(ROLL)}` },
 };
+
+/** Every `keys` action's spec, in the order the help shows them. */
+export const KEYS_COMMANDS: readonly CommandSpec[] = Object.values(KEYS_ACTIONS).map((action) => action.spec);
+
+/** Every option of every action, which `keys` parses before refusing another action's. */
+const ALL_OPTIONS = parsingOptions(KEYS_OPTIONS);
 
 /** What `keys edit` cannot change: said so, with what to do instead. */
 const FIXED_AT_CREATION: readonly KeysOption[] = optionsOf(FIXED_KEY_FIELDS);
-const EVERY_ACTION: readonly KeysOption[] = ["data-dir", "help"];
+const EVERY_ACTION: readonly string[] = Object.keys(SHARED_OPTIONS);
 
 function parseAll(args: string[]) {
   return parseArgs(parsing(args));
@@ -115,9 +144,9 @@ export type KeysArgs =
   | { ok: false; message: string };
 
 /**
- * Parses `skillport keys ACTION ...`. A missing value throws Node's ERR_PARSE_ARGS error
- * (the CLI prints it with the usage); an unknown option, an option of another action or a
- * stray argument is a refusal naming it and the action, with the option probably meant.
+ * Parses `skillport keys ACTION ...`. An unknown option, an option of another action, a
+ * missing value or a stray argument is a refusal naming it and the action, with the option
+ * probably meant or the value it takes.
  */
 export function parseKeysArgs(args: string[]): KeysArgs {
   const [action, ...rest] = args;
@@ -128,37 +157,45 @@ export function parseKeysArgs(args: string[]): KeysArgs {
     };
   }
   const spec = KEYS_ACTIONS[action];
-  const refuse = (problem: string) => ({ ok: false as const, message: `${problem}\nUsage: ${spec.usage}` });
+  const refuse = (problem: string) => ({
+    ok: false as const,
+    message: `${problem}\nUsage: ${usageLine(spec.spec)}`,
+  });
   let parsed: ReturnType<typeof parseAll>;
   try {
     parsed = parseAll(rest);
   } catch (err) {
     const unknown = unknownOptionOf(err, parsing(rest));
-    if (unknown === undefined) throw err;
-    const guess = meantOption(unknown, [...spec.options, ...EVERY_ACTION]);
+    if (unknown === undefined) {
+      const problem = parseProblem(spec.spec, err, parsing(rest));
+      if (problem === undefined) throw err;
+      return refuse(problem);
+    }
+    const guess = meantOption(unknown, [...Object.keys(spec.spec.options), ...EVERY_ACTION]);
     return refuse(`keys ${action} does not take ${unknown}${guess ?? `: ${spec.takes}.`}`);
   }
   const { values, positionals, tokens } = parsed;
   for (const token of tokens) {
     if (token.kind !== "option") continue;
     const option = token.name as KeysOption;
-    if (spec.options.includes(option) || EVERY_ACTION.includes(option)) continue;
+    if (Object.hasOwn(spec.spec.options, option) || EVERY_ACTION.includes(option)) continue;
     const fixed =
       action === "edit" && FIXED_AT_CREATION.includes(option)
         ? `. A key's ${keyFieldsInWords(FIXED_KEY_FIELDS)} cannot be edited: create a new key with the ones you want (skillport keys create), move its clients to it, then revoke this one`
         : "";
     return refuse(`keys ${action} does not take --${option}: ${spec.takes}${fixed}.`);
   }
+  const takesId = spec.spec.argument !== undefined;
   const [id, ...extra] = positionals;
-  const stray = spec.takesId ? extra : positionals;
+  const stray = takesId ? extra : positionals;
   const first = stray[0];
   if (first !== undefined) {
-    const what = spec.takesId ? "one KEY_ID" : "no KEY_ID or other argument";
+    const what = takesId ? "one KEY_ID" : "no KEY_ID or other argument";
     // A stray argument may be a pasted secret: named, but never echoed.
     const shown = looksLikeSecret(first) ? "what looks like a key's secret" : JSON.stringify(first);
     return refuse(`keys ${action} takes ${what}; unexpected: ${shown}.`);
   }
-  return { ok: true, action, id: spec.takesId ? id : undefined, values };
+  return { ok: true, action, id: takesId ? id : undefined, values };
 }
 
 function isKeysAction(action: string | undefined): action is KeysAction {

@@ -12,6 +12,7 @@ import {
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
+import { usageLine } from "./command-spec.js";
 import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
 import { commandStore } from "./store-command.js";
 
@@ -169,7 +170,7 @@ function cliMessage(err: ServiceError): string {
 /** An action missing its KEY_ID (or given a bad value): its usage line. */
 function usageError(action: keyof typeof KEYS_ACTIONS, note = ""): ServiceError {
   return new ServiceError("invalid_request", {
-    message: `Usage: ${KEYS_ACTIONS[action].usage}${note && ` ${note}`}`,
+    message: `Usage: ${usageLine(KEYS_ACTIONS[action].spec)}${note && ` ${note}`}`,
   });
 }
 

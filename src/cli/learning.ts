@@ -3,9 +3,9 @@ import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js"
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
 import { parseCommandArgs } from "./command-options.js";
+import { usageLine } from "./command-spec.js";
+import { LEARNING_FORGET, LEARNING_LIST } from "./commands.js";
 import { commandStore } from "./store-command.js";
-
-const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKILL_ID] [--json]";
 
 /**
  * `skillport learning list|forget`: what discovery learned from an owner's use (README,
@@ -16,21 +16,18 @@ const USAGE = "Usage: skillport learning list|forget --owner OWNER [--skill SKIL
  */
 export async function runLearningCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
-  const { values } = parseCommandArgs(
-    action === "list" || action === "forget" ? `skillport learning ${action}` : "skillport learning",
-    {
-      args: rest,
-      options: {
-        owner: { type: "string" },
-        skill: { type: "string" },
-        json: { type: "boolean", default: false },
-        "data-dir": { type: "string" },
-      },
-    },
-  );
+  // An unknown action is said below with both usages; its options are the same.
+  const spec =
+    action === "forget"
+      ? LEARNING_FORGET
+      : action === "list"
+        ? LEARNING_LIST
+        : { ...LEARNING_LIST, name: "learning" };
+  const { values } = parseCommandArgs(spec, rest);
   const owner = values.owner;
   if ((action !== "list" && action !== "forget") || !owner) {
-    console.error(`${USAGE}\n(each key's owner is in skillport keys list)`);
+    const usage = [LEARNING_LIST, LEARNING_FORGET].map((each) => `Usage: ${usageLine(each)}`).join("\n");
+    console.error(`${usage}\n(each key's owner is in skillport keys list)`);
     return 2;
   }
   const opened = commandStore(`skillport learning ${action}`, values["data-dir"]);

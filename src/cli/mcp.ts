@@ -1,6 +1,7 @@
 import { loadConfig, warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
 import { parseCommandArgs } from "./command-options.js";
+import { MCP } from "./commands.js";
 
 const CREATE_KEY_HINT =
   "Create one with `skillport keys create --name NAME --scope full-access` (in a checkout: `npm run -s cli -- keys create …`) and set it in SKILLPORT_API_KEY.";
@@ -12,10 +13,7 @@ const CREATE_KEY_HINT =
  * `--remote URL` it bridges to a running skillport over REST instead of running skills.
  */
 export async function runMcp(args: string[]): Promise<number> {
-  const { values } = parseCommandArgs("skillport mcp", {
-    args,
-    options: { "data-dir": { type: "string" }, remote: { type: "string" } },
-  });
+  const { values } = parseCommandArgs(MCP, args);
   if (values.remote !== undefined && values["data-dir"] !== undefined) {
     // The bridge opens no store: a data dir given with it would be silently ignored.
     console.error("skillport mcp: give --data-dir or --remote, not both (--remote runs nothing here).");

@@ -9,16 +9,14 @@ import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
 import { storeKindOf } from "../store/store-kinds.js";
 import { parseCommandArgs } from "./command-options.js";
+import { SERVE } from "./commands.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
 /** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
 export async function runServe(args: string[]): Promise<number> {
-  const { values } = parseCommandArgs("skillport serve", {
-    args,
-    options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } },
-  });
+  const { values } = parseCommandArgs(SERVE, args);
   const config = loadConfig({
     ...process.env,
     ...(values.port !== undefined && { SKILLPORT_PORT: values.port }),

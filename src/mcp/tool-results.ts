@@ -80,7 +80,6 @@ const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode,
   execution_not_found: "Use the execution_id a call of this key returned.",
   execution_not_cancellable: "The execution has ended: get_execution has its outcome.",
   insufficient_scope: "This key may only discover skills: running them needs a full-access key.",
-  invalid_api_key: "The key stopped working (revoked or expired): the assistant needs a new one.",
   idempotency_key_reused: "Use a new idempotency key for different arguments.",
   idempotency_in_progress:
     "The first call with this idempotency key is still running: call again once it ends.",
@@ -209,6 +208,20 @@ export function jsonRpcErrorOf(error: ServiceError, toolName?: string): McpError
   return new McpError(code, errorText(shown, toolName), errorBody(shown));
 }
 
+/**
+ * What to do about a refused key, fitting the refusal's own message. "Revoked or expired"
+ * only when the server says the key is unknown, revoked or expired: a malformed key (its
+ * tag, length, a character or its checksum) or two Authorization headers are fixed where
+ * the key is configured, and told it had stopped working its user went looking for a
+ * revocation that never happened. The message says what is wrong; the key is never repeated.
+ */
+function refusedKeyHint(message: string): string {
+  const stoppedWorking = /\b(unknown|revoked|expired)\b/i.test(message) && !/\bmalformed\b/i.test(message);
+  return stoppedWorking
+    ? "The key stopped working (revoked or expired): the assistant needs a new one."
+    : "Fix the key where the assistant's configuration sets it, as the message above says.";
+}
+
 /** An error as an agent reads it: the code and message, where and what was expected, when to retry. */
 function errorText(error: ServiceError, toolName?: string): string {
   const lines = [`${error.code}: ${error.message}`];
@@ -217,7 +230,11 @@ function errorText(error: ServiceError, toolName?: string): string {
     if (error.message !== `${path}: ${message}`) lines.push(`- ${path}: ${message}`);
   }
   const throughExecuteSkill = toolName === "execute_skill" && error.code === "invalid_params";
-  const whatToDo = throughExecuteSkill ? FIX_SKILL_PARAMS : WHAT_TO_DO[error.code];
+  const whatToDo = throughExecuteSkill
+    ? FIX_SKILL_PARAMS
+    : error.code === "invalid_api_key"
+      ? refusedKeyHint(error.message)
+      : WHAT_TO_DO[error.code];
   if (whatToDo) lines.push(whatToDo);
   if (error.executionId !== undefined) {
     lines.push(`To follow it instead: call get_execution with id "${error.executionId}" (and wait_ms).`);

@@ -64,3 +64,76 @@ describe("contract: a mistyped CLI option", () => {
     expect(serve.stderr).not.toContain("skillport keys");
   });
 });
+
+/**
+ * An option missing its value, a flag given one and a stray argument were told in Node's
+ * words (`Option '--name <value>' argument missing`, `... argument is ambiguous`, `This
+ * command does not take positional arguments`); now in skillport's, naming the command,
+ * the option and what value it takes, with exit 2 and nothing on stdout.
+ */
+describe("contract: a CLI option missing its value, or a flag given one", () => {
+  const secret = `sk_live_${"A1b2C3d4E5".repeat(3)}abcdef`;
+  it("is refused with exit 2 naming the command, the option and the value it takes", async () => {
+    const d = ["--data-dir", dataDir];
+    const cases: [string[], string][] = [
+      [
+        ["keys", "create", ...d, "--scope", "full-access", "--name"],
+        "skillport keys create: --name needs a value (the key's name).",
+      ],
+      [
+        ["keys", "create", ...d, "--name", "--scope", "full-access", "--json"],
+        "skillport keys create: --name needs a value (the key's name) before --scope.",
+      ],
+      [
+        ["keys", "create", ...d, "--name", "a", "--scope", "full-access", "--owner", "-team"],
+        'skillport keys create: --owner needs a value (the owner the key\'s records belong to); to give "-team", which starts with a dash, write --owner=-team.',
+      ],
+      [
+        ["keys", "edit", "key_1", ...d, "--limit-minute", "5", "--limit-day"],
+        "skillport keys edit: --limit-day needs a value (the key's requests a day, 1 to 1,000,000,000).",
+      ],
+      [
+        ["keys", "roll", "key_1", ...d, "--grace"],
+        "skillport keys roll: --grace needs a value (how long the old secret keeps working: seconds, or a number with s, m, h or d).",
+      ],
+      [
+        ["keys", "list", ...d, "--json=yes"],
+        "skillport keys list: --json takes no value: give --json alone, or leave it out.",
+      ],
+      [
+        ["serve", ...d, "--port"],
+        "skillport serve: --port needs a value (the port to listen on, such as 8080).",
+      ],
+      [
+        ["mcp", ...d, "--remote"],
+        "skillport mcp: --remote needs a value (the base URL of a running skillport, such as http://127.0.0.1:8080).",
+      ],
+      [
+        ["learning", "list", ...d, "--owner"],
+        "skillport learning list: --owner needs a value (the owner whose learning it is; each key's owner is in skillport keys list).",
+      ],
+      [
+        ["learning", "forget", ...d, "--owner", "a", "--json=1"],
+        "skillport learning forget: --json takes no value: give --json alone, or leave it out.",
+      ],
+      [["serve", ...d, "8080"], 'skillport serve takes no argument, only options; unexpected: "8080".'],
+      [
+        ["learning", "list", ...d, "alice"],
+        'skillport learning list takes no argument, only options; unexpected: "alice".',
+      ],
+      [
+        ["mcp", ...d, secret],
+        "skillport mcp takes no argument, only options; unexpected: what looks like a key's secret.",
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { SKILLPORT_API_KEY: "" });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr.split("\n")[0], args.join(" ")).toBe(message);
+      expect(result.stderr).toMatch(/Usage:/);
+      expect(result.stderr).not.toMatch(/argument missing|ambiguous|positional|does not take an argument/);
+      expect(result.stderr).not.toContain(secret.slice(8));
+      expect(result.stdout).toBe("");
+    }
+  });
+});

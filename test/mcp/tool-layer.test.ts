@@ -18,7 +18,7 @@ import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { warnOfSkillsPastToolCap } from "../../src/mcp/tool-catalog.js";
 import { assignToolNames, toolNameOf, warnOfToolNames } from "../../src/mcp/tool-names.js";
 import { errorResult, outcomeResult } from "../../src/mcp/tool-results.js";
-import { makeCore } from "../core/make-core.js";
+import { type Core, makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
 import { capturedLog } from "../support/captured-log.js";
 import { runningRecord } from "../support/running-record.js";
@@ -115,6 +115,43 @@ describe("what a refusal for a run still going under the idempotency key tells t
       'To follow it instead: call get_execution with id "exec_going" (and wait_ms).',
     );
     expect(result._meta?.["skillport/error"]).toMatchObject({ execution_id: "exec_going" });
+  });
+});
+
+// A remote server's 401 for a malformed key (or two Authorization headers) was followed by
+// "The key stopped working (revoked or expired)", sending its user after a revocation that
+// never happened. The hint now fits the core's own refusal, and never repeats the key.
+describe("what a refused key's result tells the agent to do", () => {
+  const refusalOf = async (secret: string, core: Core) => {
+    const err = await core.skillport.keys.authenticate(secret).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (!(err instanceof ServiceError)) throw new Error("expected the key to be refused");
+    return textOf(errorResult(err, "execute_skill"));
+  };
+  const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+  it("says revoked or expired only when the refusal says so, and the server's reason otherwise", async () => {
+    const core = await makeCore([]);
+    const { key, secret } = await core.createKey();
+    const badChecksum = `${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`;
+    for (const malformed of [badChecksum, `${secret}x`, `sk_nope_${secret.slice(8)}`]) {
+      const text = await refusalOf(malformed, core);
+      expect(text).toMatch(/^invalid_api_key: The API key is malformed: /);
+      expect(text).toContain("Fix the key where the assistant's configuration sets it");
+      expect(text).not.toMatch(/revoked|expired|stopped working/);
+      expect(text).not.toContain(secret.slice(8, 20));
+    }
+    const twoHeaders = new ServiceError("invalid_api_key", {
+      message: "The request has more than one Authorization header: send the API key in one.",
+    });
+    expect(textOf(errorResult(twoHeaders))).not.toContain("revoked or expired");
+    await core.skillport.keys.revoke(key.id);
+    const revoked = await refusalOf(secret, core);
+    expect(revoked).toContain("The API key is unknown, revoked or expired.");
+    expect(revoked).toContain("The key stopped working (revoked or expired): the assistant needs a new one.");
+    await core.cleanup();
   });
 });
 

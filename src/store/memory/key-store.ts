@@ -47,10 +47,10 @@ export class InMemoryKeyStore implements KeyStore {
   /** As the SQL stores' statement (`keyPageSql`): filter, order by the value then the id, continue past `after`. */
   async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
     const nowMs = Date.parse(query.now);
-    const valueOf = (key: ApiKey) => orderValue(query.order, key, nowMs);
+    const placeOf = (key: ApiKey) => orderValue(query.order, key, nowMs);
     const sign = query.descending ? -1 : 1;
     const compare = (a: ApiKey, b: ApiKey) =>
-      sign * (compareText(valueOf(a), valueOf(b)) || compareText(a.id, b.id));
+      sign * (compareText(placeOf(a), placeOf(b)) || compareText(a.id, b.id));
     const after = query.after === undefined ? undefined : this.keys.get(query.after);
     if (query.after !== undefined && !after) return [];
     return [...this.keys.values()]

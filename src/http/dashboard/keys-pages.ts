@@ -81,6 +81,9 @@ interface KeyListPage {
 
 const NO_KEYS: KeyCounts = { active: 0, revoked: 0, expired: 0 };
 const total = (counts: KeyCounts) => counts.active + counts.revoked + counts.expired;
+/** How many keys a status tab holds. */
+const countIn = (counts: KeyCounts, status: StatusFilter) =>
+  status === "all" ? total(counts) : counts[status];
 
 /**
  * The page of keys `query` asks for, read a page at a time from the store with the
@@ -268,8 +271,7 @@ function keyList(
   search: KeySearch,
   statusOf: (key: KeyView) => KeyStatus,
 ): string {
-  const countOf = (status: StatusFilter) => (status === "all" ? total(listed.counts) : listed.counts[status]);
-  const found = total(listed.counts);
+  const countOf = (status: StatusFilter) => countIn(listed.counts, status);
   const shown = listed.keys;
   const term = shownTerm(search, query.q);
   // Tabs keep the search and the order; each says how many keys it would show.
@@ -338,7 +340,7 @@ ${pager(listed, query, search, term)}`
 
 /** What an empty page of the list says: why it holds no key. */
 function emptyPage(listed: KeyListPage, query: ListQuery, search: KeySearch, term: string): SafeHtml {
-  const inTab = query.status === "all" ? total(listed.counts) : listed.counts[query.status];
+  const inTab = countIn(listed.counts, query.status);
   // Past the last key (an old address): the keys are there, from the first page.
   if (inTab > 0) {
     const first = listParams(term, { sort: query.sort, dir: query.dir, status: query.status });
@@ -354,7 +356,7 @@ function emptyPage(listed: KeyListPage, query: ListQuery, search: KeySearch, ter
  * part of a secret) has no further pages: its links would lose it.
  */
 function pager(listed: KeyListPage, query: ListQuery, search: KeySearch, term: string): SafeHtml | "" {
-  const inTab = query.status === "all" ? total(listed.counts) : listed.counts[query.status];
+  const inTab = countIn(listed.counts, query.status);
   if (listed.keys.length === 0 || (listed.previous === null && listed.next === null)) return "";
   const kept = shownTerm(search, query.q) === query.q;
   const shown = html`<span class="muted">${integer(listed.keys.length)} of ${integer(inTab)} keys shown${kept ? "" : html`: this search is not kept in the address, as it may be part of a secret, so it has no other pages; search for more of the key's name, owner or id`}</span>`;

@@ -359,7 +359,7 @@ function pager(listed: KeyListPage, query: ListQuery, search: KeySearch, term: s
   const inTab = countIn(listed.counts, query.status);
   if (listed.keys.length === 0 || (listed.previous === null && listed.next === null)) return "";
   const kept = shownTerm(search, query.q) === query.q;
-  const shown = html`<span class="muted">${integer(listed.keys.length)} of ${integer(inTab)} keys shown${kept ? "" : html`: this search is not kept in the address, as it may be part of a secret, so it has no other pages; search for more of the key's name, owner or id`}</span>`;
+  const shown = html`<span class="muted">${integer(listed.keys.length)} of ${integer(inTab)} keys shown${kept ? "" : html`: this search may be part of a secret, so it is kept out of the page's links and has no other pages; narrow it to find a key`}</span>`;
   const link = (cursor: string | null, rel: "prev" | "next", label: string) =>
     kept &&
     cursor &&

@@ -8,6 +8,8 @@ const ADMIN_TOKEN = "contract-admin-token-0123456789";
 /** More keys than two pages of the list hold (50 a page), a third of them revoked. */
 const PAGED = 130;
 const REVOKED = Math.ceil(PAGED / 3);
+/** Text shaped like part of a secret. */
+const HIDDEN = "sk_test_Zq8Lm3Np";
 
 /** The key list's pages as a browser reads them: rows, links to the pages either side, the counts said. */
 function readList(text: string) {
@@ -51,6 +53,13 @@ describe("the dashboard's key list, a page at a time", () => {
         });
         await store.keys.insert(key);
         created.push({ id: key.id, name: key.name, revoked });
+      }
+      // Keys whose names hold what looks like part of a secret: a search for it is kept
+      // out of the page's address and links.
+      for (let i = 0; i < 55; i++) {
+        await store.keys.insert(
+          makeKey({ name: `hidden ${HIDDEN} ${i}`, createdAt: isoTimestamp(start + i) }),
+        );
       }
       // Keys the search does not find.
       await store.keys.insert(makeKey({ name: "unrelated one" }));
@@ -147,6 +156,22 @@ describe("the dashboard's key list, a page at a time", () => {
         "active",
       ]);
     }
+  });
+
+  it("says a search kept out of the links has no other pages, rather than links that would lose it", async () => {
+    const res = await apiRequest(server().baseUrl, "GET", `/dashboard/keys?q=${HIDDEN}`, {
+      headers: { cookie },
+    });
+    expect(res.status).toBe(200);
+    const page = readList(res.text);
+    expect(page.ids).toHaveLength(50);
+    expect(page.shown).toEqual([50, 55]);
+    expect(page.next).toBeUndefined();
+    expect(res.text).toContain(
+      "may be part of a secret, so it is kept out of the page's links and has no other pages",
+    );
+    // Not shown back in the search box either (the keys' own names show it, as their names).
+    expect(res.text).toContain('name="q" value=""');
   });
 
   it("shows the first page for a cursor it did not give", async () => {

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "../src/cli/keys-args.js";
 import { EDITABLE_KEY_FIELDS, FIXED_KEY_FIELDS, KEY_ATTRIBUTES } from "../src/core/keys/key-fields.js";
 import { CreateKeyInput, EditKeyInput } from "../src/core/keys/key-service.js";
-import { readCreateKeyForm, readEditKeyForm } from "../src/http/dashboard/key-form.js";
+import {
+  editKeyForm,
+  editKeyValues,
+  keyForm,
+  readCreateKeyForm,
+  readEditKeyForm,
+} from "../src/http/dashboard/key-form.js";
+import type { PageContext } from "../src/http/dashboard/layout.js";
 
 /**
  * What a key has and what editing may change is stated once (core/keys/key-fields.ts).
@@ -51,6 +58,21 @@ describe("a key's fields, stated once", () => {
         .filter((field) => created[field] !== undefined)
         .sort(),
     ).toEqual([...KEY_ATTRIBUTES].sort());
+  });
+
+  it("the dashboard's forms show exactly the fields their readers read: every attribute's, or every editable one's", () => {
+    const ctx = { csrf: "token" } as PageContext;
+    const namesIn = (form: unknown) =>
+      [...new Set([...String(form).matchAll(/ name="([^"]+)"/g)].map((m) => m[1]))]
+        .filter((name) => name !== "_csrf")
+        .sort();
+    expect(namesIn(keyForm(ctx, {}, new Map()))).toEqual(Object.keys(readCreateKeyForm({}).values).sort());
+    const key = { id: "key_x", name: "n", plan: "free", limits: { perMinute: 1, perDay: 2 } } as Parameters<
+      typeof editKeyValues
+    >[0];
+    expect(namesIn(editKeyForm(ctx, key, editKeyValues(key), new Map()))).toEqual(
+      Object.keys(readEditKeyForm({}).values).sort(),
+    );
   });
 
   it("each keys action, refusing another's option, names every option it takes (edit: every one it changes)", () => {

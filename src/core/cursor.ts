@@ -1,7 +1,7 @@
 import { ServiceError } from "./errors.js";
 
 /** The listings that page with cursors; a cursor of one is refused by the others. */
-export type Listing = "skills" | "executions";
+export type Listing = "skills" | "executions" | "keys";
 
 /**
  * Opaque pagination cursors: base64url JSON, so clients cannot depend on their contents.
@@ -28,7 +28,12 @@ export function decodeCursor<K extends string>(
   } catch {
     // fall through: any undecodable cursor is the caller's mistake
   }
-  throw new ServiceError("invalid_request", {
+  throw invalidCursor();
+}
+
+/** The refusal of a cursor that is not one this API returned for the listing. */
+export function invalidCursor(): ServiceError {
+  return new ServiceError("invalid_request", {
     message: "cursor: not a cursor this API returned for this listing",
     details: [{ path: "cursor", message: "not a cursor this API returned for this listing" }],
   });

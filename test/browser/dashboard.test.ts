@@ -1,5 +1,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isoTimestamp } from "../../src/core/clock.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import {
   apiRequest,
   awayFromMinuteBoundary,
@@ -11,6 +13,7 @@ import {
   startServer,
   type TestServer,
 } from "../contract/harness.js";
+import { makeKey } from "../store/contract/fixtures.js";
 import { launchBrowser, screenshot, skipBrowserTests } from "./browser.js";
 
 const SIGN_IN_LINK = /http:\/\/\S+\/dashboard\/sign-in\?token=[A-Za-z0-9]+/g;
@@ -578,6 +581,67 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(new URL(page.url()).searchParams.get("status")).toBeNull();
     expect(await revokedRow.count()).toBe(1);
     await screenshot(page, "24-keys-status-tabs");
+  });
+
+  it("pages a long key list with links that keep the search, the tab and the order", async () => {
+    // More keys than a page holds (50), written straight to the server's store: fast.
+    const store = openSqliteStore({ dataDir: server.dataDir });
+    try {
+      const start = Date.now() - 60_000;
+      for (let i = 0; i < 60; i++) {
+        await store.keys.insert(
+          makeKey({
+            name: `bulk ${String(i).padStart(2, "0")}`,
+            createdAt: isoTimestamp(start + i * 100),
+            revokedAt: i % 4 === 0 ? isoTimestamp(start) : null,
+          }),
+        );
+      }
+    } finally {
+      await store.close();
+    }
+    const names = () => page.locator("#keys-table tbody a.strong").allTextContents();
+    const pages = page.getByRole("navigation", { name: "Key list pages" });
+    await visit("/dashboard/keys");
+    await page.getByLabel("Search keys").fill("bulk");
+    await page.getByRole("button", { name: "Search" }).click();
+    const first = await names();
+    expect(first).toHaveLength(50);
+    expect(first[0]).toBe("bulk 59");
+    expect(await pages.textContent()).toContain("50 of 60 keys shown");
+    expect(await pages.getByRole("link", { name: /Newer keys/ }).count()).toBe(0);
+
+    await pages.getByRole("link", { name: /Older keys/ }).click();
+    expect(new URL(page.url()).searchParams.get("q")).toBe("bulk");
+    const second = await names();
+    expect(second).toEqual([
+      "bulk 09",
+      "bulk 08",
+      "bulk 07",
+      "bulk 06",
+      "bulk 05",
+      "bulk 04",
+      "bulk 03",
+      "bulk 02",
+      "bulk 01",
+      "bulk 00",
+    ]);
+    expect(await pages.getByRole("link", { name: /Older keys/ }).count()).toBe(0);
+    await screenshot(page, "25-keys-second-page");
+    await pages.getByRole("link", { name: /Newer keys/ }).click();
+    expect(await names()).toEqual(first);
+
+    // The active tab, by name: 45 keys, one page; a page of 50 holds them all.
+    await page
+      .getByRole("navigation", { name: "Key status" })
+      .getByRole("link", { name: /^Active/ })
+      .click();
+    await page.locator("#keys-table thead").getByRole("link", { name: /Name/ }).click();
+    const active = await names();
+    expect(active).toHaveLength(45);
+    expect(active).toEqual([...active].sort());
+    expect(await pages.count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get("q")).toBe("bulk");
   });
 
   // Left open in session 26 (audit 21 dashboard #11b): a form posted after the session

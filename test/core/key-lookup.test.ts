@@ -25,9 +25,13 @@ function recordingStore(): KeyStore & { lookups: string[]; keys: Map<string, Api
       lookups.push(`id:${id}`);
       return [...keys.values()].find((k) => k.id === id);
     },
-    async list() {
+    async listPage() {
       lookups.push("list");
       return [...keys.values()];
+    },
+    async countByStatus() {
+      lookups.push("count");
+      return { active: 0, revoked: 0, expired: 0 };
     },
     async revoke() {
       return false;

@@ -18,6 +18,8 @@ import {
   keyFieldsInWords,
 } from "./key-fields.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
+import type { KeyCounts, KeySearchFilter } from "./key-listing.js";
+import { type KeyListing, pageOfKeys } from "./key-page.js";
 import {
   generateSecret,
   hashSecret,
@@ -172,6 +174,11 @@ export type RollKeyInput = z.input<typeof RollKeyInput>;
 /** What a new key takes from its creator: everything but the secret and the timestamps. */
 type KeyAttributes = Pick<ApiKey, KeyAttribute>;
 
+/** Every key, newest first: the order of `list`. */
+const NEWEST_FIRST = { search: { kind: "all" }, order: "created", descending: true } as const;
+/** The keys `list` reads from the store at a time. */
+const LIST_PAGE_SIZE = 500;
+
 /** A key as listings show it: no hash, the secret reduced to a prefix and its last four characters. */
 export type KeyView = Omit<ApiKey, "hash">;
 
@@ -281,8 +288,38 @@ export class KeyService {
     return toKeyView(await this.findOrThrow(id));
   }
 
+  /**
+   * One page of a key listing (`pageOfKeys`), its status judged at the clock's now; a
+   * cursor that is not one this returned is refused.
+   */
+  async page(
+    listing: Omit<KeyListing, "now">,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ keys: KeyView[]; previous: string | null; next: string | null }> {
+    const now = isoTimestamp(this.clock.now());
+    const page = await pageOfKeys(this.keys, { ...listing, now }, limit, cursor);
+    return { ...page, keys: page.keys.map(toKeyView) };
+  }
+
+  /** How many keys a search finds of each status, now. */
+  async counts(search: KeySearchFilter): Promise<KeyCounts> {
+    return this.keys.countByStatus(search, isoTimestamp(this.clock.now()));
+  }
+
+  /**
+   * Every key, newest first, read from the store a page at a time (a listing that must
+   * not stop short, as `keys list` must not).
+   */
   async list(): Promise<KeyView[]> {
-    return (await this.keys.list()).map(toKeyView);
+    const all: KeyView[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.page(NEWEST_FIRST, LIST_PAGE_SIZE, cursor);
+      all.push(...page.keys);
+      cursor = page.next ?? undefined;
+    } while (cursor !== undefined);
+    return all;
   }
 
   /** Revokes a key; it is refused from the next request on, by every process sharing the store. */

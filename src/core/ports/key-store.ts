@@ -1,14 +1,35 @@
 // The API keys: who may call, with which plan and limits.
 
-import type { ApiKey } from "../keys/api-key.js";
+import type { ApiKey, KeyStatus } from "../keys/api-key.js";
 import type { EditableKeyField } from "../keys/key-fields.js";
+import type { KeyCounts, KeyOrder, KeySearchFilter } from "../keys/key-listing.js";
+
+/** One page of a key listing (see `KeyStore.listPage`). */
+export interface KeyPageQuery {
+  search: KeySearchFilter;
+  /** Only keys of this status at `now`. */
+  status?: KeyStatus;
+  order: KeyOrder;
+  descending: boolean;
+  /** Continue past the key with this id, in this order; a page with none is the first. */
+  after?: string;
+  limit: number;
+  /** ISO 8601 UTC: the time keys' statuses are judged at (`keyStatus`). */
+  now: string;
+}
 
 export interface KeyStore {
   insert(key: ApiKey): Promise<void>;
   findByHash(hash: string): Promise<ApiKey | undefined>;
   findById(id: string): Promise<ApiKey | undefined>;
-  /** All keys, newest first. */
-  list(): Promise<ApiKey[]>;
+  /**
+   * Up to `limit` keys of the search (and status), in the order asked for, keys equal in
+   * it by id in the same direction; after the key `after` names, whatever its status or
+   * whether the search finds it. An `after` no key has gives none.
+   */
+  listPage(query: KeyPageQuery): Promise<ApiKey[]>;
+  /** How many keys of the search each status has at `now` (ISO 8601 UTC). */
+  countByStatus(search: KeySearchFilter, now: string): Promise<KeyCounts>;
   /** Sets `revokedAt` unless already revoked; false when no such key. */
   revoke(id: string, revokedAt: string): Promise<boolean>;
   /**

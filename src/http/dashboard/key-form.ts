@@ -1,38 +1,56 @@
 import type { ServiceError } from "../../core/errors.js";
 import { ENVIRONMENTS, PLANS, SCOPES } from "../../core/keys/api-key.js";
+import {
+  EDITABLE_KEY_FIELDS,
+  type EditableKeyField,
+  KEY_ATTRIBUTES,
+  type KeyAttribute,
+} from "../../core/keys/key-fields.js";
 import type { CreateKeyInput, EditKeyInput, KeyView } from "../../core/keys/key-service.js";
 import { PLAN_LIMITS } from "../../core/limits/plans.js";
 import { integer } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { csrfField, type PageContext } from "./layout.js";
 
+/**
+ * The form fields each of a key's attributes is typed in, by the core's error path each
+ * takes (an attribute's own path goes to its first field). The forms' fields are built
+ * from this and the core's lists (`KEY_ATTRIBUTES`, `EDITABLE_KEY_FIELDS`): an attribute
+ * added to the core fails to compile here until the form has a field for it.
+ */
+const FORM_FIELDS_OF = {
+  name: { name: "name" },
+  scope: { scope: "scope" },
+  plan: { plan: "plan" },
+  limits: { "limits.perMinute": "limit_minute", "limits.perDay": "limit_day" },
+  environment: { environment: "environment" },
+  owner: { owner: "owner" },
+  expiresAt: { expiresAt: "expires_on" },
+} as const satisfies Record<KeyAttribute, Record<string, string>>;
+
+/** The form fields of some attributes (of each in a union). */
+type FormFieldOf<A extends KeyAttribute> = A extends KeyAttribute
+  ? (typeof FORM_FIELDS_OF)[A][keyof (typeof FORM_FIELDS_OF)[A]]
+  : never;
+
 /** The create form's fields, as typed (kept to show the form again after an error). */
-export interface CreateKeyForm {
-  name: string;
-  scope: string;
-  plan: string;
-  limit_minute: string;
-  limit_day: string;
-  environment: string;
-  owner: string;
-  expires_on: string;
+export type CreateKeyForm = Record<FormFieldOf<KeyAttribute>, string>;
+
+/** The edit form's fields, as typed: what editing a key may change. */
+export type EditKeyForm = Record<FormFieldOf<EditableKeyField>, string>;
+
+function formFieldsOf<A extends KeyAttribute>(attributes: readonly A[]): FormFieldOf<A>[] {
+  return attributes.flatMap((attribute) => Object.values(FORM_FIELDS_OF[attribute]) as FormFieldOf<A>[]);
 }
 
 /** Where each of the core's error paths shows on the form. */
-const FIELD_OF_PATH: Record<string, keyof CreateKeyForm> = {
-  name: "name",
-  scope: "scope",
-  plan: "plan",
-  limits: "limit_minute",
-  "limits.perMinute": "limit_minute",
-  "limits.perDay": "limit_day",
-  environment: "environment",
-  owner: "owner",
-  expiresAt: "expires_on",
-};
-
-/** The edit form's fields, as typed: what editing a key may change. */
-export type EditKeyForm = Pick<CreateKeyForm, "name" | "plan" | "limit_minute" | "limit_day">;
+const FIELD_OF_PATH: Record<string, keyof CreateKeyForm> = Object.fromEntries(
+  KEY_ATTRIBUTES.flatMap((attribute) => {
+    const byPath: Record<string, keyof CreateKeyForm> = FORM_FIELDS_OF[attribute];
+    const first = Object.values(byPath)[0];
+    return [...(first ? [[attribute, first] as const] : []), ...Object.entries(byPath)];
+  }),
+);
 
 /** What reading a posted key form gives: the fields as typed, the core's input, and its errors by field. */
 interface ReadKeyForm<Values, Input> {
@@ -41,22 +59,8 @@ interface ReadKeyForm<Values, Input> {
   errorsOf(err: ServiceError): Map<string, string>;
 }
 
-const CREATE_FIELDS = [
-  "name",
-  "scope",
-  "plan",
-  "limit_minute",
-  "limit_day",
-  "environment",
-  "owner",
-  "expires_on",
-] as const satisfies readonly (keyof CreateKeyForm)[];
-const EDIT_FIELDS = [
-  "name",
-  "plan",
-  "limit_minute",
-  "limit_day",
-] as const satisfies readonly (keyof EditKeyForm)[];
+const CREATE_FIELDS = formFieldsOf(KEY_ATTRIBUTES);
+const EDIT_FIELDS = formFieldsOf(EDITABLE_KEY_FIELDS);
 
 /** The posted fields of a form, trimmed; a missing or repeated field is "". */
 function readFields<K extends string>(body: unknown, names: readonly K[]): Record<K, string> {
@@ -148,17 +152,26 @@ export function editKeyValues(key: KeyView): EditKeyForm {
   };
 }
 
-/** The forms' fields in the order a page shows them, for the first refused one. */
-const FIELD_ORDER: readonly (keyof CreateKeyForm)[] = [
+/**
+ * The attributes in the order the forms show them (the edit form those it may change):
+ * the plan and the environment share a row of the grid, the limits take the next.
+ */
+const FORM_ORDER = [
   "name",
   "scope",
   "plan",
   "environment",
-  "limit_minute",
-  "limit_day",
+  "limits",
   "owner",
-  "expires_on",
-];
+  "expiresAt",
+] as const satisfies readonly KeyAttribute[];
+// An attribute the forms do not place is a compile error here, not a field left out.
+const everyAttributePlaced: Exclude<KeyAttribute, (typeof FORM_ORDER)[number]> extends never ? true : never =
+  true;
+void everyAttributePlaced;
+
+/** The forms' fields in the order a page shows them, for the first refused one. */
+const FIELD_ORDER: readonly (keyof CreateKeyForm)[] = formFieldsOf(FORM_ORDER);
 
 /**
  * A field's error message and the attributes tying it to its input, when it has one. A
@@ -226,24 +239,20 @@ function planFields(
   };
 }
 
-/** The create form: every field labelled, errors tied to their fields for screen readers. */
-export function keyForm(
-  ctx: PageContext,
+/** Each attribute's fields, as both forms show them: every field labelled, errors tied to their fields for screen readers. */
+function attributeFields(
   values: Partial<CreateKeyForm>,
   errors: Map<string, string>,
-): SafeHtml {
+): Record<KeyAttribute, SafeHtml> {
   const { error, invalid } = fieldErrors(errors);
   const scope = values.scope || "read-only";
   // The radios share one error: the chosen one takes the focus (and the error) when it is first.
   const scopeAttributes = invalid("scope");
   const environment = values.environment || "production";
   const { plan, limits } = planFields(values, errors);
-
-  return html`<form method="post" action="/dashboard/keys" class="panel form-grid" novalidate>
-  ${csrfField(ctx)}
-  ${refusalAlert(errors, "The key was not created")}
-  ${nameField(values, errors)}
-  <fieldset class="field span-2">
+  return {
+    name: nameField(values, errors),
+    scope: html`<fieldset class="field span-2">
     <legend>Scope</legend>
     <div class="choice-row">
     ${SCOPES.map(
@@ -254,26 +263,51 @@ export function keyForm(
     )}
     </div>
     ${error("scope")}
-  </fieldset>
-  ${plan}
-  <div class="field">
+  </fieldset>`,
+    plan,
+    environment: html`<div class="field">
     <label for="environment">Environment</label>
     <select id="environment" name="environment"${invalid("environment")}>${ENVIRONMENTS.map((e) => option(e, environment))}</select>
     ${error("environment")}
-  </div>
-  ${limits}
-  <div class="field">
+  </div>`,
+    limits,
+    owner: html`<div class="field">
     <label for="owner">Owner</label>
     <input id="owner" name="owner" value="${values.owner ?? ""}" placeholder="default" maxlength="64"${invalid("owner", "owner-hint")}>
     <p class="hint" id="owner-hint">A tenant label: keys of one owner share execution records.</p>
     ${error("owner")}
-  </div>
-  <div class="field">
+  </div>`,
+    expiresAt: html`<div class="field">
     <label for="expires_on">Expires on <small class="muted">(optional)</small></label>
     <input id="expires_on" name="expires_on" type="date" value="${values.expires_on ?? ""}"${invalid("expires_on", "expires-hint")}>
     <p class="hint" id="expires-hint">The key works through that day and stops at its end (23:59:59 UTC).</p>
     ${error("expires_on")}
-  </div>
+  </div>`,
+  };
+}
+
+/** The fields of `attributes`, in the forms' order. */
+function fieldsInOrder(
+  attributes: readonly KeyAttribute[],
+  values: Partial<CreateKeyForm>,
+  errors: Map<string, string>,
+): SafeHtml[] {
+  const fields = attributeFields(values, errors);
+  return FORM_ORDER.filter((attribute) => attributes.includes(attribute)).map(
+    (attribute) => fields[attribute],
+  );
+}
+
+/** The create form: a field for every attribute a key is given. */
+export function keyForm(
+  ctx: PageContext,
+  values: Partial<CreateKeyForm>,
+  errors: Map<string, string>,
+): SafeHtml {
+  return html`<form method="post" action="/dashboard/keys" class="panel form-grid" novalidate>
+  ${csrfField(ctx)}
+  ${refusalAlert(errors, "The key was not created")}
+  ${fieldsInOrder(KEY_ATTRIBUTES, values, errors)}
   <div class="inline-actions span-2">
     <button type="submit" class="button button-primary">Create key</button>
     <a class="button button-quiet" href="/dashboard/keys">Cancel</a>
@@ -291,13 +325,10 @@ export function editKeyForm(
   values: Partial<EditKeyForm>,
   errors: Map<string, string>,
 ): SafeHtml {
-  const { plan, limits } = planFields(values, errors);
   return html`<form method="post" action="/dashboard/keys/${key.id}/edit" class="panel form-grid" novalidate>
   ${csrfField(ctx)}
   ${refusalAlert(errors, "The key was not changed")}
-  ${nameField(values, errors)}
-  ${plan}
-  ${limits}
+  ${fieldsInOrder(EDITABLE_KEY_FIELDS, values, errors)}
   <div class="inline-actions span-2">
     <button type="submit" class="button button-primary">Save changes</button>
     <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>

@@ -1,4 +1,4 @@
-import type { KeyView } from "../../core/keys/key-service.js";
+import type { KeySearchFilter } from "../../core/keys/key-listing.js";
 import { holdsSecretRun, secretIn } from "../../core/keys/secret.js";
 
 /**
@@ -31,21 +31,20 @@ export function keySearch(term: string): KeySearch {
   return { kind: "text", needle: term.toLowerCase(), shown: partOfSecret ? undefined : term };
 }
 
-/** The keys a masked or text search finds (every key for no search). */
-export function keysFound(all: KeyView[], search: KeySearch): KeyView[] {
+/**
+ * What the store is asked for a search: `undefined` for a secret, whose key (when it has
+ * one) is found by its hash and never by a listing.
+ */
+export function storeSearchOf(search: KeySearch): KeySearchFilter | undefined {
   switch (search.kind) {
     case "all":
-      return all;
+      return { kind: "all" };
     case "secret":
-      return [];
+      return undefined;
     case "masked":
-      return all.filter((key) => key.prefix === search.prefix && key.last4 === search.last4);
+      return { kind: "masked", prefix: search.prefix, last4: search.last4 };
     case "text":
-      return all.filter((key) =>
-        [key.name, key.id, key.owner, key.prefix, key.last4, key.environment, key.plan, key.scope].some(
-          (field) => field.toLowerCase().includes(search.needle),
-        ),
-      );
+      return { kind: "text", text: search.needle };
   }
 }
 

@@ -3,8 +3,9 @@ import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import type { KeyStatus } from "../../core/keys/api-key.js";
 import { KEY_ATTRIBUTES, keyFieldsInWords } from "../../core/keys/key-fields.js";
-import { type KeyView, limitsNote } from "../../core/keys/key-service.js";
-import { badge, time } from "./format.js";
+import { KEY_ORDERS, type KeyCounts } from "../../core/keys/key-listing.js";
+import { type KeyService, type KeyView, limitsNote } from "../../core/keys/key-service.js";
+import { badge, integer, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { keyDetail } from "./key-detail.js";
 import {
@@ -16,7 +17,7 @@ import {
   readCreateKeyForm,
   readEditKeyForm,
 } from "./key-form.js";
-import { type KeySearch, keySearch, keysFound, shownTerm } from "./key-search.js";
+import { type KeySearch, keySearch, shownTerm, storeSearchOf } from "./key-search.js";
 import { csrfField, type PageContext, page } from "./layout.js";
 import { PageError } from "./page-error.js";
 import type { Dashboard } from "./plugin.js";
@@ -28,15 +29,8 @@ import { parseRange } from "./usage-page.js";
 type IdParams = { Params: { id: string } };
 type KeyDetailRequest = IdParams & { Querystring: { edited?: string } };
 
-/** Columns the key list sorts by, and how. */
-const SORTS: Record<string, (key: KeyView, statusOf: (key: KeyView) => KeyStatus) => string> = {
-  name: (key) => key.name.toLowerCase(),
-  created: (key) => key.createdAt,
-  last_used: (key) => key.lastUsedAt ?? "",
-  status: (key, statusOf) => statusOf(key),
-  scope: (key) => key.scope,
-  plan: (key) => key.plan,
-};
+/** Keys on one page of the key list. */
+const KEYS_PER_PAGE = 50;
 
 /** Longest key search: a key's name has at most 100 characters, its other fields fewer. */
 const KEY_SEARCH_MAX = 200;
@@ -50,23 +44,71 @@ type StatusFilter = (typeof STATUS_FILTERS)[number];
 
 const ListQuery = z.object({
   q: searchTerm(KEY_SEARCH_MAX),
-  sort: z.enum(Object.keys(SORTS) as [string, ...string[]]).catch("created"),
+  sort: z.enum(KEY_ORDERS).catch("created"),
   dir: z.enum(["asc", "desc"]).catch("desc"),
   status: z.enum(STATUS_FILTERS).catch("all"),
+  // Where the page starts (a cursor of `KeyService.page`); the first page without one.
+  cursor: z.string().max(1000).optional().catch(undefined),
 });
 type ListQuery = z.output<typeof ListQuery>;
 
-/** The key list's address parameters: `term` (never a secret: see `shownTerm`), the order and the status shown. */
+/**
+ * The key list's address parameters: `term` (never a secret: see `shownTerm`), the order,
+ * the status shown and, past the first page, where the page starts.
+ */
 function listParams(
   term: string,
-  view: { sort: string; dir: string; status: StatusFilter },
+  view: { sort: string; dir: string; status: StatusFilter; cursor?: string },
 ): URLSearchParams {
   return new URLSearchParams({
     ...(term && { q: term }),
     sort: view.sort,
     dir: view.dir,
     ...(view.status !== "all" && { status: view.status }),
+    ...(view.cursor && { cursor: view.cursor }),
   });
+}
+
+/** What one page of the key list shows: its keys, the cursors either side, and the counts of its search. */
+interface KeyListPage {
+  keys: KeyView[];
+  previous: string | null;
+  next: string | null;
+  counts: KeyCounts;
+  /** Whether there is any key at all, searched for or not. */
+  anyKey: boolean;
+}
+
+const NO_KEYS: KeyCounts = { active: 0, revoked: 0, expired: 0 };
+const total = (counts: KeyCounts) => counts.active + counts.revoked + counts.expired;
+/** How many keys a status tab holds. */
+const countIn = (counts: KeyCounts, status: StatusFilter) =>
+  status === "all" ? total(counts) : counts[status];
+
+/**
+ * The page of keys `query` asks for, read a page at a time from the store with the
+ * search, the status and the order applied there. A cursor this list did not give (an
+ * edited address) is the first page: the list answers whatever its address holds.
+ */
+async function readKeyListPage(keys: KeyService, query: ListQuery, search: KeySearch): Promise<KeyListPage> {
+  const storeSearch = storeSearchOf(search);
+  const counts = storeSearch ? await keys.counts(storeSearch) : NO_KEYS;
+  const anyKey =
+    total(counts) > 0 || (search.kind !== "all" && total(await keys.counts({ kind: "all" })) > 0);
+  if (!storeSearch) return { keys: [], previous: null, next: null, counts, anyKey };
+  const listing = {
+    search: storeSearch,
+    ...(query.status !== "all" && { status: query.status }),
+    order: query.sort,
+    descending: query.dir === "desc",
+  };
+  const page = await keys.page(listing, KEYS_PER_PAGE, query.cursor).catch((err: unknown) => {
+    if (query.cursor !== undefined && err instanceof ServiceError && err.code === "invalid_request") {
+      return keys.page(listing, KEYS_PER_PAGE);
+    }
+    throw err;
+  });
+  return { ...page, counts, anyKey };
 }
 
 /** Grace periods offered when rolling a key, in seconds. */
@@ -106,10 +148,10 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
       const owner = await keys.findBySecret(search.secret);
       if (owner) return reply.redirect(`/dashboard/keys/${encodeURIComponent(owner.id)}`, 303);
     }
-    const all = await keys.list();
+    const listed = await readKeyListPage(keys, query, search);
     return dashboard.send(
       reply,
-      keyList(dashboard.context(request), all, query, search, (key) => keys.statusOf(key)),
+      keyList(dashboard.context(request), listed, query, search, (key) => keys.statusOf(key)),
     );
   };
 
@@ -224,15 +266,13 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
 
 function keyList(
   ctx: PageContext,
-  all: KeyView[],
+  listed: KeyListPage,
   query: ListQuery,
   search: KeySearch,
   statusOf: (key: KeyView) => KeyStatus,
 ): string {
-  const found = keysFound(all, search);
-  const countOf = (status: StatusFilter) =>
-    status === "all" ? found.length : found.filter((key) => statusOf(key) === status).length;
-  const shown = query.status === "all" ? found : found.filter((key) => statusOf(key) === query.status);
+  const countOf = (status: StatusFilter) => countIn(listed.counts, status);
+  const shown = listed.keys;
   const term = shownTerm(search, query.q);
   // Tabs keep the search and the order; each says how many keys it would show.
   const statusTabs = html`<nav class="tabs" aria-label="Key status">${STATUS_FILTERS.map((status) => {
@@ -240,13 +280,6 @@ function keyList(
     const label = status === "all" ? "All" : `${status[0]?.toUpperCase()}${status.slice(1)}`;
     return html`<a href="/dashboard/keys?${params.toString()}" data-status="${status}"${status === query.status ? html` aria-current="true"` : ""}>${label} <span class="muted">${countOf(status)}</span></a>`;
   })}</nav>`;
-  const sortKey = SORTS[query.sort] ?? SORTS.created;
-  if (sortKey) {
-    shown.sort(
-      (a, b) => sortKey(a, statusOf).localeCompare(sortKey(b, statusOf)) || a.id.localeCompare(b.id),
-    );
-    if (query.dir === "desc") shown.reverse();
-  }
   const header = (column: string, label: string, extra = "") => {
     const active = query.sort === column;
     const dir = active && query.dir === "asc" ? "desc" : "asc";
@@ -282,15 +315,16 @@ function keyList(
   <button type="submit" class="button">Search</button>
   ${search.kind !== "all" && html`<a class="button button-quiet" href="/dashboard/keys">Clear</a>`}
 </form>
-${all.length > 0 && statusTabs}
+${listed.anyKey && statusTabs}
 ${
-  all.length === 0
+  !listed.anyKey
     ? emptyKeys()
     : html`<div class="table-wrap panel flush"><table class="table" id="keys-table">
 <caption class="visually-hidden">API keys, ${shown.length} shown</caption>
 <thead><tr>${header("name", "Name")}<th scope="col">Key</th>${header("scope", "Scope", "hide-narrow")}${header("plan", "Plan", "hide-narrow")}${header("created", "Created", "hide-medium")}${header("last_used", "Last used", "hide-narrow")}${header("status", "Status")}</tr></thead>
-<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">${found.length > 0 ? html`No ${query.status} key${term && html` matches “${term}”`}.` : noMatch(search, term)}</td></tr>`}</tbody>
-</table></div>`
+<tbody>${rows.length > 0 ? rows : html`<tr><td colspan="7" class="muted center">${emptyPage(listed, query, search, term)}</td></tr>`}</tbody>
+</table></div>
+${pager(listed, query, search, term)}`
 }`;
   return page(
     ctx,
@@ -302,6 +336,42 @@ ${
     },
     body,
   );
+}
+
+/** What an empty page of the list says: why it holds no key. */
+function emptyPage(listed: KeyListPage, query: ListQuery, search: KeySearch, term: string): SafeHtml {
+  const inTab = countIn(listed.counts, query.status);
+  // Past the last key (an old address): the keys are there, from the first page.
+  if (inTab > 0) {
+    const first = listParams(term, { sort: query.sort, dir: query.dir, status: query.status });
+    return html`No keys past this point. <a href="/dashboard/keys?${first.toString()}">Go to the first page</a>.`;
+  }
+  if (total(listed.counts) > 0) return html`No ${query.status} key${term && html` matches “${term}”`}.`;
+  return noMatch(search, term);
+}
+
+/**
+ * How many of the tab's keys the page shows, and links to the pages either side, which
+ * keep the search, the tab and the order. A search the address cannot hold (it may be
+ * part of a secret) has no further pages: its links would lose it.
+ */
+function pager(listed: KeyListPage, query: ListQuery, search: KeySearch, term: string): SafeHtml | "" {
+  const inTab = countIn(listed.counts, query.status);
+  if (listed.keys.length === 0 || (listed.previous === null && listed.next === null)) return "";
+  const kept = shownTerm(search, query.q) === query.q;
+  const shown = html`<span class="muted">${integer(listed.keys.length)} of ${integer(inTab)} keys shown${kept ? "" : html`: this search may be part of a secret, so it is kept out of the page's links and has no other pages; narrow it to find a key`}</span>`;
+  const link = (cursor: string | null, rel: "prev" | "next", label: string) =>
+    kept &&
+    cursor &&
+    html`<a class="button" rel="${rel}" href="/dashboard/keys?${listParams(term, { ...query, cursor }).toString()}">${label}</a>`;
+  // Newest first, the page before holds newer keys; oldest first, older ones.
+  const [before, after] =
+    query.sort !== "created"
+      ? ["← Previous page", "Next page →"]
+      : query.dir === "desc"
+        ? ["← Newer keys", "Older keys →"]
+        : ["← Older keys", "Newer keys →"];
+  return html`<nav class="pager" aria-label="Key list pages">${shown}${link(listed.previous, "prev", before)}${link(listed.next, "next", after)}</nav>`;
 }
 
 function noMatch(search: KeySearch, term: string): SafeHtml {

@@ -10,12 +10,13 @@ export function registerOverviewPage(app: FastifyInstance, dashboard: Dashboard)
   const { keys, usage, queries, registry } = dashboard.skillport;
 
   app.get("/", async (request, reply) => {
-    const [allKeys, day, recent] = await Promise.all([
-      keys.list(),
+    const [keyCounts, day, recent] = await Promise.all([
+      keys.counts({ kind: "all" }),
       usage.series("day"),
       queries.listAll({ limit: 6 }),
     ]);
-    const active = allKeys.filter((key) => keys.statusOf(key) === "active").length;
+    const { active } = keyCounts;
+    const anyKey = active + keyCounts.revoked + keyCounts.expired > 0;
     const stat = (label: string, value: string, href: string, name: string) =>
       html`<li class="stat" data-stat="${name}"><a href="${href}"><span class="stat-value">${value}</span><span class="stat-label">${label}</span></a></li>`;
     const gettingStarted = html`<section class="panel getting-started">
@@ -44,7 +45,7 @@ export function registerOverviewPage(app: FastifyInstance, dashboard: Dashboard)
   ${stat("refused (revoked/expired key), last 24 h", integer(day.totals.refused), "/dashboard/usage?range=day", "refused")}
   ${stat("skills", integer(registry.size), "/dashboard/skills", "skills")}
 </ul>
-${allKeys.length === 0 && gettingStarted}
+${!anyKey && gettingStarted}
 <section class="panel">${usageChart(day, "Requests per hour, last 24 hours")}</section>
 <section class="panel">
   <div class="panel-head"><h2>Recent executions</h2><a href="/dashboard/executions">All executions →</a></div>

@@ -1,6 +1,13 @@
 import type { Clock } from "../../core/clock.js";
-import type { ApiKey } from "../../core/keys/api-key.js";
-import type { KeyStore } from "../../core/ports.js";
+import { type ApiKey, KEY_STATUSES, type KeyStatus, keyStatus } from "../../core/keys/api-key.js";
+import {
+  KEY_SEARCH_FIELDS,
+  type KeyCounts,
+  type KeyOrder,
+  type KeySearchFilter,
+  nameOrderValue,
+} from "../../core/keys/key-listing.js";
+import type { KeyPageQuery, KeyStore } from "../../core/ports.js";
 import { MarkUsedThrottle } from "../mark-used-throttle.js";
 import { compareText } from "./text-order.js";
 
@@ -37,11 +44,30 @@ export class InMemoryKeyStore implements KeyStore {
     return key && structuredClone(key);
   }
 
-  /** Newest first; of two created at once, the greater id first (`order by created_at desc, id desc`). */
-  async list(): Promise<ApiKey[]> {
+  /** As the SQL stores' statement (`keyPageSql`): filter, order by the value then the id, continue past `after`. */
+  async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
+    const nowMs = Date.parse(query.now);
+    const placeOf = (key: ApiKey) => orderValue(query.order, key, nowMs);
+    const sign = query.descending ? -1 : 1;
+    const compare = (a: ApiKey, b: ApiKey) =>
+      sign * (compareText(placeOf(a), placeOf(b)) || compareText(a.id, b.id));
+    const after = query.after === undefined ? undefined : this.keys.get(query.after);
+    if (query.after !== undefined && !after) return [];
     return [...this.keys.values()]
-      .sort((a, b) => compareText(b.createdAt, a.createdAt) || compareText(b.id, a.id))
+      .filter((key) => found(key, query.search))
+      .filter((key) => query.status === undefined || keyStatus(key, nowMs) === query.status)
+      .filter((key) => !after || compare(key, after) > 0)
+      .sort(compare)
+      .slice(0, query.limit)
       .map((key) => structuredClone(key));
+  }
+
+  async countByStatus(search: KeySearchFilter, now: string): Promise<KeyCounts> {
+    const counts = Object.fromEntries(KEY_STATUSES.map((status) => [status, 0])) as KeyCounts;
+    for (const key of this.keys.values()) {
+      if (found(key, search)) counts[keyStatus(key, Date.parse(now))]++;
+    }
+    return counts;
   }
 
   /** A second revocation keeps the first time, and still answers true: the key exists. */
@@ -89,5 +115,35 @@ export class InMemoryKeyStore implements KeyStore {
   private withHash(hash: string): ApiKey | undefined {
     for (const key of this.keys.values()) if (key.hash === hash) return key;
     return undefined;
+  }
+}
+
+/** What a key is ordered by in `order`, as text compared by code point (as the SQL stores do). */
+function orderValue(order: KeyOrder, key: ApiKey, nowMs: number): string {
+  switch (order) {
+    case "created":
+      return key.createdAt;
+    case "name":
+      return nameOrderValue(key.name);
+    case "last_used":
+      return key.lastUsedAt ?? "";
+    case "status":
+      return keyStatus(key, nowMs) satisfies KeyStatus;
+    case "scope":
+      return key.scope;
+    case "plan":
+      return key.plan;
+  }
+}
+
+/** Whether a search finds `key`: its shown fields hold the (lowercased) text, or it is the masked key. */
+function found(key: ApiKey, search: KeySearchFilter): boolean {
+  switch (search.kind) {
+    case "all":
+      return true;
+    case "masked":
+      return key.prefix === search.prefix && key.last4 === search.last4;
+    case "text":
+      return KEY_SEARCH_FIELDS.some((field) => key[field].toLowerCase().includes(search.text));
   }
 }

@@ -1,9 +1,31 @@
 import type pg from "pg";
 import type { Clock } from "../../core/clock.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
+import type { KeyCounts, KeySearchFilter } from "../../core/keys/key-listing.js";
 import type { Logger } from "../../core/logger.js";
-import type { KeyStore } from "../../core/ports.js";
+import type { KeyPageQuery, KeyStore } from "../../core/ports.js";
+import { type KeyListDialect, keyCountSql, keyCountsOf, keyPageSql } from "../key-list.js";
 import { type KeyRow, toApiKey } from "../key-row.js";
+
+/**
+ * The key listing in PostgreSQL: text compared by code point (`collate "C"`), as SQLite
+ * compares it, and names lowercased under "C" (ASCII letters only), as SQLite's `lower`
+ * does, so that both stores page names in the same order. A search lowercases by the
+ * database's locale.
+ */
+const POSTGRES_KEY_LIST: KeyListDialect = {
+  placeholder: (position) => `$${position}`,
+  orders: {
+    created: "created_at",
+    name: 'lower(name collate "C")',
+    // A key never used sorts before every used one, as SQLite's '' does.
+    last_used: "coalesce(last_used_at, '-infinity')",
+    scope: 'scope collate "C"',
+    plan: 'plan collate "C"',
+  },
+  holds: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
+};
+
 import { MarkUsedThrottle } from "../mark-used-throttle.js";
 
 /**
@@ -65,11 +87,16 @@ export class PostgresKeyStore implements KeyStore {
     return rows[0] && toApiKey(rows[0]);
   }
 
-  async list(): Promise<ApiKey[]> {
-    const { rows } = await this.pool.query<KeyRow>(
-      "select * from api_keys order by created_at desc, id desc",
-    );
+  async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
+    const { rows } = await this.pool.query<KeyRow>(keyPageSql(POSTGRES_KEY_LIST, query));
     return rows.map(toApiKey);
+  }
+
+  async countByStatus(search: KeySearchFilter, now: string): Promise<KeyCounts> {
+    const { rows } = await this.pool.query<{ status: string; count: string }>(
+      keyCountSql(POSTGRES_KEY_LIST, search, now),
+    );
+    return keyCountsOf(rows);
   }
 
   async revoke(id: string, revokedAt: string): Promise<boolean> {

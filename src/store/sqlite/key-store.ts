@@ -1,6 +1,8 @@
 import type { Clock } from "../../core/clock.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
-import type { KeyStore } from "../../core/ports.js";
+import type { KeyCounts, KeySearchFilter } from "../../core/keys/key-listing.js";
+import type { KeyPageQuery, KeyStore } from "../../core/ports.js";
+import { type KeyListDialect, keyCountSql, keyCountsOf, keyPageSql } from "../key-list.js";
 import { type KeyRow, toApiKey } from "../key-row.js";
 import { MarkUsedThrottle } from "../mark-used-throttle.js";
 import type { ChangeSignal } from "./change-signal.js";
@@ -16,6 +18,24 @@ export { MARK_USED_INTERVAL_MS } from "../mark-used-throttle.js";
 export const KEY_CACHE_TTL_MS = 1_000;
 
 /**
+ * The key listing in SQLite. Its `lower` lowercases ASCII letters only: the name order
+ * needs just that (PostgreSQL's under "C" is the same), while a search lowercases as
+ * JavaScript does (`unicode_lower`, registered on the connection), so that "élan" finds
+ * "Élan" as the needle, lowercased by the caller, expects.
+ */
+const SQLITE_KEY_LIST: KeyListDialect = {
+  placeholder: () => "?",
+  orders: {
+    created: "created_at",
+    name: "lower(name)",
+    last_used: "coalesce(last_used_at, '')",
+    scope: "scope",
+    plan: "plan",
+  },
+  holds: (column, needle) => `instr(unicode_lower(${column}), ${needle}) > 0`,
+};
+
+/**
  * API keys in the `api_keys` table. Keys are read on every request, so lookups by hash
  * are cached in this process; the cache is dropped whenever the `ChangeSignal` shows
  * that any process changed a key, so a key revoked elsewhere is still refused on the
@@ -25,7 +45,8 @@ export class SqliteKeyStore implements KeyStore {
   private readonly insertStatement: Database.Statement;
   private readonly byHash: Database.Statement<[string], KeyRow>;
   private readonly byId: Database.Statement<[string], KeyRow>;
-  private readonly all: Database.Statement<[], KeyRow>;
+  /** The listing's statements by text: a handful, one per combination of filters and order. */
+  private readonly listStatements = new Map<string, Database.Statement>();
   private readonly revokeStatement: Database.Statement<[{ id: string; revokedAt: string }]>;
   private readonly expireStatement: Database.Statement<[{ id: string; expiresAt: string }]>;
   private readonly updateStatement: Database.Statement<
@@ -41,7 +62,7 @@ export class SqliteKeyStore implements KeyStore {
   private cacheVersion = -1;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly writer: GroupCommit,
     private readonly clock: Clock,
     private readonly changes: ChangeSignal,
@@ -56,7 +77,7 @@ export class SqliteKeyStore implements KeyStore {
     );
     this.byHash = db.prepare("select * from api_keys where hash = ?");
     this.byId = db.prepare("select * from api_keys where id = ?");
-    this.all = db.prepare("select * from api_keys order by created_at desc, id desc");
+    db.function("unicode_lower", { deterministic: true }, (text) => String(text).toLowerCase());
     this.revokeStatement = db.prepare(
       "update api_keys set revoked_at = @revokedAt where id = @id and revoked_at is null",
     );
@@ -127,8 +148,23 @@ export class SqliteKeyStore implements KeyStore {
     return row && toApiKey(row);
   }
 
-  async list(): Promise<ApiKey[]> {
-    return this.all.all().map(toApiKey);
+  async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
+    const { text, values } = keyPageSql(SQLITE_KEY_LIST, query);
+    return (this.statement(text).all(...values) as KeyRow[]).map(toApiKey);
+  }
+
+  async countByStatus(search: KeySearchFilter, now: string): Promise<KeyCounts> {
+    const { text, values } = keyCountSql(SQLITE_KEY_LIST, search, now);
+    return keyCountsOf(this.statement(text).all(...values) as { status: string; count: number }[]);
+  }
+
+  private statement(text: string): Database.Statement {
+    let statement = this.listStatements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.listStatements.set(text, statement);
+    }
+    return statement;
   }
 
   async revoke(id: string, revokedAt: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import { isoTimestamp } from "../../../src/core/clock.js";
 import type { ExecutionStatus, StoredExecution } from "../../../src/core/execution/record.js";
 import { newId } from "../../../src/core/ids.js";
 import type { ApiKey } from "../../../src/core/keys/api-key.js";
-import type { Store } from "../../../src/core/ports.js";
+import type { KeyPageQuery, Store } from "../../../src/core/ports.js";
 
 /**
  * Builds a store for one test; it must start empty, and `cleanup` must close it and every
@@ -44,6 +44,15 @@ export function useStore(makeStore: MakeStore): StoreHandle {
 
 /** A fixed instant in the middle of a minute, far from any window edge. */
 export const T0 = Date.UTC(2026, 2, 14, 9, 26, 30, 500);
+
+/** A store query for every key a test holds (a thousand at most), newest first. */
+export const EVERY_KEY: KeyPageQuery = {
+  search: { kind: "all" },
+  order: "created",
+  descending: true,
+  limit: 1000,
+  now: isoTimestamp(T0),
+};
 
 export function uniqueId(prefix: string): string {
   return `${prefix}_${randomUUID().replaceAll("-", "")}`;

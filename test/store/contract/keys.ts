@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../../src/core/clock.js";
-import { eventually, makeKey, type StoreHandle, T0 } from "./fixtures.js";
+import type { ApiKey } from "../../../src/core/keys/api-key.js";
+import type { KeyPageQuery } from "../../../src/core/ports.js";
+import { EVERY_KEY, eventually, makeKey, type StoreHandle, T0 } from "./fixtures.js";
 
 /** `KeyStore`: the lookups auth depends on, revocation and listing. */
 export function describeKeyContract(handle: StoreHandle): void {
@@ -39,7 +41,7 @@ export function describeKeyContract(handle: StoreHandle): void {
       const middle = makeKey({ createdAt: isoTimestamp(T0 + 1) });
       const newest = makeKey({ createdAt: isoTimestamp(T0 + 60_000) });
       for (const key of [middle, newest, oldest]) await handle.store.keys.insert(key);
-      expect(await handle.store.keys.list()).toEqual([newest, middle, oldest]);
+      expect(await handle.store.keys.listPage(EVERY_KEY)).toEqual([newest, middle, oldest]);
     });
 
     it("shows a revoked key as revoked on the very next lookup", async () => {
@@ -121,9 +123,11 @@ export function describeKeyContract(handle: StoreHandle): void {
       );
       expect(found).toEqual({ ...key, lastUsedAt: usedAt, lastRefusedAt: refusedAt });
       expect(await handle.store.keys.findByHash(key.hash)).toEqual(found);
-      expect((await handle.store.keys.list()).find((listed) => listed.id === key.id)).toEqual(found);
+      expect((await handle.store.keys.listPage(EVERY_KEY)).find((listed) => listed.id === key.id)).toEqual(
+        found,
+      );
       expect((await handle.store.keys.findById(other.id))?.lastRefusedAt).toBeNull();
-      expect(await handle.store.keys.list()).toHaveLength(2);
+      expect(await handle.store.keys.listPage(EVERY_KEY)).toHaveLength(2);
     });
 
     it("never moves a last refused use backwards when two processes' writes cross", async () => {
@@ -142,6 +146,154 @@ export function describeKeyContract(handle: StoreHandle): void {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect((await handle.store.keys.findById(key.id))?.lastRefusedAt).toBe(later);
       expect((await another.keys.findById(key.id))?.lastRefusedAt).toBe(later);
+    });
+  });
+
+  describe("key pages", () => {
+    const NOW = T0 + 3_600_000;
+    const base = {
+      search: { kind: "all" },
+      order: "created",
+      descending: true,
+      now: isoTimestamp(NOW),
+    } satisfies Omit<KeyPageQuery, "limit">;
+
+    /** Every page of `limit` keys, each continuing after the last key of the one before: their names. */
+    async function pagesOf(query: Omit<KeyPageQuery, "limit" | "after">, limit: number): Promise<string[][]> {
+      const pages: string[][] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await handle.store.keys.listPage({ ...query, after, limit });
+        if (page.length === 0) return pages;
+        expect(page.length).toBeLessThanOrEqual(limit);
+        pages.push(page.map((key) => key.name));
+        after = page.at(-1)?.id;
+        if (pages.length > 20) throw new Error("the pages never end");
+      }
+    }
+
+    async function insert(...keys: ApiKey[]): Promise<void> {
+      // Not in any order the listing has: the store must order them itself.
+      for (const key of [...keys].reverse()) await handle.store.keys.insert(key);
+    }
+
+    it("pages keys newest first, the next page holding the rest and no key twice", async () => {
+      const keys = Array.from({ length: 7 }, (_, i) =>
+        makeKey({ id: `key_${i}`, name: `k${i}`, createdAt: isoTimestamp(T0 + i * 1000) }),
+      );
+      // Two created at the same instant: the greater id first, and neither lost at a page's end.
+      keys.push(makeKey({ id: "key_2b", name: "k2b", createdAt: isoTimestamp(T0 + 2000) }));
+      await insert(...keys);
+      expect(await pagesOf(base, 3)).toEqual([
+        ["k6", "k5", "k4"],
+        ["k3", "k2b", "k2"],
+        ["k1", "k0"],
+      ]);
+      expect(await pagesOf({ ...base, descending: false }, 3)).toEqual([
+        ["k0", "k1", "k2"],
+        ["k2b", "k3", "k4"],
+        ["k5", "k6"],
+      ]);
+    });
+
+    it("holds a status filter and a search across pages", async () => {
+      const at = (i: number) => isoTimestamp(T0 + i * 1000);
+      await insert(
+        makeKey({ name: "alpha one", createdAt: at(1) }),
+        makeKey({ name: "alpha two", createdAt: at(2), revokedAt: at(3) }),
+        makeKey({ name: "Alpha three", createdAt: at(3) }),
+        makeKey({ name: "beta", createdAt: at(4) }),
+        makeKey({ name: "alpha four", createdAt: at(5), expiresAt: isoTimestamp(NOW) }),
+        makeKey({ name: "alpha five", createdAt: at(6), expiresAt: isoTimestamp(NOW + 1) }),
+        makeKey({ name: "gamma", createdAt: at(7), owner: "ALPHA-team" }),
+        makeKey({ name: "alpha six", createdAt: at(8) }),
+      );
+      const alpha = { ...base, search: { kind: "text", text: "alpha" } } satisfies Omit<
+        KeyPageQuery,
+        "limit"
+      >;
+      expect(await pagesOf({ ...alpha, status: "active" }, 2)).toEqual([
+        ["alpha six", "gamma"],
+        ["alpha five", "Alpha three"],
+        ["alpha one"],
+      ]);
+      expect(await pagesOf({ ...alpha, status: "expired" }, 2)).toEqual([["alpha four"]]);
+      expect(await pagesOf({ ...alpha, status: "revoked" }, 2)).toEqual([["alpha two"]]);
+      expect(await pagesOf({ ...base, status: "active" }, 3)).toEqual([
+        ["alpha six", "gamma", "alpha five"],
+        ["beta", "Alpha three", "alpha one"],
+      ]);
+      expect(await handle.store.keys.countByStatus(alpha.search, base.now)).toEqual({
+        active: 5,
+        revoked: 1,
+        expired: 1,
+      });
+      expect(await handle.store.keys.countByStatus({ kind: "all" }, base.now)).toEqual({
+        active: 6,
+        revoked: 1,
+        expired: 1,
+      });
+      expect(await handle.store.keys.countByStatus({ kind: "text", text: "delta" }, base.now)).toEqual({
+        active: 0,
+        revoked: 0,
+        expired: 0,
+      });
+    });
+
+    it("finds keys by any shown field, ignoring case, and a masked key by its prefix and last four", async () => {
+      await insert(
+        makeKey({ id: "key_findme", name: "one", createdAt: isoTimestamp(T0 + 3) }),
+        makeKey({ name: "two", owner: "Acme", createdAt: isoTimestamp(T0 + 2) }),
+        makeKey({ name: "three", prefix: "sk_test_QrSt", last4: "Wx12", createdAt: isoTimestamp(T0 + 1) }),
+        makeKey({ name: "four", prefix: "sk_test_QrSt", last4: "Zz99", environment: "staging" }),
+      );
+      const names = async (search: KeyPageQuery["search"]) =>
+        (await handle.store.keys.listPage({ ...base, search, limit: 10 })).map((key) => key.name);
+      expect(await names({ kind: "text", text: "findme" })).toEqual(["one"]);
+      expect(await names({ kind: "text", text: "acme" })).toEqual(["two"]);
+      expect(await names({ kind: "text", text: "sk_test_qr" })).toEqual(["three", "four"]);
+      expect(await names({ kind: "text", text: "stag" })).toEqual(["four"]);
+      // A text search is a substring, never a pattern.
+      expect(await names({ kind: "text", text: "%" })).toEqual([]);
+      expect(await names({ kind: "masked", prefix: "sk_test_QrSt", last4: "Wx12" })).toEqual(["three"]);
+      expect(await names({ kind: "masked", prefix: "sk_test_qrst", last4: "wx12" })).toEqual([]);
+    });
+
+    it("pages in every order, ties by id in the same direction, both ways", async () => {
+      const at = (i: number) => isoTimestamp(T0 + i * 1000);
+      await insert(
+        makeKey({ id: "key_a", name: "beta", scope: "read-only", plan: "free", lastUsedAt: at(5) }),
+        makeKey({ id: "key_b", name: "Alpha", plan: "enterprise", revokedAt: at(1) }),
+        makeKey({ id: "key_c", name: "alpha", scope: "read-only", lastUsedAt: at(9) }),
+        makeKey({ id: "key_d", name: "_under", expiresAt: isoTimestamp(NOW - 1) }),
+        makeKey({ id: "key_e", name: "Zulu", plan: "free", lastUsedAt: at(2) }),
+      );
+      const expected: Record<string, string[]> = {
+        // ASCII letters compare lowercased: "_" comes before every lowercase letter (after "Z").
+        name: ["_under", "Alpha", "alpha", "beta", "Zulu"],
+        last_used: ["Alpha", "_under", "Zulu", "beta", "alpha"],
+        status: ["beta", "alpha", "Zulu", "_under", "Alpha"],
+        scope: ["Alpha", "_under", "Zulu", "beta", "alpha"],
+        plan: ["Alpha", "beta", "Zulu", "alpha", "_under"],
+      };
+      for (const [order, names] of Object.entries(expected)) {
+        const query = { ...base, order: order as KeyPageQuery["order"] };
+        expect((await pagesOf({ ...query, descending: false }, 2)).flat(), order).toEqual(names);
+        expect((await pagesOf(query, 2)).flat(), `${order} descending`).toEqual([...names].reverse());
+      }
+    });
+
+    it("continues after a key the search no longer finds, and gives nothing after an unknown id", async () => {
+      const keys = ["a", "b", "c", "d"].map((name, i) =>
+        makeKey({ name, createdAt: isoTimestamp(T0 + i * 1000) }),
+      );
+      await insert(...keys);
+      const [, , c] = keys;
+      if (!c) throw new Error("no key c");
+      await handle.store.keys.revoke(c.id, isoTimestamp(T0));
+      const active = await handle.store.keys.listPage({ ...base, status: "active", after: c.id, limit: 10 });
+      expect(active.map((key) => key.name)).toEqual(["b", "a"]);
+      expect(await handle.store.keys.listPage({ ...base, after: "key_unknown", limit: 10 })).toEqual([]);
     });
   });
 }

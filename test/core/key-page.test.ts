@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { ServiceError } from "../../src/core/errors.js";
+import { KeyService } from "../../src/core/keys/key-service.js";
+import { openMemoryStore } from "../../src/store/memory/index.js";
+
+const T0 = Date.UTC(2026, 2, 14, 9, 0, 0);
+
+/** A key service over an in-memory store holding `count` keys, created a second apart: k0 oldest. */
+async function serviceWithKeys(count: number) {
+  const clock = new ManualClock(T0);
+  const keys = new KeyService(openMemoryStore({ clock }).keys, clock);
+  for (let i = 0; i < count; i++) {
+    await keys.create({ name: `k${i}`, scope: "read-only" });
+    clock.advance(1000);
+  }
+  return keys;
+}
+
+const NEWEST_FIRST = { search: { kind: "all" }, order: "created", descending: true } as const;
+const names = (page: { keys: { name: string }[] }) => page.keys.map((key) => key.name);
+
+describe("pages of keys", () => {
+  it("goes forward and back through the pages with their cursors, the first without one", async () => {
+    const keys = await serviceWithKeys(7);
+    const first = await keys.page(NEWEST_FIRST, 3);
+    expect(names(first)).toEqual(["k6", "k5", "k4"]);
+    expect(first.previous).toBeNull();
+    const second = await keys.page(NEWEST_FIRST, 3, first.next ?? "");
+    expect(names(second)).toEqual(["k3", "k2", "k1"]);
+    const last = await keys.page(NEWEST_FIRST, 3, second.next ?? "");
+    expect(names(last)).toEqual(["k0"]);
+    expect(last.next).toBeNull();
+    const backToSecond = await keys.page(NEWEST_FIRST, 3, last.previous ?? "");
+    expect(names(backToSecond)).toEqual(["k3", "k2", "k1"]);
+    const backToFirst = await keys.page(NEWEST_FIRST, 3, backToSecond.previous ?? "");
+    expect(names(backToFirst)).toEqual(["k6", "k5", "k4"]);
+    // Back on the first page: nothing before it, as when it was reached without a cursor.
+    expect(backToFirst.previous).toBeNull();
+    expect(backToFirst.next).not.toBeNull();
+  });
+
+  it("has one page and no cursors when every key fits", async () => {
+    const keys = await serviceWithKeys(3);
+    expect(await keys.page(NEWEST_FIRST, 3)).toMatchObject({ previous: null, next: null });
+  });
+
+  it("refuses a cursor it did not return, and one of another listing", async () => {
+    const keys = await serviceWithKeys(1);
+    const executionsCursor = Buffer.from(JSON.stringify({ id: "exec_1", of: "executions" })).toString(
+      "base64url",
+    );
+    const wrongWay = Buffer.from(JSON.stringify({ id: "key_1", from: "sideways", of: "keys" })).toString(
+      "base64url",
+    );
+    for (const cursor of ["nonsense", executionsCursor, wrongWay]) {
+      await expect(keys.page(NEWEST_FIRST, 3, cursor)).rejects.toThrow(ServiceError);
+    }
+  });
+
+  it("lists every key, reading more pages than one", async () => {
+    const keys = await serviceWithKeys(1203);
+    const all = await keys.list();
+    expect(all).toHaveLength(1203);
+    expect(new Set(all.map((key) => key.id)).size).toBe(1203);
+    expect(all[0]?.name).toBe("k1202");
+    expect(all.at(-1)?.name).toBe("k0");
+  });
+});

@@ -123,22 +123,30 @@ export class ServiceError extends Error {
 
   /** The same error, telling where the caller's limits stand after it (see `limit`). */
   withLimit(limit: RateLimitStatus): ServiceError {
-    const { message, details, retryAfterSeconds, executionId, headers, cause } = this;
-    return new ServiceError(this.code, {
-      message,
-      details,
-      retryAfterSeconds,
-      executionId,
-      headers,
-      cause,
-      limit,
-    });
+    return this.with({ limit });
   }
 
   /** The same error in other words: what the caller sent told more exactly. */
   withMessage(message: string): ServiceError {
-    const { details, retryAfterSeconds, headers, cause, limit } = this;
-    return new ServiceError(this.code, { message, details, retryAfterSeconds, headers, cause, limit });
+    return this.with({ message });
+  }
+
+  /**
+   * The same error with `changes`: every option is carried over from here, so that a copy
+   * never loses one (a 409's `executionId` did, when each copier listed the fields it kept).
+   */
+  private with(changes: Partial<ServiceErrorOptions>): ServiceError {
+    // Every option named, even when unset: a new one not carried over fails to compile.
+    const kept = {
+      message: this.message,
+      details: this.details,
+      retryAfterSeconds: this.retryAfterSeconds,
+      executionId: this.executionId,
+      headers: this.headers,
+      limit: this.limit,
+      cause: this.cause,
+    } satisfies Record<keyof ServiceErrorOptions, unknown>;
+    return new ServiceError(this.code, { ...kept, ...changes });
   }
 }
 

@@ -23,7 +23,17 @@ function everyField(): ServiceError {
 /** Every field of the error, as surfaces read it. */
 function fields(error: ServiceError) {
   const { code, status, message, details, retryAfterSeconds, executionId, headers, cause } = error;
-  return { code, status, message, details, retryAfterSeconds, executionId, headers, limit: error.limit, cause };
+  return {
+    code,
+    status,
+    message,
+    details,
+    retryAfterSeconds,
+    executionId,
+    headers,
+    limit: error.limit,
+    cause,
+  };
 }
 
 describe("a ServiceError copied with one change", () => {

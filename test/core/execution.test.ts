@@ -511,6 +511,41 @@ describe("idempotency", () => {
     }
   });
 
+  // An async first call whose queued record the store refused kept its reservation: a
+  // retry with the same key got 409 naming an execution that never existed, for a minute.
+  it("leaves the key free when the store refuses an async first call's record: a retry with it runs", async () => {
+    const refusal = new Error("the store refused the queued record");
+    const refuseFirstQueued = (store: Store): Store => {
+      const { executions } = store;
+      let refused = false;
+      const save: Store["executions"]["save"] = async (execution) => {
+        if (!refused && execution.record.status === "queued") {
+          refused = true;
+          throw refusal;
+        }
+        return executions.save(execution);
+      };
+      return {
+        ...store,
+        executions: Object.assign(Object.create(executions) as Store["executions"], { save }),
+      };
+    };
+    const refusing = await makeCore(testSkills, { clock: systemClock, wrapStore: refuseFirstQueued });
+    try {
+      const owner = await refusing.keyFor();
+      const input = { skill_id: "test.echo", params: { text: "async" }, async: true, timeout_ms: 1000 };
+      const execute = () =>
+        refusing.skillport.executions.execute(owner, input, { idempotencyKey: "async-refused" });
+      await expect(execute()).rejects.toBe(refusal);
+      const retry = await execute();
+      expect(retry).toMatchObject({ replayed: false, mode: "async", record: { status: "queued" } });
+      // The key is the retry's now: a repeat is answered from its record.
+      expect(await execute()).toMatchObject({ replayed: true, record: { id: retry.record.id } });
+    } finally {
+      await refusing.cleanup();
+    }
+  });
+
   it("names a run another process reserved the key for and has not stored yet in the repeat's 409", async () => {
     const input = { skill_id: "test.echo", params: { text: "elsewhere" }, async: false, timeout_ms: 1000 };
     const createdAt = new Date();

@@ -546,6 +546,43 @@ describe("idempotency", () => {
     }
   });
 
+  it("goes on with an async call whose record was stored though the store's answer was an error (a commit's answer lost)", async () => {
+    const lostAnswer = (store: Store): Store => {
+      const { executions } = store;
+      let lost = false;
+      const save: Store["executions"]["save"] = async (execution) => {
+        const saved = await executions.save(execution);
+        if (!lost && execution.record.status === "queued") {
+          lost = true;
+          throw new Error("the connection was cut during COMMIT");
+        }
+        return saved;
+      };
+      return {
+        ...store,
+        executions: Object.assign(Object.create(executions) as Store["executions"], { save }),
+      };
+    };
+    const losing = await makeCore(testSkills, { clock: systemClock, wrapStore: lostAnswer });
+    try {
+      const owner = await losing.keyFor();
+      const input = { skill_id: "test.echo", params: { text: "stored" }, async: true, timeout_ms: 1000 };
+      const first = await losing.skillport.executions.execute(owner, input, {
+        idempotencyKey: "lost-answer",
+      });
+      expect(first).toMatchObject({ replayed: false, mode: "async", record: { status: "queued" } });
+      await vi.waitFor(
+        async () =>
+          expect((await losing.skillport.store.executions.get(first.record.id))?.record.status).toBe(
+            "completed",
+          ),
+        { timeout: 5_000 },
+      );
+    } finally {
+      await losing.cleanup();
+    }
+  });
+
   it("names a run another process reserved the key for and has not stored yet in the repeat's 409", async () => {
     const input = { skill_id: "test.echo", params: { text: "elsewhere" }, async: false, timeout_ms: 1000 };
     const createdAt = new Date();

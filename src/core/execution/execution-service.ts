@@ -117,7 +117,7 @@ export class ExecutionService {
     }: { record: ExecutionRecord; params: Record<string, unknown>; mode: "sync" | "async" },
     settleReservation: (() => void) | undefined,
   ): Promise<ExecuteResult> {
-    const { registry, store, runner } = this.deps;
+    const { registry, runner } = this.deps;
     const { id } = record;
     // A repeat is answered before the concurrency cap: it runs nothing, so it takes no slot.
     if (options.idempotencyKey !== undefined) {
@@ -150,7 +150,7 @@ export class ExecutionService {
       if (mode === "async") {
         // The 202 promises a record that exists: commit it before answering. From then on
         // the execution is accepted, even if shutdown begins meanwhile (see `enqueue`).
-        await store.executions.save(execution);
+        await this.storeFirstRecord(key, options.idempotencyKey, execution);
         settleReservation?.();
         runner.enqueue(execution, options, release);
         handedToQueue = true;
@@ -166,13 +166,12 @@ export class ExecutionService {
           : undefined;
       try {
         runner.assertAccepting();
-        if (storedFirst) await store.executions.save(storedFirst);
       } catch (err) {
-        // Shutting down since the check above, or the store refused the record: nothing
-        // was stored, so a repeat may run.
+        // Shutting down since the check above: nothing was stored, so a repeat may run.
         await this.withdrawReservation(key, options.idempotencyKey, id);
         throw err;
       }
+      if (storedFirst) await this.storeFirstRecord(key, options.idempotencyKey, storedFirst);
       settleReservation?.();
       options.onStored?.(execution.record);
       const finished = await runner.runNow(execution, options, { stored: storedFirst });
@@ -180,6 +179,41 @@ export class ExecutionService {
       return { record: finished.record, mode, replayed: false };
     } finally {
       if (!handedToQueue) release();
+    }
+  }
+
+  /**
+   * Stores a new execution's first record (before its 202, or before a keyed or streamed
+   * sync run starts). A save the store refused has most often rolled back: its reservation
+   * is then withdrawn, so that a retry with the key runs (README: a first call refused with
+   * 503 leaves the key free), and the refusal thrown. But one whose commit lost its answer
+   * (a PostgreSQL connection cut during COMMIT) may be stored all the same, so the record
+   * is looked for first: found, the save did succeed and the execution goes on (withdrawn,
+   * a retry would run the skill a second time, and the stored record would wait unrun for
+   * this process's end). When it cannot be looked for (the outage goes on), whether it was
+   * stored is unknown: the reservation stays, and a repeat is told 409 with its id until
+   * the reservation counts as abandoned (ABANDONED_RESERVATION_MS).
+   */
+  private async storeFirstRecord(
+    key: ApiKey,
+    idempotencyKey: string | undefined,
+    execution: StoredExecution,
+  ): Promise<void> {
+    const { store } = this.deps;
+    const { id } = execution.record;
+    try {
+      await store.executions.save(execution);
+      return;
+    } catch (err) {
+      const stored = await store.executions.get(id).then(
+        (found) => found !== undefined,
+        () => undefined,
+      );
+      if (stored) return;
+      // A withdrawal refused too leaves the reservation to be taken over: the caller is
+      // answered the refusal of its record, not that of the withdrawal.
+      if (stored === false) await this.withdrawReservation(key, idempotencyKey, id).catch(() => {});
+      throw err;
     }
   }
 

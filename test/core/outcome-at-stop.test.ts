@@ -131,6 +131,12 @@ describe("an execution's outcome the store refuses when the process stops", () =
     rmSync(join(dir, "skillport.db"));
     const { refused, id } = await refusedRun(core, key);
     expect(refused.code).toBe("service_unavailable");
+    // Nothing can be recorded before the restart, which finds no record of it at all.
+    expect(refused.message).toBe(
+      `The execution ${id} ran and ended completed, but the store takes no record until the service restarts and could not record it; ` +
+        `it cannot be recorded: after the restart, GET /v1/executions/${id} shows only what was stored of it before, if anything. ` +
+        "Repeating the request after the restart may run the skill again, even with the same Idempotency-Key.",
+    );
     // A deadline far past this test's own timeout: only a stop that gives up at once ends in time.
     await core.skillport.stop(10 * 60_000);
     const lost = lines.filter(
@@ -143,6 +149,14 @@ describe("an execution's outcome the store refuses when the process stops", () =
         msg: expect.stringContaining("outcome the store refuses until the process restarts: it is lost"),
       }),
     ]);
+    expect(lost[0]?.msg).toContain("nothing if the database file was deleted");
+    expect(lost[0]?.msg).not.toContain("the next start records the execution failed");
     expect(JSON.stringify(lines)).not.toContain("secret-ish params");
+    await core.skillport.close();
+    cores.splice(cores.indexOf(core), 1);
+
+    // As the line says: the next start opens a new database file, with no record of it.
+    const next = await coreOn(dir);
+    expect(await next.skillport.store.executions.get(id)).toBeUndefined();
   }, 20_000);
 });

@@ -68,6 +68,12 @@ describe("outcomes the store refused", () => {
         ),
       })),
     );
+    // Its files were lost: the next start may find no record of it (a deleted database
+    // file) or the one stored before, so neither is claimed.
+    for (const { msg } of givenUp()) {
+      expect(msg).not.toContain("the next start records the execution failed");
+      expect(msg).toContain("nothing if the database file was deleted");
+    }
     // Never the params or the result.
     expect(JSON.stringify(givenUp())).not.toContain("2^10");
     expect(JSON.stringify(givenUp())).not.toContain("1024");

@@ -71,7 +71,7 @@ export class OutcomeRecorder {
       // The caller hears of the failure; the record is stored as soon as the store takes it.
       this.unsaved.add(ended);
       // Logged where every outage is, once the surface maps it (`Skillport.errorOf`).
-      throw store.isOutage(err) ? outcomeNotStored(ended, err) : err;
+      throw store.isOutage(err) ? outcomeNotStored(ended, err, store.refusesUntilRestart(err)) : err;
     }
     this.announce(stored);
     return stored;
@@ -114,7 +114,7 @@ export class OutcomeRecorder {
       // the one the caller is told about (`ended` would be refused again on every retry).
       if (!store.isOutage(again)) throw again;
       this.unsaved.add(failed);
-      throw outcomeNotStored(failed, again);
+      throw outcomeNotStored(failed, again, store.refusesUntilRestart(again));
     }
     this.announce(stored);
     return stored;
@@ -153,34 +153,45 @@ function isPermanentRefusal(err: unknown): boolean {
  * the store refusing its start). One that ran says so: a client repeating the request
  * without its Idempotency-Key would run it again, which "retry later" alone would invite.
  * One that never ran must not claim it did; cancelled, its canceller is told that the
- * cancellation is not recorded yet, and to repeat it unless it is by then.
+ * cancellation is not recorded yet, and to repeat it unless it is by then. `untilRestart`:
+ * the store refuses every write until the process restarts (`Store.refusesUntilRestart`),
+ * so nothing is recorded before then, and what the restart finds may be older or nothing.
  */
-function outcomeNotStored(execution: StoredExecution, cause: unknown): ServiceError {
+function outcomeNotStored(execution: StoredExecution, cause: unknown, untilRestart: boolean): ServiceError {
   return new ServiceError("service_unavailable", {
-    message: notStoredMessage(execution.record),
+    message: notStoredMessage(execution.record, untilRestart),
     retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_SECONDS,
     cause,
   });
 }
 
-function notStoredMessage({ id, status, started_at }: ExecutionRecord): string {
+function notStoredMessage({ id, status, started_at }: ExecutionRecord, untilRestart: boolean): string {
   const shown = `GET /v1/executions/${id}`;
+  // After a lost database file the restart finds no record of it, after a lost WAL the
+  // one stored before: only what holds in both is said.
+  const store = untilRestart
+    ? "the store takes no record until the service restarts"
+    : "the store is unavailable";
+  const yet = untilRestart ? "" : " yet";
+  const later = untilRestart
+    ? `it cannot be recorded: after the restart, ${shown} shows only what was stored of it before, if anything`
+    : `it is recorded as soon as the store is back (${shown}), unless this process stops first (it is then recorded failed, execution_interrupted)`;
   if (started_at !== null) {
     return (
-      `The execution ${id} ran and ended ${status}, but the store is unavailable and could not record it yet; ` +
-      `it is recorded as soon as the store is back (${shown}), unless this process stops first (it is then recorded failed, execution_interrupted). ` +
-      "Repeating the request runs the skill again unless it carries the same Idempotency-Key."
+      `The execution ${id} ran and ended ${status}, but ${store} and could not record it${yet}; ${later}. ` +
+      (untilRestart
+        ? "Repeating the request after the restart may run the skill again, even with the same Idempotency-Key."
+        : "Repeating the request runs the skill again unless it carries the same Idempotency-Key.")
     );
   }
   if (status === "cancelled") {
-    return (
-      `The execution ${id} was cancelled before it started, but the store is unavailable and could not record the cancellation yet: ` +
-      `repeat the cancel after Retry-After, unless ${shown} shows it cancelled by then ` +
-      "(this process records it as soon as the store is back, unless it stops first)."
-    );
+    return untilRestart
+      ? `The execution ${id} was cancelled before it started, but ${store} and could not record the cancellation: ` +
+          `after the restart, ${shown} shows only what was stored of it before, if anything (a queued execution then runs): ` +
+          "repeat the cancel after the restart unless it shows the execution ended."
+      : `The execution ${id} was cancelled before it started, but ${store} and could not record the cancellation yet: ` +
+          `repeat the cancel after Retry-After, unless ${shown} shows it cancelled by then ` +
+          "(this process records it as soon as the store is back, unless it stops first).";
   }
-  return (
-    `The execution ${id} ended ${status} before it started (the skill never ran), but the store is unavailable and could not record it yet; ` +
-    `it is recorded as soon as the store is back (${shown}), unless this process stops first (it is then recorded failed, execution_interrupted).`
-  );
+  return `The execution ${id} ended ${status} before it started (the skill never ran), but ${store} and could not record it${yet}; ${later}.`;
 }

@@ -23,6 +23,12 @@ export interface UnsavedOutcomesOptions {
   logger: Logger;
 }
 
+/** What the next start does with an execution whose outcome was given up (its record stays running). */
+const NEXT_START = "the next start records the execution failed (execution_interrupted)";
+/** The same after the store's files were lost: the files it opens lack what was stored since, or everything. */
+const NEXT_START_AFTER_LOST_FILES =
+  "the next start finds of the execution only what the files at the store's paths hold: nothing if the database file was deleted; otherwise its record as stored before, if there is one, which it records failed (execution_interrupted) if running (the store's error line on the lost file says which file was lost)";
+
 /** While the process stops, the outcomes still refused are tried again this often. */
 const STOP_RETRY_MS = 250;
 
@@ -75,6 +81,7 @@ export class UnsavedOutcomes {
           this.logGivenUp(
             execution,
             "stopped with an execution's outcome the store refuses until the process restarts",
+            true,
           );
           return false;
         }
@@ -85,15 +92,19 @@ export class UnsavedOutcomes {
     }
     clearTimeout(deadline);
     for (const execution of left) {
-      this.logGivenUp(execution, "stopped with an execution's outcome the store refused");
+      this.logGivenUp(execution, "stopped with an execution's outcome the store refused", false);
     }
   }
 
   /**
    * An outcome given up, logged as an error with what the operator needs to mend its
-   * record: the execution, its skill and how it ended (never its params or result).
+   * record: the execution, its skill and how it ended (never its params or result), and
+   * what the next start will find of it. `untilRestart`: the store refuses every write until
+   * the process restarts, because its files were lost (SQLite): the next start then opens
+   * files that may hold an older record of the execution or none (a deleted database file),
+   * which the store's own error line on the lost file tells apart.
    */
-  private logGivenUp({ record }: KeptExecution, why: string): void {
+  private logGivenUp({ record }: KeptExecution, why: string, untilRestart: boolean): void {
     this.options.logger.error(
       {
         execution_id: record.id,
@@ -102,7 +113,7 @@ export class UnsavedOutcomes {
         finished_at: record.finished_at,
         error_code: record.error?.code ?? null,
       },
-      `${why}: it is lost, and the next start records the execution failed (execution_interrupted); its real outcome is this line's status`,
+      `${why}: it is lost, and ${untilRestart ? NEXT_START_AFTER_LOST_FILES : NEXT_START}; its real outcome is this line's status`,
     );
   }
 
@@ -127,6 +138,7 @@ export class UnsavedOutcomes {
             this.logGivenUp(
               execution,
               "gave up an execution's outcome the store refuses until the process restarts",
+              true,
             );
           } else {
             this.schedule(execution, Math.min(delayMs * 2, MAX_RETRY_MS));

@@ -119,6 +119,22 @@ describe("an execution's outcome the store refuses when the process stops", () =
     });
   }, 20_000);
 
+  it("refuses an async call whose record went into the deleted database file, rather than answer 202 for it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    const core = await coreOn(dir);
+    const key = await core.keyFor();
+    rmSync(join(dir, "skillport.db"));
+    await expect(
+      core.skillport.executions.execute(
+        key,
+        { skill_id: "test.echo", params: { text: "lost" }, async: true, timeout_ms: 1000 },
+        { idempotencyKey: "into-a-lost-file" },
+      ),
+      // An outage: the surfaces answer it 503 with Retry-After.
+    ).rejects.toSatisfy((err) => core.skillport.store.isOutage(err));
+  });
+
   // A stop after the database file was deleted under the store retried the outcomes it held
   // until its deadline (a warning every 250 ms), though the store then refuses every write
   // until the process restarts.

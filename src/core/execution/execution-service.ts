@@ -205,10 +205,14 @@ export class ExecutionService {
       await store.executions.save(execution);
       return;
     } catch (err) {
-      const stored = await store.executions.get(id).then(
-        (found) => found !== undefined,
-        () => undefined,
-      );
+      // A store that refuses writes until the restart may still read back a record it
+      // wrote into a lost file (SQLite), which the restart will not find: not stored.
+      const stored = store.refusesUntilRestart(err)
+        ? false
+        : await store.executions.get(id).then(
+            (found) => found !== undefined,
+            () => undefined,
+          );
       if (stored) return;
       // A withdrawal refused too leaves the reservation to be taken over: the caller is
       // answered the refusal of its record, not that of the withdrawal.

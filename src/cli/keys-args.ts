@@ -102,17 +102,19 @@ const ROLL = keysAction("roll", ["grace", "json"], {
 });
 /** What `keys edit` changes: its options but `--json`. */
 const EDIT_CHANGES: readonly KeysOption[] = optionsOf(EDITABLE_KEY_FIELDS);
-const taken = (spec: CommandSpec) => listed(Object.keys(spec.options));
+/** What an action takes: its own options and the `--data-dir` every command takes. */
+const taken = (spec: CommandSpec) => `${listed(Object.keys(spec.options))} (and --data-dir)`;
 
 /**
  * One option table serving every action let `keys edit ID --scope read-only` print
  * "Edited" and change nothing: an operator who meant to downgrade a key saw success. Each
  * action now names what it takes, and anything else is refused. What it says it takes and
- * its usage line are built from its options, so the three cannot disagree.
+ * its usage line are built from its options (the shared `--data-dir` added to the first),
+ * so the two cannot disagree.
  */
 export const KEYS_ACTIONS: Record<KeysAction, ActionSpec> = {
   create: { spec: CREATE, takes: `it takes ${taken(CREATE)}` },
-  list: { spec: LIST, takes: `it takes only ${taken(LIST)} (it lists every key)` },
+  list: { spec: LIST, takes: `it takes only ${taken(LIST)}: it lists every key` },
   edit: { spec: EDIT, takes: `it changes only ${listed(EDIT_CHANGES)}` },
   revoke: {
     spec: keysAction("revoke", [], { argument: "KEY_ID" }),

@@ -52,6 +52,8 @@ describe("contract: keys actions take only their own options", () => {
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toContain(`keys ${action} does not take ${option}`);
       expect(result.stderr).toContain(`Usage: skillport keys ${action}`);
+      // Every action takes --data-dir: a list of what it takes that leaves it out misleads.
+      if (/ it takes /.test(result.stderr)) expect(result.stderr).toContain("--data-dir");
       expect(result.stdout).toBe("");
     }
     expect(await listed(key.id)).toMatchObject({

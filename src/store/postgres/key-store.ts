@@ -6,6 +6,7 @@ import type { Logger } from "../../core/logger.js";
 import type { KeyPageQuery, KeyStore } from "../../core/ports.js";
 import { type KeyListDialect, keyCountSql, keyCountsOf, keyPageSql } from "../key-list.js";
 import { type KeyRow, toApiKey } from "../key-row.js";
+import { MarkUsedThrottle } from "../mark-used-throttle.js";
 
 /**
  * The key listing in PostgreSQL: text compared by code point (`collate "C"`), as SQLite
@@ -25,8 +26,6 @@ const POSTGRES_KEY_LIST: KeyListDialect = {
   },
   holds: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
 };
-
-import { MarkUsedThrottle } from "../mark-used-throttle.js";
 
 /**
  * API keys in `api_keys`. Every lookup reads the database (one indexed round trip), with

@@ -39,21 +39,22 @@ const LEARNING_OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
-export const LEARNING_LIST = checkedSpec({
-  name: "learning list",
-  options: LEARNING_OPTIONS,
-  layout: ["owner", "skill", "json"],
-  required: ["owner"],
-  summary: "what discovery learned from the owner's use (query -> executed skill)",
-});
+/** `learning list` and `learning forget` take the same options; they differ in what they do. */
+const learningSpec = (action: "list" | "forget", summary: string) =>
+  checkedSpec({
+    name: `learning ${action}`,
+    options: LEARNING_OPTIONS,
+    layout: ["owner", "skill", "json"],
+    required: ["owner"],
+    summary,
+  });
 
-export const LEARNING_FORGET = checkedSpec({
-  name: "learning forget",
-  options: LEARNING_OPTIONS,
-  layout: ["owner", "skill", "json"],
-  required: ["owner"],
-  summary: "forget it (one skill, or all)",
-});
+export const LEARNING_LIST = learningSpec(
+  "list",
+  "what discovery learned from the owner's use (query -> executed skill)",
+);
+
+export const LEARNING_FORGET = learningSpec("forget", "forget it (one skill, or all)");
 
 /** Every command, in the order the help shows them. */
 export const COMMANDS: readonly CommandSpec[] = [

@@ -5,6 +5,9 @@ interface MediaRange {
   q: number;
 }
 
+/** Whether a header can name `text/event-stream` at all (media types are case-insensitive). */
+const EVENT_STREAM = /event-stream/i;
+
 /** A weight as RFC 9110 §12.4.2 writes it: 0 to 1, at most three decimals. */
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
 
@@ -18,7 +21,9 @@ const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
  * Without the header, or with one naming neither, the answer is JSON too.
  */
 export function prefersEventStream(accept: string | undefined): boolean {
-  const ranges = mediaRanges(accept ?? "");
+  // Most requests carry no Accept, or one that cannot name the stream: no parse for them.
+  if (accept === undefined || !EVENT_STREAM.test(accept)) return false;
+  const ranges = mediaRanges(accept);
   const stream = weightOf(ranges, "text", "event-stream", { exactOnly: true });
   if (stream === undefined || stream === 0) return false;
   const json = weightOf(ranges, "application", "json", { exactOnly: false });

@@ -601,7 +601,9 @@ describe("idempotency", () => {
     expect(refusal).toMatchObject({
       code: "idempotency_in_progress",
       executionId: "exec_reserved_elsewhere",
-      message: expect.stringContaining("execution exec_reserved_elsewhere is starting"),
+      message: expect.stringContaining(
+        "execution exec_reserved_elsewhere is being started elsewhere and may not be found for a moment; retry this request",
+      ),
     });
   });
 

@@ -288,9 +288,11 @@ export class ExecutionService {
       // be: see ABANDONED_RESERVATION_MS.
       const abandoned = now - Date.parse(first.createdAt) >= ABANDONED_RESERVATION_MS;
       if (abandoned && (await store.idempotency.takeOver(entry, first.executionId))) return undefined;
-      // Named all the same: it is the run's id, whose record the first call is storing.
+      // Named all the same: it is the run's id, whose record the first call is storing. The
+      // message does not promise the record: if that call fails before storing it, it never
+      // appears, and the reservation is given up (then a retry runs the skill).
       throw new ServiceError("idempotency_in_progress", {
-        message: `A request with this Idempotency-Key is still being processed: execution ${first.executionId} is starting.`,
+        message: `A request with this Idempotency-Key is still being processed: execution ${first.executionId} is being started elsewhere and may not be found for a moment; retry this request shortly rather than give up.`,
         executionId: first.executionId,
       });
     }

@@ -104,8 +104,13 @@ export function maskingLogger(logger: Logger): Logger {
   return new MaskingLogger(logger);
 }
 
-class MaskingLogger implements Logger {
-  constructor(private readonly logger: Logger) {}
+/**
+ * A logger that writes through another: every level goes to `line`, which a line the
+ * wrapped logger's level drops never reaches (the wrappers' work, masking or telling a
+ * listener, walks every field).
+ */
+abstract class WrappingLogger implements Logger {
+  constructor(protected readonly logger: Logger) {}
 
   debug(fields: object, message?: string): void {
     this.line("debug", fields, message);
@@ -119,19 +124,28 @@ class MaskingLogger implements Logger {
   error(fields: object, message?: string): void {
     this.line("error", fields, message);
   }
+  abstract child(bindings: Record<string, unknown>): Logger;
+
+  isLevelEnabled(level: LogLevel): boolean {
+    return this.logger.isLevelEnabled?.(level) ?? true;
+  }
+
+  /** One line the wrapped logger's level keeps. */
+  protected abstract write(level: LogLevel, fields: object, message?: string): void;
+
+  private line(level: LogLevel, fields: object, message?: string): void {
+    if (this.isLevelEnabled(level)) this.write(level, fields, message);
+  }
+}
+
+class MaskingLogger extends WrappingLogger {
   child(bindings: Record<string, unknown>): Logger {
     return new MaskingLogger(
       this.logger.child(maskedLogFields(bindings, { stacks: true }) as Record<string, unknown>),
     );
   }
 
-  isLevelEnabled(level: LogLevel): boolean {
-    return this.logger.isLevelEnabled?.(level) ?? true;
-  }
-
-  private line(level: LogLevel, fields: object, message?: string): void {
-    // Masking walks every field: not for a line the level drops (a skill's debug lines).
-    if (!this.isLevelEnabled(level)) return;
+  protected write(level: LogLevel, fields: object, message?: string): void {
     this.logger[level](
       maskedLogFields(fields, { stacks: true }),
       typeof message === "string" ? maskedSkillText(message) : message,
@@ -148,35 +162,19 @@ export function teeLogger(logger: Logger, listener: (entry: LogEntry) => void): 
 }
 
 /** A class rather than an object of closures: MCP calls make one per execution. */
-class TeeLogger implements Logger {
+class TeeLogger extends WrappingLogger {
   constructor(
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly listener: (entry: LogEntry) => void,
-  ) {}
+  ) {
+    super(logger);
+  }
 
-  debug(fields: object, message?: string): void {
-    this.line("debug", fields, message);
-  }
-  info(fields: object, message?: string): void {
-    this.line("info", fields, message);
-  }
-  warn(fields: object, message?: string): void {
-    this.line("warn", fields, message);
-  }
-  error(fields: object, message?: string): void {
-    this.line("error", fields, message);
-  }
   child(bindings: Record<string, unknown>): Logger {
     return new TeeLogger(this.logger.child(bindings), this.listener);
   }
 
-  isLevelEnabled(level: LogLevel): boolean {
-    return this.logger.isLevelEnabled?.(level) ?? true;
-  }
-
-  private line(level: LogLevel, fields: object, message?: string): void {
-    // Masking walks every field: not for a line the level drops (a skill's debug lines).
-    if (!this.isLevelEnabled(level)) return;
+  protected write(level: LogLevel, fields: object, message?: string): void {
     this.logger[level](fields, message);
     this.listener({
       level,

@@ -119,6 +119,53 @@ describe("an execution's outcome the store refuses when the process stops", () =
     });
   }, 20_000);
 
+  // The give-up line said "the next start records the execution failed" whatever the store
+  // held: a queued execution cancelled during the outage is still queued there, and the next
+  // start runs it.
+  it("says, for a queued execution cancelled while the store refused outcomes, that the next start runs it, which it does", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    const lines: Record<string, unknown>[] = [];
+    const core = await coreOn(dir, {
+      wrapStore: refusingOutcomes({ terminal: true }),
+      logger: capturingLogger(lines),
+      asyncConcurrency: 1,
+    });
+    const key = await core.keyFor();
+    const busy = await core.run(key, "test.sleep", { ms: 60_000 }, { async: true });
+    const waiting = await core.run(key, "test.echo", { text: "queued behind it" }, { async: true });
+    await expect
+      .poll(async () => (await core.skillport.store.executions.get(busy.record.id))?.record.status)
+      .toBe("running");
+    await expect(core.skillport.queries.cancel(key, waiting.record.id)).rejects.toSatisfy((err) =>
+      core.skillport.store.isOutage((err as ServiceError).cause ?? err),
+    );
+    await core.skillport.stop(300);
+    const givenUp = (id: string) =>
+      lines.filter((line) => line.level === "error" && line.execution_id === id).map((line) => line.msg);
+    expect(givenUp(waiting.record.id)).toEqual([
+      expect.stringContaining("its stored record is still queued, so the next start RUNS it"),
+    ]);
+    expect(givenUp(busy.record.id)).toEqual([
+      expect.stringContaining("the next start records the execution failed (execution_interrupted)"),
+    ]);
+    await core.skillport.close();
+    cores.splice(cores.indexOf(core), 1);
+
+    // As the lines say: the cancelled one runs, the one cut off ends interrupted.
+    const next = await coreOn(dir);
+    await expect
+      .poll(async () => (await next.skillport.store.executions.get(waiting.record.id))?.record.status, {
+        timeout: 10_000,
+      })
+      .toBe("completed");
+    await expect
+      .poll(async () => (await next.skillport.store.executions.get(busy.record.id))?.record.error?.code, {
+        timeout: 10_000,
+      })
+      .toBe("execution_interrupted");
+  }, 20_000);
+
   it("refuses an async call whose record went into the deleted database file, rather than answer 202 for it", async () => {
     const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
     dirs.push(dir);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { StoredExecution } from "../../src/core/execution/record.js";
 import type { KeptExecution } from "../../src/core/execution/redacted-execution.js";
-import { UnsavedOutcomes } from "../../src/core/execution/unsaved-outcomes.js";
+import { type RecordHeld, UnsavedOutcomes } from "../../src/core/execution/unsaved-outcomes.js";
 import { makeExecution } from "../store/contract/fixtures.js";
 import { capturingLogger } from "../support/capturing-logger.js";
 
@@ -22,7 +22,7 @@ describe("outcomes the store refused", () => {
     vi.useRealTimers();
   });
 
-  function outcomes(refusal: Error) {
+  function outcomes(refusal: Error, held: RecordHeld = "running") {
     const lines: Record<string, unknown>[] = [];
     const save = vi.fn(async (_execution: KeptExecution): Promise<StoredExecution> => {
       throw refusal;
@@ -36,7 +36,7 @@ describe("outcomes the store refused", () => {
     const given = (["completed", "failed"] as const).map(
       (status) => makeExecution({ status, skillId: `test.${status}` }) as KeptExecution,
     );
-    for (const execution of given) unsaved.add(execution);
+    for (const execution of given) unsaved.add(execution, held);
     const givenUp = () => lines.filter((line) => line.level === "error");
     return { unsaved, save, given, givenUp };
   }
@@ -94,6 +94,30 @@ describe("outcomes the store refused", () => {
       ]),
     );
   });
+
+  it.each([
+    ["running", "the next start records the execution failed (execution_interrupted)"],
+    [
+      "queued",
+      "its stored record is still queued, so the next start RUNS it, whatever this line's status says: cancel it once the service is back if it must not run",
+    ],
+    [
+      "running-or-none",
+      "the next start records the execution failed (execution_interrupted) if the store took its running record, and knows nothing of it if not",
+    ],
+  ] as const)(
+    "a stop's give-up line, the store holding the record %s, says what the next start makes of it",
+    async (held, next) => {
+      const { unsaved, givenUp } = outcomes(transient, held);
+      const stopped = unsaved.stop(0);
+      await vi.advanceTimersByTimeAsync(250);
+      await stopped;
+      expect(givenUp().map((line) => line.msg)).toEqual([
+        `stopped with an execution's outcome the store refused: it is lost, and ${next}; its real outcome is this line's status`,
+        `stopped with an execution's outcome the store refused: it is lost, and ${next}; its real outcome is this line's status`,
+      ]);
+    },
+  );
 
   it("gives up without a stop on an outcome the store refuses until restart, logged once and tried no more", async () => {
     const { unsaved, save, given, givenUp } = outcomes(untilRestart);

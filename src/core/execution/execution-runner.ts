@@ -185,6 +185,7 @@ export class ExecutionRunner {
         "The process running the execution stopped before its outcome was recorded.",
         runningFor(orphan, cutOffAtMs),
       ),
+      orphan.record.status === "queued" ? "queued" : "running",
       cutOffAtMs,
     );
   }
@@ -212,6 +213,7 @@ export class ExecutionRunner {
         return this.outcomes.record(
           withParamsKept(waiting.execution, this.options.registry),
           cancelledBeforeStart(),
+          "queued",
         );
       }
     }
@@ -298,7 +300,7 @@ export class ExecutionRunner {
         running = markRunning(running, clock.now());
         const started = await startQueued(store, running, controller);
         // Marked running above for the start the store refused: the record ends with no start.
-        if (started === "cancelled") return this.outcomes.record(running, cancelledBeforeStart());
+        if (started === "cancelled") return this.outcomes.record(running, cancelledBeforeStart(), "queued");
         if (started !== "ours") {
           // Another runner took it meanwhile, or it was cancelled: not ours to run.
           const stored = await store.executions.get(id);
@@ -366,7 +368,8 @@ export class ExecutionRunner {
             0,
           );
       saves.end();
-      return this.outcomes.record(running, outcome);
+      // A new (sync) run's running record was saved without waiting: perhaps refused too.
+      return this.outcomes.record(running, outcome, begin === "new" ? "running-or-none" : "running");
     })();
     this.inFlight.set(id, { controller, finished });
     return finished.finally(() => {

@@ -13,7 +13,7 @@ import { markFinished } from "./new-record.js";
 import type { ExecutionRecord, StoredExecution } from "./record.js";
 import type { KeptExecution } from "./redacted-execution.js";
 import { failedOutcome, type RunOutcome } from "./run-skill.js";
-import { UnsavedOutcomes } from "./unsaved-outcomes.js";
+import { type RecordHeld, UnsavedOutcomes } from "./unsaved-outcomes.js";
 
 /**
  * A terminal record never changes, so the save of `ended` loses to one stored first (a
@@ -55,10 +55,15 @@ export class OutcomeRecorder {
     });
   }
 
-  /** Stores the outcome; resolves with the terminal record as stored, which is the answer. */
+  /**
+   * Stores the outcome; resolves with the terminal record as stored, which is the answer.
+   * `held`: the record the store holds of the execution until then, told to the operator
+   * if the outcome is refused and given up (`UnsavedOutcomes`).
+   */
   async record(
     execution: KeptExecution,
     outcome: RunOutcome,
+    held: RecordHeld,
     endedAtMs = this.options.clock.now(),
   ): Promise<StoredExecution> {
     const { store, registry } = this.options;
@@ -67,9 +72,9 @@ export class OutcomeRecorder {
     try {
       stored = await saveOutcome(store.executions, ended);
     } catch (err) {
-      if (isPermanentRefusal(err)) return this.recordUnstorable(execution, ended, err, endedAtMs);
+      if (isPermanentRefusal(err)) return this.recordUnstorable(execution, ended, err, held, endedAtMs);
       // The caller hears of the failure; the record is stored as soon as the store takes it.
-      this.unsaved.add(ended);
+      this.unsaved.add(ended, held);
       // Logged where every outage is, once the surface maps it (`Skillport.errorOf`).
       throw store.isOutage(err) ? outcomeNotStored(ended, err, store.refusesUntilRestart(err)) : err;
     }
@@ -89,6 +94,7 @@ export class OutcomeRecorder {
     execution: KeptExecution,
     ended: KeptExecution,
     err: unknown,
+    held: RecordHeld,
     endedAtMs: number,
   ): Promise<StoredExecution> {
     const { store, registry, logger } = this.options;
@@ -113,7 +119,7 @@ export class OutcomeRecorder {
       // The failed record is what can be stored: it is the one kept for the retries, and
       // the one the caller is told about (`ended` would be refused again on every retry).
       if (!store.isOutage(again)) throw again;
-      this.unsaved.add(failed);
+      this.unsaved.add(failed, held);
       throw outcomeNotStored(failed, again, store.refusesUntilRestart(again));
     }
     this.announce(stored);

@@ -23,11 +23,32 @@ export interface UnsavedOutcomesOptions {
   logger: Logger;
 }
 
-/** What the next start does with an execution whose outcome was given up (its record stays running). */
-const NEXT_START = "the next start records the execution failed (execution_interrupted)";
+/**
+ * What the store holds of an execution whose outcome it refused: its record `queued` (an
+ * async run that ended before it started, e.g. cancelled while waiting), `running` (a start
+ * the store took), or `running-or-none` (a sync run, whose running record is saved without
+ * waiting for it: perhaps refused too).
+ */
+export type RecordHeld = "queued" | "running" | "running-or-none";
+
+/** What the next start does with an execution whose outcome was given up, by what the store holds of it. */
+const NEXT_START: Record<RecordHeld, string> = {
+  running: "the next start records the execution failed (execution_interrupted)",
+  // Start-up runs what is left queued: the store never heard that this one ended.
+  queued:
+    "its stored record is still queued, so the next start RUNS it, whatever this line's status says: cancel it once the service is back if it must not run",
+  "running-or-none":
+    "the next start records the execution failed (execution_interrupted) if the store took its running record, and knows nothing of it if not",
+};
 /** The same after the store's files were lost: the files it opens lack what was stored since, or everything. */
 const NEXT_START_AFTER_LOST_FILES =
-  "the next start finds of the execution only what the files at the store's paths hold: nothing if the database file was deleted; otherwise its record as stored before, if there is one, which it records failed (execution_interrupted) if running (the store's error line on the lost file says which file was lost)";
+  "the next start finds of the execution only what the files at the store's paths hold: nothing if the database file was deleted; otherwise its record as stored before, if there is one, which it records failed (execution_interrupted) if running and runs if queued (the store's error line on the lost file says which file was lost)";
+
+/** A refused terminal record, and what the store holds of its execution meanwhile. */
+interface HeldOutcome {
+  execution: KeptExecution;
+  held: RecordHeld;
+}
 
 /** While the process stops, the outcomes still refused are tried again this often. */
 const STOP_RETRY_MS = 250;
@@ -38,19 +59,21 @@ const STOP_RETRY_MS = 250;
  * `running` for as long as this process lives, its outcome lost, since recovery takes over
  * only the executions of processes that died. `stop` keeps trying until its deadline, then
  * gives up and logs each outcome it drops (a count alone let no operator mend the
- * records): the next start ends what is left `execution_interrupted`,
- * saying only that the process stopped before its outcome was recorded. An outcome the
+ * records), with what the next start will make of the record the store holds (`RecordHeld`):
+ * a running one ends `execution_interrupted`, saying only that the process stopped before
+ * its outcome was recorded; a queued one runs. An outcome the
  * store refuses until the process restarts is given up and logged at its first such
  * refusal, whether or not the process is stopping: no retry could store it.
  */
 export class UnsavedOutcomes {
   /** By execution id: the record to store and the timer of its next attempt. */
-  private readonly retries = new Map<string, { execution: KeptExecution; timer: NodeJS.Timeout }>();
+  private readonly retries = new Map<string, { outcome: HeldOutcome; timer: NodeJS.Timeout }>();
 
   constructor(private readonly options: UnsavedOutcomesOptions) {}
 
-  add(execution: KeptExecution): void {
-    this.schedule(execution, FIRST_RETRY_MS);
+  /** Keeps `execution`'s terminal record, refused while the store holds the record `held`. */
+  add(execution: KeptExecution, held: RecordHeld): void {
+    this.schedule({ execution, held }, FIRST_RETRY_MS);
   }
 
   /**
@@ -60,9 +83,9 @@ export class UnsavedOutcomes {
    * record (`logGivenUp`).
    */
   async stop(withinMs: number): Promise<void> {
-    let left = [...this.retries.values()].map(({ execution, timer }) => {
+    let left = [...this.retries.values()].map(({ outcome, timer }) => {
       clearTimeout(timer);
-      return execution;
+      return outcome;
     });
     this.retries.clear();
     let timeUp = false;
@@ -70,16 +93,16 @@ export class UnsavedOutcomes {
       timeUp = true;
     }, withinMs);
     for (;;) {
-      const attempts = await Promise.allSettled(left.map((execution) => this.options.save(execution)));
-      left = left.filter((execution, i) => {
+      const attempts = await Promise.allSettled(left.map(({ execution }) => this.options.save(execution)));
+      left = left.filter((outcome, i) => {
         const attempt = attempts[i];
         if (attempt?.status === "fulfilled") {
-          this.savedAtLast(execution, attempt.value);
+          this.savedAtLast(outcome.execution, attempt.value);
           return false;
         }
         if (this.options.refusedUntilRestart(attempt?.reason)) {
           this.logGivenUp(
-            execution,
+            outcome,
             "stopped with an execution's outcome the store refuses until the process restarts",
             true,
           );
@@ -91,20 +114,20 @@ export class UnsavedOutcomes {
       await new Promise((resolve) => setTimeout(resolve, STOP_RETRY_MS));
     }
     clearTimeout(deadline);
-    for (const execution of left) {
-      this.logGivenUp(execution, "stopped with an execution's outcome the store refused", false);
+    for (const outcome of left) {
+      this.logGivenUp(outcome, "stopped with an execution's outcome the store refused", false);
     }
   }
 
   /**
    * An outcome given up, logged as an error with what the operator needs to mend its
    * record: the execution, its skill and how it ended (never its params or result), and
-   * what the next start will find of it. `untilRestart`: the store refuses every write until
+   * what the next start will make of the record the store holds. `untilRestart`: the store refuses every write until
    * the process restarts, because its files were lost (SQLite): the next start then opens
    * files that may hold an older record of the execution or none (a deleted database file),
    * which the store's own error line on the lost file tells apart.
    */
-  private logGivenUp({ record }: KeptExecution, why: string, untilRestart: boolean): void {
+  private logGivenUp({ execution: { record }, held }: HeldOutcome, why: string, untilRestart: boolean): void {
     this.options.logger.error(
       {
         execution_id: record.id,
@@ -113,7 +136,7 @@ export class UnsavedOutcomes {
         finished_at: record.finished_at,
         error_code: record.error?.code ?? null,
       },
-      `${why}: it is lost, and ${untilRestart ? NEXT_START_AFTER_LOST_FILES : NEXT_START}; its real outcome is this line's status`,
+      `${why}: it is lost, and ${untilRestart ? NEXT_START_AFTER_LOST_FILES : NEXT_START[held]}; its real outcome is this line's status`,
     );
   }
 
@@ -122,7 +145,8 @@ export class UnsavedOutcomes {
     this.options.onSaved(stored);
   }
 
-  private schedule(execution: KeptExecution, delayMs: number): void {
+  private schedule(outcome: HeldOutcome, delayMs: number): void {
+    const { execution } = outcome;
     const { id } = execution.record;
     const timer = setTimeout(() => {
       this.options.save(execution).then(
@@ -136,18 +160,18 @@ export class UnsavedOutcomes {
           if (this.options.refusedUntilRestart(err)) {
             this.retries.delete(id);
             this.logGivenUp(
-              execution,
+              outcome,
               "gave up an execution's outcome the store refuses until the process restarts",
               true,
             );
           } else {
-            this.schedule(execution, Math.min(delayMs * 2, MAX_RETRY_MS));
+            this.schedule(outcome, Math.min(delayMs * 2, MAX_RETRY_MS));
           }
         },
       );
     }, delayMs);
     // A retry never keeps the process alive on its own.
     timer.unref();
-    this.retries.set(id, { execution, timer });
+    this.retries.set(id, { outcome, timer });
   }
 }

@@ -24,16 +24,20 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     // An unknown option or a missing value: say which, and how this command is used.
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`${(err as Error).message}\n\nUsage:\n${usageOf(command)}`);
+      console.error(`${(err as Error).message}\n\nUsage:\n${usageOf(command, rest[0])}`);
       return 2;
     }
     throw err;
   }
 }
 
-/** The help's lines of `command`'s actions (`keys`: create, list…), or all of it for another word. */
-function usageOf(command: string | undefined): string {
-  const specs = COMMANDS.filter((spec) => spec.name.split(" ")[0] === command);
+/**
+ * The help's lines of `command action` (`keys revoke`) when that is a command, else of all
+ * of `command`'s actions (`keys`: create, list…), or the whole help for another word.
+ */
+function usageOf(command: string | undefined, action: string | undefined): string {
+  const exact = COMMANDS.filter((spec) => spec.name === `${command} ${action}`);
+  const specs = exact.length > 0 ? exact : COMMANDS.filter((spec) => spec.name.split(" ")[0] === command);
   return specs.length > 0 ? specs.flatMap(commandHelp).join("\n") : USAGE;
 }
 

@@ -302,12 +302,27 @@ function storeConfigOf(e: z.output<typeof StoreEnv>): StoreConfig {
   };
 }
 
+/** A setting that does not validate: the variable it is read from, and what is wrong with it. */
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+/** A configuration that does not validate, every problem named (values never repeated: URLs may hold passwords). */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly ConfigProblem[]) {
+    super(
+      `Invalid configuration: ${problems.map(({ variable, message }) => `${variable}: ${message}`).join("; ")}`,
+    );
+  }
+}
+
 function parseEnv<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    // Never echo the values: URLs may hold passwords.
-    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new Error(`Invalid configuration: ${problems}`);
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({ variable: issue.path.join("."), message: issue.message })),
+    );
   }
   return parsed.data;
 }

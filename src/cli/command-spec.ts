@@ -13,6 +13,11 @@ export type CliOption =
       means: string;
       /** Said below the usage lines of the commands that take it. */
       note?: string;
+      /**
+       * The configuration variable it stands for (`SKILLPORT_PORT`): given, it replaces the
+       * variable's value, and a value the configuration refuses is refused as the option's.
+       */
+      variable?: string;
     }
   | { type: "boolean"; short?: string; note?: string };
 
@@ -49,6 +54,7 @@ export const SHARED_OPTIONS = {
     value: "DIR",
     means: "the data directory of the store, such as ./data",
     note: "default: SKILLPORT_DATA_DIR or ./data",
+    variable: "SKILLPORT_DATA_DIR",
   },
   help: { type: "boolean", short: "h" },
 } as const satisfies Record<string, CliOption>;

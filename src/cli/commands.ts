@@ -9,8 +9,18 @@ import { KEYS_COMMANDS } from "./keys-args.js";
 export const SERVE = checkedSpec({
   name: "serve",
   options: {
-    port: { type: "string", value: "N", means: "the port to listen on, such as 8080" },
-    host: { type: "string", value: "H", means: "the address to listen on, such as 127.0.0.1 or 0.0.0.0" },
+    port: {
+      type: "string",
+      value: "N",
+      means: "the port to listen on, such as 8080",
+      variable: "SKILLPORT_PORT",
+    },
+    host: {
+      type: "string",
+      value: "H",
+      means: "the address to listen on, such as 127.0.0.1 or 0.0.0.0",
+      variable: "SKILLPORT_HOST",
+    },
   },
   layout: ["port", "host", "data-dir"],
   summary: "REST API, MCP over HTTP, dashboard",

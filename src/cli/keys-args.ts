@@ -7,7 +7,7 @@ import {
   keyFieldsInWords,
 } from "../core/keys/key-fields.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
-import { listed, meantOption, parseProblem, unknownOptionOf } from "./command-options.js";
+import { listed, meantOption, parseProblem, UsageError, unknownOptionOf } from "./command-options.js";
 import {
   type CommandSpec,
   checkedSpec,
@@ -16,7 +16,6 @@ import {
   parsingOptions,
   SHARED_OPTIONS,
   slotOptions,
-  usageLine,
 } from "./command-spec.js";
 
 /** Every option some `keys` action takes; each action accepts only its own (KEYS_ACTIONS). */
@@ -141,28 +140,52 @@ function parsing(args: string[]) {
   return { args, options: ALL_OPTIONS, allowPositionals: true, tokens: true } as const;
 }
 
+type KeysValues = ReturnType<typeof parseAll>["values"];
+
+/** What `keys` runs: an action with its KEY_ID when it takes one, and its options. */
 export type KeysArgs =
-  | { ok: true; action: KeysAction; id: string | undefined; values: ReturnType<typeof parseAll>["values"] }
-  | { ok: false; message: string };
+  | { action: "create" | "list"; id: undefined; values: KeysValues }
+  | { action: "edit" | "revoke"; id: string; values: KeysValues }
+  | { action: "roll"; id: string; values: KeysValues; graceSeconds: number };
+
+/** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
+const GRACE = /^(\d+)([smhd]?)$/;
+const GRACE_UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `--grace` in seconds (default 24 hours); a value it does not take is a usage error. */
+function graceSecondsOf(command: string, given = "24h"): number {
+  const grace = GRACE.exec(given);
+  if (!grace) {
+    throw new UsageError(`${command}: --grace: seconds, or a number with s, m, h or d, such as 24h.`);
+  }
+  return Number(grace[1]) * (GRACE_UNIT_SECONDS[grace[2] ?? ""] ?? 1);
+}
+
+/** The actions as the refusal of an unknown one lists them. */
+const ACTIONS_IN_WORDS = Object.keys(KEYS_ACTIONS)
+  .join(", ")
+  .replace(/, ([^,]+)$/, " and $1");
 
 /**
- * Parses `skillport keys ACTION ...`. An unknown option, an option of another action, a
- * missing value or a stray argument is a refusal naming it and the action, with the option
- * probably meant or the value it takes.
+ * Parses `skillport keys ACTION ...`. A missing or unknown action, an unknown option, an
+ * option of another action, a missing value, a missing KEY_ID or a stray argument throws
+ * a `UsageError` naming it and the action (`skillport keys revoke ...`, as every command's
+ * refusals read), with the option probably meant or the value it takes; the CLI prints it
+ * with the action's usage, before any store is opened.
  */
 export function parseKeysArgs(args: string[]): KeysArgs {
   const [action, ...rest] = args;
   if (!isKeysAction(action)) {
-    return {
-      ok: false,
-      message: "Usage: skillport keys create|list|edit|revoke|roll (see skillport --help)",
-    };
+    // `skillport keys --json`: an option where the action goes.
+    if (action === undefined || action.startsWith("-")) {
+      throw new UsageError(`skillport keys needs an action first: ${ACTIONS_IN_WORDS}.`);
+    }
+    // An argument in the action's place may be a pasted secret: named, never echoed.
+    const shown = looksLikeSecret(action) ? "what looks like a key's secret" : JSON.stringify(action);
+    throw new UsageError(`skillport keys has no action ${shown}: its actions are ${ACTIONS_IN_WORDS}.`);
   }
   const spec = KEYS_ACTIONS[action];
-  const refuse = (problem: string) => ({
-    ok: false as const,
-    message: `${problem}\nUsage: ${usageLine(spec.spec)}`,
-  });
+  const command = `skillport ${spec.spec.name}`;
   let parsed: ReturnType<typeof parseAll>;
   try {
     parsed = parseAll(rest);
@@ -171,10 +194,10 @@ export function parseKeysArgs(args: string[]): KeysArgs {
     if (unknown === undefined) {
       const problem = parseProblem(spec.spec, err, parsing(rest));
       if (problem === undefined) throw err;
-      return refuse(problem);
+      throw new UsageError(problem);
     }
     const guess = meantOption(unknown, [...Object.keys(spec.spec.options), ...EVERY_ACTION]);
-    return refuse(`keys ${action} does not take ${unknown}${guess ?? `: ${spec.takes}.`}`);
+    throw new UsageError(`${command} does not take ${unknown}${guess ?? `: ${spec.takes}.`}`);
   }
   const { values, positionals, tokens } = parsed;
   for (const token of tokens) {
@@ -185,7 +208,7 @@ export function parseKeysArgs(args: string[]): KeysArgs {
       action === "edit" && FIXED_AT_CREATION.includes(option)
         ? `. A key's ${keyFieldsInWords(FIXED_KEY_FIELDS)} cannot be edited: create a new key with the ones you want (skillport keys create), move its clients to it, then revoke this one`
         : "";
-    return refuse(`keys ${action} does not take --${option}: ${spec.takes}${fixed}.`);
+    throw new UsageError(`${command} does not take --${option}: ${spec.takes}${fixed}.`);
   }
   const takesId = spec.spec.argument !== undefined;
   const [id, ...extra] = positionals;
@@ -195,9 +218,14 @@ export function parseKeysArgs(args: string[]): KeysArgs {
     const what = takesId ? "one KEY_ID" : "no KEY_ID or other argument";
     // A stray argument may be a pasted secret: named, but never echoed.
     const shown = looksLikeSecret(first) ? "what looks like a key's secret" : JSON.stringify(first);
-    return refuse(`keys ${action} takes ${what}; unexpected: ${shown}.`);
+    throw new UsageError(`${command} takes ${what}; unexpected: ${shown}.`);
   }
-  return { ok: true, action, id: takesId ? id : undefined, values };
+  if (action === "create" || action === "list") return { action, id: undefined, values };
+  if (id === undefined) {
+    throw new UsageError(`${command} needs a KEY_ID: the key's id (key_…), from skillport keys list.`);
+  }
+  if (action === "roll") return { action, id, values, graceSeconds: graceSecondsOf(command, values.grace) };
+  return { action, id, values };
 }
 
 function isKeysAction(action: string | undefined): action is KeysAction {

@@ -12,13 +12,9 @@ import {
 } from "../core/keys/key-service.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
-import { usageLine } from "./command-spec.js";
-import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
+import { UsageError } from "./command-options.js";
+import { OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
 import { commandStore } from "./store-command.js";
-
-/** `--grace` of `keys roll`: seconds, or a number with s, m, h or d. */
-const GRACE = /^(\d+)([smhd]?)$/;
-const GRACE_UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86_400 };
 
 /**
  * `skillport keys create|list|edit|revoke|roll`: the dashboard's key operations for scripts
@@ -26,14 +22,12 @@ const GRACE_UNIT_SECONDS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600
  * new, edited or revoked key on its next request.
  */
 export async function runKeysCommand(args: string[]): Promise<number> {
+  // A command line it cannot run throws a UsageError, before any store is opened.
   const parsed = parseKeysArgs(args);
-  if (!parsed.ok) {
-    console.error(parsed.message);
-    return 2;
-  }
   const { action, id, values } = parsed;
+  const command = `skillport keys ${action}`;
   // `create` makes the store of the first key; the others refuse a directory without one.
-  const opened = commandStore(`skillport keys ${action}`, values["data-dir"], {
+  const opened = commandStore(command, values["data-dir"], {
     mayCreate: action === "create",
   });
   if (!opened) return 1;
@@ -78,13 +72,11 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "revoke": {
-        if (!id) throw usageError(action);
         const key = await keys.revoke(id);
         console.log(`Revoked key ${key.id} "${printableName(key.name)}" in ${where}.`);
         return 0;
       }
       case "edit": {
-        if (!id) throw usageError(action);
         const changes = {
           name: values.name,
           plan: values.plan,
@@ -100,10 +92,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "roll": {
-        const grace = GRACE.exec(values.grace ?? "24h");
-        if (!id || !grace) throw usageError(action, "(--grace: seconds, or a number with s, m, h or d)");
-        const graceSeconds = Number(grace[1]) * (GRACE_UNIT_SECONDS[grace[2] ?? ""] ?? 1);
-        const { key, secret, previous } = await keys.roll(id, { graceSeconds });
+        const { key, secret, previous } = await keys.roll(id, { graceSeconds: parsed.graceSeconds });
         if (values.json) {
           console.log(JSON.stringify({ ...json(key), secret, previous: json(previous) }));
         } else {
@@ -118,7 +107,11 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     }
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
-    console.error(cliMessage(err));
+    const refusal = `${command}: ${cliMessage(err)}`;
+    // A value the action refuses is a usage error: printed with the action's usage. Any
+    // other refusal (no such key, one already revoked) is about the store, not the command line.
+    if (err.code === "invalid_request") throw new UsageError(refusal);
+    console.error(refusal);
     return 2;
   } finally {
     await store.close();
@@ -165,13 +158,6 @@ function cliMessage(err: ServiceError): string {
   return err.details
     .map((d) => (d.path === "(root)" ? d.message : `${OPTION_OF_FIELD[d.path] ?? d.path}: ${d.message}`))
     .join("\n");
-}
-
-/** An action missing its KEY_ID (or given a bad value): its usage line. */
-function usageError(action: keyof typeof KEYS_ACTIONS, note = ""): ServiceError {
-  return new ServiceError("invalid_request", {
-    message: `Usage: ${usageLine(KEYS_ACTIONS[action].spec)}${note && ` ${note}`}`,
-  });
 }
 
 function printTable(keys: KeyJson[], where: string): void {

@@ -1,9 +1,9 @@
 import { queryWithoutSecrets } from "../core/discovery/query-secrets.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
+import { looksLikeSecret } from "../core/keys/secret.js";
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
-import { parseCommandArgs } from "./command-options.js";
-import { usageLine } from "./command-spec.js";
+import { parseCommandArgs, UsageError } from "./command-options.js";
 import { LEARNING_FORGET, LEARNING_LIST } from "./commands.js";
 import { commandStore } from "./store-command.js";
 
@@ -16,19 +16,20 @@ import { commandStore } from "./store-command.js";
  */
 export async function runLearningCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
-  // An unknown action is said below with both usages; its options are the same.
-  const spec =
-    action === "forget"
-      ? LEARNING_FORGET
-      : action === "list"
-        ? LEARNING_LIST
-        : { ...LEARNING_LIST, name: "learning" };
+  if (action !== "list" && action !== "forget") {
+    // `skillport learning --owner x`: an option where the action goes.
+    if (action === undefined || action.startsWith("-")) {
+      throw new UsageError("skillport learning needs an action first: list or forget.");
+    }
+    // Never echoed whole: it may be anything pasted, a secret too.
+    const shown = looksLikeSecret(action) ? "what looks like a key's secret" : JSON.stringify(action);
+    throw new UsageError(`skillport learning has no action ${shown}: its actions are list and forget.`);
+  }
+  const spec = action === "forget" ? LEARNING_FORGET : LEARNING_LIST;
   const { values } = parseCommandArgs(spec, rest);
   const owner = values.owner;
-  if ((action !== "list" && action !== "forget") || !owner) {
-    const usage = [LEARNING_LIST, LEARNING_FORGET].map((each) => `Usage: ${usageLine(each)}`).join("\n");
-    console.error(`${usage}\n(each key's owner is in skillport keys list)`);
-    return 2;
+  if (!owner) {
+    throw new UsageError(`skillport ${spec.name} needs --owner (${spec.options.owner.means}).`);
   }
   const opened = commandStore(`skillport learning ${action}`, values["data-dir"]);
   if (!opened) return 1;

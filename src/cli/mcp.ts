@@ -1,5 +1,6 @@
-import { loadConfig, warnOfUnknownVariables } from "../config.js";
+import { warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
+import { commandConfig } from "./command-config.js";
 import { parseCommandArgs } from "./command-options.js";
 import { MCP } from "./commands.js";
 
@@ -24,10 +25,7 @@ export async function runMcp(args: string[]): Promise<number> {
     console.error(`skillport mcp: SKILLPORT_API_KEY is not set. ${CREATE_KEY_HINT}`);
     return 1;
   }
-  const config = loadConfig({
-    ...process.env,
-    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
-  });
+  const config = commandConfig(MCP, values);
   const logger = createLogger(config.logLevel, 2);
   warnOfUnknownVariables(logger);
   // Loaded only now: a missing key is reported without loading the core.

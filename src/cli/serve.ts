@@ -1,5 +1,5 @@
 import { createSkillport } from "../bootstrap.js";
-import { type Config, loadConfig, warnOfUnknownVariables } from "../config.js";
+import { type Config, warnOfUnknownVariables } from "../config.js";
 import type { Skillport } from "../core/skillport.js";
 import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
@@ -8,6 +8,7 @@ import { DATA_DIR_SETTING, serverAddress } from "../store/open-store.js";
 import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
 import { storeKindOf } from "../store/store-kinds.js";
+import { commandConfig } from "./command-config.js";
 import { parseCommandArgs } from "./command-options.js";
 import { SERVE } from "./commands.js";
 
@@ -17,12 +18,7 @@ const SHUTDOWN_GRACE_MS = 15_000;
 /** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
 export async function runServe(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(SERVE, args);
-  const config = loadConfig({
-    ...process.env,
-    ...(values.port !== undefined && { SKILLPORT_PORT: values.port }),
-    ...(values.host !== undefined && { SKILLPORT_HOST: values.host }),
-    ...(values["data-dir"] !== undefined && { SKILLPORT_DATA_DIR: values["data-dir"] }),
-  });
+  const config = commandConfig(SERVE, values);
   const logger = createLogger(config.logLevel);
   warnOfUnknownVariables(logger);
   const skillport = await createSkillport(config, logger);

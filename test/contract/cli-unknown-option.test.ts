@@ -17,15 +17,15 @@ describe("contract: a mistyped CLI option", () => {
     const cases: [string[], string][] = [
       [
         ["keys", "create", "--name", "a", "--scope", "full-access", "--pln", "pro"],
-        "keys create does not take --pln; did you mean --plan?",
+        "skillport keys create does not take --pln; did you mean --plan?",
       ],
       [
         ["keys", "create", "--nmae", "x", "--scope", "full-access"],
-        "keys create does not take --nmae; did you mean --name?",
+        "skillport keys create does not take --nmae; did you mean --name?",
       ],
       [
         ["keys", "create", "--name", "x", "--scope", "full-access", "--limit", "5"],
-        "keys create does not take --limit; did you mean --limit-day or --limit-minute?",
+        "skillport keys create does not take --limit; did you mean --limit-day or --limit-minute?",
       ],
       [
         ["learning", "list", "--ownr", "alice"],
@@ -53,7 +53,7 @@ describe("contract: a mistyped CLI option", () => {
     const keys = await runCli(["keys", "edit", "key_1", "--ownr", "x", "--data-dir", dataDir]);
     expect(keys.code).toBe(2);
     expect(keys.stderr).toContain(
-      "keys edit does not take --ownr: it changes only --name, --plan, --limit-minute and --limit-day.",
+      "skillport keys edit does not take --ownr: it changes only --name, --plan, --limit-minute and --limit-day.",
     );
     const serve = await runCli(["serve", "--zzz", "--data-dir", dataDir]);
     expect(serve.code).toBe(2);
@@ -135,5 +135,109 @@ describe("contract: a CLI option missing its value, or a flag given one", () => 
       expect(result.stderr).not.toContain(secret.slice(8));
       expect(result.stdout).toBe("");
     }
+  });
+});
+
+/**
+ * `skillport keys` alone or with an unknown action, and `learning` likewise, printed only
+ * usage lines, never saying what was wrong; `keys revoke` without its KEY_ID opened the store
+ * first (and with none there, told of the missing store instead); `serve --port abc` was
+ * refused as `SKILLPORT_PORT`, a variable the user never set; and `keys` refusals were
+ * worded and laid out unlike every other command's. Every refusal now names the command and
+ * the problem in one line, then a blank line and the command's usage, with exit 2.
+ */
+describe("contract: a CLI command line missing its action, its KEY_ID or a good option value", () => {
+  const secret = `sk_live_${"A1b2C3d4E5".repeat(3)}abcdef`;
+
+  it("says what is missing or wrong, then the command's usage after a blank line", async () => {
+    const d = ["--data-dir", dataDir];
+    // The command line, the refusal's first line, and the first usage line under it.
+    const cases: [string[], string, string][] = [
+      [["keys"], "skillport keys needs an action first: create, list, edit, revoke and roll.", "keys create"],
+      [
+        ["keys", ...d, "--json"],
+        "skillport keys needs an action first: create, list, edit, revoke and roll.",
+        "keys create",
+      ],
+      [
+        ["keys", "bogus", ...d],
+        'skillport keys has no action "bogus": its actions are create, list, edit, revoke and roll.',
+        "keys create",
+      ],
+      [
+        ["keys", secret, ...d],
+        "skillport keys has no action what looks like a key's secret: its actions are create, list, edit, revoke and roll.",
+        "keys create",
+      ],
+      [["learning", ...d], "skillport learning needs an action first: list or forget.", "learning list"],
+      [
+        ["learning", "--bogus", ...d],
+        "skillport learning needs an action first: list or forget.",
+        "learning list",
+      ],
+      [
+        ["learning", "lsit", ...d],
+        'skillport learning has no action "lsit": its actions are list and forget.',
+        "learning list",
+      ],
+      [
+        ["learning", "list", ...d],
+        "skillport learning list needs --owner (the owner whose learning it is; each key's owner is in skillport keys list).",
+        "learning list",
+      ],
+      [
+        ["keys", "list", "extra", ...d],
+        'skillport keys list takes no KEY_ID or other argument; unexpected: "extra".',
+        "keys list",
+      ],
+      [
+        ["keys", "roll", "key_x", "--grace", "3y", ...d],
+        "skillport keys roll: --grace: seconds, or a number with s, m, h or d, such as 24h.",
+        "keys roll",
+      ],
+    ];
+    for (const [args, message, usage] of cases) {
+      const result = await runCli(args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toMatch(
+        new RegExp(`^[^\\n]*\\n\\nUsage:\\n  skillport ${usage}`, "m"),
+      );
+      expect(result.stderr.split("\n")[0], args.join(" ")).toBe(message);
+      expect(result.stderr).not.toContain(secret);
+      expect(result.stdout).toBe("");
+    }
+  });
+
+  it("refuses keys revoke, edit and roll without a KEY_ID before looking for a store", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "skillport-no-store-"));
+    try {
+      for (const action of ["revoke", "edit", "roll"]) {
+        const result = await runCli(["keys", action, "--data-dir", empty]);
+        expect(result.code, action).toBe(2);
+        expect(result.stderr.split("\n")[0]).toBe(
+          `skillport keys ${action} needs a KEY_ID: the key's id (key_…), from skillport keys list.`,
+        );
+        expect(result.stderr).not.toMatch(/no store/);
+      }
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("names the option, not the variable it stands for, when serve's option value is refused", async () => {
+    for (const [value, problem] of [
+      ["abc", "must be a whole number"],
+      ["70000", "Too big: expected number to be <=65535"],
+    ]) {
+      const result = await runCli(["serve", "--port", value as string, "--data-dir", dataDir]);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr.split("\n")[0]).toBe(`skillport serve: --port: ${problem}`);
+      expect(result.stderr).toContain("\n\nUsage:\n  skillport serve [--port N]");
+      expect(result.stderr).not.toContain("SKILLPORT_PORT");
+    }
+    // Set in the environment, the variable is what is named, as before.
+    const fromEnv = await runCli(["serve", "--data-dir", dataDir], { SKILLPORT_PORT: "abc" });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain("Invalid configuration: SKILLPORT_PORT: must be a whole number");
   });
 });

@@ -174,6 +174,20 @@ describe("the dashboard's key list, a page at a time", () => {
     expect(res.text).toContain('name="q" value=""');
   });
 
+  // A cursor is a place in one listing: carried to another order (an edited address, or a
+  // sort link built from the current one), it was read as a place in that order.
+  it("shows the first page of the new order for a cursor of another order", async () => {
+    const newest = await get("/dashboard/keys?q=pager");
+    const cursor = new URL(newest.next ?? "", "http://x").searchParams.get("cursor") ?? "";
+    expect(cursor).not.toBe("");
+    const byName = await get(
+      `/dashboard/keys?q=pager&sort=name&dir=asc&cursor=${encodeURIComponent(cursor)}`,
+    );
+    const firstByName = await get("/dashboard/keys?q=pager&sort=name&dir=asc");
+    expect(byName.ids).toEqual(firstByName.ids);
+    expect(byName.previous).toBeUndefined();
+  });
+
   it("shows the first page for a cursor it did not give", async () => {
     const page = await get("/dashboard/keys?q=pager&cursor=not-a-cursor");
     expect(page.ids).toEqual(

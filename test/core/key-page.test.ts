@@ -17,6 +17,18 @@ async function serviceWithKeys(count: number) {
   return keys;
 }
 
+/** An in-memory key store that notes each page it is asked for. */
+function countingKeyStore(clock: ManualClock) {
+  const store = openMemoryStore({ clock }).keys;
+  const reads: unknown[] = [];
+  const listPage = store.listPage.bind(store);
+  store.listPage = async (query) => {
+    reads.push(query);
+    return listPage(query);
+  };
+  return { store, reads };
+}
+
 const NEWEST_FIRST = { search: { kind: "all" }, order: "created", descending: true } as const;
 const names = (page: { keys: { name: string }[] }) => page.keys.map((key) => key.name);
 
@@ -58,9 +70,64 @@ describe("pages of keys", () => {
     }
   });
 
-  it("lists every key, reading more pages than one", async () => {
-    const keys = await serviceWithKeys(1203);
+  // Finding: the doc said a cursor not returned for the listing is refused, but one naming
+  // no key gave an empty page, and one made under another order, tab or search was read as
+  // a place in this one.
+  it("refuses a well-formed cursor naming no key, and a cursor of another order, tab or search", async () => {
+    const keys = await serviceWithKeys(7);
+    const { next } = await keys.page(NEWEST_FIRST, 3);
+    expect(next).not.toBeNull();
+    const others = [
+      { ...NEWEST_FIRST, descending: false },
+      { ...NEWEST_FIRST, order: "name" },
+      { ...NEWEST_FIRST, status: "revoked" },
+      { ...NEWEST_FIRST, search: { kind: "text", text: "k" } },
+    ] as const;
+    for (const listing of others) {
+      await expect(keys.page(listing, 3, next ?? ""), JSON.stringify(listing)).rejects.toMatchObject({
+        code: "invalid_request",
+      });
+    }
+    const decoded = JSON.parse(Buffer.from(next ?? "", "base64url").toString("utf8")) as Record<
+      string,
+      string
+    >;
+    const noSuchKey = Buffer.from(JSON.stringify({ ...decoded, id: "key_nosuchkey" })).toString("base64url");
+    await expect(keys.page(NEWEST_FIRST, 3, noSuchKey)).rejects.toMatchObject({ code: "invalid_request" });
+    // The same cursor in its own listing still pages on.
+    expect(names(await keys.page(NEWEST_FIRST, 3, next ?? ""))).toEqual(["k3", "k2", "k1"]);
+  });
+
+  it("reads no page before when asked not to", async () => {
+    const clock = new ManualClock(T0);
+    const { store, reads } = countingKeyStore(clock);
+    const keys = new KeyService(store, clock);
+    for (let i = 0; i < 7; i++) {
+      await keys.create({ name: `k${i}`, scope: "read-only" });
+      clock.advance(1000);
+    }
+    const { next } = await keys.page(NEWEST_FIRST, 3);
+    reads.length = 0;
+    const forward = await keys.page(NEWEST_FIRST, 3, next ?? "", { previous: false });
+    expect(names(forward)).toEqual(["k3", "k2", "k1"]);
+    expect(forward.previous).toBeNull();
+    expect(reads).toHaveLength(1);
+    reads.length = 0;
+    const both = await keys.page(NEWEST_FIRST, 3, next ?? "");
+    expect(both.previous).not.toBeNull();
+    expect(reads).toHaveLength(2);
+  });
+
+  it("lists every key, reading more pages than one, and only forward: one read a page", async () => {
+    const clock = new ManualClock(T0);
+    const { store, reads } = countingKeyStore(clock);
+    const keys = new KeyService(store, clock);
+    for (let i = 0; i < 1203; i++) {
+      await keys.create({ name: `k${i}`, scope: "read-only" });
+      clock.advance(1000);
+    }
     const all = await keys.list();
+    expect(reads).toHaveLength(3);
     expect(all).toHaveLength(1203);
     expect(new Set(all.map((key) => key.id)).size).toBe(1203);
     expect(all[0]?.name).toBe("k1202");

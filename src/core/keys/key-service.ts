@@ -19,7 +19,7 @@ import {
 } from "./key-fields.js";
 import { assertNotASecret, unknownKeyIdError } from "./key-id.js";
 import type { KeyCounts, KeySearchFilter } from "./key-listing.js";
-import { type KeyListing, pageOfKeys } from "./key-page.js";
+import { type KeyListing, type KeyPageOptions, pageOfKeys } from "./key-page.js";
 import {
   generateSecret,
   hashSecret,
@@ -290,15 +290,16 @@ export class KeyService {
 
   /**
    * One page of a key listing (`pageOfKeys`), its status judged at the clock's now; a
-   * cursor that is not one this returned is refused.
+   * cursor that is not one this returned for the same listing is refused.
    */
   async page(
     listing: Omit<KeyListing, "now">,
     limit: number,
     cursor?: string,
+    options?: KeyPageOptions,
   ): Promise<{ keys: KeyView[]; previous: string | null; next: string | null }> {
     const now = isoTimestamp(this.clock.now());
-    const page = await pageOfKeys(this.keys, { ...listing, now }, limit, cursor);
+    const page = await pageOfKeys(this.keys, { ...listing, now }, limit, cursor, options);
     return { ...page, keys: page.keys.map(toKeyView) };
   }
 
@@ -315,7 +316,8 @@ export class KeyService {
     const all: KeyView[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.page(NEWEST_FIRST, LIST_PAGE_SIZE, cursor);
+      // Forward only: no read to learn whether a page lies before.
+      const page = await this.page(NEWEST_FIRST, LIST_PAGE_SIZE, cursor, { previous: false });
       all.push(...page.keys);
       cursor = page.next ?? undefined;
     } while (cursor !== undefined);

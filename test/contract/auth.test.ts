@@ -224,7 +224,7 @@ describe("contract: API keys", () => {
     // A time without a zone is ambiguous: refused, naming the option.
     const local = await create("--expires-at", "2099-01-01T12:30");
     expect(local.code).not.toBe(0);
-    expect(local.stderr).toMatch(/^--expires-at: /);
+    expect(local.stderr).toMatch(/^skillport keys create: --expires-at: /);
     // Limits come in pairs, in decimal digits; each refusal names what to fix.
     const half = await create("--limit-minute", "10");
     expect(half.code).not.toBe(0);
@@ -232,7 +232,7 @@ describe("contract: API keys", () => {
     expect(half.stderr).not.toContain("NaN");
     const hex = await create("--limit-minute", "0x10", "--limit-day", "100");
     expect(hex.code).not.toBe(0);
-    expect(hex.stderr).toMatch(/^--limit-minute: must be a whole number/);
+    expect(hex.stderr).toMatch(/^skillport keys create: --limit-minute: must be a whole number/);
     const help = await runCli(["keys", "create", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("skillport keys create --name NAME");

@@ -186,6 +186,10 @@ describe("an execution's outcome the store refuses when the process stops", () =
         "the store still holds it queued, so it RUNS whatever this line's status says: at the next start",
       ),
     ]);
+    // How to keep it from running: its cancel, by its id.
+    expect(givenUp(waiting.record.id)[0]).toContain(
+      `if it must not run, cancel it (POST /v1/executions/${waiting.record.id}/cancel) as soon as the service answers`,
+    );
     expect(givenUp(busy.record.id)).toEqual([
       expect.stringContaining("the next start records the execution failed (execution_interrupted)"),
     ]);

@@ -99,7 +99,7 @@ describe("outcomes the store refused", () => {
     ["running", "the next start records the execution failed (execution_interrupted)"],
     [
       "queued",
-      "the store still holds it queued, so it RUNS whatever this line's status says: at the next start, or on another process sharing the store once the store takes writes again; if it must not run, cancel it (POST /v1/executions/{this line's execution_id}/cancel) as soon as the service answers, which stops it if it has begun",
+      "the store still holds it queued, so it RUNS whatever this line's status says: at the next start, or on another process sharing the store once the store takes writes again; if it must not run, cancel it (POST /v1/executions/{id}/cancel) as soon as the service answers, which stops it if it has begun",
     ],
     [
       "none",
@@ -112,14 +112,16 @@ describe("outcomes the store refused", () => {
   ] as const)(
     "a stop's give-up line, the store holding the record %s, says what the next start makes of it",
     async (held, next) => {
-      const { unsaved, givenUp } = outcomes(transient, held);
+      const { unsaved, given, givenUp } = outcomes(transient, held);
       const stopped = unsaved.stop(0);
       await vi.advanceTimersByTimeAsync(250);
       await stopped;
-      expect(givenUp().map((line) => line.msg)).toEqual([
-        `stopped with an execution's outcome the store refused: it is lost, and ${next}; its real outcome is this line's status`,
-        `stopped with an execution's outcome the store refused: it is lost, and ${next}; its real outcome is this line's status`,
-      ]);
+      expect(givenUp().map((line) => line.msg)).toEqual(
+        given.map(
+          ({ record }) =>
+            `stopped with an execution's outcome the store refused: it is lost, and ${next.replace("{id}", record.id)}; its real outcome is this line's status`,
+        ),
+      );
     },
   );
 

@@ -32,15 +32,16 @@ export interface UnsavedOutcomesOptions {
  */
 export type RecordHeld = "queued" | "running" | "none" | "running-or-none";
 
-/** What the next start does with an execution whose outcome was given up, by what the store holds of it. */
-const NEXT_START: Record<RecordHeld, string> = {
-  running: "the next start records the execution failed (execution_interrupted)",
+/** What the next start does with the execution `id`, its outcome given up, by what the store holds of it. */
+const NEXT_START: Record<RecordHeld, (id: string) => string> = {
+  running: () => "the next start records the execution failed (execution_interrupted)",
   // Start-up runs what is left queued, as a peer takes what waits: the store never heard
   // that this one ended, and nothing else could be written while it refused the outcome.
-  queued:
-    "the store still holds it queued, so it RUNS whatever this line's status says: at the next start, or on another process sharing the store once the store takes writes again; if it must not run, cancel it (POST /v1/executions/{this line's execution_id}/cancel) as soon as the service answers, which stops it if it has begun",
-  none: "the store took no record of it (each save was refused), so the next start knows nothing of it and this line is all that is left of it",
-  "running-or-none":
+  queued: (id) =>
+    `the store still holds it queued, so it RUNS whatever this line's status says: at the next start, or on another process sharing the store once the store takes writes again; if it must not run, cancel it (POST /v1/executions/${id}/cancel) as soon as the service answers, which stops it if it has begun`,
+  none: () =>
+    "the store took no record of it (each save was refused), so the next start knows nothing of it and this line is all that is left of it",
+  "running-or-none": () =>
     "the next start records the execution failed (execution_interrupted) if the store took its running record (its save had no answer yet), and knows nothing of it if not",
 };
 /** The same after the store's files were lost: the files it opens lack what was stored since, or everything. */
@@ -139,7 +140,8 @@ export class UnsavedOutcomes {
   private logGivenUp({ execution: { record }, held }: HeldOutcome, why: string, untilRestart: boolean): void {
     const holds = typeof held === "function" ? held() : held;
     // A record the store never took is in no file, lost or not.
-    const next = untilRestart && holds !== "none" ? NEXT_START_AFTER_LOST_FILES : NEXT_START[holds];
+    const next =
+      untilRestart && holds !== "none" ? NEXT_START_AFTER_LOST_FILES : NEXT_START[holds](record.id);
     this.options.logger.error(
       {
         execution_id: record.id,

@@ -21,12 +21,16 @@ import { testSkills } from "./test-skills.js";
 
 const outage = new Database.SqliteError("database or disk is full", "SQLITE_FULL");
 
-/** The store, except that it refuses terminal records while `down.terminal`, as a full disk does. */
-function refusingOutcomes(down: { terminal: boolean }) {
+/**
+ * The store, except that it refuses terminal records while `down.terminal`, as a full disk
+ * does, and running ones too while `down.running`.
+ */
+function refusingOutcomes(down: { terminal: boolean; running?: boolean }) {
   return (store: Store): Store => {
     const { executions } = store;
     const save: ExecutionStore["save"] = async (execution) => {
       if (down.terminal && isTerminal(execution.record.status)) throw outage;
+      if (down.running && execution.record.status === "running") throw outage;
       return executions.save(execution);
     };
     return { ...store, executions: Object.assign(Object.create(executions) as ExecutionStore, { save }) };
@@ -103,6 +107,10 @@ describe("an execution's outcome the store refuses when the process stops", () =
         msg: expect.stringContaining("stopped with an execution's outcome the store refused"),
       },
     ]);
+    // The store took its running record: the line says what the next start makes of it.
+    expect(lost[0]?.msg).toContain(
+      "it is lost, and the next start records the execution failed (execution_interrupted); its real outcome is this line's status",
+    );
     // Neither its params nor its result reach the log.
     expect(JSON.stringify(lines)).not.toContain("secret-ish params");
     await core.skillport.close();
@@ -117,6 +125,36 @@ describe("an execution's outcome the store refuses when the process stops", () =
       code: "execution_interrupted",
       message: "The process running the execution stopped before its outcome was recorded.",
     });
+  }, 20_000);
+
+  // A sync run without an Idempotency-Key saves its running record alongside the run: with
+  // that save refused too, the store had no record of it, yet the give-up line said the next
+  // start would record it failed (execution_interrupted).
+  it("says, for a sync run the store took no record of, that the next start knows nothing of it, which it does not", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    const lines: Record<string, unknown>[] = [];
+    const core = await coreOn(dir, {
+      wrapStore: refusingOutcomes({ terminal: true, running: true }),
+      logger: capturingLogger(lines),
+    });
+    const { id } = await refusedRun(core);
+    await core.skillport.stop(300);
+    const lost = lines.filter((line) => line.level === "error" && line.execution_id === id && line.status);
+    expect(lost).toEqual([
+      expect.objectContaining({
+        skill_id: "test.echo",
+        status: "completed",
+        msg: "stopped with an execution's outcome the store refused: it is lost, and the store took no record of it (each save was refused), so the next start knows nothing of it and this line is all that is left of it; its real outcome is this line's status",
+      }),
+    ]);
+    await core.skillport.close();
+    cores.splice(cores.indexOf(core), 1);
+
+    // As the line says: no record of it, now or once the next start has taken over.
+    const next = await coreOn(dir);
+    await next.skillport.stop(0);
+    expect(await next.skillport.store.executions.get(id)).toBeUndefined();
   }, 20_000);
 
   // The give-up line said "the next start records the execution failed" whatever the store
@@ -144,8 +182,14 @@ describe("an execution's outcome the store refuses when the process stops", () =
     const givenUp = (id: string) =>
       lines.filter((line) => line.level === "error" && line.execution_id === id).map((line) => line.msg);
     expect(givenUp(waiting.record.id)).toEqual([
-      expect.stringContaining("its stored record is still queued, so the next start RUNS it"),
+      expect.stringContaining(
+        "the store still holds it queued, so it RUNS whatever this line's status says: at the next start",
+      ),
     ]);
+    // How to keep it from running: its cancel, by its id.
+    expect(givenUp(waiting.record.id)[0]).toContain(
+      `if it must not run, cancel it (POST /v1/executions/${waiting.record.id}/cancel) as soon as the service answers`,
+    );
     expect(givenUp(busy.record.id)).toEqual([
       expect.stringContaining("the next start records the execution failed (execution_interrupted)"),
     ]);
@@ -212,7 +256,10 @@ describe("an execution's outcome the store refuses when the process stops", () =
         msg: expect.stringContaining("outcome the store refuses until the process restarts: it is lost"),
       }),
     ]);
-    expect(lost[0]?.msg).toContain("nothing if the database file was deleted");
+    // Its running record was refused too (into the lost file): no file holds it, lost or not.
+    expect(lost[0]?.msg).toContain(
+      "the store took no record of it (each save was refused), so the next start knows nothing of it",
+    );
     expect(lost[0]?.msg).not.toContain("the next start records the execution failed");
     expect(JSON.stringify(lines)).not.toContain("secret-ish params");
     await core.skillport.close();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { StoredExecution } from "../../src/core/execution/record.js";
 import type { KeptExecution } from "../../src/core/execution/redacted-execution.js";
-import { type RecordHeld, UnsavedOutcomes } from "../../src/core/execution/unsaved-outcomes.js";
+import { type HeldRecord, UnsavedOutcomes } from "../../src/core/execution/unsaved-outcomes.js";
 import { makeExecution } from "../store/contract/fixtures.js";
 import { capturingLogger } from "../support/capturing-logger.js";
 
@@ -22,7 +22,7 @@ describe("outcomes the store refused", () => {
     vi.useRealTimers();
   });
 
-  function outcomes(refusal: Error, held: RecordHeld = "running") {
+  function outcomes(refusal: Error, held: HeldRecord = "running") {
     const lines: Record<string, unknown>[] = [];
     const save = vi.fn(async (_execution: KeptExecution): Promise<StoredExecution> => {
       throw refusal;
@@ -99,25 +99,62 @@ describe("outcomes the store refused", () => {
     ["running", "the next start records the execution failed (execution_interrupted)"],
     [
       "queued",
-      "its stored record is still queued, so the next start RUNS it, whatever this line's status says: cancel it once the service is back if it must not run",
+      "the store still holds it queued, so it RUNS whatever this line's status says: at the next start, or on another process sharing the store once the store takes writes again; if it must not run, cancel it (POST /v1/executions/{id}/cancel) as soon as the service answers, which stops it if it has begun",
+    ],
+    [
+      "none",
+      "the store took no record of it (each save was refused), so the next start knows nothing of it and this line is all that is left of it",
     ],
     [
       "running-or-none",
-      "the next start records the execution failed (execution_interrupted) if the store took its running record, and knows nothing of it if not",
+      "the next start records the execution failed (execution_interrupted) if the store took its running record (its save had no answer yet), and knows nothing of it if not",
     ],
   ] as const)(
     "a stop's give-up line, the store holding the record %s, says what the next start makes of it",
     async (held, next) => {
-      const { unsaved, givenUp } = outcomes(transient, held);
+      const { unsaved, given, givenUp } = outcomes(transient, held);
       const stopped = unsaved.stop(0);
       await vi.advanceTimersByTimeAsync(250);
       await stopped;
-      expect(givenUp().map((line) => line.msg)).toEqual([
-        `stopped with an execution's outcome the store refused: it is lost, and ${next}; its real outcome is this line's status`,
-        `stopped with an execution's outcome the store refused: it is lost, and ${next}; its real outcome is this line's status`,
-      ]);
+      expect(givenUp().map((line) => line.msg)).toEqual(
+        given.map(
+          ({ record }) =>
+            `stopped with an execution's outcome the store refused: it is lost, and ${next.replace("{id}", record.id)}; its real outcome is this line's status`,
+        ),
+      );
     },
   );
+
+  // A sync run's running record is saved alongside the run: its save may be answered after
+  // the outcome was refused, so what the store holds is asked when the outcome is given up.
+  it("asks what the store holds of the execution when it gives the outcome up, not when it was refused", async () => {
+    let held: "running-or-none" | "none" = "running-or-none";
+    const { unsaved, givenUp } = outcomes(transient, () => held);
+    held = "none";
+    const stopped = unsaved.stop(0);
+    await vi.advanceTimersByTimeAsync(250);
+    await stopped;
+    for (const { msg } of givenUp()) {
+      expect(msg).toContain(
+        "the store took no record of it (each save was refused), so the next start knows nothing of it",
+      );
+      expect(msg).not.toContain("execution_interrupted");
+    }
+    expect(givenUp()).toHaveLength(2);
+  });
+
+  // Lost files or not, a record the store never took is in none of them.
+  it("says of an execution the store never took a record of that the next start knows nothing of it, after its files were lost too", async () => {
+    const { unsaved, givenUp } = outcomes(untilRestart, "none");
+    await unsaved.stop(60_000);
+    expect(givenUp()).toHaveLength(2);
+    for (const { msg } of givenUp()) {
+      expect(msg).toMatch(
+        /^stopped with an execution's outcome the store refuses until the process restarts: it is lost, and the store took no record of it \(each save was refused\), so the next start knows nothing of it/,
+      );
+      expect(msg).not.toContain("nothing if the database file was deleted");
+    }
+  });
 
   it("gives up without a stop on an outcome the store refuses until restart, logged once and tried no more", async () => {
     const { unsaved, save, given, givenUp } = outcomes(untilRestart);

@@ -290,6 +290,8 @@ export class ExecutionRunner {
       const saves = new RunningRecordSaves(
         (next) => store.executions.save(next),
         (err) => this.options.logger.error({ err, execution_id: id }, "could not store a running record"),
+        // A new (sync) run's first record is saved alongside the run, not before it.
+        begin !== "new",
       );
       if (begin === "new") {
         // Not awaited: the terminal save usually lands in the same group commit. If the
@@ -368,8 +370,8 @@ export class ExecutionRunner {
             0,
           );
       saves.end();
-      // A new (sync) run's running record was saved without waiting: perhaps refused too.
-      return this.outcomes.record(running, outcome, begin === "new" ? "running-or-none" : "running");
+      // Asked if the outcome is given up: the running record's save may be answered after it.
+      return this.outcomes.record(running, outcome, () => saves.held());
     })();
     this.inFlight.set(id, { controller, finished });
     return finished.finally(() => {

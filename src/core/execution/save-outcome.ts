@@ -13,7 +13,7 @@ import { markFinished } from "./new-record.js";
 import type { ExecutionRecord, StoredExecution } from "./record.js";
 import type { KeptExecution } from "./redacted-execution.js";
 import { failedOutcome, type RunOutcome } from "./run-skill.js";
-import { type RecordHeld, UnsavedOutcomes } from "./unsaved-outcomes.js";
+import { type HeldRecord, UnsavedOutcomes } from "./unsaved-outcomes.js";
 
 /**
  * A terminal record never changes, so the save of `ended` loses to one stored first (a
@@ -57,13 +57,14 @@ export class OutcomeRecorder {
 
   /**
    * Stores the outcome; resolves with the terminal record as stored, which is the answer.
-   * `held`: the record the store holds of the execution until then, told to the operator
-   * if the outcome is refused and given up (`UnsavedOutcomes`).
+   * `held`: the record the store holds of the execution until then (or how to ask it when
+   * the outcome is given up), told to the operator if the outcome is refused and given up
+   * (`UnsavedOutcomes`).
    */
   async record(
     execution: KeptExecution,
     outcome: RunOutcome,
-    held: RecordHeld,
+    held: HeldRecord,
     endedAtMs = this.options.clock.now(),
   ): Promise<StoredExecution> {
     const { store, registry } = this.options;
@@ -94,7 +95,7 @@ export class OutcomeRecorder {
     execution: KeptExecution,
     ended: KeptExecution,
     err: unknown,
-    held: RecordHeld,
+    held: HeldRecord,
     endedAtMs: number,
   ): Promise<StoredExecution> {
     const { store, registry, logger } = this.options;

@@ -24,30 +24,40 @@ export interface UnsavedOutcomesOptions {
 }
 
 /**
- * What the store holds of an execution whose outcome it refused: its record `queued` (an
- * async run that ended before it started, e.g. cancelled while waiting), `running` (a start
- * the store took), or `running-or-none` (a sync run, whose running record is saved without
- * waiting for it: perhaps refused too).
+ * What the store holds of an execution whose outcome it refused, as far as this process
+ * knows: its record `queued` (an async run that ended before it started, e.g. cancelled
+ * while waiting), `running` (a start the store took), `none` (a sync run whose every save
+ * was refused: it stores its running record alongside the run, not before it), or
+ * `running-or-none` (such a run's running record still had no answer).
  */
-export type RecordHeld = "queued" | "running" | "running-or-none";
+export type RecordHeld = "queued" | "running" | "none" | "running-or-none";
 
-/** What the next start does with an execution whose outcome was given up, by what the store holds of it. */
-const NEXT_START: Record<RecordHeld, string> = {
-  running: "the next start records the execution failed (execution_interrupted)",
-  // Start-up runs what is left queued: the store never heard that this one ended.
-  queued:
-    "its stored record is still queued, so the next start RUNS it, whatever this line's status says: cancel it once the service is back if it must not run",
-  "running-or-none":
-    "the next start records the execution failed (execution_interrupted) if the store took its running record, and knows nothing of it if not",
+/** What the next start does with the execution `id`, its outcome given up, by what the store holds of it. */
+const NEXT_START: Record<RecordHeld, (id: string) => string> = {
+  running: () => "the next start records the execution failed (execution_interrupted)",
+  // Start-up runs what is left queued, as a peer takes what waits: the store never heard
+  // that this one ended, and nothing else could be written while it refused the outcome.
+  queued: (id) =>
+    `the store still holds it queued, so it RUNS whatever this line's status says: at the next start, or on another process sharing the store once the store takes writes again; if it must not run, cancel it (POST /v1/executions/${id}/cancel) as soon as the service answers, which stops it if it has begun`,
+  none: () =>
+    "the store took no record of it (each save was refused), so the next start knows nothing of it and this line is all that is left of it",
+  "running-or-none": () =>
+    "the next start records the execution failed (execution_interrupted) if the store took its running record (its save had no answer yet), and knows nothing of it if not",
 };
 /** The same after the store's files were lost: the files it opens lack what was stored since, or everything. */
 const NEXT_START_AFTER_LOST_FILES =
   "the next start finds of the execution only what the files at the store's paths hold: nothing if the database file was deleted; otherwise its record as stored before, if there is one, which it records failed (execution_interrupted) if running and runs if queued (the store's error line on the lost file says which file was lost)";
 
+/**
+ * What the store holds of an execution, given when its outcome is refused or asked when it
+ * is given up: a running record's save may be answered in between.
+ */
+export type HeldRecord = RecordHeld | (() => RecordHeld);
+
 /** A refused terminal record, and what the store holds of its execution meanwhile. */
 interface HeldOutcome {
   execution: KeptExecution;
-  held: RecordHeld;
+  held: HeldRecord;
 }
 
 /** While the process stops, the outcomes still refused are tried again this often. */
@@ -61,7 +71,7 @@ const STOP_RETRY_MS = 250;
  * gives up and logs each outcome it drops (a count alone let no operator mend the
  * records), with what the next start will make of the record the store holds (`RecordHeld`):
  * a running one ends `execution_interrupted`, saying only that the process stopped before
- * its outcome was recorded; a queued one runs. An outcome the
+ * its outcome was recorded; a queued one runs; of none, nothing is known. An outcome the
  * store refuses until the process restarts is given up and logged at its first such
  * refusal, whether or not the process is stopping: no retry could store it.
  */
@@ -72,7 +82,7 @@ export class UnsavedOutcomes {
   constructor(private readonly options: UnsavedOutcomesOptions) {}
 
   /** Keeps `execution`'s terminal record, refused while the store holds the record `held`. */
-  add(execution: KeptExecution, held: RecordHeld): void {
+  add(execution: KeptExecution, held: HeldRecord): void {
     this.schedule({ execution, held }, FIRST_RETRY_MS);
   }
 
@@ -128,6 +138,10 @@ export class UnsavedOutcomes {
    * which the store's own error line on the lost file tells apart.
    */
   private logGivenUp({ execution: { record }, held }: HeldOutcome, why: string, untilRestart: boolean): void {
+    const holds = typeof held === "function" ? held() : held;
+    // A record the store never took is in no file, lost or not.
+    const next =
+      untilRestart && holds !== "none" ? NEXT_START_AFTER_LOST_FILES : NEXT_START[holds](record.id);
     this.options.logger.error(
       {
         execution_id: record.id,
@@ -136,7 +150,7 @@ export class UnsavedOutcomes {
         finished_at: record.finished_at,
         error_code: record.error?.code ?? null,
       },
-      `${why}: it is lost, and ${untilRestart ? NEXT_START_AFTER_LOST_FILES : NEXT_START[held]}; its real outcome is this line's status`,
+      `${why}: it is lost, and ${next}; its real outcome is this line's status`,
     );
   }
 

@@ -288,6 +288,12 @@ export class KeyService {
     return toKeyView(await this.findOrThrow(id));
   }
 
+  /** The keys of `ids` that exist, by id (each read by its id: for the few keys a page names). */
+  async byIds(ids: Iterable<string>): Promise<Map<string, KeyView>> {
+    const found = await Promise.all([...new Set(ids)].map((id) => this.keys.findById(id)));
+    return new Map(found.flatMap((key) => (key ? [[key.id, toKeyView(key)]] : [])));
+  }
+
   /**
    * One page of a key listing (`pageOfKeys`), its status judged at the clock's now; a
    * cursor that is not one this returned for the same listing is refused.

@@ -4,6 +4,7 @@ import { inWords } from "../core/keys/key-fields.js";
 import { type KeyJson, toKeyJson } from "../core/keys/key-json.js";
 import {
   type CreateKeyInput,
+  checkNewKey,
   type EditKeyInput,
   KeyService,
   type KeyView,
@@ -26,6 +27,13 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   const parsed = parseKeysArgs(args);
   const { action, id, values } = parsed;
   const command = `skillport keys ${action}`;
+  // A new key's values are checked before a store is opened: refused, none is created.
+  let input: CreateKeyInput | undefined;
+  try {
+    input = action === "create" ? newKeyInput(values) : undefined;
+  } catch (err) {
+    return refused(command, err);
+  }
   // `create` makes the store of the first key; the others refuse a directory without one.
   const opened = commandStore(command, values["data-dir"], {
     mayCreate: action === "create",
@@ -39,18 +47,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   try {
     switch (action) {
       case "create": {
-        // Raw strings: `create` validates them and names every bad option. `satisfies` makes
-        // tsc name a field of CreateKeyInput this leaves out (a cast would let it pass).
-        const input = {
-          name: values.name ?? "",
-          scope: values.scope,
-          plan: values.plan,
-          limits: limitsOption(values["limit-minute"], values["limit-day"]),
-          environment: values.env,
-          owner: values.owner,
-          expiresAt: values["expires-at"],
-        } satisfies Record<keyof CreateKeyInput, unknown>;
-        const { key, secret } = await keys.create(input as CreateKeyInput);
+        // `input` is set for every create (above); built again only to satisfy the types.
+        const { key, secret } = await keys.create(input ?? newKeyInput(values));
         warnOfLimits(key);
         if (values.json) {
           console.log(JSON.stringify({ ...json(key), secret }));
@@ -106,16 +104,42 @@ export async function runKeysCommand(args: string[]): Promise<number> {
       }
     }
   } catch (err) {
-    if (!(err instanceof ServiceError)) throw err;
-    const refusal = `${command}: ${cliMessage(err)}`;
-    // A value the action refuses is a usage error: printed with the action's usage. Any
-    // other refusal (no such key, one already revoked) is about the store, not the command line.
-    if (err.code === "invalid_request") throw new UsageError(refusal);
-    console.error(refusal);
-    return 2;
+    return refused(command, err);
   } finally {
     await store.close();
   }
+}
+
+/**
+ * `keys create`'s input from its options, checked as the core checks a new key
+ * (`checkNewKey`). Raw strings: the core validates them and names every bad option.
+ * `satisfies` makes tsc name a field of CreateKeyInput this leaves out (a cast would not).
+ */
+function newKeyInput(values: ReturnType<typeof parseKeysArgs>["values"]): CreateKeyInput {
+  const input = {
+    name: values.name ?? "",
+    scope: values.scope,
+    plan: values.plan,
+    limits: limitsOption(values["limit-minute"], values["limit-day"]),
+    environment: values.env,
+    owner: values.owner,
+    expiresAt: values["expires-at"],
+  } satisfies Record<keyof CreateKeyInput, unknown>;
+  checkNewKey(input as CreateKeyInput, systemClock.now());
+  return input as CreateKeyInput;
+}
+
+/**
+ * The core's refusal of a keys action, in the CLI's terms (exit 2): a value the action
+ * refuses is a usage error, printed with the action's usage; any other (no such key, one
+ * already revoked) is about the store, not the command line. Anything else is thrown.
+ */
+function refused(command: string, err: unknown): number {
+  if (!(err instanceof ServiceError)) throw err;
+  const refusal = `${command}: ${cliMessage(err)}`;
+  if (err.code === "invalid_request") throw new UsageError(refusal);
+  console.error(refusal);
+  return 2;
 }
 
 /** The note on a key's limits, if any (`limitsNote`), on stderr so that `--json` output stays one JSON document. */

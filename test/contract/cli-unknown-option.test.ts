@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -239,5 +239,37 @@ describe("contract: a CLI command line missing its action, its KEY_ID or a good 
     const fromEnv = await runCli(["serve", "--data-dir", dataDir], { SKILLPORT_PORT: "abc" });
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stderr).toContain("Invalid configuration: SKILLPORT_PORT: must be a whole number");
+  });
+});
+
+describe("contract: keys create with a value it refuses", () => {
+  // It opened (and so created) the store first, saying "there was no store in DIR, so this
+  // creates one", then refused the value: a store made for a key never created.
+  it("is refused before any store is opened or made", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "skillport-no-store-"));
+    try {
+      const result = await runCli([
+        "keys",
+        "create",
+        "--name",
+        "x",
+        "--scope",
+        "full-access",
+        "--limit-minute",
+        "1e3",
+        "--limit-day",
+        "5",
+        "--data-dir",
+        empty,
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.split("\n")[0]).toBe(
+        "skillport keys create: --limit-minute: must be a whole number",
+      );
+      expect(result.stderr).not.toContain("creates one");
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

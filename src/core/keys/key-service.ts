@@ -187,6 +187,22 @@ function toKeyView({ hash: _hash, ...view }: ApiKey): KeyView {
 }
 
 /**
+ * A new key's input as `KeyService.create` takes it, checked as it checks it at `now`
+ * (`invalid_request` naming each bad field), without making it: for a caller that must
+ * refuse bad input before anything else (the CLI, before it opens or creates a store).
+ */
+export function checkNewKey(input: CreateKeyInput, now: number): z.output<typeof CreateKeyInput> {
+  const parsed = parseOrThrow(CreateKeyInput, input);
+  if (parsed.expiresAt && Date.parse(parsed.expiresAt) <= now) {
+    throw new ServiceError("invalid_request", {
+      message: "expiresAt: must be in the future",
+      details: [{ path: "expiresAt", message: "must be in the future" }],
+    });
+  }
+  return parsed;
+}
+
+/**
  * Creating, listing, revoking, rolling and checking API keys: the operations the dashboard
  * and the CLI share.
  */
@@ -203,14 +219,8 @@ export class KeyService {
 
   /** Creates a key; the returned secret exists nowhere else and is shown once. */
   async create(input: CreateKeyInput): Promise<{ key: KeyView; secret: string }> {
-    const parsed = parseOrThrow(CreateKeyInput, input);
     const now = this.clock.now();
-    if (parsed.expiresAt && Date.parse(parsed.expiresAt) <= now) {
-      throw new ServiceError("invalid_request", {
-        message: "expiresAt: must be in the future",
-        details: [{ path: "expiresAt", message: "must be in the future" }],
-      });
-    }
+    const parsed = checkNewKey(input, now);
     return this.insertNew(
       {
         name: parsed.name,
@@ -286,6 +296,12 @@ export class KeyService {
   /** One key, without its hash. */
   async get(id: string): Promise<KeyView> {
     return toKeyView(await this.findOrThrow(id));
+  }
+
+  /** The keys of `ids` that exist, by id (each read by its id: for the few keys a page names). */
+  async byIds(ids: Iterable<string>): Promise<Map<string, KeyView>> {
+    const found = await Promise.all([...new Set(ids)].map((id) => this.keys.findById(id)));
+    return new Map(found.flatMap((key) => (key ? [[key.id, toKeyView(key)]] : [])));
   }
 
   /**

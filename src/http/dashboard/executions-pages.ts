@@ -4,6 +4,7 @@ import { EXECUTION_STATUSES, isTerminal } from "../../core/execution/record.js";
 import { parseQuery } from "../query-string.js";
 import { badge, jsonBlock, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
+import { filterField, keyLabel, pickableKeys } from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -19,26 +20,46 @@ export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboar
       Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([, value]) => value !== ""),
     );
     const query = parseQuery(AdminExecutionsQuery, { limit: 25, ...raw });
-    const [{ data, next_cursor }, allKeys] = await Promise.all([queries.listAll(query), keys.list()]);
-    const keyNames = new Map(allKeys.map((key) => [key.id, key]));
-    const owners = [...new Set(allKeys.map((key) => key.owner))].sort();
+    // The keys to filter by (every one, when few enough to list), and those the rows name.
+    const [{ data, next_cursor }, pickable] = await Promise.all([queries.listAll(query), pickableKeys(keys)]);
+    const keyNames = await keys.byIds(data.map((execution) => execution.keyId));
     const select = (name: string, label: string, options: [string, string][], current?: string) =>
       html`<div class="field"><label for="filter-${name}">${label}</label><select id="filter-${name}" name="${name}">
 <option value="">Any</option>${options.map(([value, text]) => html`<option value="${value}"${value === current ? html` selected` : ""}>${text}</option>`)}
 </select></div>`;
+    const keyFilter = pickable
+      ? select(
+          "key_id",
+          "Key",
+          pickable.map((key) => [key.id, keyLabel(key)]),
+          query.key_id,
+        )
+      : filterField({
+          id: "filter-key_id",
+          name: "key_id",
+          label: "Key",
+          current: query.key_id,
+          placeholder: "key_…",
+          hint: "A key's id, from API Keys.",
+        });
+    const ownerFilter = pickable
+      ? select(
+          "owner",
+          "Owner",
+          [...new Set(pickable.map((key) => key.owner))].sort().map((owner) => [owner, owner]),
+          query.owner,
+        )
+      : filterField({
+          id: "filter-owner",
+          name: "owner",
+          label: "Owner",
+          current: query.owner,
+          placeholder: "default",
+          hint: "An owner, as API Keys shows it.",
+        });
     const filters = html`<form class="panel filters" method="get" action="/dashboard/executions" aria-label="Filter executions">
-${select(
-  "key_id",
-  "Key",
-  allKeys.map((key) => [key.id, `${key.name} (${key.prefix}…${key.last4})`]),
-  query.key_id,
-)}
-${select(
-  "owner",
-  "Owner",
-  owners.map((owner) => [owner, owner]),
-  query.owner,
-)}
+${keyFilter}
+${ownerFilter}
 ${select(
   "skill_id",
   "Skill",

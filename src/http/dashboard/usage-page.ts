@@ -6,6 +6,7 @@ import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js
 import { usageChart } from "./chart.js";
 import { duration, integer, seconds } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
+import { keyLabel, pickableKeys } from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -63,17 +64,27 @@ export function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
 export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): void {
   app.get<{ Querystring: { key?: string } }>("/usage", async (request, reply) => {
     const range = parseRange(request.query);
-    const keys = await dashboard.skillport.keys.list();
-    const chosen = keys.find((key) => key.id === request.query.key);
+    const { keys } = dashboard.skillport;
+    const asked = request.query.key || undefined;
+    const [pickable, named] = await Promise.all([pickableKeys(keys), keys.byIds(asked ? [asked] : [])]);
+    const chosen = asked === undefined ? undefined : named.get(asked);
+    // Every key to choose from when few enough to list; else a field for a key's id.
+    const choice = pickable
+      ? html`<select id="usage-key" name="key" data-autosubmit>
+    <option value="">All keys</option>
+    ${pickable.map((key) => html`<option value="${key.id}"${key.id === chosen?.id ? html` selected` : ""}>${keyLabel(key)}</option>`)}
+  </select>`
+      : html`<input type="text" id="usage-key" name="key" value="${asked ?? ""}" placeholder="key_… (empty: all keys)" autocomplete="off" spellcheck="false">`;
     const picker = html`<form class="toolbar" method="get" action="/dashboard/usage">
   <label for="usage-key">Key</label>
-  <select id="usage-key" name="key" data-autosubmit>
-    <option value="">All keys</option>
-    ${keys.map((key) => html`<option value="${key.id}"${key.id === chosen?.id ? html` selected` : ""}>${key.name} (${key.prefix}…${key.last4})</option>`)}
-  </select>
+  ${choice}
   <input type="hidden" name="range" value="${range}">
   <button type="submit" class="button">Show</button>
-</form>`;
+</form>${
+      asked !== undefined && chosen === undefined
+        ? html`<p class="alert alert-error" role="status">No key has the id <code>${asked}</code>: the usage of all keys is shown.</p>`
+        : ""
+    }`;
     const limits = chosen
       ? html`<section class="panel"><h2>Limits now: ${chosen.name}</h2>${limitMeters(chosen, await dashboard.skillport.access.limitStatus(chosen))}</section>`
       : "";

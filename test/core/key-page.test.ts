@@ -6,19 +6,12 @@ import { openMemoryStore } from "../../src/store/memory/index.js";
 
 const T0 = Date.UTC(2026, 2, 14, 9, 0, 0);
 
-/** A key service over an in-memory store holding `count` keys, created a second apart: k0 oldest. */
-async function serviceWithKeys(count: number) {
+/**
+ * A key service over an in-memory store holding `count` keys, created a second apart (k0
+ * oldest), and the pages the store was asked for since (`reads`: empty it to count anew).
+ */
+async function countedServiceWithKeys(count: number) {
   const clock = new ManualClock(T0);
-  const keys = new KeyService(openMemoryStore({ clock }).keys, clock);
-  for (let i = 0; i < count; i++) {
-    await keys.create({ name: `k${i}`, scope: "read-only" });
-    clock.advance(1000);
-  }
-  return keys;
-}
-
-/** An in-memory key store that notes each page it is asked for. */
-function countingKeyStore(clock: ManualClock) {
   const store = openMemoryStore({ clock }).keys;
   const reads: unknown[] = [];
   const listPage = store.listPage.bind(store);
@@ -26,7 +19,17 @@ function countingKeyStore(clock: ManualClock) {
     reads.push(query);
     return listPage(query);
   };
-  return { store, reads };
+  const keys = new KeyService(store, clock);
+  for (let i = 0; i < count; i++) {
+    await keys.create({ name: `k${i}`, scope: "read-only" });
+    clock.advance(1000);
+  }
+  return { keys, reads };
+}
+
+/** A key service over an in-memory store holding `count` keys (see `countedServiceWithKeys`). */
+async function serviceWithKeys(count: number) {
+  return (await countedServiceWithKeys(count)).keys;
 }
 
 const NEWEST_FIRST = { search: { kind: "all" }, order: "created", descending: true } as const;
@@ -99,13 +102,7 @@ describe("pages of keys", () => {
   });
 
   it("reads no page before when asked not to", async () => {
-    const clock = new ManualClock(T0);
-    const { store, reads } = countingKeyStore(clock);
-    const keys = new KeyService(store, clock);
-    for (let i = 0; i < 7; i++) {
-      await keys.create({ name: `k${i}`, scope: "read-only" });
-      clock.advance(1000);
-    }
+    const { keys, reads } = await countedServiceWithKeys(7);
     const { next } = await keys.page(NEWEST_FIRST, 3);
     reads.length = 0;
     const forward = await keys.page(NEWEST_FIRST, 3, next ?? "", { previous: false });
@@ -119,13 +116,8 @@ describe("pages of keys", () => {
   });
 
   it("lists every key, reading more pages than one, and only forward: one read a page", async () => {
-    const clock = new ManualClock(T0);
-    const { store, reads } = countingKeyStore(clock);
-    const keys = new KeyService(store, clock);
-    for (let i = 0; i < 1203; i++) {
-      await keys.create({ name: `k${i}`, scope: "read-only" });
-      clock.advance(1000);
-    }
+    const { keys, reads } = await countedServiceWithKeys(1203);
+    reads.length = 0;
     const all = await keys.list();
     expect(reads).toHaveLength(3);
     expect(all).toHaveLength(1203);

@@ -54,6 +54,27 @@ describe("an execution's outcome the store refuses when the process stops", () =
     return core;
   }
 
+  /** A data directory of its own, removed after the test. */
+  async function newDir(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
+    dirs.push(dir);
+    return dir;
+  }
+
+  /** A core on a new data directory whose log lines are kept in `lines`. */
+  async function loggedCore(options: Parameters<typeof makeCore>[1] = {}) {
+    const dir = await newDir();
+    const lines: Record<string, unknown>[] = [];
+    const core = await coreOn(dir, { ...options, logger: capturingLogger(lines) });
+    return { dir, core, lines };
+  }
+
+  /** Closes a core before the test ends (its process "stopped"), so that the next start can open its files. */
+  async function closeCore(core: Core): Promise<void> {
+    await core.skillport.close();
+    cores.splice(cores.indexOf(core), 1);
+  }
+
   /** Runs test.echo while the store refuses outcomes: the 503 and the execution's id. */
   async function refusedRun(core: Core, key?: ApiKey): Promise<{ refused: ServiceError; id: string }> {
     key ??= await core.keyFor();
@@ -66,8 +87,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
   }
 
   it("is stored during the stop once the store takes it again before the deadline", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
-    dirs.push(dir);
+    const dir = await newDir();
     const down = { terminal: true };
     const core = await coreOn(dir, { wrapStore: refusingOutcomes(down) });
     const { refused, id } = await refusedRun(core);
@@ -86,12 +106,8 @@ describe("an execution's outcome the store refuses when the process stops", () =
   });
 
   it("is logged by id, skill and status when given up, and the next start's record does not claim the run was cut off", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
-    dirs.push(dir);
-    const lines: Record<string, unknown>[] = [];
-    const core = await coreOn(dir, {
+    const { dir, core, lines } = await loggedCore({
       wrapStore: refusingOutcomes({ terminal: true }),
-      logger: capturingLogger(lines),
     });
     const { id } = await refusedRun(core);
     await core.skillport.stop(300);
@@ -113,8 +129,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
     );
     // Neither its params nor its result reach the log.
     expect(JSON.stringify(lines)).not.toContain("secret-ish params");
-    await core.skillport.close();
-    cores.splice(cores.indexOf(core), 1);
+    await closeCore(core);
 
     // The next start ends it, saying what is true whether it ran to its end or not.
     const next = await coreOn(dir);
@@ -131,12 +146,8 @@ describe("an execution's outcome the store refuses when the process stops", () =
   // that save refused too, the store had no record of it, yet the give-up line said the next
   // start would record it failed (execution_interrupted).
   it("says, for a sync run the store took no record of, that the next start knows nothing of it, which it does not", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
-    dirs.push(dir);
-    const lines: Record<string, unknown>[] = [];
-    const core = await coreOn(dir, {
+    const { dir, core, lines } = await loggedCore({
       wrapStore: refusingOutcomes({ terminal: true, running: true }),
-      logger: capturingLogger(lines),
     });
     const { id } = await refusedRun(core);
     await core.skillport.stop(300);
@@ -148,8 +159,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
         msg: "stopped with an execution's outcome the store refused: it is lost, and the store took no record of it (each save was refused), so the next start knows nothing of it and this line is all that is left of it; its real outcome is this line's status",
       }),
     ]);
-    await core.skillport.close();
-    cores.splice(cores.indexOf(core), 1);
+    await closeCore(core);
 
     // As the line says: no record of it, now or once the next start has taken over.
     const next = await coreOn(dir);
@@ -161,12 +171,8 @@ describe("an execution's outcome the store refuses when the process stops", () =
   // held: a queued execution cancelled during the outage is still queued there, and the next
   // start runs it.
   it("says, for a queued execution cancelled while the store refused outcomes, that the next start runs it, which it does", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
-    dirs.push(dir);
-    const lines: Record<string, unknown>[] = [];
-    const core = await coreOn(dir, {
+    const { dir, core, lines } = await loggedCore({
       wrapStore: refusingOutcomes({ terminal: true }),
-      logger: capturingLogger(lines),
       asyncConcurrency: 1,
     });
     const key = await core.keyFor();
@@ -193,8 +199,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
     expect(givenUp(busy.record.id)).toEqual([
       expect.stringContaining("the next start records the execution failed (execution_interrupted)"),
     ]);
-    await core.skillport.close();
-    cores.splice(cores.indexOf(core), 1);
+    await closeCore(core);
 
     // As the lines say: the cancelled one runs, the one cut off ends interrupted.
     const next = await coreOn(dir);
@@ -211,8 +216,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
   }, 20_000);
 
   it("refuses an async call whose record went into the deleted database file, rather than answer 202 for it", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
-    dirs.push(dir);
+    const dir = await newDir();
     const core = await coreOn(dir);
     const key = await core.keyFor();
     rmSync(join(dir, "skillport.db"));
@@ -230,10 +234,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
   // until its deadline (a warning every 250 ms), though the store then refuses every write
   // until the process restarts.
   it("is given up at once, and logged once, when the store's database file was deleted: the stop does not wait for its deadline", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "skillport-outcome-stop-"));
-    dirs.push(dir);
-    const lines: Record<string, unknown>[] = [];
-    const core = await coreOn(dir, { logger: capturingLogger(lines) });
+    const { dir, core, lines } = await loggedCore();
     const key = await core.keyFor();
     rmSync(join(dir, "skillport.db"));
     const { refused, id } = await refusedRun(core, key);
@@ -262,8 +263,7 @@ describe("an execution's outcome the store refuses when the process stops", () =
     );
     expect(lost[0]?.msg).not.toContain("the next start records the execution failed");
     expect(JSON.stringify(lines)).not.toContain("secret-ish params");
-    await core.skillport.close();
-    cores.splice(cores.indexOf(core), 1);
+    await closeCore(core);
 
     // As the line says: the next start opens a new database file, with no record of it.
     const next = await coreOn(dir);

@@ -123,7 +123,7 @@ describe("a run that waits for a worker thread", () => {
     const id = /^The execution (exec_\w+) /.exec(refused.message)?.[1];
     expect(refused.message).toBe(
       `The execution ${id} ended timed_out before it started (the skill never ran), but the store is unavailable and could not record it yet; ` +
-        `it is recorded as soon as the store is back (GET /v1/executions/${id}), unless this process stops first (it is then recorded failed, execution_interrupted).`,
+        `it is recorded as soon as the store is back (GET /v1/executions/${id}), unless this process stops first (its record is then failed, execution_interrupted, or missing if the store took none of it).`,
     );
     expect(refused.message).not.toContain("ran and");
 

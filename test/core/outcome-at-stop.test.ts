@@ -149,7 +149,11 @@ describe("an execution's outcome the store refuses when the process stops", () =
     const { dir, core, lines } = await loggedCore({
       wrapStore: refusingOutcomes({ terminal: true, running: true }),
     });
-    const { id } = await refusedRun(core);
+    const { refused, id } = await refusedRun(core);
+    // Its 503 promised no record a stop would leave.
+    expect(refused.message).toContain(
+      "unless this process stops first (its record is then failed, execution_interrupted, or missing if the store took none of it)",
+    );
     await core.skillport.stop(300);
     const lost = lines.filter((line) => line.level === "error" && line.execution_id === id && line.status);
     expect(lost).toEqual([

@@ -175,14 +175,15 @@ function outcomeNotStored(execution: StoredExecution, cause: unknown, untilResta
 function notStoredMessage({ id, status, started_at }: ExecutionRecord, untilRestart: boolean): string {
   const shown = `GET /v1/executions/${id}`;
   // After a lost database file the restart finds no record of it, after a lost WAL the
-  // one stored before: only what holds in both is said.
+  // one stored before: only what holds in both is said. Likewise for a stop: a sync run's
+  // running record is saved alongside the run, and may have been refused too.
   const store = untilRestart
     ? "the store takes no record until the service restarts"
     : "the store is unavailable";
   const yet = untilRestart ? "" : " yet";
   const later = untilRestart
     ? `it cannot be recorded: after the restart, ${shown} shows only what was stored of it before, if anything`
-    : `it is recorded as soon as the store is back (${shown}), unless this process stops first (it is then recorded failed, execution_interrupted)`;
+    : `it is recorded as soon as the store is back (${shown}), unless this process stops first (its record is then failed, execution_interrupted, or missing if the store took none of it)`;
   if (started_at !== null) {
     return (
       `The execution ${id} ran and ended ${status}, but ${store} and could not record it${yet}; ${later}. ` +

@@ -8,6 +8,12 @@ export interface KeyListDialect {
   placeholder: Placeholder;
   /** The expression of each order but `status` (built here), compared by code point. */
   orders: Record<Exclude<KeyOrder, "status">, string>;
+  /**
+   * How a place's value (text, as `keyOrderValue` gives it) is written to compare with an
+   * order's expression, where the text alone would not do (PostgreSQL's timestamps); as
+   * it is for the others.
+   */
+  orderValues?: Partial<Record<Exclude<KeyOrder, "status">, (param: string) => string>>;
   /** Whether `column`, lowercased, holds the already lowercased `needle` (a placeholder). */
   holds: (column: string, needle: string) => string;
 }
@@ -51,10 +57,22 @@ function searchSql(dialect: KeyListDialect, statement: Statement, search: KeySea
   }
 }
 
+/** A place's value as the statement compares it with `query.order`'s expression. */
+function orderValueSql(
+  dialect: KeyListDialect,
+  statement: Statement,
+  query: KeyPageQuery,
+  value: string,
+): string {
+  const param = statement.param(value);
+  const write = query.order === "status" ? undefined : dialect.orderValues?.[query.order];
+  return write ? write(param) : param;
+}
+
 /**
- * The statement of `KeyStore.listPage`: a keyset page, past the key `after` names by its
- * own place in the order (read in a subquery, so that the cursor holds an id alone), keys
- * equal in the order by id in the same direction.
+ * The statement of `KeyStore.listPage`: a keyset page, past the place `after` (a value in
+ * the order and an id, whether or not a key still holds it), keys equal in the order by
+ * id in the same direction.
  */
 export function keyPageSql(
   dialect: KeyListDialect,
@@ -69,8 +87,8 @@ export function keyPageSql(
   if (query.after !== undefined) {
     const past = query.descending ? "<" : ">";
     const expression = orderSql(dialect, statement, query);
-    const placeOfAfter = `select ${orderSql(dialect, statement, query)}, id from api_keys where id = ${statement.param(query.after)}`;
-    conditions.push(`(${expression}, id) ${past} (${placeOfAfter})`);
+    const value = orderValueSql(dialect, statement, query, query.after.value);
+    conditions.push(`(${expression}, id) ${past} (${value}, ${statement.param(query.after.id)})`);
   }
   const where = conditions.length > 0 ? `where ${conditions.join(" and ")}` : "";
   const order = `${orderSql(dialect, statement, query)} ${direction}, id ${direction}`;

@@ -188,6 +188,36 @@ describe("the dashboard's key list, a page at a time", () => {
     expect(byName.previous).toBeUndefined();
   });
 
+  // The next page was read from the key the last one ended at, looked up anew: a key
+  // revoked meanwhile (from its own page, in another tab) had moved to the revoked keys,
+  // and the next page of the status order went on from there, past every other active key.
+  it("goes on from where a page ended though the key there was revoked meanwhile", async () => {
+    const movers: string[] = [];
+    const store = openSqliteStore({ dataDir: server().dataDir });
+    try {
+      for (let i = 0; i < 55; i++) {
+        const key = makeKey({ name: `mover-${i}` });
+        await store.keys.insert(key);
+        movers.push(key.id);
+      }
+    } finally {
+      await store.close();
+    }
+    // By status, active first, then by id.
+    const byId = [...movers].sort();
+    const first = await get("/dashboard/keys?q=mover&sort=status&dir=asc");
+    expect(first.ids).toEqual(byId.slice(0, 50));
+    const endedAt = byId[49] ?? "";
+    const revoking = openSqliteStore({ dataDir: server().dataDir });
+    try {
+      await revoking.keys.revoke(endedAt, isoTimestamp(Date.now()));
+    } finally {
+      await revoking.close();
+    }
+    const second = await get(first.next ?? "");
+    expect(second.ids).toEqual([...byId.slice(50), endedAt]);
+  });
+
   it("shows the first page for a cursor it did not give", async () => {
     const page = await get("/dashboard/keys?q=pager&cursor=not-a-cursor");
     expect(page.ids).toEqual(

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
 import { KeyService } from "../../src/core/keys/key-service.js";
-import { openMemoryStore } from "../../src/store/memory/index.js";
+import { MemoryData, openMemoryStore } from "../../src/store/memory/index.js";
 
 const T0 = Date.UTC(2026, 2, 14, 9, 0, 0);
 
@@ -12,7 +12,8 @@ const T0 = Date.UTC(2026, 2, 14, 9, 0, 0);
  */
 async function countedServiceWithKeys(count: number) {
   const clock = new ManualClock(T0);
-  const store = openMemoryStore({ clock }).keys;
+  const data = new MemoryData();
+  const store = openMemoryStore({ clock, data }).keys;
   const reads: unknown[] = [];
   const listPage = store.listPage.bind(store);
   store.listPage = async (query) => {
@@ -20,11 +21,12 @@ async function countedServiceWithKeys(count: number) {
     return listPage(query);
   };
   const keys = new KeyService(store, clock);
+  const secrets: string[] = [];
   for (let i = 0; i < count; i++) {
-    await keys.create({ name: `k${i}`, scope: "read-only" });
+    secrets.push((await keys.create({ name: `k${i}`, scope: "read-only" })).secret);
     clock.advance(1000);
   }
-  return { keys, reads };
+  return { keys, reads, clock, data, secrets };
 }
 
 /** A key service over an in-memory store holding `count` keys (see `countedServiceWithKeys`). */
@@ -73,10 +75,8 @@ describe("pages of keys", () => {
     }
   });
 
-  // Finding: the doc said a cursor not returned for the listing is refused, but one naming
-  // no key gave an empty page, and one made under another order, tab or search was read as
-  // a place in this one.
-  it("refuses a well-formed cursor naming no key, and a cursor of another order, tab or search", async () => {
+  // A cursor made under one order, tab or search was read as a place in another.
+  it("refuses a cursor of another order, tab or search, and one whose place is none in its order", async () => {
     const keys = await serviceWithKeys(7);
     const { next } = await keys.page(NEWEST_FIRST, 3);
     expect(next).not.toBeNull();
@@ -95,10 +95,48 @@ describe("pages of keys", () => {
       string,
       string
     >;
-    const noSuchKey = Buffer.from(JSON.stringify({ ...decoded, id: "key_nosuchkey" })).toString("base64url");
-    await expect(keys.page(NEWEST_FIRST, 3, noSuchKey)).rejects.toMatchObject({ code: "invalid_request" });
+    // A creation time that is none (PostgreSQL would fail on it, not answer), and a cursor without a place.
+    for (const value of ["yesterday", "2026-03-14", "", "0000-01-01T00:00:00.000Z"]) {
+      const forged = Buffer.from(JSON.stringify({ ...decoded, value })).toString("base64url");
+      await expect(keys.page(NEWEST_FIRST, 3, forged), value).rejects.toMatchObject({
+        code: "invalid_request",
+      });
+    }
+    const { value: _value, ...placeless } = decoded;
+    const noPlace = Buffer.from(JSON.stringify(placeless)).toString("base64url");
+    await expect(keys.page(NEWEST_FIRST, 3, noPlace)).rejects.toMatchObject({ code: "invalid_request" });
     // The same cursor in its own listing still pages on.
     expect(names(await keys.page(NEWEST_FIRST, 3, next ?? ""))).toEqual(["k3", "k2", "k1"]);
+  });
+
+  // The key a page ended at was looked up for its place when the next page was read: used
+  // since (last-used order), it had moved to the top and the next page repeated the first;
+  // renamed, it skipped keys; gone, the cursor was refused.
+  it("pages on from where a page ended, though the key there was used, renamed or removed since", async () => {
+    const { keys, clock, data, secrets } = await countedServiceWithKeys(7);
+    for (const secret of secrets) {
+      await keys.authenticate(secret);
+      clock.advance(1000);
+    }
+    const byUse = { search: { kind: "all" }, order: "last_used", descending: true } as const;
+    const first = await keys.page(byUse, 3);
+    expect(names(first)).toEqual(["k6", "k5", "k4"]);
+    clock.advance(60_000);
+    await keys.authenticate(secrets[4] ?? "");
+    const second = await keys.page(byUse, 3, first.next ?? "");
+    expect(names(second)).toEqual(["k3", "k2", "k1"]);
+
+    const byName = { search: { kind: "all" }, order: "name", descending: false } as const;
+    const firstByName = await keys.page(byName, 3);
+    expect(names(firstByName)).toEqual(["k0", "k1", "k2"]);
+    await keys.edit(firstByName.keys[2]?.id ?? "", { name: "k9" });
+    expect(names(await keys.page(byName, 3, firstByName.next ?? ""))).toEqual(["k3", "k4", "k5"]);
+
+    const newest = await keys.page(NEWEST_FIRST, 3);
+    data.keys.delete(newest.keys[2]?.id ?? "");
+    const past = await keys.page(NEWEST_FIRST, 3, newest.next ?? "");
+    expect(names(past)).toEqual(["k3", "k9", "k1"]);
+    expect(names(await keys.page(NEWEST_FIRST, 3, past.previous ?? ""))).toEqual(["k6", "k5"]);
   });
 
   it("reads no page before when asked not to", async () => {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { decodeCursor, encodeCursor, invalidCursor } from "../cursor.js";
 import type { KeyPageQuery, KeyStore } from "../ports.js";
 import type { ApiKey } from "./api-key.js";
+import { isKeyOrderValue, type KeyPlace, keyOrderValue } from "./key-listing.js";
 
 /** A listing's filters and order: a store query but for its position and length. */
 export type KeyListing = Omit<KeyPageQuery, "after" | "limit">;
@@ -22,8 +23,11 @@ export interface KeyPageOptions {
   previous?: boolean;
 }
 
-/** Where a cursor places a page: just past a key, one way or the other. */
-type Position = { after: string } | { before: string };
+/** Where a cursor places a page: just past a place in the order, one way or the other. */
+interface Position {
+  from: "after" | "before";
+  place: KeyPlace;
+}
 
 /**
  * Which listing a cursor belongs to: its search, status and order, as a short digest (the
@@ -39,24 +43,25 @@ function listingMark(listing: KeyListing): string {
 }
 
 function readPosition(cursor: string, listing: KeyListing): Position {
-  const { id, from, listing: mark } = decodeCursor(cursor, "keys", ["id", "from", "listing"] as const);
-  if (mark !== listingMark(listing)) throw invalidCursor();
-  if (from === "after") return { after: id };
-  if (from === "before") return { before: id };
-  throw invalidCursor();
+  const fields = ["id", "value", "from", "listing"] as const;
+  const { id, value, from, listing: mark } = decodeCursor(cursor, "keys", fields);
+  if (mark !== listingMark(listing) || !isKeyOrderValue(listing.order, value)) throw invalidCursor();
+  if (from !== "after" && from !== "before") throw invalidCursor();
+  return { from, place: { value, id } };
 }
 
-function cursorOf(position: Position, listing: KeyListing): string {
-  const [id, from] = "after" in position ? [position.after, "after"] : [position.before, "before"];
-  return encodeCursor("keys", { id, from, listing: listingMark(listing) });
+function cursorOf({ from, place }: Position, listing: KeyListing): string {
+  return encodeCursor("keys", { id: place.id, value: place.value, from, listing: listingMark(listing) });
 }
 
 /**
  * One page of `limit` keys of a listing, from a cursor this returned for the same
- * listing (the first page without one; any other cursor is refused, `invalid_request`):
- * keyset pages, so that a key created, revoked or edited meanwhile moves no other key onto
- * a second page or off every page. A page before is read in the opposite order and turned
- * back, so both ways hold the same keys at the same places.
+ * listing (the first page without one; a cursor of another listing, or holding no place
+ * in this one, is refused, `invalid_request`). Keyset pages: a cursor holds the place (value in
+ * the order, id) of the key a page ended at, so that a key created, revoked, edited or
+ * used meanwhile, that one included, moves no other key onto a second page or off every
+ * page, and a key no longer there still leaves its place. A page before is read in the
+ * opposite order and turned back, so both ways hold the same keys at the same places.
  */
 export async function pageOfKeys(
   store: KeyStore,
@@ -66,31 +71,31 @@ export async function pageOfKeys(
   { previous: wantPrevious = true }: KeyPageOptions = {},
 ): Promise<KeyPage> {
   const position = cursor === undefined ? undefined : readPosition(cursor, listing);
-  const backwards = position !== undefined && "before" in position;
-  const from = position && ("after" in position ? position.after : position.before);
+  const backwards = position?.from === "before";
   const reversed = { ...listing, descending: !listing.descending };
   const read = await store.listPage({
     ...(backwards ? reversed : listing),
-    after: from,
+    after: position?.place,
     limit: limit + 1,
   });
-  // Keys are revoked, never deleted: a cursor naming no key was not made here.
-  if (read.length === 0 && from !== undefined && (await store.findById(from)) === undefined) {
-    throw invalidCursor();
-  }
   const more = read.length > limit;
   const keys = read.slice(0, limit);
   if (backwards) keys.reverse();
-  const first = keys[0]?.id ?? from;
-  const last = keys.at(-1)?.id ?? from;
-  // Whether any key lies past `id` one way: one row, not a count.
-  const anyPast = async (id: string | undefined, query: KeyListing) =>
-    id !== undefined && (await store.listPage({ ...query, after: id, limit: 1 })).length > 0;
-  const hasBefore = backwards ? more : wantPrevious && from !== undefined && (await anyPast(first, reversed));
+  const nowMs = Date.parse(listing.now);
+  const placeOf = (key: ApiKey | undefined): KeyPlace | undefined =>
+    key ? { value: keyOrderValue(listing.order, key, nowMs), id: key.id } : position?.place;
+  const first = placeOf(keys[0]);
+  const last = placeOf(keys.at(-1));
+  // Whether any key lies past a place one way: one row, not a count.
+  const anyPast = async (place: KeyPlace | undefined, query: KeyListing) =>
+    place !== undefined && (await store.listPage({ ...query, after: place, limit: 1 })).length > 0;
+  const hasBefore = backwards
+    ? more
+    : wantPrevious && position !== undefined && (await anyPast(first, reversed));
   const hasAfter = backwards ? await anyPast(last, listing) : more;
   return {
     keys,
-    previous: hasBefore && first !== undefined ? cursorOf({ before: first }, listing) : null,
-    next: hasAfter && last !== undefined ? cursorOf({ after: last }, listing) : null,
+    previous: hasBefore && first !== undefined ? cursorOf({ from: "before", place: first }, listing) : null,
+    next: hasAfter && last !== undefined ? cursorOf({ from: "after", place: last }, listing) : null,
   };
 }

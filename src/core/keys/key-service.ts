@@ -306,7 +306,8 @@ export class KeyService {
 
   /**
    * One page of a key listing (`pageOfKeys`), its status judged at the clock's now; a
-   * cursor that is not one this returned for the same listing is refused.
+   * cursor of another listing (order, tab or search), or holding no place in this one, is
+   * refused, and one whose key is gone since pages on from the place it held.
    */
   async page(
     listing: Omit<KeyListing, "now">,

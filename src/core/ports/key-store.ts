@@ -2,7 +2,7 @@
 
 import type { ApiKey, KeyStatus } from "../keys/api-key.js";
 import type { EditableKeyField } from "../keys/key-fields.js";
-import type { KeyCounts, KeyOrder, KeySearchFilter } from "../keys/key-listing.js";
+import type { KeyCounts, KeyOrder, KeyPlace, KeySearchFilter } from "../keys/key-listing.js";
 
 /** One page of a key listing (see `KeyStore.listPage`). */
 export interface KeyPageQuery {
@@ -11,8 +11,12 @@ export interface KeyPageQuery {
   status?: KeyStatus;
   order: KeyOrder;
   descending: boolean;
-  /** Continue past the key with this id, in this order; a page with none is the first. */
-  after?: string;
+  /**
+   * Continue past this place in the order (a page with none is the first): by the value
+   * and id a key had when a page ended there, so no key need hold it now (one edited,
+   * used or revoked since keeps no other key off the next page, nor puts one on it twice).
+   */
+  after?: KeyPlace;
   limit: number;
   /** ISO 8601 UTC: the time keys' statuses are judged at (`keyStatus`). */
   now: string;
@@ -24,8 +28,7 @@ export interface KeyStore {
   findById(id: string): Promise<ApiKey | undefined>;
   /**
    * Up to `limit` keys of the search (and status), in the order asked for, keys equal in
-   * it by id in the same direction; after the key `after` names, whatever its status or
-   * whether the search finds it. An `after` no key has gives none.
+   * it by id in the same direction; past the place `after`, whether or not a key holds it.
    */
   listPage(query: KeyPageQuery): Promise<ApiKey[]>;
   /** How many keys of the search each status has at `now` (ISO 8601 UTC). */

@@ -92,6 +92,8 @@ const countIn = (counts: KeyCounts, status: StatusFilter) =>
  */
 async function readKeyListPage(keys: KeyService, query: ListQuery, search: KeySearch): Promise<KeyListPage> {
   const storeSearch = storeSearchOf(search);
+  // Counted on every view, not kept: a key created or revoked by any process sharing the
+  // store, or expiring as time passes, changes the tabs, which must agree with the page.
   const counts = storeSearch ? await keys.counts(storeSearch) : NO_KEYS;
   const anyKey =
     total(counts) > 0 || (search.kind !== "all" && total(await keys.counts({ kind: "all" })) > 0);

@@ -1,11 +1,11 @@
 import type { Clock } from "../../core/clock.js";
-import { type ApiKey, KEY_STATUSES, type KeyStatus, keyStatus } from "../../core/keys/api-key.js";
+import { type ApiKey, KEY_STATUSES, keyStatus } from "../../core/keys/api-key.js";
 import {
   KEY_SEARCH_FIELDS,
   type KeyCounts,
-  type KeyOrder,
+  type KeyPlace,
   type KeySearchFilter,
-  nameOrderValue,
+  keyOrderValue,
 } from "../../core/keys/key-listing.js";
 import type { KeyPageQuery, KeyStore } from "../../core/ports.js";
 import { MarkUsedThrottle } from "../mark-used-throttle.js";
@@ -47,19 +47,19 @@ export class InMemoryKeyStore implements KeyStore {
   /** As the SQL stores' statement (`keyPageSql`): filter, order by the value then the id, continue past `after`. */
   async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
     const nowMs = Date.parse(query.now);
-    const placeOf = (key: ApiKey) => orderValue(query.order, key, nowMs);
+    const placeOf = (key: ApiKey) => ({ value: keyOrderValue(query.order, key, nowMs), id: key.id });
     const sign = query.descending ? -1 : 1;
-    const compare = (a: ApiKey, b: ApiKey) =>
-      sign * (compareText(placeOf(a), placeOf(b)) || compareText(a.id, b.id));
-    const after = query.after === undefined ? undefined : this.keys.get(query.after);
-    if (query.after !== undefined && !after) return [];
+    const compare = (a: KeyPlace, b: KeyPlace) =>
+      sign * (compareText(a.value, b.value) || compareText(a.id, b.id));
+    const { after } = query;
     return [...this.keys.values()]
       .filter((key) => found(key, query.search))
       .filter((key) => query.status === undefined || keyStatus(key, nowMs) === query.status)
-      .filter((key) => !after || compare(key, after) > 0)
-      .sort(compare)
+      .map((key) => ({ key, place: placeOf(key) }))
+      .filter(({ place }) => !after || compare(place, after) > 0)
+      .sort((a, b) => compare(a.place, b.place))
       .slice(0, query.limit)
-      .map((key) => structuredClone(key));
+      .map(({ key }) => structuredClone(key));
   }
 
   async countByStatus(search: KeySearchFilter, now: string): Promise<KeyCounts> {
@@ -115,24 +115,6 @@ export class InMemoryKeyStore implements KeyStore {
   private withHash(hash: string): ApiKey | undefined {
     for (const key of this.keys.values()) if (key.hash === hash) return key;
     return undefined;
-  }
-}
-
-/** What a key is ordered by in `order`, as text compared by code point (as the SQL stores do). */
-function orderValue(order: KeyOrder, key: ApiKey, nowMs: number): string {
-  switch (order) {
-    case "created":
-      return key.createdAt;
-    case "name":
-      return nameOrderValue(key.name);
-    case "last_used":
-      return key.lastUsedAt ?? "";
-    case "status":
-      return keyStatus(key, nowMs) satisfies KeyStatus;
-    case "scope":
-      return key.scope;
-    case "plan":
-      return key.plan;
   }
 }
 

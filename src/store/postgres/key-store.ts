@@ -24,6 +24,11 @@ const POSTGRES_KEY_LIST: KeyListDialect = {
     scope: 'scope collate "C"',
     plan: 'plan collate "C"',
   },
+  // A never-used key's place is "" (`keyOrderValue`), as its order value is '-infinity'.
+  orderValues: {
+    created: (param) => `${param}::timestamptz`,
+    last_used: (param) => `coalesce(nullif(${param}, '')::timestamptz, '-infinity')`,
+  },
   holds: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
 };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../../src/core/clock.js";
 import type { ApiKey } from "../../../src/core/keys/api-key.js";
+import { type KeyPlace, keyOrderValue } from "../../../src/core/keys/key-listing.js";
 import type { KeyPageQuery } from "../../../src/core/ports.js";
 import { EVERY_KEY, eventually, makeKey, type StoreHandle, T0 } from "./fixtures.js";
 
@@ -158,16 +159,23 @@ export function describeKeyContract(handle: StoreHandle): void {
       now: isoTimestamp(NOW),
     } satisfies Omit<KeyPageQuery, "limit">;
 
+    /** A key's place in the order of `query`. */
+    const placeOf = (key: ApiKey, query: Omit<KeyPageQuery, "limit" | "after">): KeyPlace => ({
+      value: keyOrderValue(query.order, key, Date.parse(query.now)),
+      id: key.id,
+    });
+
     /** Every page of `limit` keys, each continuing after the last key of the one before: their names. */
     async function pagesOf(query: Omit<KeyPageQuery, "limit" | "after">, limit: number): Promise<string[][]> {
       const pages: string[][] = [];
-      let after: string | undefined;
+      let after: KeyPlace | undefined;
       for (;;) {
         const page = await handle.store.keys.listPage({ ...query, after, limit });
         if (page.length === 0) return pages;
         expect(page.length).toBeLessThanOrEqual(limit);
         pages.push(page.map((key) => key.name));
-        after = page.at(-1)?.id;
+        const last = page.at(-1);
+        after = last && placeOf(last, query);
         if (pages.length > 20) throw new Error("the pages never end");
       }
     }
@@ -283,7 +291,7 @@ export function describeKeyContract(handle: StoreHandle): void {
       }
     });
 
-    it("continues after a key the search no longer finds, and gives nothing after an unknown id", async () => {
+    it("continues after a key the search no longer finds, from the place it had", async () => {
       const keys = ["a", "b", "c", "d"].map((name, i) =>
         makeKey({ name, createdAt: isoTimestamp(T0 + i * 1000) }),
       );
@@ -291,9 +299,49 @@ export function describeKeyContract(handle: StoreHandle): void {
       const [, , c] = keys;
       if (!c) throw new Error("no key c");
       await handle.store.keys.revoke(c.id, isoTimestamp(T0));
-      const active = await handle.store.keys.listPage({ ...base, status: "active", after: c.id, limit: 10 });
+      const after = placeOf(c, base);
+      const active = await handle.store.keys.listPage({ ...base, status: "active", after, limit: 10 });
       expect(active.map((key) => key.name)).toEqual(["b", "a"]);
-      expect(await handle.store.keys.listPage({ ...base, after: "key_unknown", limit: 10 })).toEqual([]);
+    });
+
+    // A cursor holds the place a page ended at, not a key to look up: the key there may
+    // have moved (renamed, used) or be gone, and the next page is still the keys past it.
+    it("continues past a place whichever key holds it now, or none", async () => {
+      const at = (i: number) => isoTimestamp(T0 + i * 1000);
+      await insert(
+        makeKey({ id: "key_a", name: "a", createdAt: at(1), lastUsedAt: at(11) }),
+        makeKey({ id: "key_b", name: "b", createdAt: at(2) }),
+        makeKey({ id: "key_c", name: "c", createdAt: at(3), lastUsedAt: at(13) }),
+        makeKey({ id: "key_d", name: "d", createdAt: at(4), lastUsedAt: at(14) }),
+      );
+      const names = async (query: Omit<KeyPageQuery, "limit" | "after">, after: KeyPlace) =>
+        (await handle.store.keys.listPage({ ...query, after, limit: 10 })).map((key) => key.name);
+      // No key was created at 2.5 s: the keys older than that, newest first.
+      expect(await names(base, { value: at(2.5), id: "key_gone" })).toEqual(["b", "a"]);
+      expect(await names({ ...base, descending: false }, { value: at(2.5), id: "key_gone" })).toEqual([
+        "c",
+        "d",
+      ]);
+      // Where c was before it was renamed "zz": past it by name are the names after "c".
+      await handle.store.keys.update("key_c", {
+        name: "zz",
+        plan: "pro",
+        limits: { perMinute: 60, perDay: 1000 },
+      });
+      expect(await names({ ...base, order: "name", descending: false }, { value: "c", id: "key_c" })).toEqual(
+        ["d", "zz"],
+      );
+      const byUse = { ...base, order: "last_used", descending: true } as const;
+      // Past a key used at 13 s, whoever it was: the keys used earlier, then the one never used.
+      expect(await names(byUse, { value: at(13), id: "key_zz" })).toEqual(["zz", "a", "b"]);
+      expect(await names(byUse, { value: at(13), id: "key_c" })).toEqual(["a", "b"]);
+      // Past a never-used key's place, "": only never-used keys of smaller ids.
+      expect(await names(byUse, { value: "", id: "key_c" })).toEqual(["b"]);
+      expect(await names({ ...byUse, descending: false }, { value: "", id: "key_b" })).toEqual([
+        "a",
+        "zz",
+        "d",
+      ]);
     });
   });
 }

@@ -75,6 +75,17 @@ describe("the Executions and Usage pages, with more keys than their filters list
     expect(reads.byIds).toHaveLength(1);
     expect(new Set(reads.byIds[0])).toEqual(new Set([a.id, b.id]));
 
+    // The key field says where to find a key's id: the API Keys page's search.
+    for (const [text, field] of [
+      [executions, "filter-key_id"],
+      [await page("/dashboard/usage"), "usage-key"],
+    ] as const) {
+      expect(text).toContain(`aria-describedby="${field}-hint"`);
+      expect(text).toMatch(
+        new RegExp(`id="${field}-hint">A key(?:'|&#39;|&#x27;)s id: <a href="/dashboard/keys">search API Keys</a>`),
+      );
+    }
+
     const filtered = await page(`/dashboard/executions?key_id=${a.id}`);
     expect(filtered).toContain("runner a");
     expect(filtered).not.toContain("runner b");

@@ -21,6 +21,7 @@ const NUL = "\u0000";
 export function withNulRule<S extends Store>(store: S): S {
   const { keys, executions, messages, memory, learnedQueries } = store;
   guard(keys, "findById", (findById) => (id) => (hasNul(id) ? Promise.resolve(undefined) : findById(id)));
+  guard(keys, "findByIds", (findByIds) => (ids) => findByIds(ids.filter((id) => !hasNul(id))));
   guard(keys, "revoke", (revoke) => (id, at) => (hasNul(id) ? Promise.resolve(false) : revoke(id, at)));
   guard(keys, "expire", (expire) => (id, at) => (hasNul(id) ? Promise.resolve(false) : expire(id, at)));
   guard(

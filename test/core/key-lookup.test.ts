@@ -25,6 +25,10 @@ function recordingStore(): KeyStore & { lookups: string[]; keys: Map<string, Api
       lookups.push(`id:${id}`);
       return [...keys.values()].find((k) => k.id === id);
     },
+    async findByIds(ids) {
+      lookups.push(`ids:${ids.join(",")}`);
+      return [...keys.values()].filter((k) => ids.includes(k.id));
+    },
     async listPage() {
       lookups.push("list");
       return [...keys.values()];

@@ -26,6 +26,8 @@ export interface KeyStore {
   insert(key: ApiKey): Promise<void>;
   findByHash(hash: string): Promise<ApiKey | undefined>;
   findById(id: string): Promise<ApiKey | undefined>;
+  /** The keys of `ids` that exist, in no particular order, each once (one read, not one per id). */
+  findByIds(ids: readonly string[]): Promise<ApiKey[]>;
   /**
    * Up to `limit` keys of the search (and status), in the order asked for, keys equal in
    * it by id in the same direction; past the place `after`, whether or not a key holds it.

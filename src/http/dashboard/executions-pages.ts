@@ -4,7 +4,7 @@ import { EXECUTION_STATUSES, isTerminal } from "../../core/execution/record.js";
 import { parseQuery } from "../query-string.js";
 import { badge, jsonBlock, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
-import { filterField, keyLabel, pickableKeys } from "./key-picker.js";
+import { filterField, findKeyHint, keyLabel, pickableKeys } from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -40,7 +40,7 @@ export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboar
           label: "Key",
           current: query.key_id,
           placeholder: "key_…",
-          hint: "A key's id, from API Keys.",
+          hint: findKeyHint("A key's id"),
         });
     const ownerFilter = pickable
       ? select(

@@ -21,6 +21,10 @@ export async function pickableKeys(keys: KeyService): Promise<KeyView[] | undefi
   return page.next === null ? page.keys : undefined;
 }
 
+/** Where to look up a key's id: the API Keys page's search (by name, owner, id or secret). */
+export const findKeyHint = (what: string) =>
+  html`${what}: <a href="/dashboard/keys">search API Keys</a> by name, owner or secret.`;
+
 /** How a select names a key: its name and the ends of its secret. */
 export const keyLabel = (key: KeyView) => `${key.name} (${key.prefix}…${key.last4})`;
 
@@ -41,7 +45,7 @@ export function filterField({
   label: string;
   current: string | undefined;
   placeholder: string;
-  hint: string;
+  hint: string | SafeHtml;
 }): SafeHtml {
   return html`<div class="field"><label for="${id}">${label}</label><input type="text" id="${id}" name="${name}" value="${current ?? ""}" placeholder="${placeholder}" aria-describedby="${id}-hint" autocomplete="off" spellcheck="false"><p class="hint" id="${id}-hint">${hint}</p></div>`;
 }

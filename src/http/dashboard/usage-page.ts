@@ -6,7 +6,7 @@ import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js
 import { usageChart } from "./chart.js";
 import { duration, integer, seconds } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
-import { keyLabel, pickableKeys } from "./key-picker.js";
+import { findKeyHint, keyLabel, pickableKeys } from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -74,7 +74,7 @@ export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): v
     <option value="">All keys</option>
     ${pickable.map((key) => html`<option value="${key.id}"${key.id === chosen?.id ? html` selected` : ""}>${keyLabel(key)}</option>`)}
   </select>`
-      : html`<input type="text" id="usage-key" name="key" value="${asked ?? ""}" placeholder="key_… (empty: all keys)" autocomplete="off" spellcheck="false">`;
+      : html`<input type="text" id="usage-key" name="key" value="${asked ?? ""}" placeholder="key_… (empty: all keys)" aria-describedby="usage-key-hint" autocomplete="off" spellcheck="false"><span class="hint" id="usage-key-hint">${findKeyHint("A key's id")}</span>`;
     const picker = html`<form class="toolbar" method="get" action="/dashboard/usage">
   <label for="usage-key">Key</label>
   ${choice}

@@ -44,6 +44,13 @@ export class InMemoryKeyStore implements KeyStore {
     return key && structuredClone(key);
   }
 
+  async findByIds(ids: readonly string[]): Promise<ApiKey[]> {
+    return [...new Set(ids)].flatMap((id) => {
+      const key = this.keys.get(id);
+      return key ? [structuredClone(key)] : [];
+    });
+  }
+
   /** As the SQL stores' statement (`keyPageSql`): filter, order by the value then the id, continue past `after`. */
   async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
     const nowMs = Date.parse(query.now);

@@ -91,6 +91,14 @@ export class PostgresKeyStore implements KeyStore {
     return rows[0] && toApiKey(rows[0]);
   }
 
+  async findByIds(ids: readonly string[]): Promise<ApiKey[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<KeyRow>("select * from api_keys where id = any($1)", [
+      [...new Set(ids)],
+    ]);
+    return rows.map(toApiKey);
+  }
+
   async listPage(query: KeyPageQuery): Promise<ApiKey[]> {
     const { rows } = await this.pool.query<KeyRow>(keyPageSql(POSTGRES_KEY_LIST, query));
     return rows.map(toApiKey);

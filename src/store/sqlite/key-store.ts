@@ -17,6 +17,9 @@ export { MARK_USED_INTERVAL_MS } from "../mark-used-throttle.js";
  */
 export const KEY_CACHE_TTL_MS = 1_000;
 
+/** How many ids one `findByIds` statement binds (SQLite bounds a statement's values). */
+const IDS_CHUNK = 500;
+
 /**
  * The key listing in SQLite. Its `lower` lowercases ASCII letters only: the name order
  * needs just that (PostgreSQL's under "C" is the same), while a search lowercases as
@@ -146,6 +149,18 @@ export class SqliteKeyStore implements KeyStore {
   async findById(id: string): Promise<ApiKey | undefined> {
     const row = this.byId.get(id);
     return row && toApiKey(row);
+  }
+
+  async findByIds(ids: readonly string[]): Promise<ApiKey[]> {
+    const unique = [...new Set(ids)];
+    const found: ApiKey[] = [];
+    // In chunks: SQLite takes a bounded number of bound values in one statement.
+    for (let start = 0; start < unique.length; start += IDS_CHUNK) {
+      const chunk = unique.slice(start, start + IDS_CHUNK);
+      const text = `select * from api_keys where id in (${chunk.map(() => "?").join(",")})`;
+      found.push(...(this.statement(text).all(...chunk) as KeyRow[]).map(toApiKey));
+    }
+    return found;
   }
 
   async listPage(query: KeyPageQuery): Promise<ApiKey[]> {

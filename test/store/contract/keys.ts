@@ -30,6 +30,26 @@ export function describeKeyContract(handle: StoreHandle): void {
       expect(await handle.store.keys.findById("key_unknown")).toBeUndefined();
     });
 
+    it("finds several keys by their ids in one call, each once, skipping unknown ids", async () => {
+      const [a, b, c] = [makeKey({ owner: "acme" }), makeKey(), makeKey()];
+      for (const key of [a, b, c]) await handle.store.keys.insert(key);
+      const found = await handle.store.keys.findByIds([c.id, "key_unknown", a.id, c.id]);
+      expect(found.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+        [a, c].sort((x, y) => x.id.localeCompare(y.id)),
+      );
+      expect(await handle.store.keys.findByIds([])).toEqual([]);
+      expect(await handle.store.keys.findByIds(["key_unknown"])).toEqual([]);
+      expect(await handle.store.keys.findByIds([`${a.id}\u0000`, b.id])).toEqual([b]);
+    });
+
+    it("finds more keys by id than one statement binds", async () => {
+      const keys = Array.from({ length: 600 }, () => makeKey());
+      for (const key of keys) await handle.store.keys.insert(key);
+      const found = await handle.store.keys.findByIds(keys.map((key) => key.id));
+      expect(new Set(found.map((key) => key.id))).toEqual(new Set(keys.map((key) => key.id)));
+      expect(found).toHaveLength(600);
+    });
+
     it("refuses a second key with the same hash", async () => {
       const key = makeKey();
       await handle.store.keys.insert(key);

@@ -82,7 +82,9 @@ describe("the Executions and Usage pages, with more keys than their filters list
     ] as const) {
       expect(text).toContain(`aria-describedby="${field}-hint"`);
       expect(text).toMatch(
-        new RegExp(`id="${field}-hint">A key(?:'|&#39;|&#x27;)s id: <a href="/dashboard/keys">search API Keys</a>`),
+        new RegExp(
+          `id="${field}-hint">A key(?:'|&#39;|&#x27;)s id: <a href="/dashboard/keys">search API Keys</a>`,
+        ),
       );
     }
 

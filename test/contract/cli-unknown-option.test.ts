@@ -240,6 +240,28 @@ describe("contract: a CLI command line missing its action, its KEY_ID or a good 
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stderr).toContain("Invalid configuration: SKILLPORT_PORT: must be a whole number");
   });
+
+  // keys and learning read --data-dir into the store's settings by a path of their own, and
+  // refused an empty one as `Invalid configuration: SKILLPORT_DATA_DIR`, naming no command.
+  it("names --data-dir, not SKILLPORT_DATA_DIR, when keys or learning refuse its value", async () => {
+    for (const command of [
+      ["keys", "list"],
+      ["keys", "create", "--name", "a", "--scope", "read-only"],
+      ["learning", "list", "--owner", "alice"],
+    ]) {
+      const name = command.slice(0, 2).join(" ");
+      const result = await runCli([...command, "--data-dir", ""]);
+      expect(result.code, name).toBe(2);
+      expect(result.stderr.split("\n")[0], name).toMatch(new RegExp(`^skillport ${name}: --data-dir: \\S`));
+      expect(result.stderr, name).toContain(`\n\nUsage:\n  skillport ${name}`);
+      expect(result.stderr, name).not.toContain("SKILLPORT_DATA_DIR");
+      expect(result.stdout, name).toBe("");
+    }
+    // Set in the environment, the variable is what is named, as before.
+    const fromEnv = await runCli(["keys", "list"], { SKILLPORT_DATA_DIR: "" });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain("Invalid configuration: SKILLPORT_DATA_DIR: ");
+  });
 });
 
 describe("contract: keys create with a value it refuses", () => {

@@ -14,7 +14,7 @@ import {
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
 import { UsageError } from "./command-options.js";
-import { OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
+import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
 import { commandStore } from "./store-command.js";
 
 /**
@@ -35,9 +35,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
     return refused(command, err);
   }
   // `create` makes the store of the first key; the others refuse a directory without one.
-  const opened = commandStore(command, values["data-dir"], {
-    mayCreate: action === "create",
-  });
+  const opened = commandStore(KEYS_ACTIONS[action].spec, values, { mayCreate: action === "create" });
   if (!opened) return 1;
   // Said on every change and listing (the JSON answers hold keys only, not where they live).
   const where = opened.name;

@@ -295,3 +295,28 @@ describe("contract: keys create with a value it refuses", () => {
     }
   });
 });
+
+describe("contract: keys edit with changes it refuses", () => {
+  // Its changes were checked only once the store was open: with none in the data directory
+  // it told of the missing store, not of the command line it could never run.
+  it("is refused for its changes before any store is looked for", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "skillport-no-store-"));
+    try {
+      const cases: [string[], string][] = [
+        [["--limit-minute", "abc", "--limit-day", "5"], "--limit-minute: must be a whole number"],
+        [["--limit-minute", "5"], "--limit-minute and --limit-day go together"],
+        [[], "nothing to change"],
+      ];
+      for (const [changes, problem] of cases) {
+        const result = await runCli(["keys", "edit", "key_x", ...changes, "--data-dir", empty]);
+        expect(result.code, problem).toBe(2);
+        expect(result.stderr.split("\n")[0], problem).toContain(`skillport keys edit: ${problem}`);
+        expect(result.stderr, problem).toContain("\n\nUsage:\n  skillport keys edit KEY_ID");
+        expect(result.stderr, problem).not.toMatch(/no store/);
+      }
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});

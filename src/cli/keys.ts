@@ -4,6 +4,7 @@ import { inWords } from "../core/keys/key-fields.js";
 import { type KeyJson, toKeyJson } from "../core/keys/key-json.js";
 import {
   type CreateKeyInput,
+  checkKeyEdit,
   checkNewKey,
   type EditKeyInput,
   KeyService,
@@ -27,10 +28,13 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   const parsed = parseKeysArgs(args);
   const { action, id, values } = parsed;
   const command = `skillport keys ${action}`;
-  // A new key's values are checked before a store is opened: refused, none is created.
+  // A new key's values and an edit's changes are checked before a store is opened: refused,
+  // none is created, and what is said is the command line's problem, not a missing store.
   let input: CreateKeyInput | undefined;
+  let changes: EditKeyInput | undefined;
   try {
     input = action === "create" ? newKeyInput(values) : undefined;
+    changes = action === "edit" ? editChanges(values) : undefined;
   } catch (err) {
     return refused(command, err);
   }
@@ -73,12 +77,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "edit": {
-        const changes = {
-          name: values.name,
-          plan: values.plan,
-          limits: limitsOption(values["limit-minute"], values["limit-day"]),
-        } satisfies Record<keyof EditKeyInput, unknown>;
-        const key = await keys.edit(id, changes as EditKeyInput);
+        // `changes` is set for every edit (above); built again only to satisfy the types.
+        const key = await keys.edit(id, changes ?? editChanges(values));
         warnOfLimits(key);
         if (values.json) console.log(JSON.stringify(json(key)));
         else
@@ -125,6 +125,20 @@ function newKeyInput(values: ReturnType<typeof parseKeysArgs>["values"]): Create
   } satisfies Record<keyof CreateKeyInput, unknown>;
   checkNewKey(input as CreateKeyInput, systemClock.now());
   return input as CreateKeyInput;
+}
+
+/**
+ * `keys edit`'s changes from its options, checked as the core checks them (`checkKeyEdit`).
+ * `satisfies` makes tsc name an editable field this leaves out.
+ */
+function editChanges(values: ReturnType<typeof parseKeysArgs>["values"]): EditKeyInput {
+  const changes = {
+    name: values.name,
+    plan: values.plan,
+    limits: limitsOption(values["limit-minute"], values["limit-day"]),
+  } satisfies Record<keyof EditKeyInput, unknown>;
+  checkKeyEdit(changes as EditKeyInput);
+  return changes as EditKeyInput;
 }
 
 /**

@@ -4,6 +4,7 @@ import { inWords } from "../core/keys/key-fields.js";
 import { type KeyJson, toKeyJson } from "../core/keys/key-json.js";
 import {
   type CreateKeyInput,
+  checkKeyEdit,
   checkNewKey,
   type EditKeyInput,
   KeyService,
@@ -14,7 +15,7 @@ import {
 import { silentLogger } from "../core/logger.js";
 import { openStore } from "../store/open-store.js";
 import { UsageError } from "./command-options.js";
-import { OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
+import { KEYS_ACTIONS, OPTIONS_OF_KEY_FIELD, parseKeysArgs } from "./keys-args.js";
 import { commandStore } from "./store-command.js";
 
 /**
@@ -27,17 +28,18 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   const parsed = parseKeysArgs(args);
   const { action, id, values } = parsed;
   const command = `skillport keys ${action}`;
-  // A new key's values are checked before a store is opened: refused, none is created.
+  // A new key's values and an edit's changes are checked before a store is opened: refused,
+  // none is created, and what is said is the command line's problem, not a missing store.
   let input: CreateKeyInput | undefined;
+  let changes: EditKeyInput | undefined;
   try {
     input = action === "create" ? newKeyInput(values) : undefined;
+    changes = action === "edit" ? editChanges(values) : undefined;
   } catch (err) {
     return refused(command, err);
   }
   // `create` makes the store of the first key; the others refuse a directory without one.
-  const opened = commandStore(command, values["data-dir"], {
-    mayCreate: action === "create",
-  });
+  const opened = commandStore(KEYS_ACTIONS[action].spec, values, { mayCreate: action === "create" });
   if (!opened) return 1;
   // Said on every change and listing (the JSON answers hold keys only, not where they live).
   const where = opened.name;
@@ -75,12 +77,8 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "edit": {
-        const changes = {
-          name: values.name,
-          plan: values.plan,
-          limits: limitsOption(values["limit-minute"], values["limit-day"]),
-        } satisfies Record<keyof EditKeyInput, unknown>;
-        const key = await keys.edit(id, changes as EditKeyInput);
+        // `changes` is set for every edit (above); built again only to satisfy the types.
+        const key = await keys.edit(id, changes ?? editChanges(values));
         warnOfLimits(key);
         if (values.json) console.log(JSON.stringify(json(key)));
         else
@@ -127,6 +125,20 @@ function newKeyInput(values: ReturnType<typeof parseKeysArgs>["values"]): Create
   } satisfies Record<keyof CreateKeyInput, unknown>;
   checkNewKey(input as CreateKeyInput, systemClock.now());
   return input as CreateKeyInput;
+}
+
+/**
+ * `keys edit`'s changes from its options, checked as the core checks them (`checkKeyEdit`).
+ * `satisfies` makes tsc name an editable field this leaves out.
+ */
+function editChanges(values: ReturnType<typeof parseKeysArgs>["values"]): EditKeyInput {
+  const changes = {
+    name: values.name,
+    plan: values.plan,
+    limits: limitsOption(values["limit-minute"], values["limit-day"]),
+  } satisfies Record<keyof EditKeyInput, unknown>;
+  checkKeyEdit(changes as EditKeyInput);
+  return changes as EditKeyInput;
 }
 
 /**

@@ -31,7 +31,7 @@ export async function runLearningCommand(args: string[]): Promise<number> {
   if (!owner) {
     throw new UsageError(`skillport ${spec.name} needs --owner (${spec.options.owner.means}).`);
   }
-  const opened = commandStore(`skillport learning ${action}`, values["data-dir"]);
+  const opened = commandStore(spec, values);
   if (!opened) return 1;
   const where = opened.name;
   const store = await openStore(opened.config, silentLogger, { limits: false });

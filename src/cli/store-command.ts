@@ -1,5 +1,7 @@
-import { loadStoreConfig, type StoreConfig, warnOfUnknownVariables } from "../config.js";
+import { type StoreConfig, warnOfUnknownVariables } from "../config.js";
 import { DATA_DIR_SETTING, describeStore, missingStore } from "../store/open-store.js";
+import { commandStoreConfig } from "./command-config.js";
+import type { CommandSpec } from "./command-spec.js";
 
 /** A command's store, and what to say about it (`describeStore`). */
 export interface CommandStore {
@@ -17,15 +19,14 @@ export interface CommandStore {
  * (`missingStore`). Undefined, after saying why on stderr, when the command must not run.
  */
 export function commandStore(
-  command: string,
-  dataDir: string | undefined,
+  spec: CommandSpec,
+  values: Record<string, unknown>,
   { mayCreate = false } = {},
 ): CommandStore | undefined {
+  const command = `skillport ${spec.name}`;
   warnOfUnknownVariables({ warn: (_fields, message) => console.error(`${command}: warning: ${message}`) });
-  const config = loadStoreConfig({
-    ...process.env,
-    ...(dataDir !== undefined && { SKILLPORT_DATA_DIR: dataDir }),
-  });
+  // A `--data-dir` it refuses is named as the option (a usage error), as `serve` names it.
+  const config = commandStoreConfig(spec, values);
   const missing = missingStore(config);
   if (missing && !mayCreate) {
     console.error(`${command}: ${missing}`);

@@ -240,6 +240,28 @@ describe("contract: a CLI command line missing its action, its KEY_ID or a good 
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stderr).toContain("Invalid configuration: SKILLPORT_PORT: must be a whole number");
   });
+
+  // keys and learning read --data-dir into the store's settings by a path of their own, and
+  // refused an empty one as `Invalid configuration: SKILLPORT_DATA_DIR`, naming no command.
+  it("names --data-dir, not SKILLPORT_DATA_DIR, when keys or learning refuse its value", async () => {
+    for (const command of [
+      ["keys", "list"],
+      ["keys", "create", "--name", "a", "--scope", "read-only"],
+      ["learning", "list", "--owner", "alice"],
+    ]) {
+      const name = command.slice(0, 2).join(" ");
+      const result = await runCli([...command, "--data-dir", ""]);
+      expect(result.code, name).toBe(2);
+      expect(result.stderr.split("\n")[0], name).toMatch(new RegExp(`^skillport ${name}: --data-dir: \\S`));
+      expect(result.stderr, name).toContain(`\n\nUsage:\n  skillport ${name}`);
+      expect(result.stderr, name).not.toContain("SKILLPORT_DATA_DIR");
+      expect(result.stdout, name).toBe("");
+    }
+    // Set in the environment, the variable is what is named, as before.
+    const fromEnv = await runCli(["keys", "list"], { SKILLPORT_DATA_DIR: "" });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain("Invalid configuration: SKILLPORT_DATA_DIR: ");
+  });
 });
 
 describe("contract: keys create with a value it refuses", () => {
@@ -267,6 +289,31 @@ describe("contract: keys create with a value it refuses", () => {
         "skillport keys create: --limit-minute: must be a whole number",
       );
       expect(result.stderr).not.toContain("creates one");
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("contract: keys edit with changes it refuses", () => {
+  // Its changes were checked only once the store was open: with none in the data directory
+  // it told of the missing store, not of the command line it could never run.
+  it("is refused for its changes before any store is looked for", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "skillport-no-store-"));
+    try {
+      const cases: [string[], string][] = [
+        [["--limit-minute", "abc", "--limit-day", "5"], "--limit-minute: must be a whole number"],
+        [["--limit-minute", "5"], "--limit-minute and --limit-day go together"],
+        [[], "nothing to change"],
+      ];
+      for (const [changes, problem] of cases) {
+        const result = await runCli(["keys", "edit", "key_x", ...changes, "--data-dir", empty]);
+        expect(result.code, problem).toBe(2);
+        expect(result.stderr.split("\n")[0], problem).toContain(`skillport keys edit: ${problem}`);
+        expect(result.stderr, problem).toContain("\n\nUsage:\n  skillport keys edit KEY_ID");
+        expect(result.stderr, problem).not.toMatch(/no store/);
+      }
       expect(readdirSync(empty)).toEqual([]);
     } finally {
       rmSync(empty, { recursive: true, force: true });

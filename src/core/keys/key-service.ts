@@ -203,6 +203,16 @@ export function checkNewKey(input: CreateKeyInput, now: number): z.output<typeof
 }
 
 /**
+ * An edit's changes as `KeyService.edit` takes them, checked as it checks them
+ * (`invalid_request` naming each bad field, or that there is nothing to change), without
+ * reading the key: for a caller that must refuse bad input before anything else (the CLI,
+ * before it opens a store).
+ */
+export function checkKeyEdit(input: EditKeyInput): z.output<typeof EditKeyInput> {
+  return parseOrThrow(EditKeyInput, input);
+}
+
+/**
  * Creating, listing, revoking, rolling and checking API keys: the operations the dashboard
  * and the CLI share.
  */
@@ -269,7 +279,7 @@ export class KeyService {
    * sharing the store applies the change from its next request.
    */
   async edit(id: string, input: EditKeyInput): Promise<KeyView> {
-    const changes = parseOrThrow(EditKeyInput, input);
+    const changes = checkKeyEdit(input);
     const key = await this.findOrThrow(id);
     const status = this.statusOf(key);
     if (status !== "active") {

@@ -142,9 +142,10 @@ function editChanges(values: ReturnType<typeof parseKeysArgs>["values"]): EditKe
 }
 
 /**
- * The core's refusal of a keys action, in the CLI's terms (exit 2): a value the action
- * refuses is a usage error, printed with the action's usage; any other (no such key, one
- * already revoked) is about the store, not the command line. Anything else is thrown.
+ * The core's refusal of a keys action, in the CLI's terms (exit 2). An `invalid_request` (a
+ * value the action refuses, and also a key id no key has or one no longer active) is a
+ * usage error, printed with the action's usage, which says what it takes; any other code is
+ * printed alone. Anything but a ServiceError is thrown.
  */
 function refused(command: string, err: unknown): number {
   if (!(err instanceof ServiceError)) throw err;

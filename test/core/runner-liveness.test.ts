@@ -233,6 +233,58 @@ describe("runners judging others after an outage of the store, or as they start"
     }
   });
 
+  it("a look for orphans under way when the runner stops leaves the queued ones it claimed queued, for the next process to run, and ends before the stop does", async () => {
+    const stepped = await steppedRunner();
+    const { store, clock, runner } = stepped;
+    try {
+      // A peer died an hour ago with one execution running and one still queued.
+      await store.executions.heartbeat({ id: "runner_died", ...PEER, heartbeatAt: NOW - 3_600_000 });
+      const running = makeExecution({ status: "running", runnerId: "runner_died" });
+      const queued = makeExecution({ status: "queued", runnerId: "runner_died" });
+      await store.executions.save(running);
+      await store.executions.save(queued);
+      // This runner's slots are busy meanwhile: it takes nothing from the shared queue, so
+      // the queued one is left to the look for orphans (it would run here otherwise).
+      const takeQueued = store.executions.takeQueued.bind(store.executions);
+      store.executions.takeQueued = (runnerId, _room, ...rest) => takeQueued(runnerId, 0, ...rest);
+      // The look claims both, then waits until the stop has begun before taking them over.
+      const claimOrphans = store.executions.claimOrphans.bind(store.executions);
+      let claimed = () => {};
+      const bothClaimed = new Promise<void>((resolve) => {
+        claimed = resolve;
+      });
+      let beginStop = () => {};
+      const stopBegun = new Promise<void>((resolve) => {
+        beginStop = resolve;
+      });
+      store.executions.claimOrphans = async (...args) => {
+        const orphans = await claimOrphans(...args);
+        if (orphans.length > 0) {
+          claimed();
+          await stopBegun;
+        }
+        return orphans;
+      };
+      await stepped.start();
+      for (let beat = 1; beat <= 11; beat++) await stepped.beat();
+      // Beat 12 looks for orphans (every sixth beat) and finds the peer silent long enough.
+      clock.advance(BEAT_MS);
+      vi.advanceTimersByTime(BEAT_MS);
+      await bothClaimed;
+      const stopping = runner.stop(60_000);
+      beginStop();
+      await stopping;
+      expect(await statusOf(store, running.record.id)).toBe("failed: execution_interrupted");
+      // Claimed by this runner, which retired: the next look of any runner takes it over.
+      expect(await store.executions.get(queued.record.id)).toMatchObject({
+        record: { status: "queued", started_at: null },
+        runnerId: runner.runnerId,
+      });
+    } finally {
+      await stepped.stop();
+    }
+  });
+
   it("a runner whose heartbeats failed takes over a peer that stays silent only after beating for longer than the stale period again, and never one whose beats resume", async () => {
     const stepped = await steppedRunner();
     const { store, clock } = stepped;
@@ -384,6 +436,7 @@ async function steppedRunner() {
   const stepped = {
     store,
     clock,
+    runner,
     storeDown: false,
     async start() {
       vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });

@@ -169,14 +169,17 @@ export class ExecutionRunner {
     this.queue.push(execution, "queued", release, hooks);
   }
 
-  /** An execution of a runner judged gone: a queued one runs here, a running one was cut off mid-run. */
+  /** An execution of a runner judged gone: a queued one runs here (or later), a running one was cut off mid-run. */
   private async takeOver(orphan: ClaimedOrphan, cutOffAtMs: number): Promise<void> {
-    if (orphan.record.status === "queued" && this.accepting) {
-      this.queue.push(orphan, "queued", this.options.concurrency.track(orphan.keyId));
+    if (orphan.record.status === "queued") {
+      // Claimed as this process stops (a look under way): it stays queued in the store, now
+      // this runner's, and the next process (or a peer, once this one retired) runs it, as
+      // it does the executions waiting here.
+      if (this.accepting) this.queue.push(orphan, "queued", this.options.concurrency.track(orphan.keyId));
       return;
     }
     await this.outcomes.record(
-      // A queued one's params are whole, and so are those of a running one an earlier version stored.
+      // Masked as a record keeps them: an earlier version stored running records' params whole.
       withParamsKept(orphan, this.options.registry),
       failedOutcome(
         "execution_interrupted",
@@ -185,7 +188,7 @@ export class ExecutionRunner {
         "The process running the execution stopped before its outcome was recorded.",
         runningFor(orphan, cutOffAtMs),
       ),
-      orphan.record.status === "queued" ? "queued" : "running",
+      "running",
       cutOffAtMs,
     );
   }
@@ -236,7 +239,6 @@ export class ExecutionRunner {
     const stopAt = Date.now() + deadlineMs;
     this.accepting = false;
     this.queue.stop();
-    this.presence.stop();
     this.endedElsewhere.stop();
     const all = () => Promise.allSettled([...this.inFlight.values()].map((f) => f.finished));
     const deadline = new Promise<void>((resolve) => {
@@ -244,6 +246,8 @@ export class ExecutionRunner {
       if (this.interrupted) resolve();
       else setTimeout(resolve, deadlineMs).unref();
     });
+    // A look for orphans under way may record what it took over: done before the outcomes stop.
+    await Promise.race([this.presence.stop(), deadline]);
     await Promise.race([all(), deadline]);
     for (const flight of this.inFlight.values()) flight.controller.abort("shutdown");
     await all();

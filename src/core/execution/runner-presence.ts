@@ -61,6 +61,8 @@ export class RunnerPresence {
   private watchingSinceMs: number | undefined;
   /** When the last heartbeat landed; undefined after one failed. */
   private lastBeatMs: number | undefined;
+  /** The beats under way (one that waits on a slow store may still run when the next begins). */
+  private readonly beating = new Set<Promise<void>>();
   /**
    * What heartbeats are written and judged by (this runner's own beats, others' silence,
    * `watchingSinceMs`): the store's clock, which every host sharing it agrees on.
@@ -83,18 +85,27 @@ export class RunnerPresence {
     let beats = 0;
     this.timer = setInterval(() => {
       beats++;
-      this.everyBeat(beats, duties).then(
-        () => {
-          this.failedBeats = 0;
-        },
-        (err: unknown) => this.noteFailedBeat(err),
-      );
+      const beat = this.everyBeat(beats, duties)
+        .then(
+          () => {
+            this.failedBeats = 0;
+          },
+          (err: unknown) => this.noteFailedBeat(err),
+        )
+        .finally(() => this.beating.delete(beat));
+      this.beating.add(beat);
     }, this.options.heartbeatMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  /**
+   * Beats no more; resolves once the beats under way have ended: what they took over was
+   * handed to the runner (which, stopping, leaves queued ones queued in the store) and
+   * recorded before the runner goes on to stop.
+   */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await Promise.all(this.beating);
   }
 
   /**

@@ -285,6 +285,50 @@ describe("runners judging others after an outage of the store, or as they start"
     }
   });
 
+  it("an execution a beat under way took from the shared queue as the runner stops runs, rather than staying running in the store for a peer to end interrupted", async () => {
+    const stepped = await steppedRunner();
+    const { store, clock, runner } = stepped;
+    try {
+      await stepped.start();
+      // A live peer's queued execution, waiting for longer than a beat: the shared queue's.
+      await store.executions.heartbeat({ id: "runner_peer", ...PEER, heartbeatAt: clock.now() });
+      const waiting = makeExecution({ status: "queued", runnerId: "runner_peer" });
+      await store.executions.save(waiting);
+      // The store takes it (stored running, this runner's) and answers once the stop has begun,
+      // as a database across a network answers a moment later.
+      const takeQueued = store.executions.takeQueued.bind(store.executions);
+      let took = () => {};
+      const taken = new Promise<void>((resolve) => {
+        took = resolve;
+      });
+      let beginStop = () => {};
+      const stopBegun = new Promise<void>((resolve) => {
+        beginStop = resolve;
+      });
+      store.executions.takeQueued = async (...args) => {
+        const executions = await takeQueued(...args);
+        if (executions.length > 0) {
+          took();
+          await stopBegun;
+        }
+        return executions;
+      };
+      clock.advance(BEAT_MS);
+      vi.advanceTimersByTime(BEAT_MS);
+      await taken;
+      const stopping = runner.stop(60_000);
+      beginStop();
+      await stopping;
+      // It ran here (its skill is not in this runner's catalog, so it failed as it ran).
+      expect(await store.executions.get(waiting.record.id)).toMatchObject({
+        record: { status: "failed", error: { code: "execution_failed" } },
+        runnerId: runner.runnerId,
+      });
+    } finally {
+      await stepped.stop();
+    }
+  });
+
   it("a runner whose heartbeats failed takes over a peer that stays silent only after beating for longer than the stale period again, and never one whose beats resume", async () => {
     const stepped = await steppedRunner();
     const { store, clock } = stepped;

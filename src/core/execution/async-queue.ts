@@ -75,13 +75,16 @@ export class AsyncQueue {
     release: ReleaseHold,
     hooks: RunHooks = {},
   ): void {
-    this.queue.push(execution.record.id, execution.owner, {
-      execution,
-      hooks,
-      begin,
-      release,
-      slot: new AsyncSlot(),
-    });
+    const queued: QueuedRun = { execution, hooks, begin, release, slot: new AsyncSlot() };
+    if (this.stopped && begin === "stored") {
+      // Taken from the store by a beat under way as the process stops: stored running and
+      // this runner's, it runs now, in the room that beat saw free, and the stop waits for
+      // it as for the others. Left waiting, it would stay running in the store until a peer
+      // or the next process ended it interrupted, never having run.
+      void this.runQueued(queued, () => {});
+      return;
+    }
+    this.queue.push(execution.record.id, execution.owner, queued);
   }
 
   /** Whether one waits here, not started (for a slot, or to be started again). */

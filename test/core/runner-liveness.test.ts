@@ -235,7 +235,7 @@ describe("runners judging others after an outage of the store, or as they start"
 
   it("a look for orphans under way when the runner stops leaves the queued ones it claimed queued, for the next process to run, and ends before the stop does", async () => {
     const stepped = await steppedRunner();
-    const { store, clock, runner } = stepped;
+    const { store, runner } = stepped;
     try {
       // A peer died an hour ago with one execution running and one still queued.
       await store.executions.heartbeat({ id: "runner_died", ...PEER, heartbeatAt: NOW - 3_600_000 });
@@ -247,33 +247,10 @@ describe("runners judging others after an outage of the store, or as they start"
       // the queued one is left to the look for orphans (it would run here otherwise).
       const takeQueued = store.executions.takeQueued.bind(store.executions);
       store.executions.takeQueued = (runnerId, _room, ...rest) => takeQueued(runnerId, 0, ...rest);
-      // The look claims both, then waits until the stop has begun before taking them over.
-      const claimOrphans = store.executions.claimOrphans.bind(store.executions);
-      let claimed = () => {};
-      const bothClaimed = new Promise<void>((resolve) => {
-        claimed = resolve;
-      });
-      let beginStop = () => {};
-      const stopBegun = new Promise<void>((resolve) => {
-        beginStop = resolve;
-      });
-      store.executions.claimOrphans = async (...args) => {
-        const orphans = await claimOrphans(...args);
-        if (orphans.length > 0) {
-          claimed();
-          await stopBegun;
-        }
-        return orphans;
-      };
       await stepped.start();
       for (let beat = 1; beat <= 11; beat++) await stepped.beat();
-      // Beat 12 looks for orphans (every sixth beat) and finds the peer silent long enough.
-      clock.advance(BEAT_MS);
-      vi.advanceTimersByTime(BEAT_MS);
-      await bothClaimed;
-      const stopping = runner.stop(60_000);
-      beginStop();
-      await stopping;
+      // Beat 12 looks for orphans (every sixth beat), claims both, and the stop comes.
+      await stopAmidAnswer(stepped, "claimOrphans");
       expect(await statusOf(store, running.record.id)).toBe("failed: execution_interrupted");
       // Claimed by this runner, which retired: the next look of any runner takes it over.
       expect(await store.executions.get(queued.record.id)).toMatchObject({
@@ -294,31 +271,8 @@ describe("runners judging others after an outage of the store, or as they start"
       await store.executions.heartbeat({ id: "runner_peer", ...PEER, heartbeatAt: clock.now() });
       const waiting = makeExecution({ status: "queued", runnerId: "runner_peer" });
       await store.executions.save(waiting);
-      // The store takes it (stored running, this runner's) and answers once the stop has begun,
-      // as a database across a network answers a moment later.
-      const takeQueued = store.executions.takeQueued.bind(store.executions);
-      let took = () => {};
-      const taken = new Promise<void>((resolve) => {
-        took = resolve;
-      });
-      let beginStop = () => {};
-      const stopBegun = new Promise<void>((resolve) => {
-        beginStop = resolve;
-      });
-      store.executions.takeQueued = async (...args) => {
-        const executions = await takeQueued(...args);
-        if (executions.length > 0) {
-          took();
-          await stopBegun;
-        }
-        return executions;
-      };
-      clock.advance(BEAT_MS);
-      vi.advanceTimersByTime(BEAT_MS);
-      await taken;
-      const stopping = runner.stop(60_000);
-      beginStop();
-      await stopping;
+      // The store takes it (stored running, this runner's), and the stop comes.
+      await stopAmidAnswer(stepped, "takeQueued");
       // It ran here (its skill is not in this runner's catalog, so it failed as it ran).
       expect(await store.executions.get(waiting.record.id)).toMatchObject({
         record: { status: "failed", error: { code: "execution_failed" } },
@@ -469,6 +423,8 @@ async function statusOf(store: Store, id: string): Promise<string> {
  * A runner whose beats the test takes one at a time (setInterval faked, the clock moved a
  * beat each time), on a store whose heartbeats fail while `storeDown` is set.
  */
+type SteppedRunner = Awaited<ReturnType<typeof steppedRunner>>;
+
 async function steppedRunner() {
   const dir = await mkdtemp(join(tmpdir(), "skillport-liveness-"));
   const clock = new ManualClock(NOW);
@@ -517,6 +473,39 @@ async function steppedRunner() {
     }
   };
   return stepped;
+}
+
+/**
+ * Takes the next beat, in which the store's answer to `method`, once it has something,
+ * arrives only after the runner's stop has begun (as a database across a network answers
+ * a moment later); resolves once the stop has ended.
+ */
+async function stopAmidAnswer(stepped: SteppedRunner, method: "claimOrphans" | "takeQueued"): Promise<void> {
+  const { store, clock, runner } = stepped;
+  const answer: (...args: never[]) => Promise<unknown[]> = store.executions[method].bind(store.executions);
+  let answered = () => {};
+  const held = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  let beginStop = () => {};
+  const stopBegun = new Promise<void>((resolve) => {
+    beginStop = resolve;
+  });
+  const heldAnswer = async (...args: never[]) => {
+    const found = await answer(...args);
+    if (found.length > 0) {
+      answered();
+      await stopBegun;
+    }
+    return found;
+  };
+  Object.assign(store.executions, { [method]: heldAnswer });
+  clock.advance(BEAT_MS);
+  vi.advanceTimersByTime(BEAT_MS);
+  await held;
+  const stopping = runner.stop(60_000);
+  beginStop();
+  await stopping;
 }
 
 /** A user namespace, so that no privilege is needed, and a PID namespace in which the command is pid 1. */

@@ -79,10 +79,13 @@ export const IdempotencyKey = z
   .regex(IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE)
   .describe(IDEMPOTENCY_KEY_RULE);
 
-/** The key as the core takes it, or an `invalid_request` naming the rule. */
-export function checkIdempotencyKey(key: unknown): string {
-  // Wrapped so that the details name the header, not the body's root.
-  const header = z.object({ "Idempotency-Key": IdempotencyKey });
-  const message = `Idempotency-Key: ${IDEMPOTENCY_KEY_RULE}`;
-  return parseOrThrow(header, { "Idempotency-Key": key }, "invalid_request", message)["Idempotency-Key"];
+/**
+ * The key as the core takes it, or an `invalid_request` naming the rule and `where` the
+ * caller sent it: `/v1`'s header by default, a surface's own place otherwise (MCP's `_meta`).
+ */
+export function checkIdempotencyKey(key: unknown, where = "Idempotency-Key"): string {
+  // Wrapped so that the details name where the key was sent, not the body's root.
+  const sent = z.object({ [where]: IdempotencyKey });
+  const message = `${where}: ${IDEMPOTENCY_KEY_RULE}`;
+  return parseOrThrow(sent, { [where]: key }, "invalid_request", message)[where] as string;
 }

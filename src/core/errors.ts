@@ -10,6 +10,9 @@ export const ERROR_CODES = {
   missing_api_key: { status: 401, message: "No API key: send the header 'Authorization: Bearer <API_KEY>'." },
   invalid_api_key: { status: 401, message: "The API key is unknown, malformed, revoked or expired." },
   insufficient_scope: { status: 403, message: "This API key's scope does not allow this operation." },
+  // MCP's Streamable HTTP transport: an Origin the server does not allow MUST be answered
+  // 403 (DNS rebinding); a Host it does not answer to is the same attack, refused alike.
+  host_not_allowed: { status: 403, message: "This server does not answer to the request's Host or Origin." },
   skill_not_found: { status: 404, message: "No skill has this id." },
   execution_not_found: { status: 404, message: "No execution has this id." },
   not_found: { status: 404, message: "No such path." },

@@ -51,7 +51,23 @@ export function checkLine(line: string): ParsedMessage | "blank" | MalformedMess
   }
   const message = JSONRPCMessageSchema.safeParse(value);
   if (message.success) return { parsed: message.data };
-  return { id: requestIdOf(value), code: ErrorCode.InvalidRequest, message: invalidReason(value) };
+  return {
+    id: requestIdOf(value),
+    code: ErrorCode.InvalidRequest,
+    message: `invalid_request: ${invalidReason(value)}`,
+  };
+}
+
+/**
+ * What is wrong with a parsed `/mcp` POST body (the message of its `invalid_request`), said
+ * as `checkLine` says it of a line; none when it is a JSON-RPC message, or a batch of them
+ * (which Streamable HTTP takes from clients of protocol 2025-03-26). The SDK's transport
+ * answered all of these -32700, "Parse error", which JSON-RPC keeps for a body that is no JSON.
+ */
+export function httpBodyProblem(body: unknown): string | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  const malformed = messages.find((message) => !JSONRPCMessageSchema.safeParse(message).success);
+  return malformed === undefined ? undefined : invalidReason(malformed);
 }
 
 const NEWLINE = 0x0a;
@@ -71,7 +87,7 @@ function requestIdOf(value: unknown): string | number | null {
 
 /** Says what is wrong, by the part of the message that is (never its values). */
 function invalidReason(value: unknown): string {
-  const prefix = "invalid_request: the message is not a JSON-RPC 2.0 message";
+  const prefix = "the message is not a JSON-RPC 2.0 message";
   if (Array.isArray(value)) return `${prefix} (a batch is not accepted: send one message a line).`;
   if (typeof value !== "object" || value === null) return `${prefix} (it must be a JSON object).`;
   if (!("jsonrpc" in value) || value.jsonrpc !== "2.0") return `${prefix} ("jsonrpc" must be "2.0").`;

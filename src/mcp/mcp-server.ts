@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -20,6 +21,7 @@ import type { ProgressUpdate } from "../core/skills/skill.js";
 import type { CatalogUse, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
 import { serverInstructions } from "./generic-tools.js";
+import { guardProtocol } from "./protocol-guard.js";
 import { parseTaskCall, parseToolCall, type ToolCall } from "./tool-calls.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
 import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } from "./tool-results.js";
@@ -61,6 +63,14 @@ const lazyJsonSchemaValidator: jsonSchemaValidator = {
 /** MCP's names for the logging port's levels. */
 const MCP_LOG_LEVELS = { debug: "debug", info: "info", warn: "warning", error: "error" } as const;
 
+/** The SDK's server, answering malformed requests and errors as JSON-RPC says (`guardProtocol`), on every transport. */
+class GuardedServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    guardProtocol(transport);
+  }
+}
+
 /** An MCP server and a way to wait for the tool calls it is answering. */
 export interface McpEndpoint {
   server: Server;
@@ -73,7 +83,7 @@ export interface McpEndpoint {
  * tools are listed for the caller's scope; every call becomes one backend call.
  */
 export function createMcpServer(backend: SkillportBackend, options: McpServerOptions): McpEndpoint {
-  const server = new Server(
+  const server = new GuardedServer(
     { name: "skillport", title: "skillport", version: options.version },
     {
       capabilities: {

@@ -35,7 +35,8 @@ export function parseToolCall(
   { arguments: args = {}, _meta }: CallToolRequest["params"],
 ): ToolCall {
   const key = _meta?.[IDEMPOTENCY_META];
-  const idempotencyKey = key === undefined ? undefined : checkIdempotencyKey(key);
+  const idempotencyKey =
+    key === undefined ? undefined : checkIdempotencyKey(key, `_meta[${JSON.stringify(IDEMPOTENCY_META)}]`);
   if (target.kind === "skill") {
     const request = parseOrThrow(ExecuteSkillArgs, { skill_id: target.skill.skill_id, params: args });
     return { tool: "execute", request, idempotencyKey, ownTool: true };

@@ -259,6 +259,28 @@ describe("what an agent reads over MCP", () => {
     );
   });
 
+  // Regression: a bad idempotency key sent in _meta was refused as "Idempotency-Key: …", the
+  // header of /v1, which an MCP client never sent.
+  it("names _meta's idempotency key, not /v1's header, when refusing one", async () => {
+    const client = await connect();
+    for (const name of ["execute_skill", "math_evaluate"]) {
+      const args =
+        name === "math_evaluate"
+          ? { expression: "1" }
+          : { skill_id: "math.evaluate", params: { expression: "1" } };
+      const refused = (await client.callTool({
+        name,
+        arguments: args,
+        _meta: { "skillport/idempotency_key": 5 },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(
+        /^invalid_request: _meta\["skillport\/idempotency_key"\]: 1 to 255 printable ASCII/,
+      );
+      expect(textOf(refused)).not.toContain("Idempotency-Key");
+    }
+  });
+
   // Regression (audit 25, finding 7): "... Retry in 42 s." then "Retry after 42 s.".
   it("says when to retry after a rate-limit refusal once, and which limit in the message", async () => {
     const client = await connect({ plan: "enterprise", limits: { perMinute: 1, perDay: 100 } });

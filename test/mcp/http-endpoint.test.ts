@@ -87,17 +87,57 @@ describe("/mcp over HTTP", () => {
     expect(JSON.parse(wrong.text).error.code).toBe("invalid_api_key");
   });
 
-  it("refuses a foreign Origin (DNS rebinding) and accepts a loopback one", async () => {
+  // Regression: answered 400, where MCP's Streamable HTTP transport says an Origin present
+  // and invalid MUST be answered 403 Forbidden.
+  it("refuses a foreign Origin (DNS rebinding) with 403 and accepts a loopback one", async () => {
     const auth = { authorization: `Bearer ${key.secret}` };
     const evil = await post(initialize, { ...auth, origin: "http://evil.example.com" });
-    expect(evil.status).toBe(400);
-    expect(JSON.parse(evil.text).error.code).toBe("invalid_request");
+    expect(evil.status).toBe(403);
+    expect(JSON.parse(evil.text).error).toMatchObject({
+      code: "host_not_allowed",
+      message: expect.stringContaining("SKILLPORT_ALLOWED_ORIGINS"),
+    });
     const local = await post(initialize, { ...auth, origin: server.baseUrl });
     expect(local.status).toBe(200);
     expect(local.headers.get("mcp-session-id")).toBeTruthy();
   });
 
-  it("refuses a foreign Host header", async () => {
+  // Regression: JSON that is no JSON-RPC message was answered -32700 "Parse error" (a body
+  // that is not JSON, by JSON-RPC), where stdio says -32600 and what is wrong with it.
+  it("refuses JSON that is no JSON-RPC message saying what is wrong, as stdio does", async () => {
+    const headers = await openSession();
+    for (const [body, reason] of [
+      [{ id: 4, method: "ping" }, '"jsonrpc" must be "2.0"'],
+      [{ jsonrpc: "2.0", id: 5 }, "the message is not a JSON-RPC 2.0 message."],
+      [{ jsonrpc: "2.0", id: 6, method: 7 }, "(method: Invalid input: expected string, received number)"],
+      [
+        [
+          { jsonrpc: "2.0", id: 7, method: "ping" },
+          { jsonrpc: "1.0", id: 8, method: "ping" },
+        ],
+        '"jsonrpc" must be "2.0"',
+      ],
+    ] as const) {
+      const res = await post(body as Json | Json[], headers);
+      expect(res.status, res.text).toBe(400);
+      expect(JSON.parse(res.text).error).toMatchObject({
+        code: "invalid_request",
+        message: expect.stringContaining(reason),
+      });
+    }
+    // A well-formed batch (MCP 2025-03-26) still reaches the protocol.
+    const batch = await post(
+      [
+        { jsonrpc: "2.0", id: 9, method: "ping" },
+        { jsonrpc: "2.0", id: 10, method: "ping" },
+      ],
+      headers,
+    );
+    expect(batch.status, batch.text).toBe(200);
+  });
+
+  // A rebinding page's requests carry its name in Host as well as in Origin: refused alike.
+  it("refuses a foreign Host header with 403", async () => {
     const { request } = await import("undici");
     const res = await request(`${server.baseUrl}/mcp`, {
       method: "POST",
@@ -109,8 +149,11 @@ describe("/mcp over HTTP", () => {
       },
       body: JSON.stringify(initialize),
     });
-    expect(res.statusCode).toBe(400);
-    expect(((await res.body.json()) as { error: { message: string } }).error.message).toMatch(/Host/);
+    expect(res.statusCode).toBe(403);
+    expect(((await res.body.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "host_not_allowed",
+      message: expect.stringMatching(/Host/),
+    });
   });
 
   it("keeps sessions to the key that opened them, and ends them on DELETE", async () => {

@@ -436,7 +436,8 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
         _meta: { "skillport/idempotency_key": badKey },
       })) as CallToolResult;
       expect(refused.isError, JSON.stringify(badKey)).toBe(true);
-      expect(textOf(refused)).toMatch(/^invalid_request: Idempotency-Key: /);
+      // Named where an MCP client sends it, not as /v1's header.
+      expect(textOf(refused)).toMatch(/^invalid_request: _meta\["skillport\/idempotency_key"\]: /);
     }
     expect(await messagesSent()).toBe(before);
   });

@@ -29,15 +29,15 @@ export class HostGuard {
     this.checksHost = allowedHosts.length > 0 || LOOPBACK_NAMES.includes(bindHost.toLowerCase());
   }
 
-  /** Throws `invalid_request` for a Host or Origin this server does not answer to. */
+  /** Throws `host_not_allowed` (403) for a Host or Origin this server does not answer to. */
   check(host: string | undefined, origin: string | undefined): void {
     if (this.checksHost && (host === undefined || !this.hostnames.has(hostnameOf(host)))) {
-      throw new ServiceError("invalid_request", {
+      throw new ServiceError("host_not_allowed", {
         message: `The Host header ${JSON.stringify(host ?? "")} is not one this server answers to (set SKILLPORT_ALLOWED_HOSTS).`,
       });
     }
     if (origin !== undefined && !this.allowsOrigin(origin)) {
-      throw new ServiceError("invalid_request", {
+      throw new ServiceError("host_not_allowed", {
         message: `Requests from the origin ${JSON.stringify(origin)} are not allowed (set SKILLPORT_ALLOWED_ORIGINS).`,
       });
     }

@@ -2,6 +2,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
+import { httpBodyProblem } from "../../mcp/malformed-message.js";
 import { bearerOf, explainedAuthError, keyOf } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { answerWithLimit, setAnsweredLimitHeaders } from "../rate-limit-headers.js";
@@ -59,6 +60,9 @@ export function registerMcpRoute(
       answerWithLimit(request, await limitStatus(), limitStatus);
     },
     handler: async (request, reply) => {
+      // Refused as stdio refuses such a line, saying what is wrong (see httpBodyProblem).
+      const bodyProblem = request.method === "POST" ? httpBodyProblem(request.body) : undefined;
+      if (bodyProblem) throw new ServiceError("invalid_request", { message: bodyProblem });
       const session = await sessionFor(request, sessions);
       session.key = keyOf(request);
       session.lastUsed = Date.now();

@@ -116,7 +116,8 @@ function sizeMessage(
   bound: number | bigint,
   issue: { origin: string; inclusive?: boolean; exact?: boolean },
 ): string {
-  const limit = typeof bound === "number" ? bound.toLocaleString("en-US") : bound.toString();
+  // Digits as the contract and the schema write them (300000), for a caller to copy.
+  const limit = bound.toString();
   const bounded = issue.exact ? "exactly" : issue.inclusive === false ? exclusiveWord : inclusiveWord;
   const unit = UNITS[issue.origin];
   if (!unit) return `must be ${bounded} ${limit}`;

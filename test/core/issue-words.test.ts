@@ -75,7 +75,7 @@ describe("a refused value is told in plain words, not zod's", () => {
     ).toEqual({
       name: "must be at most 3 characters long",
       tags: "must have at most 2 items",
-      limit: "must be at most 1,000,000,000",
+      limit: "must be at most 1000000000",
       ratio: "must be less than 1",
     });
   });

@@ -164,6 +164,8 @@ function jsonTypeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
+  // NaN and the infinities are numbers to JavaScript, no number to the person told.
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   return ["string", "number", "boolean"].includes(typeof value) ? `a ${typeof value}` : typeof value;
 }
 

@@ -47,6 +47,8 @@ describe("a refused value is told in plain words, not zod's", () => {
       either: "is required (a string or a number)",
     });
     expect(refusal(schema, { text: null })).toMatchObject({ text: "must be a string, not null" });
+    // A form field read with Number() is NaN when it holds no number.
+    expect(refusal(schema, { count: Number.NaN })).toMatchObject({ count: "must be a number, not NaN" });
     expect(refusal(schema, {})).toMatchObject({
       text: "is required (a string)",
       nested: "is required (an object)",

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { closest } from "fastest-levenshtein";
 import { z } from "zod";
 import type { Logger } from "./core/logger.js";
+import { safeParseInWords } from "./core/validation.js";
 import { wholeNumberText } from "./core/whole-number.js";
 import { DATABASE_URL_RULE, kindOfDatabaseUrl } from "./store/store-kinds.js";
 
@@ -318,7 +319,7 @@ export class ConfigError extends Error {
 }
 
 function parseEnv<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
-  const parsed = schema.safeParse(env);
+  const parsed = safeParseInWords(schema, env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({ variable: issue.path.join("."), message: issue.message })),

@@ -1,7 +1,19 @@
 import type { z } from "zod";
 import { type ErrorCode, type ErrorDetail, ServiceError } from "./errors.js";
+import { issueInWords, NOT_ALLOWED_HERE } from "./issue-words.js";
 import { mayMean, meantNames } from "./member-names.js";
 import { innermost, isPlainRecord } from "./schema-layers.js";
+
+/**
+ * `schema.safeParse(input)`, its issues worded for the people and agents who sent the input
+ * (`issueInWords`): every parse whose refusal someone reads goes through here.
+ */
+export function safeParseInWords<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): z.ZodSafeParseResult<z.output<S>> {
+  return schema.safeParse(input, { error: issueInWords });
+}
 
 /**
  * zod issues, from parsing `input` with `schema`, as the contract's `details`:
@@ -19,29 +31,24 @@ export function toErrorDetails(error: z.ZodError, schema: z.ZodType, input: unkn
   );
 }
 
-const JSON_TEXT_FOR_OBJECT = "must be a JSON object, not a string holding JSON";
 const OMIT_FOR_DEFAULT = "omit it to use the default";
 
 /**
- * zod's message in the words of the JSON a caller sends, for the slips agents make most:
- * an object sent as a string of JSON (told so), zod's "record" for what JSON calls an
- * object, and a null for an optional member, which stays refused (it is no value the
- * schema takes) but is told that leaving the member out gives the default, whatever the
- * member's type (a string, a record, an enum, a union: zod words each refusal differently).
- * A required member missing because it was sent under a close name is told that name.
+ * The issue's words (`issueInWords`), told more where the schema and the input say more:
+ * a null for an optional member stays refused (it is no value the schema takes) but is
+ * told that leaving the member out gives the default, whatever the member's type; a
+ * required member missing because it was sent under a close name is told that name.
  */
 function messageOf(issue: z.core.$ZodIssue, schema: z.ZodType, input: unknown): string {
   const value = valueAt(input, issue.path);
-  const message = inJsonWords(issue, value);
   if (value === null && memberAt(schema, issue.path)?._zod.optin !== undefined) {
-    return `${message}: ${OMIT_FOR_DEFAULT}`;
+    return `${issue.message}; ${OMIT_FOR_DEFAULT}`;
   }
   // Whatever zod calls the issue (a union's is "invalid_union"): a member is missing.
   const sentAs = value === undefined ? sentUnderAnotherName(schema, input, issue.path) : undefined;
-  return sentAs ? `${message}; ${sentAs}` : message;
+  return sentAs ? `${issue.message}; ${sentAs}` : issue.message;
 }
 
-const UNKNOWN_MEMBER = "not a member this object takes";
 /** Listing more members than this buries the one meant; the schema lists them all. */
 const MAX_MEMBERS_LISTED = 8;
 
@@ -51,11 +58,11 @@ const MAX_MEMBERS_LISTED = 8;
  */
 function unknownMemberMessage(name: string, members: readonly string[] | undefined): string {
   const meant = meantNames(name, members ?? []);
-  if (meant.length > 0) return `${UNKNOWN_MEMBER}; did you mean ${quotedList(meant)}?`;
+  if (meant.length > 0) return `${NOT_ALLOWED_HERE}; did you mean ${quotedList(meant)}?`;
   if (members && members.length > 0 && members.length <= MAX_MEMBERS_LISTED) {
-    return `${UNKNOWN_MEMBER}; it takes ${members.map((member) => JSON.stringify(member)).join(", ")}`;
+    return `${NOT_ALLOWED_HERE}; this object takes ${members.map((member) => JSON.stringify(member)).join(", ")}`;
   }
-  return `${UNKNOWN_MEMBER} (its schema lists the members it takes)`;
+  return `${NOT_ALLOWED_HERE} (the schema lists the members this object takes)`;
 }
 
 /**
@@ -83,39 +90,6 @@ function quotedList(names: readonly string[]): string {
   return names.map((name) => JSON.stringify(name)).join(" or ");
 }
 
-function inJsonWords(issue: z.core.$ZodIssue, value: unknown): string {
-  if (issue.code === "invalid_union") return unionMessage(issue, value) ?? issue.message;
-  if (issue.code !== "invalid_type" || !(issue.expected === "record" || issue.expected === "object")) {
-    return issue.message;
-  }
-  if (typeof value === "string" && holdsJsonObject(value)) return JSON_TEXT_FOR_OBJECT;
-  if (issue.expected === "record") return issue.message.replace("expected record", "expected an object");
-  return issue.message;
-}
-
-/**
- * zod says only "Invalid input" when a value is of none of a union's types (a missing
- * `time`, which takes a string or a number): said as for a single type, naming each
- * (`Invalid input: expected string or number, received undefined`). When an option
- * refused the value for another reason, zod reports that option's own issue instead.
- */
-function unionMessage(issue: z.core.$ZodIssueInvalidUnion, value: unknown): string | undefined {
-  const expected = issue.errors.map((optionIssues) => {
-    const [only, ...more] = optionIssues;
-    return only?.code === "invalid_type" && only.path.length === 0 && more.length === 0
-      ? only.expected.replace("record", "object")
-      : undefined;
-  });
-  if (expected.length === 0 || expected.some((type) => type === undefined)) return undefined;
-  return `Invalid input: expected ${[...new Set(expected)].join(" or ")}, received ${jsonTypeOf(value)}`;
-}
-
-/** The JSON type of a value, in zod's words for it (`received array`). */
-function jsonTypeOf(value: unknown): string {
-  if (value === null) return "null";
-  return Array.isArray(value) ? "array" : typeof value;
-}
-
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {
@@ -123,14 +97,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
-}
-
-function holdsJsonObject(text: string): boolean {
-  try {
-    return isPlainRecord(JSON.parse(text));
-  } catch {
-    return false;
-  }
 }
 
 /** The schema of the member at `path` as its parent declares it (wrappers kept), if it can be told. */
@@ -174,7 +140,7 @@ export function parseOrThrow<S extends z.ZodType>(
   code: ErrorCode = "invalid_request",
   message?: string,
 ): z.output<S> {
-  const parsed = schema.safeParse(input);
+  const parsed = safeParseInWords(schema, input);
   if (parsed.success) return parsed.data;
   const details = toErrorDetails(parsed.error, schema, input);
   const first = details[0];

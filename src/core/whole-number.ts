@@ -14,7 +14,8 @@ const fromDigits = (value: number | string): unknown =>
  * nobody meant. Its JSON Schema (OpenAPI) is the integer it stands for, with its default.
  */
 export const wholeNumberText = (min: number, max: number, fallback?: number) => {
-  // Only text that is no number is told so; a number out of range hears its bounds from zod.
+  // Only text that is no number is told so ("not a string" would mislead: a query string is
+  // all text); a number out of range hears its bounds (`issueInWords`).
   // The bounds are checked first, and alone: digits past 2^53 are out of range, and the
   // client is told the range (<=60), not zod's safe-integer bound (<=9007199254740991).
   const number = z
@@ -27,16 +28,16 @@ export const wholeNumberText = (min: number, max: number, fallback?: number) => 
 
 /**
  * A whole number a person types into a form field or a command-line option (a key's
- * limits): as `wholeNumberText`, but out of range it hears its bounds in words ("at most
- * 1,000,000,000") rather than zod's developer wording ("Too big: expected number to be
- * <=1000000000"). The API's query parameters keep zod's texts, which agents already read.
+ * limits): as `wholeNumberText`, but out of range it hears its bounds with their digits
+ * grouped ("must be at most 1,000,000,000"), easier to read than the schema's digits
+ * (`issueInWords`), which an agent copies.
  */
 export const wholeNumberField = (min: number, max: number) => {
   const whole = "must be a whole number";
   const number = z
     .number({ error: (issue) => (issue.code === "invalid_type" ? whole : undefined) })
-    .min(min, { message: `at least ${min.toLocaleString("en-US")}`, abort: true })
-    .max(max, { message: `at most ${max.toLocaleString("en-US")}`, abort: true })
+    .min(min, { message: `must be at least ${min.toLocaleString("en-US")}`, abort: true })
+    .max(max, { message: `must be at most ${max.toLocaleString("en-US")}`, abort: true })
     .int({ message: whole });
   return z.preprocess(fromDigits, number);
 };

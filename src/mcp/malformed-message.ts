@@ -5,6 +5,7 @@ import {
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { safeParseInWords } from "../core/validation.js";
 
 /** A line that is no JSON-RPC message, and the error that answers it (JSON-RPC 2.0, section 5.1). */
 export interface MalformedMessage {
@@ -93,7 +94,7 @@ function invalidReason(value: unknown): string {
   if (!("jsonrpc" in value) || value.jsonrpc !== "2.0") return `${prefix} ("jsonrpc" must be "2.0").`;
   if (!("method" in value)) return `${prefix}.`;
   const schema = "id" in value ? JSONRPCRequestSchema : JSONRPCNotificationSchema;
-  const issue = schema.safeParse(value).error?.issues[0];
+  const issue = safeParseInWords(schema, value).error?.issues[0];
   if (issue === undefined) return `${prefix}.`;
   const where = issue.path.length > 0 ? issue.path.join(".") : "the message";
   return `${prefix} (${where}: ${issue.message}).`;

@@ -17,6 +17,7 @@ import {
   recordAsOf,
 } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
+import { safeParseInWords } from "../core/validation.js";
 import {
   type CatalogUse,
   type ExecuteCall,
@@ -302,7 +303,7 @@ class ReceivedRecord {
  */
 function readAs<T>(schema: z.ZodType<T>, what: string, answer: unknown): T {
   const known = knownPart(schema, answer);
-  const read = schema.safeParse(known);
+  const read = safeParseInWords(schema, known);
   if (read.success) return read.data;
   const issue = read.error.issues[0];
   throw new ServiceError("service_unavailable", {

@@ -472,7 +472,7 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await page.getByLabel("Requests per day").fill("2000000000");
     await page.getByRole("button", { name: "Create key" }).click();
     await expect.poll(() => focused(), { timeout: 5000 }).toBe("limit_day");
-    expect(await page.locator("#limit_day-error").textContent()).toBe("at most 1,000,000,000");
+    expect(await page.locator("#limit_day-error").textContent()).toBe("must be at most 1,000,000,000");
 
     await page.getByLabel("Requests per minute").fill("5000");
     await page.getByLabel("Requests per day").fill("10");

@@ -90,9 +90,9 @@ describe("contract: keys actions take only their own options", () => {
       const result = await keys("create", "--scope", "read-only", ...name);
       expect(result.code).toBe(2);
       expect(result.stderr.split("\n")[0]).toBe(
-        "skillport keys create: --name: a name of 1 to 100 characters",
+        "skillport keys create: --name: must be 1 to 100 characters long",
       );
-      expect(result.stderr.match(/a name of/g)).toHaveLength(1);
+      expect(result.stderr.match(/must be 1 to 100 characters long/g)).toHaveLength(1);
       expect(result.stderr).toContain("\n\nUsage:\n  skillport keys create");
     }
   });
@@ -116,9 +116,11 @@ describe("contract: keys actions take only their own options", () => {
       );
     const huge = await create("5", "2000000000");
     expect(huge.code).toBe(2);
-    expect(huge.stderr.split("\n")[0]).toBe("skillport keys create: --limit-day: at most 1,000,000,000");
+    expect(huge.stderr.split("\n")[0]).toBe(
+      "skillport keys create: --limit-day: must be at most 1,000,000,000",
+    );
     const zero = await create("0", "10");
-    expect(zero.stderr.split("\n")[0]).toBe("skillport keys create: --limit-minute: at least 1");
+    expect(zero.stderr.split("\n")[0]).toBe("skillport keys create: --limit-minute: must be at least 1");
     expect((JSON.parse((await keys("list", "--json")).stdout) as Listed[]).map((k) => k.name)).not.toContain(
       "big",
     );

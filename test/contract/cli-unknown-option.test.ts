@@ -227,7 +227,7 @@ describe("contract: a CLI command line missing its action, its KEY_ID or a good 
   it("names the option, not the variable it stands for, when serve's option value is refused", async () => {
     for (const [value, problem] of [
       ["abc", "must be a whole number"],
-      ["70000", "Too big: expected number to be <=65535"],
+      ["70000", "must be at most 65535"],
     ]) {
       const result = await runCli(["serve", "--port", value as string, "--data-dir", dataDir]);
       expect(result.code, value).toBe(2);

@@ -67,6 +67,9 @@ describe("the dashboard's key filters, with few keys and with many", () => {
     expect(filtered).toContain('name="owner" value="acme"');
     const none = await get("/dashboard/executions?key_id=key_nosuchkey");
     expect(none).toContain("No executions");
+    expect(none).toContain(
+      "No key has the id <code>key_nosuchkey</code>: no execution can match the filter.",
+    );
 
     const usage = await get("/dashboard/usage");
     expect(usage).not.toContain('<select id="usage-key"');

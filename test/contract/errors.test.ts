@@ -133,7 +133,7 @@ describe("contract: the error table", () => {
         400,
         "invalid_request",
       );
-      expect(asArray.message).toBe("params: Invalid input: expected an object, received array");
+      expect(asArray.message).toBe("params: must be an object, not an array");
     });
 
     // Audit 25, finding 6: null is still refused (it is no value these fields take), and the
@@ -144,9 +144,7 @@ describe("contract: the error table", () => {
         400,
         "invalid_request",
       );
-      expect(timeout.message).toBe(
-        "timeout_ms: Invalid input: expected number, received null: omit it to use the default",
-      );
+      expect(timeout.message).toBe("timeout_ms: must be a number, not null; omit it to use the default");
       const discover = expectError(
         await server.request("POST", "/v1/discover", {
           key: full.secret,
@@ -155,15 +153,13 @@ describe("contract: the error table", () => {
         400,
         "invalid_request",
       );
-      expect(discover.message).toBe(
-        "limit: Invalid input: expected number, received null: omit it to use the default",
-      );
+      expect(discover.message).toBe("limit: must be a number, not null; omit it to use the default");
       const param = expectError(
         await execute({ skill_id: "time.convert", params: { time: "now", from_timezone: null } }),
         422,
         "invalid_params",
       );
-      expect(param.message).toMatch(/^from_timezone: .*received null: omit it to use the default$/);
+      expect(param.message).toBe("from_timezone: must be a string, not null; omit it to use the default");
       // Regression (audit 25, finding 5): zod refuses a null for a record, an enum or a union
       // with other issues than for a string or a number, and those got no hint.
       for (const [skill_id, params, path] of [
@@ -173,14 +169,16 @@ describe("contract: the error table", () => {
         ["time.diff", { start: "2026-01-01", end: null }, "end"],
       ] as const) {
         const refused = expectError(await execute({ skill_id, params }), 422, "invalid_params");
-        expect(refused.message, skill_id).toMatch(new RegExp(`^${path}: .*: omit it to use the default$`));
+        expect(refused.message, skill_id).toMatch(
+          new RegExp(`^${path}: must be .*; omit it to use the default$`),
+        );
       }
       const required = expectError(
         await execute({ skill_id: "math.evaluate", params: { expression: null } }),
         422,
         "invalid_params",
       );
-      expect(required.message).toBe("expression: Invalid input: expected string, received null");
+      expect(required.message).toBe("expression: must be a string, not null");
     });
 
     it.each([0, 300_001, 1.5, -1])(
@@ -629,7 +627,7 @@ describe("contract: the error table", () => {
         "invalid_params",
       );
       expect(expectDetails(error)).toEqual([
-        { path: "timezone", message: expect.stringMatching(/not a member/) },
+        { path: "timezone", message: expect.stringMatching(/^is not allowed here; /) },
       ]);
       const skill = await server.request("GET", "/v1/skills/time.convert", { key: full.secret });
       expect(bodyOf<{ params: Json }>(skill).params).toMatchObject({ additionalProperties: false });
@@ -644,9 +642,9 @@ describe("contract: the error table", () => {
         422,
         "invalid_params",
       );
-      expect(to.message).toBe('to: not a member this object takes; did you mean "to_timezone"?');
+      expect(to.message).toBe('to: is not allowed here; did you mean "to_timezone"?');
       expect(expectDetails(to)).toEqual([
-        { path: "to", message: 'not a member this object takes; did you mean "to_timezone"?' },
+        { path: "to", message: 'is not allowed here; did you mean "to_timezone"?' },
       ]);
       // A required param sent misspelt is also told where it is missing.
       const typo = expectError(
@@ -657,10 +655,9 @@ describe("contract: the error table", () => {
       expect(expectDetails(typo)).toEqual([
         {
           path: "expression",
-          message:
-            'Invalid input: expected string, received undefined; "expresion" is not a member: did you mean "expression"?',
+          message: 'is required (a string); "expresion" is not a member: did you mean "expression"?',
         },
-        { path: "expresion", message: 'not a member this object takes; did you mean "expression"?' },
+        { path: "expresion", message: 'is not allowed here; did you mean "expression"?' },
       ]);
       // Nothing close: no guess, but the few names it takes.
       const unrelated = expectError(
@@ -671,8 +668,7 @@ describe("contract: the error table", () => {
       expect(expectDetails(unrelated)).toEqual([
         {
           path: "banana",
-          message:
-            'not a member this object takes; it takes "time", "from_timezone", "to_timezone", "format"',
+          message: 'is not allowed here; this object takes "time", "from_timezone", "to_timezone", "format"',
         },
       ]);
       expect(unrelated.message).not.toContain("did you mean");
@@ -682,14 +678,13 @@ describe("contract: the error table", () => {
     // told only "Invalid input": not that it is required, nor what it takes.
     it("invalid_params saying what a string-or-number param takes, and the name a misnamed one meant", async () => {
       const cases: [Record<string, unknown>, string, string, string][] = [
-        [{ to_timezone: "UTC" }, "time.convert", "time", "received undefined"],
-        [{ time: true }, "time.convert", "time", "received boolean"],
-        [{}, "time.diff", "start", "received undefined"],
-        [{ start: "2024-01-01", end: [1] }, "time.diff", "end", "received array"],
+        [{ to_timezone: "UTC" }, "time.convert", "time", "is required (a string or a number)"],
+        [{ time: true }, "time.convert", "time", "must be a string or a number, not a boolean"],
+        [{}, "time.diff", "start", "is required (a string or a number)"],
+        [{ start: "2024-01-01", end: [1] }, "time.diff", "end", "must be a string or a number, not an array"],
       ];
-      for (const [params, skill, path, received] of cases) {
+      for (const [params, skill, path, message] of cases) {
         const error = expectError(await execute({ skill_id: skill, params }), 422, "invalid_params");
-        const message = `Invalid input: expected string or number, ${received}`;
         expect(error.message).toBe(`${path}: ${message}`);
         expect(expectDetails(error)[0]).toEqual({ path, message });
       }
@@ -699,7 +694,7 @@ describe("contract: the error table", () => {
         "invalid_params",
       );
       expect(misnamed.message).toBe(
-        'time: Invalid input: expected string or number, received undefined; "tme" is not a member: did you mean "time"?',
+        'time: is required (a string or a number); "tme" is not a member: did you mean "time"?',
       );
     });
 
@@ -714,12 +709,11 @@ describe("contract: the error table", () => {
       expect(expectDetails(error)).toEqual([
         {
           path: "skill_id",
-          message:
-            'Invalid input: expected string, received undefined; "skill" is not a member: did you mean "skill_id"?',
+          message: 'is required (a string); "skill" is not a member: did you mean "skill_id"?',
         },
       ]);
       const unrelated = expectError(await execute({ banana: "x", params: {} }), 400, "invalid_request");
-      expect(unrelated.message).toBe("skill_id: Invalid input: expected string, received undefined");
+      expect(unrelated.message).toBe("skill_id: is required (a string)");
     });
 
     it("idempotency_key_reused when the same key comes with another body", async () => {

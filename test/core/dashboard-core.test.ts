@@ -83,7 +83,7 @@ describe("KeyService.roll", () => {
     const { key } = await core.createKey();
     await expect(core.skillport.keys.roll(key.id, { graceSeconds: -1 })).rejects.toThrow(/graceSeconds/);
     await expect(core.skillport.keys.roll(key.id, { graceSeconds: 31 * 86_400 })).rejects.toMatchObject({
-      details: [{ path: "graceSeconds", message: "at most 30 days (2592000 seconds)" }],
+      details: [{ path: "graceSeconds", message: "must be at most 30 days (2592000 seconds)" }],
     });
     await expect(core.skillport.keys.roll("key_nope", { graceSeconds: 0 })).rejects.toThrow(/No API key/);
     await core.skillport.keys.revoke(key.id);
@@ -119,10 +119,10 @@ describe("KeyService.create", () => {
     const refusal = (limits: { perMinute: number | string; perDay: number | string }) =>
       core.createKey({ limits } as Parameters<typeof core.createKey>[0]);
     await expect(refusal({ perMinute: "1000000001", perDay: "5" })).rejects.toMatchObject({
-      details: [{ path: "limits.perMinute", message: "at most 1,000,000,000" }],
+      details: [{ path: "limits.perMinute", message: "must be at most 1,000,000,000" }],
     });
     await expect(refusal({ perMinute: 0, perDay: 5 })).rejects.toMatchObject({
-      details: [{ path: "limits.perMinute", message: "at least 1" }],
+      details: [{ path: "limits.perMinute", message: "must be at least 1" }],
     });
     await expect(refusal({ perMinute: 1.5, perDay: 5 })).rejects.toMatchObject({
       details: [{ path: "limits.perMinute", message: "must be a whole number" }],
@@ -184,7 +184,9 @@ describe("KeyService names and choices", () => {
     for (const name of ["\u200b", "\u200d\u2060", "\u00ad\u200b", "\ufeff \u200b"]) {
       await expect(core.createKey({ name }), JSON.stringify(name)).rejects.toMatchObject({
         code: "invalid_request",
-        details: [{ path: "name", message: expect.stringMatching(/visible character/) }],
+        details: [
+          { path: "name", message: expect.stringMatching(/^must hold at least one visible character: /) },
+        ],
       });
     }
     // One visible character among them is a name (an emoji is a symbol).
@@ -198,11 +200,11 @@ describe("KeyService names and choices", () => {
       expect(err).toBeInstanceOf(ServiceError);
       return (err as ServiceError).details?.[0]?.message;
     };
-    expect(await refusal({ name: "   " })).toBe("a name of 1 to 100 characters");
-    expect(await refusal({ name: "n".repeat(101) })).toBe("a name of 1 to 100 characters");
-    expect(await refusal({ scope: "admin" })).toBe("one of read-only, full-access");
-    expect(await refusal({ plan: "gold" })).toBe("one of free, pro, enterprise");
-    expect(await refusal({ environment: "prod" })).toBe("one of production, staging, development");
+    expect(await refusal({ name: "   " })).toBe("must be 1 to 100 characters long");
+    expect(await refusal({ name: "n".repeat(101) })).toBe("must be 1 to 100 characters long");
+    expect(await refusal({ scope: "admin" })).toBe("must be one of: read-only, full-access");
+    expect(await refusal({ plan: "gold" })).toBe("must be one of: free, pro, enterprise");
+    expect(await refusal({ environment: "prod" })).toBe("must be one of: production, staging, development");
   });
 });
 

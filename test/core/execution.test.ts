@@ -170,10 +170,10 @@ describe("params a skill does not take", () => {
     await expect(refused).rejects.toMatchObject({
       code: "invalid_params",
       status: 422,
-      message: expect.stringMatching(/^txet: not a member this object takes/),
+      message: expect.stringMatching(/^txet: is not allowed here; did you mean "text"\?/),
       details: [
-        { path: "txet", message: expect.stringMatching(/^not a member/) },
-        { path: "a.b", message: expect.stringMatching(/^not a member/) },
+        { path: "txet", message: 'is not allowed here; did you mean "text"?' },
+        { path: "a.b", message: expect.stringMatching(/^is not allowed here/) },
       ],
     });
     expect(core.skillport.catalog.get("test.echo").params).toMatchObject({ additionalProperties: false });
@@ -234,20 +234,20 @@ describe("params a skill does not take, inside nested objects", () => {
     await expect(runNested({ text: "abc", options: { uppercase: true } })).rejects.toMatchObject({
       code: "invalid_params",
       status: 422,
-      details: [{ path: "options.uppercase", message: 'not a member this object takes; it takes "upper"' }],
+      details: [{ path: "options.uppercase", message: 'is not allowed here; this object takes "upper"' }],
     });
     await expect(runNested({ text: "abc", options: { uper: true } })).rejects.toMatchObject({
-      details: [{ path: "options.uper", message: 'not a member this object takes; did you mean "upper"?' }],
+      details: [{ path: "options.uper", message: 'is not allowed here; did you mean "upper"?' }],
     });
     await expect(
       runNested({ text: "abc", items: [{ name: "a" }, { name: "b", nmae: "c" }] }),
     ).rejects.toMatchObject({
-      details: [{ path: "items.1.nmae", message: 'not a member this object takes; did you mean "name"?' }],
+      details: [{ path: "items.1.nmae", message: 'is not allowed here; did you mean "name"?' }],
     });
     await expect(
       runNested({ text: "abc", items: [{ name: "a" }, { name: "b", label: "c" }] }),
     ).rejects.toMatchObject({
-      details: [{ path: "items.1.label", message: 'not a member this object takes; it takes "name"' }],
+      details: [{ path: "items.1.label", message: 'is not allowed here; this object takes "name"' }],
     });
     expect((await runNested({ text: "abc", options: { upper: true } })).record.result).toMatchObject({
       text: "ABC",

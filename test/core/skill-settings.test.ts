@@ -40,10 +40,10 @@ describe("per-skill settings (SKILLPORT_SKILL_CONFIG)", () => {
       /http\.requets: no skill has this id \(skills with settings: http\.request\)/,
     ],
     [{ "math.evaluate": {} }, /math\.evaluate: this skill takes no settings/],
-    [{ "http.request": 5 }, /http\.request: .*expected object/],
+    [{ "http.request": 5 }, /http\.request: must be an object, not a number/],
     [
       { "http.request": { allowPrivateNetworks: "yes" } },
-      /http\.request\.allowPrivateNetworks: .*expected boolean/,
+      /http\.request\.allowPrivateNetworks: must be true or false, not a string/,
     ],
     [{ "http.request": { allowPrivateNetwork: true } }, /http\.request: .*allowPrivateNetwork/],
   ])("refuses %j, naming what cannot work", (given, message) => {

@@ -142,11 +142,9 @@ describe("what an agent reads over MCP", () => {
       /^invalid_request: params: must be a JSON object, not a string holding JSON\n/,
     );
     const missing = textOf(await call(client, "execute_skill", { skill_id: "math.evaluate" }));
-    expect(missing).toMatch(
-      /^invalid_request: params: Invalid input: expected an object, received undefined\n/,
-    );
+    expect(missing).toMatch(/^invalid_request: params: is required \(an object\)\n/);
     const headers = textOf(await call(client, "http_request", { url: "https://example.org/", headers: "x" }));
-    expect(headers).toMatch(/^invalid_params: headers: Invalid input: expected an object, received string\n/);
+    expect(headers).toMatch(/^invalid_params: headers: must be an object, not a string\n/);
   });
 
   // Regression (audit 25, finding 6): models (and clients converting schemas to strict mode)
@@ -157,17 +155,17 @@ describe("what an agent reads over MCP", () => {
       await call(client, "discover_skills", { query: "hash", limit: null, tags: null }),
     );
     expect(discover).toContain(
-      "invalid_request: limit: Invalid input: expected number, received null: omit it to use the default",
+      "invalid_request: limit: must be a number, not null; omit it to use the default",
     );
-    expect(discover).toContain(
-      "- tags: Invalid input: expected array, received null: omit it to use the default",
-    );
+    expect(discover).toContain("- tags: must be an array, not null; omit it to use the default");
     const skill = textOf(
       await call(client, "time_convert", { time: "now", to_timezone: "Asia/Tokyo", from_timezone: null }),
     );
-    expect(skill).toMatch(/^invalid_params: from_timezone: .*received null: omit it to use the default\n/);
+    expect(skill).toMatch(
+      /^invalid_params: from_timezone: must be a string, not null; omit it to use the default\n/,
+    );
     const required = textOf(await call(client, "math_evaluate", { expression: null }));
-    expect(required).toMatch(/^invalid_params: expression: Invalid input: expected string, received null\n/);
+    expect(required).toMatch(/^invalid_params: expression: must be a string, not null\n/);
   });
 
   // Regression (audit 25, finding 6): an agent sees skills by id (math.evaluate) and by tool
@@ -200,21 +198,19 @@ describe("what an agent reads over MCP", () => {
     const client = await connect();
     const params = { value: "5", from: "km", to: "mi" };
     const generic = await call(client, "execute_skill", { skill_id: "units.convert", params });
-    expect(textOf(generic)).toMatch(
-      /^invalid_params: params\.value: Invalid input: expected number, received string\n/,
-    );
+    expect(textOf(generic)).toMatch(/^invalid_params: params\.value: must be a number, not a string\n/);
     expect(textOf(generic)).toContain(
       "the skill's params schema says what each takes: discover_skills shows it",
     );
     expect(textOf(generic)).not.toContain("inputSchema");
     expect(generic._meta?.["skillport/error"]).toMatchObject({
       code: "invalid_params",
-      message: "params.value: Invalid input: expected number, received string",
-      details: [{ path: "params.value", message: "Invalid input: expected number, received string" }],
+      message: "params.value: must be a number, not a string",
+      details: [{ path: "params.value", message: "must be a number, not a string" }],
     });
     // The skill's own tool takes the params as its arguments: there the place is `value`.
     const own = textOf(await call(client, "units_convert", params));
-    expect(own).toMatch(/^invalid_params: value: Invalid input: expected number, received string\n/);
+    expect(own).toMatch(/^invalid_params: value: must be a number, not a string\n/);
     expect(own).toContain("the tool's inputSchema says what each takes");
   });
 
@@ -224,38 +220,34 @@ describe("what an agent reads over MCP", () => {
     const client = await connect();
     const time = { time: "2024-05-01T12:00:00Z" };
     const to = textOf(await call(client, "time_convert", { ...time, to: "Asia/Tokyo" }));
-    expect(to).toMatch(/^invalid_params: to: not a member this object takes; did you mean "to_timezone"\?\n/);
+    expect(to).toMatch(/^invalid_params: to: is not allowed here; did you mean "to_timezone"\?\n/);
     const typo = await call(client, "execute_skill", {
       skill_id: "math.evaluate",
       params: { expresion: "1+1" },
     });
-    expect(textOf(typo)).toContain(
-      '- params.expresion: not a member this object takes; did you mean "expression"?',
-    );
+    expect(textOf(typo)).toContain('- params.expresion: is not allowed here; did you mean "expression"?');
     const polled = textOf(await call(client, "get_execution", { execution_id: "exec_123" }));
     expect(polled).toMatch(
-      /^invalid_request: id: Invalid input: expected string, received undefined; "execution_id" is not a member: did you mean "id"\?\n/,
+      /^invalid_request: id: is required \(a string\); "execution_id" is not a member: did you mean "id"\?\n/,
     );
     // Nothing close: no guess, the few names it takes instead.
     const unrelated = textOf(await call(client, "time_convert", { ...time, banana: 1 }));
     expect(unrelated).toMatch(
-      /^invalid_params: banana: not a member this object takes; it takes "time", "from_timezone", "to_timezone", "format"\n/,
+      /^invalid_params: banana: is not allowed here; this object takes "time", "from_timezone", "to_timezone", "format"\n/,
     );
     expect(unrelated).not.toContain("did you mean");
     const lost = textOf(await call(client, "get_execution", { banana: "exec_123" }));
-    expect(lost).toMatch(/^invalid_request: id: Invalid input: expected string, received undefined\n/);
+    expect(lost).toMatch(/^invalid_request: id: is required \(a string\)\n/);
   });
 
   // Regression (audit 27, finding 2): `time` (a string or a number) was "time: Invalid input".
   it("says what a string-or-number argument takes when it is missing or misnamed", async () => {
     const client = await connect();
     const missing = textOf(await call(client, "time_convert", { to_timezone: "Asia/Tokyo" }));
-    expect(missing).toMatch(
-      /^invalid_params: time: Invalid input: expected string or number, received undefined\n/,
-    );
+    expect(missing).toMatch(/^invalid_params: time: is required \(a string or a number\)\n/);
     const misnamed = textOf(await call(client, "time_convert", { tme: "now" }));
     expect(misnamed).toMatch(
-      /^invalid_params: time: Invalid input: expected string or number, received undefined; "tme" is not a member: did you mean "time"\?\n/,
+      /^invalid_params: time: is required \(a string or a number\); "tme" is not a member: did you mean "time"\?\n/,
     );
   });
 

@@ -95,7 +95,15 @@ describe("MessageGuard", () => {
       'invalid_request: the message is not a JSON-RPC 2.0 message ("jsonrpc" must be "2.0").',
     );
     expect(malformed[1]?.message).toMatch(/^invalid_request: .*\(params: .*object/);
-    expect(malformed[2]?.message).toMatch(/\(params\._meta\.progressToken: /);
+    expect(malformed[2]?.message).toBe(
+      "invalid_request: the message is not a JSON-RPC 2.0 message (params._meta.progressToken: must be a string or a number, not an object).",
+    );
+    expect(malformed[3]?.message).toBe(
+      "invalid_request: the message is not a JSON-RPC 2.0 message (id: must be a string or a whole number).",
+    );
+    expect(malformed[4]?.message).toBe(
+      "invalid_request: the message is not a JSON-RPC 2.0 message (params: must be an object, not a number).",
+    );
     expect(malformed[6]?.message).toMatch(/a batch is not accepted/);
   });
 

@@ -69,7 +69,7 @@ describe("a skill definition that cannot be served", () => {
     expect(message).toContain(
       'Skill acme.words: examples[0] ("bad example") has params its params schema refuses',
     );
-    expect(message).toContain('txt: not a member this object takes; did you mean "text"?');
+    expect(message).toContain('txt: is not allowed here; did you mean "text"?');
   });
 
   // Left open in session 26: "another skill has the same id" named neither module.

@@ -76,7 +76,7 @@ const ExpiresAt = z.union(
   ],
   {
     error:
-      "a date (2027-01-01: the key works through that day, UTC) or an ISO 8601 date-time with Z or an offset (2027-01-01T12:00:00Z)",
+      "must be a date (2027-01-01: the key works through that day, UTC) or an ISO 8601 date-time with Z or an offset (2027-01-01T12:00:00Z)",
   },
 );
 
@@ -90,7 +90,7 @@ const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u
 
 /** A letter, digit, punctuation mark or symbol: what makes a name something to see and click. */
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
-const NAME_LENGTH = "a name of 1 to 100 characters";
+const NAME_LENGTH = "must be 1 to 100 characters long";
 
 const KeyName = z
   .string()
@@ -100,16 +100,12 @@ const KeyName = z
   .min(1, { message: NAME_LENGTH, abort: true })
   .max(100, { message: NAME_LENGTH, abort: true })
   .refine((name) => !UNPRINTABLE.test(name), {
-    message: "printable text: no control characters or direction marks",
+    message: "must be printable text: no control characters or direction marks",
   })
   // Zero-width and other format characters alone would make a name nobody can see.
   .refine((name) => VISIBLE.test(name), {
-    message: "at least one visible character: a letter, digit, punctuation mark or symbol",
+    message: "must hold at least one visible character: a letter, digit, punctuation mark or symbol",
   });
-
-/** An enum whose message lists its choices as a person would type them. */
-const oneOf = <const T extends readonly [string, ...string[]]>(choices: T) =>
-  z.enum(choices, { error: `one of ${choices.join(", ")}` });
 
 /**
  * A name as a terminal may print it, each unprintable character escaped (`\u001b`): names
@@ -125,14 +121,17 @@ export function printableName(name: string): string {
 export const CreateKeyInput = z
   .object({
     name: KeyName,
-    scope: oneOf(SCOPES),
-    plan: oneOf(PLANS).optional(),
+    scope: z.enum(SCOPES),
+    plan: z.enum(PLANS).optional(),
     limits: KeyLimits.optional(),
-    environment: oneOf(ENVIRONMENTS).default("production"),
+    environment: z.enum(ENVIRONMENTS).default("production"),
     owner: z
       .string()
       .trim()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "letters, digits, '.', '_' or '-', at most 64")
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+        "must be letters, digits, '.', '_' or '-', at most 64 characters",
+      )
       .default("default"),
     expiresAt: ExpiresAt.optional(),
   })
@@ -151,7 +150,7 @@ const A_VALUE_OF: Record<EditableKeyField, string> = { name: "a name", plan: "a 
 export const EditKeyInput = z
   .object({
     name: KeyName.optional(),
-    plan: oneOf(PLANS).optional(),
+    plan: z.enum(PLANS).optional(),
     limits: KeyLimits.optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
@@ -167,7 +166,11 @@ const MAX_ROLL_GRACE_SECONDS = 30 * 86_400;
 
 export const RollKeyInput = z.object({
   /** How long the old key keeps working after the roll; 0 ends it at once. */
-  graceSeconds: z.number().int().min(0).max(MAX_ROLL_GRACE_SECONDS, "at most 30 days (2592000 seconds)"),
+  graceSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_ROLL_GRACE_SECONDS, "must be at most 30 days (2592000 seconds)"),
 });
 export type RollKeyInput = z.input<typeof RollKeyInput>;
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { toErrorDetails } from "../validation.js";
+import { safeParseInWords, toErrorDetails } from "../validation.js";
 import { SkillAnnotationsSchema } from "./skill.js";
 
 /** contract.md: a skill id is letters, digits and `. _ : / -`, starting with a letter or digit. */
@@ -70,7 +70,7 @@ export function exampleProblems(
   params: z.ZodType,
 ): string[] {
   return examples.flatMap((example, index) => {
-    const parsed = params.safeParse(example.params);
+    const parsed = safeParseInWords(params, example.params);
     if (parsed.success) return [];
     const why = toErrorDetails(parsed.error, params, example.params)
       .map((detail) => `${detail.path}: ${detail.message}`)

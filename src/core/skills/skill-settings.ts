@@ -1,3 +1,4 @@
+import { safeParseInWords } from "../validation.js";
 import type { Skill } from "./skill.js";
 
 /**
@@ -23,7 +24,7 @@ export function checkSkillSettings(
       continue;
     }
     // Strict whatever the skill wrote: an unknown setting is a typo to report, never to drop.
-    const parsed = schema.strict().safeParse(settings);
+    const parsed = safeParseInWords(schema.strict(), settings);
     if (parsed.success) checked[id] = parsed.data;
     else
       problems.push(

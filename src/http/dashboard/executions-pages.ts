@@ -4,7 +4,7 @@ import { EXECUTION_STATUSES, isTerminal } from "../../core/execution/record.js";
 import { parseQuery } from "../query-string.js";
 import { badge, jsonBlock, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
-import { filterField, findKeyHint, keyLabel, pickableKeys } from "./key-picker.js";
+import { filterField, findKeyHint, keyLabel, pickableKeys, unknownKeyNotice } from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -22,7 +22,12 @@ export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboar
     const query = parseQuery(AdminExecutionsQuery, { limit: 25, ...raw });
     // The keys to filter by (every one, when few enough to list), and those the rows name.
     const [{ data, next_cursor }, pickable] = await Promise.all([queries.listAll(query), pickableKeys(keys)]);
-    const keyNames = await keys.byIds(data.map((execution) => execution.keyId));
+    // The filter's key is read with the rows' keys: one read tells whether it exists.
+    const keyNames = await keys.byIds([
+      ...data.map((execution) => execution.keyId),
+      ...(query.key_id ? [query.key_id] : []),
+    ]);
+    const unknownKeyId = query.key_id !== undefined && !keyNames.has(query.key_id) ? query.key_id : undefined;
     const select = (name: string, label: string, options: [string, string][], current?: string) =>
       html`<div class="field"><label for="filter-${name}">${label}</label><select id="filter-${name}" name="${name}">
 <option value="">Any</option>${options.map(([value, text]) => html`<option value="${value}"${value === current ? html` selected` : ""}>${text}</option>`)}
@@ -73,7 +78,7 @@ ${select(
   query.status,
 )}
 <div class="filter-actions"><button type="submit" class="button">Filter</button><a class="button button-quiet" href="/dashboard/executions">Reset</a></div>
-</form>`;
+</form>${unknownKeyId !== undefined ? unknownKeyNotice(unknownKeyId, "no execution can match the filter") : ""}`;
     const next = new URLSearchParams(
       Object.entries({ ...raw, cursor: next_cursor ?? "" }).map(([k, v]): [string, string] => [k, String(v)]),
     );
@@ -89,7 +94,11 @@ ${select(
     });
     const table =
       data.length === 0
-        ? html`<section class="panel empty"><h2>No executions</h2><p>Nothing matches these filters yet. Executions appear here as agents call <code>POST /v1/execute</code> or MCP tools.</p></section>`
+        ? html`<section class="panel empty"><h2>No executions</h2><p>${
+            unknownKeyId !== undefined
+              ? "Nothing matches these filters."
+              : html`Nothing matches these filters yet. Executions appear here as agents call <code>POST /v1/execute</code> or MCP tools.`
+          }</p></section>`
         : html`<div class="table-wrap panel flush"><table class="table">
 <caption class="visually-hidden">Executions, newest first</caption>
 <thead><tr><th scope="col">Skill and execution</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Key and owner</th><th scope="col" class="num hide-narrow">Latency</th><th scope="col">Created</th></tr></thead>

@@ -25,6 +25,14 @@ export async function pickableKeys(keys: KeyService): Promise<KeyView[] | undefi
 export const findKeyHint = (what: string) =>
   html`${what}: <a href="/dashboard/keys">search API Keys</a> by name, owner or secret.`;
 
+/**
+ * What a page filtered by a key id that names no key says, in the same words on every
+ * page, then what it shows instead: a select lists only known keys, so without it the
+ * page would read as if the key were known and simply had nothing to show.
+ */
+export const unknownKeyNotice = (keyId: string, shownInstead: string) =>
+  html`<p class="alert alert-error" role="status">No key has the id <code>${keyId}</code>: ${shownInstead}.</p>`;
+
 /** How a select names a key: its name and the ends of its secret. */
 export const keyLabel = (key: KeyView) => `${key.name} (${key.prefix}…${key.last4})`;
 

@@ -6,7 +6,7 @@ import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js
 import { usageChart } from "./chart.js";
 import { duration, integer, seconds } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
-import { findKeyHint, keyLabel, pickableKeys } from "./key-picker.js";
+import { findKeyHint, keyLabel, pickableKeys, unknownKeyNotice } from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -82,7 +82,7 @@ export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): v
   <button type="submit" class="button">Show</button>
 </form>${
       asked !== undefined && chosen === undefined
-        ? html`<p class="alert alert-error" role="status">No key has the id <code>${asked}</code>: the usage of all keys is shown.</p>`
+        ? unknownKeyNotice(asked, "the usage of all keys is shown")
         : ""
     }`;
     const limits = chosen

@@ -1,0 +1,70 @@
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildHttpServer } from "../../src/http/server.js";
+import { createLogger } from "../../src/logging.js";
+import { type Core, makeCore } from "../core/make-core.js";
+import { echo } from "../core/test-skills.js";
+import { testHttpServerOptions } from "./http-server-options.js";
+
+const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
+
+let core: Core;
+let http: ReturnType<typeof buildHttpServer>;
+
+beforeEach(async () => {
+  core = await makeCore([echo]);
+  http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
+  http.open();
+});
+afterEach(async () => {
+  await http.close();
+  await core.cleanup();
+});
+
+async function page(url: string): Promise<string> {
+  const token = core.skillport.admin.issueSignInToken();
+  const signedIn = await http.app.inject({ method: "GET", url: `/dashboard/sign-in?token=${token}` });
+  const cookie = String(signedIn.headers["set-cookie"]).split(";")[0] ?? "";
+  const res = await http.app.inject({ method: "GET", url, headers: { cookie } });
+  expect(res.statusCode, url).toBe(200);
+  return res.body;
+}
+
+// Regression: the Executions page filtered by a key id that names no key showed only "No
+// executions", as for a real key that has not run anything yet (its select, listing only
+// known keys, even showed "Any"); the Usage page already said the key is unknown.
+describe("a dashboard page filtered by a key id that names no key", () => {
+  it("says on the Executions page that no key has the id, as the Usage page does", async () => {
+    const key = await core.keyFor({ name: "runner" });
+    await core.run(key, "test.echo", { text: "one" });
+
+    const executions = await page("/dashboard/executions?key_id=key_nosuchkey");
+    expect(executions).toContain(
+      '<p class="alert alert-error" role="status">No key has the id <code>key_nosuchkey</code>: no execution can match the filter.</p>',
+    );
+    expect(executions).toContain("<h2>No executions</h2><p>Nothing matches these filters.</p>");
+    const usage = await page("/dashboard/usage?key=key_nosuchkey");
+    expect(usage).toContain(
+      '<p class="alert alert-error" role="status">No key has the id <code>key_nosuchkey</code>: the usage of all keys is shown.</p>',
+    );
+  });
+
+  it("says nothing of the kind for a key that exists, with or without executions", async () => {
+    const ran = await core.keyFor({ name: "runner" });
+    await core.run(ran, "test.echo", { text: "one" });
+    const idle = await core.keyFor({ name: "idle" });
+
+    const filtered = await page(`/dashboard/executions?key_id=${ran.id}`);
+    expect(filtered).toContain("test.echo");
+    expect(filtered).not.toContain("No key has the id");
+    const empty = await page(`/dashboard/executions?key_id=${idle.id}`);
+    expect(empty).toContain("<h2>No executions</h2><p>Nothing matches these filters yet.");
+    expect(empty).not.toContain("No key has the id");
+  });
+
+  it("escapes the id it repeats", async () => {
+    const executions = await page(`/dashboard/executions?key_id=${encodeURIComponent("<b>key_x</b>")}`);
+    expect(executions).toContain("No key has the id <code>&lt;b&gt;key_x&lt;/b&gt;</code>");
+    expect(executions).not.toContain("<b>key_x</b>");
+  });
+});

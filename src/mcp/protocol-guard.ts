@@ -8,7 +8,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { toErrorDetails } from "../core/validation.js";
+import { safeParseInWords, toErrorDetails } from "../core/validation.js";
 
 /** The schema of each request a client may send, by method (`tools/call` → `CallToolRequestSchema`). */
 const REQUEST_SCHEMAS = new Map<string, (typeof ClientRequestSchema.options)[number]>(
@@ -44,8 +44,9 @@ export function guardProtocol(transport: Transport): void {
 /** The answer to `request` when its params do not fit its method; none when they do, or the method is not served. */
 export function paramsRefusal(request: JSONRPCRequest): JSONRPCErrorResponse | undefined {
   const schema = UNSERVED_METHOD.test(request.method) ? undefined : REQUEST_SCHEMAS.get(request.method);
-  const parsed = schema?.safeParse(request);
-  if (!schema || !parsed || parsed.success) return undefined;
+  if (!schema) return undefined;
+  const parsed = safeParseInWords(schema, request);
+  if (parsed.success) return undefined;
   const details = toErrorDetails(parsed.error, schema, request);
   const where = details.map(({ path, message }) => `${path}: ${message}`).join("; ");
   const message = `${request.method} was sent params its schema refuses (${where}).`;

@@ -85,8 +85,8 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("JSON-RPC errors ov
         { name: "math_evaluate", arguments: '{"expression":"1+1"}' },
         "params.arguments: must be a JSON object, not a string holding JSON",
       ],
-      ["tools/call", { arguments: {} }, "params.name: Invalid input: expected string, received undefined"],
-      ["logging/setLevel", { level: "loud" }, "params.level: Invalid option: expected one of"],
+      ["tools/call", { arguments: {} }, "params.name: is required (a string)"],
+      ["logging/setLevel", { level: "loud" }, "params.level: must be one of: debug, info"],
     ];
     for (const [method, params, where] of cases) {
       const refusal = await refusalOf(client.request({ method, params } as never, CallToolResultSchema));

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError } from "../core/errors.js";
 
 /**
@@ -50,6 +50,34 @@ function unreadableBodyError(headers: IncomingHttpHeaders): ServiceError | undef
     });
   }
   return undefined;
+}
+
+const SEND_JSON = "sent with the header 'Content-Type: application/json'";
+
+/**
+ * The 415 for a body that is not declared JSON, naming what it came as: `curl -d` without
+ * a Content-Type sends a form, and "must be JSON" alone leaves the caller to guess why its
+ * JSON was refused. Only the media type is repeated (at most 60 characters), not the
+ * header's parameters.
+ */
+export function notJsonError(contentType: string | undefined): ServiceError {
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase().slice(0, 60);
+  const came = mediaType ? `came as ${mediaType}` : "came without a Content-Type header";
+  return new ServiceError("unsupported_media_type", {
+    message: `The request body must be JSON, ${SEND_JSON}; this one ${came}.`,
+  });
+}
+
+/**
+ * The body of a route that needs one. The parser reads an empty body as none (see
+ * `parseJsonBodies`), which the route's schema would refuse as "(root): ... received
+ * undefined": said here in words, with what to send.
+ */
+export function requiredBody(request: FastifyRequest): unknown {
+  if (request.body !== undefined) return request.body;
+  throw new ServiceError("invalid_request", {
+    message: `The request body is empty: ${request.method} ${request.routeOptions.url} takes a JSON object, ${SEND_JSON}.`,
+  });
 }
 
 /** Whether plain `JSON.parse` takes `text`: then only the poisoning checks refused it. */

@@ -1,13 +1,14 @@
 import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
-import { parseOrThrow } from "../core/validation.js";
+import { parseRequest } from "../core/validation.js";
 
 /**
  * The query string parsed with `schema`, or the contract's `invalid_request`. A parameter
  * the schema names given more than once (`?status=completed&status=failed`, which Fastify's
  * parser makes an array) is told so: the schema alone called it "not one of the options" or
  * "not a whole number" although each value was both. Parameters the schema
- * does not name are ignored, repeated or not, as they are once.
+ * does not name are ignored, repeated or not, as they are once, unless close to a name it
+ * has (`parseRequest`).
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.output<S> {
   const given = (query ?? {}) as Record<string, unknown>;
@@ -21,5 +22,5 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.
       });
     }
   }
-  return parseOrThrow(schema, given);
+  return parseRequest(schema, given, "query");
 }

@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
+import { parseRequest } from "../core/validation.js";
+import { refuseBodyMembersInQuery } from "./query-string.js";
 
 /**
  * Parses `application/json` bodies with Fastify's own parser (its prototype-poisoning
@@ -69,11 +72,20 @@ export function notJsonError(contentType: string | undefined): ServiceError {
 }
 
 /**
+ * The JSON body of a POST route parsed with `schema`: a body member sent in the query
+ * instead refused, a missing body told so, then the body's members (`parseRequest`).
+ */
+export function parseBody<S extends z.ZodObject>(request: FastifyRequest, schema: S): z.output<S> {
+  refuseBodyMembersInQuery(schema, request.query);
+  return parseRequest(schema, requiredBody(request));
+}
+
+/**
  * The body of a route that needs one. The parser reads an empty body as none (see
  * `parseJsonBodies`), which the route's schema would refuse as "(root): ... received
  * undefined": said here in words, with what to send.
  */
-export function requiredBody(request: FastifyRequest): unknown {
+function requiredBody(request: FastifyRequest): unknown {
   if (request.body !== undefined) return request.body;
   throw new ServiceError("invalid_request", {
     message: `The request body is empty: ${request.method} ${request.routeOptions.url} takes a JSON object, ${SEND_JSON}.`,

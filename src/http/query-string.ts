@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
+import { meantNames } from "../core/member-names.js";
 import { parseRequest } from "../core/validation.js";
 
 /**
@@ -23,4 +24,23 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.
     }
   }
   return parseRequest(schema, given, "query");
+}
+
+/**
+ * Refuses a query parameter of a POST that names a member of its JSON body, exactly or
+ * closely (`?async=true`, `?Limit=3`): the route reads only the body, so the request would
+ * run without it, with the default in its place. The route reads nothing else of its
+ * query, and refuses nothing else there.
+ */
+export function refuseBodyMembersInQuery(bodySchema: z.ZodObject, query: unknown): void {
+  const members = Object.keys(bodySchema.shape);
+  const details = Object.keys((query ?? {}) as Record<string, unknown>).flatMap((name) => {
+    const [meant] = members.includes(name) ? [name] : meantNames(name, members);
+    if (meant === undefined) return [];
+    const message = `a member of the JSON body, not a query parameter: send {${JSON.stringify(meant)}: ...} in the body`;
+    return [{ path: name, message }];
+  });
+  const [first] = details;
+  if (first)
+    throw new ServiceError("invalid_request", { message: `${first.path}: ${first.message}`, details });
 }

@@ -76,6 +76,27 @@ describe("a request member sent under a close name is refused with the name mean
     );
   });
 
+  it("in the query of a POST: a member of its JSON body sent as a query parameter", async () => {
+    const { request } = await setUp();
+    const run = { skill_id: "test.echo", params: { text: "hi" } };
+    const async = refusal(await request("POST", "/v1/execute?async=true", run));
+    expect(async).toMatchObject({
+      code: "invalid_request",
+      message: 'async: a member of the JSON body, not a query parameter: send {"async": ...} in the body',
+      details: [
+        {
+          path: "async",
+          message: 'a member of the JSON body, not a query parameter: send {"async": ...} in the body',
+        },
+      ],
+    });
+    expect(refusal(await request("POST", "/v1/discover?Limit=3", { query: "echo" })).message).toBe(
+      'Limit: a member of the JSON body, not a query parameter: send {"limit": ...} in the body',
+    );
+    // Nothing else in the query of a POST is read, so nothing else is refused.
+    expect((await request("POST", "/v1/discover?source=docs", { query: "echo" })).statusCode).toBe(200);
+  });
+
   it("still ignores a member close to no name it takes, as a later version's member would be", async () => {
     const { request } = await setUp();
     const ran = await request("POST", "/v1/execute", {

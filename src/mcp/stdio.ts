@@ -89,10 +89,11 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
 }
 
 /**
- * A running skillport at `baseUrl` (a base URL, as `skillport mcp` checked it), over REST with the official client, for the key of
- * `secret`: this process runs nothing itself and opens no store. Its catalog is checked
- * against `tools` as embedded mode checks its own at start-up: a SKILLPORT_MCP_TOOL_TAGS
- * tag no skill has is refused, and skills past SKILLPORT_MCP_MAX_TOOLS are warned of.
+ * A running skillport at `baseUrl` (a base URL, as `skillport mcp` checked it), over REST
+ * with the official client, for the key of `secret`: this process runs nothing itself and
+ * opens no store. Its catalog is checked against `tools` as embedded mode checks its own
+ * at start-up: a SKILLPORT_MCP_TOOL_TAGS tag no skill has is refused, and skills past
+ * SKILLPORT_MCP_MAX_TOOLS are warned of.
  */
 export async function openRemote(
   baseUrl: string,

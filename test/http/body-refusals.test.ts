@@ -66,6 +66,46 @@ describe("a request body refused for its form says what came and what to send", 
     });
   });
 
+  // It said only "The request body is not valid JSON.": an agent that put a raw line break
+  // in a string, or stopped short, had nothing to go on.
+  it("says where a body stops being JSON, and why when it can tell, never quoting it", async () => {
+    const { post } = await setUp();
+    const json = { "content-type": "application/json" };
+    const cases: [string, string][] = [
+      [
+        '{"skill_id":"test.echo","params":{"text":"a\nb"}}',
+        "The request body is not valid JSON: a control character (a line break or tab) at line 1, column 44, inside a string, must be escaped (\\n, \\t).",
+      ],
+      [
+        '{"query":',
+        "The request body is not valid JSON: it ends before the JSON does (a quote, ] or } missing).",
+      ],
+      [
+        '{\n  "query": "x",\n}',
+        'The request body is not valid JSON: unexpected "}" at line 3, column 1 (after a trailing comma).',
+      ],
+      [
+        "{'query':'x'}",
+        "The request body is not valid JSON: a member's name, in double quotes, was expected at line 1, column 2.",
+      ],
+      [
+        "{\"query\":'x'}",
+        `The request body is not valid JSON: unexpected "'" at line 1, column 10 (JSON takes double quotes).`,
+      ],
+      ['{"query":"x"} {}', 'The request body is not valid JSON: unexpected "{" at line 1, column 15.'],
+    ];
+    for (const [body, message] of cases) {
+      expect(refusal(await post("/v1/execute", body, json)), body).toEqual({
+        status: 400,
+        code: "invalid_request",
+        message,
+      });
+    }
+    // A character that is part of a word is not repeated: it may belong to a secret.
+    const word = refusal(await post("/v1/discover", '{"query": sk_live_x}', json));
+    expect(word.message).toBe("The request body is not valid JSON: unexpected text at line 1, column 11.");
+  });
+
   it("tells a POST without a body that its body is missing, with or without a Content-Type", async () => {
     const { post } = await setUp();
     for (const url of ["/v1/discover", "/v1/execute"]) {

@@ -9,10 +9,10 @@ import { refuseBodyMembersInQuery } from "./query-string.js";
 /**
  * Parses `application/json` bodies with Fastify's own parser (its prototype-poisoning
  * checks included), and says precisely what is wrong with a body it refuses:
- * - An empty body is no body rather than invalid JSON: clients that send `Content-Type:
- *   application/json` on every request (the README's own curl examples do) must be able
- *   to cancel an execution, whose POST has no body. Routes that need a body still refuse
- *   its absence.
+ * - An empty body (or one of JSON's whitespace only) is no body rather than invalid JSON:
+ *   clients that send `Content-Type: application/json` on every request (the README's own
+ *   curl examples do) must be able to cancel an execution, whose POST has no body. Routes
+ *   that need a body still refuse its absence (`parseBody`).
  * - The body is read as UTF-8, which JSON must be (RFC 8259). A body declared in another
  *   charset (`charset=iso-8859-1`), or compressed (`Content-Encoding: gzip`), is refused
  *   with 415: read as UTF-8 it would be stored corrupted, or called invalid JSON. Bytes
@@ -28,13 +28,16 @@ export function parseJsonBodies(app: FastifyInstance): void {
     const unreadable = unreadableBodyError(request.headers);
     if (unreadable) return done(unreadable, undefined);
     const text = body as string;
-    if (text.length === 0) return done(null, undefined);
+    if (JSON_WHITESPACE_ONLY.test(text)) return done(null, undefined);
     void parseJson(request, text, (err, value) => {
       if (!err) return done(null, value);
       done(isPlainJson(text) ? forbiddenKeyError() : invalidJsonError(text), undefined);
     });
   });
 }
+
+/** What JSON counts as whitespace (RFC 8259), not `trim`'s wider idea of it. */
+const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
 /** Charsets whose JSON reads the same as UTF-8 (ASCII is a subset). */
 const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);

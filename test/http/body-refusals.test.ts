@@ -116,6 +116,9 @@ describe("a request body refused for its form says what came and what to send", 
           message: `The request body is empty: POST ${url} takes a JSON object, sent with the header 'Content-Type: application/json'.`,
         });
       }
+      // Only whitespace is no body either (it was told the JSON had ended too soon).
+      const blank = await post(url, " \n\t", { "content-type": "application/json" });
+      expect(refusal(blank).message).toMatch(/^The request body is empty: /);
     }
   });
 });

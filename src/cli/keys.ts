@@ -72,8 +72,12 @@ export async function runKeysCommand(args: string[]): Promise<number> {
         return 0;
       }
       case "revoke": {
-        const key = await keys.revoke(id);
-        console.log(`Revoked key ${key.id} "${printableName(key.name)}" in ${where}.`);
+        const { key, alreadyRevoked } = await keys.revoke(id);
+        const named = `${key.id} "${printableName(key.name)}" in ${where}`;
+        // Again is no failure (a script may revoke twice), but the time is the first one's.
+        if (alreadyRevoked)
+          console.log(`Key ${named} was already revoked, at ${key.revokedAt}: nothing changed.`);
+        else console.log(`Revoked key ${named}.`);
         return 0;
       }
       case "edit": {

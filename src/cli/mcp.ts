@@ -1,7 +1,7 @@
 import { warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
 import { commandConfig } from "./command-config.js";
-import { parseCommandArgs } from "./command-options.js";
+import { parseCommandArgs, UsageError } from "./command-options.js";
 import { MCP } from "./commands.js";
 
 const CREATE_KEY_HINT =
@@ -17,9 +17,11 @@ export async function runMcp(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(MCP, args);
   if (values.remote !== undefined && values["data-dir"] !== undefined) {
     // The bridge opens no store: a data dir given with it would be silently ignored.
-    console.error("skillport mcp: give --data-dir or --remote, not both (--remote runs nothing here).");
-    return 2;
+    throw new UsageError(
+      "skillport mcp: give --data-dir or --remote, not both (--remote runs nothing here).",
+    );
   }
+  if (values.remote !== undefined) checkRemoteUrl(values.remote);
   const secret = process.env.SKILLPORT_API_KEY?.trim();
   if (!secret) {
     console.error(`skillport mcp: SKILLPORT_API_KEY is not set. ${CREATE_KEY_HINT}`);
@@ -50,4 +52,24 @@ export async function runMcp(args: string[]): Promise<number> {
   }
   await serveStdio(opened, config, logger);
   return 0;
+}
+
+/**
+ * `--remote` names the server's base URL: not one without a scheme (`127.0.0.1:8080`),
+ * and not its MCP endpoint or API path, which are easy to copy from elsewhere. A usage
+ * error, found before the key is looked at, as any other option's value is.
+ */
+function checkRemoteUrl(baseUrl: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // Said below.
+  }
+  const path = url?.pathname.replace(/\/+$/, "") ?? "";
+  if ((url?.protocol !== "http:" && url?.protocol !== "https:") || /\/(mcp|v1)$/i.test(path)) {
+    throw new UsageError(
+      `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(baseUrl)}`,
+    );
+  }
 }

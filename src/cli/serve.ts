@@ -161,6 +161,10 @@ function listenProblem(err: unknown): string {
       return "permission denied (a port below 1024 needs privileges: set SKILLPORT_PORT or --port)";
     case "EADDRNOTAVAIL":
       return "address not available (no interface of this machine has it: set SKILLPORT_HOST or --host)";
+    // A name the resolver does not know, or could not look up.
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "cannot resolve this host name (set SKILLPORT_HOST or --host to an address of this machine, such as 127.0.0.1, or 0.0.0.0 for all)";
     default:
       return err instanceof Error ? err.message : String(err);
   }

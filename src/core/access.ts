@@ -152,7 +152,11 @@ export class AccessGate {
       now,
     );
     const limit = describeDecision(decision, now);
-    return { admitted: false, error: limit.allowed ? error : rateLimitError(limit), limit };
+    return {
+      admitted: false,
+      error: limit.allowed ? error : failedAuthLimitError(limit, clientAddress),
+      limit,
+    };
   }
 }
 
@@ -173,6 +177,19 @@ function signInLimitError(limit: RateLimitStatus, clientAddress: string): Servic
   const window = limit.exceeded ?? limit.current;
   return new ServiceError("rate_limit_exceeded", {
     message: `Too many wrong sign-in tokens from this address (${clientAddress}): ${window.limit} in ${window.windowSeconds} seconds.`,
+    retryAfterSeconds: limit.retryAfterSeconds ?? 1,
+  });
+}
+
+/**
+ * The address's limit of failed authentications, said as such: as a plain rate limit, a
+ * client sending a mistyped or revoked key took it for its plan's limit, and waited to try
+ * the same key again.
+ */
+function failedAuthLimitError(limit: RateLimitStatus, clientAddress: string): ServiceError {
+  const window = limit.exceeded ?? limit.current;
+  return new ServiceError("rate_limit_exceeded", {
+    message: `Too many requests without a working API key from this address (${clientAddress}): ${window.limit} in ${window.windowSeconds} seconds. Requests with a working key are still served; check the key (the 401 answers said what is wrong with it).`,
     retryAfterSeconds: limit.retryAfterSeconds ?? 1,
   });
 }

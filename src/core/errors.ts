@@ -1,3 +1,4 @@
+import { maskWorkingSecrets } from "./keys/secret.js";
 import type { RateLimitStatus } from "./limits/rate-limit.js";
 
 /**
@@ -113,11 +114,16 @@ export class ServiceError extends Error {
   readonly limit: RateLimitStatus | undefined;
 
   constructor(code: ErrorCode, options: ServiceErrorOptions = {}) {
-    super(options.message ?? ERROR_CODES[code].message, { cause: options.cause });
+    // A message or detail often repeats what the request held (an id, a member's name):
+    // a working secret sent there by mistake is masked, as in records, on every surface.
+    super(maskWorkingSecrets(options.message ?? ERROR_CODES[code].message), { cause: options.cause });
     this.name = "ServiceError";
     this.code = code;
     this.status = ERROR_CODES[code].status;
-    this.details = options.details;
+    this.details = options.details?.map(({ path, message }) => ({
+      path: maskWorkingSecrets(path),
+      message: maskWorkingSecrets(message),
+    }));
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.executionId = options.executionId;
     this.headers = options.headers;

@@ -147,6 +147,38 @@ export function parseOrThrow<S extends z.ZodType>(
   return throwError(code, message ?? (first ? `${first.path}: ${first.message}` : undefined), details);
 }
 
+/** A member a request does not take, as its caller sent it: in a JSON object, or in a URL's query. */
+const NOT_TAKEN = {
+  object: UNKNOWN_MEMBER,
+  query: "not a query parameter this path takes",
+} as const;
+
+/**
+ * Parses a request (a REST body or query, an MCP tool's arguments) as `parseOrThrow` does,
+ * and refuses a member the schema does not declare whose name is close to one it does
+ * (`timeout` for `timeout_ms`, `Limit`, `tag`): zod drops it, and the request would run
+ * with the default in its place (synchronously, for 30 s) without a word. A member close
+ * to none stays ignored, as a member a later version takes would be.
+ */
+export function parseRequest<S extends z.ZodObject>(
+  schema: S,
+  input: unknown,
+  sentIn: keyof typeof NOT_TAKEN = "object",
+): z.output<S> {
+  const parsed = parseOrThrow(schema, input);
+  const members = Object.keys(schema.shape);
+  const misnamed = isPlainRecord(input) ? Object.keys(input).filter((name) => !members.includes(name)) : [];
+  const details = misnamed.flatMap((name) => {
+    const meant = meantNames(name, members);
+    return meant.length > 0
+      ? [detail([name], `${NOT_TAKEN[sentIn]}; did you mean ${quotedList(meant)}?`)]
+      : [];
+  });
+  const [first] = details;
+  if (first) throwError("invalid_request", `${first.path}: ${first.message}`, details);
+  return parsed;
+}
+
 function throwError(code: ErrorCode, message: string | undefined, details: ErrorDetail[]): never {
   throw new ServiceError(code, { message, details });
 }

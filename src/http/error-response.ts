@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, errorBody, ServiceError } from "../core/errors.js";
+import { notJsonError } from "./json-body.js";
 import { answerWithLimit } from "./rate-limit-headers.js";
 
 /** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_request",
   FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
   FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
@@ -32,17 +32,19 @@ export type ErrorMapping = (err: unknown) => ServiceError;
  * refusals of the request here, everything else by the core's `errorOf` (a store outage
  * is 503, a bug 500).
  */
-export function toHttpError(err: unknown, errorOf: ErrorMapping, bodyLimitBytes: number): ServiceError {
+export function toHttpError(err: unknown, errorOf: ErrorMapping, request: FastifyRequest): ServiceError {
   // The core's errors too: `errorOf` logs those caused by a store outage.
   if (err instanceof ServiceError) return errorOf(err);
   const fastifyError = err as Partial<FastifyError>;
+  if (fastifyError.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE")
+    return notJsonError(request.headers["content-type"]);
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped && fastifyError.code) {
     // The limit in bytes, as a client sizes its request by it: skills' text params are
     // counted in characters, and outside ASCII a character takes several bytes.
     const message =
       fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE"
-        ? `The request body is too large: the limit is ${bodyLimitBytes} bytes.`
+        ? `The request body is too large: the limit is ${request.routeOptions.bodyLimit} bytes.`
         : FASTIFY_MESSAGES[fastifyError.code];
     return new ServiceError(mapped, { message, cause: err });
   }
@@ -66,7 +68,7 @@ export function sendError(
   err: unknown,
   errorOf: ErrorMapping,
 ): FastifyReply {
-  const error = toHttpError(err, errorOf, request.routeOptions.bodyLimit);
+  const error = toHttpError(err, errorOf, request);
   // A bug is logged with its cause; a 503 (shutting down, saturated) is an answer, not a
   // fault, and a store outage was logged by `errorOf` already.
   if (error.code === "internal_error")

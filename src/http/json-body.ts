@@ -1,14 +1,18 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
+import { parseRequest } from "../core/validation.js";
+import { firstJsonFault, type JsonFault } from "./json-syntax.js";
+import { refuseBodyMembersInQuery } from "./query-string.js";
 
 /**
  * Parses `application/json` bodies with Fastify's own parser (its prototype-poisoning
  * checks included), and says precisely what is wrong with a body it refuses:
- * - An empty body is no body rather than invalid JSON: clients that send `Content-Type:
- *   application/json` on every request (the README's own curl examples do) must be able
- *   to cancel an execution, whose POST has no body. Routes that need a body still refuse
- *   its absence.
+ * - An empty body (or one of JSON's whitespace only) is no body rather than invalid JSON:
+ *   clients that send `Content-Type: application/json` on every request (the README's own
+ *   curl examples do) must be able to cancel an execution, whose POST has no body. Routes
+ *   that need a body still refuse its absence (`parseBody`).
  * - The body is read as UTF-8, which JSON must be (RFC 8259). A body declared in another
  *   charset (`charset=iso-8859-1`), or compressed (`Content-Encoding: gzip`), is refused
  *   with 415: read as UTF-8 it would be stored corrupted, or called invalid JSON. Bytes
@@ -24,12 +28,16 @@ export function parseJsonBodies(app: FastifyInstance): void {
     const unreadable = unreadableBodyError(request.headers);
     if (unreadable) return done(unreadable, undefined);
     const text = body as string;
-    if (text.length === 0) return done(null, undefined);
+    if (JSON_WHITESPACE_ONLY.test(text)) return done(null, undefined);
     void parseJson(request, text, (err, value) => {
-      done(err && isPlainJson(text) ? forbiddenKeyError() : err, value);
+      if (!err) return done(null, value);
+      done(isPlainJson(text) ? forbiddenKeyError() : invalidJsonError(text), undefined);
     });
   });
 }
+
+/** What JSON counts as whitespace (RFC 8259), not `trim`'s wider idea of it. */
+const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
 /** Charsets whose JSON reads the same as UTF-8 (ASCII is a subset). */
 const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
@@ -52,6 +60,43 @@ function unreadableBodyError(headers: IncomingHttpHeaders): ServiceError | undef
   return undefined;
 }
 
+const SEND_JSON = "sent with the header 'Content-Type: application/json'";
+
+/**
+ * The 415 for a body that is not declared JSON, naming what it came as: `curl -d` without
+ * a Content-Type sends a form, and "must be JSON" alone leaves the caller to guess why its
+ * JSON was refused. Only the media type is repeated (at most 60 characters), not the
+ * header's parameters.
+ */
+export function notJsonError(contentType: string | undefined): ServiceError {
+  const mediaType = contentType?.split(";")[0]?.trim().toLowerCase().slice(0, 60);
+  const came = mediaType ? `came as ${mediaType}` : "came without a Content-Type header";
+  return new ServiceError("unsupported_media_type", {
+    message: `The request body must be JSON, ${SEND_JSON}; this one ${came}.`,
+  });
+}
+
+/**
+ * The JSON body of a POST route parsed with `schema`: a body member sent in the query
+ * instead refused, a missing body told so, then the body's members (`parseRequest`).
+ */
+export function parseBody<S extends z.ZodObject>(request: FastifyRequest, schema: S): z.output<S> {
+  refuseBodyMembersInQuery(schema, request.query);
+  return parseRequest(schema, requiredBody(request));
+}
+
+/**
+ * The body of a route that needs one. The parser reads an empty body as none (see
+ * `parseJsonBodies`), which the route's schema would refuse as "(root): ... received
+ * undefined": said here in words, with what to send.
+ */
+function requiredBody(request: FastifyRequest): unknown {
+  if (request.body !== undefined) return request.body;
+  throw new ServiceError("invalid_request", {
+    message: `The request body is empty: ${request.method} ${request.routeOptions.url} takes a JSON object, ${SEND_JSON}.`,
+  });
+}
+
 /** Whether plain `JSON.parse` takes `text`: then only the poisoning checks refused it. */
 function isPlainJson(text: string): boolean {
   try {
@@ -60,6 +105,37 @@ function isPlainJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A body that is not JSON, told where it stops being JSON and why when that is clear (a
+ * raw line break in a string, which agents building JSON by hand send most). Only a
+ * character that is no part of a word is repeated: the body may hold a secret.
+ */
+function invalidJsonError(text: string): ServiceError {
+  const fault = firstJsonFault(text);
+  const why = fault ? `: ${faultInWords(fault, text)}` : "";
+  return new ServiceError("invalid_request", { message: `The request body is not valid JSON${why}.` });
+}
+
+function faultInWords(fault: JsonFault, text: string): string {
+  if (fault.kind === "end") return "it ends before the JSON does (a quote, ] or } missing)";
+  const before = text.slice(0, fault.index);
+  const line = before.split("\n").length;
+  const where = `line ${line}, column ${fault.index - before.lastIndexOf("\n")}`;
+  if (fault.kind === "control") {
+    return `a control character (a line break or tab) at ${where}, inside a string, must be escaped (\\n, \\t)`;
+  }
+  if (fault.kind === "name") return `a member's name, in double quotes, was expected at ${where}`;
+  const char = text[fault.index] ?? "";
+  if (/[\p{L}\p{N}_]/u.test(char)) return `unexpected text at ${where}`;
+  const trailingComma = "]}".includes(char) && before.trimEnd().endsWith(",");
+  const hint = trailingComma
+    ? " (after a trailing comma)"
+    : char === "'"
+      ? " (JSON takes double quotes)"
+      : "";
+  return `unexpected ${JSON.stringify(char)} at ${where}${hint}`;
 }
 
 function forbiddenKeyError(): ServiceError {

@@ -89,10 +89,11 @@ export async function openEmbedded(config: Config, secret: string, logger: Logge
 }
 
 /**
- * A running skillport at `baseUrl`, over REST with the official client, for the key of
- * `secret`: this process runs nothing itself and opens no store. Its catalog is checked
- * against `tools` as embedded mode checks its own at start-up: a SKILLPORT_MCP_TOOL_TAGS
- * tag no skill has is refused, and skills past SKILLPORT_MCP_MAX_TOOLS are warned of.
+ * A running skillport at `baseUrl` (a base URL, as `skillport mcp` checked it), over REST
+ * with the official client, for the key of `secret`: this process runs nothing itself and
+ * opens no store. Its catalog is checked against `tools` as embedded mode checks its own
+ * at start-up: a SKILLPORT_MCP_TOOL_TAGS tag no skill has is refused, and skills past
+ * SKILLPORT_MCP_MAX_TOOLS are warned of.
  */
 export async function openRemote(
   baseUrl: string,
@@ -100,7 +101,6 @@ export async function openRemote(
   tools: SkillToolOptions,
   logger: Logger,
 ): Promise<Opened> {
-  checkRemoteUrl(baseUrl);
   const [{ Skillport: SkillportClient }, { RemoteBackend }, { checkToolTags }, { warnOfSkillsPastToolCap }] =
     await Promise.all([
       import("../client/index.js"),
@@ -149,25 +149,6 @@ export async function openRemote(
     interrupt: () => 0,
     close: () => client.close(),
   };
-}
-
-/**
- * `--remote` names the server's base URL: not one without a scheme (`127.0.0.1:8080`),
- * and not its MCP endpoint or API path, which are easy to copy from elsewhere.
- */
-function checkRemoteUrl(baseUrl: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    // Said below.
-  }
-  const path = url?.pathname.replace(/\/+$/, "") ?? "";
-  if ((url?.protocol !== "http:" && url?.protocol !== "https:") || /\/(mcp|v1)$/i.test(path)) {
-    throw new Error(
-      `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(baseUrl)}`,
-    );
-  }
 }
 
 /** A JSON-RPC error answer, for a message the transport is not given (`MessageGuard`). */

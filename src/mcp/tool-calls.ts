@@ -1,6 +1,6 @@
 import { type CallToolRequest, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { checkIdempotencyKey, type DiscoverRequest } from "../core/api-schemas.js";
-import { parseOrThrow } from "../core/validation.js";
+import { parseOrThrow, parseRequest } from "../core/validation.js";
 import type { ExecuteCall } from "./backend.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import type { ToolTarget } from "./tool-catalog.js";
@@ -43,13 +43,13 @@ export function parseToolCall(
   }
   switch (target.name) {
     case "discover_skills":
-      return { tool: "discover", request: parseOrThrow(DiscoverSkillsArgs, args) };
+      return { tool: "discover", request: parseRequest(DiscoverSkillsArgs, args) };
     case "execute_skill": {
-      const { wait_ms, ...request } = parseOrThrow(ExecuteSkillArgs, args);
+      const { wait_ms, ...request } = parseRequest(ExecuteSkillArgs, args);
       return { tool: "execute", request, waitMs: wait_ms, idempotencyKey };
     }
     case "get_execution": {
-      const { id, wait_ms } = parseOrThrow(GetExecutionArgs, args);
+      const { id, wait_ms } = parseRequest(GetExecutionArgs, args);
       return { tool: "get_execution", id, waitMs: wait_ms };
     }
   }

@@ -65,6 +65,13 @@ describe("contract: keys and learning say which store they used", () => {
       `Rolled key ${id} "renamed" in ${where}:`,
     );
     expect(await run("keys", "revoke", id)).toContain(`Revoked key ${id} "renamed" in ${where}.`);
+    // Revoking it again changes nothing, and says so with when it was revoked (it said
+    // "Revoked key" again, as if it had just been).
+    const listed = JSON.parse(await run("keys", "list", "--json")) as { id: string; revoked_at: string }[];
+    const revoked = listed.find((key) => key.id === id);
+    expect(await run("keys", "revoke", id)).toBe(
+      `Key ${id} "renamed" in ${where} was already revoked, at ${revoked?.revoked_at}: nothing changed.\n`,
+    );
     expect(await run("learning", "list", "--owner", "default")).toContain(
       `Nothing learned for default in ${where}.`,
     );

@@ -86,6 +86,12 @@ describe("AccessGate", () => {
     }
     const fourth = await core.skillport.access.admit("sk_live_wrong", "10.9.9.9");
     expect(!fourth.admitted && fourth.error.code).toBe("rate_limit_exceeded");
+    // Said as the address's limit of failed authentications, not as a key's rate limit: it
+    // read "Rate limit exceeded: 3 requests per 60 seconds", and a client with a mistyped
+    // key took it for its plan's limit and waited to retry the same key.
+    expect(!fourth.admitted && fourth.error.message).toBe(
+      "Too many requests without a working API key from this address (10.9.9.9): 3 in 60 seconds. Requests with a working key are still served; check the key (the 401 answers said what is wrong with it).",
+    );
     expect(fourth.limit?.current.limit).toBe(3);
     expect((await core.skillport.access.admit(secret, "10.9.9.9")).admitted).toBe(true);
     const elsewhere = await core.skillport.access.admit("sk_live_wrong", "10.1.1.1");

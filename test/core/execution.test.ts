@@ -297,9 +297,12 @@ describe("asynchronous execution", () => {
       success: false,
       error: { code: "execution_cancelled" },
     });
+    // The refusal says how it ended, so that a retried cancel knows whether it was its own.
     await expect(core.skillport.queries.cancel(key, record.id)).rejects.toMatchObject({
       code: "execution_not_cancellable",
       status: 409,
+      message:
+        "The execution has already ended (cancelled); only a queued or running execution can be cancelled.",
     });
   });
 
@@ -317,6 +320,8 @@ describe("asynchronous execution", () => {
       await expect(core.skillport.queries.cancel(key, record.id)).rejects.toMatchObject({
         code: "execution_not_cancellable",
         status: 409,
+        message:
+          "The execution has already ended (completed); only a queued or running execution can be cancelled.",
       });
     } finally {
       late.mockRestore();

@@ -70,14 +70,18 @@ describe("skillport mcp --remote at start-up", () => {
     expect(capWarning(remote.stderr)).toEqual([warning]);
   });
 
+  // A value --remote does not take is a usage error like any other option's (exit 2, with
+  // the usage), found before the key: it was exit 1, and only once a working key was set.
   it("says --remote must be the server's base URL for one without a scheme or ending in /mcp or /v1", async () => {
     const { host } = new URL(server().baseUrl);
     for (const url of [host, `${server().baseUrl}/mcp`, `${server().baseUrl}/v1/`]) {
-      const outcome = await mcp(["--remote", url]);
-      expect(outcome.code).toBe(1);
-      expect(outcome.stderr.trim()).toBe(
-        `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(url)}`,
-      );
+      for (const env of [{}, { SKILLPORT_API_KEY: "" }] as Record<string, string>[]) {
+        const outcome = await mcp(["--remote", url], env);
+        expect(outcome.code).toBe(2);
+        expect(outcome.stderr).toBe(
+          `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(url)}\n\nUsage:\n  skillport mcp [--data-dir DIR | --remote URL]   MCP over stdio (key in SKILLPORT_API_KEY)\n`,
+        );
+      }
     }
   });
 

@@ -49,7 +49,10 @@ describe("skillport mcp (stdio process)", () => {
     );
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toContain("--data-dir or --remote, not both");
+    // A usage error, shown with the usage as every other one is.
+    expect(stderr).toBe(
+      "skillport mcp: give --data-dir or --remote, not both (--remote runs nothing here).\n\nUsage:\n  skillport mcp [--data-dir DIR | --remote URL]   MCP over stdio (key in SKILLPORT_API_KEY)\n",
+    );
   });
 
   it("exits at once with a key that does not work", async () => {

@@ -11,7 +11,13 @@ import type { ExecutionEvent, ExecutionEvents } from "./events.js";
 import { type ExecutionFilters, pageOfExecutions } from "./execution-page.js";
 import type { ExecutionRunner } from "./execution-runner.js";
 import { markFinished, runningFor } from "./new-record.js";
-import { type ExecutionRecord, isTerminal, recordAsOf, type StoredExecution } from "./record.js";
+import {
+  type ExecutionRecord,
+  type ExecutionStatus,
+  isTerminal,
+  recordAsOf,
+  type StoredExecution,
+} from "./record.js";
 import { redactedExecution, withParamsKept } from "./redacted-execution.js";
 import { cancelledOutcome } from "./run-skill.js";
 import { saveOutcome } from "./save-outcome.js";
@@ -116,9 +122,9 @@ export class ExecutionQueries {
    */
   async cancel(key: ApiKey, id: string): Promise<ExecutionRecord> {
     const execution = await this.find(key, id);
-    if (isTerminal(execution.record.status)) throw new ServiceError("execution_not_cancellable");
+    if (isTerminal(execution.record.status)) throw notCancellable(execution.record.status);
     const ended = await this.endByCancelling(execution);
-    if (ended.status !== "cancelled") throw new ServiceError("execution_not_cancellable");
+    if (ended.status !== "cancelled") throw notCancellable(ended.status);
     return ended;
   }
 
@@ -251,5 +257,15 @@ export class ExecutionQueries {
 function executionNotFound(id: string): ServiceError {
   return new ServiceError("execution_not_found", {
     message: `No execution has the id ${JSON.stringify(id)}.`,
+  });
+}
+
+/**
+ * The refusal of a cancel that found the execution ended, saying how: a client retrying a
+ * cancel whose answer it lost learns from it whether the run ended cancelled after all.
+ */
+function notCancellable(status: ExecutionStatus): ServiceError {
+  return new ServiceError("execution_not_cancellable", {
+    message: `The execution has already ended (${status}); only a queued or running execution can be cancelled.`,
   });
 }

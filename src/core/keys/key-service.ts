@@ -356,11 +356,14 @@ export class KeyService {
     return all;
   }
 
-  /** Revokes a key; it is refused from the next request on, by every process sharing the store. */
-  async revoke(id: string): Promise<KeyView> {
+  /**
+   * Revokes a key; it is refused from the next request on, by every process sharing the
+   * store. A key revoked before keeps the time it was first revoked (`alreadyRevoked`).
+   */
+  async revoke(id: string): Promise<{ key: KeyView; alreadyRevoked: boolean }> {
     const key = await this.findOrThrow(id);
     await this.keys.revoke(id, isoTimestamp(this.clock.now()));
-    return toKeyView((await this.keys.findById(id)) ?? key);
+    return { key: toKeyView((await this.keys.findById(id)) ?? key), alreadyRevoked: key.revokedAt !== null };
   }
 
   /**

@@ -230,7 +230,7 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
 
   keyPage("/keys/:id/revoke", revokePage);
   app.post<IdParams>("/keys/:id/revoke", async (request, reply) => {
-    const key = await keys.revoke(request.params.id);
+    const { key } = await keys.revoke(request.params.id);
     return reply.redirect(`/dashboard/keys/${encodeURIComponent(key.id)}`, 303);
   });
 

@@ -197,7 +197,7 @@ function renderError(
     ({ status, title, message } = err);
     next = err.next ?? next;
   } else {
-    const error = toHttpError(err, dashboard.skillport.errorOf, request.routeOptions.bodyLimit);
+    const error = toHttpError(err, dashboard.skillport.errorOf, request);
     status = error.status;
     title = status === 404 ? "Not found" : status >= 500 ? "Something went wrong" : "Request refused";
     message = error.message;

@@ -3,9 +3,9 @@ import { ExecuteRequest } from "../../core/api-schemas.js";
 import { ServiceError } from "../../core/errors.js";
 import { streamExecution } from "../../core/execution/execution-stream.js";
 import type { Skillport } from "../../core/skillport.js";
-import { parseOrThrow } from "../../core/validation.js";
 import { prefersEventStream } from "../accept.js";
 import { headerCount, keyOf } from "../admission.js";
+import { parseBody } from "../json-body.js";
 import { streamEvents } from "../sse.js";
 
 /**
@@ -20,7 +20,7 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
   // Scope is checked at admission, before the body (contract.md: 403 for a read-only key).
   app.post("/v1/execute", { config: { scope: "full-access" } }, async (request, reply) => {
     const key = keyOf(request);
-    const input = parseOrThrow(ExecuteRequest, request.body);
+    const input = parseBody(request, ExecuteRequest);
     // Two would be joined into one key ("a, b") that neither sender meant.
     if (headerCount(request.raw.rawHeaders, "idempotency-key") > 1) {
       throw new ServiceError("invalid_request", { message: "Send one Idempotency-Key header, not several." });

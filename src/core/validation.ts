@@ -149,7 +149,7 @@ export function parseOrThrow<S extends z.ZodType>(
 
 /** A member a request does not take, as its caller sent it: in a JSON object, or in a URL's query. */
 const NOT_TAKEN = {
-  object: UNKNOWN_MEMBER,
+  object: NOT_ALLOWED_HERE,
   query: "not a query parameter this path takes",
 } as const;
 

@@ -230,14 +230,14 @@ describe("contract: POST /v1/execute", () => {
       const res = await server.request("GET", `/v1/executions/${id}?wait=${wait}`, { key: key.secret });
       expectError(res, 400, "invalid_request");
       const { error } = bodyOf<ErrorBody>(res);
-      expect(error.message, wait).toMatch(/^wait: .*<=60$/);
-      expect(error.details, wait).toEqual([{ path: "wait", message: expect.stringMatching(/<=60$/) }]);
+      expect(error.message, wait).toBe("wait: must be at most 60");
+      expect(error.details, wait).toEqual([{ path: "wait", message: "must be at most 60" }]);
     }
     expect(
       bodyOf<ErrorBody>(
         await server.request("GET", `/v1/executions/${id}?wait=-99999999999999999999`, { key: key.secret }),
       ).error.message,
-    ).toMatch(/>=0$/);
+    ).toBe("wait: must be at least 0");
   });
 
   it("messages belong to the key's owner: another owner's message.list does not see them", async () => {

@@ -47,15 +47,15 @@ describe("a request member sent under a close name is refused with the name mean
     const timeout = refusal(await request("POST", "/v1/execute", { ...run, timeout: 500 }));
     expect(timeout).toMatchObject({
       code: "invalid_request",
-      message: 'timeout: not a member this object takes; did you mean "timeout_ms"?',
-      details: [{ path: "timeout", message: 'not a member this object takes; did you mean "timeout_ms"?' }],
+      message: 'timeout: is not allowed here; did you mean "timeout_ms"?',
+      details: [{ path: "timeout", message: 'is not allowed here; did you mean "timeout_ms"?' }],
     });
     const async = refusal(await request("POST", "/v1/execute", { ...run, Async: true }));
-    expect(async.message).toBe('Async: not a member this object takes; did you mean "async"?');
+    expect(async.message).toBe('Async: is not allowed here; did you mean "async"?');
     const limit = refusal(await request("POST", "/v1/discover", { query: "echo", Limit: 3 }));
-    expect(limit.message).toBe('Limit: not a member this object takes; did you mean "limit"?');
+    expect(limit.message).toBe('Limit: is not allowed here; did you mean "limit"?');
     const tag = refusal(await request("POST", "/v1/discover", { query: "echo", tag: ["text"] }));
-    expect(tag.message).toBe('tag: not a member this object takes; did you mean "tags"?');
+    expect(tag.message).toBe('tag: is not allowed here; did you mean "tags"?');
   });
 
   it("in a query: the listings' Limit, a long poll's Wait", async () => {
@@ -114,13 +114,13 @@ describe("a request member sent under a close name is refused with the name mean
       (name: "execute_skill" | "discover_skills" | "get_execution", args: Record<string, unknown>) => () =>
         parseToolCall({ kind: "generic", name }, { name, arguments: args });
     expect(call("execute_skill", { skill_id: "test.echo", params: {}, timeout: 5 })).toThrow(
-      'timeout: not a member this object takes; did you mean "timeout_ms"?',
+      'timeout: is not allowed here; did you mean "timeout_ms"?',
     );
     expect(call("discover_skills", { query: "echo", Limit: 3 })).toThrow(
-      'Limit: not a member this object takes; did you mean "limit"?',
+      'Limit: is not allowed here; did you mean "limit"?',
     );
     expect(call("get_execution", { id: "exec_1", wait: 5 })).toThrow(
-      'wait: not a member this object takes; did you mean "wait_ms"?',
+      'wait: is not allowed here; did you mean "wait_ms"?',
     );
   });
 });

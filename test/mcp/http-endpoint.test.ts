@@ -109,7 +109,7 @@ describe("/mcp over HTTP", () => {
     for (const [body, reason] of [
       [{ id: 4, method: "ping" }, '"jsonrpc" must be "2.0"'],
       [{ jsonrpc: "2.0", id: 5 }, "the message is not a JSON-RPC 2.0 message."],
-      [{ jsonrpc: "2.0", id: 6, method: 7 }, "(method: Invalid input: expected string, received number)"],
+      [{ jsonrpc: "2.0", id: 6, method: 7 }, "(method: must be a string, not a number)"],
       [
         [
           { jsonrpc: "2.0", id: 7, method: "ping" },

@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
-import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import { inProcessApi } from "./in-process-api.js";
 
 /** The `error` object of a refusal, with its status. */
 function refusal(res: { statusCode: number; body: string }) {
@@ -23,19 +19,9 @@ describe("a request body refused for its form says what came and what to send", 
   });
 
   async function setUp() {
-    const core = await makeCore([echo], { clock: systemClock });
-    cleanups.push(core.cleanup);
-    const { secret } = await core.createKey();
-    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
-    cleanups.push(() => server.close());
-    server.open();
+    const { request } = await inProcessApi([echo], cleanups);
     const post = (url: string, payload: string | undefined, headers: Record<string, string> = {}) =>
-      server.app.inject({
-        method: "POST",
-        url,
-        ...(payload !== undefined && { payload }),
-        headers: { authorization: `Bearer ${secret}`, ...headers },
-      });
+      request("POST", url, payload, headers);
     return { post };
   }
 

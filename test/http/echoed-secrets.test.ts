@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
 import { ServiceError } from "../../src/core/errors.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
-import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import { inProcessApi } from "./in-process-api.js";
 
 // A working secret sent where an id goes (a path, a skill_id, an execution id) came back
 // whole in the refusal's message ("No execution has the id \"sk_live_…\""), which clients and
@@ -17,19 +13,7 @@ describe("a refusal never repeats a working secret the request held", () => {
   });
 
   it("masks it in the message and details of every refusal, on every surface", async () => {
-    const core = await makeCore([echo], { clock: systemClock });
-    cleanups.push(core.cleanup);
-    const { secret } = await core.createKey();
-    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
-    cleanups.push(() => server.close());
-    server.open();
-    const request = (method: "GET" | "POST", url: string, payload?: object) =>
-      server.app.inject({
-        method,
-        url,
-        ...(payload && { payload }),
-        headers: { authorization: `Bearer ${secret}` },
-      });
+    const { secret, request } = await inProcessApi([echo], cleanups);
     const answers = [
       await request("GET", `/v1/executions/${secret}`),
       await request("GET", `/v1/skills/${secret}`),

@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
 import { parseRateLimitField } from "../contract/harness.js";
-import { makeCore } from "../core/make-core.js";
 import { latch, latchReleases } from "../core/test-skills.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import { inProcessApi } from "./in-process-api.js";
 
 /** 12:00:50 UTC on a day of the tests: 10 s before a minute's window ends. */
 const ADMITTED_AT = Date.UTC(2026, 10, 22, 12, 0, 50);
@@ -27,14 +23,7 @@ describe("limit headers of an answer sent long after its request was counted", (
     // Only Date is moved: the skill, the long poll and the server wait on real timers.
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(ADMITTED_AT);
-    const core = await makeCore([latch], { clock: systemClock });
-    cleanups.push(core.cleanup);
-    const { secret } = await core.createKey();
-    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
-    cleanups.push(() => server.close());
-    server.open();
-    const request = (method: "GET" | "POST", url: string, payload?: object) =>
-      server.app.inject({ method, url, payload, headers: { authorization: `Bearer ${secret}` } });
+    const { core, request } = await inProcessApi([latch], cleanups);
     return { request, events: core.skillport.events };
   }
 

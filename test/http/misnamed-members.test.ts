@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
 import { parseToolCall } from "../../src/mcp/tool-calls.js";
-import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import { inProcessApi } from "./in-process-api.js";
 
 type Refusal = { code: string; message: string; details: { path: string; message: string }[] };
 
@@ -20,19 +16,7 @@ describe("a request member sent under a close name is refused with the name mean
   });
 
   async function setUp() {
-    const core = await makeCore([echo], { clock: systemClock });
-    cleanups.push(core.cleanup);
-    const { secret } = await core.createKey();
-    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
-    cleanups.push(() => server.close());
-    server.open();
-    const request = (method: "GET" | "POST", url: string, payload?: object) =>
-      server.app.inject({
-        method,
-        url,
-        ...(payload && { payload }),
-        headers: { authorization: `Bearer ${secret}` },
-      });
+    const { request } = await inProcessApi([echo], cleanups);
     return { request };
   }
 

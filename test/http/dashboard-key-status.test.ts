@@ -4,6 +4,7 @@ import { ManualClock } from "../../src/core/clock.js";
 import { buildHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/logging.js";
 import { type Core, makeCore } from "../core/make-core.js";
+import { signedInCookie } from "./dashboard-session.js";
 import { testHttpServerOptions } from "./http-server-options.js";
 
 const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
@@ -26,9 +27,7 @@ afterEach(async () => {
 
 /** A dashboard page, signed in now (a session lasts hours of the core's clock). */
 async function page(url: string): Promise<string> {
-  const token = core.skillport.admin.issueSignInToken();
-  const signedIn = await http.app.inject({ method: "GET", url: `/dashboard/sign-in?token=${token}` });
-  const cookie = String(signedIn.headers["set-cookie"]).split(";")[0] ?? "";
+  const cookie = await signedInCookie(http, core.skillport);
   return (await http.app.inject({ method: "GET", url, headers: { cookie } })).body;
 }
 

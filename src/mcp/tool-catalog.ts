@@ -74,7 +74,7 @@ export class ToolCatalog {
   unknownToolMessage(toolName: string, scope: Scope): string {
     const unknown = `Unknown tool ${JSON.stringify(toolName)}`;
     if (scope === "read-only") return `${unknown}; call discover_skills. ${DISCOVER_ONLY}`;
-    const ids = this.skillNames.named(toolName);
+    const ids = this.skillNames.meant(toolName);
     const skillId = ids.includes(toolName) ? toolName : ids[0];
     if (skillId === undefined) return `${unknown}; call tools/list, or discover_skills and execute_skill.`;
     const tool = this.toolOfSkill.get(skillId);

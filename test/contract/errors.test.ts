@@ -347,6 +347,15 @@ describe("contract: the error table", () => {
         "skill_not_found",
       );
       expect(unknown.message).toBe('No skill has the id "no.such.skill".');
+      // Claude Code's name for a skillport tool, sent as an id.
+      const prefixed = expectError(
+        await execute({ skill_id: "mcp__skillport__math_evaluate", params: { expression: "1" } }),
+        404,
+        "skill_not_found",
+      );
+      expect(prefixed.message).toBe(
+        'No skill has the id "mcp__skillport__math_evaluate"; did you mean "math.evaluate"?',
+      );
     });
 
     it("skill_not_found for GET /v1/skills/{unknown}", async () => {

@@ -182,6 +182,10 @@ describe("what an agent reads over MCP", () => {
     await expect(call(client, "math.evaluate", { expression: "2+2" })).rejects.toThrow(
       'Unknown tool "math.evaluate"; did you mean math_evaluate, the tool of skill "math.evaluate"?',
     );
+    // A tool name with a client's prefix (Claude Code's mcp__<server>__<tool>).
+    await expect(call(client, "mcp__skillport__math_evaluate", { expression: "2+2" })).rejects.toThrow(
+      'Unknown tool "mcp__skillport__math_evaluate"; did you mean math_evaluate, the tool of skill "math.evaluate"?',
+    );
     // A skill beyond the cap has no tool of its own: execute_skill runs it.
     const capped = await connect({}, { maxTools: 0 });
     await expect(call(capped, "math.evaluate", { expression: "2+2" })).rejects.toThrow(

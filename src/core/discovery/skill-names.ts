@@ -46,7 +46,27 @@ export class SkillNames {
   /** The ids the query names exactly (case, `.`, `_`, `-` and spaces aside); usually none. */
   named(query: string): string[] {
     if (query.length > MAX_NAME_CHARS) return [];
-    const ids = this.byName.get(nameWords(query).join(" "));
+    return this.namedBy(nameWords(query));
+  }
+
+  /**
+   * The ids a name that is no skill's id was meant to be, for a refusal's "did you mean":
+   * those it names (`math_evaluate`), else those its last words name, the first words being
+   * a prefix a client put before a tool's name (`mcp__skillport__math_evaluate`, as Claude
+   * Code calls skillport's tools).
+   */
+  meant(name: string): string[] {
+    if (name.length > MAX_NAME_CHARS) return [];
+    const words = nameWords(name);
+    for (let first = 0; first < words.length; first++) {
+      const ids = this.namedBy(words.slice(first));
+      if (ids.length > 0) return ids;
+    }
+    return [];
+  }
+
+  private namedBy(words: readonly string[]): string[] {
+    const ids = this.byName.get(words.join(" "));
     return ids ? [...ids].sort() : [];
   }
 }

@@ -164,7 +164,7 @@ export class SkillRegistry {
   require(id: string): CatalogSkill {
     const entry = this.skills.get(id);
     if (entry) return entry;
-    const meant = this.names.named(id).map((other) => JSON.stringify(other));
+    const meant = this.names.meant(id).map((other) => JSON.stringify(other));
     const hint = meant.length > 0 ? `; did you mean ${meant.join(" or ")}?` : ".";
     throw new ServiceError("skill_not_found", {
       message: `No skill has the id ${JSON.stringify(id)}${hint}`,

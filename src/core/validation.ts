@@ -154,21 +154,37 @@ const NOT_TAKEN = {
 } as const;
 
 /**
+ * What a request carries outside its members, by the member name a caller may put it under
+ * instead, compacted (`compactName`): where it goes, as the refusal says it (`send it in the
+ * Idempotency-Key header`). Each surface says its own place.
+ */
+export type SentElsewhere = Readonly<Record<string, string>>;
+
+/** A member's name without case or separators: `idempotency_key`, `IdempotencyKey` and `idempotency-key` alike. */
+export function compactName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/**
  * Parses a request (a REST body or query, an MCP tool's arguments) as `parseOrThrow` does,
  * and refuses a member the schema does not declare whose name is close to one it does
- * (`timeout` for `timeout_ms`, `Limit`, `tag`): zod drops it, and the request would run
- * with the default in its place (synchronously, for 30 s) without a word. A member close
- * to none stays ignored, as a member a later version takes would be.
+ * (`timeout` for `timeout_ms`, `Limit`, `tag`), or one named as what the request carries
+ * elsewhere (`sentElsewhere`: an idempotency key): zod drops it, and the request would run
+ * with the default in its place (synchronously, for 30 s; or twice, when retried) without a
+ * word. A member close to none stays ignored, as a member a later version takes would be.
  */
 export function parseRequest<S extends z.ZodObject>(
   schema: S,
   input: unknown,
   sentIn: keyof typeof NOT_TAKEN = "object",
+  sentElsewhere: SentElsewhere = {},
 ): z.output<S> {
   const parsed = parseOrThrow(schema, input);
   const members = Object.keys(schema.shape);
   const misnamed = isPlainRecord(input) ? Object.keys(input).filter((name) => !members.includes(name)) : [];
   const details = misnamed.flatMap((name) => {
+    const elsewhere = sentElsewhere[compactName(name)];
+    if (elsewhere) return [detail([name], `${NOT_TAKEN[sentIn]}; ${elsewhere}`)];
     const meant = meantNames(name, members);
     return meant.length > 0
       ? [detail([name], `${NOT_TAKEN[sentIn]}; did you mean ${quotedList(meant)}?`)]

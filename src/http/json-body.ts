@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
-import { parseRequest } from "../core/validation.js";
+import { parseRequest, type SentElsewhere } from "../core/validation.js";
 import { firstJsonFault, type JsonFault } from "./json-syntax.js";
 import { refuseBodyMembersInQuery } from "./query-string.js";
 
@@ -78,11 +78,16 @@ export function notJsonError(contentType: string | undefined): ServiceError {
 
 /**
  * The JSON body of a POST route parsed with `schema`: a body member sent in the query
- * instead refused, a missing body told so, then the body's members (`parseRequest`).
+ * instead refused, a missing body told so, then the body's members (`parseRequest`),
+ * `sentElsewhere` naming what goes in a header instead.
  */
-export function parseBody<S extends z.ZodObject>(request: FastifyRequest, schema: S): z.output<S> {
+export function parseBody<S extends z.ZodObject>(
+  request: FastifyRequest,
+  schema: S,
+  sentElsewhere?: SentElsewhere,
+): z.output<S> {
   refuseBodyMembersInQuery(schema, request.query);
-  return parseRequest(schema, requiredBody(request));
+  return parseRequest(schema, requiredBody(request), "object", sentElsewhere);
 }
 
 /**

@@ -7,6 +7,10 @@ import type { ToolTarget } from "./tool-catalog.js";
 
 /** Lets a retrying client make a skill call at most once, as `Idempotency-Key` does on `/v1`. */
 const IDEMPOTENCY_META = "skillport/idempotency_key";
+/** An idempotency key sent as an argument would be dropped, and a retry would run the skill again. */
+const IDEMPOTENCY_KEY_IN_META = {
+  idempotencykey: `send an idempotency key in the call's _meta, as ${JSON.stringify(IDEMPOTENCY_META)}`,
+};
 
 /** A skill run a tool call asks for. */
 export interface ExecuteToolCall {
@@ -45,7 +49,7 @@ export function parseToolCall(
     case "discover_skills":
       return { tool: "discover", request: parseRequest(DiscoverSkillsArgs, args) };
     case "execute_skill": {
-      const { wait_ms, ...request } = parseRequest(ExecuteSkillArgs, args);
+      const { wait_ms, ...request } = parseRequest(ExecuteSkillArgs, args, "object", IDEMPOTENCY_KEY_IN_META);
       return { tool: "execute", request, waitMs: wait_ms, idempotencyKey };
     }
     case "get_execution": {

@@ -81,6 +81,34 @@ describe("a request member sent under a close name is refused with the name mean
     expect((await request("POST", "/v1/discover?source=docs", { query: "echo" })).statusCode).toBe(200);
   });
 
+  // An idempotency key sent as a body member or tool argument was dropped: the caller's
+  // retry, believed safe, ran the skill a second time.
+  it("an idempotency key sent as a member, pointed to where it goes on each surface", async () => {
+    const { request } = await setUp();
+    const run = { skill_id: "test.echo", params: { text: "hi" } };
+    for (const name of ["idempotency_key", "idempotencyKey", "Idempotency-Key"]) {
+      const refused = refusal(await request("POST", "/v1/execute", { ...run, [name]: "order-42" }));
+      expect(refused).toMatchObject({
+        code: "invalid_request",
+        message: `${name}: is not allowed here; send an idempotency key in the Idempotency-Key header`,
+        details: [
+          {
+            path: name,
+            message: "is not allowed here; send an idempotency key in the Idempotency-Key header",
+          },
+        ],
+      });
+    }
+    expect(() =>
+      parseToolCall(
+        { kind: "generic", name: "execute_skill" },
+        { name: "execute_skill", arguments: { ...run, idempotency_key: "order-42" } },
+      ),
+    ).toThrow(
+      `idempotency_key: is not allowed here; send an idempotency key in the call's _meta, as "skillport/idempotency_key"`,
+    );
+  });
+
   it("still ignores a member close to no name it takes, as a later version's member would be", async () => {
     const { request } = await setUp();
     const ran = await request("POST", "/v1/execute", {

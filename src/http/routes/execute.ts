@@ -8,6 +8,9 @@ import { headerCount, keyOf } from "../admission.js";
 import { parseBody } from "../json-body.js";
 import { streamEvents } from "../sse.js";
 
+/** An idempotency key sent as a body member would be dropped, and a retry would run the skill again. */
+const IDEMPOTENCY_KEY_IN_HEADER = { idempotencykey: "send an idempotency key in the Idempotency-Key header" };
+
 /**
  * POST /v1/execute — sync answers 200 with the terminal record, async 202 at once with
  * `Location` (contract.md). A failed execution is a record, not an HTTP error. A sync
@@ -20,7 +23,7 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
   // Scope is checked at admission, before the body (contract.md: 403 for a read-only key).
   app.post("/v1/execute", { config: { scope: "full-access" } }, async (request, reply) => {
     const key = keyOf(request);
-    const input = parseBody(request, ExecuteRequest);
+    const input = parseBody(request, ExecuteRequest, IDEMPOTENCY_KEY_IN_HEADER);
     // Two would be joined into one key ("a, b") that neither sender meant.
     if (headerCount(request.raw.rawHeaders, "idempotency-key") > 1) {
       throw new ServiceError("invalid_request", { message: "Send one Idempotency-Key header, not several." });

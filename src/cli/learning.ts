@@ -1,7 +1,9 @@
 import { queryWithoutSecrets } from "../core/discovery/query-secrets.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
+import { KeyOwner } from "../core/keys/key-service.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
 import { silentLogger } from "../core/logger.js";
+import { safeParseInWords } from "../core/validation.js";
 import { openStore } from "../store/open-store.js";
 import { parseCommandArgs, UsageError } from "./command-options.js";
 import { LEARNING_FORGET, LEARNING_LIST } from "./commands.js";
@@ -27,10 +29,18 @@ export async function runLearningCommand(args: string[]): Promise<number> {
   }
   const spec = action === "forget" ? LEARNING_FORGET : LEARNING_LIST;
   const { values } = parseCommandArgs(spec, rest);
-  const owner = values.owner;
-  if (!owner) {
+  if (!values.owner) {
     throw new UsageError(`skillport ${spec.name} needs --owner (${spec.options.owner.means}).`);
   }
+  // Held to the rule keys are created with: an owner no key can have has learned nothing.
+  const checked = safeParseInWords(KeyOwner, values.owner);
+  if (!checked.success) {
+    throw new UsageError(
+      `skillport ${spec.name}: --owner: ${checked.error.issues[0]?.message ?? "is not valid"}`,
+    );
+  }
+  const owner = checked.data;
+  const about = values.skill === undefined ? "" : ` about ${values.skill}`;
   const opened = commandStore(spec, values);
   if (!opened) return 1;
   const where = opened.name;
@@ -41,7 +51,7 @@ export async function runLearningCommand(args: string[]): Promise<number> {
       if (values.json) console.log(JSON.stringify({ owner, skill_id: values.skill ?? null, forgotten }));
       else
         console.log(
-          `Forgot ${forgotten} learned ${forgotten === 1 ? "query" : "queries"} of ${owner} in ${where}.`,
+          `Forgot ${forgotten} learned ${forgotten === 1 ? "query" : "queries"} of ${owner}${about} in ${where}.`,
         );
       return 0;
     }
@@ -56,9 +66,9 @@ export async function runLearningCommand(args: string[]): Promise<number> {
         last_at: new Date(entry.lastAt).toISOString(),
       }));
     if (values.json) console.log(JSON.stringify(learned));
-    else if (learned.length === 0) console.log(`Nothing learned for ${owner} in ${where}.`);
+    else if (learned.length === 0) console.log(`Nothing learned for ${owner}${about} in ${where}.`);
     else {
-      console.log(`Learned for ${owner} in ${where} (skill, count, last time, query):`);
+      console.log(`Learned for ${owner}${about} in ${where} (skill, count, last time, query):`);
       for (const entry of learned) {
         console.log(`${entry.skill_id}\t${entry.count}\t${entry.last_at}\t${JSON.stringify(entry.query)}`);
       }

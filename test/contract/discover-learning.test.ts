@@ -214,6 +214,40 @@ describe("discovery learns from use, per owner", () => {
     expect(missing.stderr).toContain("--owner OWNER");
   });
 
+  // An owner no key can have was looked up as given, and answered "Nothing learned", as a
+  // skill that was named was not said: both read as if the owner had learned nothing at all.
+  it("learning list and forget hold --owner to the rule keys are created with, and name the --skill they looked at", async () => {
+    const dataDir = ["--data-dir", server().dataDir];
+    for (const action of ["list", "forget"]) {
+      const bad = await runCli(["learning", action, "--owner", "bad owner!", ...dataDir]);
+      expect(bad.code, bad.stderr).toBe(2);
+      expect(bad.stderr.split("\n")[0]).toBe(
+        `skillport learning ${action}: --owner: must be letters, digits, '.', '_' or '-', at most 64 characters`,
+      );
+    }
+    const listed = await runCli([
+      "learning",
+      "list",
+      "--owner",
+      "erin",
+      "--skill",
+      "no.such.skill",
+      ...dataDir,
+    ]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^Nothing learned for erin about no\.such\.skill in /);
+    const forgotten = await runCli([
+      "learning",
+      "forget",
+      "--owner",
+      "erin",
+      "--skill",
+      "no.such.skill",
+      ...dataDir,
+    ]);
+    expect(forgotten.stdout).toMatch(/^Forgot 0 learned queries of erin about no\.such\.skill in /);
+  });
+
   it("learns from an MCP discover_skills followed by execute_skill with the same key", async () => {
     const carol = await server().createRoomyKey({ owner: "carol" });
     const carolRest = await server().createRoomyKey({ owner: "carol", scope: "read-only" });

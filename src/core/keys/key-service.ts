@@ -118,6 +118,15 @@ export function printableName(name: string): string {
   );
 }
 
+/** An owner (a tenant label): what keys are created with, and what the CLI's `--owner` takes anywhere. */
+export const KeyOwner = z
+  .string()
+  .trim()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "must be letters, digits, '.', '_' or '-', at most 64 characters",
+  );
+
 export const CreateKeyInput = z
   .object({
     name: KeyName,
@@ -125,14 +134,7 @@ export const CreateKeyInput = z
     plan: z.enum(PLANS).optional(),
     limits: KeyLimits.optional(),
     environment: z.enum(ENVIRONMENTS).default("production"),
-    owner: z
-      .string()
-      .trim()
-      .regex(
-        /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-        "must be letters, digits, '.', '_' or '-', at most 64 characters",
-      )
-      .default("default"),
+    owner: KeyOwner.default("default"),
     expiresAt: ExpiresAt.optional(),
   })
   // Limits of its own make a key enterprise when no plan is named; otherwise free.

@@ -690,6 +690,30 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     expect(await page.locator("[data-draft-restored]").count()).toBe(0);
   });
 
+  // Regression: every form keeps a draft as it is sent, and one answered on the address it
+  // was sent from (a search led back to the list, an edit refused for a field) put it back
+  // with "Your session had ended", a session that had not.
+  it("a form answered on its own page (a search, a refused edit) is not said to follow an ended session", async () => {
+    await visit("/dashboard/keys");
+    await page.getByLabel("Search keys").fill("bulk 1");
+    await page.getByRole("button", { name: "Search" }).click();
+    expect(new URL(page.url()).pathname).toBe("/dashboard/keys");
+    expect(await page.locator("#keys-table tbody a.strong").first().textContent()).toMatch(/^bulk 1/);
+    expect(await page.locator("[data-draft-restored]").count()).toBe(0);
+
+    const key = await server.createRoomyKey({ name: "edited wrongly" });
+    await visit(`/dashboard/keys/${key.id}/edit`);
+    await page.getByLabel("Name").fill("");
+    const [answer] = await Promise.all([
+      page.waitForResponse((res) => res.request().method() === "POST"),
+      page.getByRole("button", { name: "Save changes" }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${key.id}/edit`);
+    expect(await page.getByRole("alert").textContent()).toMatch(/The key was not changed/);
+    expect(await page.locator("[data-draft-restored]").count()).toBe(0);
+  });
+
   it("signs out: the old session no longer opens the dashboard", async () => {
     const cookie = await sessionCookie();
     await visit("/dashboard");

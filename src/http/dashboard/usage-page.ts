@@ -6,7 +6,13 @@ import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js
 import { usageChart } from "./chart.js";
 import { duration, integer, seconds } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
-import { findKeyHint, keyLabel, pickableKeys, unknownKeyNotice } from "./key-picker.js";
+import {
+  findKeyHint,
+  keyFilterTakesNoSecret,
+  keyLabel,
+  pickableKeys,
+  unknownKeyNotice,
+} from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -62,7 +68,8 @@ export function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
 
 /** Usage of every key, or of one chosen key with its position against its plan's windows. */
 export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): void {
-  app.get<{ Querystring: { key?: string } }>("/usage", async (request, reply) => {
+  const noSecret = keyFilterTakesNoSecret(dashboard.skillport.keys, "key", "Show the usage of all keys");
+  app.get<{ Querystring: { key?: string } }>("/usage", { preHandler: noSecret }, async (request, reply) => {
     const range = parseRange(request.query);
     const { keys } = dashboard.skillport;
     const asked = request.query.key || undefined;

@@ -527,6 +527,31 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  // Regression: the secret page's heading ("Copy the key for “…” now") did not wrap a long
+  // word, and a 100-character name without a space pushed the page sideways.
+  it("wraps a 100-character name without a space on every page that says it", async () => {
+    const unbroken = "W".repeat(100);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 860 });
+      await visit("/dashboard/keys/new");
+      await page.getByLabel("Name").fill(unbroken);
+      await page.getByRole("button", { name: "Create key" }).click();
+      expect(new URL(page.url()).pathname).toMatch(/\/secret$/);
+      expect(await page.getByRole("heading", { name: /Copy the key for/ }).textContent()).toContain(unbroken);
+      expect(await overflow(), `secret page at ${width}`).toBeLessThanOrEqual(0);
+      await screenshot(page, `19-unbroken-name-secret-${width}`);
+      const id = new URL(page.url()).pathname.split("/").at(-2) ?? "";
+      await page.reload();
+      expect(await overflow(), `shown-once page at ${width}`).toBeLessThanOrEqual(0);
+      for (const path of ["", "/edit", "/roll", "/revoke"]) {
+        await visit(`/dashboard/keys/${id}${path}`);
+        expect(await overflow(), `${path || "key"} page at ${width}`).toBeLessThanOrEqual(0);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
   it("works at phone width and in dark mode", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await visit("/dashboard/keys");

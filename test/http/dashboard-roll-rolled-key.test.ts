@@ -58,7 +58,7 @@ describe("rolling a key that is already due to stop", () => {
     const page = await get(`/dashboard/keys/${key.id}/roll`);
     expect(page.statusCode).toBe(200);
     expect(graceOptions(page.body)).toEqual({ offered: [0, 3600], selected: 3600 });
-    expect(page.body).toContain("This key already stops working at");
+    expect(page.body).toContain("a key rolled from it will stop then too (a roll keeps the expiry)");
   });
 
   it("shows a refused grace on the roll form again, and rolls with one that fits", async () => {

@@ -498,7 +498,9 @@ ${csrfField(ctx)}
 
 /**
  * Rolling asks for the grace period of the old key, among `choices` (those that end before
- * the key stops anyway: a key rolled before is due to stop, and its grace cannot outlast that).
+ * the key stops anyway: a key rolled before is due to stop, and its grace cannot outlast
+ * that). A key with an end says so, and that its new key keeps it: rolling a key rolled
+ * before makes one that stops with it, so the page points at the key that replaced it.
  */
 function rollPage(
   ctx: PageContext,
@@ -525,7 +527,7 @@ ${csrfField(ctx)}
 </select>
 ${
   key.expiresAt &&
-  html`<p class="hint" id="grace-hint">This key already stops working at ${time(key.expiresAt)} (it was rolled before, or made to expire), so its grace period must end before then: only such periods are offered. To give clients longer, roll the key that replaced it.</p>`
+  html`<p class="hint" id="grace-hint">This key stops working at ${time(key.expiresAt)}, and a key rolled from it will stop then too (a roll keeps the expiry): if it was rolled before, roll the key that replaced it instead. Only grace periods that end before then are offered.</p>`
 }
 <div class="inline-actions">
   <button type="submit" class="button button-primary">Roll key</button>

@@ -531,7 +531,7 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
   // word, and a 100-character name without a space pushed the page sideways.
   it("wraps a 100-character name without a space on every page that says it", async () => {
     const unbroken = "W".repeat(100);
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = () => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 860 });
       await visit("/dashboard/keys/new");

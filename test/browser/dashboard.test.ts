@@ -527,6 +527,31 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  // Regression: the secret page's heading ("Copy the key for “…” now") did not wrap a long
+  // word, and a 100-character name without a space pushed the page sideways.
+  it("wraps a 100-character name without a space on every page that says it", async () => {
+    const unbroken = "W".repeat(100);
+    const overflow = () => page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 860 });
+      await visit("/dashboard/keys/new");
+      await page.getByLabel("Name").fill(unbroken);
+      await page.getByRole("button", { name: "Create key" }).click();
+      expect(new URL(page.url()).pathname).toMatch(/\/secret$/);
+      expect(await page.getByRole("heading", { name: /Copy the key for/ }).textContent()).toContain(unbroken);
+      expect(await overflow(), `secret page at ${width}`).toBeLessThanOrEqual(0);
+      await screenshot(page, `19-unbroken-name-secret-${width}`);
+      const id = new URL(page.url()).pathname.split("/").at(-2) ?? "";
+      await page.reload();
+      expect(await overflow(), `shown-once page at ${width}`).toBeLessThanOrEqual(0);
+      for (const path of ["", "/edit", "/roll", "/revoke"]) {
+        await visit(`/dashboard/keys/${id}${path}`);
+        expect(await overflow(), `${path || "key"} page at ${width}`).toBeLessThanOrEqual(0);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
   it("works at phone width and in dark mode", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await visit("/dashboard/keys");
@@ -687,6 +712,30 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     // Spent: the next visit of the form is a fresh one.
     await visit("/dashboard/keys/new");
     expect(await page.getByLabel("Name").inputValue()).toBe("");
+    expect(await page.locator("[data-draft-restored]").count()).toBe(0);
+  });
+
+  // Regression: every form keeps a draft as it is sent, and one answered on the address it
+  // was sent from (a search led back to the list, an edit refused for a field) put it back
+  // with "Your session had ended", a session that had not.
+  it("a form answered on its own page (a search, a refused edit) is not said to follow an ended session", async () => {
+    await visit("/dashboard/keys");
+    await page.getByLabel("Search keys").fill("bulk 1");
+    await page.getByRole("button", { name: "Search" }).click();
+    expect(new URL(page.url()).pathname).toBe("/dashboard/keys");
+    expect(await page.locator("#keys-table tbody a.strong").first().textContent()).toMatch(/^bulk 1/);
+    expect(await page.locator("[data-draft-restored]").count()).toBe(0);
+
+    const key = await server.createRoomyKey({ name: "edited wrongly" });
+    await visit(`/dashboard/keys/${key.id}/edit`);
+    await page.getByLabel("Name").fill("");
+    const [answer] = await Promise.all([
+      page.waitForResponse((res) => res.request().method() === "POST"),
+      page.getByRole("button", { name: "Save changes" }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/keys/${key.id}/edit`);
+    expect(await page.getByRole("alert").textContent()).toMatch(/The key was not changed/);
     expect(await page.locator("[data-draft-restored]").count()).toBe(0);
   });
 

@@ -8,6 +8,22 @@ describe("dashboardPath", () => {
     expect(dashboardPath("/dashboard/skills/✓?q=a%20b")).toBe("/dashboard/skills/%E2%9C%93?q=a%20b");
   });
 
+  // Regression: `/dashboard/../v1/skills` passed as a dashboard page, and the browser,
+  // resolving the dots, followed the sign-in out of the dashboard.
+  it("refuses a path whose dot segments lead out of the dashboard", () => {
+    for (const path of [
+      "/dashboard/../v1/skills",
+      "/dashboard/%2e%2e/v1/skills",
+      "/dashboard/.%2E/mcp",
+      "/dashboard/keys/../../v1/openapi.json",
+      "/dashboard/..?q=1",
+    ]) {
+      expect(dashboardPath(path), path).toBeUndefined();
+    }
+    expect(dashboardPath("/dashboard/keys/../usage")).toBe("/dashboard/keys/../usage");
+    expect(dashboardPath("/dashboard/keys?q=../x")).toBe("/dashboard/keys?q=../x");
+  });
+
   it("refuses half a UTF-16 pair, which no encoding can carry", () => {
     expect(dashboardPath("/dashboard/skills/\ud800")).toBeUndefined();
     expect(dashboardPath("/dashboard/skills/😀")).toBe("/dashboard/skills/%F0%9F%98%80");

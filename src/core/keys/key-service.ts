@@ -187,6 +187,15 @@ const LIST_PAGE_SIZE = 500;
 /** A key as listings show it: no hash, the secret reduced to a prefix and its last four characters. */
 export type KeyView = Omit<ApiKey, "hash">;
 
+/**
+ * Whether a roll's grace ends before the key would stop anyway. A key already due to stop
+ * within the grace (rolled before, most likely) would hand its new key that near end, and
+ * the grace would extend its own life: neither is a roll.
+ */
+function graceEndsBeforeKey(key: Pick<ApiKey, "expiresAt">, graceSeconds: number, now: number): boolean {
+  return key.expiresAt === null || Date.parse(key.expiresAt) > now + graceSeconds * 1000;
+}
+
 function toKeyView({ hash: _hash, ...view }: ApiKey): KeyView {
   return view;
 }
@@ -266,9 +275,7 @@ export class KeyService {
       });
     }
     const graceEnd = now + graceSeconds * 1000;
-    // A key already due to stop within the grace (rolled before, most likely) would hand its
-    // new key that near end, and the grace would extend its own life: neither is a roll.
-    if (old.expiresAt !== null && Date.parse(old.expiresAt) <= graceEnd) {
+    if (!graceEndsBeforeKey(old, graceSeconds, now)) {
       throw new ServiceError("invalid_request", {
         message: `The key ${id} already stops working at ${old.expiresAt}, within the grace period (it was probably rolled before): roll the key that replaced it, or give a shorter grace.`,
       });
@@ -298,6 +305,11 @@ export class KeyService {
     const limits = limitsOf(plan, changes.limits ?? kept);
     await this.keys.update(id, { name: changes.name ?? key.name, plan, limits });
     return toKeyView((await this.keys.findById(id)) ?? key);
+  }
+
+  /** Whether rolling `key` now may give its old secret `graceSeconds` more (see `graceEndsBeforeKey`). */
+  graceFits(key: Pick<ApiKey, "expiresAt">, graceSeconds: number): boolean {
+    return graceEndsBeforeKey(key, graceSeconds, this.clock.now());
   }
 
   /**

@@ -4,7 +4,14 @@ import { EXECUTION_STATUSES, isTerminal } from "../../core/execution/record.js";
 import { parseQuery } from "../query-string.js";
 import { badge, jsonBlock, milliseconds, time } from "./format.js";
 import { html } from "./html.js";
-import { filterField, findKeyHint, keyLabel, pickableKeys, unknownKeyNotice } from "./key-picker.js";
+import {
+  filterField,
+  findKeyHint,
+  keyFilterTakesNoSecret,
+  keyLabel,
+  pickableKeys,
+  unknownKeyNotice,
+} from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -14,7 +21,8 @@ type IdParams = { Params: { id: string } };
 export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { queries, keys, registry } = dashboard.skillport;
 
-  app.get("/executions", async (request, reply) => {
+  const noSecret = keyFilterTakesNoSecret(keys, "key_id", "Show the executions of all keys");
+  app.get("/executions", { preHandler: noSecret }, async (request, reply) => {
     // Blank filters (an untouched select) mean "any".
     const raw = Object.fromEntries(
       Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([, value]) => value !== ""),

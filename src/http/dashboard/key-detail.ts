@@ -4,7 +4,7 @@ import { badge, integer, time } from "./format.js";
 import { html } from "./html.js";
 import { type PageContext, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
-import { limitMeters, rangeTabs, usagePanel } from "./usage-page.js";
+import { limitsNow, rangeTabs, usagePanel } from "./usage-page.js";
 
 /** One key: its attributes, where it stands against its limits, its usage, and what to do with it. */
 export async function keyDetail(
@@ -22,7 +22,6 @@ export async function keyDetail(
 <a class="button" href="/dashboard/keys/${key.id}/roll">Roll key</a>
 <a class="button button-danger" href="/dashboard/keys/${key.id}/revoke">Revoke</a>`
     : undefined;
-  const limitStatus = await dashboard.skillport.access.limitStatus(key);
   return page(
     ctx,
     {
@@ -32,7 +31,7 @@ export async function keyDetail(
       lead: html`<code class="key-mask">${key.prefix}…${key.last4}</code> ${badge(status)}`,
     },
     html`${notice && html`<p class="alert" role="status">${notice}</p>`}
-${status === "revoked" && html`<p class="alert alert-error" role="status">This key is revoked: every request with it is refused.</p>`}
+${!active && html`<p class="alert alert-error" role="status">This key is ${status}: every request with it is refused.</p>`}
 <div class="grid-2">
   <section class="panel">
     <h2>Details</h2>
@@ -55,7 +54,7 @@ ${status === "revoked" && html`<p class="alert alert-error" role="status">This k
   </section>
   <section class="panel">
     <h2>Limits now</h2>
-    ${limitMeters(key, limitStatus)}
+    ${await limitsNow(dashboard, key)}
     <p><a href="/dashboard/executions?key_id=${key.id}">Executions of this key →</a></p>
   </section>
 </div>

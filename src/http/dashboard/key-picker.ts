@@ -1,5 +1,8 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { KeyService, KeyView } from "../../core/keys/key-service.js";
+import { looksLikeSecret, secretIn } from "../../core/keys/secret.js";
 import { html, type SafeHtml } from "./html.js";
+import { PageError } from "./page-error.js";
 
 /**
  * Up to this many keys, a page's key (and owner) filter is a select of them all; past it,
@@ -56,4 +59,34 @@ export function filterField({
   hint: string | SafeHtml;
 }): SafeHtml {
   return html`<div class="field"><label for="${id}">${label}</label><input type="text" id="${id}" name="${name}" value="${current ?? ""}" placeholder="${placeholder}" aria-describedby="${id}-hint" autocomplete="off" spellcheck="false"><p class="hint" id="${id}-hint">${hint}</p></div>`;
+}
+
+/**
+ * A key filter's field (`param` of a GET form) given a secret, or what may be part of one:
+ * its hint sends the reader to API Keys, whose search takes secrets, so a secret is at hand
+ * and gets pasted here. Its address would keep it in browser history and proxy logs, and the
+ * page would show it back as an unknown id. A whole secret of a key leads to the same page
+ * filtered by that key's id; anything else secret-like is refused without being repeated.
+ */
+export function keyFilterTakesNoSecret(keys: KeyService, param: string, unfiltered: string) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const value = (request.query as Record<string, unknown> | undefined)?.[param];
+    if (typeof value !== "string" || !looksLikeSecret(value)) return;
+    const url = new URL(request.url, "http://dashboard.invalid");
+    const secret = secretIn(value);
+    const key = secret === undefined ? undefined : await keys.findBySecret(secret);
+    if (key) {
+      url.searchParams.set(param, key.id);
+      await reply.redirect(`${url.pathname}?${url.searchParams.toString()}`, 303);
+      return;
+    }
+    url.searchParams.delete(param);
+    const query = url.searchParams.toString();
+    throw new PageError(
+      404,
+      "No key has this secret",
+      "What the key field was given looks like a key's secret, and it is no secret of these keys (or it was copied wrongly). It is not shown here; the field takes a key's id, which API Keys finds from a secret.",
+      { href: `${url.pathname}${query && `?${query}`}`, label: unfiltered },
+    );
+  };
 }

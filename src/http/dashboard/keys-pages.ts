@@ -252,11 +252,23 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
     }
   });
 
-  keyPage("/keys/:id/roll", rollPage);
+  /** The grace periods a key may be rolled with now: only those ending before it stops anyway. */
+  const graceChoicesOf = (key: KeyView) => GRACE_CHOICES.filter((c) => keys.graceFits(key, c.seconds));
+  keyPage("/keys/:id/roll", (ctx, key) => rollPage(ctx, key, graceChoicesOf(key)));
 
   app.post<IdParams>("/keys/:id/roll", async (request, reply) => {
     const graceSeconds = Number(formField(request, "grace_seconds"));
-    const { key, secret, previous } = await keys.roll(request.params.id, { graceSeconds });
+    const rolled = await keys.roll(request.params.id, { graceSeconds }).catch(async (err: unknown) => {
+      // A grace the key no longer fits (it came nearer its end since the page was shown, or
+      // an edited form): the form again, with why and the choices left, not a dead end.
+      if (!(err instanceof ServiceError) || err.code !== "invalid_request") throw err;
+      const key = await keyById(request.params.id);
+      if (keys.statusOf(key) !== "active") throw err;
+      const page = rollPage(dashboard.context(request), key, graceChoicesOf(key), err.message);
+      return dashboard.send(reply, page, 400);
+    });
+    if (!("secret" in rolled)) return rolled;
+    const { key, secret, previous } = rolled;
     const old = html`The previous key <code>${previous.prefix}…${previous.last4}</code>`;
     const note =
       graceSeconds > 0
@@ -484,8 +496,20 @@ ${csrfField(ctx)}
   );
 }
 
-/** Rolling asks for the grace period of the old key. */
-function rollPage(ctx: PageContext, key: KeyView): string {
+/**
+ * Rolling asks for the grace period of the old key, among `choices` (those that end before
+ * the key stops anyway: a key rolled before is due to stop, and its grace cannot outlast
+ * that). A key with an end says so, and that its new key keeps it: rolling a key rolled
+ * before makes one that stops with it, so the page points at the key that replaced it.
+ */
+function rollPage(
+  ctx: PageContext,
+  key: KeyView,
+  choices: readonly { seconds: number; label: string }[],
+  refusal?: string,
+): string {
+  // A day by default, or the longest left when a day no longer fits.
+  const selected = choices.some((c) => c.seconds === 86_400) ? 86_400 : choices.at(-1)?.seconds;
   return page(
     ctx,
     {
@@ -494,12 +518,17 @@ function rollPage(ctx: PageContext, key: KeyView): string {
       lead: `A new key with the same ${keyFieldsInWords(KEY_ATTRIBUTES)}. The old key keeps working for the grace period, so clients can switch without an outage.`,
     },
     html`<section class="panel narrow-panel">
+  ${refusal && html`<p class="alert alert-error" role="alert">${refusal}</p>`}
   <form method="post" action="/dashboard/keys/${key.id}/roll" class="stack narrow">
 ${csrfField(ctx)}
 <label for="grace">Grace period for <code>${key.prefix}…${key.last4}</code></label>
-<select id="grace" name="grace_seconds">
-  ${GRACE_CHOICES.map((c) => html`<option value="${c.seconds}"${c.seconds === 86_400 ? html` selected` : ""}>${c.label}</option>`)}
+<select id="grace" name="grace_seconds"${key.expiresAt && html` aria-describedby="grace-hint"`}>
+  ${choices.map((c) => html`<option value="${c.seconds}"${c.seconds === selected ? html` selected` : ""}>${c.label}</option>`)}
 </select>
+${
+  key.expiresAt &&
+  html`<p class="hint" id="grace-hint">This key stops working at ${time(key.expiresAt)}, and a key rolled from it will stop then too (a roll keeps the expiry): if it was rolled before, roll the key that replaced it instead. Only grace periods that end before then are offered.</p>`
+}
 <div class="inline-actions">
   <button type="submit" class="button button-primary">Roll key</button>
   <a class="button button-quiet" href="/dashboard/keys/${key.id}">Cancel</a>

@@ -7,8 +7,11 @@ export class PageError extends Error {
     readonly status: number,
     readonly title: string,
     message: string,
-    /** Where the page's one button goes, when not back to the dashboard. */
-    readonly next?: { href: string; label: string },
+    /**
+     * Where the page's one button goes, when not back to the dashboard; `keepsDraft` when it
+     * leads back to a form that was not sent, for dashboard.js to refill there.
+     */
+    readonly next?: { href: string; label: string; keepsDraft?: true },
   ) {
     super(message);
     this.name = "PageError";

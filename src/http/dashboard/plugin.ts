@@ -135,7 +135,11 @@ export function registerDashboard(
           401,
           "Signed out",
           "Your session has ended, so this form was not sent. Sign in again to go back to it.",
-          { href: `/dashboard/sign-in?next=${encodeURIComponent(form)}`, label: "Sign in again" },
+          {
+            href: `/dashboard/sign-in?next=${encodeURIComponent(form)}`,
+            label: "Sign in again",
+            keepsDraft: true,
+          },
         );
       });
       // Every state-changing request carries the session's CSRF token (the sign-in form its own).
@@ -207,7 +211,7 @@ function renderError(
     if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
   }
   // A signed-out form's page: dashboard.js keeps what was typed for the sign-in that follows.
-  const keepDraft = err instanceof PageError && err.next !== undefined;
+  const keepDraft = err instanceof PageError && err.next?.keepsDraft === true;
   const body = html`<section class="panel notice" role="alert" ${keepDraft && html`data-keep-draft`}><h2>${title}</h2><p>${message}</p>
 <p><a class="button" href="${next.href}">${next.label}</a></p></section>`;
   const markup = request.adminSession

@@ -153,6 +153,8 @@ export function dashboardPath(path: unknown): string | undefined {
     return undefined;
   }
   if (!/^\/dashboard(?:[/?][^\s\\]*)?$/.test(path) || path.includes("//")) return undefined;
+  // Its dot segments resolved as the browser will (`/dashboard/../v1`, `%2e%2e` too): still a dashboard page.
+  if (!/^\/dashboard(?:\/|$)/.test(new URL(path, "http://dashboard.invalid").pathname)) return undefined;
   // A redirect's Location takes ASCII only (a `✓` in it threw, and the sign-in answered 500):
   // other characters are percent-encoded, as the browser would have sent them.
   return path.replace(/[^\x21-\x7e]+/g, encodeURI);

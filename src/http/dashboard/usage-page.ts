@@ -6,7 +6,13 @@ import { USAGE_RANGES, type UsageRange } from "../../core/usage/usage-service.js
 import { usageChart } from "./chart.js";
 import { duration, integer, seconds } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
-import { findKeyHint, keyLabel, pickableKeys, unknownKeyNotice } from "./key-picker.js";
+import {
+  findKeyHint,
+  keyFilterTakesNoSecret,
+  keyLabel,
+  pickableKeys,
+  unknownKeyNotice,
+} from "./key-picker.js";
 import { page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
@@ -39,8 +45,20 @@ export async function usagePanel(dashboard: Dashboard, range: UsageRange, keyId?
   return usageChart(series, RANGE_LABELS[range].caption);
 }
 
+/**
+ * Where a key stands now against its limits: each window of its plan for a key that works;
+ * for a revoked or expired one, that it gets no request at all (its windows' "60 left" would
+ * read as requests it may still make).
+ */
+export async function limitsNow(dashboard: Dashboard, key: KeyView): Promise<SafeHtml> {
+  const status = dashboard.skillport.keys.statusOf(key);
+  if (status !== "active")
+    return html`<p class="muted">None: the key is ${status}, so every request with it is refused.</p>`;
+  return limitMeters(key, await dashboard.skillport.access.limitStatus(key));
+}
+
 /** Where a key stands now in each window of its plan. */
-export function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
+function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
   const now = Date.now() / 1000;
   return html`<ul class="meters">${status.windows.map((window) => {
     const used = window.limit - window.remaining;
@@ -62,7 +80,8 @@ export function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
 
 /** Usage of every key, or of one chosen key with its position against its plan's windows. */
 export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): void {
-  app.get<{ Querystring: { key?: string } }>("/usage", async (request, reply) => {
+  const noSecret = keyFilterTakesNoSecret(dashboard.skillport.keys, "key", "Show the usage of all keys");
+  app.get<{ Querystring: { key?: string } }>("/usage", { preHandler: noSecret }, async (request, reply) => {
     const range = parseRange(request.query);
     const { keys } = dashboard.skillport;
     const asked = request.query.key || undefined;
@@ -86,7 +105,7 @@ export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): v
         : ""
     }`;
     const limits = chosen
-      ? html`<section class="panel"><h2>Limits now: ${chosen.name}</h2>${limitMeters(chosen, await dashboard.skillport.access.limitStatus(chosen))}</section>`
+      ? html`<section class="panel"><h2>Limits now: ${chosen.name}</h2>${await limitsNow(dashboard, chosen)}</section>`
       : "";
     return dashboard.send(
       reply,

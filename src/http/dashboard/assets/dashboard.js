@@ -72,17 +72,34 @@ document.addEventListener("DOMContentLoaded", () => {
       }
     });
   }
-  // Kept across the "session ended" page and the sign-in; any other page spends it.
-  if (!document.querySelector('[data-keep-draft], form[action="/dashboard/sign-in"]')) {
-    let draft;
+  // Kept across the "session ended" page, which marks it as refused for that reason, and the
+  // sign-in; any other page spends it. Only a draft so marked is put back: every form keeps
+  // one as it is sent, and a form answered on its own address (a search led back to the
+  // list, an edit refused for a field) is no form whose session ended.
+  const readDraft = () => {
     try {
-      draft = JSON.parse(sessionStorage.getItem(DRAFT) ?? "null");
+      return JSON.parse(sessionStorage.getItem(DRAFT) ?? "null");
+    } catch {
+      return null;
+    }
+  };
+  if (document.querySelector("[data-keep-draft]")) {
+    const draft = readDraft();
+    try {
+      if (draft) sessionStorage.setItem(DRAFT, JSON.stringify({ ...draft, sessionEnded: true }));
+    } catch {
+      // Storage refused: nothing to put back after signing in.
+    }
+  } else if (!document.querySelector('form[action="/dashboard/sign-in"]')) {
+    const draft = readDraft();
+    try {
       sessionStorage.removeItem(DRAFT);
     } catch {
-      draft = null;
+      // Storage refused: there was no draft either.
     }
     const form =
-      draft?.page === location.pathname &&
+      draft?.sessionEnded === true &&
+      draft.page === location.pathname &&
       [...postForms].find((candidate) => candidate.getAttribute("action") === draft.action);
     if (form) {
       for (const [name, type, value] of draft.fields) {

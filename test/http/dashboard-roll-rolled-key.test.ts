@@ -1,0 +1,80 @@
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildHttpServer } from "../../src/http/server.js";
+import { createLogger } from "../../src/logging.js";
+import { type Core, makeCore } from "../core/make-core.js";
+import { echo } from "../core/test-skills.js";
+import { signedInCookie } from "./dashboard-session.js";
+import { testHttpServerOptions } from "./http-server-options.js";
+
+const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
+const DAY = 86_400;
+
+let core: Core;
+let http: ReturnType<typeof buildHttpServer>;
+let cookie = "";
+
+beforeEach(async () => {
+  core = await makeCore([echo]);
+  http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
+  http.open();
+  cookie = await signedInCookie(http, core.skillport);
+});
+afterEach(async () => {
+  await http.close();
+  await core.cleanup();
+});
+
+const get = (url: string) => http.app.inject({ method: "GET", url, headers: { cookie } });
+/** The grace periods the roll page offers (by seconds) and the one it selects. */
+function graceOptions(text: string) {
+  const select = /<select id="grace"[\s\S]*?<\/select>/.exec(text)?.[0] ?? "";
+  return {
+    offered: [...select.matchAll(/<option value="(\d+)"/g)].map((m) => Number(m[1])),
+    selected: Number(/<option value="(\d+)" selected/.exec(select)?.[1]),
+  };
+}
+async function postRoll(id: string, graceSeconds: number) {
+  const form = await get(`/dashboard/keys/${id}/roll`);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? "";
+  return http.app.inject({
+    method: "POST",
+    url: `/dashboard/keys/${id}/roll`,
+    headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+    payload: new URLSearchParams({ _csrf: csrf, grace_seconds: String(graceSeconds) }).toString(),
+  });
+}
+
+// Regression: the roll page of a key rolled before (due to stop in a day) offered every grace
+// period with a day selected; sending it led to a bare "Request refused" page, the form and
+// the choice gone, though a shorter grace would have rolled the key.
+describe("rolling a key that is already due to stop", () => {
+  it("offers only the grace periods that end before it stops, and says why", async () => {
+    const { key } = await core.skillport.keys.create({ name: "rolled before", scope: "full-access" });
+    const fresh = graceOptions((await get(`/dashboard/keys/${key.id}/roll`)).body);
+    expect(fresh).toEqual({ offered: [0, 3600, DAY, 7 * DAY, 30 * DAY], selected: DAY });
+
+    await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
+    const page = await get(`/dashboard/keys/${key.id}/roll`);
+    expect(page.statusCode).toBe(200);
+    expect(graceOptions(page.body)).toEqual({ offered: [0, 3600], selected: 3600 });
+    expect(page.body).toContain("a key rolled from it will stop then too (a roll keeps the expiry)");
+  });
+
+  it("shows a refused grace on the roll form again, and rolls with one that fits", async () => {
+    const { key } = await core.skillport.keys.create({ name: "rolled before", scope: "full-access" });
+    await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
+
+    const refused = await postRoll(key.id, 7 * DAY);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(
+      /<p class="alert alert-error" role="alert">The key key_\w+ already stops working at/,
+    );
+    expect(graceOptions(refused.body).offered).toEqual([0, 3600]);
+    expect(refused.body).toContain(`action="/dashboard/keys/${key.id}/roll"`);
+
+    const rolled = await postRoll(key.id, 3600);
+    expect(rolled.statusCode).toBe(303);
+    expect(rolled.headers.location).toMatch(/^\/dashboard\/keys\/key_\w+\/secret$/);
+  });
+});

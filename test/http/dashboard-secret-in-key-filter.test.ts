@@ -1,0 +1,63 @@
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildHttpServer } from "../../src/http/server.js";
+import { createLogger } from "../../src/logging.js";
+import { type Core, makeCore } from "../core/make-core.js";
+import { echo } from "../core/test-skills.js";
+import { signedInCookie } from "./dashboard-session.js";
+import { testHttpServerOptions } from "./http-server-options.js";
+
+const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
+
+let core: Core;
+let http: ReturnType<typeof buildHttpServer>;
+
+beforeEach(async () => {
+  core = await makeCore([echo]);
+  http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
+  http.open();
+});
+afterEach(async () => {
+  await http.close();
+  await core.cleanup();
+});
+
+async function get(url: string) {
+  const cookie = await signedInCookie(http, core.skillport);
+  return http.app.inject({ method: "GET", url, headers: { cookie } });
+}
+
+// Regression: the Usage and Executions pages' key field (a GET form, its hint pointing at
+// API Keys, whose search takes secrets) took a pasted secret into the page's address, where
+// browser history and proxy logs keep it, and showed it back as "No key has the id sk_live_…".
+describe("a key filter given a secret", () => {
+  const filters = [
+    { path: "/dashboard/usage", param: "key", keep: "range=day" },
+    { path: "/dashboard/executions", param: "key_id", keep: "status=completed" },
+  ];
+
+  it.each(filters)("on $path leads to the page filtered by that key's id", async ({ path, param, keep }) => {
+    const { key, secret } = await core.skillport.keys.create({ name: "pasted", scope: "full-access" });
+    for (const pasted of [secret, `Bearer ${secret}`, `SKILLPORT_API_KEY=${secret}`]) {
+      const res = await get(`${path}?${param}=${encodeURIComponent(pasted)}&${keep}`);
+      expect(res.statusCode, pasted).toBe(303);
+      expect(res.headers.location).toBe(`${path}?${param}=${key.id}&${keep}`);
+    }
+    const filtered = await get(String((await get(`${path}?${param}=${secret}&${keep}`)).headers.location));
+    expect(filtered.statusCode).toBe(200);
+    expect(filtered.body).not.toContain("No key has the id");
+  });
+
+  it.each(filters)("on $path refuses one of no key without showing it", async ({ path, param, keep }) => {
+    const { secret } = await core.skillport.keys.create({ name: "elsewhere", scope: "full-access" });
+    await core.skillport.keys.create({ name: "here", scope: "full-access" });
+    const other = secret.slice(0, -6);
+    for (const pasted of [`${secret.slice(0, 12)}${"A".repeat(30)}`, other, "sk_live_partOfOne"]) {
+      const res = await get(`${path}?${param}=${encodeURIComponent(pasted)}&${keep}`);
+      expect(res.statusCode, pasted).toBe(404);
+      expect(res.body).toContain("No key has this secret");
+      expect(res.body).not.toContain(pasted.slice(8));
+      expect(res.body).toContain(`href="${path}?${keep}"`);
+    }
+  });
+});

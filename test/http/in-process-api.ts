@@ -1,4 +1,4 @@
-import type { InjectOptions } from "fastify";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { systemClock } from "../../src/core/clock.js";
 import type { Skill } from "../../src/core/skills/skill.js";
 import { buildHttpServer } from "../../src/http/server.js";
@@ -23,7 +23,7 @@ export async function inProcessApi(skills: Skill[], cleanups: (() => Promise<voi
     url: string,
     payload?: InjectOptions["payload"],
     headers: Record<string, string> = {},
-  ) =>
+  ): Promise<LightMyRequestResponse> =>
     server.app.inject({
       method,
       url,

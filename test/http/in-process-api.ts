@@ -30,5 +30,5 @@ export async function inProcessApi(skills: Skill[], cleanups: (() => Promise<voi
       ...(payload !== undefined && { payload }),
       headers: { authorization: `Bearer ${secret}`, ...headers },
     });
-  return { core, secret, request };
+  return { core, secret, request, server };
 }

@@ -209,6 +209,10 @@ function renderError(
     if (error.code === "internal_error")
       request.log.error({ err: error.cause ?? error }, "dashboard request failed");
     if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
+    // A filter or page number typed into the address: the way on is the same page without them.
+    const [path, query] = request.url.split("?", 2);
+    if (status === 400 && request.method === "GET" && query && path?.startsWith("/dashboard/"))
+      next = { href: path, label: "Show this page without its filters" };
   }
   // A signed-out form's page: dashboard.js keeps what was typed for the sign-in that follows.
   const keepDraft = err instanceof PageError && err.next?.keepsDraft === true;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import type { KeyStatus } from "../../core/keys/api-key.js";
-import { KEY_ATTRIBUTES, keyFieldsInWords } from "../../core/keys/key-fields.js";
+import { FIXED_KEY_FIELDS, KEY_ATTRIBUTES, keyFieldsInWords } from "../../core/keys/key-fields.js";
 import { KEY_ORDERS, type KeyCounts } from "../../core/keys/key-listing.js";
 import { type KeyService, type KeyView, limitsNote } from "../../core/keys/key-service.js";
 import { badge, integer, time } from "./format.js";
@@ -476,7 +476,8 @@ function editPage(ctx: PageContext, key: KeyView, values: EditKeyForm, errors: M
       section: "keys",
       lead: "The key keeps its secret, so clients need no change. New limits apply from its next request, on every process sharing this data directory.",
     },
-    editKeyForm(ctx, key, values, errors),
+    html`${editKeyForm(ctx, key, values, errors)}
+<p class="muted">A key's ${keyFieldsInWords(FIXED_KEY_FIELDS)} cannot be edited: for other ones, <a href="/dashboard/keys/new">create a new key</a>, move its clients to it, then revoke this one.</p>`,
   );
 }
 

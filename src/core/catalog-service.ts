@@ -1,19 +1,31 @@
 import type { DiscoverResponse, SkillDetail, SkillSummary } from "./answer-schemas.js";
 import type { DiscoverRequest } from "./api-schemas.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { discoverAnswerJson } from "./discover-answer-json.js";
 import type { Discovery } from "./discovery/index.js";
 import type { Caller, UsageLearning } from "./discovery/usage-learning.js";
 import type { CatalogSkill, SkillRegistry } from "./skills/registry.js";
 
-function toSkillSummary({ skill, paramsSchema }: CatalogSkill): SkillSummary {
-  return {
-    skill_id: skill.id,
-    name: skill.title,
-    description: skill.description,
-    tags: skill.tags,
-    params: paramsSchema,
-  };
+/**
+ * A skill's summary, made once per catalog entry and frozen: `discoverAnswerJson` keeps the
+ * JSON of each summary object, so answers share them rather than copy them.
+ */
+function toSkillSummary(entry: CatalogSkill): SkillSummary {
+  let summary = summaries.get(entry);
+  if (summary === undefined) {
+    const { skill, paramsSchema } = entry;
+    summary = Object.freeze({
+      skill_id: skill.id,
+      name: skill.title,
+      description: skill.description,
+      tags: skill.tags,
+      params: paramsSchema,
+    });
+    summaries.set(entry, summary);
+  }
+  return summary;
 }
+const summaries = new WeakMap<CatalogSkill, SkillSummary>();
 
 export function toSkillDetail(entry: CatalogSkill): SkillDetail {
   const { skill, resultSchema } = entry;
@@ -65,6 +77,14 @@ export class CatalogService {
       );
     }
     return { query: request.query, results, took_ms: round(performance.now() - started, 3), ranking };
+  }
+
+  /** A discover answer of this catalog as JSON text, as `JSON.stringify` writes it, but faster. */
+  answerJson(answer: DiscoverResponse): string {
+    return discoverAnswerJson(answer, (skillId) => {
+      const entry = this.registry.get(skillId);
+      return entry && toSkillSummary(entry);
+    });
   }
 
   list(limit: number, cursor?: string): { data: SkillDetail[]; next_cursor: string | null } {

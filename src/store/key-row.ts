@@ -18,6 +18,7 @@ export interface KeyRow {
   last_refused_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  replaces: string | null;
 }
 
 /** The key a row holds. */
@@ -39,5 +40,6 @@ export function toApiKey(row: KeyRow): ApiKey {
     lastRefusedAt: row.last_refused_at,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    replaces: row.replaces,
   };
 }

@@ -23,7 +23,11 @@ export function withNulRule<S extends Store>(store: S): S {
   guard(keys, "findById", (findById) => (id) => (hasNul(id) ? Promise.resolve(undefined) : findById(id)));
   guard(keys, "findByIds", (findByIds) => (ids) => findByIds(ids.filter((id) => !hasNul(id))));
   guard(keys, "revoke", (revoke) => (id, at) => (hasNul(id) ? Promise.resolve(false) : revoke(id, at)));
-  guard(keys, "expire", (expire) => (id, at) => (hasNul(id) ? Promise.resolve(false) : expire(id, at)));
+  guard(
+    keys,
+    "findReplacement",
+    (findReplacement) => (id) => (hasNul(id) ? Promise.resolve(undefined) : findReplacement(id)),
+  );
   guard(
     keys,
     "update",

@@ -61,13 +61,17 @@ describe("KeyService.roll", () => {
     expect(keyStatus(await core.skillport.keys.get(old.id), clock.now())).toBe("expired");
   });
 
-  it("refuses to roll again a key in its grace period: its new key would die with it, and its life grow", async () => {
+  it("refuses to roll a key again, whatever the grace: it names the key that replaced it", async () => {
     const { key: old } = await core.createKey();
     const first = await core.skillport.keys.roll(old.id, { graceSeconds: 3600 });
+    expect(first.key.replaces).toBe(old.id);
+    expect(await core.skillport.keys.replacementOf(old.id)).toEqual(first.key);
     const keysBefore = (await core.skillport.keys.list()).length;
-    await expect(core.skillport.keys.roll(old.id, { graceSeconds: 86_400 })).rejects.toThrow(
-      /already stops working .* roll the key that replaced it/,
-    );
+    for (const graceSeconds of [86_400, 60, 0]) {
+      await expect(core.skillport.keys.roll(old.id, { graceSeconds })).rejects.toThrow(
+        `The key ${old.id} was rolled before: ${first.key.id} replaced it; it stops working at ${first.previous.expiresAt}. Roll ${first.key.id} instead, or revoke ${old.id} to end it now.`,
+      );
+    }
     expect((await core.skillport.keys.list()).length).toBe(keysBefore);
     expect((await core.skillport.keys.get(old.id)).expiresAt).toBe(first.previous.expiresAt);
     // Its successor rolls as any key does, and a key expiring after the grace still rolls.
@@ -77,6 +81,30 @@ describe("KeyService.roll", () => {
     });
     const rolled = await core.skillport.keys.roll(lasting.id, { graceSeconds: 3600 });
     expect(rolled.key.expiresAt).toBe(lasting.expiresAt);
+  });
+
+  it("makes one replacement of two rolls of a key sent at once", async () => {
+    const { key: old } = await core.createKey();
+    const keysBefore = (await core.skillport.keys.list()).length;
+    const outcomes = await Promise.allSettled([
+      core.skillport.keys.roll(old.id, { graceSeconds: 3600 }),
+      core.skillport.keys.roll(old.id, { graceSeconds: 60 }),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect((await core.skillport.keys.list()).length).toBe(keysBefore + 1);
+    const winner = outcomes.find((o) => o.status === "fulfilled");
+    expect(await core.skillport.keys.replacementOf(old.id)).toEqual(
+      winner?.status === "fulfilled" && winner.value.key,
+    );
+  });
+
+  it("refuses a grace that outlasts a key already due to stop, naming the fix", async () => {
+    const expiresAt = new Date(clock.now() + 3_600_000).toISOString();
+    const { key } = await core.createKey({ expiresAt });
+    await expect(core.skillport.keys.roll(key.id, { graceSeconds: 86_400 })).rejects.toThrow(
+      `The key ${key.id} already stops working at ${key.expiresAt}, within the grace period: give a shorter grace.`,
+    );
+    expect(await core.skillport.keys.replacementOf(key.id)).toBeUndefined();
   });
 
   it("refuses to roll a revoked key, an unknown key, or with a grace period out of range", async () => {

@@ -40,8 +40,11 @@ function recordingStore(): KeyStore & { lookups: string[]; keys: Map<string, Api
     async revoke() {
       return false;
     },
-    async expire() {
+    async roll() {
       return false;
+    },
+    async findReplacement() {
+      return undefined;
     },
     async update() {
       return false;

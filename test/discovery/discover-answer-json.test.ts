@@ -103,7 +103,9 @@ describe("a discover answer as JSON text", () => {
             took_ms: 0.5,
             ranking: { mode: "lexical" },
           } as unknown as DiscoverResponse;
-          expect(discoverAnswerJson(answer, (id) => catalog.get(id))).toBe(JSON.stringify(answer));
+          expect(discoverAnswerJson(answer, (id) => catalog.get(id as "a" | "b"))).toBe(
+            JSON.stringify(answer),
+          );
         },
       ),
       { numRuns: 500 },

@@ -45,30 +45,35 @@ async function postRoll(id: string, graceSeconds: number) {
   });
 }
 
-// Regression: the roll page of a key rolled before (due to stop in a day) offered every grace
-// period with a day selected; sending it led to a bare "Request refused" page, the form and
-// the choice gone, though a shorter grace would have rolled the key.
+/** A key that stops working in a day, as a key rolled with a day's grace did before rolls were linked. */
+async function keyDueInADay() {
+  const expiresAt = new Date(core.clock.now() + DAY * 1000).toISOString();
+  return (await core.skillport.keys.create({ name: "due soon", scope: "full-access", expiresAt })).key;
+}
+
+// Regression: the roll page of a key due to stop in a day offered every grace period with a
+// day selected; sending it led to a bare "Request refused" page, the form and the choice
+// gone, though a shorter grace would have rolled the key.
 describe("rolling a key that is already due to stop", () => {
   it("offers only the grace periods that end before it stops, and says why", async () => {
-    const { key } = await core.skillport.keys.create({ name: "rolled before", scope: "full-access" });
+    const { key } = await core.skillport.keys.create({ name: "lasting", scope: "full-access" });
     const fresh = graceOptions((await get(`/dashboard/keys/${key.id}/roll`)).body);
     expect(fresh).toEqual({ offered: [0, 3600, DAY, 7 * DAY, 30 * DAY], selected: DAY });
 
-    await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
-    const page = await get(`/dashboard/keys/${key.id}/roll`);
+    const due = await keyDueInADay();
+    const page = await get(`/dashboard/keys/${due.id}/roll`);
     expect(page.statusCode).toBe(200);
     expect(graceOptions(page.body)).toEqual({ offered: [0, 3600], selected: 3600 });
     expect(page.body).toContain("a key rolled from it will stop then too (a roll keeps the expiry)");
   });
 
   it("shows a refused grace on the roll form again, and rolls with one that fits", async () => {
-    const { key } = await core.skillport.keys.create({ name: "rolled before", scope: "full-access" });
-    await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
+    const key = await keyDueInADay();
 
     const refused = await postRoll(key.id, 7 * DAY);
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toMatch(
-      /<p class="alert alert-error" role="alert">The key key_\w+ already stops working at/,
+      /<p class="alert alert-error" role="alert">The key key_\w+ already stops working at [^<]*, within the grace period: give a shorter grace.<\/p>/,
     );
     expect(graceOptions(refused.body).offered).toEqual([0, 3600]);
     expect(refused.body).toContain(`action="/dashboard/keys/${key.id}/roll"`);
@@ -76,5 +81,57 @@ describe("rolling a key that is already due to stop", () => {
     const rolled = await postRoll(key.id, 3600);
     expect(rolled.statusCode).toBe(303);
     expect(rolled.headers.location).toMatch(/^\/dashboard\/keys\/key_\w+\/secret$/);
+  });
+});
+
+// A key is rolled once (KeyService.roll): rolling it again made a second replacement and cut
+// the first roll's grace short. Its pages say which key replaced it, and the ways on.
+describe("a key rolled before", () => {
+  it("has no roll form: its roll page names the key that replaced it, with links to it and to revoking", async () => {
+    const { key } = await core.skillport.keys.create({ name: "rolled", scope: "full-access" });
+    const { key: replacement } = await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
+
+    const page = await get(`/dashboard/keys/${key.id}/roll`);
+    expect(page.statusCode).toBe(409);
+    expect(page.body).not.toContain('<select id="grace"');
+    expect(page.body).toContain(
+      `<code>${replacement.prefix}…${replacement.last4}</code> replaced it, and it stops working at`,
+    );
+    expect(page.body).toContain(`<a class="button button-primary" href="/dashboard/keys/${replacement.id}">`);
+    expect(page.body).toContain(`href="/dashboard/keys/${key.id}/revoke"`);
+  });
+
+  it("answers a roll sent from a page shown before the first roll with the same page, rolling nothing", async () => {
+    const { key } = await core.skillport.keys.create({ name: "rolled twice", scope: "full-access" });
+    const form = await get(`/dashboard/keys/${key.id}/roll`);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? "";
+    const { key: replacement } = await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
+    const keysBefore = (await core.skillport.keys.list()).length;
+
+    const second = await http.app.inject({
+      method: "POST",
+      url: `/dashboard/keys/${key.id}/roll`,
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ _csrf: csrf, grace_seconds: "3600" }).toString(),
+    });
+    expect(second.statusCode).toBe(409);
+    expect(second.body).toContain(`href="/dashboard/keys/${replacement.id}"`);
+    expect((await core.skillport.keys.list()).length).toBe(keysBefore);
+  });
+
+  it("and the key that replaced it link each other on their pages", async () => {
+    const { key } = await core.skillport.keys.create({ name: "linked", scope: "full-access" });
+    const { key: replacement } = await core.skillport.keys.roll(key.id, { graceSeconds: DAY });
+
+    const old = (await get(`/dashboard/keys/${key.id}`)).body;
+    expect(old).toContain(
+      `<div><dt>Replaced by</dt><dd><a href="/dashboard/keys/${replacement.id}"><code>${replacement.id}</code></a> (rolled at`,
+    );
+    expect(old).not.toContain("<dt>Replaces</dt>");
+    const successor = (await get(`/dashboard/keys/${replacement.id}`)).body;
+    expect(successor).toContain(
+      `<div><dt>Replaces</dt><dd><a href="/dashboard/keys/${key.id}"><code>${key.id}</code></a> (rolled)</dd></div>`,
+    );
+    expect(successor).not.toContain("<dt>Replaced by</dt>");
   });
 });

@@ -39,6 +39,8 @@ export interface ApiKey {
   lastRefusedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** The key a roll replaced with this one (which a roll gave an expiry); null for a key created anew. */
+  replaces: string | null;
 }
 
 export const KEY_STATUSES = ["active", "revoked", "expired"] as const;

@@ -26,6 +26,10 @@ export const KeyJson = z.strictObject({
   ),
   expires_at: Timestamp.nullable(),
   revoked_at: Timestamp.nullable(),
+  replaces: z
+    .string()
+    .nullable()
+    .describe("The id of the key a roll replaced with this one; null for a key created anew"),
   status: z.enum(KEY_STATUSES),
 });
 export type KeyJson = z.output<typeof KeyJson>;
@@ -47,6 +51,7 @@ export function toKeyJson(key: KeyView, status: KeyStatus): KeyJson {
     last_refused_at: key.lastRefusedAt,
     expires_at: key.expiresAt,
     revoked_at: key.revokedAt,
+    replaces: key.replaces,
     status,
   };
 }

@@ -274,15 +274,28 @@ export class KeyService {
         message: `The key ${id} is ${status}; only an active key can be rolled.`,
       });
     }
+    const earlier = await this.keys.findReplacement(id);
+    if (earlier) throw rolledBefore(old, earlier);
     const graceEnd = now + graceSeconds * 1000;
     if (!graceEndsBeforeKey(old, graceSeconds, now)) {
       throw new ServiceError("invalid_request", {
-        message: `The key ${id} already stops working at ${old.expiresAt}, within the grace period (it was probably rolled before): roll the key that replaced it, or give a shorter grace.`,
+        message: `The key ${id} already stops working at ${old.expiresAt}, within the grace period: give a shorter grace.`,
       });
     }
-    const created = await this.insertNew(old, now);
-    await this.keys.expire(id, isoTimestamp(graceEnd));
-    return { ...created, previous: toKeyView((await this.keys.findById(id)) ?? old) };
+    const { key, secret } = newKey(old, now, id);
+    if (!(await this.keys.roll(key, isoTimestamp(graceEnd)))) {
+      // Another roll of the same key got there first.
+      const winner = await this.keys.findReplacement(id);
+      throw winner ? rolledBefore(old, winner) : unknownKeyIdError(id);
+    }
+    return { key: toKeyView(key), secret, previous: toKeyView((await this.keys.findById(id)) ?? old) };
+  }
+
+  /** The key that replaced the key `id` in a roll, if it was rolled. */
+  async replacementOf(id: string): Promise<KeyView | undefined> {
+    assertNotASecret(id);
+    const key = await this.keys.findReplacement(id);
+    return key && toKeyView(key);
   }
 
   /**
@@ -438,8 +451,34 @@ export class KeyService {
 
   /** Makes a secret for `attributes`, stores the key (its hash only) and returns both. */
   private async insertNew(attributes: KeyAttributes, now: number): Promise<{ key: KeyView; secret: string }> {
-    const secret = generateSecret(attributes.environment);
-    const key: ApiKey = {
+    const { key, secret } = newKey(attributes, now, null);
+    await this.keys.insert(key);
+    return { key: toKeyView(key), secret };
+  }
+}
+
+/**
+ * A rolled key is not rolled again: a second replacement would leave two keys in its place,
+ * and its grace would be cut to the second roll's (a key rolled in a hurry, then again to end
+ * the old secret sooner, is what revoking the old key does).
+ */
+function rolledBefore(old: ApiKey, replacement: ApiKey): ServiceError {
+  const ends = old.expiresAt ? `; it stops working at ${old.expiresAt}` : "";
+  return new ServiceError("invalid_request", {
+    message: `The key ${old.id} was rolled before: ${replacement.id} replaced it${ends}. Roll ${replacement.id} instead, or revoke ${old.id} to end it now.`,
+  });
+}
+
+/** A key with a new secret (only its hash kept) for `attributes`, and the secret. */
+function newKey<R extends string | null>(
+  attributes: KeyAttributes,
+  now: number,
+  replaces: R,
+): { key: ApiKey & { replaces: R }; secret: string } {
+  const secret = generateSecret(attributes.environment);
+  return {
+    secret,
+    key: {
       id: newId("key", now),
       name: attributes.name,
       scope: attributes.scope,
@@ -455,10 +494,9 @@ export class KeyService {
       lastUsedAt: null,
       lastRefusedAt: null,
       revokedAt: null,
-    };
-    await this.keys.insert(key);
-    return { key: toKeyView(key), secret };
-  }
+      replaces,
+    },
+  };
 }
 
 /**

@@ -38,10 +38,14 @@ export interface KeyStore {
   /** Sets `revokedAt` unless already revoked; false when no such key. */
   revoke(id: string, revokedAt: string): Promise<boolean>;
   /**
-   * Makes the key expire at `expiresAt`, or keeps its current expiry when that is earlier
-   * (a key is never given a longer life this way); false when no such key. Used by a roll.
+   * A roll, in one transaction: inserts `replacement` and makes the key it `replaces` expire
+   * at `expiresAt`, or keeps that key's expiry when it is earlier (a key is never given a
+   * longer life this way). False, with nothing written, when a key replaces it already (it
+   * was rolled before: two rolls at once make one replacement, not two).
    */
-  expire(id: string, expiresAt: string): Promise<boolean>;
+  roll(replacement: ApiKey & { replaces: string }, expiresAt: string): Promise<boolean>;
+  /** The key that replaced the key `id` in a roll, if it was rolled. */
+  findReplacement(id: string): Promise<ApiKey | undefined>;
   /** Sets what editing may change (its name, plan and limits); false when no such key. */
   update(id: string, changes: Pick<ApiKey, EditableKeyField>): Promise<boolean>;
   /** Records use of a key; may be coalesced and written later (it is not on the critical path). */

@@ -15,8 +15,10 @@ export async function keyDetail(
   /** A short confirmation of what was just done (e.g. an edit), shown above the details. */
   notice?: string,
 ): Promise<string> {
-  const status = dashboard.skillport.keys.statusOf(key);
+  const { keys } = dashboard.skillport;
+  const status = keys.statusOf(key);
   const active = status === "active";
+  const replacement = await keys.replacementOf(key.id);
   const actions = active
     ? html`<a class="button" href="/dashboard/keys/${key.id}/edit">Edit key</a>
 <a class="button" href="/dashboard/keys/${key.id}/roll">Roll key</a>
@@ -49,6 +51,8 @@ ${!active && html`<p class="alert alert-error" role="status">This key is ${statu
         html`<div><dt>Last refused use</dt><dd>${time(key.lastRefusedAt, "none since it stopped working")}</dd></div>`
       }
       <div><dt>Expires</dt><dd>${time(key.expiresAt, "never")}</dd></div>
+      ${key.replaces && html`<div><dt>Replaces</dt><dd><a href="/dashboard/keys/${key.replaces}"><code>${key.replaces}</code></a> (rolled)</dd></div>`}
+      ${replacement && html`<div><dt>Replaced by</dt><dd><a href="/dashboard/keys/${replacement.id}"><code>${replacement.id}</code></a> (rolled at ${time(replacement.createdAt)})</dd></div>`}
       ${key.revokedAt && html`<div><dt>Revoked</dt><dd>${time(key.revokedAt)}</dd></div>`}
     </dl>
   </section>

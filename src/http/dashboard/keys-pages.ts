@@ -254,18 +254,30 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
 
   /** The grace periods a key may be rolled with now: only those ending before it stops anyway. */
   const graceChoicesOf = (key: KeyView) => GRACE_CHOICES.filter((c) => keys.graceFits(key, c.seconds));
-  keyPage("/keys/:id/roll", (ctx, key) => rollPage(ctx, key, graceChoicesOf(key)));
+  app.get<IdParams>("/keys/:id/roll", async (request, reply) => {
+    const ctx = dashboard.context(request);
+    const key = await keyById(request.params.id);
+    const status = keys.statusOf(key);
+    if (status !== "active") return dashboard.send(reply, inactiveKeyPage(ctx, key, status), 409);
+    // A key rolled before is not rolled again (KeyService.roll): the page says what to do instead.
+    const replacement = await keys.replacementOf(key.id);
+    if (replacement) return dashboard.send(reply, rolledKeyPage(ctx, key, replacement), 409);
+    return dashboard.send(reply, rollPage(ctx, key, graceChoicesOf(key)));
+  });
 
   app.post<IdParams>("/keys/:id/roll", async (request, reply) => {
     const graceSeconds = Number(formField(request, "grace_seconds"));
     const rolled = await keys.roll(request.params.id, { graceSeconds }).catch(async (err: unknown) => {
       // A grace the key no longer fits (it came nearer its end since the page was shown, or
-      // an edited form): the form again, with why and the choices left, not a dead end.
+      // an edited form): the form again, with why and the choices left, not a dead end. A
+      // key rolled since the page was shown (another tab): what to do instead.
       if (!(err instanceof ServiceError) || err.code !== "invalid_request") throw err;
       const key = await keyById(request.params.id);
       if (keys.statusOf(key) !== "active") throw err;
-      const page = rollPage(dashboard.context(request), key, graceChoicesOf(key), err.message);
-      return dashboard.send(reply, page, 400);
+      const ctx = dashboard.context(request);
+      const replacement = await keys.replacementOf(key.id);
+      if (replacement) return dashboard.send(reply, rolledKeyPage(ctx, key, replacement), 409);
+      return dashboard.send(reply, rollPage(ctx, key, graceChoicesOf(key), err.message), 400);
     });
     if (!("secret" in rolled)) return rolled;
     const { key, secret, previous } = rolled;
@@ -467,6 +479,18 @@ function inactiveKeyPage(ctx: PageContext, key: KeyView, status: "revoked" | "ex
   );
 }
 
+/** What the roll page shows for a key rolled before: the key that replaced it, and the ways on. */
+function rolledKeyPage(ctx: PageContext, key: KeyView, replacement: KeyView): string {
+  return page(
+    ctx,
+    { title: `“${key.name}” was rolled`, section: "keys" },
+    html`<section class="panel notice" role="alert">
+  <p>The key <code>${key.prefix}…${key.last4}</code> was rolled at ${time(replacement.createdAt)}: <code>${replacement.prefix}…${replacement.last4}</code> replaced it${key.expiresAt && html`, and it stops working at ${time(key.expiresAt)}`}. A key is rolled once: roll the key that replaced it, or revoke this one to end it now.</p>
+  <p class="inline-actions"><a class="button button-primary" href="/dashboard/keys/${replacement.id}">Go to the key that replaced it</a><a class="button button-danger" href="/dashboard/keys/${key.id}/revoke">Revoke this key</a></p>
+</section>`,
+  );
+}
+
 /** Editing changes the name, plan or limits; the secret stays the same. */
 function editPage(ctx: PageContext, key: KeyView, values: EditKeyForm, errors: Map<string, string>): string {
   return page(
@@ -499,9 +523,8 @@ ${csrfField(ctx)}
 
 /**
  * Rolling asks for the grace period of the old key, among `choices` (those that end before
- * the key stops anyway: a key rolled before is due to stop, and its grace cannot outlast
- * that). A key with an end says so, and that its new key keeps it: rolling a key rolled
- * before makes one that stops with it, so the page points at the key that replaced it.
+ * the key stops anyway: its grace cannot outlast that). A key with an end says so, and that
+ * its new key keeps it.
  */
 function rollPage(
   ctx: PageContext,
@@ -528,7 +551,7 @@ ${csrfField(ctx)}
 </select>
 ${
   key.expiresAt &&
-  html`<p class="hint" id="grace-hint">This key stops working at ${time(key.expiresAt)}, and a key rolled from it will stop then too (a roll keeps the expiry): if it was rolled before, roll the key that replaced it instead. Only grace periods that end before then are offered.</p>`
+  html`<p class="hint" id="grace-hint">This key stops working at ${time(key.expiresAt)}, and a key rolled from it will stop then too (a roll keeps the expiry). Only grace periods that end before then are offered.</p>`
 }
 <div class="inline-actions">
   <button type="submit" class="button button-primary">Roll key</button>

@@ -31,6 +31,9 @@ export class InMemoryKeyStore implements KeyStore {
   async insert(key: ApiKey): Promise<void> {
     if (this.keys.has(key.id)) throw new Error(`A key with the id ${key.id} exists already.`);
     if (this.withHash(key.hash)) throw new Error("A key with the same hash exists already.");
+    if (key.replaces !== null && this.replacing(key.replaces)) {
+      throw new Error(`A key replacing ${key.replaces} exists already.`);
+    }
     this.keys.set(key.id, structuredClone(key));
   }
 
@@ -86,11 +89,18 @@ export class InMemoryKeyStore implements KeyStore {
   }
 
   /** Never lengthens a key's life: an earlier expiry stays. */
-  async expire(id: string, expiresAt: string): Promise<boolean> {
-    const key = this.keys.get(id);
-    if (!key) return false;
-    if (key.expiresAt === null || compareText(key.expiresAt, expiresAt) > 0) key.expiresAt = expiresAt;
+  async roll(replacement: ApiKey & { replaces: string }, expiresAt: string): Promise<boolean> {
+    if (this.replacing(replacement.replaces)) return false;
+    await this.insert(replacement);
+    const key = this.keys.get(replacement.replaces);
+    if (key && (key.expiresAt === null || compareText(key.expiresAt, expiresAt) > 0))
+      key.expiresAt = expiresAt;
     return true;
+  }
+
+  async findReplacement(id: string): Promise<ApiKey | undefined> {
+    const key = this.replacing(id);
+    return key && structuredClone(key);
   }
 
   async update(
@@ -117,6 +127,11 @@ export class InMemoryKeyStore implements KeyStore {
     if (key && (key.lastRefusedAt === null || compareText(key.lastRefusedAt, refusedAt) < 0)) {
       key.lastRefusedAt = refusedAt;
     }
+  }
+
+  private replacing(id: string): ApiKey | undefined {
+    for (const key of this.keys.values()) if (key.replaces === id) return key;
+    return undefined;
   }
 
   private withHash(hash: string): ApiKey | undefined {

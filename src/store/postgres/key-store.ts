@@ -32,6 +32,34 @@ const POSTGRES_KEY_LIST: KeyListDialect = {
   holds: (column, needle) => `strpos(lower(${column}), ${needle}) > 0`,
 };
 
+const INSERT_KEY = `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day,
+    environment, owner, hash, prefix, last4, created_at, last_used_at, last_refused_at, expires_at,
+    revoked_at, replaces)
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
+
+/** A key as `INSERT_KEY`'s values. */
+function keyValues(key: ApiKey): unknown[] {
+  return [
+    key.id,
+    key.name,
+    key.scope,
+    key.plan,
+    key.limits.perMinute,
+    key.limits.perDay,
+    key.environment,
+    key.owner,
+    key.hash,
+    key.prefix,
+    key.last4,
+    key.createdAt,
+    key.lastUsedAt,
+    key.lastRefusedAt,
+    key.expiresAt,
+    key.revokedAt,
+    key.replaces,
+  ];
+}
+
 /**
  * API keys in `api_keys`. Every lookup reads the database (one indexed round trip), with
  * no cache in the process: that is what makes a key revoked through any replica refused
@@ -52,29 +80,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async insert(key: ApiKey): Promise<void> {
-    await this.pool.query(
-      `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
-         owner, hash, prefix, last4, created_at, last_used_at, last_refused_at, expires_at, revoked_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [
-        key.id,
-        key.name,
-        key.scope,
-        key.plan,
-        key.limits.perMinute,
-        key.limits.perDay,
-        key.environment,
-        key.owner,
-        key.hash,
-        key.prefix,
-        key.last4,
-        key.createdAt,
-        key.lastUsedAt,
-        key.lastRefusedAt,
-        key.expiresAt,
-        key.revokedAt,
-      ],
-    );
+    await this.pool.query(INSERT_KEY, keyValues(key));
   }
 
   async findByHash(hash: string): Promise<ApiKey | undefined> {
@@ -133,15 +139,24 @@ export class PostgresKeyStore implements KeyStore {
     return rowCount === 1;
   }
 
-  async expire(id: string, expiresAt: string): Promise<boolean> {
-    // Only ever earlier: a key is never given a longer life this way. False means no such key.
-    const { rows } = await this.pool.query<{ found: boolean }>(
-      `with expired as (
-         update api_keys set expires_at = $2 where id = $1 and (expires_at is null or expires_at > $2))
-       select exists (select 1 from api_keys where id = $1) as found`,
-      [id, expiresAt],
+  async roll(replacement: ApiKey & { replaces: string }, expiresAt: string): Promise<boolean> {
+    // One statement, so one transaction: the unique index on `replaces` makes the second of
+    // two rolls insert nothing, and then expire nothing. Only ever earlier: a key is never
+    // given a longer life this way.
+    const { rows } = await this.pool.query<{ rolled: boolean }>(
+      `with inserted as (${INSERT_KEY} on conflict (replaces) where replaces is not null do nothing returning id),
+       expired as (
+         update api_keys set expires_at = $18
+         where id = $17 and exists (select 1 from inserted) and (expires_at is null or expires_at > $18))
+       select exists (select 1 from inserted) as rolled`,
+      [...keyValues(replacement), expiresAt],
     );
-    return rows[0]?.found === true;
+    return rows[0]?.rolled === true;
+  }
+
+  async findReplacement(id: string): Promise<ApiKey | undefined> {
+    const { rows } = await this.pool.query<KeyRow>("select * from api_keys where replaces = $1", [id]);
+    return rows[0] && toApiKey(rows[0]);
   }
 
   /** Not awaited by anyone: at most one write per key per interval per process. */

@@ -184,6 +184,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       alter table api_keys add column last_refused_at timestamptz;
     `,
   },
+  {
+    version: 8,
+    name: "the key a roll replaced",
+    // As SQLite's migration 9.
+    sql: `
+      alter table api_keys add column replaces text;
+      create unique index api_keys_replaces on api_keys (replaces) where replaces is not null;
+    `,
+  },
 ];
 
 /**

@@ -52,6 +52,11 @@ export class SqliteKeyStore implements KeyStore {
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly revokeStatement: Database.Statement<[{ id: string; revokedAt: string }]>;
   private readonly expireStatement: Database.Statement<[{ id: string; expiresAt: string }]>;
+  private readonly replacementOf: Database.Statement<[string], KeyRow>;
+  private readonly rollTransaction: (
+    replacement: ApiKey & { replaces: string },
+    expiresAt: string,
+  ) => boolean;
   private readonly updateStatement: Database.Statement<
     [{ id: string; name: string; plan: string; perMinute: number; perDay: number }]
   >;
@@ -74,9 +79,12 @@ export class SqliteKeyStore implements KeyStore {
     this.markRefusedThrottle = new MarkUsedThrottle(clock);
     this.insertStatement = db.prepare(
       `insert into api_keys (id, name, scope, plan, limit_per_minute, limit_per_day, environment,
-         owner, hash, prefix, last4, created_at, last_used_at, last_refused_at, expires_at, revoked_at)
+         owner, hash, prefix, last4, created_at, last_used_at, last_refused_at, expires_at, revoked_at,
+         replaces)
        values (@id, @name, @scope, @plan, @limitPerMinute, @limitPerDay, @environment,
-         @owner, @hash, @prefix, @last4, @createdAt, @lastUsedAt, @lastRefusedAt, @expiresAt, @revokedAt)`,
+         @owner, @hash, @prefix, @last4, @createdAt, @lastUsedAt, @lastRefusedAt, @expiresAt, @revokedAt,
+         @replaces)
+       on conflict (replaces) where replaces is not null do nothing`,
     );
     this.byHash = db.prepare("select * from api_keys where hash = ?");
     this.byId = db.prepare("select * from api_keys where id = ?");
@@ -95,6 +103,14 @@ export class SqliteKeyStore implements KeyStore {
        where id = @id and (expires_at is null or expires_at > @expiresAt)`,
     );
     this.exists = db.prepare("select 1 as found from api_keys where id = ?");
+    this.replacementOf = db.prepare("select * from api_keys where replaces = ?");
+    // The unique index on `replaces` makes the second of two rolls insert nothing.
+    const roll = db.transaction((replacement: ApiKey & { replaces: string }, expiresAt: string) => {
+      if (this.insertStatement.run(keyValues(replacement)).changes === 0) return false;
+      this.expireStatement.run({ id: replacement.replaces, expiresAt });
+      return true;
+    });
+    this.rollTransaction = (replacement, expiresAt) => roll.immediate(replacement, expiresAt);
     // Never moves last_used_at backwards when writes from two processes cross.
     this.markUsedStatement = db.prepare(
       `update api_keys set last_used_at = @usedAt
@@ -107,24 +123,9 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async insert(key: ApiKey): Promise<void> {
-    this.insertStatement.run({
-      id: key.id,
-      name: key.name,
-      scope: key.scope,
-      plan: key.plan,
-      limitPerMinute: key.limits.perMinute,
-      limitPerDay: key.limits.perDay,
-      environment: key.environment,
-      owner: key.owner,
-      hash: key.hash,
-      prefix: key.prefix,
-      last4: key.last4,
-      createdAt: key.createdAt,
-      lastUsedAt: key.lastUsedAt,
-      lastRefusedAt: key.lastRefusedAt,
-      expiresAt: key.expiresAt,
-      revokedAt: key.revokedAt,
-    });
+    if (this.insertStatement.run(keyValues(key)).changes === 0) {
+      throw new Error(`A key replacing ${key.replaces} exists already.`);
+    }
     this.changes.announce();
   }
 
@@ -200,12 +201,15 @@ export class SqliteKeyStore implements KeyStore {
     return true;
   }
 
-  async expire(id: string, expiresAt: string): Promise<boolean> {
-    if (this.expireStatement.run({ id, expiresAt }).changes > 0) {
-      this.changes.announce();
-      return true;
-    }
-    return this.exists.get(id) !== undefined;
+  async roll(replacement: ApiKey & { replaces: string }, expiresAt: string): Promise<boolean> {
+    if (!this.rollTransaction(replacement, expiresAt)) return false;
+    this.changes.announce();
+    return true;
+  }
+
+  async findReplacement(id: string): Promise<ApiKey | undefined> {
+    const row = this.replacementOf.get(id);
+    return row && toApiKey(row);
   }
 
   /**
@@ -231,4 +235,27 @@ export class SqliteKeyStore implements KeyStore {
       this.markRefusedStatement.run({ id, refusedAt });
     });
   }
+}
+
+/** A key as the insert statement's named values. */
+function keyValues(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    scope: key.scope,
+    plan: key.plan,
+    limitPerMinute: key.limits.perMinute,
+    limitPerDay: key.limits.perDay,
+    environment: key.environment,
+    owner: key.owner,
+    hash: key.hash,
+    prefix: key.prefix,
+    last4: key.last4,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+    lastRefusedAt: key.lastRefusedAt,
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+    replaces: key.replaces,
+  };
 }

@@ -209,6 +209,16 @@ export const MIGRATIONS: readonly Migration[] = [
       alter table api_keys add column last_refused_at text;
     `,
   },
+  {
+    version: 9,
+    name: "the key a roll replaced",
+    // Unique: a key is replaced once, however many rolls of it run at once. Keys rolled
+    // before name none.
+    sql: `
+      alter table api_keys add column replaces text;
+      create unique index api_keys_replaces on api_keys (replaces) where replaces is not null;
+    `,
+  },
 ];
 
 /** A database file written by a newer skillport, whose schema this code does not know. */

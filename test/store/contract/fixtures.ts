@@ -76,6 +76,7 @@ export function makeKey(overrides: Partial<ApiKey> = {}): ApiKey {
     lastRefusedAt: null,
     expiresAt: null,
     revokedAt: null,
+    replaces: null,
     ...overrides,
   };
 }

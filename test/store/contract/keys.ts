@@ -5,6 +5,9 @@ import { type KeyPlace, keyOrderValue } from "../../../src/core/keys/key-listing
 import type { KeyPageQuery } from "../../../src/core/ports.js";
 import { EVERY_KEY, eventually, makeKey, type StoreHandle, T0 } from "./fixtures.js";
 
+/** A new key that a roll of the key `id` makes. */
+const replacing = (id: string, overrides: Partial<ApiKey> = {}) => ({ ...makeKey(overrides), replaces: id });
+
 /** `KeyStore`: the lookups auth depends on, revocation and listing. */
 export function describeKeyContract(handle: StoreHandle): void {
   describe("keys", () => {
@@ -82,17 +85,49 @@ export function describeKeyContract(handle: StoreHandle): void {
       expect((await handle.store.keys.findById(key.id))?.revokedAt).toBe(isoTimestamp(T0 + 1000));
     });
 
-    it("sets an expiry, never lengthening one already earlier, and sees it on the next lookup", async () => {
+    it("rolls a key: inserts its replacement and makes the key expire, never later than it would, seen on the next lookup", async () => {
       const key = makeKey();
       await handle.store.keys.insert(key);
       expect(await handle.store.keys.findByHash(key.hash)).toEqual(key);
-      expect(await handle.store.keys.expire(key.id, isoTimestamp(T0 + 60_000))).toBe(true);
+      const replacement = replacing(key.id, { createdAt: isoTimestamp(T0 + 5) });
+      expect(await handle.store.keys.roll(replacement, isoTimestamp(T0 + 60_000))).toBe(true);
       expect((await handle.store.keys.findByHash(key.hash))?.expiresAt).toBe(isoTimestamp(T0 + 60_000));
-      expect(await handle.store.keys.expire(key.id, isoTimestamp(T0 + 120_000))).toBe(true);
-      expect((await handle.store.keys.findById(key.id))?.expiresAt).toBe(isoTimestamp(T0 + 60_000));
-      expect(await handle.store.keys.expire(key.id, isoTimestamp(T0 + 1000))).toBe(true);
-      expect((await handle.store.keys.findById(key.id))?.expiresAt).toBe(isoTimestamp(T0 + 1000));
-      expect(await handle.store.keys.expire("key_unknown", isoTimestamp(T0))).toBe(false);
+      expect(await handle.store.keys.findByHash(replacement.hash)).toEqual(replacement);
+      expect(await handle.store.keys.findReplacement(key.id)).toEqual(replacement);
+
+      const expiring = makeKey({ expiresAt: isoTimestamp(T0 + 1000) });
+      await handle.store.keys.insert(expiring);
+      expect(await handle.store.keys.roll(replacing(expiring.id), isoTimestamp(T0 + 60_000))).toBe(true);
+      expect((await handle.store.keys.findById(expiring.id))?.expiresAt).toBe(isoTimestamp(T0 + 1000));
+    });
+
+    it("rolls a key once: a second roll, even at the same time, inserts nothing and changes nothing", async () => {
+      const key = makeKey();
+      await handle.store.keys.insert(key);
+      const [first, second] = [replacing(key.id), replacing(key.id)];
+      const rolled = await Promise.all([
+        handle.store.keys.roll(first, isoTimestamp(T0 + 60_000)),
+        handle.store.keys.roll(second, isoTimestamp(T0 + 1000)),
+      ]);
+      expect(rolled.filter(Boolean)).toHaveLength(1);
+      const [winner, loser] = rolled[0] ? [first, second] : [second, first];
+      expect(await handle.store.keys.findReplacement(key.id)).toEqual(winner);
+      expect(await handle.store.keys.findByHash(loser.hash)).toBeUndefined();
+      expect((await handle.store.keys.findById(key.id))?.expiresAt).toBe(
+        isoTimestamp(winner === first ? T0 + 60_000 : T0 + 1000),
+      );
+      expect(await handle.store.keys.roll(replacing(key.id), isoTimestamp(T0))).toBe(false);
+      expect((await handle.store.keys.findById(key.id))?.expiresAt).toBe(
+        isoTimestamp(winner === first ? T0 + 60_000 : T0 + 1000),
+      );
+    });
+
+    it("finds no replacement for a key never rolled, or no key", async () => {
+      const key = makeKey();
+      await handle.store.keys.insert(key);
+      expect(await handle.store.keys.findReplacement(key.id)).toBeUndefined();
+      expect(await handle.store.keys.findReplacement("key_unknown")).toBeUndefined();
+      expect(await handle.store.keys.findReplacement(`${key.id}\u0000`)).toBeUndefined();
     });
 
     it("changes a key's name, plan and limits, seen on the very next lookup, and nothing else", async () => {

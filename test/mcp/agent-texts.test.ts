@@ -7,6 +7,7 @@ import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { makeCore } from "../core/make-core.js";
 import { inMemoryMcpClient } from "./in-memory-client.js";
+import { textOf } from "./tool-result-text.js";
 
 /**
  * What an agent reads of skillport over MCP (audit 25): the tools' texts and schemas, and
@@ -114,8 +115,6 @@ describe("what an agent reads over MCP", () => {
 
   const call = async (client: Client, name: string, args: unknown) =>
     (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
-  const textOf = (result: CallToolResult) =>
-    result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 
   // Regression (audit 25, finding 6): "expected record" is zod's word, and params sent as a
   // string of JSON (the commonest slip with a nested argument) were not told so.

@@ -12,9 +12,9 @@ import {
   type RequestOptions,
   rawHttp,
   runCli,
-  serverErrors,
   sleep,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -37,11 +37,7 @@ describe("contract: API keys", () => {
     server = await startServer();
     full = await server.createRoomyKey({ name: "auth" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const discover = (secret: string) =>
     server.request("POST", "/v1/discover", { key: secret, json: { query: "send a message" } });
@@ -294,11 +290,7 @@ describe("contract: the security suite on every route", () => {
     expect(res.status, res.text).toBe(200);
     executionId = bodyOf<ExecutionRecord>(res).id;
   }, 60_000);
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   // Left open in session 26 (audit 21 client F7): a malformed key got the same message as a
   // revoked one. Its shape alone shows what is wrong with it, so saying so tells nobody

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
 import { toolNameOf } from "../../src/mcp/tool-names.js";
 import { OBVIOUS_QUERIES } from "../discovery/obvious-queries.js";
-import { bodyOf, type CreatedKey, serverErrors, startServer, type TestServer } from "./harness.js";
+import { bodyOf, type CreatedKey, startServer, stopExpectingNoErrors, type TestServer } from "./harness.js";
 
 interface HybridResponse {
   results: { skill_id: string; score: number; match: { lexical: number; semantic?: number } }[];
@@ -19,11 +19,7 @@ describe("contract: hybrid discovery (SKILLPORT_DISCOVERY_MODE=hybrid)", () => {
     server = await startServer({ env: { SKILLPORT_DISCOVERY_MODE: "hybrid" } });
     key = await server.createRoomyKey({ name: "hybrid", scope: "read-only" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const discover = async (query: string): Promise<HybridResponse> => {
     const res = await server.request("POST", "/v1/discover", { key: key.secret, json: { query } });

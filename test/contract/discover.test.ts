@@ -7,8 +7,8 @@ import {
   expectDetails,
   expectError,
   type Json,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -52,11 +52,7 @@ describe("contract: discovery and the catalog", () => {
     server = await startServer();
     readOnly = await server.createRoomyKey({ name: "discover", scope: "read-only" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const discover = (json: unknown) => server.request("POST", "/v1/discover", { key: readOnly.secret, json });
 

@@ -10,9 +10,9 @@ import {
   type Json,
   parseRawResponse,
   type RawResponse,
-  serverErrors,
   sleep,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -70,11 +70,7 @@ describe("contract: the error table", () => {
     server = await startServer();
     full = await server.createRoomyKey({ name: "errors" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const execute = (json: unknown, headers?: Record<string, string>) =>
     server.request("POST", "/v1/execute", { key: full.secret, json, headers });

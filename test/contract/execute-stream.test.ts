@@ -6,8 +6,8 @@ import {
   type ExecutionRecord,
   expectError,
   type Json,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -38,11 +38,7 @@ describe("contract: POST /v1/execute streaming its events", () => {
     server = await startServer();
     key = await server.createRoomyKey({ name: "stream", owner: "stream-owner" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   async function openStream(
     json: unknown,

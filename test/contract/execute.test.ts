@@ -7,8 +7,8 @@ import {
   expectError,
   expectIsoTimestamp,
   type Json,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -47,11 +47,7 @@ describe("contract: POST /v1/execute", () => {
     server = await startServer();
     key = await server.createRoomyKey({ name: "execute", owner: "exec-owner" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const execute = (json: unknown, headers?: Record<string, string>, secret = key.secret) =>
     server.request("POST", "/v1/execute", { key: secret, json, headers });

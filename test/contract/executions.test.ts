@@ -6,9 +6,9 @@ import {
   eventually,
   expectError,
   readEventStream,
-  serverErrors,
   sleep,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -53,11 +53,7 @@ describe("contract: execution resources", () => {
       json: { skill_id: "math.evaluate", params: { expression: "9" } },
     });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const list = async (query: string, secret = key.secret): Promise<Page> => {
     const res = await server.request("GET", `/v1/executions${query}`, { key: secret });
@@ -310,11 +306,7 @@ describe("contract: queued executions", () => {
     server = await startServer({ env: { SKILLPORT_ASYNC_CONCURRENCY: "1" } });
     key = await server.createRoomyKey({ name: "queue" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const start = async (ms: number) => {
     const res = await server.request("POST", "/v1/execute", {

@@ -302,15 +302,21 @@ export function serverForSuite(options: StartOptions = {}): () => TestServer {
   beforeAll(async () => {
     server = await startServer(options);
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
   return () => {
     if (!server) throw new Error("the suite's server has not started");
     return server;
   };
+}
+
+/**
+ * Stops `server` (when it started) and fails the suite if the server logged an error
+ * meanwhile: a suite's `afterAll`.
+ */
+export async function stopExpectingNoErrors(server: TestServer | undefined): Promise<void> {
+  const errors = server ? serverErrors(server) : [];
+  await server?.stop();
+  expect(errors).toEqual([]);
 }
 
 /** Servers still running; killed if the test process exits without stopping them. */

@@ -12,8 +12,8 @@ import {
   leakedSecrets,
   parseRawResponse,
   type RawResponse,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -135,11 +135,7 @@ describe("contract: hostile input", { timeout: 120_000 }, () => {
     server = await startServer({ env: { SKILLPORT_REQUEST_TIMEOUT_MS: "2000" } });
     key = await server.createRoomyKey({ name: "fuzz", owner: "fuzz" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const post = (path: string, init: { json?: unknown; rawBody?: string; headers?: Record<string, string> }) =>
     server.request("POST", path, {

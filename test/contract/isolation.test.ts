@@ -4,8 +4,8 @@ import {
   type CreatedKey,
   type ExecutionRecord,
   eventually,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -26,11 +26,7 @@ describe("contract: isolation of skills that block", { timeout: 120_000 }, () =>
     server = await startServer({ env: { SKILLPORT_WORKER_THREADS: "2", SKILLPORT_WORKER_MEMORY_MB: "256" } });
     key = await server.createRoomyKey({ name: "isolation" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const execute = (json: Record<string, unknown>) =>
     server.request("POST", "/v1/execute", { key: key.secret, json });

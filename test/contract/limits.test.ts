@@ -9,8 +9,8 @@ import {
   nextUtcMidnightSeconds,
   parseRateLimitField,
   runCli,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -39,11 +39,7 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
   beforeAll(async () => {
     server = await startServer();
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const discover = (key: string) => server.request("POST", "/v1/discover", { key, json: DISCOVER });
 
@@ -276,11 +272,7 @@ describe("contract: failed authentications are limited per client address", { ti
     server = await startServer({ env: { SKILLPORT_FAILED_AUTH_PER_MINUTE: undefined } });
     valid = await server.createKey({ name: "valid" });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   it("refuses the 31st failed authentication in a minute with 429; a valid key from the same address still works", async () => {
     await awayFromMinuteBoundary(30);
@@ -321,11 +313,7 @@ describe("contract: behind a trusted proxy, failed authentications are limited p
       env: { SKILLPORT_FAILED_AUTH_PER_MINUTE: undefined, SKILLPORT_TRUST_PROXY: "true" },
     });
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   it("counts guesses whose client-sent X-Forwarded-For entries differ against the address the proxy appended", async () => {
     await awayFromMinuteBoundary(30);

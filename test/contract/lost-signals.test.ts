@@ -39,8 +39,7 @@ describe("contract: a cancel from another replica when the runner's signal conne
   beforeAll(async () => {
     if (!services) return;
     database = await createTestDatabase(services);
-    const target = new URL(database.databaseUrl);
-    proxy = await startFreezableProxy(target.hostname, Number(target.port));
+    proxy = await startFreezableProxy(database.databaseUrl);
     const env = {
       SKILLPORT_REDIS_URL: services.redisUrl,
       SKILLPORT_REDIS_KEY_PREFIX: `lost-signals-${Date.now()}:`,

@@ -4,8 +4,8 @@ import {
   type CreatedKey,
   type ExecutionRecord,
   expectError,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -42,11 +42,7 @@ describe("contract: overload", { timeout: 60_000 }, () => {
     });
     expect(warmUp.status, warmUp.text).toBe(200);
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   const wait = (key: CreatedKey) =>
     server.request("POST", "/v1/execute", {

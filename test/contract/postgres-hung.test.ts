@@ -59,8 +59,7 @@ describe("contract: a PostgreSQL that stops answering", { timeout: 180_000 }, ()
   beforeAll(async () => {
     if (!services) return;
     database = await createTestDatabase(services);
-    const target = new URL(database.databaseUrl);
-    proxy = await startFreezableProxy(target.hostname, Number(target.port));
+    proxy = await startFreezableProxy(database.databaseUrl);
     server = await startServer({
       env: {
         SKILLPORT_DATABASE_URL: proxy.via(database.databaseUrl),

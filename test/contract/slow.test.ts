@@ -9,9 +9,9 @@ import {
   nextUtcMidnightSeconds,
   parseRateLimitField,
   secondsLeftInMinute,
-  serverErrors,
   sleep,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -33,11 +33,7 @@ describe("contract: guarantees that take a while", { timeout: 150_000 }, () => {
     expect(res.status, res.text).toBe(202);
     defaultTimeoutId = bodyOf<ExecutionRecord>(res).id;
   });
-  afterAll(async () => {
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
-  });
+  afterAll(() => stopExpectingNoErrors(server));
 
   it("once the day is used up, headers describe the day window and Retry-After runs until UTC midnight", async (ctx) => {
     // The day window itself would end during the test: nothing to learn in these minutes.

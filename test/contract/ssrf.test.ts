@@ -8,8 +8,8 @@ import {
   bodyOf,
   type CreatedKey,
   type ExecutionRecord,
-  serverErrors,
   startServer,
+  stopExpectingNoErrors,
   type TestServer,
 } from "./harness.js";
 
@@ -36,9 +36,7 @@ describe("contract: http.request refuses SSRF targets in every encoding", { time
   });
   afterAll(async () => {
     target?.close();
-    const errors = server ? serverErrors(server) : [];
-    await server?.stop();
-    expect(errors).toEqual([]);
+    await stopExpectingNoErrors(server);
   });
 
   const fetchThrough = async (url: string) =>

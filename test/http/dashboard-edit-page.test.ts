@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { echo } from "../core/test-skills.js";
-import { signedInCookie } from "./dashboard-session.js";
+import { signedInGet } from "./dashboard-session.js";
 import { inProcessApi } from "./in-process-api.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -14,12 +14,7 @@ describe("a key's edit page", () => {
   it("says which of the key's attributes cannot be edited and what to do instead", async () => {
     const { core, server } = await inProcessApi([echo], cleanups);
     const key = await core.keyFor({ name: "ci" });
-    const cookie = await signedInCookie(server, core.skillport);
-    const res = await server.app.inject({
-      method: "GET",
-      url: `/dashboard/keys/${key.id}/edit`,
-      headers: { cookie },
-    });
+    const res = await signedInGet(server, core.skillport, `/dashboard/keys/${key.id}/edit`);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(
       `A key's scope, owner, environment and expiry cannot be edited: for other ones, <a href="/dashboard/keys/new">create a new key</a>, move its clients to it, then revoke this one.`,

@@ -1,15 +1,11 @@
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { KeyPageQuery, KeyStore, Store } from "../../src/core/ports.js";
 import { PICKER_KEYS } from "../../src/http/dashboard/key-picker.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
-import { type Core, makeCore } from "../core/make-core.js";
+import type { HttpServer } from "../../src/http/server.js";
+import type { Core } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
 import { signedInCookie } from "./dashboard-session.js";
-import { testHttpServerOptions } from "./http-server-options.js";
-
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
+import { inProcessServer } from "./in-process-api.js";
 
 /** What the dashboard asked the key store for: each listing's limit, and each by-id read. */
 const reads = { listLimits: [] as number[], byId: 0, byIds: [] as string[][] };
@@ -32,17 +28,15 @@ function noting(store: Store): Store {
   return { ...store, keys } as Store;
 }
 
+const cleanups: (() => Promise<void>)[] = [];
 let core: Core;
-let http: ReturnType<typeof buildHttpServer>;
+let http: HttpServer;
 
 beforeEach(async () => {
-  core = await makeCore([echo], { wrapStore: noting });
-  http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-  http.open();
+  ({ core, server: http } = await inProcessServer([echo], cleanups, { wrapStore: noting }));
 });
 afterEach(async () => {
-  await http.close();
-  await core.cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function page(url: string): Promise<string> {

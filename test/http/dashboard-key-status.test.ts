@@ -1,34 +1,28 @@
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
-import { type Core, makeCore } from "../core/make-core.js";
-import { signedInCookie } from "./dashboard-session.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import type { HttpServer } from "../../src/http/server.js";
+import type { Core } from "../core/make-core.js";
+import { signedInGet } from "./dashboard-session.js";
+import { inProcessServer } from "./in-process-api.js";
 
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
 const clock = new ManualClock();
 const DAY_MS = 86_400_000;
 
+const cleanups: (() => Promise<void>)[] = [];
 let core: Core;
-let http: ReturnType<typeof buildHttpServer>;
+let http: HttpServer;
 
 beforeEach(async () => {
   clock.set(Date.UTC(2031, 0, 1)); // years after the machine's own clock
-  core = await makeCore([], { clock });
-  http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-  http.open();
+  ({ core, server: http } = await inProcessServer([], cleanups, { clock }));
 });
 afterEach(async () => {
-  await http.close();
-  await core.cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 /** A dashboard page, signed in now (a session lasts hours of the core's clock). */
 async function page(url: string): Promise<string> {
-  const cookie = await signedInCookie(http, core.skillport);
-  return (await http.app.inject({ method: "GET", url, headers: { cookie } })).body;
+  return (await signedInGet(http, core.skillport, url)).body;
 }
 
 // The dashboard worked a key's status out with Date.now(), while the core authenticates by

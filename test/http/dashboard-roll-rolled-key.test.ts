@@ -1,28 +1,23 @@
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
-import { type Core, makeCore } from "../core/make-core.js";
+import type { HttpServer } from "../../src/http/server.js";
+import type { Core } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
 import { signedInCookie } from "./dashboard-session.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import { inProcessServer } from "./in-process-api.js";
 
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
 const DAY = 86_400;
 
+const cleanups: (() => Promise<void>)[] = [];
 let core: Core;
-let http: ReturnType<typeof buildHttpServer>;
+let http: HttpServer;
 let cookie = "";
 
 beforeEach(async () => {
-  core = await makeCore([echo]);
-  http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-  http.open();
+  ({ core, server: http } = await inProcessServer([echo], cleanups));
   cookie = await signedInCookie(http, core.skillport);
 });
 afterEach(async () => {
-  await http.close();
-  await core.cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const get = (url: string) => http.app.inject({ method: "GET", url, headers: { cookie } });

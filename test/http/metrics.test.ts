@@ -1,9 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
-import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
-import { testHttpServerOptions } from "./http-server-options.js";
+import { inProcessServer } from "./in-process-api.js";
 
 describe("/metrics", () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -14,11 +11,7 @@ describe("/metrics", () => {
   // Every load gauge of one scrape comes from one reading: figures taken at one moment, and
   // the load read once per scrape, not once per gauge (left open in session 24).
   it("reads the process's load once per scrape, and exports it", async () => {
-    const core = await makeCore([echo]);
-    cleanups.push(core.cleanup);
-    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
-    cleanups.push(() => server.close());
-    server.open();
+    const { core, server } = await inProcessServer([echo], cleanups);
     const load = vi.spyOn(core.skillport, "load");
 
     const res = await server.app.inject({ method: "GET", url: "/metrics" });
@@ -42,11 +35,7 @@ describe("/metrics", () => {
 
   // Audit 26, finding 5: the store's outage shown as Redis's is (skillport_redis_up).
   it("exports skillport_store_up 0 when the core reports the store down", async () => {
-    const core = await makeCore([echo]);
-    cleanups.push(core.cleanup);
-    const server = buildHttpServer(core.skillport, testHttpServerOptions(createLogger("silent")));
-    cleanups.push(() => server.close());
-    server.open();
+    const { core, server } = await inProcessServer([echo], cleanups);
     vi.spyOn(core.skillport, "load").mockReturnValue({ ...core.skillport.load(), store: "down" });
     const res = await server.app.inject({ method: "GET", url: "/metrics" });
     expect(res.body).toMatch(/^skillport_store_up 0$/m);

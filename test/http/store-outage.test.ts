@@ -1,7 +1,5 @@
 import { accessSync, closeSync, constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, CreateTaskResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -11,13 +9,13 @@ import { Skillport } from "../../src/core/skillport.js";
 import { buildHttpServer } from "../../src/http/server.js";
 import type { createLogger } from "../../src/logging.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
-import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { openRedisLimiter } from "../../src/store/redis/index.js";
 import { Database } from "../../src/store/sqlite/driver.js";
 import { startTcpProxy } from "../contract/tcp-proxy.js";
 import { makeCore } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
+import { inMemoryMcpClient } from "../mcp/in-memory-client.js";
 import { capturedLog } from "../support/captured-log.js";
 import {
   dropNamespace,
@@ -224,16 +222,7 @@ describe("a store outage on every surface", () => {
     const { core, failure } = await setUp();
     const key = await core.keyFor();
     const backend = new EmbeddedBackend(core.skillport, async () => key);
-    const { server } = createMcpServer(backend, {
-      maxTools: 40,
-      tags: [],
-      version: "test",
-      logger: core.skillport.logger,
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "unit", version: "1" });
-    await client.connect(clientSide);
+    const client = await inMemoryMcpClient(backend, { logger: core.skillport.logger });
     cleanups.push(() => client.close());
     failure.error = readOnlyError(core.dir);
     const result = (await client.callTool({
@@ -258,16 +247,7 @@ describe("a store outage on every surface", () => {
     const { secret } = await core.createKey();
     // As `skillport mcp` makes it: the key authenticated afresh for each request.
     const backend = new EmbeddedBackend(core.skillport, () => core.skillport.keys.authenticate(secret));
-    const { server } = createMcpServer(backend, {
-      maxTools: 40,
-      tags: [],
-      version: "test",
-      logger: log.logger,
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "unit", version: "1" });
-    await client.connect(clientSide);
+    const client = await inMemoryMcpClient(backend, { logger: log.logger });
     cleanups.push(() => client.close());
     const startTask = () =>
       client.request(

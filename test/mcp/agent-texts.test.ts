@@ -1,14 +1,13 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
 import type { CreateKeyInput } from "../../src/core/keys/key-service.js";
-import { silentLogger } from "../../src/core/logger.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
-import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { makeCore } from "../core/make-core.js";
+import { inMemoryMcpClient } from "./in-memory-client.js";
+import { textOf } from "./tool-result-text.js";
 
 /**
  * What an agent reads of skillport over MCP (audit 25): the tools' texts and schemas, and
@@ -30,17 +29,7 @@ describe("what an agent reads over MCP", () => {
   async function connect(key: Partial<CreateKeyInput> = {}, { maxTools = 40 } = {}): Promise<Client> {
     const caller = await core.keyFor(key);
     const backend = new EmbeddedBackend(core.skillport, async () => caller);
-    const { server } = createMcpServer(backend, {
-      maxTools,
-      tags: [],
-      version: "test",
-      logger: silentLogger,
-      scope: caller.scope,
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "agent-texts", version: "1" });
-    await client.connect(clientSide);
+    const client = await inMemoryMcpClient(backend, { maxTools, scope: caller.scope });
     clients.push(client);
     return client;
   }
@@ -126,8 +115,6 @@ describe("what an agent reads over MCP", () => {
 
   const call = async (client: Client, name: string, args: unknown) =>
     (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
-  const textOf = (result: CallToolResult) =>
-    result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 
   // Regression (audit 25, finding 6): "expected record" is zod's word, and params sent as a
   // string of JSON (the commonest slip with a nested argument) were not told so.

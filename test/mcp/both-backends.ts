@@ -1,16 +1,10 @@
-import { Writable } from "node:stream";
 import { Skillport as SkillportClient } from "../../src/client/index.js";
 import type { Clock } from "../../src/core/clock.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { Skill } from "../../src/core/skills/skill.js";
-import { buildHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/logging.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { RemoteBackend } from "../../src/mcp/remote-backend.js";
-import { makeCore } from "../core/make-core.js";
-import { testHttpServerOptions } from "../http/http-server-options.js";
-
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
+import { inProcessServer } from "../http/in-process-api.js";
 
 /**
  * One core with `skills`, served over real HTTP, and a key's two MCP backends on it:
@@ -22,11 +16,7 @@ export async function bothBackends(
   cleanups: (() => Promise<unknown>)[],
   options: { clock?: Clock; logger?: Logger } = {},
 ) {
-  const core = await makeCore(skills, options);
-  cleanups.push(core.cleanup);
-  const http = buildHttpServer(core.skillport, testHttpServerOptions(quiet()));
-  cleanups.push(() => http.close());
-  http.open();
+  const { core, server: http } = await inProcessServer(skills, cleanups, options);
   const address = await http.app.listen({ port: 0, host: "127.0.0.1" });
   const { secret } = await core.createKey();
   const key = await core.skillport.keys.authenticate(secret);

@@ -14,6 +14,7 @@ import {
   type TestServer,
 } from "../contract/harness.js";
 import { type ConnectedClient, connectMcp } from "./mcp-clients.js";
+import { textOf } from "./tool-result-text.js";
 
 /** Resolves once `count` executions of the key are running. */
 function untilRunning(server: TestServer, key: CreatedKey, count: number): Promise<ExecutionRecord[]> {
@@ -60,8 +61,6 @@ async function startLongRun(mcp: ConnectedClient): Promise<string> {
   });
   return (started.structuredContent as unknown as ExecutionRecord).id;
 }
-const textOf = (result: CallToolResult) =>
-  result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 
 // README, "Reliability": on SIGTERM the server stops accepting requests, lets running
 // executions finish until the deadline and ends the rest `execution_interrupted`. `/mcp`

@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CreatedKey, type Json, startServer, type TestServer } from "../contract/harness.js";
 import { type ConnectedClient, connectMcp, type McpTransportKind } from "./mcp-clients.js";
+import { textOf } from "./tool-result-text.js";
 
 /**
  * The JSON-RPC errors an agent's client gets from skillport, in every mode, with the SDK's
@@ -31,9 +32,6 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("JSON-RPC errors ov
     await mcp?.close();
     await server?.stop();
   });
-
-  const textOf = (result: CallToolResult) =>
-    result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 
   /** What the client rejected `promise` with: its code and message. */
   async function refusalOf(promise: Promise<unknown>): Promise<{ code: unknown; message: string }> {

@@ -1,16 +1,13 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Skillport } from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
-import { silentLogger } from "../../src/core/logger.js";
-import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { RemoteBackend } from "../../src/mcp/remote-backend.js";
 import { runningRecord } from "../support/running-record.js";
+import { inMemoryMcpClient } from "./in-memory-client.js";
 
 const RUNNING = runningRecord("message.send");
 
@@ -283,16 +280,7 @@ describe("the remote backend", () => {
     use: (call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>) => Promise<void>,
   ): Promise<void> {
     const backend = await RemoteBackend.connect(remote);
-    const { server } = createMcpServer(backend, {
-      maxTools: 40,
-      tags: [],
-      version: "test",
-      logger: silentLogger,
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const mcp = new Client({ name: "unit", version: "1" });
-    await mcp.connect(clientSide);
+    const mcp = await inMemoryMcpClient(backend);
     try {
       await mcp.listTools(); // the client learns the tools' output schemas
       await use(async (name, args) => (await mcp.callTool({ name, arguments: args })) as CallToolResult);

@@ -1,14 +1,10 @@
-import { Writable } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineSkill } from "../../src/core/skills/skill.js";
-import { createLogger } from "../../src/logging.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
-import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { bothBackends } from "./both-backends.js";
+import { inMemoryMcpClient } from "./in-memory-client.js";
 
 /** A skill that logs two lines, one with fields, one with an error. */
 const talker = defineSkill({
@@ -27,8 +23,6 @@ const talker = defineSkill({
   },
 });
 
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
-
 // README, "Use it from an assistant": a skill's log lines arrive as notifications/message
 // (after logging/setLevel) in every mode. Regression (audit 21, F2): `--remote` advertised
 // `logging` but never sent a line, the REST API having no way to carry them.
@@ -40,16 +34,12 @@ describe("a skill's log lines over MCP", () => {
 
   /** The `notifications/message` a client that asked for debug gets for one call of test.talker. */
   const logsOf = async (backend: SkillportBackend, text = "hi") => {
-    const { server } = createMcpServer(backend, { maxTools: 40, tags: [], version: "test", logger: quiet() });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "unit", version: "1" });
+    const client = await inMemoryMcpClient(backend);
+    cleanups.push(() => client.close());
     const messages: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
       messages.push(note.params);
     });
-    await client.connect(clientSide);
-    cleanups.push(() => client.close());
     await client.setLoggingLevel("debug");
     const result = await client.callTool({ name: "test_talker", arguments: { text } });
     expect(result.structuredContent).toEqual({ ok: true });

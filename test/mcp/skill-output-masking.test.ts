@@ -1,16 +1,12 @@
-import { Writable } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
-import { createLogger } from "../../src/logging.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
-import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { capturedLog } from "../support/captured-log.js";
 import { bothBackends } from "./both-backends.js";
+import { inMemoryMcpClient } from "./in-memory-client.js";
 
 /**
  * A skill that catches a driver's error and says so every way a skill can: a log line (its
@@ -69,8 +65,6 @@ const shown =
   "with sk_[redacted]: connect failed: postgres://admin:[redacted]@db/x; retried https://api.example/v1?api_key=[redacted]";
 const leaks = ["hunter2", "abc123", secret];
 
-const quiet = () => createLogger("error", new Writable({ write: (_chunk, _encoding, done) => done() }));
-
 // A skill's thrown error was masked in the log, but the same text logged through ctx.logger
 // reached the server's log and the caller as it was, and a progress message was masked by
 // nothing: every way out of a run now masks what a skill says by the same rule.
@@ -82,16 +76,12 @@ describe("what a skill logs and reports as progress", () => {
 
   /** The log and progress notifications an MCP client gets for one call of test.chatty. */
   const mcpCall = async (backend: SkillportBackend, name = "test_chatty", args: object = { text }) => {
-    const { server } = createMcpServer(backend, { maxTools: 40, tags: [], version: "test", logger: quiet() });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "unit", version: "1" });
+    const client = await inMemoryMcpClient(backend);
+    cleanups.push(() => client.close());
     const logs: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
       logs.push(note.params.data);
     });
-    await client.connect(clientSide);
-    cleanups.push(() => client.close());
     await client.setLoggingLevel("debug");
     const progress: unknown[] = [];
     const result = await client.callTool({ name, arguments: { ...args } }, undefined, {

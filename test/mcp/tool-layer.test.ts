@@ -1,5 +1,3 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   type CallToolResult,
   LoggingMessageNotificationSchema,
@@ -9,12 +7,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ServiceError } from "../../src/core/errors.js";
 import type { ExecutionRecord } from "../../src/core/execution/record.js";
-import { silentLogger } from "../../src/core/logger.js";
 import { defineSkill } from "../../src/core/skills/skill.js";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { GENERIC_TOOL_NAMES } from "../../src/mcp/generic-tools.js";
-import { createMcpServer } from "../../src/mcp/mcp-server.js";
 import { warnOfSkillsPastToolCap } from "../../src/mcp/tool-catalog.js";
 import { assignToolNames, toolNameOf, warnOfToolNames } from "../../src/mcp/tool-names.js";
 import { errorResult, outcomeResult } from "../../src/mcp/tool-results.js";
@@ -22,6 +18,7 @@ import { type Core, makeCore } from "../core/make-core.js";
 import { echo, fail, sleep } from "../core/test-skills.js";
 import { capturedLog } from "../support/captured-log.js";
 import { runningRecord } from "../support/running-record.js";
+import { inMemoryMcpClient } from "./in-memory-client.js";
 
 const annotations = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
@@ -172,16 +169,10 @@ describe("the MCP tool layer on the core", () => {
     const core = await makeCore([echo, fail, chatty]);
     const key = await core.keyFor();
     const backend = new EmbeddedBackend(core.skillport, async () => key);
-    const { server } = createMcpServer(options.wrap ? options.wrap(backend) : backend, {
+    const client = await inMemoryMcpClient(options.wrap ? options.wrap(backend) : backend, {
       maxTools: options.maxTools ?? 40,
       tags: options.tags ?? [],
-      version: "test",
-      logger: silentLogger,
     });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: "unit", version: "1" });
-    await client.connect(clientSide);
     cleanups.push(core.cleanup, () => client.close());
     return { client, core };
   }

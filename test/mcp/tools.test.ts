@@ -22,6 +22,7 @@ import {
   type TestServer,
 } from "../contract/harness.js";
 import { type ConnectedClient, connectMcp, type McpTransportKind } from "./mcp-clients.js";
+import { textOf } from "./tool-result-text.js";
 
 /**
  * contract.md, "MCP surface", held over both transports and the remote bridge with the
@@ -47,8 +48,6 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
 
   const call = async (name: string, args: Json, options: Parameters<Client["callTool"]>[2] = {}) =>
     (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
-  const textOf = (result: CallToolResult) =>
-    result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
   const executionIdOf = (result: CallToolResult) => result._meta?.["skillport/execution_id"] as string;
 
   it("lists the generic tools and one tool per skill, with names LLM APIs accept", async () => {

@@ -106,8 +106,7 @@ if (!services) {
       // new ones go through. A transaction on it must fail as an outage within the query
       // deadline (5 s); node-postgres then still waits for that query's answer on it, so
       // given back to the pool it would make every later query wait and fail as well.
-      const target = new URL(databaseUrl);
-      const proxy = await startFreezableProxy(target.hostname, Number(target.port));
+      const proxy = await startFreezableProxy(databaseUrl);
       cleanups.push(() => proxy.close());
       const store = await openStore(proxy.via(databaseUrl), 1);
       await store.keys.insert(makeKey());
@@ -125,8 +124,7 @@ if (!services) {
     }, async () => {
       // The listening connection goes silent (a NAT's idle timeout, a failover): nothing
       // closes it, so only a check that it still answers finds it and reconnects.
-      const target = new URL(databaseUrl);
-      const proxy = await startFreezableProxy(target.hostname, Number(target.port));
+      const proxy = await startFreezableProxy(databaseUrl);
       cleanups.push(() => proxy.close());
       const store = await openStore(proxy.via(databaseUrl));
       const signals = store.signals;

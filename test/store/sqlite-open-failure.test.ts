@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { NewerSchemaError } from "../../src/store/schema-migration.js";
 import { Database } from "../../src/store/sqlite/driver.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
-import { NewerSchemaError } from "../../src/store/sqlite/migrations.js";
 import { describeStoreFailure } from "../../src/store/sqlite/open-failure.js";
 
 const PLACE = { filePath: "/srv/skillport/skillport.db", dataDirSetting: "SKILLPORT_DATA_DIR or --data-dir" };

@@ -26,11 +26,12 @@ export interface FreezableProxy {
 }
 
 /**
- * A TCP proxy on 127.0.0.1 in front of `host:port` that can go silent without closing
- * anything: a PostgreSQL that stops answering (SIGSTOP, a dead TCP path) for the client
- * behind it alone, without freezing a server other tests share.
+ * A TCP proxy on 127.0.0.1 in front of the server `url` names (its host and port) that can
+ * go silent without closing anything: a PostgreSQL that stops answering (SIGSTOP, a dead
+ * TCP path) for the client behind it alone, without freezing a server other tests share.
  */
-export async function startFreezableProxy(host: string, port: number): Promise<FreezableProxy> {
+export async function startFreezableProxy(url: string): Promise<FreezableProxy> {
+  const target = new URL(url);
   const connections = new Set<Connection>();
   let frozenForNew = false;
   const relay = (connection: Connection) => {
@@ -48,7 +49,7 @@ export async function startFreezableProxy(host: string, port: number): Promise<F
     connection.upstream.pause();
   };
   const server = createServer((client) => {
-    const upstream = connect(port, host);
+    const upstream = connect(Number(target.port), target.hostname);
     const connection: Connection = { client, upstream, sent: "", frozen: false };
     connections.add(connection);
     client.on("data", (chunk: Buffer) => {

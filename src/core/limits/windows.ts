@@ -85,7 +85,45 @@ export function oneRequestDecision({ granted, windows }: LimitGrant): LimitDecis
   return { allowed: granted === 1, windows };
 }
 
-/** `peek`'s answer from the windows as they stand: a request is allowed while every one has room. */
-export function peekDecision(windows: WindowState[]): LimitDecision {
-  return { allowed: windows.every((state) => state.remaining > 0), windows };
+/**
+ * `peek`'s answer when `counters[i]` stands at `counts[i]`: the windows as they stand, and
+ * a request allowed while every one has room.
+ */
+export function peekDecision(
+  windows: readonly LimitWindow[],
+  counters: readonly WindowCounter[],
+  counts: readonly number[],
+): LimitDecision {
+  const states = windowStates(windows, counters, counts, 0);
+  return { allowed: states.every((state) => state.remaining > 0), windows: states };
+}
+
+/** A store's counters of one bucket, as `acquireOnCounters` reads and counts them. */
+export interface BucketCounters {
+  /** The count of each of `counters`, in their order (0 for one never counted). */
+  countsOf(counters: readonly WindowCounter[]): number[];
+  /** Counts `granted` more in `counter`, which stood at `count` when read. */
+  add(counter: WindowCounter, count: number, granted: number): void;
+}
+
+/**
+ * `Limiter.acquire` for a store that reads and counts its counters one at a time, within
+ * one atomic step of its own (the in-memory limiter's synchronous call, the SQLite
+ * limiter's IMMEDIATE transaction): every counter is read, then the grant counted in each,
+ * so a refused request (granted 0) counts in none. (The Redis limiter does the same in
+ * its script, `store/redis/scripts.ts`.)
+ */
+export function acquireOnCounters(
+  windows: readonly LimitWindow[],
+  wanted: number,
+  nowMs: number,
+  bucket: BucketCounters,
+): LimitGrant {
+  const counters = countersOf(windows, nowMs);
+  const counts = bucket.countsOf(counters);
+  const granted = grantOf(wanted, counters, counts);
+  if (granted > 0) {
+    for (const [i, counter] of counters.entries()) bucket.add(counter, counts[i] ?? 0, granted);
+  }
+  return { granted, windows: windowStates(windows, counters, counts, granted) };
 }

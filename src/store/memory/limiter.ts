@@ -1,10 +1,9 @@
 import {
+  acquireOnCounters,
   countersOf,
-  grantOf,
   oneRequestDecision,
   peekDecision,
   type WindowCounter,
-  windowStates,
 } from "../../core/limits/windows.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import { tableKey } from "./table-key.js";
@@ -25,21 +24,14 @@ export class InMemoryLimiter implements Limiter {
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
     const counters = countersOf(windows, nowMs);
-    const states = windowStates(windows, counters, this.countsOf(bucket, counters), 0);
-    return peekDecision(states);
+    return peekDecision(windows, counters, this.countsOf(bucket, counters));
   }
 
-  /** Every counter is read, then the grant counted in each: a refused request (granted 0) counts in none. */
   async acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {
-    const counters = countersOf(windows, nowMs);
-    const counts = this.countsOf(bucket, counters);
-    const granted = grantOf(wanted, counters, counts);
-    if (granted > 0) {
-      counters.forEach((counter, i) => {
-        this.counts.set(counterKey(bucket, counter), (counts[i] ?? 0) + granted);
-      });
-    }
-    return { granted, windows: windowStates(windows, counters, counts, granted) };
+    return acquireOnCounters(windows, wanted, nowMs, {
+      countsOf: (counters) => this.countsOf(bucket, counters),
+      add: (counter, count, granted) => this.counts.set(counterKey(bucket, counter), count + granted),
+    });
   }
 
   /**
@@ -56,7 +48,7 @@ export class InMemoryLimiter implements Limiter {
     }
   }
 
-  private countsOf(bucket: string, counters: WindowCounter[]): number[] {
+  private countsOf(bucket: string, counters: readonly WindowCounter[]): number[] {
     return counters.map((counter) => this.counts.get(counterKey(bucket, counter)) ?? 0);
   }
 }

@@ -12,7 +12,6 @@ import { executionListSql } from "../execution-list.js";
 import {
   claimedOrphan,
   type DecodedExecutionRow,
-  type ExecutionRow,
   fromDecodedRow,
   NOT_TERMINAL_SQL,
   pruneRunnersSql,
@@ -53,14 +52,8 @@ export class PostgresExecutionStore implements ExecutionStore {
     this.batcher = new SaveBatcher(pool);
   }
 
-  save(execution: StoredExecution): Promise<boolean> {
-    let row: ExecutionRow;
-    try {
-      row = toExecutionRow(execution);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.batcher.save(row, isTerminal(execution.record.status));
+  async save(execution: StoredExecution): Promise<boolean> {
+    return this.batcher.save(toExecutionRow(execution), isTerminal(execution.record.status));
   }
 
   async get(id: string): Promise<StoredExecution | undefined> {

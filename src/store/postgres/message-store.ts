@@ -1,13 +1,7 @@
 import type pg from "pg";
 import type { MessageStore } from "../../core/ports.js";
 import type { StoredMessage } from "../../core/skills/skill.js";
-
-interface MessageRow {
-  id: string;
-  channel: string;
-  text: string;
-  created_at: string;
-}
+import { fromMessageRow, type MessageRow } from "../message-row.js";
 
 /**
  * Messages per owner, newest first by (created_at, id); `before` is a message id of the
@@ -46,12 +40,7 @@ export class PostgresMessageStore implements MessageStore {
        order by created_at desc, id desc limit $${values.length}`,
       values,
     );
-    return rows.map((row) => ({
-      id: row.id,
-      channel: row.channel,
-      text: row.text,
-      createdAt: row.created_at,
-    }));
+    return rows.map(fromMessageRow);
   }
 
   async has(owner: string, id: string): Promise<boolean> {

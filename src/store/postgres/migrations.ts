@@ -1,14 +1,13 @@
 import pg from "pg";
-import type { SchemaMigration } from "../schema-migration.js";
+import {
+  checkSequence,
+  type Migration,
+  pendingMigrations,
+  type SchemaMigration,
+  schemaMigrated,
+} from "../schema-migration.js";
 
 const { escapeIdentifier } = pg;
-
-/** One schema change; `version` numbers are consecutive from 1 and never reused. */
-export interface PostgresMigration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /**
  * The PostgreSQL schema, as an append-only list (a released step is never edited; a change
@@ -16,7 +15,7 @@ export interface PostgresMigration {
  * so they sort byte-wise whatever the database's locale, exactly as in SQLite. Timestamps
  * are `timestamptz`; JSON is `json` (kept as written, key order included).
  */
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "initial schema",
@@ -205,12 +204,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
 export async function migratePostgres(
   client: pg.ClientBase,
   schema: string,
-  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
 ): Promise<SchemaMigration> {
-  for (const [i, migration] of migrations.entries()) {
-    if (migration.version !== i + 1) throw new Error(`Migration ${migration.name} is out of sequence.`);
-  }
-  const latest = migrations.length;
+  checkSequence(migrations);
   await client.query("begin");
   try {
     await client.query("select pg_advisory_xact_lock(hashtext('skillport.migrate.' || $1::text))", [schema]);
@@ -228,24 +224,16 @@ export async function migratePostgres(
     const { rows } = await client.query<{ version: number | null }>(
       "select max(version) as version from schema_migrations",
     );
-    const current = rows[0]?.version ?? 0;
-    if (current > latest) {
-      throw new Error(
-        `The database schema is version ${current}, newer than this skillport knows (${latest}).`,
-      );
-    }
-    const applied: string[] = [];
-    for (const migration of migrations) {
-      if (migration.version <= current) continue;
+    const pending = pendingMigrations(migrations, rows[0]?.version ?? 0);
+    for (const migration of pending) {
       await client.query(migration.sql);
       await client.query("insert into schema_migrations (version, name) values ($1, $2)", [
         migration.version,
         migration.name,
       ]);
-      applied.push(`${migration.version} ${migration.name}`);
     }
     await client.query("commit");
-    return { version: latest, applied };
+    return schemaMigrated(migrations, pending);
   } catch (err) {
     await client.query("rollback").catch(() => undefined);
     throw err;

@@ -51,8 +51,7 @@ export class RedisLimiter implements Limiter {
       counters.length === 0
         ? []
         : (await this.answer(this.redis.mget(this.keysOf(bucket, counters)))).map((v) => Number(v ?? 0));
-    const states = windowStates(windows, counters, counts, 0);
-    return peekDecision(states);
+    return peekDecision(windows, counters, counts);
   }
 
   async acquire(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): Promise<LimitGrant> {

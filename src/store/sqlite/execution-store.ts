@@ -111,13 +111,8 @@ export class SqliteExecutionStore implements ExecutionStore {
     this.startStatement = db.prepare(startSql(() => "?"));
   }
 
-  save(execution: StoredExecution): Promise<boolean> {
-    let row: ExecutionRow;
-    try {
-      row = toExecutionRow(execution);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  async save(execution: StoredExecution): Promise<boolean> {
+    const row = toExecutionRow(execution);
     // Stays true if a later save of the same execution replaces this one in the batch.
     let applied = true;
     return this.writer

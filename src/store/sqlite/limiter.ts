@@ -1,10 +1,9 @@
 import {
+  acquireOnCounters,
   countersOf,
-  grantOf,
   oneRequestDecision,
   peekDecision,
   type WindowCounter,
-  windowStates,
 } from "../../core/limits/windows.js";
 import type { LimitDecision, Limiter, LimitGrant, LimitWindow } from "../../core/ports.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
@@ -79,8 +78,7 @@ export class SqliteLimiter implements Limiter {
 
   async peek(bucket: string, windows: LimitWindow[], nowMs: number): Promise<LimitDecision> {
     const counters = countersOf(windows, nowMs);
-    const states = windowStates(windows, counters, this.peekTransaction(bucket, counters), 0);
-    return peekDecision(states);
+    return peekDecision(windows, counters, this.peekTransaction(bucket, counters));
   }
 
   /**
@@ -104,18 +102,15 @@ export class SqliteLimiter implements Limiter {
   }
 
   private grant(bucket: string, windows: LimitWindow[], wanted: number, nowMs: number): LimitGrant {
-    const counters = countersOf(windows, nowMs);
-    const counts = this.countsOf(bucket, counters);
-    const granted = grantOf(wanted, counters, counts);
-    if (granted > 0) {
-      for (const { windowSeconds, windowStart } of counters) {
+    return acquireOnCounters(windows, wanted, nowMs, {
+      countsOf: (counters) => this.countsOf(bucket, counters),
+      add: ({ windowSeconds, windowStart }, _count, granted) => {
         this.increment.run(bucket, windowSeconds, windowStart, granted);
-      }
-    }
-    return { granted, windows: windowStates(windows, counters, counts, granted) };
+      },
+    });
   }
 
-  private countsOf(bucket: string, counters: WindowCounter[]): number[] {
+  private countsOf(bucket: string, counters: readonly WindowCounter[]): number[] {
     return counters.map(
       ({ windowSeconds, windowStart }) => this.read.get(bucket, windowSeconds, windowStart)?.count ?? 0,
     );

@@ -1,13 +1,7 @@
 import type { MessageStore } from "../../core/ports.js";
 import type { StoredMessage } from "../../core/skills/skill.js";
+import { fromMessageRow, type MessageRow } from "../message-row.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
-
-interface MessageRow {
-  id: string;
-  channel: string;
-  text: string;
-  created_at: string;
-}
 
 /**
  * Messages per owner, newest first by (created_at, id). `before` is the id of a message
@@ -46,12 +40,7 @@ export class SqliteMessageStore implements MessageStore {
       before: options.before,
       limit: options.limit,
     }) as MessageRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      channel: row.channel,
-      text: row.text,
-      createdAt: row.created_at,
-    }));
+    return rows.map(fromMessageRow);
   }
 
   async has(owner: string, id: string): Promise<boolean> {

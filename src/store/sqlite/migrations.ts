@@ -1,12 +1,11 @@
-import type { SchemaMigration } from "../schema-migration.js";
+import {
+  checkSequence,
+  type Migration,
+  pendingMigrations,
+  type SchemaMigration,
+  schemaMigrated,
+} from "../schema-migration.js";
 import type { BetterSqlite3 as Database } from "./driver.js";
-
-/** One schema change; `version` numbers are consecutive from 1 and never reused. */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 /**
  * The schema, as an append-only list: a released step is never edited, a change is a new
@@ -221,17 +220,6 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** A database file written by a newer skillport, whose schema this code does not know. */
-export class NewerSchemaError extends Error {
-  constructor(
-    readonly version: number,
-    readonly knownVersion: number,
-  ) {
-    super(`The database schema is version ${version}, newer than this skillport knows (${knownVersion}).`);
-    this.name = "NewerSchemaError";
-  }
-}
-
 /**
  * Brings the schema up to date in one transaction. `BEGIN IMMEDIATE` takes the write lock
  * before reading `user_version`, so when two processes open a new file at once the second
@@ -243,24 +231,15 @@ export function migrate(
   db: Database.Database,
   migrations: readonly Migration[] = MIGRATIONS,
 ): SchemaMigration {
-  for (const [i, migration] of migrations.entries()) {
-    if (migration.version !== i + 1) throw new Error(`Migration ${migration.name} is out of sequence.`);
-  }
-  const latest = migrations.length;
+  checkSequence(migrations);
   const apply = db.transaction(() => {
-    const current = Number(db.pragma("user_version", { simple: true }));
-    if (current > latest) {
-      throw new NewerSchemaError(current, latest);
-    }
-    const applied: string[] = [];
-    for (const migration of migrations) {
-      if (migration.version <= current) continue;
+    const pending = pendingMigrations(migrations, Number(db.pragma("user_version", { simple: true })));
+    for (const migration of pending) {
       db.exec(migration.sql);
       // The pragma is written inside the transaction, so a failed step leaves no trace.
       db.pragma(`user_version = ${migration.version}`);
-      applied.push(`${migration.version} ${migration.name}`);
     }
-    return { version: latest, applied };
+    return schemaMigrated(migrations, pending);
   });
   return apply.immediate();
 }

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
+import { NewerSchemaError } from "../schema-migration.js";
 import { Database } from "./driver.js";
-import { NewerSchemaError } from "./migrations.js";
 
 /** Where the database file came from, for the messages below. */
 export interface StoreFilePlace {

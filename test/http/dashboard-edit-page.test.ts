@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { echo } from "../core/test-skills.js";
 import { signedInGet } from "./dashboard-session.js";
-import { inProcessApi } from "./in-process-api.js";
+import { inProcessServer } from "./in-process-api.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -12,7 +12,7 @@ afterEach(async () => {
 // others, so someone come to change a key's scope or owner looked for a field that is not there.
 describe("a key's edit page", () => {
   it("says which of the key's attributes cannot be edited and what to do instead", async () => {
-    const { core, server } = await inProcessApi([echo], cleanups);
+    const { core, server } = await inProcessServer([echo], cleanups);
     const key = await core.keyFor({ name: "ci" });
     const res = await signedInGet(server, core.skillport, `/dashboard/keys/${key.id}/edit`);
     expect(res.statusCode).toBe(200);

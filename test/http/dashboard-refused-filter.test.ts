@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { echo } from "../core/test-skills.js";
 import { signedInGet } from "./dashboard-session.js";
-import { inProcessApi } from "./in-process-api.js";
+import { inProcessServer } from "./in-process-api.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -9,7 +9,7 @@ afterEach(async () => {
 });
 
 async function refusedPage(url: string): Promise<string> {
-  const { core, server } = await inProcessApi([echo], cleanups);
+  const { core, server } = await inProcessServer([echo], cleanups);
   const res = await signedInGet(server, core.skillport, url);
   expect(res.statusCode, url).toBe(400);
   return res.body;
@@ -36,7 +36,7 @@ describe("a dashboard page refused for a filter in its address", () => {
   });
 
   it("still leads back to the dashboard when the address had no filter to drop", async () => {
-    const { core, server } = await inProcessApi([echo], cleanups);
+    const { core, server } = await inProcessServer([echo], cleanups);
     const res = await signedInGet(server, core.skillport, "/dashboard/executions/exec_nosuch");
     expect(res.statusCode).toBe(404);
     expect(res.body).toContain('<a class="button" href="/dashboard">Back to the dashboard</a>');

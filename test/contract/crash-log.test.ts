@@ -1,8 +1,10 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createKey, REPO_ROOT, startServer, type TestServer } from "./harness.js";
+import { CLI_PATH, createKey, leakedSecrets, REPO_ROOT, startServer, type TestServer } from "./harness.js";
 
 // A bug that escapes every handler (in a skill running on the main thread, a driver's
 // event) ends `serve`. The operator must find why in the JSON log, and the error's text
@@ -63,4 +65,45 @@ describe("contract: a crash is logged, masked", { timeout: 60_000 }, () => {
       expect(output).toMatch(/^skillport serve: crashed: .*: boom: the agent's key sk_\[redacted\]/m);
     });
   }
+
+  it("an uncaught exception ends mcp (stdio) with code 1 and a fatal JSON line on stderr, stdout untouched", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "skillport-crash-log-"));
+    dataDirs.push(dataDir);
+    const key = await createKey(dataDir);
+    const child = spawn(process.execPath, [CLI_PATH, "mcp", "--data-dir", dataDir], {
+      env: {
+        ...process.env,
+        SKILLPORT_API_KEY: key.secret,
+        SKILLPORT_DISCOVERY_MODE: "lexical",
+        NODE_OPTIONS: `--import=${CRASH_ON_SIGNAL}`,
+        CRASH_AS: "exception",
+        CRASH_MESSAGE: `boom: postgres://admin:${PASSWORD}@db.internal/app`,
+        CRASH_CONNECTION: `postgres://admin:${PASSWORD}@db.internal/app`,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    const started = new Promise<void>((resolvePromise) => {
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+        // Its first log line comes once the store is open, the crash handler long in place.
+        if (stderr.includes('"service":"skillport"')) resolvePromise();
+      });
+    });
+    const exited = once(child, "exit");
+    await started;
+    child.kill("SIGUSR2");
+    const [code] = await exited;
+
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).not.toContain(PASSWORD);
+    expect(leakedSecrets(stderr)).toEqual([]);
+    expect(stderr).toMatch(/"level":60,.*"msg":"crashed: an exception was thrown and nothing caught it"/);
+    expect(stderr).toMatch(/^skillport mcp: crashed: an exception was thrown and nothing caught it: boom: /m);
+  });
 });

@@ -3,6 +3,7 @@ import { createLogger } from "../logging.js";
 import { commandConfig } from "./command-config.js";
 import { parseCommandArgs, UsageError } from "./command-options.js";
 import { MCP } from "./commands.js";
+import { logCrashes } from "./crash-log.js";
 
 const CREATE_KEY_HINT =
   "Create one with `skillport keys create --name NAME --scope full-access` (in a checkout: `npm run -s cli -- keys create …`) and set it in SKILLPORT_API_KEY.";
@@ -29,6 +30,7 @@ export async function runMcp(args: string[]): Promise<number> {
   }
   const config = commandConfig(MCP, values);
   const logger = createLogger(config.logLevel, 2);
+  logCrashes("mcp", logger);
   warnOfUnknownVariables(logger);
   // Loaded only now: a missing key is reported without loading the core.
   const [{ openEmbedded, openRemote, serveStdio }, { missingStore }] = await Promise.all([

@@ -11,6 +11,7 @@ import { storeKindOf } from "../store/store-kinds.js";
 import { commandConfig } from "./command-config.js";
 import { parseCommandArgs } from "./command-options.js";
 import { SERVE } from "./commands.js";
+import { logCrashes } from "./crash-log.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -20,6 +21,7 @@ export async function runServe(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(SERVE, args);
   const config = commandConfig(SERVE, values);
   const logger = createLogger(config.logLevel);
+  logCrashes("serve", logger);
   warnOfUnknownVariables(logger);
   const skillport = await createSkillport(config, logger);
   const server = buildHttpServer(skillport, {

@@ -1,8 +1,6 @@
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
-
-/** How often a store outage is logged at most while it lasts. */
-const OUTAGE_LOG_INTERVAL_MS = 10_000;
+import { RepeatedWarning } from "./repeated-warning.js";
 
 /** What the runner's heartbeat tells of the store: it runs every few seconds, traffic or not. */
 export interface StoreWatch {
@@ -14,16 +12,15 @@ export interface StoreWatch {
 
 /**
  * The store's outages as the log and `/metrics` see them. The warning that the store cannot
- * serve, with the driver's error that only the log sees: at most once per
- * `OUTAGE_LOG_INTERVAL_MS`, with the count answered since. An outage refuses every request,
- * so one line each would flood the log. And once a store call lands again (the heartbeat's,
+ * serve, with the driver's error that only the log sees: a `RepeatedWarning`, with the count
+ * answered since the last one. An outage refuses every request, so one line each would
+ * flood the log. And once a store call lands again (the heartbeat's,
  * `served`), one line saying the store is back, for how long it was not and how many
  * requests it cost, as Redis has (otherwise the end of an outage is
  * seen only as the absence of new warnings).
  */
 export class OutageLog implements StoreWatch {
-  private loggedAt = Number.NEGATIVE_INFINITY;
-  private notLogged = 0;
+  private readonly unavailable: RepeatedWarning;
   /** When the outage under way was first seen (Unix ms); undefined while the store serves. */
   private downSinceMs: number | undefined;
   /** Requests answered `service_unavailable` since `downSinceMs`. */
@@ -32,7 +29,12 @@ export class OutageLog implements StoreWatch {
   constructor(
     private readonly logger: Logger,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.unavailable = new RepeatedWarning(logger, "the store is unavailable: answered service_unavailable", {
+      clock,
+      countField: "answered_since_last_line",
+    });
+  }
 
   /** False from a store call that failed as an outage until one lands again (`skillport_store_up`). */
   get storeUp(): boolean {
@@ -44,16 +46,7 @@ export class OutageLog implements StoreWatch {
     const now = this.clock.now();
     this.downSinceMs ??= now;
     this.answeredDown++;
-    if (now - this.loggedAt < OUTAGE_LOG_INTERVAL_MS) {
-      this.notLogged++;
-      return;
-    }
-    this.logger.warn(
-      { err, answered_since_last_line: this.notLogged },
-      "the store is unavailable: answered service_unavailable",
-    );
-    this.loggedAt = now;
-    this.notLogged = 0;
+    this.unavailable.warn({ err });
   }
 
   failed(): void {
@@ -70,7 +63,6 @@ export class OutageLog implements StoreWatch {
     this.downSinceMs = undefined;
     this.answeredDown = 0;
     // The next outage is logged as it begins.
-    this.loggedAt = Number.NEGATIVE_INFINITY;
-    this.notLogged = 0;
+    this.unavailable.reset();
   }
 }

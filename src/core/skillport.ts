@@ -183,6 +183,7 @@ export class Skillport {
         runnerId: this.runner.runnerId,
         cancelLocal: (id) => this.runner.cancelLocal(id),
         logger: this.logger,
+        clock,
       });
     this.queries = new ExecutionQueries(
       this.store,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ExecutionEvents } from "../../src/core/execution/events.js";
+import { ManualClock } from "../../src/core/clock.js";
+import { ExecutionEvents, progressEvent } from "../../src/core/execution/events.js";
 import { SignalBridge } from "../../src/core/execution/signal-bridge.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { Store } from "../../src/core/ports.js";
@@ -80,5 +81,48 @@ describe("SignalBridge", () => {
     expect(heard).toEqual([
       { type: "progress", execution_id: "exec_1", progress: 1, total: 2, message: "half" },
     ]);
+  });
+
+  // A PostgreSQL outage failed every event of every running execution: one warning each,
+  // hundreds a second on a busy replica, buried the log when it was read most.
+  it("warns of events it could not send at most once per ten seconds, with the count left out", async () => {
+    const store = openMemoryStore();
+    stores.push(store);
+    const outage = new Error("connect ECONNREFUSED 127.0.0.1:5432");
+    const lines: Record<string, unknown>[] = [];
+    const clock = new ManualClock();
+    const events = new ExecutionEvents();
+    new SignalBridge({
+      signals: { publish: () => Promise.reject(outage), subscribe: () => () => {} },
+      events,
+      store,
+      runnerId: "runner_here",
+      cancelLocal: async () => undefined,
+      logger: capturingLogger(lines),
+      clock,
+    });
+    const sendEvents = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        events.emit(`exec_${i}`, progressEvent(`exec_${i}`, { progress: i }), { share: true });
+      }
+      await until(() => lines.length >= count);
+    };
+    const warnings = () => lines.filter((line) => line.level === "warn");
+
+    await sendEvents(50);
+    expect(warnings()).toEqual([
+      expect.objectContaining({
+        msg: "could not signal an execution event",
+        err: outage,
+        repeats_not_logged: 0,
+      }),
+    ]);
+    // Those left out are still written, at debug.
+    expect(lines.filter((line) => line.level === "debug")).toHaveLength(49);
+
+    clock.advance(10_000);
+    lines.length = 0;
+    await sendEvents(3);
+    expect(warnings()).toEqual([expect.objectContaining({ repeats_not_logged: 49 })]);
   });
 });

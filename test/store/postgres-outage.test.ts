@@ -187,6 +187,26 @@ if (!services) {
       );
     });
 
+    // A reconnection fails each second while PostgreSQL is away, and each wrote a warning.
+    it("warns of its failed reconnections once, not at each one, while PostgreSQL stays out of reach", async () => {
+      const target = new URL(databaseUrl);
+      const proxy = await startTcpProxy(`http://${target.host}`);
+      const proxied = new URL(databaseUrl);
+      proxied.port = new URL(proxy.baseUrl).port;
+      const lines: Record<string, unknown>[] = [];
+      await openStore(proxied.toString(), 2, capturingLogger(lines));
+      await proxy.close();
+      const retries = () =>
+        lines.filter((line) => line.msg === "could not listen for signals on PostgreSQL; retrying");
+      await vi.waitFor(() => expect(retries().length).toBeGreaterThanOrEqual(3), {
+        timeout: 20_000,
+        interval: 100,
+      });
+      // The first at warn; the next ones within ten seconds at debug (each is a second apart).
+      expect(retries()[0]).toMatchObject({ level: "warn", repeats_not_logged: 0 });
+      expect(retries().filter((line) => line.level === "warn").length).toBeLessThan(retries().length);
+    });
+
     it("takes a connection the server terminates (57P01) and a refused connection for outages", async () => {
       const store = await openStore();
       const victim = new pg.Client({ connectionString: databaseUrl, application_name: "outage-victim" });

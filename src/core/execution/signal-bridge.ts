@@ -1,5 +1,7 @@
+import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import type { SignalChannel, Store, StoreSignal } from "../ports.js";
+import { RepeatedWarning } from "../repeated-warning.js";
 import { type ExecutionEvent, type ExecutionEvents, progressEvent, shownProgress } from "./events.js";
 import type { StoredExecution } from "./record.js";
 
@@ -12,6 +14,8 @@ export interface SignalBridgeOptions {
   /** Cancels an execution if this process holds it (`ExecutionRunner.cancelLocal`). */
   cancelLocal: (executionId: string) => Promise<StoredExecution | undefined>;
   logger: Logger;
+  /** When each failure to send a signal is (`RepeatedWarning`); the system's clock by default. */
+  clock?: Clock;
 }
 
 /**
@@ -25,10 +29,15 @@ export class SignalBridge {
 
   constructor(private readonly options: SignalBridgeOptions) {
     const { events, signals } = options;
+    // Every event of every execution fails while the store is out of reach: one line each
+    // would flood the log.
+    const notSent = new RepeatedWarning(options.logger, "could not signal an execution event", {
+      clock: options.clock,
+    });
     events.outbound = (executionId, event) => {
       signals.publish(this.toSignal(executionId, event)).catch((err: unknown) => {
         // Others still find the change by reading the store (ExecutionQueries polls).
-        options.logger.warn({ err, execution_id: executionId }, "could not signal an execution event");
+        notSent.warn({ err, execution_id: executionId });
       });
     };
     this.unsubscribe = signals.subscribe((signal) => this.receive(signal));

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "../../core/logger.js";
 import type { SignalChannel, StoreSignal } from "../../core/ports.js";
+import { RepeatedWarning } from "../../core/repeated-warning.js";
 import { signalPayload } from "../signal-payload.js";
 
 const RECONNECT_MS = 1_000;
@@ -30,6 +31,8 @@ export class PostgresSignalChannel implements SignalChannel {
   private checking = false;
   /** When the listening connection was lost (Unix ms); undefined while it listens. */
   private lostAtMs: number | undefined;
+  /** A reconnection fails each second while PostgreSQL is out of reach. */
+  private readonly cannotListen: RepeatedWarning;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -37,7 +40,9 @@ export class PostgresSignalChannel implements SignalChannel {
     /** The channel name: one per schema, so deployments (and tests) sharing a database stay apart. */
     private readonly channel: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.cannotListen = new RepeatedWarning(logger, "could not listen for signals on PostgreSQL; retrying");
+  }
 
   static async open(
     pool: pg.Pool,
@@ -102,6 +107,7 @@ export class PostgresSignalChannel implements SignalChannel {
       // have been missed.
       this.logger.info({ down_ms: Date.now() - this.lostAtMs }, "listening for signals on PostgreSQL again");
       this.lostAtMs = undefined;
+      this.cannotListen.reset();
     }
   }
 
@@ -134,7 +140,7 @@ export class PostgresSignalChannel implements SignalChannel {
   private listenLater(): void {
     this.reconnectTimer = setTimeout(() => {
       this.listen().catch((err: unknown) => {
-        this.logger.warn({ err }, "could not listen for signals on PostgreSQL; retrying");
+        this.cannotListen.warn({ err });
         if (!this.closed) this.listenLater();
       });
     }, RECONNECT_MS);

@@ -220,12 +220,19 @@ export class Skillport {
     }
     const headers = { "idempotency-key": idempotencyKey ?? randomUUID() };
     // Once the execution is known, a stream that ended early is followed on its own
-    // events; before, the same request again (its Idempotency-Key finds the first run).
+    // events; before, the same request again (its Idempotency-Key finds the first run,
+    // which may have started: a refusal of the repeat is retried, as after a lost attempt).
     yield* this.followEvents(
       `the execution of ${request.skill_id}`,
-      (last) =>
+      (last, again) =>
         last === undefined
-          ? { method: "POST", path: "/v1/execute", json: request, headers }
+          ? {
+              method: "POST",
+              path: "/v1/execute",
+              json: request,
+              headers,
+              earlierAttemptMayHaveLanded: again,
+            }
           : { method: "GET", path: `/v1/executions/${encodeURIComponent(last.id)}/events` },
       options,
     );
@@ -233,23 +240,36 @@ export class Skillport {
 
   /**
    * An execution's events across as many streams as it takes: `request` gives the next
-   * one to open, knowing the latest status seen.
+   * one to open, knowing the latest status seen and whether a stream was opened before.
    */
   private async *followEvents(
     what: string,
-    request: (last: ExecutionRecord | undefined) => RequestSpec<Dispatcher.ResponseData["body"]>,
+    request: (
+      last: ExecutionRecord | undefined,
+      again: boolean,
+    ) => RequestSpec<Dispatcher.ResponseData["body"]>,
     options: CallOptions,
   ): AsyncGenerator<ExecuteStreamEvent> {
+    const { maxRetries, origin, onRetry } = this.#config;
     let lastStatus: ExecutionRecord | undefined;
+    let again = false;
+    // Streams cut one after another with no new event between them (see below).
+    let cutsInARow = 0;
     // A server that shuts down gracefully ends its streams on the status they stand at:
     // a queued execution stays queued for the next start, and a run held by another
     // process goes on there. Like EventSource, follow it on a new stream, which the
     // service (restarted, or another replica) begins with the current status again: not
-    // given twice. A stream that fails instead of ending (a reset, a long silence) is thrown.
+    // given twice. A stream cut instead (a crash, a proxy or the network dropping the
+    // connection) is followed on a new one alike, as EventSource does, and as the README
+    // promises of connection errors; only `maxRetries` cuts in a row with no new event
+    // between them are thrown, so that a server that cuts every stream is not asked forever.
     for (;;) {
-      const body = await this.#transport.stream({ ...request(lastStatus), signal: options.signal });
+      const spec = request(lastStatus, again);
+      again = true;
+      const body = await this.#transport.stream({ ...spec, signal: options.signal });
       const connectedMs = Date.now();
       let terminal = false;
+      let cut: SkillportError | undefined;
       try {
         let firstStatus = true;
         for await (const event of executionEventsOf(body)) {
@@ -262,6 +282,7 @@ export class Skillport {
             lastStatus = record;
             if (TERMINAL[record.status]) terminal = true;
           }
+          cutsInARow = 0;
           yield event;
         }
       } catch (err) {
@@ -269,13 +290,18 @@ export class Skillport {
         if (err instanceof SyntaxError) {
           throw clientError("unexpected_response", `An event of ${what} is not JSON.`, err);
         }
-        throw failureOf(err, this.#config.origin);
+        cut = failureOf(err, origin);
+        if (cut.code !== "connection_error" || cutsInARow >= maxRetries) throw cut;
+        cutsInARow++;
       } finally {
         body.destroy();
       }
       // The server ends the stream after the terminal status (contract.md).
       if (terminal) return;
-      const pauseMs = connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now();
+      const pauseMs = Math.max(0, connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now());
+      if (cut !== undefined) {
+        onRetry?.({ retry: cutsInARow, delayMs: pauseMs, error: cut, method: spec.method, path: spec.path });
+      }
       if (pauseMs > 0) await sleep(pauseMs, options.signal);
     }
   }

@@ -109,3 +109,118 @@ describe("client: executeStream when the stream ends early", () => {
     }
   });
 });
+
+describe("client: an event stream cut before its end", () => {
+  const running = runningRecord("util.wait");
+  const completed = { ...running, status: "completed", success: true, result: { waited_ms: 1 } };
+  const statusEvent = (record: object) => `event: status\ndata: ${JSON.stringify(record)}\n\n`;
+
+  /**
+   * A fake server answering each request with `answer(index of the request)`: the events it
+   * writes, then whether the connection is cut (destroyed, as a crash or a proxy leaves it)
+   * or the stream ends, or a refusal instead of a stream.
+   */
+  async function fakeServer(
+    answer: (index: number) => { events: string; after: "cut" | "end" } | "rate-limited",
+  ) {
+    const requests: string[] = [];
+    const fake = createServer((req, res) => {
+      req.resume();
+      const answered = answer(requests.length);
+      requests.push(`${req.method} ${req.url} ${req.headers["idempotency-key"] ?? "-"}`);
+      if (answered === "rate-limited") {
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+        res.end(JSON.stringify({ error: { code: "rate_limit_exceeded", message: "Rate limit exceeded." } }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      // A comment first: the answer has begun (headers and a chunk sent) before the cut.
+      res.write(`: stream\n\n${answered.events}`);
+      if (answered.after === "end") res.end();
+      else setTimeout(() => res.socket?.destroy(), 50);
+    });
+    fake.listen(0, "127.0.0.1");
+    await once(fake, "listening");
+    const { port } = fake.address() as AddressInfo;
+    return {
+      requests,
+      baseUrl: `http://127.0.0.1:${port}`,
+      close: () => new Promise((resolve) => fake.close(resolve)),
+    };
+  }
+
+  async function withClient<T>(
+    fake: Awaited<ReturnType<typeof fakeServer>>,
+    options: { maxRetries?: number; retryRefusals?: boolean },
+    use: (client: Skillport) => Promise<T>,
+  ): Promise<T> {
+    const client = new Skillport({ apiKey: generateSecret("production"), baseUrl: fake.baseUrl, ...options });
+    try {
+      return await use(client);
+    } finally {
+      await client.close();
+      await fake.close();
+    }
+  }
+
+  it("executionEvents follows the execution on a new stream, as after a stream that ended", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: statusEvent(running), after: "cut" }
+        : { events: statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, {}, (client) => collect(client.executionEvents(running.id)));
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toEqual([
+      `GET /v1/executions/${running.id}/events -`,
+      `GET /v1/executions/${running.id}/events -`,
+    ]);
+  });
+
+  it("executeStream cut before its first event sends the execute again with the same Idempotency-Key, so the skill runs once", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: "", after: "cut" }
+        : { events: statusEvent(running) + statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, {}, (client) =>
+      collect(client.executeStream({ skill_id: "util.wait", params: { ms: 1 } }, { idempotencyKey: "once" })),
+    );
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toEqual(["POST /v1/execute once", "POST /v1/execute once"]);
+  });
+
+  it("with retryRefusals false, a refusal of the execute sent again after the cut is retried: the first may have run", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: "", after: "cut" }
+        : index === 1
+          ? "rate-limited"
+          : { events: statusEvent(running) + statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, { retryRefusals: false }, (client) =>
+      collect(client.executeStream({ skill_id: "util.wait", params: { ms: 1 } }, { idempotencyKey: "once" })),
+    );
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toEqual([
+      "POST /v1/execute once",
+      "POST /v1/execute once",
+      "POST /v1/execute once",
+    ]);
+  });
+
+  it("throws connection_error once maxRetries streams in a row were cut without a new event", async () => {
+    const fake = await fakeServer(() => ({ events: statusEvent(running), after: "cut" }));
+    const seen: ExecuteStreamEvent[] = [];
+    const err = await withClient(fake, { maxRetries: 1 }, async (client) => {
+      const followed = (async () => {
+        for await (const event of client.executionEvents(running.id)) seen.push(event);
+      })();
+      return rejectionOf(followed);
+    });
+    expect(err.code).toBe("connection_error");
+    // The first stream and one more; the repeated running record is not given twice.
+    expect(fake.requests).toHaveLength(2);
+    expect(statuses(seen)).toEqual(["running"]);
+  });
+});

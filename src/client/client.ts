@@ -101,7 +101,8 @@ export class Skillport {
       // repeat to find its record): the call waits for it rather than throw its 409.
       keyChosenByCaller: idempotencyKey !== undefined,
       signal: options.signal,
-      serverTimeMs: request.async ? 0 : (request.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
+      // A request that is none (JavaScript) is sent as it is, for the server's 400 to word.
+      serverTimeMs: request?.async ? 0 : (request?.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
     });
     return options.throwOnFailure ? succeededOrThrow(record) : record;
   }
@@ -132,7 +133,10 @@ export class Skillport {
    */
   async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
-    if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0 (Infinity: no deadline)");
+    // A string (JavaScript) passed `> 0` and was then added to the clock as text.
+    if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) {
+      throw new RangeError("timeoutMs must be a number > 0 (Infinity: no deadline)");
+    }
     nonEmpty(id, "id");
     const deadline = new Deadline(timeoutMs, options.signal);
     const { signal } = deadline;
@@ -218,12 +222,19 @@ export class Skillport {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       throw new RangeError(`idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`);
     }
+    // JavaScript callers, whom the types do not stop: the server would queue the run and
+    // answer 202 with its record, no stream, thrown as unexpected_response with the run going.
+    if ((request as ExecuteInput | undefined)?.async === true) {
+      throw new TypeError(
+        "executeStream runs the execution in its own request: leave out async (for a run in the background, use execute with async: true, then executionEvents)",
+      );
+    }
     const headers = { "idempotency-key": idempotencyKey ?? randomUUID() };
     // Once the execution is known, a stream that ended early is followed on its own
     // events; before, the same request again (its Idempotency-Key finds the first run,
     // which may have started: a refusal of the repeat is retried, as after a lost attempt).
     yield* this.followEvents(
-      `the execution of ${request.skill_id}`,
+      `the execution of ${request?.skill_id}`,
       (last, again) =>
         last === undefined
           ? {

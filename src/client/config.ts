@@ -32,6 +32,16 @@ export interface ClientConfig {
 export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv = process.env): ClientConfig {
   // A key read from a file, or from a .env written on Windows, keeps its line ending;
   // no key has spaces or line breaks, and undici refused the header with its own error.
+  // The types hold these for TypeScript callers; JavaScript's are told here, when the client
+  // is made, rather than by a late crash deep in a call (`onRetry` after a first attempt that
+  // may have run a skill) or a value that misleads (`timeoutMs: "3000"` added up as text).
+  checkType(options.apiKey, "string", "apiKey");
+  checkType(options.timeoutMs, "number", "timeoutMs");
+  checkType(options.maxRetries, "number", "maxRetries");
+  checkType(options.onRetry, "function", "onRetry");
+  if (options.dispatcher !== undefined && typeof options.dispatcher?.request !== "function") {
+    throw new TypeError("dispatcher must be an undici Dispatcher (an Agent, Pool, ProxyAgent, …)");
+  }
   const apiKey = (options.apiKey ?? env.SKILLPORT_API_KEY)?.trim();
   if (!apiKey) {
     throw clientError(
@@ -68,6 +78,13 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
     ownsDispatcher: options.dispatcher === undefined,
     onRetry: options.onRetry,
   };
+}
+
+/** Refuses an option given with another type than the one it takes (absent is fine: the default). */
+function checkType(value: unknown, type: "string" | "number" | "function", name: string): void {
+  if (value !== undefined && typeof value !== type) {
+    throw new TypeError(`${name} must be a ${type}, not ${value === null ? "null" : typeof value}`);
+  }
 }
 
 /** The base URL given (the option, else the variable, else the default), or why it cannot be one. */

@@ -142,4 +142,17 @@ describe("client configuration", () => {
     expect(() => new Skillport({ apiKey: key.secret, retryRefusals })).toThrow(TypeError);
     expect(new Skillport({ apiKey: key.secret, retryRefusals: false })).toBeInstanceOf(Skillport);
   });
+
+  it("refuses options of another type than they take when the client is made, naming each (JavaScript callers)", () => {
+    const apiKey = key.secret;
+    for (const [options, message] of [
+      [{ apiKey: 12345 }, "apiKey must be a string, not number"],
+      [{ apiKey, timeoutMs: "3000" }, "timeoutMs must be a number, not string"],
+      [{ apiKey, maxRetries: "3" }, "maxRetries must be a number, not string"],
+      [{ apiKey, onRetry: "log" }, "onRetry must be a function, not string"],
+      [{ apiKey, dispatcher: {} }, "dispatcher must be an undici Dispatcher (an Agent, Pool, ProxyAgent, …)"],
+    ] as const) {
+      expect(() => new Skillport(options as never), message).toThrow(new TypeError(message));
+    }
+  });
 });

@@ -335,8 +335,9 @@ export class Skillport {
 
   /**
    * Closes the client's connection pool (not a dispatcher passed in by the caller); calls
-   * after it throw `client_closed`. Closing again waits for the first close (undici's
-   * second `close()` would throw).
+   * after it throw `client_closed`. It resolves once the calls in flight have ended, an
+   * event stream being followed too (undici's graceful close): abort those to close at
+   * once. Closing again waits for the first close (undici's second `close()` would throw).
    */
   close(): Promise<void> {
     const { dispatcher, ownsDispatcher } = this.#config;

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
+import { namesAnEndpoint } from "./base-url.js";
 import { MAX_TIMER_MS } from "./deadline.js";
 import { clientError } from "./errors.js";
 import type { RetryEvent, SkillportOptions } from "./types.js";
@@ -104,6 +105,11 @@ function parseBaseUrl(option: string | undefined, variable: string | undefined):
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new TypeError(
       `${source} must be an http or https URL such as http://127.0.0.1:8080, not ${JSON.stringify(given)}`,
+    );
+  }
+  if (namesAnEndpoint(url)) {
+    throw new TypeError(
+      `${source} must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not ${JSON.stringify(given)}`,
     );
   }
   return url;

@@ -65,6 +65,27 @@ describe("client configuration", () => {
     }
   });
 
+  it("a base URL naming the API or MCP endpoint is refused, as `skillport mcp --remote` refuses it, rather than sent to /v1/v1/…", () => {
+    for (const [baseUrl, variable, source] of [
+      ["http://127.0.0.1:8080/v1", undefined, "baseUrl"],
+      ["https://skillport.example.com/mcp/", undefined, "baseUrl"],
+      [undefined, "http://127.0.0.1:8080/V1", "SKILLPORT_BASE_URL"],
+    ] as const) {
+      if (variable === undefined) delete process.env.SKILLPORT_BASE_URL;
+      else process.env.SKILLPORT_BASE_URL = variable;
+      const given = baseUrl ?? variable;
+      expect(() => new Skillport({ apiKey: key.secret, ...(baseUrl ? { baseUrl } : {}) }), given).toThrow(
+        new TypeError(
+          `${source} must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not "${given}"`,
+        ),
+      );
+    }
+    // A prefix a proxy serves the service under is a base URL like any other.
+    expect(new Skillport({ apiKey: key.secret, baseUrl: "https://example.com/skillport" })).toBeInstanceOf(
+      Skillport,
+    );
+  });
+
   it("a base URL with a trailing slash works", async () => {
     const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
     try {

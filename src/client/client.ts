@@ -302,6 +302,8 @@ export class Skillport {
           throw clientError("unexpected_response", `An event of ${what} is not JSON.`, err);
         }
         cut = failureOf(err, origin);
+        // The terminal record arrived: what became of the connection after it is no matter.
+        if (terminal) return;
         if (cut.code !== "connection_error" || cutsInARow >= maxRetries) throw cut;
         cutsInARow++;
       } finally {

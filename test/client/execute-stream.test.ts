@@ -209,6 +209,18 @@ describe("client: an event stream cut before its end", () => {
     ]);
   });
 
+  it("a stream cut after its terminal record ends the iteration as it is, even with no retries to spend", async () => {
+    const fake = await fakeServer(() => ({
+      events: statusEvent(running) + statusEvent(completed),
+      after: "cut",
+    }));
+    const events = await withClient(fake, { maxRetries: 0 }, (client) =>
+      collect(client.executionEvents(running.id)),
+    );
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("throws connection_error once maxRetries streams in a row were cut without a new event", async () => {
     const fake = await fakeServer(() => ({ events: statusEvent(running), after: "cut" }));
     const seen: ExecuteStreamEvent[] = [];

@@ -2,7 +2,12 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExecuteStreamEvent, type ExecutionEvent, Skillport } from "../../src/client/index.js";
+import {
+  type ExecuteStreamEvent,
+  type ExecutionEvent,
+  type RetryEvent,
+  Skillport,
+} from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { awayFromMinuteBoundary, type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { runningRecord } from "../support/running-record.js";
@@ -151,7 +156,7 @@ describe("client: an event stream cut before its end", () => {
 
   async function withClient<T>(
     fake: Awaited<ReturnType<typeof fakeServer>>,
-    options: { maxRetries?: number; retryRefusals?: boolean },
+    options: { maxRetries?: number; retryRefusals?: boolean; onRetry?: (event: RetryEvent) => void },
     use: (client: Skillport) => Promise<T>,
   ): Promise<T> {
     const client = new Skillport({ apiKey: generateSecret("production"), baseUrl: fake.baseUrl, ...options });
@@ -224,7 +229,9 @@ describe("client: an event stream cut before its end", () => {
   it("throws connection_error once maxRetries streams in a row were cut without a new event", async () => {
     const fake = await fakeServer(() => ({ events: statusEvent(running), after: "cut" }));
     const seen: ExecuteStreamEvent[] = [];
-    const err = await withClient(fake, { maxRetries: 1 }, async (client) => {
+    const retries: RetryEvent[] = [];
+    const onRetry = (event: RetryEvent) => retries.push(event);
+    const err = await withClient(fake, { maxRetries: 1, onRetry }, async (client) => {
       const followed = (async () => {
         for await (const event of client.executionEvents(running.id)) seen.push(event);
       })();
@@ -234,5 +241,9 @@ describe("client: an event stream cut before its end", () => {
     // The first stream and one more; the repeated running record is not given twice.
     expect(fake.requests).toHaveLength(2);
     expect(statuses(seen)).toEqual(["running"]);
+    // onRetry hears of the one new stream, as of any retry.
+    expect(retries.map(({ retry, error, method, path }) => [retry, error.code, method, path])).toEqual([
+      [1, "connection_error", "GET", `/v1/executions/${running.id}/events`],
+    ]);
   });
 });

@@ -49,6 +49,8 @@ const MIN_POLL_INTERVAL_MS = 1_000;
  * them. EventSource waits a few seconds by default (HTML, "Server-sent events").
  */
 const MIN_RECONNECT_INTERVAL_MS = 1_000;
+/** How a stream that was cut, not ended, fails: its connection dropped, or went silent. */
+const STREAM_CUT_CODES: ReadonlySet<string> = new Set(["connection_error", "timeout"]);
 
 /**
  * The official skillport client: `new Skillport()` reads the key from
@@ -271,9 +273,10 @@ export class Skillport {
     // process goes on there. Like EventSource, follow it on a new stream, which the
     // service (restarted, or another replica) begins with the current status again: not
     // given twice. A stream cut instead (a crash, a proxy or the network dropping the
-    // connection) is followed on a new one alike, as EventSource does, and as the README
-    // promises of connection errors; only `maxRetries` cuts in a row with no new event
-    // between them are thrown, so that a server that cuts every stream is not asked forever.
+    // connection, or a silence past the idle limit) is followed on a new one alike, as
+    // EventSource does, and as the README promises of connection errors; only `maxRetries`
+    // cuts in a row with no new event between them are thrown, so that a server that cuts
+    // every stream is not asked forever.
     for (;;) {
       const spec = request(lastStatus, again);
       again = true;
@@ -304,7 +307,8 @@ export class Skillport {
         cut = failureOf(err, origin);
         // The terminal record arrived: what became of the connection after it is no matter.
         if (terminal) return;
-        if (cut.code !== "connection_error" || cutsInARow >= maxRetries) throw cut;
+        // A silence past the idle limit (`timeout`) is a connection that died unseen.
+        if (!STREAM_CUT_CODES.has(cut.code) || cutsInARow >= maxRetries) throw cut;
         cutsInARow++;
       } finally {
         body.destroy();

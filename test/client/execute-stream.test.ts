@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,6 +13,11 @@ import { generateSecret } from "../../src/core/keys/secret.js";
 import { awayFromMinuteBoundary, type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { runningRecord } from "../support/running-record.js";
 import { collect, rejectionOf } from "./support.js";
+
+/** undici's clock for its idle timeouts, moved on by hand (its hook for tests). */
+const undiciTimers = createRequire(import.meta.url)("undici/lib/util/timers.js") as {
+  tick(ms: number): void;
+};
 
 const statuses = (events: ExecuteStreamEvent[]) =>
   events.flatMap((event) => (event.type === "status" ? [event.record.status] : []));
@@ -126,7 +132,7 @@ describe("client: an event stream cut before its end", () => {
    * or the stream ends, or a refusal instead of a stream.
    */
   async function fakeServer(
-    answer: (index: number) => { events: string; after: "cut" | "end" } | "rate-limited",
+    answer: (index: number) => { events: string; after: "cut" | "end" | "silence" } | "rate-limited",
   ) {
     const requests: string[] = [];
     const fake = createServer((req, res) => {
@@ -142,7 +148,7 @@ describe("client: an event stream cut before its end", () => {
       // A comment first: the answer has begun (headers and a chunk sent) before the cut.
       res.write(`: stream\n\n${answered.events}`);
       if (answered.after === "end") res.end();
-      else setTimeout(() => res.socket?.destroy(), 50);
+      else if (answered.after === "cut") setTimeout(() => res.socket?.destroy(), 50);
     });
     fake.listen(0, "127.0.0.1");
     await once(fake, "listening");
@@ -150,7 +156,11 @@ describe("client: an event stream cut before its end", () => {
     return {
       requests,
       baseUrl: `http://127.0.0.1:${port}`,
-      close: () => new Promise((resolve) => fake.close(resolve)),
+      close: () => {
+        // A silent stream's connection may still be open.
+        fake.closeAllConnections();
+        return new Promise((resolve) => fake.close(resolve));
+      },
     };
   }
 
@@ -224,6 +234,34 @@ describe("client: an event stream cut before its end", () => {
     );
     expect(statuses(events)).toEqual(["running", "completed"]);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("a stream silent past the idle limit (a connection that died unseen) is followed on a new one", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: statusEvent(running), after: "silence" }
+        : { events: statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, {}, async (client) => {
+      const seen: ExecuteStreamEvent[] = [];
+      let done = false;
+      const followed = (async () => {
+        for await (const event of client.executionEvents(running.id)) seen.push(event);
+      })().finally(() => {
+        done = true;
+      });
+      // undici's clock is moved past the 45 s idle limit until the stream gives up on the
+      // silence (its timer starts once the body is read), and the new stream has ended.
+      while (!done) {
+        undiciTimers.tick(0);
+        undiciTimers.tick(46_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await followed;
+      return seen;
+    });
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toHaveLength(2);
   });
 
   it("throws connection_error once maxRetries streams in a row were cut without a new event", async () => {

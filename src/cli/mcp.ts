@@ -1,4 +1,4 @@
-import { namesAnEndpoint } from "../client/base-url.js";
+import { holdsCredentials, namesAnEndpoint } from "../client/base-url.js";
 import { warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
 import { commandConfig } from "./command-config.js";
@@ -66,6 +66,11 @@ function checkRemoteUrl(baseUrl: string): void {
     url = new URL(baseUrl);
   } catch {
     // Said below.
+  }
+  if (url !== undefined && holdsCredentials(url)) {
+    throw new UsageError(
+      "skillport mcp: --remote must not hold a user name or password (the bridge authenticates with SKILLPORT_API_KEY alone, and would not send them)",
+    );
   }
   if ((url?.protocol !== "http:" && url?.protocol !== "https:") || namesAnEndpoint(url)) {
     throw new UsageError(

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
-import { namesAnEndpoint } from "./base-url.js";
+import { holdsCredentials, namesAnEndpoint } from "./base-url.js";
 import { MAX_TIMER_MS } from "./deadline.js";
 import { clientError } from "./errors.js";
 import type { RetryEvent, SkillportOptions } from "./types.js";
@@ -101,6 +101,11 @@ function parseBaseUrl(option: string | undefined, variable: string | undefined):
     url = new URL(given);
   } catch {
     // Not a URL at all (`127.0.0.1:8080`): said below, as for another scheme.
+  }
+  if (url !== undefined && holdsCredentials(url)) {
+    throw new TypeError(
+      `${source} must not hold a user name or password: the client authenticates with the API key alone, and would not send them`,
+    );
   }
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new TypeError(

@@ -86,6 +86,22 @@ describe("client configuration", () => {
     );
   });
 
+  it("a base URL holding a user name or password is refused without repeating it: the client would not send them", () => {
+    for (const [baseUrl, variable, source] of [
+      ["http://admin:hunter2@127.0.0.1:8080", undefined, "baseUrl"],
+      ["ftp://admin:hunter2@127.0.0.1", undefined, "baseUrl"],
+      [undefined, "https://token@skillport.example.com", "SKILLPORT_BASE_URL"],
+    ] as const) {
+      if (variable === undefined) delete process.env.SKILLPORT_BASE_URL;
+      else process.env.SKILLPORT_BASE_URL = variable;
+      expect(() => new Skillport({ apiKey: key.secret, ...(baseUrl ? { baseUrl } : {}) })).toThrow(
+        new TypeError(
+          `${source} must not hold a user name or password: the client authenticates with the API key alone, and would not send them`,
+        ),
+      );
+    }
+  });
+
   it("a base URL with a trailing slash works", async () => {
     const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
     try {

@@ -1,3 +1,4 @@
+import { holdsCredentials, namesAnEndpoint } from "../client/base-url.js";
 import { warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
 import { commandConfig } from "./command-config.js";
@@ -68,8 +69,12 @@ function checkRemoteUrl(baseUrl: string): void {
   } catch {
     // Said below.
   }
-  const path = url?.pathname.replace(/\/+$/, "") ?? "";
-  if ((url?.protocol !== "http:" && url?.protocol !== "https:") || /\/(mcp|v1)$/i.test(path)) {
+  if (url !== undefined && holdsCredentials(url)) {
+    throw new UsageError(
+      "skillport mcp: --remote must not hold a user name or password (the bridge authenticates with SKILLPORT_API_KEY alone, and would not send them)",
+    );
+  }
+  if ((url?.protocol !== "http:" && url?.protocol !== "https:") || namesAnEndpoint(url)) {
     throw new UsageError(
       `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(baseUrl)}`,
     );

@@ -49,6 +49,8 @@ const MIN_POLL_INTERVAL_MS = 1_000;
  * them. EventSource waits a few seconds by default (HTML, "Server-sent events").
  */
 const MIN_RECONNECT_INTERVAL_MS = 1_000;
+/** How a stream that was cut, not ended, fails: its connection dropped, or went silent. */
+const STREAM_CUT_CODES: ReadonlySet<string> = new Set(["connection_error", "timeout"]);
 
 /**
  * The official skillport client: `new Skillport()` reads the key from
@@ -101,7 +103,8 @@ export class Skillport {
       // repeat to find its record): the call waits for it rather than throw its 409.
       keyChosenByCaller: idempotencyKey !== undefined,
       signal: options.signal,
-      serverTimeMs: request.async ? 0 : (request.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
+      // A request that is none (JavaScript) is sent as it is, for the server's 400 to word.
+      serverTimeMs: request?.async ? 0 : (request?.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
     });
     return options.throwOnFailure ? succeededOrThrow(record) : record;
   }
@@ -132,7 +135,10 @@ export class Skillport {
    */
   async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
-    if (!(timeoutMs > 0)) throw new RangeError("timeoutMs must be > 0 (Infinity: no deadline)");
+    // A string (JavaScript) passed `> 0` and was then added to the clock as text.
+    if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) {
+      throw new RangeError("timeoutMs must be a number > 0 (Infinity: no deadline)");
+    }
     nonEmpty(id, "id");
     const deadline = new Deadline(timeoutMs, options.signal);
     const { signal } = deadline;
@@ -218,14 +224,28 @@ export class Skillport {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       throw new RangeError(`idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`);
     }
+    // JavaScript callers, whom the types do not stop: the server would queue the run and
+    // answer 202 with its record, no stream, thrown as unexpected_response with the run going.
+    if ((request as ExecuteInput | undefined)?.async === true) {
+      throw new TypeError(
+        "executeStream runs the execution in its own request: leave out async (for a run in the background, use execute with async: true, then executionEvents)",
+      );
+    }
     const headers = { "idempotency-key": idempotencyKey ?? randomUUID() };
     // Once the execution is known, a stream that ended early is followed on its own
-    // events; before, the same request again (its Idempotency-Key finds the first run).
+    // events; before, the same request again (its Idempotency-Key finds the first run,
+    // which may have started: a refusal of the repeat is retried, as after a lost attempt).
     yield* this.followEvents(
-      `the execution of ${request.skill_id}`,
-      (last) =>
+      `the execution of ${request?.skill_id}`,
+      (last, again) =>
         last === undefined
-          ? { method: "POST", path: "/v1/execute", json: request, headers }
+          ? {
+              method: "POST",
+              path: "/v1/execute",
+              json: request,
+              headers,
+              earlierAttemptMayHaveLanded: again,
+            }
           : { method: "GET", path: `/v1/executions/${encodeURIComponent(last.id)}/events` },
       options,
     );
@@ -233,23 +253,37 @@ export class Skillport {
 
   /**
    * An execution's events across as many streams as it takes: `request` gives the next
-   * one to open, knowing the latest status seen.
+   * one to open, knowing the latest status seen and whether a stream was opened before.
    */
   private async *followEvents(
     what: string,
-    request: (last: ExecutionRecord | undefined) => RequestSpec<Dispatcher.ResponseData["body"]>,
+    request: (
+      last: ExecutionRecord | undefined,
+      again: boolean,
+    ) => RequestSpec<Dispatcher.ResponseData["body"]>,
     options: CallOptions,
   ): AsyncGenerator<ExecuteStreamEvent> {
+    const { maxRetries, origin, onRetry } = this.#config;
     let lastStatus: ExecutionRecord | undefined;
+    let again = false;
+    // Streams cut one after another with no new event between them (see below).
+    let cutsInARow = 0;
     // A server that shuts down gracefully ends its streams on the status they stand at:
     // a queued execution stays queued for the next start, and a run held by another
     // process goes on there. Like EventSource, follow it on a new stream, which the
     // service (restarted, or another replica) begins with the current status again: not
-    // given twice. A stream that fails instead of ending (a reset, a long silence) is thrown.
+    // given twice. A stream cut instead (a crash, a proxy or the network dropping the
+    // connection, or a silence past the idle limit) is followed on a new one alike, as
+    // EventSource does, and as the README promises of connection errors; only `maxRetries`
+    // cuts in a row with no new event between them are thrown, so that a server that cuts
+    // every stream is not asked forever.
     for (;;) {
-      const body = await this.#transport.stream({ ...request(lastStatus), signal: options.signal });
+      const spec = request(lastStatus, again);
+      again = true;
+      const body = await this.#transport.stream({ ...spec, signal: options.signal });
       const connectedMs = Date.now();
       let terminal = false;
+      let cut: SkillportError | undefined;
       try {
         let firstStatus = true;
         for await (const event of executionEventsOf(body)) {
@@ -262,6 +296,7 @@ export class Skillport {
             lastStatus = record;
             if (TERMINAL[record.status]) terminal = true;
           }
+          cutsInARow = 0;
           yield event;
         }
       } catch (err) {
@@ -269,13 +304,21 @@ export class Skillport {
         if (err instanceof SyntaxError) {
           throw clientError("unexpected_response", `An event of ${what} is not JSON.`, err);
         }
-        throw failureOf(err, this.#config.origin);
+        cut = failureOf(err, origin);
+        // The terminal record arrived: what became of the connection after it is no matter.
+        if (terminal) return;
+        // A silence past the idle limit (`timeout`) is a connection that died unseen.
+        if (!STREAM_CUT_CODES.has(cut.code) || cutsInARow >= maxRetries) throw cut;
+        cutsInARow++;
       } finally {
         body.destroy();
       }
       // The server ends the stream after the terminal status (contract.md).
       if (terminal) return;
-      const pauseMs = connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now();
+      const pauseMs = Math.max(0, connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now());
+      if (cut !== undefined) {
+        onRetry?.({ retry: cutsInARow, delayMs: pauseMs, error: cut, method: spec.method, path: spec.path });
+      }
       if (pauseMs > 0) await sleep(pauseMs, options.signal);
     }
   }
@@ -298,8 +341,9 @@ export class Skillport {
 
   /**
    * Closes the client's connection pool (not a dispatcher passed in by the caller); calls
-   * after it throw `client_closed`. Closing again waits for the first close (undici's
-   * second `close()` would throw).
+   * after it throw `client_closed`. It resolves once the calls in flight have ended, an
+   * event stream being followed too (undici's graceful close): abort those to close at
+   * once. Closing again waits for the first close (undici's second `close()` would throw).
    */
   close(): Promise<void> {
     const { dispatcher, ownsDispatcher } = this.#config;

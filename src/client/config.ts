@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
+import { holdsCredentials, namesAnEndpoint } from "./base-url.js";
 import { MAX_TIMER_MS } from "./deadline.js";
 import { clientError } from "./errors.js";
 import type { RetryEvent, SkillportOptions } from "./types.js";
@@ -32,6 +33,16 @@ export interface ClientConfig {
 export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv = process.env): ClientConfig {
   // A key read from a file, or from a .env written on Windows, keeps its line ending;
   // no key has spaces or line breaks, and undici refused the header with its own error.
+  // The types hold these for TypeScript callers; JavaScript's are told here, when the client
+  // is made, rather than by a late crash deep in a call (`onRetry` after a first attempt that
+  // may have run a skill) or a value that misleads (`timeoutMs: "3000"` added up as text).
+  checkType(options.apiKey, "string", "apiKey");
+  checkType(options.timeoutMs, "number", "timeoutMs");
+  checkType(options.maxRetries, "number", "maxRetries");
+  checkType(options.onRetry, "function", "onRetry");
+  if (options.dispatcher !== undefined && typeof options.dispatcher?.request !== "function") {
+    throw new TypeError("dispatcher must be an undici Dispatcher (an Agent, Pool, ProxyAgent, …)");
+  }
   const apiKey = (options.apiKey ?? env.SKILLPORT_API_KEY)?.trim();
   if (!apiKey) {
     throw clientError(
@@ -70,6 +81,13 @@ export function resolveConfig(options: SkillportOptions, env: NodeJS.ProcessEnv 
   };
 }
 
+/** Refuses an option given with another type than the one it takes (absent is fine: the default). */
+function checkType(value: unknown, type: "string" | "number" | "function", name: string): void {
+  if (value !== undefined && typeof value !== type) {
+    throw new TypeError(`${name} must be a ${type}, not ${value === null ? "null" : typeof value}`);
+  }
+}
+
 /** The base URL given (the option, else the variable, else the default), or why it cannot be one. */
 function parseBaseUrl(option: string | undefined, variable: string | undefined): URL {
   const [given, source] =
@@ -84,9 +102,19 @@ function parseBaseUrl(option: string | undefined, variable: string | undefined):
   } catch {
     // Not a URL at all (`127.0.0.1:8080`): said below, as for another scheme.
   }
+  if (url !== undefined && holdsCredentials(url)) {
+    throw new TypeError(
+      `${source} must not hold a user name or password: the client authenticates with the API key alone, and would not send them`,
+    );
+  }
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new TypeError(
       `${source} must be an http or https URL such as http://127.0.0.1:8080, not ${JSON.stringify(given)}`,
+    );
+  }
+  if (namesAnEndpoint(url)) {
+    throw new TypeError(
+      `${source} must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not ${JSON.stringify(given)}`,
     );
   }
   return url;

@@ -34,6 +34,11 @@ export interface RequestSpec<T = unknown> {
    * running, and `idempotency_in_progress` is waited out as after a lost attempt.
    */
   keyChosenByCaller?: boolean;
+  /**
+   * The same request was sent before, by an earlier call of the client's own (a streamed
+   * execute sent again after its stream was cut): it may have run, as after a lost attempt.
+   */
+  earlierAttemptMayHaveLanded?: boolean;
 }
 
 /** How long a stream may stay silent: the server sends a keep-alive comment every 15 s. */
@@ -105,7 +110,7 @@ export class Transport {
     let retriesLeft = maxRetries;
     // Set once an attempt failed in a way that may have reached the service, so a later
     // attempt's answer may be the consequence of that one.
-    let earlierAttemptMayHaveLanded = false;
+    let earlierAttemptMayHaveLanded = spec.earlierAttemptMayHaveLanded === true;
     for (let retry = 1; ; retry++) {
       const outcome = await this.attempt(spec, streaming, read);
       if (outcome.ok) return outcome.value;

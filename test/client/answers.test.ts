@@ -129,6 +129,17 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     );
   });
 
+  it("executeStream refuses async: true (JavaScript) before sending: the server would start the run and answer no stream", async () => {
+    const { client, requests } = await clientOf(json(record("queued")));
+    const request = { skill_id: "util.wait", params: { ms: 1 }, async: true } as never;
+    await expect(collect(client.executeStream(request))).rejects.toThrow(
+      new TypeError(
+        "executeStream runs the execution in its own request: leave out async (for a run in the background, use execute with async: true, then executionEvents)",
+      ),
+    );
+    expect(requests).toEqual([]);
+  });
+
   it("refuses an empty id before sending anything (the path would be a listing, taken for the record)", async () => {
     const { client, requests } = await clientOf(json({ data: [], next_cursor: null }));
     for (const call of [
@@ -325,7 +336,7 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
 
   it("waitForExecution refuses a timeoutMs that is no duration", async () => {
     const { client, requests } = await clientOf(json(record("completed")));
-    for (const timeoutMs of [0, -5, Number.NaN]) {
+    for (const timeoutMs of [0, -5, Number.NaN, "5000" as unknown as number]) {
       await expect(client.waitForExecution("exec_fake", { timeoutMs })).rejects.toThrow(RangeError);
     }
     expect(requests).toEqual([]);

@@ -257,6 +257,17 @@ describe("client: every method against the real server", () => {
     }
   });
 
+  it("execute or executeStream given no request (JavaScript) is refused by the server in its words, as discover is", async () => {
+    for (const call of [
+      () => client.execute(undefined as never),
+      () => collect(client.executeStream(undefined as never)),
+    ]) {
+      const err = await rejectionOf(call());
+      expect([err.status, err.code]).toEqual([400, "invalid_request"]);
+      expect(err.message).toMatch(/^The request body is empty: POST \/v1\/execute takes a JSON object/);
+    }
+  });
+
   it("refuses an idempotency key an HTTP header cannot carry intact before sending it", async () => {
     for (const idempotencyKey of ["ключ", " k", "a\nb"]) {
       await expect(

@@ -65,6 +65,43 @@ describe("client configuration", () => {
     }
   });
 
+  it("a base URL naming the API or MCP endpoint is refused, as `skillport mcp --remote` refuses it, rather than sent to /v1/v1/…", () => {
+    for (const [baseUrl, variable, source] of [
+      ["http://127.0.0.1:8080/v1", undefined, "baseUrl"],
+      ["https://skillport.example.com/mcp/", undefined, "baseUrl"],
+      [undefined, "http://127.0.0.1:8080/V1", "SKILLPORT_BASE_URL"],
+    ] as const) {
+      if (variable === undefined) delete process.env.SKILLPORT_BASE_URL;
+      else process.env.SKILLPORT_BASE_URL = variable;
+      const given = baseUrl ?? variable;
+      expect(() => new Skillport({ apiKey: key.secret, ...(baseUrl ? { baseUrl } : {}) }), given).toThrow(
+        new TypeError(
+          `${source} must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not "${given}"`,
+        ),
+      );
+    }
+    // A prefix a proxy serves the service under is a base URL like any other.
+    expect(new Skillport({ apiKey: key.secret, baseUrl: "https://example.com/skillport" })).toBeInstanceOf(
+      Skillport,
+    );
+  });
+
+  it("a base URL holding a user name or password is refused without repeating it: the client would not send them", () => {
+    for (const [baseUrl, variable, source] of [
+      ["http://admin:hunter2@127.0.0.1:8080", undefined, "baseUrl"],
+      ["ftp://admin:hunter2@127.0.0.1", undefined, "baseUrl"],
+      [undefined, "https://token@skillport.example.com", "SKILLPORT_BASE_URL"],
+    ] as const) {
+      if (variable === undefined) delete process.env.SKILLPORT_BASE_URL;
+      else process.env.SKILLPORT_BASE_URL = variable;
+      expect(() => new Skillport({ apiKey: key.secret, ...(baseUrl ? { baseUrl } : {}) })).toThrow(
+        new TypeError(
+          `${source} must not hold a user name or password: the client authenticates with the API key alone, and would not send them`,
+        ),
+      );
+    }
+  });
+
   it("a base URL with a trailing slash works", async () => {
     const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
     try {
@@ -141,5 +178,18 @@ describe("client configuration", () => {
     const retryRefusals = "false" as unknown as boolean;
     expect(() => new Skillport({ apiKey: key.secret, retryRefusals })).toThrow(TypeError);
     expect(new Skillport({ apiKey: key.secret, retryRefusals: false })).toBeInstanceOf(Skillport);
+  });
+
+  it("refuses options of another type than they take when the client is made, naming each (JavaScript callers)", () => {
+    const apiKey = key.secret;
+    for (const [options, message] of [
+      [{ apiKey: 12345 }, "apiKey must be a string, not number"],
+      [{ apiKey, timeoutMs: "3000" }, "timeoutMs must be a number, not string"],
+      [{ apiKey, maxRetries: "3" }, "maxRetries must be a number, not string"],
+      [{ apiKey, onRetry: "log" }, "onRetry must be a function, not string"],
+      [{ apiKey, dispatcher: {} }, "dispatcher must be an undici Dispatcher (an Agent, Pool, ProxyAgent, …)"],
+    ] as const) {
+      expect(() => new Skillport(options as never), message).toThrow(new TypeError(message));
+    }
   });
 });

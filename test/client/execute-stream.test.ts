@@ -1,12 +1,23 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExecuteStreamEvent, type ExecutionEvent, Skillport } from "../../src/client/index.js";
+import {
+  type ExecuteStreamEvent,
+  type ExecutionEvent,
+  type RetryEvent,
+  Skillport,
+} from "../../src/client/index.js";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { awayFromMinuteBoundary, type CreatedKey, serverForSuite } from "../contract/harness.js";
 import { runningRecord } from "../support/running-record.js";
 import { collect, rejectionOf } from "./support.js";
+
+/** undici's clock for its idle timeouts, moved on by hand (its hook for tests). */
+const undiciTimers = createRequire(import.meta.url)("undici/lib/util/timers.js") as {
+  tick(ms: number): void;
+};
 
 const statuses = (events: ExecuteStreamEvent[]) =>
   events.flatMap((event) => (event.type === "status" ? [event.record.status] : []));
@@ -107,5 +118,170 @@ describe("client: executeStream when the stream ends early", () => {
       await client.close();
       await new Promise((resolve) => fake.close(resolve));
     }
+  });
+});
+
+describe("client: an event stream cut before its end", () => {
+  const running = runningRecord("util.wait");
+  const completed = { ...running, status: "completed", success: true, result: { waited_ms: 1 } };
+  const statusEvent = (record: object) => `event: status\ndata: ${JSON.stringify(record)}\n\n`;
+
+  /**
+   * A fake server answering each request with `answer(index of the request)`: the events it
+   * writes, then whether the connection is cut (destroyed, as a crash or a proxy leaves it)
+   * or the stream ends, or a refusal instead of a stream.
+   */
+  async function fakeServer(
+    answer: (index: number) => { events: string; after: "cut" | "end" | "silence" } | "rate-limited",
+  ) {
+    const requests: string[] = [];
+    const fake = createServer((req, res) => {
+      req.resume();
+      const answered = answer(requests.length);
+      requests.push(`${req.method} ${req.url} ${req.headers["idempotency-key"] ?? "-"}`);
+      if (answered === "rate-limited") {
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+        res.end(JSON.stringify({ error: { code: "rate_limit_exceeded", message: "Rate limit exceeded." } }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      // A comment first: the answer has begun (headers and a chunk sent) before the cut.
+      res.write(`: stream\n\n${answered.events}`);
+      if (answered.after === "end") res.end();
+      else if (answered.after === "cut") setTimeout(() => res.socket?.destroy(), 50);
+    });
+    fake.listen(0, "127.0.0.1");
+    await once(fake, "listening");
+    const { port } = fake.address() as AddressInfo;
+    return {
+      requests,
+      baseUrl: `http://127.0.0.1:${port}`,
+      close: () => {
+        // A silent stream's connection may still be open.
+        fake.closeAllConnections();
+        return new Promise((resolve) => fake.close(resolve));
+      },
+    };
+  }
+
+  async function withClient<T>(
+    fake: Awaited<ReturnType<typeof fakeServer>>,
+    options: { maxRetries?: number; retryRefusals?: boolean; onRetry?: (event: RetryEvent) => void },
+    use: (client: Skillport) => Promise<T>,
+  ): Promise<T> {
+    const client = new Skillport({ apiKey: generateSecret("production"), baseUrl: fake.baseUrl, ...options });
+    try {
+      return await use(client);
+    } finally {
+      await client.close();
+      await fake.close();
+    }
+  }
+
+  it("executionEvents follows the execution on a new stream, as after a stream that ended", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: statusEvent(running), after: "cut" }
+        : { events: statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, {}, (client) => collect(client.executionEvents(running.id)));
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toEqual([
+      `GET /v1/executions/${running.id}/events -`,
+      `GET /v1/executions/${running.id}/events -`,
+    ]);
+  });
+
+  it("executeStream cut before its first event sends the execute again with the same Idempotency-Key, so the skill runs once", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: "", after: "cut" }
+        : { events: statusEvent(running) + statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, {}, (client) =>
+      collect(client.executeStream({ skill_id: "util.wait", params: { ms: 1 } }, { idempotencyKey: "once" })),
+    );
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toEqual(["POST /v1/execute once", "POST /v1/execute once"]);
+  });
+
+  it("with retryRefusals false, a refusal of the execute sent again after the cut is retried: the first may have run", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: "", after: "cut" }
+        : index === 1
+          ? "rate-limited"
+          : { events: statusEvent(running) + statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, { retryRefusals: false }, (client) =>
+      collect(client.executeStream({ skill_id: "util.wait", params: { ms: 1 } }, { idempotencyKey: "once" })),
+    );
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toEqual([
+      "POST /v1/execute once",
+      "POST /v1/execute once",
+      "POST /v1/execute once",
+    ]);
+  });
+
+  it("a stream cut after its terminal record ends the iteration as it is, even with no retries to spend", async () => {
+    const fake = await fakeServer(() => ({
+      events: statusEvent(running) + statusEvent(completed),
+      after: "cut",
+    }));
+    const events = await withClient(fake, { maxRetries: 0 }, (client) =>
+      collect(client.executionEvents(running.id)),
+    );
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("a stream silent past the idle limit (a connection that died unseen) is followed on a new one", async () => {
+    const fake = await fakeServer((index) =>
+      index === 0
+        ? { events: statusEvent(running), after: "silence" }
+        : { events: statusEvent(completed), after: "end" },
+    );
+    const events = await withClient(fake, {}, async (client) => {
+      const seen: ExecuteStreamEvent[] = [];
+      let done = false;
+      const followed = (async () => {
+        for await (const event of client.executionEvents(running.id)) seen.push(event);
+      })().finally(() => {
+        done = true;
+      });
+      // undici's clock is moved past the 45 s idle limit until the stream gives up on the
+      // silence (its timer starts once the body is read), and the new stream has ended.
+      while (!done) {
+        undiciTimers.tick(0);
+        undiciTimers.tick(46_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await followed;
+      return seen;
+    });
+    expect(statuses(events)).toEqual(["running", "completed"]);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("throws connection_error once maxRetries streams in a row were cut without a new event", async () => {
+    const fake = await fakeServer(() => ({ events: statusEvent(running), after: "cut" }));
+    const seen: ExecuteStreamEvent[] = [];
+    const retries: RetryEvent[] = [];
+    const onRetry = (event: RetryEvent) => retries.push(event);
+    const err = await withClient(fake, { maxRetries: 1, onRetry }, async (client) => {
+      const followed = (async () => {
+        for await (const event of client.executionEvents(running.id)) seen.push(event);
+      })();
+      return rejectionOf(followed);
+    });
+    expect(err.code).toBe("connection_error");
+    // The first stream and one more; the repeated running record is not given twice.
+    expect(fake.requests).toHaveLength(2);
+    expect(statuses(seen)).toEqual(["running"]);
+    // onRetry hears of the one new stream, as of any retry.
+    expect(retries.map(({ retry, error, method, path }) => [retry, error.code, method, path])).toEqual([
+      [1, "connection_error", "GET", `/v1/executions/${running.id}/events`],
+    ]);
   });
 });

@@ -85,6 +85,15 @@ describe("skillport mcp --remote at start-up", () => {
     }
   });
 
+  it("refuses a --remote URL holding a user name or password without repeating it (the bridge sends only the key)", async () => {
+    const url = server().baseUrl.replace("http://", "http://admin:hunter2@");
+    const outcome = await mcp(["--remote", url]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toBe(
+      "skillport mcp: --remote must not hold a user name or password (the bridge authenticates with SKILLPORT_API_KEY alone, and would not send them)\n\nUsage:\n  skillport mcp [--data-dir DIR | --remote URL]   MCP over stdio (key in SKILLPORT_API_KEY)\n",
+    );
+  });
+
   it("asks whether the URL is a skillport server's base URL when its probe meets a 404 or another server", async () => {
     const other = createServer((req, res) => {
       req.resume();

@@ -41,6 +41,32 @@ describe("json.query", () => {
     });
   });
 
+  it("fails a null answer from JSON text cut short, saying it is not valid JSON, not that nothing matched", async () => {
+    const cut = '{"items":[{"id":1,"name":"item1"},{"id":2,"na';
+    await expectSkillError(
+      jsonQuery,
+      { data: cut, expression: "items[0].id" },
+      /data is a string that starts like JSON but is not valid JSON \(.*\), so "items\[0\]\.id" found nothing in it: .*max_bytes/,
+    );
+    // What it does find in the string stands: it is a string, and may be asked about as one.
+    expect(await runSkill(jsonQuery, { data: cut, expression: "length(@)" })).toEqual({ result: cut.length });
+  });
+
+  it.each([
+    [
+      "a * `10`",
+      { a: 1e308 },
+      /"a \* `10`" computes Infinity, a number beyond what JSON holds .* at result,/,
+    ],
+    ["[a, b % `0`]", { a: 1, b: 2 }, /computes NaN, not a number .* at result\[1\],/],
+    ["{x: {y: to_number('-1e400')}}", {}, /computes -Infinity, .* at result\.x\.y,/],
+  ])(
+    "fails %s, whose arithmetic gives a number JSON cannot carry, saying where",
+    async (expression, data, message) => {
+      await expectSkillError(jsonQuery, { data, expression }, message);
+    },
+  );
+
   it("fails a syntax error with a SkillError naming the expression", async () => {
     await expectSkillError(
       jsonQuery,

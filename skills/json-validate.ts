@@ -209,6 +209,8 @@ export const jsonValidate = defineSkill({
       valid = validate(params.data) === true;
     } catch (err) {
       if (err instanceof SkillError) throw err;
+      if (err instanceof RangeError && /call stack/i.test(err.message))
+        throw new SkillError(REFERENCE_LOOP, { cause: err });
       throw new SkillError(`Invalid JSON Schema: ${errorMessage(err)}`, { cause: err });
     }
     const errors = (validate.errors ?? []).map(describeError);
@@ -220,6 +222,17 @@ export const jsonValidate = defineSkill({
     };
   },
 });
+
+/**
+ * A stack overflow compiling or running a schema: its references lead back to where they
+ * start with no keyword checking anything between ({"$ref":"#"}, a $ref cycle through $defs,
+ * a $dynamicRef that finds no $dynamicAnchor of its name and so means the root). Ajv's own
+ * words, "Maximum call stack size exceeded", named neither the cause nor the schema's part.
+ */
+const REFERENCE_LOOP =
+  "Invalid JSON Schema: its references ($ref, $dynamicRef) lead back to where they start without a keyword " +
+  'that checks anything in between (as {"$ref": "#"} does), so validating would never end: point each ' +
+  "reference at a schema that checks something (a $dynamicRef at a $dynamicAnchor of its name), or remove it";
 
 type AjvInstance = {
   compile(schema: object): ReturnType<InstanceType<typeof import("ajv").Ajv>["compile"]>;
@@ -319,7 +332,7 @@ function schemaProblems(
   for (const error of errors) {
     const path = error.instancePath;
     if (draft2020 && path.endsWith("/items") && Array.isArray(valueAt(schema, path))) itemsArrays.add(path);
-    else problems.add(`${path === "" ? "the root" : path} ${error.message ?? "is invalid"}`);
+    else problems.add(`${path === "" ? "the root" : path} ${errorText(error)}`);
   }
   if (itemsArrays.size === 0) return [...problems].join("; ");
   const advice =
@@ -344,12 +357,22 @@ function valueAt(document: unknown, pointer: string): unknown {
 }
 
 function describeError(error: ErrorObject): { path: string; message: string; keyword: string } {
-  let message = error.message ?? "is invalid";
+  return { path: error.instancePath, message: errorText(error), keyword: error.keyword };
+}
+
+/**
+ * Ajv's message with what it leaves out: the member not allowed, the values allowed. A schema's
+ * own problems are worded so too: `{"type": "strnig"}` was told "/type must be equal to one of
+ * the allowed values" without the values.
+ */
+function errorText(error: ErrorObject): string {
+  const message = error.message ?? "is invalid";
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
-    message = `${message}: ${JSON.stringify(params.additionalProperty)}`;
-  } else if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
-    message = `${message}: ${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+    return `${message}: ${JSON.stringify(params.additionalProperty)}`;
   }
-  return { path: error.instancePath, message, keyword: error.keyword };
+  if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
+    return `${message}: ${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+  }
+  return message;
 }

@@ -409,20 +409,34 @@ describe("json.validate", () => {
     await expectSkillError(jsonValidate, { schema: { type: "strnig" }, data: 1 }, /^Invalid JSON Schema: /);
     await expectSkillError(
       jsonValidate,
+      { schema: { properties: { a: { type: "strnig" } } }, data: 1 },
+      /\/properties\/a\/type must be equal to one of the allowed values: "array", "boolean", "integer", "null", "number", "object", "string"/,
+    );
+    await expectSkillError(
+      jsonValidate,
       { schema: { $ref: "https://example.com/schema.json" }, data: 1 },
       /^Invalid JSON Schema: .*can't resolve reference/,
     );
   });
 
-  it("fails a schema that refers to itself endlessly with a SkillError, not a stack overflow", async () => {
-    await expectSkillError(
-      jsonValidate,
-      { schema: { $ref: "#" }, data: 1 },
-      /^Invalid JSON Schema: Maximum call stack size exceeded/,
-    );
-    const cycle = { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" };
-    await expectSkillError(jsonValidate, { schema: cycle, data: 1 }, /^Invalid JSON Schema: /);
-  });
+  it.each([
+    ["a $ref to the root", { $ref: "#" }],
+    [
+      "a $ref cycle through $defs",
+      { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" },
+    ],
+    ["a $dynamicRef with no $dynamicAnchor", { $dynamicRef: "#meta" }],
+  ])(
+    "fails %s, which would recurse endlessly, saying the references loop, not that the stack overflowed",
+    async (_, schema) => {
+      const error = await expectSkillError(
+        jsonValidate,
+        { schema, data: 1 },
+        /^Invalid JSON Schema: its references \(\$ref, \$dynamicRef\) lead back to where they start without a keyword that checks anything/,
+      );
+      expect(error.message).not.toMatch(/call stack/);
+    },
+  );
 
   // Regression (audit 22 F17): Ajv ignores a format it does not know, so a typo answered
   // `valid: true` with nothing checked and nothing said.

@@ -7,6 +7,7 @@ import { loadMath, type RestrictedMath } from "./lib/math.js";
 import {
   groupedDigitsNote,
   mathjsNotation,
+  operatorWordHint,
   parseHint,
   refuseCurrency,
   refuseThousandsSeparator,
@@ -117,9 +118,11 @@ export const mathEvaluate = defineSkill({
       // A fresh scope per call: variables never leak between executions or owners.
       result = compiled.evaluate(new Map());
     } catch (err) {
-      throw new SkillError(`Could not evaluate ${quote(params.expression)}: ${errorMessage(err)}`, {
-        cause: err,
-      });
+      const message = errorMessage(err);
+      throw new SkillError(
+        `Could not evaluate ${quote(params.expression)}: ${message}${operatorWordHint(params.expression, message)}`,
+        { cause: err },
+      );
     }
     const { inexact, ...answer } = describeResult(math, lastResult(math, result));
     const notes = [note, inexact ? INEXACT_RESULT_NOTE : undefined].filter((text) => text !== undefined);

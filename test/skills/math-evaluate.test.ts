@@ -53,8 +53,21 @@ describe("math.evaluate", () => {
   });
 
   it("fails on an undefined symbol", async () => {
-    await expectSkillError(mathEvaluate, { expression: "x + 1" }, /Undefined symbol x/);
+    const error = await expectSkillError(mathEvaluate, { expression: "x + 1" }, /Undefined symbol x$/);
+    expect(error.message).not.toMatch(/\(write/);
   });
+
+  it.each([
+    ["10% of 200", /Undefined symbol of \(write 10% of 200 as 10% \* 200\)$/],
+    ["5 plus 3", /Undefined symbol plus \(write "plus" as the operator \+\)$/],
+    ["7 divided by 2", /Undefined symbol divided \(write "divided by" as the operator \/\)$/],
+    ["12 x 4", /Undefined symbol x \(write \* to multiply: 5 \* 3\)$/],
+  ])(
+    "says how to write the operator word in %s, which mathjs read as an undefined variable",
+    async (expression, message) => {
+      await expectSkillError(mathEvaluate, { expression }, message);
+    },
+  );
 
   it.each([
     "import({}, {})",

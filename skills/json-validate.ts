@@ -4,7 +4,7 @@ import { z } from "zod";
 import { meantNames } from "../src/core/member-names.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
-import { anyJson } from "./lib/json-input.js";
+import { anyJson, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
 
 /** Enough to act on; a schema that fails in thousands of places says so in error_count. */
@@ -87,7 +87,10 @@ export const jsonValidate = defineSkill({
         'The JSON Schema, e.g. {"type":"object","required":["name"]}; "$schema" selects the draft: ' +
           `${SUPPORTED_SCHEMAS} (not the version-less http://json-schema.org/schema#, which names none).`,
       ),
-    data: anyJson("The JSON value to validate."),
+    data: anyJson(
+      "The JSON value to validate, itself: a string holding JSON (such as http.request's `body`) is validated as " +
+        "a string.",
+    ),
   }),
   result: z.object({
     valid: z.boolean().describe("True when the data satisfies the schema."),
@@ -213,7 +216,9 @@ export const jsonValidate = defineSkill({
         throw new SkillError(REFERENCE_LOOP, { cause: err });
       throw new SkillError(`Invalid JSON Schema: ${errorMessage(err)}`, { cause: err });
     }
-    const errors = (validate.errors ?? []).map(describeError);
+    const errors = (validate.errors ?? [])
+      .map(describeError)
+      .map((error) => explainJsonText(error, params.data));
     return {
       valid,
       errors: errors.slice(0, MAX_ERRORS),
@@ -354,6 +359,21 @@ function valueAt(document: unknown, pointer: string): unknown {
     value = (value as Record<string, unknown>)[key];
   }
   return value;
+}
+
+/**
+ * A root type error on data that is a string holding a JSON object or array says so: an agent
+ * passing on an http.request body, a string, read "must be object" and saw an object.
+ */
+function explainJsonText<T extends { path: string; message: string; keyword: string }>(
+  error: T,
+  data: unknown,
+): T {
+  if (error.path !== "" || error.keyword !== "type" || parseJsonText(data) === data) return error;
+  return {
+    ...error,
+    message: `${error.message}, not a string: data is JSON text; pass the JSON value itself, not a string holding it`,
+  };
 }
 
 function describeError(error: ErrorObject): { path: string; message: string; keyword: string } {

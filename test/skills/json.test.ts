@@ -405,6 +405,20 @@ describe("json.validate", () => {
     expect((await runSkill(jsonValidate, { schema, data: ["a", 1, true] })).valid).toBe(false);
   });
 
+  it("says when data that fails the root type is a string holding JSON, as an http.request body is", async () => {
+    const result = await runSkill(jsonValidate, { schema: { type: "object" }, data: '{"a": 1}' });
+    expect(result.errors).toEqual([
+      {
+        path: "",
+        message:
+          "must be object, not a string: data is JSON text; pass the JSON value itself, not a string holding it",
+        keyword: "type",
+      },
+    ]);
+    const plain = await runSkill(jsonValidate, { schema: { type: "object" }, data: "hello" });
+    expect(plain.errors).toEqual([{ path: "", message: "must be object", keyword: "type" }]);
+  });
+
   it("fails an invalid schema with a SkillError", async () => {
     await expectSkillError(jsonValidate, { schema: { type: "strnig" }, data: 1 }, /^Invalid JSON Schema: /);
     await expectSkillError(

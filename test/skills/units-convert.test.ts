@@ -152,6 +152,21 @@ describe("units.convert", () => {
     await expectSkillError(unitsConvert, { value: 0, from: "mpg", to: "L/100km" }, /gives no finite number/);
   });
 
+  it.each([
+    ["USD", "EUR", "USD"],
+    ["kg", "euros", "euros"],
+    ["BTC", "usd", "BTC"],
+  ])("refuses %s to %s saying %s is a currency, which it does not convert", async (from, to, currency) => {
+    const error = await expectSkillError(
+      unitsConvert,
+      { value: 1, from, to },
+      new RegExp(
+        `: ${currency} is a currency, and this skill converts units only: money needs a current exchange rate`,
+      ),
+    );
+    expect(error.message).not.toMatch(/did you mean/);
+  });
+
   it("names an unknown unit", async () => {
     await expectSkillError(unitsConvert, { value: 1, from: "furlongz", to: "m" }, /Unknown unit "furlongz"/);
   });

@@ -112,7 +112,7 @@ export const mathEvaluate = defineSkill({
   async run(params) {
     const loaded = await loadMath();
     const { math } = loaded;
-    const { compiled, note } = prepareCached(loaded, params.expression);
+    const { compiled, groupedDigits, inexactLiteral } = prepareCached(loaded, params.expression);
     let result: unknown;
     try {
       // A fresh scope per call: variables never leak between executions or owners.
@@ -125,7 +125,9 @@ export const mathEvaluate = defineSkill({
       );
     }
     const { inexact, ...answer } = describeResult(math, lastResult(math, result));
-    const notes = [note, inexact ? INEXACT_RESULT_NOTE : undefined].filter((text) => text !== undefined);
+    // A literal read inexactly already explains an inexact result, and says what to write instead.
+    const precision = inexactLiteral ?? (inexact ? INEXACT_RESULT_NOTE : undefined);
+    const notes = [groupedDigits, precision].filter((text) => text !== undefined);
     return notes.length === 0 ? answer : { ...answer, note: notes.join(" ") };
   },
 });
@@ -134,8 +136,9 @@ export const mathEvaluate = defineSkill({
 interface PreparedExpression {
   compiled: EvalFunction;
   light: boolean;
-  /** What the answer tells of a reading the caller may not have meant (groupedDigitsNote). */
-  note: string | undefined;
+  /** What the answer tells of readings the caller may not have meant (groupedDigitsNote, inexactLiteralNote). */
+  groupedDigits: string | undefined;
+  inexactLiteral: string | undefined;
 }
 
 /**
@@ -167,10 +170,8 @@ function prepareCached({ math, parse }: RestrictedMath, expression: string): Pre
   const prepared = {
     compiled: node.compile(),
     light: isLightExpression(math, node),
-    note:
-      [groupedDigitsNote(expression), inexactLiteralNote(expression)]
-        .filter((text) => text !== undefined)
-        .join(" ") || undefined,
+    groupedDigits: groupedDigitsNote(expression),
+    inexactLiteral: inexactLiteralNote(expression),
   };
   preparedCache.set(expression, prepared);
   if (preparedCache.size > PREPARED_CACHE_SIZE) {

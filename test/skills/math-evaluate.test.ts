@@ -386,6 +386,10 @@ describe("math.evaluate's precision with large integers", () => {
   it("says in a note how it read an integer literal no floating-point number holds", async () => {
     const answer = await runSkill(mathEvaluate, { expression: "12345678901234567891 % 10" });
     expect(answer.note).toMatch(/Read 12345678901234567891 as 12345678901234567168: beyond 9007199254740991/);
+    // Once: the literal's note explains the inexact result too.
+    const { note } = await runSkill(mathEvaluate, { expression: "9007199254740993" });
+    expect(note).toMatch(/^Read 9007199254740993 as 9007199254740992: beyond/);
+    expect(String(note).match(/bignumber/g)).toHaveLength(1);
   });
 
   it.each([

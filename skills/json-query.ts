@@ -130,11 +130,11 @@ function refuseBrokenJsonText(expression: string, data: unknown, result: unknown
 function refuseNonFiniteResult(expression: string, result: unknown): void {
   const found = nonFiniteNumber(result);
   if (found === undefined) return;
-  const what = Number.isNaN(found.number)
-    ? "NaN, not a number (as from a % `0`)"
-    : `${found.number}, a number beyond what JSON holds (about ±1.8e308)`;
+  const why = Number.isNaN(found.number)
+    ? "not a number (as from a % `0`)"
+    : "a number beyond what JSON holds (about ±1.8e308)";
   throw new SkillError(
-    `${JSON.stringify(expression)} computes ${what} at ${found.path}, which JSON cannot carry: check the ` +
-      "arithmetic and the numbers it reads",
+    `${JSON.stringify(expression)} computes ${found.number} at ${found.path}: ${why}, which JSON cannot ` +
+      "carry; check the arithmetic and the numbers it reads",
   );
 }

@@ -6,6 +6,7 @@ import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/addre
 import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
+import { refuseUnsendableHeaders } from "./lib/request-header-rules.js";
 import { BODY_LIMITS, COMPRESSED_SLACK_BYTES } from "./lib/response-body.js";
 import { RESPONSE_ENCODINGS } from "./lib/response-text.js";
 import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
@@ -182,6 +183,7 @@ export const httpRequest = defineSkill({
     if (params.body !== undefined && (params.method === "GET" || params.method === "HEAD")) {
       throw new SkillError(`A ${params.method} request cannot have a body: use POST, PUT or PATCH`);
     }
+    refuseUnsendableHeaders(params.headers);
     // Tests and private deployments may reach internal hosts on purpose; everyone else may not.
     const allowPrivate = ctx.config.allowPrivateNetworks === true;
     const policy: AddressPolicy = allowPrivate ? anyAddress : publicAddressesOnly;

@@ -58,7 +58,7 @@ const QUOTED_TEXT = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
 
 /**
  * What to tell the caller of an integer in the expression that no floating-point number
- * holds: mathjs reads it as the nearest one (12345678901234567891 as 12345678901234567000),
+ * holds: mathjs reads it as the nearest one (12345678901234567891 as 12345678901234567168),
  * so a remainder or a comparison with it answers for another number, without a word.
  */
 export function inexactLiteralNote(expression: string): string | undefined {

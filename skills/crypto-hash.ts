@@ -129,7 +129,7 @@ function hmacKey(key: string, encoding: (typeof BINARY_ENCODINGS)[number]): Buff
     (encoding === "base64" || encoding === "base64url") && key.startsWith(STANDARD_WEBHOOKS_PREFIX)
       ? key.slice(STANDARD_WEBHOOKS_PREFIX.length)
       : key;
-  const bytes = decodeBytes(encoded, encoding, "hmac_key");
+  const bytes = decodeBytes(encoded, encoding, "hmac_key", { secret: true });
   // An empty key signs nothing anyone could not forge.
   if (bytes.length === 0) throw new SkillError(`hmac_key holds no bytes once read as ${encoding}`);
   return bytes;

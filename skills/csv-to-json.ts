@@ -37,7 +37,8 @@ export const csvToJson = defineSkill({
       .boolean()
       .default(false)
       .describe(
-        "Turn numeric cells into numbers, true/false in any case (TRUE, True) into booleans and empty cells into null.",
+        "Turn numeric cells into numbers (not identifiers: a leading zero, 02134, or an integer beyond " +
+          "9007199254740991 stays text), true/false in any case (TRUE, True) into booleans and empty cells into null.",
       ),
     trim: z.boolean().default(false).describe("Trim whitespace around cells."),
     relax_column_count: z
@@ -203,16 +204,18 @@ function uniqueNames(header: string[]): string[] {
 function castCell(value: string | undefined): Cell {
   if (value === undefined || value === "") return null;
   if (BOOLEAN.test(value)) return value.toLowerCase() === "true";
-  if (NUMBER.test(value.trim())) {
-    const number = Number(value);
-    // Keep identifiers such as ZIP codes "02134" and huge digit strings as text.
-    if (
-      Number.isFinite(number) &&
-      !/^[-+]?0\d/.test(value.trim()) &&
-      Math.abs(number) <= Number.MAX_SAFE_INTEGER
-    ) {
-      return number;
-    }
+  const text = value.trim();
+  if (NUMBER.test(text)) {
+    const number = Number(text);
+    // Identifiers stay text: ZIP codes ("02134") and integers written beyond 2^53 - 1 (an
+    // order or card number), which a number would change. A number written with an exponent
+    // (6.02e23, 1e308) is a quantity, not an identifier, and was left text.
+    const identifier = /^[-+]?0\d/.test(text) || (!/[eE]/.test(text) && isUnsafeInteger(number));
+    if (Number.isFinite(number) && !identifier) return number;
   }
   return value;
+}
+
+function isUnsafeInteger(number: number): boolean {
+  return Number.isInteger(number) && Math.abs(number) > Number.MAX_SAFE_INTEGER;
 }

@@ -6,8 +6,10 @@ import { type AddressPolicy, anyAddress, publicAddressesOnly } from "./lib/addre
 import { createGuardedAgent } from "./lib/guarded-agent.js";
 import { type FetchDependencies, fetchFollowingRedirects, HTTP_METHODS } from "./lib/http-fetch.js";
 import { lazy } from "./lib/lazy.js";
+import { refuseUnsendableHeaders } from "./lib/request-header-rules.js";
 import { BODY_LIMITS, COMPRESSED_SLACK_BYTES } from "./lib/response-body.js";
 import { RESPONSE_ENCODINGS } from "./lib/response-text.js";
+import { LONGER_RUN } from "./lib/run-timeout.js";
 import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const MAX_REDIRECTS = 5;
@@ -65,9 +67,8 @@ export const httpRequest = defineSkill({
       .max(60_000)
       .default(10_000)
       .describe(
-        "Give up after this many milliseconds, redirects and body included (100-60000). Runs time out after 30 s " +
-          "unless execute_skill is given a larger timeout_ms: over 30000, run it through execute_skill with the " +
-          "execution's timeout_ms above this one.",
+        "Give up after this many milliseconds, redirects and body included (100-60000). " +
+          `${LONGER_RUN}: over 30000, give the execution one above this one.`,
       ),
     max_bytes: z
       .number()
@@ -182,6 +183,7 @@ export const httpRequest = defineSkill({
     if (params.body !== undefined && (params.method === "GET" || params.method === "HEAD")) {
       throw new SkillError(`A ${params.method} request cannot have a body: use POST, PUT or PATCH`);
     }
+    refuseUnsendableHeaders(params.headers);
     // Tests and private deployments may reach internal hosts on purpose; everyone else may not.
     const allowPrivate = ctx.config.allowPrivateNetworks === true;
     const policy: AddressPolicy = allowPrivate ? anyAddress : publicAddressesOnly;

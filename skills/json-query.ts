@@ -9,8 +9,9 @@ import {
   refuseQuotedStringComparison,
   syntaxHint,
 } from "./lib/jmespath-hints.js";
-import { anyJson, parseJsonText } from "./lib/json-input.js";
+import { anyJson, jsonTextProblem, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
+import { nonFiniteNumber } from "./lib/non-finite.js";
 import { trimmedText } from "./lib/trimmed-text.js";
 
 const loadJmespath = lazy(async () => {
@@ -94,10 +95,46 @@ export const jsonQuery = defineSkill({
       );
     }
     // Only an empty answer is explained: one that found something stands as it is.
+    refuseBrokenJsonText(params.expression, params.data, result);
     refuseBareNameComparison(params.expression, data, result);
     refuseLengthMember(params.expression, data, result, (part) =>
       searchOwnProperties(compile(part), data as JSONValue),
     );
+    refuseNonFiniteResult(params.expression, result);
     return { result };
   },
 });
+
+/**
+ * Fails a null answer from a string that starts as JSON text does but does not parse: queried
+ * as a string, every field of it is null, and a document cut short (http.request's body
+ * beyond max_bytes) answered null as if it had no such field.
+ */
+function refuseBrokenJsonText(expression: string, data: unknown, result: unknown): void {
+  if (result !== null) return;
+  const problem = jsonTextProblem(data);
+  if (problem === undefined) return;
+  throw new SkillError(
+    `data is a string that starts like JSON but is not valid JSON (${problem.slice(0, 200)}), so ` +
+      `${JSON.stringify(expression)} found nothing in it: pass the whole document as JSON text or as an object ` +
+      "or array (an http.request body with truncated: true was cut at max_bytes: ask for more with a larger " +
+      "max_bytes)",
+  );
+}
+
+/**
+ * Fails an answer holding a number JSON cannot carry, which JMESPath's arithmetic makes from
+ * JSON data (1e308 * `10` is Infinity, a % `0` NaN): said in the expression's terms, where
+ * the execution's own check would blame the skill.
+ */
+function refuseNonFiniteResult(expression: string, result: unknown): void {
+  const found = nonFiniteNumber(result);
+  if (found === undefined) return;
+  const why = Number.isNaN(found.number)
+    ? "not a number (as from a % `0`)"
+    : "a number beyond what JSON holds (about ±1.8e308)";
+  throw new SkillError(
+    `${JSON.stringify(expression)} computes ${found.number} at ${found.path}: ${why}, which JSON cannot ` +
+      "carry; check the arithmetic and the numbers it reads",
+  );
+}

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { meantNames } from "../src/core/member-names.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
-import { anyJson } from "./lib/json-input.js";
+import { anyJson, parseJsonText } from "./lib/json-input.js";
 import { lazy } from "./lib/lazy.js";
 
 /** Enough to act on; a schema that fails in thousands of places says so in error_count. */
@@ -87,7 +87,10 @@ export const jsonValidate = defineSkill({
         'The JSON Schema, e.g. {"type":"object","required":["name"]}; "$schema" selects the draft: ' +
           `${SUPPORTED_SCHEMAS} (not the version-less http://json-schema.org/schema#, which names none).`,
       ),
-    data: anyJson("The JSON value to validate."),
+    data: anyJson(
+      "The JSON value to validate, itself: a string holding JSON (such as http.request's `body`) is validated as " +
+        "a string.",
+    ),
   }),
   result: z.object({
     valid: z.boolean().describe("True when the data satisfies the schema."),
@@ -209,9 +212,13 @@ export const jsonValidate = defineSkill({
       valid = validate(params.data) === true;
     } catch (err) {
       if (err instanceof SkillError) throw err;
+      if (err instanceof RangeError && /call stack/i.test(err.message))
+        throw new SkillError(REFERENCE_LOOP, { cause: err });
       throw new SkillError(`Invalid JSON Schema: ${errorMessage(err)}`, { cause: err });
     }
-    const errors = (validate.errors ?? []).map(describeError);
+    const errors = (validate.errors ?? [])
+      .map(describeError)
+      .map((error) => explainJsonText(error, params.data));
     return {
       valid,
       errors: errors.slice(0, MAX_ERRORS),
@@ -220,6 +227,17 @@ export const jsonValidate = defineSkill({
     };
   },
 });
+
+/**
+ * A stack overflow compiling or running a schema: its references lead back to where they
+ * start with no keyword checking anything between ({"$ref":"#"}, a $ref cycle through $defs,
+ * a $dynamicRef that finds no $dynamicAnchor of its name and so means the root). Ajv's own
+ * words, "Maximum call stack size exceeded", named neither the cause nor the schema's part.
+ */
+const REFERENCE_LOOP =
+  "Invalid JSON Schema: its references ($ref, $dynamicRef) lead back to where they start without a keyword " +
+  'that checks anything in between (as {"$ref": "#"} does), so validating would never end: point each ' +
+  "reference at a schema that checks something (a $dynamicRef at a $dynamicAnchor of its name), or remove it";
 
 type AjvInstance = {
   compile(schema: object): ReturnType<InstanceType<typeof import("ajv").Ajv>["compile"]>;
@@ -319,7 +337,7 @@ function schemaProblems(
   for (const error of errors) {
     const path = error.instancePath;
     if (draft2020 && path.endsWith("/items") && Array.isArray(valueAt(schema, path))) itemsArrays.add(path);
-    else problems.add(`${path === "" ? "the root" : path} ${error.message ?? "is invalid"}`);
+    else problems.add(`${path === "" ? "the root" : path} ${errorText(error)}`);
   }
   if (itemsArrays.size === 0) return [...problems].join("; ");
   const advice =
@@ -343,13 +361,38 @@ function valueAt(document: unknown, pointer: string): unknown {
   return value;
 }
 
+/**
+ * A root type error on data that is a string holding a JSON object or array says so: an agent
+ * passing on an http.request body, a string, read "must be object" and saw an object.
+ */
+function explainJsonText<T extends { path: string; message: string; keyword: string }>(
+  error: T,
+  data: unknown,
+): T {
+  if (error.path !== "" || error.keyword !== "type" || parseJsonText(data) === data) return error;
+  return {
+    ...error,
+    message: `${error.message}, not a string: data is JSON text; pass the JSON value itself, not a string holding it`,
+  };
+}
+
 function describeError(error: ErrorObject): { path: string; message: string; keyword: string } {
-  let message = error.message ?? "is invalid";
+  return { path: error.instancePath, message: errorText(error), keyword: error.keyword };
+}
+
+/**
+ * Ajv's message with what it leaves out: the member not allowed, the values allowed. A schema's
+ * own problems are worded so too: `{"type": "strnig"}` was told "/type must be equal to one of
+ * the allowed values" without the values.
+ */
+function errorText(error: ErrorObject): string {
+  const message = error.message ?? "is invalid";
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
-    message = `${message}: ${JSON.stringify(params.additionalProperty)}`;
-  } else if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
-    message = `${message}: ${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+    return `${message}: ${JSON.stringify(params.additionalProperty)}`;
   }
-  return { path: error.instancePath, message, keyword: error.keyword };
+  if (error.keyword === "enum" && Array.isArray(params.allowedValues)) {
+    return `${message}: ${params.allowedValues.map((value) => JSON.stringify(value)).join(", ")}`;
+  }
+  return message;
 }

@@ -7,23 +7,18 @@ import { loadMath, type RestrictedMath } from "./lib/math.js";
 import {
   groupedDigitsNote,
   mathjsNotation,
+  operatorWordHint,
   parseHint,
   refuseCurrency,
   refuseThousandsSeparator,
 } from "./lib/math-notation.js";
+import { formatText, INEXACT_RESULT_NOTE, inexactLiteralNote } from "./lib/math-precision.js";
 import { trimmedText } from "./lib/trimmed-text.js";
 
 /** Longer inputs are not "an expression" any more, and parsing cost grows with them. */
 const MAX_EXPRESSION_LENGTH = 2000;
 /** A formatted result beyond this is a data dump, not an answer. */
 const MAX_RESULT_LENGTH = 100_000;
-/** Significant digits of `text`: hides float noise such as 0.1 + 0.2 = 0.30000000000000004. */
-const TEXT_PRECISION = 14;
-/**
- * `text` is for people: plain notation from 1e-7 up to 1e21, about the thresholds of JavaScript's
- * own Number#toString, instead of mathjs's default 1e-3 and 1e5 (398752 was "3.98752e+5").
- */
-const TEXT_FORMAT = { precision: TEXT_PRECISION, lowerExp: -7, upperExp: 21 };
 
 /**
  * Every kind of result an expression can have, named after mathjs's `typeOf` in lower case
@@ -66,7 +61,8 @@ export const mathEvaluate = defineSkill({
   params: z.object({
     expression: trimmedText(MAX_EXPRESSION_LENGTH).describe(
       "mathjs expression; several statements may be separated by ';' or newlines and the last one is the result. " +
-        "Variables may be assigned (a = 2); defining functions is not supported.",
+        "Variables may be assigned (a = 2); defining functions is not supported. Numbers are floating-point, exact " +
+        'as integers up to 9007199254740991: for exact larger integers write bignumber("12345678901234567890").',
     ),
   }),
   result: z.object({
@@ -75,15 +71,16 @@ export const mathEvaluate = defineSkill({
     text: z
       .string()
       .describe(
-        `The result formatted with at most ${TEXT_PRECISION} significant digits, in plain notation from 1e-7 ` +
-          "up to 1e21.",
+        "The result formatted with at most 14 significant digits (an exact integer whole), in plain notation " +
+          "from 1e-7 up to 1e21.",
       ),
     note: z
       .string()
       .optional()
       .describe(
-        "Present when the expression may not say what was meant: digits grouped as by a thousands separator " +
-          "inside brackets, such as sum(1,234), which are read as separate values (1 and 234).",
+        "Present when the answer may not be what was meant: digits grouped as by a thousands separator " +
+          "inside brackets, such as sum(1,234), are read as separate values (1 and 234); an integer beyond " +
+          "9007199254740991, in the expression or the result, is not exact in floating point.",
       ),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
@@ -115,18 +112,23 @@ export const mathEvaluate = defineSkill({
   async run(params) {
     const loaded = await loadMath();
     const { math } = loaded;
-    const { compiled, note } = prepareCached(loaded, params.expression);
+    const { compiled, groupedDigits, inexactLiteral } = prepareCached(loaded, params.expression);
     let result: unknown;
     try {
       // A fresh scope per call: variables never leak between executions or owners.
       result = compiled.evaluate(new Map());
     } catch (err) {
-      throw new SkillError(`Could not evaluate ${quote(params.expression)}: ${errorMessage(err)}`, {
-        cause: err,
-      });
+      const message = errorMessage(err);
+      throw new SkillError(
+        `Could not evaluate ${quote(params.expression)}: ${message}${operatorWordHint(params.expression, message)}`,
+        { cause: err },
+      );
     }
-    const answer = describeResult(math, lastResult(math, result));
-    return note === undefined ? answer : { ...answer, note };
+    const { inexact, ...answer } = describeResult(math, lastResult(math, result));
+    // A literal read inexactly already explains an inexact result, and says what to write instead.
+    const precision = inexactLiteral ?? (inexact ? INEXACT_RESULT_NOTE : undefined);
+    const notes = [groupedDigits, precision].filter((text) => text !== undefined);
+    return notes.length === 0 ? answer : { ...answer, note: notes.join(" ") };
   },
 });
 
@@ -134,8 +136,9 @@ export const mathEvaluate = defineSkill({
 interface PreparedExpression {
   compiled: EvalFunction;
   light: boolean;
-  /** What the answer tells of a reading the caller may not have meant (groupedDigitsNote). */
-  note: string | undefined;
+  /** What the answer tells of readings the caller may not have meant (groupedDigitsNote, inexactLiteralNote). */
+  groupedDigits: string | undefined;
+  inexactLiteral: string | undefined;
 }
 
 /**
@@ -167,7 +170,8 @@ function prepareCached({ math, parse }: RestrictedMath, expression: string): Pre
   const prepared = {
     compiled: node.compile(),
     light: isLightExpression(math, node),
-    note: groupedDigitsNote(expression),
+    groupedDigits: groupedDigitsNote(expression),
+    inexactLiteral: inexactLiteralNote(expression),
   };
   preparedCache.set(expression, prepared);
   if (preparedCache.size > PREPARED_CACHE_SIZE) {
@@ -218,30 +222,30 @@ function lastResult(math: MathJsInstance, result: unknown): unknown {
 function describeResult(
   math: MathJsInstance,
   result: unknown,
-): { value: number | string | boolean; type: ResultType; text: string } {
-  // Small integers are the commonest answer, and math.format costs more than the whole
-  // evaluation; for them String() gives the same text (plain, fewer digits than the precision).
-  if (typeof result === "number" && Number.isInteger(result) && Math.abs(result) < 1e5) {
-    return { value: result, type: "number", text: String(result) };
+): { value: number | string | boolean; type: ResultType; text: string; inexact: boolean } {
+  // Exact integers are the commonest answer, and math.format costs more than the whole
+  // evaluation; for them String() gives the text formatText would (every digit, plain).
+  if (typeof result === "number" && Number.isSafeInteger(result)) {
+    return { value: result, type: "number", text: String(result), inexact: false };
   }
   const mathType = math.typeOf(result);
   if (mathType === "undefined") throw new SkillError("The expression has no value");
   if (mathType === "function") {
     throw new SkillError("The expression is a function, not a value: call it with arguments, e.g. sqrt(2)");
   }
-  const text = math.format(result, TEXT_FORMAT);
+  const { text, inexact } = formatText(math, result);
   // Checked before any second formatting so a huge matrix is formatted only once.
   if (text.length > MAX_RESULT_LENGTH) {
     throw new SkillError(`The result is too large to return (${text.length} characters formatted)`);
   }
   if (typeof result === "number") {
     // JSON has no Infinity or NaN: those are returned as text.
-    return { value: Number.isFinite(result) ? result : String(result), type: "number", text };
+    return { value: Number.isFinite(result) ? result : String(result), type: "number", text, inexact };
   }
-  if (typeof result === "boolean") return { value: result, type: "boolean", text };
-  if (typeof result === "string") return { value: result, type: "string", text: result };
+  if (typeof result === "boolean") return { value: result, type: "boolean", text, inexact };
+  if (typeof result === "string") return { value: result, type: "string", text: result, inexact };
   // Big numbers and fractions keep their full precision in `value`.
-  return { value: math.format(result), type: typeName(mathType), text };
+  return { value: math.format(result), type: typeName(mathType), text, inexact };
 }
 
 function typeName(mathType: string): ResultType {

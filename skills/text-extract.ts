@@ -62,7 +62,10 @@ export const textExtract = defineSkill({
     dates: z
       .array(z.object({ text: z.string(), iso: z.string().nullable() }))
       .optional()
-      .describe("Dates as written, with ISO form when unambiguous (null for 03/04/2024)."),
+      .describe(
+        "Dates as written, with ISO form when unambiguous: 25/12/2024 and 12/25/2024 are 2024-12-25, " +
+          "03/04/2024 is null (3 April or 4 March).",
+      ),
     counts: z.record(z.string(), z.number().int()).describe("Number of values returned per requested kind."),
   }),
   annotations: { readOnly: true, destructive: false, idempotent: true, openWorld: false },

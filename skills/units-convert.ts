@@ -5,7 +5,7 @@ import { errorMessage } from "./lib/errors.js";
 import { loadMath } from "./lib/math.js";
 import type { TextGuard } from "./lib/text-guards.js";
 import { trimmedText } from "./lib/trimmed-text.js";
-import { caseCorrected, unitNameHint } from "./lib/unit-names.js";
+import { caseCorrected, currencyIn, unitNameHint } from "./lib/unit-names.js";
 
 /** Conversion factors are not exact beyond this; rounding hides noise like 211.99999999999997. */
 const SIGNIFICANT_DIGITS = 12;
@@ -87,7 +87,8 @@ export const unitsConvert = defineSkill({
   description:
     "Converts a quantity between units of the same dimension: length (m, km, inches, feet, miles), mass (kg, pounds), " +
     "time, temperature (degC, degF, K), speed (mph, knots), area, volume (L, gallon, tbsp), " +
-    "energy (kWh, kcal), pressure, data size (B, kB, MiB), data rate (Mbps, MB/s) and more. Takes value, from and to " +
+    "energy (kWh, kcal), pressure, data size (B, kB, MiB), data rate (Mbps, MB/s) and more; not currencies. Takes " +
+    "value, from and to " +
     "unit names, case-sensitive where the case matters (mm and Mm, Mb megabit and MB megabyte); " +
     "returns the converted value rounded to 12 significant digits.",
   tags: ["units", "convert", "measurement", "temperature", "length", "weight", "metric", "imperial"],
@@ -140,6 +141,14 @@ export const unitsConvert = defineSkill({
       try {
         unit = math.unit(readUnit(name).unit);
       } catch (err) {
+        const currency = currencyIn(math, name);
+        if (currency !== undefined) {
+          throw new SkillError(
+            `Unknown unit "${name}": ${currency} is a currency, and this skill converts units only: money ` +
+              "needs a current exchange rate, which it does not have (get one from a rates API, then multiply)",
+            { cause: err },
+          );
+        }
         throw new SkillError(`Unknown unit "${name}": ${errorMessage(err)}${unitNameHint(math, name)}`, {
           cause: err,
         });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { LONGER_RUN } from "./lib/run-timeout.js";
 
 /** Progress is reported this often so that a client sees a long wait is alive. */
 const PROGRESS_INTERVAL_MS = 1000;
@@ -10,8 +11,7 @@ export const utilWait = defineSkill({
   description:
     "Waits (sleeps) for the given number of milliseconds, up to 5 minutes, reporting progress every second, then " +
     "returns waited_ms. Use it to pause between steps, back off before a retry or test timeouts and cancellation; " +
-    "it stops early when the execution is cancelled or times out. Runs time out after 30 s unless " +
-    "execute_skill is given a larger timeout_ms: run a longer wait through execute_skill, with timeout_ms above ms.",
+    `it stops early when the execution is cancelled or times out. ${LONGER_RUN}: for a longer wait, one above ms.`,
   tags: ["wait", "sleep", "delay", "pause", "timer"],
   params: z.object({
     ms: z
@@ -20,7 +20,7 @@ export const utilWait = defineSkill({
       .min(0)
       .max(300_000)
       .describe(
-        "How long to wait, in milliseconds (0-300000); over 30000, run it through execute_skill with timeout_ms above it.",
+        `How long to wait, in milliseconds (0-300000). ${LONGER_RUN}: over 30000, give one above ms.`,
       ),
   }),
   result: z.object({

@@ -5,27 +5,64 @@ export type ByteEncoding = (typeof BYTE_ENCODINGS)[number];
 
 /**
  * Turns text in an encoding into bytes, strictly: Node's own decoders silently skip
- * characters that do not belong, which would hash or convert the wrong data.
+ * characters that do not belong, which would hash or convert the wrong data. A refusal says
+ * which character and where (a whole JWT given as base64url failed as "not valid base64url"
+ * alone), except in a `secret`, whose characters it never quotes.
  */
-export function decodeBytes(text: string, encoding: ByteEncoding, field: string): Buffer {
+export function decodeBytes(
+  text: string,
+  encoding: ByteEncoding,
+  field: string,
+  options: { secret?: boolean } = {},
+): Buffer {
   switch (encoding) {
     case "utf-8":
       return Buffer.from(text, "utf8");
     case "hex": {
       const hex = text.replace(/\s+/g, "");
-      if (!/^(?:[0-9a-fA-F]{2})*$/.test(hex)) {
-        throw new SkillError(`${field} is not valid hex: use pairs of 0-9 and a-f`);
+      const stray = strayCharacter(text, /[0-9a-fA-F\s]/, options);
+      if (stray !== undefined) {
+        const prefix = /^\s*0x/i.test(text) ? "; leave out the 0x prefix" : "";
+        throw new SkillError(`${field} is not valid hex: ${stray} is not a hex digit (0-9, a-f)${prefix}`);
+      }
+      if (hex.length % 2 === 1) {
+        throw new SkillError(
+          `${field} is not valid hex: it has an odd number of digits (${hex.length}), and each byte is a pair`,
+        );
       }
       return Buffer.from(hex, "hex");
     }
     case "base64":
     case "base64url": {
       const compact = text.replace(/\s+/g, "");
-      const alphabet = encoding === "base64" ? /^[A-Za-z0-9+/]*={0,2}$/ : /^[A-Za-z0-9_-]*={0,2}$/;
-      if (!alphabet.test(compact) || compact.replace(/=+$/, "").length % 4 === 1) {
+      if (encoding === "base64" && /[-_]/.test(compact) && /^[A-Za-z0-9_-]*={0,2}$/.test(compact)) {
+        throw new SkillError(`${field} is not valid base64: it looks like base64url`);
+      }
+      const stray = strayCharacter(
+        text,
+        encoding === "base64" ? /[A-Za-z0-9+/=\s]/ : /[A-Za-z0-9_=\s-]/,
+        options,
+      );
+      if (stray !== undefined) {
+        const jwt =
+          encoding === "base64url" && compact.includes(".")
+            ? "; a JWT is three base64url parts joined by '.': decode one part at a time"
+            : "";
         throw new SkillError(
-          `${field} is not valid ${encoding}` +
-            (encoding === "base64" && /[-_]/.test(compact) ? ": it looks like base64url" : ""),
+          `${field} is not valid ${encoding}: ${stray} is not a ${encoding} character ` +
+            `(A-Z, a-z, 0-9, ${encoding === "base64" ? "+ and /" : "- and _"}, and = as padding at the end)${jwt}`,
+        );
+      }
+      if (!/^[^=]*={0,2}$/.test(compact)) {
+        throw new SkillError(
+          `${field} is not valid ${encoding}: = is padding and only ends the text, 2 at most; two encoded ` +
+            "texts joined together are decoded one at a time",
+        );
+      }
+      if (compact.replace(/=+$/, "").length % 4 === 1) {
+        throw new SkillError(
+          `${field} is not valid ${encoding}: its length leaves one character over, which encodes no byte: ` +
+            "it is cut short or has a character too many",
         );
       }
       return Buffer.from(compact, encoding);
@@ -33,6 +70,20 @@ export function decodeBytes(text: string, encoding: ByteEncoding, field: string)
     case "url":
       return percentDecode(text, field);
   }
+}
+
+/**
+ * The first character of `text` that `allowed` does not match, as a refusal names it: quoted,
+ * with its position (counted from 1, in characters as written); in a secret, neither.
+ */
+function strayCharacter(text: string, allowed: RegExp, options: { secret?: boolean }): string | undefined {
+  let position = 0;
+  for (const character of text) {
+    position += 1;
+    if (allowed.test(character)) continue;
+    return options.secret ? "one of its characters" : `${JSON.stringify(character)} (character ${position})`;
+  }
+  return undefined;
 }
 
 /** Bytes as text in an encoding; utf-8 output requires the bytes to be valid UTF-8. */

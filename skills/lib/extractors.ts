@@ -174,9 +174,28 @@ export function extractDates(text: string): ExtractedDate[] {
   for (const match of text.matchAll(MONTH_FIRST))
     named(match, match[1] ?? "", match[2] ?? "", match[3] ?? "");
   for (const match of text.matchAll(DAY_FIRST)) named(match, match[2] ?? "", match[1] ?? "", match[3] ?? "");
-  for (const match of text.matchAll(SLASH_DATE))
-    found.push({ index: match.index, date: { text: match[0], iso: null } });
+  for (const match of text.matchAll(SLASH_DATE)) {
+    const date = slashDate(match[0]);
+    if (date !== undefined) found.push({ index: match.index, date });
+  }
   return found.sort((a, b) => a.index - b.index).map((entry) => entry.date);
+}
+
+/**
+ * A date written 25/12/2024 or 12/25/2024 (or with dots): day first in most of the world,
+ * month first in the US. Its ISO form when one reading alone is a date, or both name the same
+ * day (05/05/2024); null when both are dates (03/04/2024: 3 April or 4 March). Neither a date
+ * (31/02/2024, 45/13/2024): not a date at all. Every one was null before, 25/12/2024 included,
+ * and impossible ones were listed as dates.
+ */
+function slashDate(text: string): ExtractedDate | undefined {
+  const [first = 0, second = 0, year = 0] = text.split(/[/.]/).map(Number);
+  const dayFirst = validDate(year, second, first);
+  const monthFirst = validDate(year, first, second);
+  if (!dayFirst && !monthFirst) return undefined;
+  if (dayFirst && monthFirst && first !== second) return { text, iso: null };
+  const [month, day] = dayFirst ? [second, first] : [first, second];
+  return { text, iso: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}` };
 }
 
 function validDate(year: number, month: number, day: number): boolean {

@@ -19,12 +19,34 @@ export function anyJson(description: string) {
  * read as the JSON it holds; any other string (a plain word, "42") stays a string.
  */
 export function parseJsonText(value: unknown): unknown {
-  if (typeof value !== "string") return value;
-  const text = value.trim();
-  if (!text.startsWith("{") && !text.startsWith("[")) return value;
+  const text = jsonLikeText(value);
+  if (text === undefined) return value;
   try {
     return JSON.parse(text) as unknown;
   } catch {
     return value;
   }
+}
+
+/**
+ * Why a string that starts as JSON text does (an object or array) is not JSON, in
+ * JSON.parse's words ("Unexpected end of JSON input"), or undefined for any other value.
+ * Such a string is most often a document cut short (http.request's `body` beyond
+ * max_bytes), which `parseJsonText` leaves a string, where every field is null.
+ */
+export function jsonTextProblem(value: unknown): string | undefined {
+  const text = jsonLikeText(value);
+  if (text === undefined) return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : "not JSON";
+  }
+}
+
+function jsonLikeText(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  return text.startsWith("{") || text.startsWith("[") ? text : undefined;
 }

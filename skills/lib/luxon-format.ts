@@ -30,8 +30,9 @@ const LUXON_HINT =
 /**
  * Splits a format as Luxon's `Formatter.parseFormat` does: text in single quotes is
  * literal ('' is a quote), and outside quotes each run of one repeated character is a token.
+ * `unclosed` says a quote opened literal text that no quote closed.
  */
-function formatRuns(format: string): string[] {
+function formatRuns(format: string): { runs: string[]; unclosed: boolean } {
   const runs: string[] = [];
   let quoted = false;
   let run = "";
@@ -46,7 +47,7 @@ function formatRuns(format: string): string[] {
     }
   }
   if (!quoted && run !== "") runs.push(run);
-  return runs;
+  return { runs, unclosed: quoted };
 }
 
 /**
@@ -55,10 +56,13 @@ function formatRuns(format: string): string[] {
  * macro beside numeric date fields (moment's "MM-DD", where Luxon's DD is "May 1, 2024").
  */
 export function checkLuxonFormat(format: string): void {
-  const runs = formatRuns(format);
+  const { runs, unclosed } = formatRuns(format);
   const refuse = (why: string): never => {
     throw new SkillError(`Invalid format ${JSON.stringify(format)}: ${why}; ${LUXON_HINT}`);
   };
+  // Luxon prints the rest of the format after it as text without a word: "'" formatted as "",
+  // "yyyy 'at HH:mm" as "2024 at HH:mm".
+  if (unclosed) refuse("a ' opens literal text that no ' closes: close it");
   if (runs.some((run) => run.startsWith("%"))) refuse("% is strftime syntax, which Luxon does not use");
   const unknown = runs.find((run) => /^[A-Za-z]/.test(run) && !LUXON_TOKENS.has(run));
   if (unknown !== undefined) refuse(`"${unknown}" is not a Luxon token, and Luxon would print it unchanged`);

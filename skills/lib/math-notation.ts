@@ -85,3 +85,29 @@ export function groupedDigitsNote(expression: string): string | undefined {
 function inWords(values: readonly string[]): string {
   return `${values.slice(0, -1).join(", ")} and ${values.at(-1)}`;
 }
+
+/** Words people write for an operator, which mathjs reads as undefined variables, and the operator. */
+const OPERATOR_WORDS: Readonly<Record<string, readonly [string, string]>> = {
+  plus: ["plus", "+"],
+  minus: ["minus", "-"],
+  times: ["times", "*"],
+  multiplied: ["multiplied by", "*"],
+  divided: ["divided by", "/"],
+  over: ["over", "/"],
+  percent: ["percent", "%"],
+};
+
+/**
+ * Advice for an expression that failed on an undefined symbol that is an operator written as
+ * a word: "10% of 200" is 10% * 200 ("of" was an unknown variable), "5 plus 3" is 5 + 3, and
+ * "5 x 3" multiplies. Any other undefined symbol gets none: it may be a variable to assign.
+ */
+export function operatorWordHint(expression: string, message: string): string {
+  const symbol = /^Undefined symbol (\w+)$/.exec(message)?.[1];
+  if (symbol === undefined) return "";
+  const word = symbol.toLowerCase();
+  if (word === "of") return " (write 10% of 200 as 10% * 200)";
+  if (word === "x" && /\d\s*x\s*\d/i.test(expression)) return " (write * to multiply: 5 * 3)";
+  const words = OPERATOR_WORDS[word];
+  return words === undefined ? "" : ` (write "${words[0]}" as the operator ${words[1]})`;
+}

@@ -124,6 +124,12 @@ const EVERYDAY_UNITS = {
   // The thermochemical calorie; "Cal", the food Calorie, is a kilocalorie.
   cal: { definition: "4.184 J", prefixes: "short", aliases: ["calorie", "calories"] },
   Cal: { definition: "4184 J" },
+  // Spelled as the description promises ("pounds") and as British English writes metres:
+  // mathjs knows only lb, lbm and poundmass, and meter.
+  pound: { definition: "1 lbm", aliases: ["pounds"] },
+  metre: { definition: "1 m", prefixes: "long", aliases: ["metres"] },
+  stones: { definition: "1 stone" },
+  horsepower: { definition: "1 hp" },
   mph: { definition: "1 mi/h" },
   kph: { definition: "1 km/h", aliases: ["kmh"] },
   knot: { definition: "1852 m/h", aliases: ["knots", "kn"] },

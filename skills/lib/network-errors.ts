@@ -62,6 +62,7 @@ function describeReason(err: unknown, url: URL, stage: NetworkStage): string {
       "the Content-Length header does not match the body's length in bytes: leave Content-Length out, it is computed from body",
     UND_ERR_RES_CONTENT_LENGTH_MISMATCH: `${host} sent a body whose length does not match its Content-Length header`,
     UND_ERR_INVALID_ARG: `invalid request: ${err instanceof Error ? err.message : "bad argument"}`,
+    UND_ERR_NOT_SUPPORTED: `invalid request: ${err instanceof Error ? err.message : "not supported"}`,
     ERR_INVALID_CHAR: "invalid request: a header contains an invalid character",
     ERR_INVALID_HTTP_TOKEN: "invalid request: a header name is not a valid HTTP token",
   };

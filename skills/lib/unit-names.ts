@@ -70,3 +70,23 @@ export function unitNameHint(math: MathJsInstance, name: string): string {
     .flatMap((word) => meantNames(word, Object.keys(math.Unit.UNITS)));
   return guesses.length > 0 ? ` (did you mean ${[...new Set(guesses)].join(" or ")}?)` : "";
 }
+
+/** Currencies as agents pass them on: ISO 4217 codes of the most traded, and their names. */
+const CURRENCIES = new Set(
+  [
+    "usd eur gbp jpy cny rmb inr cad aud chf sek nok dkk pln czk huf rub brl mxn zar krw sgd hkd nzd try aed",
+    "sar ils thb idr myr php btc eth dollar dollars euro euros yen yuan renminbi rupee rupees franc francs",
+    "peso pesos rouble roubles ruble rubles won real reais bitcoin bitcoins ether",
+  ]
+    .join(" ")
+    .split(" "),
+);
+
+/**
+ * The first word of a unit name that mathjs does not know and that names a currency ("USD",
+ * "euros"), for a refusal that says money is not converted here: the name alone read as an
+ * unknown unit ("did you mean BTU?" for BTC).
+ */
+export function currencyIn(math: MathJsInstance, name: string): string | undefined {
+  return (name.match(WORD) ?? []).find((word) => CURRENCIES.has(word.toLowerCase()) && !isUnit(math, word));
+}

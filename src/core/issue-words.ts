@@ -16,9 +16,7 @@ export function issueInWords(issue: z.core.$ZodRawIssue): string {
     case "invalid_union":
       return unionMessage(issue);
     case "invalid_value":
-      return issue.values.length === 1
-        ? `must be ${JSON.stringify(issue.values[0])}`
-        : `must be one of: ${issue.values.map(valueInWords).join(", ")}`;
+      return valueMessage(issue.values, issue.input);
     case "too_small":
       return sizeMessage("at least", "more than", issue.minimum, issue);
     case "too_big":
@@ -38,6 +36,17 @@ export function issueInWords(issue: z.core.$ZodRawIssue): string {
     default:
       return "is not valid";
   }
+}
+
+/**
+ * A value other than the ones a field takes. A missing one is told it is required, as a
+ * missing value of any type is (`is required (a string)`): "must be one of" read as if a
+ * value had been sent, and the caller looked for a wrong one.
+ */
+function valueMessage(values: readonly unknown[], input: unknown): string {
+  const allowed =
+    values.length === 1 ? JSON.stringify(values[0]) : `one of: ${values.map(valueInWords).join(", ")}`;
+  return input === undefined ? `is required (${allowed})` : `must be ${allowed}`;
 }
 
 /** A member an object does not take, as every surface says it (the name it meant follows). */

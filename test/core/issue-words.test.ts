@@ -135,3 +135,14 @@ describe("a refused value is told in plain words, not zod's", () => {
     ]);
   });
 });
+
+describe("a missing field that takes set values", () => {
+  it("is told it is required, naming the values, not that it must be one of them", () => {
+    const schema = z.object({ to: z.enum(["utf-8", "hex"]), kind: z.literal("a"), mode: z.enum(["x", "y"]) });
+    expect(refusal(schema, { mode: "z" })).toEqual({
+      to: "is required (one of: utf-8, hex)",
+      kind: 'is required ("a")',
+      mode: "must be one of: x, y",
+    });
+  });
+});

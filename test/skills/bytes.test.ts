@@ -91,7 +91,7 @@ describe("crypto.hash", () => {
     const error = await expectSkillError(
       cryptoHash,
       { text: "x", hmac_key: "whsec_s3cr3t!", hmac_key_encoding: "base64" },
-      /^hmac_key is not valid base64$/,
+      /^hmac_key is not valid base64: one of its characters is not a base64 character \(A-Z, a-z, 0-9, \+ and \/, and = as padding at the end\)$/,
     );
     expect(error.message).not.toContain("s3cr3t");
     await expectSkillError(
@@ -167,13 +167,32 @@ describe("encoding.convert", () => {
     await expectSkillError(
       encodingConvert,
       { data: "a$b=", from: "base64", to: "utf-8" },
-      /not valid base64$/,
+      /^data is not valid base64: "\$" \(character 2\) is not a base64 character \(A-Z, a-z, 0-9, \+ and \/, and = as padding at the end\)$/,
     );
     await expectSkillError(
       encodingConvert,
       { data: "3q2-7w", from: "base64", to: "hex" },
       /looks like base64url/,
     );
+  });
+
+  it.each([
+    [
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln",
+      "base64url",
+      /^data is not valid base64url: "\." \(character 21\) is not a base64url character .*; a JWT is three base64url parts joined by '\.': decode one part at a time$/,
+    ],
+    ["aGk=aGk=", "base64", /^data is not valid base64: = is padding and only ends the text/],
+    ["aGVsbG8gd", "base64", /^data is not valid base64: its length leaves one character over/],
+    [
+      "0xdeadbeef",
+      "hex",
+      /^data is not valid hex: "x" \(character 2\) is not a hex digit \(0-9, a-f\); leave out the 0x prefix$/,
+    ],
+    ["de:ad:be:ef", "hex", /^data is not valid hex: ":" \(character 3\) is not a hex digit/],
+    ["abc", "hex", /^data is not valid hex: it has an odd number of digits \(3\), and each byte is a pair$/],
+  ] as const)("says what makes %j not %s, naming the character and where", async (data, from, message) => {
+    await expectSkillError(encodingConvert, { data, from, to: "utf-8" }, message);
   });
 
   it("refuses odd-length hex", async () => {

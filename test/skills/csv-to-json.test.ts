@@ -46,6 +46,22 @@ describe("csv.to_json", () => {
     ]);
   });
 
+  it("casts numbers written with an exponent, however large, and keeps identifiers and infinite ones as text", async () => {
+    const { rows } = await runSkill(csvToJson, {
+      csv: "n\n6.02e23\n1e308\n-1.5E-7\n1e309\n12345678901234567890\n9007199254740991\n02134",
+      cast: true,
+    });
+    expect(rows).toEqual([
+      { n: 6.02e23 },
+      { n: 1e308 },
+      { n: -1.5e-7 },
+      { n: "1e309" },
+      { n: "12345678901234567890" },
+      { n: 9007199254740991 },
+      { n: "02134" },
+    ]);
+  });
+
   // Regression (audit 22 F17): spreadsheets export booleans as TRUE/FALSE (pandas as True/False),
   // and cast left them as strings.
   it("casts TRUE/FALSE and True/False, as spreadsheets and pandas export them, into booleans", async () => {

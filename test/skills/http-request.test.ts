@@ -534,14 +534,43 @@ describe("http.request with allowPrivateNetworks", () => {
     );
   });
 
-  it("reports an invalid header as a SkillError", async () => {
-    await expectSkillError(
-      httpRequest,
-      { url: `${base}/echo`, headers: { "X-Bad": "a\r\nInjected: 1" } },
-      /invalid request/,
-      allowPrivate(),
-    );
-  });
+  it.each([
+    [
+      { "X-Bad": "a\r\nInjected: 1" },
+      /^Header X-Bad: its value holds a line break \(character 2\), which a header value cannot carry: a header is one line/,
+    ],
+    [
+      { "X-Name": "Zoë 😀" },
+      /^Header X-Name: its value holds a character beyond U\+00FF \(outside Latin-1\) \(character 5\), .*percent-encode/,
+    ],
+    [{ "X-Nul": "a\u0000" }, /^Header X-Nul: its value holds the control character U\+0000 \(character 2\)/],
+    [
+      { "x y": "1" },
+      /^A header name holds a colon or white space: give each header as a member whose name is/,
+    ],
+    [{ "Authorization: Bearer s3cr3t": "" }, /^A header name holds a colon or white space/],
+    [{ é: "1" }, /^Header name "é" is not a valid HTTP header name: use ASCII letters, digits and/],
+    [
+      { "Transfer-Encoding": "chunked" },
+      /^Header Transfer-Encoding is the connection's, which the client writes: leave it out/,
+    ],
+    [
+      { Expect: "100-continue" },
+      /^Header Expect is the connection's, .*Expect: 100-continue is not supported/,
+    ],
+    [{ "Content-Length": "ten" }, /^Header Content-Length is not a whole number: leave it out/],
+  ])(
+    "refuses the header %j, naming it and saying what to do, before any request",
+    async (headers, message) => {
+      const error = await expectSkillError(
+        httpRequest,
+        { url: `${base}/echo`, headers },
+        message,
+        allowPrivate(),
+      );
+      expect(error.message).not.toMatch(/s3cr3t|😀|Injected/);
+    },
+  );
 
   it.each(["gzip", "deflate", "br"])(
     "decompresses a %s body and drops the headers that described it",

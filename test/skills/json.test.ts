@@ -41,6 +41,32 @@ describe("json.query", () => {
     });
   });
 
+  it("fails a null answer from JSON text cut short, saying it is not valid JSON, not that nothing matched", async () => {
+    const cut = '{"items":[{"id":1,"name":"item1"},{"id":2,"na';
+    await expectSkillError(
+      jsonQuery,
+      { data: cut, expression: "items[0].id" },
+      /data is a string that starts like JSON but is not valid JSON \(.*\), so "items\[0\]\.id" found nothing in it: .*max_bytes/,
+    );
+    // What it does find in the string stands: it is a string, and may be asked about as one.
+    expect(await runSkill(jsonQuery, { data: cut, expression: "length(@)" })).toEqual({ result: cut.length });
+  });
+
+  it.each([
+    [
+      "a * `10`",
+      { a: 1e308 },
+      /^"a \* `10`" computes Infinity at result: a number beyond what JSON holds \(about ±1\.8e308\), which JSON cannot carry; check the arithmetic/,
+    ],
+    ["[a, b % `0`]", { a: 1, b: 2 }, /computes NaN at result\[1\]: not a number/],
+    ["{x: {y: to_number('-1e400')}}", {}, /computes -Infinity at result\.x\.y: a number beyond/],
+  ])(
+    "fails %s, whose arithmetic gives a number JSON cannot carry, saying where",
+    async (expression, data, message) => {
+      await expectSkillError(jsonQuery, { data, expression }, message);
+    },
+  );
+
   it("fails a syntax error with a SkillError naming the expression", async () => {
     await expectSkillError(
       jsonQuery,
@@ -379,8 +405,27 @@ describe("json.validate", () => {
     expect((await runSkill(jsonValidate, { schema, data: ["a", 1, true] })).valid).toBe(false);
   });
 
+  it("says when data that fails the root type is a string holding JSON, as an http.request body is", async () => {
+    const result = await runSkill(jsonValidate, { schema: { type: "object" }, data: '{"a": 1}' });
+    expect(result.errors).toEqual([
+      {
+        path: "",
+        message:
+          "must be object, not a string: data is JSON text; pass the JSON value itself, not a string holding it",
+        keyword: "type",
+      },
+    ]);
+    const plain = await runSkill(jsonValidate, { schema: { type: "object" }, data: "hello" });
+    expect(plain.errors).toEqual([{ path: "", message: "must be object", keyword: "type" }]);
+  });
+
   it("fails an invalid schema with a SkillError", async () => {
     await expectSkillError(jsonValidate, { schema: { type: "strnig" }, data: 1 }, /^Invalid JSON Schema: /);
+    await expectSkillError(
+      jsonValidate,
+      { schema: { properties: { a: { type: "strnig" } } }, data: 1 },
+      /\/properties\/a\/type must be equal to one of the allowed values: "array", "boolean", "integer", "null", "number", "object", "string"/,
+    );
     await expectSkillError(
       jsonValidate,
       { schema: { $ref: "https://example.com/schema.json" }, data: 1 },
@@ -388,15 +433,24 @@ describe("json.validate", () => {
     );
   });
 
-  it("fails a schema that refers to itself endlessly with a SkillError, not a stack overflow", async () => {
-    await expectSkillError(
-      jsonValidate,
-      { schema: { $ref: "#" }, data: 1 },
-      /^Invalid JSON Schema: Maximum call stack size exceeded/,
-    );
-    const cycle = { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" };
-    await expectSkillError(jsonValidate, { schema: cycle, data: 1 }, /^Invalid JSON Schema: /);
-  });
+  it.each([
+    ["a $ref to the root", { $ref: "#" }],
+    [
+      "a $ref cycle through $defs",
+      { $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a" },
+    ],
+    ["a $dynamicRef with no $dynamicAnchor", { $dynamicRef: "#meta" }],
+  ])(
+    "fails %s, which would recurse endlessly, saying the references loop, not that the stack overflowed",
+    async (_, schema) => {
+      const error = await expectSkillError(
+        jsonValidate,
+        { schema, data: 1 },
+        /^Invalid JSON Schema: its references \(\$ref, \$dynamicRef\) lead back to where they start without a keyword that checks anything/,
+      );
+      expect(error.message).not.toMatch(/call stack/);
+    },
+  );
 
   // Regression (audit 22 F17): Ajv ignores a format it does not know, so a typo answered
   // `valid: true` with nothing checked and nothing said.

@@ -53,8 +53,21 @@ describe("math.evaluate", () => {
   });
 
   it("fails on an undefined symbol", async () => {
-    await expectSkillError(mathEvaluate, { expression: "x + 1" }, /Undefined symbol x/);
+    const error = await expectSkillError(mathEvaluate, { expression: "x + 1" }, /Undefined symbol x$/);
+    expect(error.message).not.toMatch(/\(write/);
   });
+
+  it.each([
+    ["10% of 200", /Undefined symbol of \(write 10% of 200 as 10% \* 200\)$/],
+    ["5 plus 3", /Undefined symbol plus \(write "plus" as the operator \+\)$/],
+    ["7 divided by 2", /Undefined symbol divided \(write "divided by" as the operator \/\)$/],
+    ["12 x 4", /Undefined symbol x \(write \* to multiply: 5 \* 3\)$/],
+  ])(
+    "says how to write the operator word in %s, which mathjs read as an undefined variable",
+    async (expression, message) => {
+      await expectSkillError(mathEvaluate, { expression }, message);
+    },
+  );
 
   it.each([
     "import({}, {})",
@@ -350,5 +363,48 @@ describe("math.evaluate's light calls (run on the main thread, unisolated)", () 
     ]) {
       expect(isLight(expression), expression).toBe(false);
     }
+  });
+});
+
+describe("math.evaluate's precision with large integers", () => {
+  it.each([
+    ["123456789012345", "123456789012345"],
+    ["9007199254740991", "9007199254740991"],
+    ["-1234567890123456", "-1234567890123456"],
+    ["[123456789012345, 0.1 + 0.2]", "[123456789012345, 0.3]"],
+    ['bignumber("123456789012345678")', "123456789012345678"],
+    ['bignumber("123456789") * 987654321', "121932631112635269"],
+  ])("writes the exact integer %s whole in text, not rounded to 14 digits", async (expression, text) => {
+    expect((await runSkill(mathEvaluate, { expression })).text).toBe(text);
+  });
+
+  it("says in a note that an integer result beyond 2^53 - 1 is not exact, pointing to bignumber", async () => {
+    const answer = await runSkill(mathEvaluate, { expression: "123456789 * 987654321" });
+    expect(answer.note).toMatch(/beyond 9007199254740991 .*last digits may be wrong.*bignumber\(/);
+  });
+
+  it("says in a note how it read an integer literal no floating-point number holds", async () => {
+    const answer = await runSkill(mathEvaluate, { expression: "12345678901234567891 % 10" });
+    expect(answer.note).toMatch(/Read 12345678901234567891 as 12345678901234567168: beyond 9007199254740991/);
+    // Once: the literal's note explains the inexact result too.
+    const { note } = await runSkill(mathEvaluate, { expression: "9007199254740993" });
+    expect(note).toMatch(/^Read 9007199254740993 as 9007199254740992: beyond/);
+    expect(String(note).match(/bignumber/g)).toHaveLength(1);
+  });
+
+  it.each([
+    "2^53 - 1",
+    "1e21",
+    "0.1 + 0.2",
+    "9007199254740991",
+    '"12345678901234567891"',
+    "1.12345678901234567",
+  ])("adds no precision note to %s", async (expression) => {
+    expect(await runSkill(mathEvaluate, { expression })).not.toHaveProperty("note");
+  });
+
+  it("keeps both notes when digits are grouped and a result is inexact", async () => {
+    const { note } = await runSkill(mathEvaluate, { expression: "prod(1,234) * 1e17" });
+    expect(note).toMatch(/Read 1,234 as 1 and 234.*The result is beyond 9007199254740991/);
   });
 });

@@ -123,6 +123,17 @@ describe("text.extract", () => {
     });
   });
 
+  it("gives a slash or dot date its ISO form when only one reading is a date, and drops impossible ones", async () => {
+    const text = "25/12/2024, 12/25/2024, 05/05/2024, 31.01.2024, 03/04/2024, 31/02/2024 and 45/13/2024";
+    expect((await runSkill(textExtract, { text, kinds: ["dates"] })).dates).toEqual([
+      { text: "25/12/2024", iso: "2024-12-25" },
+      { text: "12/25/2024", iso: "2024-12-25" },
+      { text: "05/05/2024", iso: "2024-05-05" },
+      { text: "31.01.2024", iso: "2024-01-31" },
+      { text: "03/04/2024", iso: null },
+    ]);
+  });
+
   it("returns only the requested kinds", async () => {
     expect(await runSkill(textExtract, { text, kinds: ["emails"] })).toEqual({
       emails: ["ann@example.com", "support@sub.example.co.uk"],

@@ -107,6 +107,8 @@ describe("time.convert", () => {
     ["yyyy-MM-dd hh:mm A", /"A" is not a Luxon token/],
     ["MM-DD", /"DD" is Luxon's localized date .*not the day of the month \(dd\)/],
     ["DD/MM/yyyy", /"DD" is Luxon's localized date/],
+    ["'", /a ' opens literal text that no ' closes/],
+    ["yyyy-MM-dd 'at HH:mm", /a ' opens literal text that no ' closes/],
   ])("refuses the format %j, naming Luxon tokens", async (format, why) => {
     const error = await expectSkillError(
       timeConvert,

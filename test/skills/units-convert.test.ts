@@ -42,6 +42,24 @@ describe("units.convert", () => {
     });
   });
 
+  // The description names mass "(kg, pounds)", and agents pass on what users write: pound,
+  // metres and horsepower were unknown units.
+  it.each([
+    [150, "pounds", "kg", 68.0388555],
+    [1, "kg", "pound", 2.20462262185],
+    [1, "metre", "ft", 3.28083989501],
+    [5, "kilometres", "mi", 3.10685596119],
+    [30, "centimetres", "inch", 11.811023622],
+    [1, "horsepower", "kW", 0.745699871539],
+    [12, "stones", "kg", 76.20351816],
+  ])("converts %d %s to %s, as users spell them", async (value, from, to, expected) => {
+    expect(await runSkill(unitsConvert, { value, from, to })).toEqual({
+      value: expected,
+      unit: to,
+      text: `${expected} ${to}`,
+    });
+  });
+
   it("tests every unit the from and to params quote as an example", () => {
     const { from, to } = unitsConvert.params.shape;
     const quoted = [from.description, to.description].flatMap((text = "") =>
@@ -132,6 +150,21 @@ describe("units.convert", () => {
   it("converts no other inverse pair, and no fuel economy of zero", async () => {
     await expectSkillError(unitsConvert, { value: 2, from: "s", to: "Hz" }, /Cannot convert s to Hz/);
     await expectSkillError(unitsConvert, { value: 0, from: "mpg", to: "L/100km" }, /gives no finite number/);
+  });
+
+  it.each([
+    ["USD", "EUR", "USD"],
+    ["kg", "euros", "euros"],
+    ["BTC", "usd", "BTC"],
+  ])("refuses %s to %s saying %s is a currency, which it does not convert", async (from, to, currency) => {
+    const error = await expectSkillError(
+      unitsConvert,
+      { value: 1, from, to },
+      new RegExp(
+        `: ${currency} is a currency, and this skill converts units only: money needs a current exchange rate`,
+      ),
+    );
+    expect(error.message).not.toMatch(/did you mean/);
   });
 
   it("names an unknown unit", async () => {

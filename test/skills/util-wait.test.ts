@@ -68,4 +68,10 @@ describe("util.wait", () => {
     expect(utilWait.params.safeParse({ ms: -1 }).success).toBe(false);
     expect(utilWait.params.safeParse({ ms: 1.5 }).success).toBe(false);
   });
+
+  it("tells REST and MCP callers alike how to give a wait longer than the default timeout", () => {
+    for (const text of [utilWait.description, utilWait.params.shape.ms.description]) {
+      expect(text).toMatch(/timeout_ms: in POST \/v1\/execute's body, or through MCP's execute_skill/);
+    }
+  });
 });

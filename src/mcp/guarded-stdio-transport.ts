@@ -7,14 +7,20 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
  * MCP over stdio, taking its messages from `MessageGuard` already parsed and checked
  * (`JSONRPCMessageSchema`, as the SDK's `StdioServerTransport` reads a line). That
  * transport reads raw stdin only: behind the guard it parsed and checked every line a
- * second time, about 2 % of a tool call. It writes as that one does: one message a line,
- * waiting for `drain` when the output is full.
+ * second time, about 2 % of a tool call. It writes as that one does, one message a line,
+ * waiting for `drain` when the output is full, but the messages sent in one turn of the
+ * event loop leave in one write: stdout to a pipe is written synchronously on Linux, one
+ * system call a message, and the answers of the calls one group commit made durable are
+ * all sent in the same turn (with 16 calls in flight, about 7 % of a call's CPU went to
+ * those writes).
  */
 export class GuardedStdioTransport implements Transport {
   onclose?: Transport["onclose"];
   onerror?: Transport["onerror"];
   onmessage?: Transport["onmessage"];
   private started = false;
+  /** Whether this turn's writes are being held (`corkUntilTurnEnds`). */
+  private corked = false;
   private readonly deliver = (message: JSONRPCMessage) => this.onmessage?.(message);
   private readonly fail = (error: Error) => this.onerror?.(error);
 
@@ -34,8 +40,23 @@ export class GuardedStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
+      this.corkUntilTurnEnds();
       if (this.output.write(serializeMessage(message))) resolve();
       else this.output.once("drain", resolve);
+    });
+  }
+
+  /**
+   * Holds this turn's writes until the current operation, with the promise callbacks it
+   * set off, has run (`process.nextTick`), then sends them together.
+   */
+  private corkUntilTurnEnds(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.output.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.output.uncork();
     });
   }
 

@@ -63,7 +63,8 @@ export function paramsRefusal(request: JSONRPCRequest): JSONRPCErrorResponse | u
 }
 
 function withMessageSaidOnce(message: JSONRPCMessage): JSONRPCMessage {
-  if (!isJSONRPCErrorResponse(message)) return message;
+  // `in` first: the schema check parses the whole message, and almost every one is no error.
+  if (!("error" in message) || !isJSONRPCErrorResponse(message)) return message;
   const prefix = `MCP error ${message.error.code}: `;
   if (!message.error.message.startsWith(prefix)) return message;
   return { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } };

@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GuardedStdioTransport } from "../../src/mcp/guarded-stdio-transport.js";
@@ -37,6 +37,30 @@ describe("GuardedStdioTransport", () => {
     expect(JSON.parse(written[0] ?? "")).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
     expect(refused).toEqual([]);
     await server.close();
+  });
+
+  // A pipe to stdout is written synchronously on Linux, one system call a write: the answers
+  // one group commit made durable all leave in the same turn, and now in one write.
+  it("sends the messages of one turn in one write, in order, and those of a later turn in another", async () => {
+    const writes: string[][] = [];
+    const output = new Writable({
+      writev(chunks, done) {
+        writes.push(chunks.map(({ chunk }) => String(chunk)));
+        done();
+      },
+      write(chunk, _encoding, done) {
+        writes.push([String(chunk)]);
+        done();
+      },
+    });
+    const transport = new GuardedStdioTransport(new PassThrough({ objectMode: true }), output);
+    const ping = (id: number) => ({ jsonrpc: "2.0" as const, id, result: {} });
+    await Promise.all([transport.send(ping(1)), transport.send(ping(2)), transport.send(ping(3))]);
+    await new Promise((resolve) => setImmediate(resolve));
+    await transport.send(ping(4));
+    await new Promise((resolve) => setImmediate(resolve));
+    const ids = (lines: string[]) => lines.map((line) => JSON.parse(line).id);
+    expect(writes.map(ids)).toEqual([[1, 2, 3], [4]]);
   });
 
   it("takes no more messages once closed, and says it closed", async () => {

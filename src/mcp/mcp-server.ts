@@ -14,7 +14,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { SkillDetail } from "../core/answer-schemas.js";
 import type { ServiceError } from "../core/errors.js";
-import { shownProgress } from "../core/execution/events.js";
+import { shownProgress } from "../core/execution/skill-progress.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";

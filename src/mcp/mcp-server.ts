@@ -24,7 +24,7 @@ import { serverInstructions } from "./generic-tools.js";
 import { guardProtocol } from "./protocol-guard.js";
 import { parseTaskCall, parseToolCall, type ToolCall } from "./tool-calls.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } from "./tool-results.js";
+import { errorResult, jsonRpcErrorOf, outcomeResult, recordResult, textCopyOf } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
@@ -284,10 +284,10 @@ async function runToolCall(
       return outcomeResult(record, { ownTool });
     }
     case "discover": {
-      const response = await backend.discover(call.request);
+      const { answer, json } = await backend.discover(call.request);
       return {
-        content: [{ type: "text", text: jsonText(response) }],
-        structuredContent: response as unknown as Record<string, unknown>,
+        content: [{ type: "text", text: textCopyOf(json) }],
+        structuredContent: answer as unknown as Record<string, unknown>,
       };
     }
     case "get_execution": {

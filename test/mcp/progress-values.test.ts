@@ -1,9 +1,9 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SkillportBackend } from "../../src/mcp/backend.js";
 import { oddProgress, TOLD_PROGRESS } from "../core/odd-progress-skill.js";
 import { bothBackends } from "./both-backends.js";
 import { inMemoryMcpClient } from "./in-memory-client.js";
+import { receivedMessages } from "./received-messages.js";
 
 // MCP 2025-11-25, "Progress": notifications/progress carries `progress` as a number and
 // `total`, when given, as a number. A skill's NaN, Infinity or "50" went out as they were
@@ -18,14 +18,7 @@ describe("progress a skill reports with values that are not finite numbers", () 
   const notified = async (backend: SkillportBackend) => {
     const client = await inMemoryMcpClient(backend);
     cleanups.push(() => client.close());
-    const transport = client.transport;
-    const dispatch = transport?.onmessage;
-    if (!transport || !dispatch) throw new Error("the client is not connected");
-    const received: JSONRPCMessage[] = [];
-    transport.onmessage = (message, extra) => {
-      received.push(message);
-      dispatch(message, extra);
-    };
+    const { received } = receivedMessages(client);
     const result = await client.callTool({ name: "test_odd_progress", arguments: {} }, undefined, {
       onprogress: () => {},
     });

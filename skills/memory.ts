@@ -59,10 +59,10 @@ export const memorySet = defineSkill({
     if (bytes > MAX_VALUE_BYTES) {
       throw new SkillError(`value is ${bytes} bytes as JSON; the limit is ${MAX_VALUE_BYTES} bytes (64 KiB)`);
     }
-    const existing = await ctx.memory.get(params.key);
     // Store the JSON round-trip, so what memory.get returns is exactly what was serialised.
-    await ctx.memory.set(params.key, JSON.parse(json));
-    return { key: params.key, stored: true as const, replaced: existing !== undefined, bytes };
+    // `replaced` comes from the write itself: a read before it could be stale by then.
+    const { replaced } = await ctx.memory.set(params.key, JSON.parse(json));
+    return { key: params.key, stored: true as const, replaced, bytes };
   },
 });
 

@@ -96,10 +96,9 @@ export const messageList = defineSkill({
   examples: [
     { query: "show the latest messages", params: {} },
     { query: "read the last 5 messages in the ops channel", params: { channel: "ops", limit: 5 } },
-    {
-      query: "older messages before msg_0Vc8onev000zyydTrJq9IVpIu",
-      params: { before: "msg_0Vc8onev000zyydTrJq9IVpIu", limit: 20 },
-    },
+    // No example pages with `before`: its id comes from an earlier answer (next_before), and
+    // a made-up one is refused as naming no message of the board.
+    { query: "list up to 100 messages of the alerts channel", params: { channel: "alerts", limit: 100 } },
   ],
   async run(params, ctx) {
     const stored = await ctx.messages.list({

@@ -6,6 +6,16 @@ import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 
+/**
+ * A discover answer (the tool's `structuredContent`) and its JSON text (the tool's text),
+ * written by whoever made the answer: embedded mode, the catalog's `answerJson`, as the
+ * bytes `POST /v1/discover` sends.
+ */
+export interface DiscoverAnswer {
+  answer: DiscoverResponse;
+  json: string;
+}
+
 /** One skill run asked for by a tool call. */
 export interface ExecuteCall {
   request: Omit<ExecuteRequest, "async">;
@@ -81,7 +91,7 @@ export interface SkillportBackend {
    * call is answered as refused for the limit, as in embedded mode, not as an unknown tool.
    */
   skills(use: CatalogUse): Promise<readonly SkillDetail[]>;
-  discover(request: DiscoverRequest): Promise<DiscoverResponse>;
+  discover(request: DiscoverRequest): Promise<DiscoverAnswer>;
   execute(call: ExecuteCall): Promise<ExecutionRecord>;
   getExecution(call: GetExecutionCall): Promise<ExecutionRecord>;
   /**

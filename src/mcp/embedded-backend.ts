@@ -7,7 +7,13 @@ import type { ExecutionRecord } from "../core/execution/record.js";
 import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
-import { type ExecuteCall, type GetExecutionCall, type SkillportBackend, waitsForEnd } from "./backend.js";
+import {
+  type DiscoverAnswer,
+  type ExecuteCall,
+  type GetExecutionCall,
+  type SkillportBackend,
+  waitsForEnd,
+} from "./backend.js";
 
 /**
  * The tools answered by the core in this process (`skillport mcp`, and `/mcp` on
@@ -45,8 +51,11 @@ export class EmbeddedBackend implements SkillportBackend {
     });
   }
 
-  async discover(request: DiscoverRequest) {
-    return this.skillport.catalog.discover(request, await this.charged());
+  async discover(request: DiscoverRequest): Promise<DiscoverAnswer> {
+    const { catalog } = this.skillport;
+    const answer = await catalog.discover(request, await this.charged());
+    // The text POST /v1/discover sends for it, by the same rule, from each summary's kept JSON.
+    return { answer, json: catalog.answerJson(answer) };
   }
 
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {

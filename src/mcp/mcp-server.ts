@@ -14,7 +14,7 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { SkillDetail } from "../core/answer-schemas.js";
 import type { ServiceError } from "../core/errors.js";
-import { shownProgress } from "../core/execution/events.js";
+import { shownProgress } from "../core/execution/skill-progress.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
@@ -24,7 +24,7 @@ import { serverInstructions } from "./generic-tools.js";
 import { guardProtocol } from "./protocol-guard.js";
 import { parseTaskCall, parseToolCall, type ToolCall } from "./tool-calls.js";
 import { type SkillToolOptions, ToolCatalog, type ToolTarget } from "./tool-catalog.js";
-import { errorResult, jsonRpcErrorOf, jsonText, outcomeResult, recordResult } from "./tool-results.js";
+import { errorResult, jsonRpcErrorOf, outcomeResult, recordResult, textCopyOf } from "./tool-results.js";
 
 export interface McpServerOptions extends SkillToolOptions {
   version: string;
@@ -284,10 +284,10 @@ async function runToolCall(
       return outcomeResult(record, { ownTool });
     }
     case "discover": {
-      const response = await backend.discover(call.request);
+      const { answer, json } = await backend.discover(call.request);
       return {
-        content: [{ type: "text", text: jsonText(response) }],
-        structuredContent: response as unknown as Record<string, unknown>,
+        content: [{ type: "text", text: textCopyOf(json) }],
+        structuredContent: answer as unknown as Record<string, unknown>,
       };
     }
     case "get_execution": {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { type Skillport as SkillportClient, SkillportError } from "../client/index.js";
-import { type DiscoverResponse, DiscoverResponseSchema, type SkillDetail } from "../core/answer-schemas.js";
+import { DiscoverResponseSchema, type SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
 import type { DiscoverRequest } from "../core/api-schemas.js";
 import {
@@ -20,6 +20,7 @@ import type { Scope } from "../core/keys/api-key.js";
 import { safeParseInWords } from "../core/validation.js";
 import {
   type CatalogUse,
+  type DiscoverAnswer,
   type ExecuteCall,
   type GetExecutionCall,
   type SkillportBackend,
@@ -126,8 +127,15 @@ export class RemoteBackend implements SkillportBackend {
     });
   }
 
-  async discover(request: DiscoverRequest): Promise<DiscoverResponse> {
-    return readAs(DiscoverResponseSchema, "a discover", await remote(() => this.client.discover(request)));
+  async discover(request: DiscoverRequest): Promise<DiscoverAnswer> {
+    const answer = readAs(
+      DiscoverResponseSchema,
+      "a discover",
+      await remote(() => this.client.discover(request)),
+    );
+    // What was read of the server's answer, as its text: a later server's members this
+    // version does not know are left out of both. No catalog here keeps summaries' JSON.
+    return { answer, json: JSON.stringify(answer) };
   }
 
   /**

@@ -88,7 +88,11 @@ const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode,
 
 /** `value` as JSON text, or where to read it when it is too long to repeat (`TEXT_COPY_MAX_CHARS`). */
 export function jsonText(value: unknown): string {
-  const json = JSON.stringify(value);
+  return textCopyOf(JSON.stringify(value));
+}
+
+/** JSON text already written, as a result's text repeats it (`jsonText`'s rule on length). */
+export function textCopyOf(json: string): string {
   if (json.length <= TEXT_COPY_MAX_CHARS) return json;
   return `${json.length} characters of JSON, too long to repeat as text: read them from structuredContent.`;
 }

@@ -31,6 +31,8 @@ function readList(text: string) {
     tabCount: (status: string) =>
       new RegExp(`data-status="${status}"[^>]*>[^<]*<span class="muted">(\\d+)</span>`).exec(text)?.[1],
     shown: /(\d+) of (\d+) keys shown/.exec(text)?.slice(1, 3).map(Number),
+    /** What the pager says: how many keys are shown, which ones, and where the others are. */
+    said: /<nav class="pager"[^>]*><span class="muted">([^<]*)/.exec(text)?.[1],
   };
 }
 
@@ -108,6 +110,12 @@ describe("the dashboard's key list, a page at a time", () => {
       [50, PAGED],
       [30, PAGED],
     ]);
+    // Which 50 a page shows, and where the others are: "50 of 130" alone said neither.
+    expect(pages.map((page) => page.said)).toEqual([
+      "50 of 130 keys shown, newest first; the other 80 are on the next 2 pages",
+      "50 of 130 keys shown, newest first; the others are on the pages before and after",
+      "30 of 130 keys shown, newest first; the other 100 are on the 2 pages before",
+    ]);
     expect(pages[0]?.previous).toBeUndefined();
     // Every link keeps the search.
     expect(
@@ -141,6 +149,11 @@ describe("the dashboard's key list, a page at a time", () => {
 
     const byName = await followNext("/dashboard/keys?q=pager&sort=name&dir=asc&status=active");
     expect(byName.length).toBe(2);
+    const active = PAGED - REVOKED;
+    expect(byName.map((page) => page.said)).toEqual([
+      `50 of ${active} keys shown, by name, A to Z; the other ${active - 50} are on the next page`,
+      `${active - 50} of ${active} keys shown, by name, A to Z; the other 50 are on the page before`,
+    ]);
     const names = byName.flatMap((page) => page.names);
     expect(names).toEqual(
       created
@@ -166,6 +179,7 @@ describe("the dashboard's key list, a page at a time", () => {
     const page = readList(res.text);
     expect(page.ids).toHaveLength(50);
     expect(page.shown).toEqual([50, 55]);
+    expect(page.said).toMatch(/^50 of 55 keys shown, newest first: this search may be part of a secret/);
     expect(page.next).toBeUndefined();
     expect(res.text).toContain(
       "may be part of a secret, so it is kept out of the page's links and has no other pages",

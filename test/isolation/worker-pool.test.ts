@@ -99,6 +99,27 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     );
   });
 
+  // A worker's progress is replayed on the main thread, inside the skill host's message
+  // handler: an update that is no object (null) threw there, outside any run.
+  it("tells a worker skill's valid progress only, and keeps serving after progress no caller can be told", async () => {
+    const progress: ProgressUpdate[] = [];
+    const { record } = await core.skillport.executions.execute(
+      key,
+      { skill_id: "fixture.odd_progress", params: {}, async: false, timeout_ms: 30_000 },
+      { onProgress: (update) => progress.push(update) },
+    );
+    expect(record.status, JSON.stringify(record.error)).toBe("completed");
+    expect(progress).toEqual([{ progress: 1 }, { progress: 2, total: 2 }]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        execution_id: record.id,
+        problem: "the update is null, not an object",
+      }),
+    );
+    expect((await run("fixture.chatty", { text: "after" })).record.status).toBe("completed");
+  });
+
   it("runs a skill declared light async I/O on the main thread", async () => {
     const { record } = await run("fixture.light", {});
     expect(record.result).toEqual({ thread: "main" });

@@ -4,7 +4,6 @@ import {
   type CallToolResult,
   CallToolResultSchema,
   CreateTaskResultSchema,
-  type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +21,7 @@ import {
   type TestServer,
 } from "../contract/harness.js";
 import { type ConnectedClient, connectMcp, type McpTransportKind } from "./mcp-clients.js";
+import { receivedMessages } from "./received-messages.js";
 import { textOf } from "./tool-result-text.js";
 
 /**
@@ -290,24 +290,14 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
   });
 
   it("sends the skill's progress as notifications/progress, the last one before the answer", async () => {
-    // What arrives, in wire order: the SDK's client hands a notification to its handler a
-    // microtask later than a response, so when the skill's last progress and the answer
-    // arrive in one read, `onprogress` misses that progress (typescript-sdk#2580). The wire
-    // is what this server controls.
-    const transport = client.transport;
-    const dispatch = transport?.onmessage;
-    if (!transport || !dispatch) throw new Error("the client is not connected");
-    const received: JSONRPCMessage[] = [];
-    transport.onmessage = (message, extra) => {
-      received.push(message);
-      dispatch(message, extra);
-    };
+    // What arrives, in wire order (`receivedMessages` says why not what `onprogress` hears).
+    const { received, stop } = receivedMessages(client);
     const updates: { progress: number; total?: number }[] = [];
     try {
       const result = await call("util_wait", { ms: 1200 }, { onprogress: (update) => updates.push(update) });
       expect(result.structuredContent).toEqual({ waited_ms: 1200 });
     } finally {
-      transport.onmessage = dispatch;
+      stop();
     }
     expect(updates.length).toBeGreaterThanOrEqual(1);
     const answer = received.findIndex((message) => "result" in message && message.result.structuredContent);
@@ -327,22 +317,18 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
 
   it("sends progress values that always increase (MCP), even when the skill reports one twice", async () => {
     // util.wait's last one-second tick and its "done" both report the whole wait.
-    const transport = client.transport;
-    const dispatch = transport?.onmessage;
-    if (!transport || !dispatch) throw new Error("the client is not connected");
-    const progress: number[] = [];
-    transport.onmessage = (message, extra) => {
-      if ("method" in message && message.method === "notifications/progress") {
-        progress.push(Number(message.params?.progress));
-      }
-      dispatch(message, extra);
-    };
+    const { received, stop } = receivedMessages(client);
     try {
       const result = await call("util_wait", { ms: 1000 }, { onprogress: () => {} });
       expect(result.structuredContent).toEqual({ waited_ms: 1000 });
     } finally {
-      transport.onmessage = dispatch;
+      stop();
     }
+    const progress = received.flatMap((message) =>
+      "method" in message && message.method === "notifications/progress"
+        ? [Number(message.params?.progress)]
+        : [],
+    );
     expect(progress.at(-1)).toBe(1000);
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1] ?? 0);
   });

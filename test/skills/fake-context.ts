@@ -49,8 +49,10 @@ export class InMemoryMemory implements OwnerMemory {
     return entry && { value: JSON.parse(entry.json), updatedAt: entry.updatedAt };
   }
 
-  async set(key: string, value: unknown): Promise<void> {
+  async set(key: string, value: unknown): Promise<{ replaced: boolean }> {
+    const replaced = this.entries.has(key);
     this.entries.set(key, { json: JSON.stringify(value), updatedAt: new Date().toISOString() });
+    return { replaced };
   }
 
   async delete(key: string): Promise<boolean> {

@@ -25,6 +25,17 @@ describe("memory skills", () => {
     expect((await runSkill(memoryGet, { key: "k" }, ctx)).value).toBe(2);
   });
 
+  // It read the key, then wrote it: two sets of a new key running at once both read
+  // nothing and both said replaced=false. `replaced` now comes from the write itself.
+  it("tells exactly one of two sets of a new key racing each other that it made the key", async () => {
+    const ctx = fakeContext();
+    const answers = await Promise.all([
+      runSkill(memorySet, { key: "k", value: 1 }, ctx),
+      runSkill(memorySet, { key: "k", value: 2 }, ctx),
+    ]);
+    expect(answers.map((answer) => answer.replaced).sort()).toEqual([false, true]);
+  });
+
   it("stores null and false as values, not as absence", async () => {
     const ctx = fakeContext();
     await runSkill(memorySet, { key: "nothing", value: null }, ctx);

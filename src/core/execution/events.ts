@@ -1,28 +1,12 @@
 import type { LogLevel } from "../logger.js";
 import type { ProgressUpdate } from "../skills/skill.js";
 import type { ExecutionRecord } from "./record.js";
-import { maskedSkillText } from "./skill-output-masking.js";
+import { shownProgress } from "./skill-progress.js";
 
 /** What happens to an execution while it runs (SSE events, MCP notifications, long polls). */
 export type ExecutionEvent =
   | { type: "status"; record: ExecutionRecord }
   | ({ type: "progress"; execution_id: string } & ProgressUpdate);
-
-/**
- * A skill's progress update as callers are told it (SSE `progress` events, MCP
- * `notifications/progress`, other processes' followers): its documented members only, so a
- * skill that passes a wider object (`{ progress, total, type: "status" }`, which TypeScript
- * accepts from a variable) overwrites no member of the event and leaks nothing else, and
- * its message masked as everything else a skill says (`maskedSkillText`).
- */
-export function shownProgress(update: ProgressUpdate): ProgressUpdate {
-  const { progress, total, message } = update;
-  return {
-    progress,
-    ...(typeof total === "number" && { total }),
-    ...(typeof message === "string" && { message: maskedSkillText(message) }),
-  };
-}
 
 /** The `progress` event of an execution, built from the update as callers are told it (`shownProgress`). */
 export function progressEvent(executionId: string, update: ProgressUpdate): ExecutionEvent {

@@ -10,7 +10,7 @@ import type { ProgressUpdate } from "../skills/skill.js";
 import { AsyncQueue } from "./async-queue.js";
 import type { AsyncSlot } from "./async-slot.js";
 import { EndedElsewhere } from "./ended-elsewhere.js";
-import { type ExecutionEvents, progressEvent, shownProgress } from "./events.js";
+import { type ExecutionEvents, progressEvent } from "./events.js";
 import { LazyAbortController } from "./lazy-abort-controller.js";
 import { markRunning, markWaitingForThread, runningFor } from "./new-record.js";
 import { startQueued } from "./queued-start.js";
@@ -22,6 +22,7 @@ import { RunningRecordSaves } from "./running-record-saves.js";
 import { OutcomeRecorder } from "./save-outcome.js";
 import { skillContext } from "./skill-context.js";
 import type { SkillExecutor } from "./skill-executor.js";
+import { skillProgress } from "./skill-progress.js";
 
 /** How long the stop tries refused outcomes again at least, even past its deadline. */
 const LAST_OUTCOME_TRIES_MS = 1_000;
@@ -359,13 +360,13 @@ export class ExecutionRunner {
               controller,
               store,
               clock,
-              progress: (update) => {
-                // Progress is shared whatever the mode: no poll finds it, and only a skill
-                // that reports some pays, at the pace it reports (util.wait: once a second).
-                const shown = shownProgress(update);
+              // Progress is shared whatever the mode: no poll finds it, and only a skill
+              // that reports some pays, at the pace it reports (util.wait: once a second).
+              // An update that cannot be told is dropped and logged here (`skillProgress`).
+              progress: skillProgress(ownLogger, (shown) => {
                 events.emit(id, progressEvent(id, shown), { share: true });
                 onProgress?.(shown);
-              },
+              }),
             }),
           })
         : failedOutcome(

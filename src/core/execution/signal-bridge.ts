@@ -2,8 +2,9 @@ import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import type { SignalChannel, Store, StoreSignal } from "../ports.js";
 import { RepeatedWarning } from "../repeated-warning.js";
-import { type ExecutionEvent, type ExecutionEvents, progressEvent, shownProgress } from "./events.js";
+import { type ExecutionEvent, type ExecutionEvents, progressEvent } from "./events.js";
 import type { StoredExecution } from "./record.js";
+import { shownProgress } from "./skill-progress.js";
 
 export interface SignalBridgeOptions {
   signals: SignalChannel;

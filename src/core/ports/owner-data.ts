@@ -18,7 +18,13 @@ export interface MessageStore {
 
 export interface MemoryStore {
   get(owner: string, key: string): Promise<{ value: unknown; updatedAt: string } | undefined>;
-  set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void>;
+  /**
+   * Stores the value, replacing any. `replaced` says whether the key had a value just
+   * before this write, decided by the write itself (one statement or transaction): a read
+   * before it could be wrong by the time it lands, another execution or replica having
+   * written or deleted the key in between.
+   */
+  set(owner: string, key: string, value: unknown, updatedAt: string): Promise<{ replaced: boolean }>;
   delete(owner: string, key: string): Promise<boolean>;
   /** Keys in order; `after` continues a listing after that key (keyset paging). */
   list(

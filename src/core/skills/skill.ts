@@ -59,7 +59,8 @@ export interface OwnerMessages {
 /** A key-value memory of the calling key's owner. Values are JSON. */
 export interface OwnerMemory {
   get(key: string): Promise<{ value: unknown; updatedAt: string } | undefined>;
-  set(key: string, value: unknown): Promise<void>;
+  /** Stores the value; `replaced` says whether the key had one just before, as the write found it. */
+  set(key: string, value: unknown): Promise<{ replaced: boolean }>;
   delete(key: string): Promise<boolean>;
   /** Keys in order, from after `after` when given. */
   list(options: {

@@ -5,7 +5,7 @@ import type { KeyStatus } from "../../core/keys/api-key.js";
 import { FIXED_KEY_FIELDS, KEY_ATTRIBUTES, keyFieldsInWords } from "../../core/keys/key-fields.js";
 import { KEY_ORDERS, type KeyCounts } from "../../core/keys/key-listing.js";
 import { type KeyService, type KeyView, limitsNote } from "../../core/keys/key-service.js";
-import { badge, integer, time } from "./format.js";
+import { badge, time } from "./format.js";
 import { html, type SafeHtml } from "./html.js";
 import { keyDetail } from "./key-detail.js";
 import {
@@ -17,6 +17,7 @@ import {
   readCreateKeyForm,
   readEditKeyForm,
 } from "./key-form.js";
+import { keysShownInWords } from "./key-list-words.js";
 import { type KeySearch, keySearch, shownTerm, storeSearchOf } from "./key-search.js";
 import { csrfField, type PageContext, page } from "./layout.js";
 import { PageError } from "./page-error.js";
@@ -385,7 +386,17 @@ function pager(listed: KeyListPage, query: ListQuery, search: KeySearch, term: s
   const inTab = countIn(listed.counts, query.status);
   if (listed.keys.length === 0 || (listed.previous === null && listed.next === null)) return "";
   const kept = shownTerm(search, query.q) === query.q;
-  const shown = html`<span class="muted">${integer(listed.keys.length)} of ${integer(inTab)} keys shown${kept ? "" : html`: this search may be part of a secret, so it is kept out of the page's links and has no other pages; narrow it to find a key`}</span>`;
+  const words = keysShownInWords({
+    shown: listed.keys.length,
+    inTab,
+    perPage: KEYS_PER_PAGE,
+    order: query.sort,
+    ascending: query.dir === "asc",
+    // The others are reached by the links, which a search kept out of them has none of.
+    hasPrevious: kept && listed.previous !== null,
+    hasNext: kept && listed.next !== null,
+  });
+  const shown = html`<span class="muted">${words}${kept ? "" : html`: this search may be part of a secret, so it is kept out of the page's links and has no other pages; narrow it to find a key`}</span>`;
   const link = (cursor: string | null, rel: "prev" | "next", label: string) =>
     kept &&
     cursor &&

@@ -21,14 +21,17 @@ export class InMemoryMemoryStore implements MemoryStore {
     return entry && { value: JSON.parse(entry.json) as unknown, updatedAt: entry.updatedAt };
   }
 
-  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void> {
+  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<{ replaced: boolean }> {
     const json = memoryValueJson(value);
     let entries = this.owners.get(owner);
     if (!entries) {
       entries = new Map();
       this.owners.set(owner, entries);
     }
+    // Nothing runs between the check and the write: no await separates them.
+    const replaced = entries.has(key);
     entries.set(key, { json, updatedAt });
+    return { replaced };
   }
 
   async delete(owner: string, key: string): Promise<boolean> {

@@ -18,13 +18,33 @@ export class PostgresMemoryStore implements MemoryStore {
     return row && { value: row.value, updatedAt: row.updated_at };
   }
 
-  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void> {
+  /**
+   * One statement updates the key or, when it has no value, inserts it; which of the two
+   * wrote is `replaced`. An upsert (`on conflict do update`) cannot say which it did
+   * short of reading `xmax`, which PostgreSQL does not document for this. Under READ
+   * COMMITTED the update waits for a concurrent writer of the row and then sees its
+   * outcome; the insert runs only when the update found no row, and a key another
+   * transaction inserted after the statement's snapshot makes it do nothing: then neither
+   * wrote, and the statement runs again, when the update finds that key.
+   */
+  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<{ replaced: boolean }> {
     const json = memoryValueJson(value);
-    await this.pool.query(
-      `insert into memory (owner, key, value, updated_at) values ($1, $2, $3, $4)
-       on conflict (owner, key) do update set value = excluded.value, updated_at = excluded.updated_at`,
-      [owner, key, json, updatedAt],
-    );
+    for (;;) {
+      const { rows } = await this.pool.query<{ updated: boolean; inserted: boolean }>(
+        `with updated as (
+           update memory set value = $3, updated_at = $4 where owner = $1 and key = $2 returning 1
+         ), inserted as (
+           insert into memory (owner, key, value, updated_at)
+           select $1, $2, $3, $4 where not exists (select from updated)
+           on conflict (owner, key) do nothing returning 1
+         )
+         select exists (select from updated) as updated, exists (select from inserted) as inserted`,
+        [owner, key, json, updatedAt],
+      );
+      const row = rows[0];
+      if (row?.updated) return { replaced: true };
+      if (row?.inserted) return { replaced: false };
+    }
   }
 
   async delete(owner: string, key: string): Promise<boolean> {

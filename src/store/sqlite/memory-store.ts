@@ -9,6 +9,9 @@ import type { BetterSqlite3 as Database } from "./driver.js";
 export class SqliteMemoryStore implements MemoryStore {
   private readonly getStatement: Database.Statement<[string, string], { value: string; updated_at: string }>;
   private readonly setStatement: Database.Statement<[string, string, string, string]>;
+  private readonly setTransaction: Database.Transaction<
+    (owner: string, key: string, json: string, updatedAt: string) => boolean
+  >;
   private readonly deleteStatement: Database.Statement<[string, string]>;
   private readonly listAll: Database.Statement<[string, string, number], { key: string; updated_at: string }>;
   private readonly listPrefix: Database.Statement<
@@ -22,6 +25,12 @@ export class SqliteMemoryStore implements MemoryStore {
       `insert into memory (owner, key, value, updated_at) values (?, ?, ?, ?)
        on conflict (owner, key) do update set value = excluded.value, updated_at = excluded.updated_at`,
     );
+    const exists = db.prepare<[string, string]>("select 1 from memory where owner = ? and key = ?").pluck();
+    this.setTransaction = db.transaction((owner: string, key: string, json: string, updatedAt: string) => {
+      const replaced = exists.get(owner, key) !== undefined;
+      this.setStatement.run(owner, key, json, updatedAt);
+      return replaced;
+    });
     this.deleteStatement = db.prepare("delete from memory where owner = ? and key = ?");
     // `key > ?` with "" when a listing starts: every key has at least one character.
     this.listAll = db.prepare(
@@ -39,9 +48,14 @@ export class SqliteMemoryStore implements MemoryStore {
     return row && { value: JSON.parse(row.value) as unknown, updatedAt: row.updated_at };
   }
 
-  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<void> {
+  /**
+   * The check and the write in one IMMEDIATE transaction: it holds the file's write lock
+   * from its start, so no other process sharing the file writes the key in between (an
+   * upsert's RETURNING cannot tell an insert from an update in SQLite).
+   */
+  async set(owner: string, key: string, value: unknown, updatedAt: string): Promise<{ replaced: boolean }> {
     const json = memoryValueJson(value);
-    this.setStatement.run(owner, key, json, updatedAt);
+    return { replaced: this.setTransaction.immediate(owner, key, json, updatedAt) };
   }
 
   async delete(owner: string, key: string): Promise<boolean> {

@@ -82,6 +82,18 @@ export function describeOwnerDataContract(handle: StoreHandle): void {
       expect(await memory.get("acme", "k")).toBeUndefined();
     });
 
+    // memory.set said `replaced` from a read before its write: another write in between
+    // (another execution, another replica) made it wrong. The write itself now says it.
+    it("answers from the write itself whether the key had a value, deleted or not", async () => {
+      const { memory } = handle.store;
+      expect(await memory.set("acme", "k", 1, isoTimestamp(T0))).toEqual({ replaced: false });
+      expect(await memory.set("acme", "k", null, isoTimestamp(T0 + 1))).toEqual({ replaced: true });
+      expect(await memory.set("acme", "k", false, isoTimestamp(T0 + 2))).toEqual({ replaced: true });
+      expect(await memory.set("globex", "k", 1, isoTimestamp(T0))).toEqual({ replaced: false });
+      await memory.delete("acme", "k");
+      expect(await memory.set("acme", "k", 2, isoTimestamp(T0 + 3))).toEqual({ replaced: false });
+    });
+
     it("keeps owners apart: the same key holds a value per owner", async () => {
       const { memory } = handle.store;
       await memory.set("acme", "k", "acme's", isoTimestamp(T0));

@@ -53,6 +53,15 @@ export function describeSharedDataContract(handle: StoreHandle): void {
       expect((await a.limiter.peek(bucket, windows, T0)).windows.map((w) => w.remaining)).toEqual([0, 940]);
     });
 
+    it("tells exactly one of 20 racing sets of a new memory key, through both stores, that it made the key", async () => {
+      const [a, b] = await openPair();
+      const key = uniqueId("memory");
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).memory.set("acme", key, i, isoTimestamp(T0))),
+      );
+      expect(answers.filter((answer) => !answer.replaced)).toHaveLength(1);
+    });
+
     it("reads an execution the other store saved, once its save resolved", async () => {
       const [a, b] = await openPair();
       const execution = makeExecution({ status: "completed" });

@@ -1,8 +1,11 @@
+import { builtinSkills } from "../../skills/index.js";
 import { queryWithoutSecrets } from "../core/discovery/query-secrets.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { KeyOwner } from "../core/keys/key-service.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
 import { silentLogger } from "../core/logger.js";
+import { meantNames } from "../core/member-names.js";
+import type { Store } from "../core/ports.js";
 import { safeParseInWords } from "../core/validation.js";
 import { openStore } from "../store/open-store.js";
 import { parseCommandArgs, UsageError } from "./command-options.js";
@@ -46,6 +49,8 @@ export async function runLearningCommand(args: string[]): Promise<number> {
   const where = opened.name;
   const store = await openStore(opened.config, silentLogger, { limits: false });
   try {
+    if (values.skill !== undefined)
+      await noteUnknownSkill(`skillport ${spec.name}`, owner, values.skill, store);
     if (action === "forget") {
       const forgotten = await store.learnedQueries.forget(owner, values.skill);
       if (values.json) console.log(JSON.stringify({ owner, skill_id: values.skill ?? null, forgotten }));
@@ -68,7 +73,7 @@ export async function runLearningCommand(args: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify(learned));
     else if (learned.length === 0) console.log(`Nothing learned for ${owner}${about} in ${where}.`);
     else {
-      console.log(`Learned for ${owner}${about} in ${where} (skill, count, last time, query):`);
+      console.log(`Learned for ${owner}${about} in ${where} (skill, count, last execution, query):`);
       for (const entry of learned) {
         console.log(`${entry.skill_id}\t${entry.count}\t${entry.last_at}\t${JSON.stringify(entry.query)}`);
       }
@@ -77,4 +82,32 @@ export async function runLearningCommand(args: string[]): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A `--skill` that names no skill, and nothing the owner's use taught, is most likely a
+ * typo: "Nothing learned" or "Forgot 0" alone reads as if that skill had learned nothing.
+ * Said on stderr, with the ids it may have meant; the answer and exit code stay as they
+ * are (a skill since removed from the catalog may still have learned queries to forget).
+ */
+async function noteUnknownSkill(
+  command: string,
+  owner: string,
+  skillId: string,
+  store: Store,
+): Promise<void> {
+  if (looksLikeSecret(skillId)) {
+    console.error(`${command}: note: --skill holds what looks like a key's secret, not a skill's id.`);
+    return;
+  }
+  const catalog = builtinSkills.map((skill) => skill.id);
+  if (catalog.includes(skillId)) return;
+  const learned = await store.learnedQueries.list(owner, DEFAULT_LEARNED_QUERY_CAPS.perOwner);
+  const taught = learned.map((entry) => entry.skillId);
+  if (taught.includes(skillId)) return;
+  const meant = meantNames(skillId, new Set([...catalog, ...taught])).map((id) => JSON.stringify(id));
+  const hint = meant.length > 0 ? `; did you mean ${meant.join(" or ")}?` : ".";
+  console.error(
+    `${command}: note: no skill has the id ${JSON.stringify(skillId)}, and ${owner}'s use taught nothing about it${hint}`,
+  );
 }

@@ -12,6 +12,7 @@ import { commandConfig } from "./command-config.js";
 import { parseCommandArgs } from "./command-options.js";
 import { SERVE } from "./commands.js";
 import { logCrashes } from "./crash-log.js";
+import { noKeysHint } from "./no-keys-hint.js";
 
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -130,6 +131,10 @@ export async function runServe(args: string[]): Promise<number> {
     },
     "skillport is listening",
   );
+  // Said on the console, as the sign-in link is, to the person who just started a first
+  // server. Only a courtesy: a store that cannot answer now is reported by what needs it.
+  const hint = await noKeysHint(skillport.keys, config).catch(() => undefined);
+  if (hint !== undefined) process.stderr.write(hint);
   return 0;
 }
 

@@ -246,6 +246,57 @@ describe("discovery learns from use, per owner", () => {
       ...dataDir,
     ]);
     expect(forgotten.stdout).toMatch(/^Forgot 0 learned queries of erin about no\.such\.skill in /);
+    // Audit 32: that answer alone read as if the skill had learned nothing, when its id was
+    // mistyped. A note says so on stderr, with the id meant; the answer stays as it was.
+    for (const output of [listed, forgotten]) {
+      expect(output.stderr).toContain(
+        `note: no skill has the id "no.such.skill", and erin's use taught nothing about it.`,
+      );
+    }
+    const typo = await runCli([
+      "learning",
+      "forget",
+      "--owner",
+      "erin",
+      "--skill",
+      "message.sendd",
+      ...dataDir,
+    ]);
+    expect(typo.code, typo.stderr).toBe(0);
+    expect(typo.stderr.trim()).toBe(
+      `skillport learning forget: note: no skill has the id "message.sendd", and erin's use taught nothing about it; did you mean "message.send"?`,
+    );
+    const known = await runCli([
+      "learning",
+      "list",
+      "--owner",
+      "erin",
+      "--skill",
+      "message.send",
+      ...dataDir,
+    ]);
+    expect(known.stderr).toBe("");
+    // A skill since removed from the catalog, whose learned queries are still there to forget.
+    const db = new Database(join(server().dataDir, "skillport.db"));
+    try {
+      db.prepare(
+        `insert into learned_queries (owner, skill_id, query, count, last_at_ms, last_discover_ms)
+         values ('erin', 'acme.retired', 'an old request', 1, ?, ?)`,
+      ).run(Date.now(), Date.now());
+    } finally {
+      db.close();
+    }
+    const retired = await runCli([
+      "learning",
+      "forget",
+      "--owner",
+      "erin",
+      "--skill",
+      "acme.retired",
+      ...dataDir,
+    ]);
+    expect(retired.stderr).toBe("");
+    expect(retired.stdout).toMatch(/^Forgot 1 learned query of erin about acme\.retired in /);
   });
 
   it("learns from an MCP discover_skills followed by execute_skill with the same key", async () => {

@@ -1,6 +1,7 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Skill } from "../../src/core/skills/skill.js";
@@ -41,6 +42,21 @@ describe("the README's example skill", () => {
     await expect(runSkill(skill, { text: "héllo 👨‍👩‍👧 e\u0301" })).resolves.toEqual({
       text: "e\u0301 👨‍👩‍👧 olléh",
     });
+  });
+
+  // Audit 32: copied as shown, it failed `npm run lint` (a line the formatter breaks), so
+  // the reader's `npm test` failed before any test ran. Checked as written, before the
+  // import is pointed at the sources, with the checkout's own configuration.
+  it("passes the project's lint and format check as written", () => {
+    const asWritten = join(dir, "as-written", example[1] as string);
+    mkdirSync(dirname(asWritten), { recursive: true });
+    writeFileSync(asWritten, example[2] as string);
+    const biome = join(REPO_ROOT, "node_modules", ".bin", "biome");
+    const configPath = join(REPO_ROOT, "biome.json");
+    const check = spawnSync(biome, ["check", `--config-path=${configPath}`, "--colors=off", asWritten], {
+      encoding: "utf8",
+    });
+    expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
   });
 
   it("runs its own examples", async () => {

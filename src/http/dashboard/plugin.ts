@@ -2,7 +2,6 @@ import type { AddressInfo } from "node:net";
 import fastifyCookie from "@fastify/cookie";
 import fastifyFormbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SIGN_IN_LINK_TTL_MS } from "../../core/admin/admin-auth.js";
 import type { Skillport } from "../../core/skillport.js";
 import { toHttpError } from "../error-response.js";
 import { loadAssets } from "./assets.js";
@@ -14,6 +13,7 @@ import { barePage, type PageContext, page } from "./layout.js";
 import { registerOverviewPage } from "./overview-page.js";
 import { PageError } from "./page-error.js";
 import { CsrfTokens, refuseCrossSite, sessionOf } from "./session.js";
+import { signInLinkText } from "./sign-in-link-text.js";
 import { dashboardPath, registerSignInPages } from "./sign-in-pages.js";
 import { registerSkillPages } from "./skills-pages.js";
 import { registerUsagePage } from "./usage-page.js";
@@ -238,7 +238,5 @@ function consoleBaseUrl(address: string | AddressInfo | null): string {
 
 /** Like a notebook server: the link goes to the console, never into the JSON logs. */
 function printSignInLink(url: string): void {
-  process.stderr.write(
-    `\nskillport dashboard: sign in with this one-time link (a new one is printed after each use):\n\n    ${url}\n\nIt works for ${SIGN_IN_LINK_TTL_MS / 60_000} minutes; opening it later prints a new one here.\nSet SKILLPORT_ADMIN_TOKEN to sign in with a fixed token instead.\n\n`,
-  );
+  process.stderr.write(signInLinkText(url));
 }

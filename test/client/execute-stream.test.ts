@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type ExecuteStreamEvent,
   type ExecutionEvent,
@@ -284,4 +284,40 @@ describe("client: an event stream cut before its end", () => {
       [1, "connection_error", "GET", `/v1/executions/${running.id}/events`],
     ]);
   });
+
+  // Regression (session 32): a stream that ended at once, giving nothing new (a proxy or a
+  // server that ends every stream), was opened again about once a second without end.
+  it("throws unexpected_response once maxRetries streams in a row ended giving nothing new, waiting the retries' backoff before each", async () => {
+    const fake = await fakeServer(() => ({ events: statusEvent(running), after: "end" }));
+    const seen: ExecuteStreamEvent[] = [];
+    const retries: RetryEvent[] = [];
+    const onRetry = (event: RetryEvent) => retries.push(event);
+    // The longest wait the backoff's jitter allows.
+    const random = vi.spyOn(Math, "random").mockReturnValue(0.999);
+    try {
+      const err = await withClient(fake, { maxRetries: 3, onRetry }, async (client) => {
+        const followed = (async () => {
+          for await (const event of client.executionEvents(running.id)) seen.push(event);
+        })();
+        return rejectionOf(followed);
+      });
+      expect(err.code).toBe("unexpected_response");
+      expect(err.message).toBe(
+        `The event stream of execution ${running.id} ended 4 times in a row before the final status, with no new event.`,
+      );
+    } finally {
+      random.mockRestore();
+    }
+    // The first stream gave the running record: the second is no retry. Then three more.
+    expect(fake.requests).toHaveLength(5);
+    expect(statuses(seen)).toEqual(["running"]);
+    expect(retries.map(({ retry, error }) => [retry, error.code])).toEqual([
+      [1, "unexpected_response"],
+      [2, "unexpected_response"],
+      [3, "unexpected_response"],
+    ]);
+    // A second at least between two streams, and the backoff's 1–2 s before the third retry.
+    expect(retries.map(({ delayMs }) => delayMs >= 900)).toEqual([true, true, true]);
+    expect(retries[2]?.delayMs).toBe(1_999);
+  }, 20_000);
 });

@@ -57,8 +57,8 @@ export class RemoteBackend implements SkillportBackend {
   private readonly catalog: Refreshed<readonly SkillDetail[]>;
   private readonly callerScope: Refreshed<Scope>;
 
-  /** Whether the server was found unreachable, and not yet reachable again (logged once each). */
-  private unreachable = false;
+  /** Whether the server was found unavailable and has not answered since (each logged once). */
+  private unavailable = false;
 
   private constructor(
     private readonly client: SkillportClient,
@@ -143,8 +143,8 @@ export class RemoteBackend implements SkillportBackend {
   }
 
   private outageBegan(err: ServiceError): void {
-    if (this.unreachable) return;
-    this.unreachable = true;
+    if (this.unavailable) return;
+    this.unavailable = true;
     this.options.logger.warn(
       { reason: err.message },
       "mcp --remote: the server is unavailable; the tools fetched last are listed until it answers again",
@@ -152,8 +152,8 @@ export class RemoteBackend implements SkillportBackend {
   }
 
   private outageEnded(): void {
-    if (!this.unreachable) return;
-    this.unreachable = false;
+    if (!this.unavailable) return;
+    this.unavailable = false;
     this.options.logger.info({ base_url: this.options.baseUrl }, "mcp --remote: the server answers again");
   }
 

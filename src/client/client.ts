@@ -49,6 +49,14 @@ const MIN_POLL_INTERVAL_MS = 1_000;
  * them. EventSource waits a few seconds by default (HTML, "Server-sent events").
  */
 const MIN_RECONNECT_INTERVAL_MS = 1_000;
+/**
+ * How long a stream must have stayed open for its end or cut to start the count of
+ * failed streams afresh: a proxy that ends every stream after a minute (a common idle or
+ * lifetime limit) must not make a long run's follower give up after `maxRetries` minutes;
+ * only streams that fail soon after they open, one after another, are a server refusing
+ * to stream.
+ */
+const LONG_STREAM_MS = 30_000;
 /** How a stream that was cut, not ended, fails: its connection dropped, or went silent. */
 const STREAM_CUT_CODES: ReadonlySet<string> = new Set(["connection_error", "timeout"]);
 
@@ -321,6 +329,7 @@ export class Skillport {
       if (terminal) return;
       let pauseMs = Math.max(0, connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now());
       if (cut !== undefined || !gaveNew) {
+        if (Date.now() - connectedMs >= LONG_STREAM_MS) failedInARow = 0;
         const error = cut ?? endedEarly(what, failedInARow + 1);
         if (failedInARow >= maxRetries) throw error;
         failedInARow++;

@@ -9,7 +9,7 @@ import { type ClientConfig, resolveConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, SkillportError } from "./errors.js";
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from "./idempotency-key.js";
-import { sleep } from "./retry.js";
+import { backoffDelayMs, sleep } from "./retry.js";
 import { executionEventsOf } from "./sse.js";
 import { failureOf, type RequestSpec, Transport } from "./transport.js";
 import type {
@@ -49,6 +49,14 @@ const MIN_POLL_INTERVAL_MS = 1_000;
  * them. EventSource waits a few seconds by default (HTML, "Server-sent events").
  */
 const MIN_RECONNECT_INTERVAL_MS = 1_000;
+/**
+ * How long a stream must have stayed open for its end or cut to start the count of
+ * failed streams afresh: a proxy that ends every stream after a minute (a common idle or
+ * lifetime limit) must not make a long run's follower give up after `maxRetries` minutes;
+ * only streams that fail soon after they open, one after another, are a server refusing
+ * to stream.
+ */
+const LONG_STREAM_MS = 30_000;
 /** How a stream that was cut, not ended, fails: its connection dropped, or went silent. */
 const STREAM_CUT_CODES: ReadonlySet<string> = new Set(["connection_error", "timeout"]);
 
@@ -266,23 +274,27 @@ export class Skillport {
     const { maxRetries, origin, onRetry } = this.#config;
     let lastStatus: ExecutionRecord | undefined;
     let again = false;
-    // Streams cut one after another with no new event between them (see below).
-    let cutsInARow = 0;
+    // Streams one after another that were cut, or gave no new event, with no new event
+    // between them (see below).
+    let failedInARow = 0;
     // A server that shuts down gracefully ends its streams on the status they stand at:
     // a queued execution stays queued for the next start, and a run held by another
     // process goes on there. Like EventSource, follow it on a new stream, which the
     // service (restarted, or another replica) begins with the current status again: not
     // given twice. A stream cut instead (a crash, a proxy or the network dropping the
     // connection, or a silence past the idle limit) is followed on a new one alike, as
-    // EventSource does, and as the README promises of connection errors; only `maxRetries`
-    // cuts in a row with no new event between them are thrown, so that a server that cuts
-    // every stream is not asked forever.
+    // EventSource does, and as the README promises of connection errors. So is a stream
+    // that ended giving nothing new, but that is no shutdown's doing: a proxy or a server
+    // that ends every stream at once. Those and the cuts count against `maxRetries`, with
+    // the retries' backoff, until a new event arrives: so many in a row are thrown, so
+    // that a server that cuts or ends every stream is not asked forever.
     for (;;) {
       const spec = request(lastStatus, again);
       again = true;
       const body = await this.#transport.stream({ ...spec, signal: options.signal });
       const connectedMs = Date.now();
       let terminal = false;
+      let gaveNew = false;
       let cut: SkillportError | undefined;
       try {
         let firstStatus = true;
@@ -296,7 +308,8 @@ export class Skillport {
             lastStatus = record;
             if (TERMINAL[record.status]) terminal = true;
           }
-          cutsInARow = 0;
+          failedInARow = 0;
+          gaveNew = true;
           yield event;
         }
       } catch (err) {
@@ -308,16 +321,20 @@ export class Skillport {
         // The terminal record arrived: what became of the connection after it is no matter.
         if (terminal) return;
         // A silence past the idle limit (`timeout`) is a connection that died unseen.
-        if (!STREAM_CUT_CODES.has(cut.code) || cutsInARow >= maxRetries) throw cut;
-        cutsInARow++;
+        if (!STREAM_CUT_CODES.has(cut.code)) throw cut;
       } finally {
         body.destroy();
       }
       // The server ends the stream after the terminal status (contract.md).
       if (terminal) return;
-      const pauseMs = Math.max(0, connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now());
-      if (cut !== undefined) {
-        onRetry?.({ retry: cutsInARow, delayMs: pauseMs, error: cut, method: spec.method, path: spec.path });
+      let pauseMs = Math.max(0, connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now());
+      if (cut !== undefined || !gaveNew) {
+        if (Date.now() - connectedMs >= LONG_STREAM_MS) failedInARow = 0;
+        const error = cut ?? endedEarly(what, failedInARow + 1);
+        if (failedInARow >= maxRetries) throw error;
+        failedInARow++;
+        pauseMs = Math.max(pauseMs, backoffDelayMs(failedInARow));
+        onRetry?.({ retry: failedInARow, delayMs: pauseMs, error, method: spec.method, path: spec.path });
       }
       if (pauseMs > 0) await sleep(pauseMs, options.signal);
     }
@@ -374,6 +391,15 @@ export class Skillport {
       cursor = page.next_cursor ?? undefined;
     } while (cursor !== undefined);
   }
+}
+
+/** Why `followEvents` stops: `streams` streams in a row ended before the final status, giving nothing new. */
+function endedEarly(what: string, streams: number): SkillportError {
+  const times = streams === 1 ? "once" : `${streams} times in a row`;
+  return clientError(
+    "unexpected_response",
+    `The event stream of ${what} ended ${times} before the final status, with no new event.`,
+  );
 }
 
 /** The record if it succeeded; else a `SkillportError` with its error code and the record. */

@@ -34,7 +34,7 @@ export function mayHaveReachedService(error: SkillportError): boolean {
  * from one retry to the next, and clients refused together do not come back together.
  * `retry` is 1 for the first retry.
  */
-function backoffDelayMs(retry: number): number {
+export function backoffDelayMs(retry: number): number {
   const ceilingMs = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retry - 1));
   return ceilingMs / 2 + Math.floor((Math.random() * ceilingMs) / 2);
 }

@@ -89,7 +89,11 @@ export interface SkillportOptions {
   apiKey?: string;
   /** Where the service is; default `SKILLPORT_BASE_URL`, else `http://127.0.0.1:8080`. */
   baseUrl?: string;
-  /** Retries per call on 429, 502, 503, 504 and connection errors (429 and 503: see `retryRefusals`); default 3. */
+  /**
+   * Retries per call on 429, 502, 503, 504 and connection errors (429 and 503: see
+   * `retryRefusals`); default 3. Following an execution's events, also the new streams
+   * opened in a row after one was cut or ended giving no new event.
+   */
   maxRetries?: number;
   /**
    * Whether to retry what the service refused for now (429, 503); default true. With

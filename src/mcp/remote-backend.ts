@@ -17,6 +17,7 @@ import {
   recordAsOf,
 } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
+import type { Logger } from "../core/logger.js";
 import { safeParseInWords } from "../core/validation.js";
 import {
   type CatalogUse,
@@ -27,7 +28,7 @@ import {
   waitsForEnd,
 } from "./backend.js";
 import { knownPart } from "./known-part.js";
-import { Refreshed } from "./refreshed.js";
+import { isOutage, Refreshed } from "./refreshed.js";
 
 /**
  * How long the fetched catalog and the key's scope are used before they are asked again:
@@ -38,6 +39,13 @@ const CATALOG_TTL_MS = 60_000;
 const PAGE_SIZE = 100;
 /** The catalog listed before any could be fetched: the generic tools reach every skill meanwhile. */
 const NO_SKILLS: readonly SkillDetail[] = Object.freeze([]);
+
+/** Where the bridge's server is, for its messages, and where it logs. */
+export interface RemoteOptions {
+  /** The server's base URL, as `--remote` gave it (without credentials: `skillport mcp` refuses those). */
+  baseUrl: string;
+  logger: Logger;
+}
 
 /**
  * The tools answered by a running skillport over REST, through the official client
@@ -50,7 +58,13 @@ export class RemoteBackend implements SkillportBackend {
   private readonly catalog: Refreshed<readonly SkillDetail[]>;
   private readonly callerScope: Refreshed<Scope>;
 
-  private constructor(private readonly client: SkillportClient) {
+  /** Whether the server was found unavailable and has not answered since (each logged once). */
+  private unavailable = false;
+
+  private constructor(
+    private readonly client: SkillportClient,
+    private readonly options: RemoteOptions,
+  ) {
     // A key over its rate limit lists tools as in embedded mode (see Refreshed). Before its
     // scope could be fetched, the key is listed as read-only: only discover_skills, which
     // every key may call. One of the two keys is listed wrong meanwhile, and for as long as
@@ -65,15 +79,19 @@ export class RemoteBackend implements SkillportBackend {
     const arrived = () => {
       for (const listener of this.catalogChanged) listener();
     };
-    this.catalog = new Refreshed(() => this.fetchSkills(), {
+    const shared = {
       ttlMs: CATALOG_TTL_MS,
+      onArrival: arrived,
+      onOutage: (err: ServiceError) => this.outageBegan(err),
+      onRecovery: () => this.outageEnded(),
+    };
+    this.catalog = new Refreshed(() => this.reached(() => this.fetchSkills()), {
+      ...shared,
       whileLimited: NO_SKILLS,
-      onArrival: arrived,
     });
-    this.callerScope = new Refreshed(() => this.fetchScope(), {
-      ttlMs: CATALOG_TTL_MS,
+    this.callerScope = new Refreshed(() => this.reached(() => this.fetchScope()), {
+      ...shared,
       whileLimited: "read-only",
-      onArrival: arrived,
     });
   }
 
@@ -82,8 +100,8 @@ export class RemoteBackend implements SkillportBackend {
    * (e.g. `invalid_api_key`). A key over its rate limit works, and starts: its scope is
    * learned on a later call, as the limit allows.
    */
-  static async connect(client: SkillportClient): Promise<RemoteBackend> {
-    const backend = new RemoteBackend(client);
+  static async connect(client: SkillportClient, options: RemoteOptions): Promise<RemoteBackend> {
+    const backend = new RemoteBackend(client, options);
     await backend.scope();
     return backend;
   }
@@ -104,6 +122,40 @@ export class RemoteBackend implements SkillportBackend {
   onSkillsChanged(listener: () => void): () => void {
     this.catalogChanged.add(listener);
     return () => this.catalogChanged.delete(listener);
+  }
+
+  /**
+   * A fetch for the tools, whose outage names the server: thrown before anything was
+   * fetched (a `tools/list` error, which the assistant shows; the server's own message,
+   * "Internal error.", says nothing of where), logged once after (see Refreshed). The
+   * outage it wraps is its `cause`.
+   */
+  private async reached<T>(fetch: () => Promise<T>): Promise<T> {
+    try {
+      return await fetch();
+    } catch (err) {
+      if (!isOutage(err)) throw err;
+      throw new ServiceError("service_unavailable", {
+        message: `The skillport at ${this.options.baseUrl} is unavailable: ${err.message}`,
+        retryAfterSeconds: err.retryAfterSeconds,
+        cause: err,
+      });
+    }
+  }
+
+  private outageBegan(err: ServiceError): void {
+    if (this.unavailable) return;
+    this.unavailable = true;
+    this.options.logger.warn(
+      { reason: err.message },
+      "mcp --remote: the server is unavailable; the tools fetched last are listed until it answers again",
+    );
+  }
+
+  private outageEnded(): void {
+    if (!this.unavailable) return;
+    this.unavailable = false;
+    this.options.logger.info({ base_url: this.options.baseUrl }, "mcp --remote: the server answers again");
   }
 
   /** The key's scope, found by asking for the one thing only full-access keys may read. */

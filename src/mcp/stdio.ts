@@ -115,7 +115,7 @@ export async function openRemote(
   const client = new SkillportClient({ apiKey: secret, baseUrl, retryRefusals: false });
   let backend: Awaited<ReturnType<typeof RemoteBackend.connect>>;
   try {
-    backend = await RemoteBackend.connect(client);
+    backend = await RemoteBackend.connect(client, { baseUrl, logger });
     // The catalog the tools are listed from, fetched now rather than at the first
     // tools/list (which then uses it). A key over its rate limit gets none yet: nothing
     // is checked or warned of.
@@ -131,12 +131,15 @@ export async function openRemote(
       return { refused: `${err.code}: ${err.message} It was checked by the skillport at ${baseUrl}.` };
     }
     if (!(err instanceof ServiceError)) throw err;
+    // An outage comes naming the server, the outage itself its cause (RemoteBackend's
+    // `reached`): the server is named here once, with the outage's own reason.
+    const failure = err.cause instanceof ServiceError ? err.cause : err;
     // A 404 (`not_found` is the path's) or an answer that is not skillport's: another server.
     const elsewhere =
-      err.code === "not_found" ||
-      (err.cause as { code?: unknown } | undefined)?.code === "unexpected_response";
+      failure.code === "not_found" ||
+      (failure.cause as { code?: unknown } | undefined)?.code === "unexpected_response";
     const hint = elsewhere ? " Is it the base URL of a skillport server, such as http://127.0.0.1:8080?" : "";
-    const reason = err.message.replace(/([^.?!])$/, "$1.");
+    const reason = failure.message.replace(/([^.?!])$/, "$1.");
     throw new Error(`skillport mcp: cannot use the skillport at ${baseUrl}: ${reason}${hint}`, {
       cause: err,
     });

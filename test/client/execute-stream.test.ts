@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type ExecuteStreamEvent,
   type ExecutionEvent,
@@ -132,7 +132,9 @@ describe("client: an event stream cut before its end", () => {
    * or the stream ends, or a refusal instead of a stream.
    */
   async function fakeServer(
-    answer: (index: number) => { events: string; after: "cut" | "end" | "silence" } | "rate-limited",
+    answer: (
+      index: number,
+    ) => { events: string; after: "cut" | "end" | "silence"; ending?: () => void } | "rate-limited",
   ) {
     const requests: string[] = [];
     const fake = createServer((req, res) => {
@@ -147,8 +149,12 @@ describe("client: an event stream cut before its end", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       // A comment first: the answer has begun (headers and a chunk sent) before the cut.
       res.write(`: stream\n\n${answered.events}`);
-      if (answered.after === "end") res.end();
-      else if (answered.after === "cut") setTimeout(() => res.socket?.destroy(), 50);
+      const finish = (how: () => void) => () => {
+        answered.ending?.();
+        how();
+      };
+      if (answered.after === "end") setTimeout(finish(() => res.end()), 20);
+      else if (answered.after === "cut") setTimeout(finish(() => res.socket?.destroy()), 50);
     });
     fake.listen(0, "127.0.0.1");
     await once(fake, "listening");
@@ -284,4 +290,64 @@ describe("client: an event stream cut before its end", () => {
       [1, "connection_error", "GET", `/v1/executions/${running.id}/events`],
     ]);
   });
+
+  // A proxy that ends (or cuts) every stream after a minute, during a run that says nothing
+  // for minutes: each stream lived long, so none counts against maxRetries.
+  it("keeps following through streams that each stayed open 30 s or more before they ended or were cut with nothing new", async () => {
+    let clock = Date.now();
+    const now = vi.spyOn(Date, "now").mockImplementation(() => clock);
+    try {
+      // Each stream ends (or is cut) a minute after it opened.
+      const ending = () => {
+        clock += 60_000;
+      };
+      const fake = await fakeServer((index) => {
+        if (index === 5) return { events: statusEvent(completed), after: "end" };
+        return { events: index === 0 ? statusEvent(running) : "", after: index % 2 ? "cut" : "end", ending };
+      });
+      const events = await withClient(fake, { maxRetries: 1 }, (client) =>
+        collect(client.executionEvents(running.id)),
+      );
+      expect(statuses(events)).toEqual(["running", "completed"]);
+      expect(fake.requests).toHaveLength(6);
+    } finally {
+      now.mockRestore();
+    }
+  }, 20_000);
+
+  // Regression (session 32): a stream that ended at once, giving nothing new (a proxy or a
+  // server that ends every stream), was opened again about once a second without end.
+  it("throws unexpected_response once maxRetries streams in a row ended giving nothing new, waiting the retries' backoff before each", async () => {
+    const fake = await fakeServer(() => ({ events: statusEvent(running), after: "end" }));
+    const seen: ExecuteStreamEvent[] = [];
+    const retries: RetryEvent[] = [];
+    const onRetry = (event: RetryEvent) => retries.push(event);
+    // The longest wait the backoff's jitter allows.
+    const random = vi.spyOn(Math, "random").mockReturnValue(0.999);
+    try {
+      const err = await withClient(fake, { maxRetries: 3, onRetry }, async (client) => {
+        const followed = (async () => {
+          for await (const event of client.executionEvents(running.id)) seen.push(event);
+        })();
+        return rejectionOf(followed);
+      });
+      expect(err.code).toBe("unexpected_response");
+      expect(err.message).toBe(
+        `The event stream of execution ${running.id} ended 4 times in a row before the final status, with no new event.`,
+      );
+    } finally {
+      random.mockRestore();
+    }
+    // The first stream gave the running record: the second is no retry. Then three more.
+    expect(fake.requests).toHaveLength(5);
+    expect(statuses(seen)).toEqual(["running"]);
+    expect(retries.map(({ retry, error }) => [retry, error.code])).toEqual([
+      [1, "unexpected_response"],
+      [2, "unexpected_response"],
+      [3, "unexpected_response"],
+    ]);
+    // A second at least between two streams, and the backoff's 1–2 s before the third retry.
+    expect(retries.map(({ delayMs }) => delayMs >= 900)).toEqual([true, true, true]);
+    expect(retries[2]?.delayMs).toBe(1_999);
+  }, 20_000);
 });

@@ -1,6 +1,6 @@
 import { Skillport as SkillportClient } from "../../src/client/index.js";
 import type { Clock } from "../../src/core/clock.js";
-import type { Logger } from "../../src/core/logger.js";
+import { type Logger, silentLogger } from "../../src/core/logger.js";
 import type { Skill } from "../../src/core/skills/skill.js";
 import { EmbeddedBackend } from "../../src/mcp/embedded-backend.js";
 import { RemoteBackend } from "../../src/mcp/remote-backend.js";
@@ -27,6 +27,6 @@ export async function bothBackends(
     secret,
     client,
     embedded: new EmbeddedBackend(core.skillport, async () => key),
-    remote: () => RemoteBackend.connect(client),
+    remote: () => RemoteBackend.connect(client, { baseUrl: address, logger: silentLogger }),
   };
 }

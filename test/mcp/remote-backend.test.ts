@@ -3,10 +3,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Skillport } from "../../src/client/index.js";
-import { generateSecret } from "../../src/core/keys/secret.js";
-import { RemoteBackend } from "../../src/mcp/remote-backend.js";
+import type { Skillport } from "../../src/client/index.js";
 import { runningRecord } from "../support/running-record.js";
+import {
+  client,
+  connect,
+  type FakeApi,
+  fakeApi,
+  INVALID_KEY,
+  NO_EXECUTIONS,
+  RATE_LIMITED,
+  skillsNamed,
+} from "./fake-rest-api.js";
 import { inMemoryMcpClient } from "./in-memory-client.js";
 
 const RUNNING = runningRecord("message.send");
@@ -24,61 +32,11 @@ function endedWithNewCode() {
   return { failed, ended: /^execution_failed: execution_rejected: The skill refused the run\.\n/ };
 }
 
-type Answer = [status: number, body: unknown, headers?: Record<string, string>];
-
-/** The limit of a key that spent its day: longer than the client waits for, so it gives up at once. */
-const RATE_LIMITED: Answer = [
-  429,
-  {
-    error: {
-      code: "rate_limit_exceeded",
-      message: "Rate limit exceeded.",
-      retry_after: 7200,
-      request_id: "r",
-    },
-  },
-  { "retry-after": "7200" },
-];
-
-/** A REST API answering each request (`METHOD /path?query`, numbered from 0) as `route` says. */
-async function fakeApi(
-  route: (request: string, index: number) => Answer,
-): Promise<{ baseUrl: string; requests: string[]; close(): Promise<void> }> {
-  const requests: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
-    req.on("end", () => {
-      const request = `${req.method} ${req.url}`;
-      const [status, body, headers = {}] = route(request, requests.push(request) - 1);
-      res.writeHead(status, { "content-type": "application/json", ...headers });
-      res.end(JSON.stringify(body));
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-const NO_EXECUTIONS: Answer = [200, { data: [], next_cursor: null }];
-/** A catalog of one skill (only its id matters here). */
-const skillsNamed = (skillId: string): Answer => [200, { data: [{ skill_id: skillId }], next_cursor: null }];
-/** The answer to a key the server does not take (unknown, revoked or expired). */
-const INVALID_KEY: Answer = [
-  401,
-  { error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "r" } },
-];
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 /** A response begun as an event stream, for the events to be written to it. */
 const sse = (res: ServerResponse) => res.writeHead(200, { "content-type": "text/event-stream" });
 const statusEvent = (record: unknown) => `event: status\ndata: ${JSON.stringify(record)}\n\n`;
-const client = (baseUrl: string) =>
-  new Skillport({ apiKey: generateSecret("production"), baseUrl, maxRetries: 0 });
 
 /**
  * A client of a hand-written REST API (`handle` answers each request as it likes, late or
@@ -86,7 +44,7 @@ const client = (baseUrl: string) =>
  */
 async function withApi(
   handle: (req: IncomingMessage, res: ServerResponse) => void,
-  use: (remote: Skillport) => Promise<void>,
+  use: (remote: Skillport, baseUrl: string) => Promise<void>,
 ): Promise<void> {
   const server = createServer((req, res) => {
     req.resume();
@@ -95,9 +53,10 @@ async function withApi(
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
-  const remote = client(`http://127.0.0.1:${port}`);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const remote = client(baseUrl);
   try {
-    await use(remote);
+    await use(remote, baseUrl);
   } finally {
     await remote.close();
     server.closeAllConnections();
@@ -106,7 +65,7 @@ async function withApi(
 }
 
 describe("the remote backend", () => {
-  let api: Awaited<ReturnType<typeof fakeApi>> | undefined;
+  let api: FakeApi | undefined;
   afterEach(async () => {
     // A test on the fake clock ends on the real one, whatever failed.
     vi.useRealTimers();
@@ -123,8 +82,8 @@ describe("the remote backend", () => {
       else if (req.url === "/v1/execute") sse(res).end(statusEvent(RUNNING));
       else json(res, ...RATE_LIMITED);
     };
-    await withApi(handle, async (remote) => {
-      const backend = await RemoteBackend.connect(remote);
+    await withApi(handle, async (remote, baseUrl) => {
+      const backend = await connect(remote, baseUrl);
       const record = await backend.execute({
         request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 30_000 },
         signal: new AbortController().signal,
@@ -149,8 +108,8 @@ describe("the remote backend", () => {
         json(res, 200, { ...RUNNING, status: "cancelled" });
       else json(res, 404, { error: { code: "not_found", message: "no", request_id: "r" } });
     };
-    await withApi(handle, async (remote) => {
-      const backend = await RemoteBackend.connect(remote);
+    await withApi(handle, async (remote, baseUrl) => {
+      const backend = await connect(remote, baseUrl);
       const cancel = new AbortController();
       const call = backend.execute({
         request: { skill_id: "util.wait", params: { ms: 2000 }, timeout_ms: 30_000 },
@@ -176,8 +135,8 @@ describe("the remote backend", () => {
         setTimeout(() => res.end(statusEvent(completed)), 5_500);
       }
     };
-    await withApi(handle, async (remote) => {
-      const backend = await RemoteBackend.connect(remote);
+    await withApi(handle, async (remote, baseUrl) => {
+      const backend = await connect(remote, baseUrl);
       const record = await backend.execute({
         request: { skill_id: "message.send", params: { channel: "c", text: "hi" }, timeout_ms: 100 },
         signal: new AbortController().signal,
@@ -188,7 +147,7 @@ describe("the remote backend", () => {
 
   it("starts with a key over its rate limit, and learns its scope once the limit allows", async () => {
     api = await fakeApi((_, index) => (index <= 1 ? RATE_LIMITED : NO_EXECUTIONS));
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    const backend = await connect(client(api.baseUrl), api.baseUrl);
     // Not known yet: listed as what every key may call (see RemoteBackend).
     expect(await backend.scope()).toBe("read-only");
     expect(await backend.scope()).toBe("full-access");
@@ -204,7 +163,7 @@ describe("the remote backend", () => {
     let revoked = false;
     api = await fakeApi(() => (revoked ? INVALID_KEY : NO_EXECUTIONS));
     vi.useFakeTimers({ toFake: ["Date"] });
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    const backend = await connect(client(api.baseUrl), api.baseUrl);
     revoked = true;
     expect(await backend.scope()).toBe("full-access"); // within the minute: as asked
     vi.setSystemTime(Date.now() + 61_000);
@@ -216,7 +175,7 @@ describe("the remote backend", () => {
     let limited = false;
     api = await fakeApi(() => (limited ? RATE_LIMITED : NO_EXECUTIONS));
     vi.useFakeTimers({ toFake: ["Date"] });
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    const backend = await connect(client(api.baseUrl), api.baseUrl);
     limited = true;
     vi.setSystemTime(Date.now() + 61_000);
     expect(await backend.scope()).toBe("full-access");
@@ -231,7 +190,7 @@ describe("the remote backend", () => {
       return request.startsWith("GET /v1/skills?") ? skillsNamed(catalog) : NO_EXECUTIONS;
     });
     vi.useFakeTimers({ toFake: ["Date"] });
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    const backend = await connect(client(api.baseUrl), api.baseUrl);
     expect((await backend.skills("list")).map((skill) => skill.skill_id)).toEqual(["math.evaluate"]);
     limited = true;
     catalog = "util.wait";
@@ -251,7 +210,7 @@ describe("the remote backend", () => {
       if (limited) return RATE_LIMITED;
       return request.startsWith("GET /v1/skills?") ? skillsNamed("math.evaluate") : NO_EXECUTIONS;
     });
-    const backend = await RemoteBackend.connect(client(api.baseUrl));
+    const backend = await connect(client(api.baseUrl), api.baseUrl);
     let told = 0;
     backend.onSkillsChanged(() => told++);
     expect(await backend.skills("list")).toEqual([]);
@@ -277,9 +236,10 @@ describe("the remote backend", () => {
    */
   async function withMcpTools(
     remote: Skillport,
+    baseUrl: string,
     use: (call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>) => Promise<void>,
   ): Promise<void> {
-    const backend = await RemoteBackend.connect(remote);
+    const backend = await connect(remote, baseUrl);
     const mcp = await inMemoryMcpClient(backend);
     try {
       await mcp.listTools(); // the client learns the tools' output schemas
@@ -317,7 +277,7 @@ describe("the remote backend", () => {
       results: [{ ...result, rank_reason: "new", match: { ...result?.match, freshness: 1 } }],
       next_query: "a field added later",
     });
-    await withMcpTools(client(api.baseUrl), async (call) => {
+    await withMcpTools(client(api.baseUrl), api.baseUrl, async (call) => {
       const answer = await call("discover_skills", { query: "hash" });
       expect(answer.isError).toBeFalsy();
       expect(answer.structuredContent).toEqual(DISCOVERED);
@@ -327,7 +287,7 @@ describe("the remote backend", () => {
   it("answers a discover it cannot read as service_unavailable, not as a result clients refuse", async () => {
     const { ranking: _, ...withoutRanking } = DISCOVERED;
     api = await discoverFrom(withoutRanking);
-    await withMcpTools(client(api.baseUrl), async (call) => {
+    await withMcpTools(client(api.baseUrl), api.baseUrl, async (call) => {
       const answer = await call("discover_skills", { query: "hash" });
       expect(answer.isError).toBe(true);
       expect(answer.content).toEqual([
@@ -353,7 +313,7 @@ describe("the remote backend", () => {
       if (request.startsWith("GET /v1/executions/exec_1")) return [200, { ...record, cost_usd: 0.01 }];
       return request.startsWith("GET /v1/skills") ? [200, { data: [], next_cursor: null }] : NO_EXECUTIONS;
     });
-    await withMcpTools(client(api.baseUrl), async (call) => {
+    await withMcpTools(client(api.baseUrl), api.baseUrl, async (call) => {
       const answer = await call("get_execution", { id: "exec_1" });
       expect(answer.isError).toBeFalsy();
       expect(answer.structuredContent).toEqual(record);
@@ -366,7 +326,7 @@ describe("the remote backend", () => {
       ...DISCOVERED,
       results: [{ ...result, match: { ...result?.match, fields: { id: ["hash"], summary: ["hash"] } } }],
     });
-    await withMcpTools(client(api.baseUrl), async (call) => {
+    await withMcpTools(client(api.baseUrl), api.baseUrl, async (call) => {
       const answer = await call("discover_skills", { query: "hash" });
       expect(answer.isError).toBeFalsy();
       expect(answer.structuredContent).toEqual(DISCOVERED);
@@ -383,8 +343,8 @@ describe("the remote backend", () => {
         else json(res, 200, failed);
         if (req.url === "/v1/execute") setTimeout(() => res.end(statusEvent(failed)), 50);
       },
-      (remote) =>
-        withMcpTools(remote, async (call) => {
+      (remote, baseUrl) =>
+        withMcpTools(remote, baseUrl, async (call) => {
           const executed = await call("execute_skill", {
             skill_id: "message.send",
             params: { channel: "c", text: "hi" },
@@ -400,7 +360,7 @@ describe("the remote backend", () => {
 
   it("refuses to start with a key the server refuses", async () => {
     api = await fakeApi(() => INVALID_KEY);
-    await expect(RemoteBackend.connect(client(api.baseUrl))).rejects.toMatchObject({
+    await expect(connect(client(api.baseUrl), api.baseUrl)).rejects.toMatchObject({
       code: "invalid_api_key",
     });
   });

@@ -94,6 +94,45 @@ describe("skillport mcp --remote at start-up", () => {
     );
   });
 
+  // The bridge's outages name the server (session 32): at start-up, where its own message
+  // names it already, it is named once, with the outage's reason, and no stack.
+  it("names the server it cannot use once when the server is down or failing at start-up", async () => {
+    const failing = createServer((req, res) => {
+      req.resume();
+      res
+        .writeHead(500, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({ error: { code: "internal_error", message: "Internal error.", request_id: "r" } }),
+        );
+    });
+    failing.listen(0, "127.0.0.1");
+    await once(failing, "listening");
+    const down = createServer();
+    down.listen(0, "127.0.0.1");
+    await once(down, "listening");
+    const downUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+    await new Promise((resolve) => down.close(resolve));
+    try {
+      const failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+      const [atFailing, atDown] = await Promise.all([
+        mcp(["--remote", failingUrl]),
+        mcp(["--remote", downUrl]),
+      ]);
+      expect(atFailing.code).toBe(1);
+      expect(atFailing.stderr).toBe(
+        `skillport mcp: cannot use the skillport at ${failingUrl}: Internal error.\n`,
+      );
+      expect(atDown.code).toBe(1);
+      expect(atDown.stderr).toMatch(
+        new RegExp(
+          `^skillport mcp: cannot use the skillport at ${downUrl}: The connection to ${downUrl} failed: [^\\n]*ECONNREFUSED[^\\n]*\\n$`,
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => failing.close(resolve));
+    }
+  });
+
   it("asks whether the URL is a skillport server's base URL when its probe meets a 404 or another server", async () => {
     const other = createServer((req, res) => {
       req.resume();

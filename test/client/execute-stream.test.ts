@@ -153,8 +153,16 @@ describe("client: an event stream cut before its end", () => {
         answered.ending?.();
         how();
       };
-      if (answered.after === "end") setTimeout(finish(() => res.end()), 20);
-      else if (answered.after === "cut") setTimeout(finish(() => res.socket?.destroy()), 50);
+      if (answered.after === "end")
+        setTimeout(
+          finish(() => res.end()),
+          20,
+        );
+      else if (answered.after === "cut")
+        setTimeout(
+          finish(() => res.socket?.destroy()),
+          50,
+        );
     });
     fake.listen(0, "127.0.0.1");
     await once(fake, "listening");

@@ -308,6 +308,31 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
     }
   });
 
+  it("on SIGHUP (its terminal closed, a supervisor's stop) stops as on SIGTERM: an in-flight sync request gets its completed record, exit 0", async () => {
+    // SIGHUP killed the process at once: the request got no answer and its record stayed
+    // `running` until the next start.
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "hangup" });
+      const inFlight = server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "util.wait", params: { ms: 1000 } },
+      });
+      await untilRunning(server, key);
+      server.child.kill("SIGHUP");
+      const res = await inFlight;
+      expect(res.status, res.text).toBe(200);
+      expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
+        status: "completed",
+        result: { waited_ms: 1000 },
+      });
+      expect(await server.exited).toBe(0);
+      expect(server.logs()).toContain('"signal":"SIGHUP"');
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("on SIGTERM a sync execution past the shutdown deadline is answered as interrupted, and the process exits 0", async () => {
     const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" } });
     try {

@@ -62,6 +62,18 @@ const originList = commaList.refine(
   },
 );
 
+/**
+ * A URL setting's text, refused at once when empty (`SKILLPORT_REDIS_URL=` left in an
+ * environment file or a template): it is said to be empty, with what unsetting it means,
+ * rather than refused as a URL of the wrong form and again as a malformed one. The checks
+ * chained after it stop at the first they fail (`abort`), for one message per problem.
+ */
+function urlText(form: string, whenUnset: string) {
+  return z
+    .string()
+    .min(1, { message: `is set but empty: set ${form}, or unset it ${whenUnset}`, abort: true });
+}
+
 const jsonObject = z.string().transform((text, ctx) => {
   try {
     const value: unknown = JSON.parse(text);
@@ -102,14 +114,15 @@ const Env = z.object({
   SKILLPORT_WORKER_MEMORY_MB: int(16, 65_536).default(256),
   SKILLPORT_MAX_CONCURRENT_PER_KEY: int(1, 100_000).default(256),
   SKILLPORT_MAX_PENDING_EXECUTIONS: int(1, 1_000_000).default(1024),
-  SKILLPORT_DATABASE_URL: z
-    .string()
+  SKILLPORT_DATABASE_URL: urlText("a postgres:// URL", "to keep the store in SKILLPORT_DATA_DIR (SQLite)")
     .refine((url) => kindOfDatabaseUrl(url) !== undefined, DATABASE_URL_RULE)
     .optional(),
   SKILLPORT_DATABASE_POOL_SIZE: int(1, 1000).default(10),
-  SKILLPORT_REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+  SKILLPORT_REDIS_URL: urlText(
+    "a redis:// or rediss:// URL",
+    "(with the SQLite store, limits are then counted in it)",
+  )
+    .regex(/^rediss?:\/\//, { message: "must be a redis:// or rediss:// URL", abort: true })
     // ioredis's own parse would fail with a bare "Invalid URL" that names no setting.
     .refine(
       (url) => URL.canParse(url),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig, loadStoreConfig, unknownVariables, warnOfUnknownVariables } from "../src/config.js";
+import {
+  type ConfigError,
+  loadConfig,
+  loadStoreConfig,
+  unknownVariables,
+  warnOfUnknownVariables,
+} from "../src/config.js";
 
 describe("configuration from the environment", () => {
   it("reads the store's settings alone for the commands that only open the store, by the same rules", () => {
@@ -28,6 +34,36 @@ describe("configuration from the environment", () => {
     expect(
       loadStoreConfig({ SKILLPORT_REDIS_URL: "redis://:p%20w@127.0.0.1:6379/0" }).redisUrl,
     ).toBeDefined();
+  });
+
+  it("refuses a URL setting that is set but empty in one message saying so, and a wrong one in one message", () => {
+    // `SKILLPORT_REDIS_URL=` was refused as a URL of the wrong form and again as a malformed
+    // one, which told the operator to percent-encode a password it does not have.
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadStoreConfig(env);
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ SKILLPORT_REDIS_URL: "" })).toEqual([
+      {
+        variable: "SKILLPORT_REDIS_URL",
+        message:
+          "is set but empty: set a redis:// or rediss:// URL, or unset it (with the SQLite store, limits are then counted in it)",
+      },
+    ]);
+    expect(problems({ SKILLPORT_DATABASE_URL: "" })).toEqual([
+      {
+        variable: "SKILLPORT_DATABASE_URL",
+        message:
+          "is set but empty: set a postgres:// URL, or unset it to keep the store in SKILLPORT_DATA_DIR (SQLite)",
+      },
+    ]);
+    expect(problems({ SKILLPORT_REDIS_URL: "localhost:6379" })).toEqual([
+      { variable: "SKILLPORT_REDIS_URL", message: "must be a redis:// or rediss:// URL" },
+    ]);
   });
 
   it("takes the defaults for variables that are not set", () => {

@@ -4,6 +4,7 @@ import type { Skillport } from "../core/skillport.js";
 import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
+import { onStopSignals } from "../stop-signals.js";
 import { DATA_DIR_SETTING, serverAddress } from "../store/open-store.js";
 import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
@@ -17,7 +18,7 @@ import { noKeysHint } from "./no-keys-hint.js";
 /** How long a shutdown may take past SKILLPORT_SHUTDOWN_TIMEOUT_MS to close the server and the store. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
-/** `skillport serve`: the REST API on the configured store, until SIGTERM or SIGINT. */
+/** `skillport serve`: the REST API on the configured store, until a stop signal (`STOP_SIGNALS`). */
 export async function runServe(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(SERVE, args);
   const config = commandConfig(SERVE, values);
@@ -94,8 +95,7 @@ export async function runServe(args: string[]): Promise<number> {
       process.exit(130);
     }
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  onStopSignals(onSignal);
 
   try {
     // A signal meanwhile stops the core once this start has ended (Skillport.stop).

@@ -1,6 +1,8 @@
 import { type ChildProcess, fork } from "node:child_process";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../core/logger.js";
+import { logHostOutput } from "./host-output.js";
 import type {
   DownMessage,
   FromHost,
@@ -112,8 +114,9 @@ export class SkillHostProcess {
       serialization: "advanced",
       // From the sources the host is TypeScript; its workers get tsx's loader their own way.
       execArgv: hostUrl.pathname.endsWith(".ts") ? ["--import", "tsx"] : [],
-      // Its stdout goes to stderr: `skillport mcp` writes nothing but protocol messages there.
-      stdio: ["ignore", 2, "inherit", "ipc"],
+      // What it writes reaches the server's JSON log (`logHostOutput`), never the server's
+      // stdout: `skillport mcp` writes nothing but protocol messages there.
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
       // A process group of its own: Ctrl-C in a terminal, Procfile runners and `tini -g`
       // signal the server's group, and the server's graceful shutdown, not the signal,
       // decides when runs end (the host also ignores such signals that reach it anyway, as
@@ -127,10 +130,18 @@ export class SkillHostProcess {
     });
     child.once("exit", (code, signal) => this.onExit(child, code, signal));
     child.on("error", (err) => this.options.logger.error({ err }, "the skill host process failed"));
-    // Neither the process nor its channel keeps the server alive (`skillport mcp` exits
-    // when its client leaves).
+    // Neither the process nor its channel and pipes keep the server alive (`skillport mcp`
+    // exits when its client leaves).
     child.unref();
     child.channel?.unref();
+    for (const [name, stream] of [
+      ["stdout", child.stdout],
+      ["stderr", child.stderr],
+    ] as const) {
+      if (!stream) continue;
+      logHostOutput(stream, name, this.options.logger);
+      (stream as Readable & { unref?(): void }).unref?.();
+    }
     this.child = child;
     return child;
   }

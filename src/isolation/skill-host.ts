@@ -1,5 +1,6 @@
 import { BroadcastChannel } from "node:worker_threads";
 import { Tinypool } from "tinypool";
+import { onStopSignals } from "../stop-signals.js";
 import {
   downChannelName,
   type FromHost,
@@ -73,7 +74,7 @@ process.on("message", (message: ToHost) => {
 // Signals sent to the server's process group reach this process too: Ctrl-C in a terminal,
 // systemd's default stop, Procfile runners. The server decides when runs end (a graceful
 // shutdown lets them finish), then closes the channel; dying here would fail them at once.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => {});
+onStopSignals(() => {});
 // The server is gone (or closed the channel): nothing is left to run for. The pool is
 // destroyed first, so that workers end cleanly; should that hang, the process goes anyway.
 function leave(): void {

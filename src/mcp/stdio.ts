@@ -7,6 +7,7 @@ import { isWellFormedSecret } from "../core/keys/secret.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
+import { onStopSignals } from "../stop-signals.js";
 import { STORE_KINDS, storeKindOf } from "../store/store-kinds.js";
 import type { SkillportBackend } from "./backend.js";
 import { GuardedStdioTransport } from "./guarded-stdio-transport.js";
@@ -227,8 +228,7 @@ export async function serveStdio(
       process.exit(130);
     }
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  onStopSignals(onSignal);
   const answer = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
   const messages = process.stdin.pipe(
     new MessageGuard(config.maxBodyBytes, {

@@ -267,6 +267,8 @@ export interface StartOptions {
   dataDir?: string;
   /** The port to listen on (e.g. a restart that clients find at the same address); else a free one. */
   port?: number;
+  /** A file descriptor to give the server as its stdout (its log) instead of a pipe; `logs()` then holds stderr only. */
+  stdout?: number;
 }
 
 /**
@@ -341,7 +343,7 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       SKILLPORT_DISCOVERY_MODE: "lexical",
       ...options.env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
   });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {

@@ -283,30 +283,35 @@ describe("contract: health and the OpenAPI document", () => {
 // contract.md: running executions finish on SIGTERM (up to the deadline); a dead process's
 // running executions end `execution_interrupted`.
 describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
-  it("on SIGTERM an in-flight sync request still gets its completed record and the process exits 0", async () => {
-    const server = await startServer();
-    try {
-      const key = await server.createRoomyKey({ name: "shutdown" });
-      const inFlight = server.request("POST", "/v1/execute", {
-        key: key.secret,
-        json: { skill_id: "util.wait", params: { ms: 1000 } },
-      });
-      await untilRunning(server, key);
-      const signalledAt = Date.now();
-      server.child.kill("SIGTERM");
-      const res = await inFlight;
-      expect(res.status, res.text).toBe(200);
-      expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
-        status: "completed",
-        result: { waited_ms: 1000 },
-      });
-      // Regression: the client's keep-alive connection held the process for its idle
-      // timeout (72 s), far past the 10 s shutdown deadline.
-      expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
-    } finally {
-      await server.stop();
-    }
-  });
+  // SIGHUP (a terminal closed under `npm start`, a supervisor's stop) killed the process at
+  // once: the request got no answer and its record stayed `running` until the next start.
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    it(`on ${signal} an in-flight sync request still gets its completed record and the process exits 0`, async () => {
+      const server = await startServer();
+      try {
+        const key = await server.createRoomyKey({ name: "shutdown" });
+        const inFlight = server.request("POST", "/v1/execute", {
+          key: key.secret,
+          json: { skill_id: "util.wait", params: { ms: 1000 } },
+        });
+        await untilRunning(server, key);
+        const signalledAt = Date.now();
+        server.child.kill(signal);
+        const res = await inFlight;
+        expect(res.status, res.text).toBe(200);
+        expect(bodyOf<ExecutionRecord>(res)).toMatchObject({
+          status: "completed",
+          result: { waited_ms: 1000 },
+        });
+        // Regression: the client's keep-alive connection held the process for its idle
+        // timeout (72 s), far past the 10 s shutdown deadline.
+        expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
+        expect(server.logs()).toContain(`"signal":"${signal}"`);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
 
   it("on SIGTERM a sync execution past the shutdown deadline is answered as interrupted, and the process exits 0", async () => {
     const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" } });

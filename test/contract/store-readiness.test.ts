@@ -41,7 +41,7 @@ describe("contract: readiness when the database file goes away or is damaged", {
     return server;
   };
 
-  it("answers /readyz 503 store down once the database file is deleted", async () => {
+  it("answers /readyz 503 store down once the database file is deleted, and /healthz 200 still", async () => {
     const server = await start();
     for (const suffix of ["", "-wal", "-shm"]) {
       rmSync(join(server.dataDir, `skillport.db${suffix}`), { force: true });
@@ -49,6 +49,9 @@ describe("contract: readiness when the database file goes away or is damaged", {
     const ready = await server.request("GET", "/readyz");
     expect(ready.status, ready.text).toBe(503);
     expect(bodyOf<Readiness>(ready)).toMatchObject({ status: "unavailable", store: "down" });
+    // Liveness stays: a restart would open a new, empty store at the path, and the process
+    // still holds the deleted files, the only copy of their records (docs/deploy.md).
+    expect((await server.request("GET", "/healthz")).status).toBe(200);
     // Logged once, as an error (the line reaches the test a moment after the answer).
     await eventually(async () =>
       server.logs().includes("the database file was deleted or replaced while open") ? true : undefined,

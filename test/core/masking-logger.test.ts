@@ -53,4 +53,27 @@ describe("a skill's masking logger", () => {
     expect(logged.cause.message).not.toContain("hunter2");
     expect(logged.cause.stack).not.toContain("hunter2");
   });
+
+  it("keeps every frame of a stack whose message holds a credential member, the credentials masked", () => {
+    // A credential member's value runs to the end of free text: the stack, masked whole,
+    // ended at the message and lost the frames that say where the error was thrown.
+    const { logger, lines } = keptLines("debug");
+    const err = new Error(
+      "connect failed https://admin:hunter2@db.example/app?password=hunter2 (after 3 tries)",
+    );
+    err.stack = [
+      `Error: ${err.message}`,
+      "    at Client.connect (file:///app/node_modules/pg/lib/client.js:132:11)",
+      "    at load (https://cdn.example/skill.js?token=cdn-secret:1:2)",
+      "    at async main (file:///app/main.js:3:1)",
+    ].join("\n");
+    maskingLogger(logger).error({ err }, "skill could not connect");
+    const logged = lines[0]?.fields.err as Error;
+    expect(logged.stack?.split("\n")).toEqual([
+      "Error: connect failed https://admin:[redacted]@db.example/app?password=[redacted]",
+      "    at Client.connect (file:///app/node_modules/pg/lib/client.js:132:11)",
+      "    at load (https://cdn.example/skill.js?token=[redacted]",
+      "    at async main (file:///app/main.js:3:1)",
+    ]);
+  });
 });

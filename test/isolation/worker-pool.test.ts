@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { ApiKey } from "../../src/core/keys/api-key.js";
 import type { ProgressUpdate, Skill, SkillContext } from "../../src/core/skills/skill.js";
@@ -208,6 +208,19 @@ describe("the worker pool", { timeout: 60_000 }, () => {
     const record = await core.skillport.queries.get(key, running.record.id, 30_000);
     expect(record, JSON.stringify(record)).toMatchObject({ status: "completed", result: { done: true } });
     expect(skillHostPids()).toEqual([host]);
+  });
+
+  it("logs what the skill host writes on stderr as warn entries naming their source, credentials masked, not as raw text", async () => {
+    // Inherited, the host's stderr reached the operator as raw text among the JSON lines.
+    const text = "noisy: cannot reach https://admin:hunter2@db.example/app\r\n\n  second line\n";
+    expect((await run("fixture.noisy", { text })).record.status).toBe("completed");
+    const written = (found: string) =>
+      expect.objectContaining({ level: "warn", source: "skill_host", stream: "stderr", text: found });
+    await vi.waitFor(() => expect(lines).toContainEqual(written("  second line")), { timeout: 10_000 });
+    expect(lines).toContainEqual(written("noisy: cannot reach https://admin:[redacted]@db.example/app"));
+    expect(JSON.stringify(lines)).not.toContain("hunter2");
+    // The blank line between them is no entry.
+    expect(lines.filter((line) => line.source === "skill_host")).toHaveLength(2);
   });
 
   it("fails the runs of a skill host ended by another signal, naming it rather than memory", async () => {

@@ -332,6 +332,32 @@ describe("skillport mcp (stdio process)", () => {
     expect(mcp.stderr()).toContain('"msg":"mcp: stopped"');
   }, 60_000);
 
+  it("on SIGHUP stops as on SIGTERM: a call in flight is answered with its run's result before the process stops", async () => {
+    // SIGHUP (the terminal an assistant's process was started from closed) killed it at
+    // once: the call went unanswered and its run stayed `running` in the store.
+    const mcp = await connectMcp("stdio", server(), key.secret);
+    try {
+      const call = mcp.client.callTool({
+        name: "util_wait",
+        arguments: { ms: 1_000 },
+      }) as Promise<CallToolResult>;
+      await eventually(async () => {
+        const listed = await server().request("GET", "/v1/executions?skill_id=util.wait&status=running", {
+          key: key.secret,
+        });
+        return bodyOf<{ data: ExecutionRecord[] }>(listed).data[0];
+      });
+      process.kill((mcp.client.transport as StdioClientTransport).pid ?? 0, "SIGHUP");
+      const result = await call;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ waited_ms: 1_000 });
+      await eventually(async () => (mcp.stderr().includes('"msg":"mcp: stopped"') ? true : undefined));
+      expect(mcp.stderr()).toContain('"reason":"SIGHUP"');
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
+
   it("on a second SIGTERM during the stop, interrupts the runs at once, answers their calls, says so and exits", async () => {
     const mcp = await connectMcp("stdio", server(), key.secret, { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "30000" });
     const pid = (mcp.client.transport as StdioClientTransport).pid ?? 0;

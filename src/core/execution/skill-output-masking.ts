@@ -36,9 +36,26 @@ function maskedError(err: Error, stacks: boolean, ancestors: Set<object>): Shown
   const copy = Object.create(Object.getPrototypeOf(err) as object) as Error;
   Object.assign(copy, shownCode, { message: maskedSkillText(err.message) });
   if (err.name !== copy.name) copy.name = err.name;
-  if (err.stack !== undefined) copy.stack = maskedSkillText(err.stack);
+  if (err.stack !== undefined) copy.stack = maskedStack(err.stack);
   if (err.cause !== undefined) copy.cause = masked(err.cause, stacks, ancestors);
   return copy;
+}
+
+/** Where a V8 stack's frames start: the first line of the form `    at …`. */
+const FIRST_FRAME = /\n[ \t]+at /;
+
+/**
+ * A stack with `maskedSkillText` applied to its head (the error's name and message) and to
+ * each of its frames on its own. In free text the value of a credential member runs to the
+ * end of the text (`?password=…`, `api_key=…`: it may hold anything but `&`, `;` or `#`),
+ * so a stack masked whole lost every frame after such a message, the one place that says
+ * where the error was thrown. A stack without frames is masked whole.
+ */
+function maskedStack(stack: string): string {
+  const framesAt = stack.search(FIRST_FRAME);
+  if (framesAt === -1) return maskedSkillText(stack);
+  const frames = stack.slice(framesAt).split("\n").map(maskedSkillText).join("\n");
+  return maskedSkillText(stack.slice(0, framesAt)) + frames;
 }
 
 /**

@@ -1,0 +1,34 @@
+import { closeSync, existsSync, openSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { bodyOf, type ExecutionRecord, startServer } from "./harness.js";
+
+// A log that cannot be written (a closed terminal: EIO; a full disk: ENOSPC) made pino throw,
+// and at the exit that followed its final flush retried the write for ever: the process
+// hung at start, never listening, or, after its terminal closed, neither serving nor
+// stopping, its runs left `running`. /dev/full fails every write with ENOSPC.
+describe.runIf(existsSync("/dev/full"))("serve with a log it cannot write", { timeout: 60_000 }, () => {
+  it("serves, says once on stderr that the log stopped, and stops on a signal with exit 0", async () => {
+    const full = openSync("/dev/full", "w");
+    try {
+      const server = await startServer({ stdout: full });
+      try {
+        const key = await server.createRoomyKey({ name: "unlogged" });
+        const res = await server.request("POST", "/v1/execute", {
+          key: key.secret,
+          json: { skill_id: "util.wait", params: { ms: 100 } },
+        });
+        expect(res.status, res.text).toBe(200);
+        expect(bodyOf<ExecutionRecord>(res).status).toBe("completed");
+        expect(server.logs()).toContain(
+          "skillport: the log (stdout) cannot be written (ENOSPC); logging stops\n",
+        );
+        server.child.kill("SIGHUP");
+        expect(await server.exited).toBe(0);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+});

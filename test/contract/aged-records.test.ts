@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
-import { ManualClock } from "../../src/core/clock.js";
 import { ExecuteRequest } from "../../src/core/api-schemas.js";
+import { ManualClock } from "../../src/core/clock.js";
 import { makeCore } from "../core/make-core.js";
 import { bodyOf, type ExecutionRecord, eventually, startServer, type TestServer } from "./harness.js";
 

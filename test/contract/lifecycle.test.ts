@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from "node:http";
-import { createServer as createTcpServer } from "node:net";
+import { connect, createServer as createTcpServer } from "node:net";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +15,9 @@ import {
   expectError,
   type Json,
   parseRateLimitField,
+  parseRawResponse,
   runCli,
+  sleep,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -303,6 +305,38 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
       // Regression: the client's keep-alive connection held the process for its idle
       // timeout (72 s), far past the 10 s shutdown deadline.
       expect(await exitCodeWithin(server, 9_000 - (Date.now() - signalledAt))).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  // contract.md, "Errors": 503 service_unavailable when "shutting down" (with Retry-After).
+  // A new connection finds the port closed; a request whose headers were still arriving
+  // when the signal came is the one that can reach the server, and is refused.
+  it("on SIGTERM a REST request still arriving is refused 503 service_unavailable with Retry-After", async () => {
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "late-rest" });
+      const { hostname, port } = new URL(server.baseUrl);
+      const socket = connect(Number(port), hostname);
+      let received = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (data: string) => {
+        received += data;
+      });
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      await new Promise((resolve) => socket.on("connect", resolve));
+      socket.write(`GET /v1/skills?limit=1 HTTP/1.1\r\nHost: ${hostname}:${port}\r\n`);
+      await sleep(300);
+      server.child.kill("SIGTERM");
+      await eventually(async () => (server.logs().includes('"msg":"shutting down"') ? true : undefined));
+      socket.end(`Authorization: Bearer ${key.secret}\r\nConnection: close\r\n\r\n`);
+      await closed;
+      const response = parseRawResponse(received);
+      const error = expectError(response, 503, "service_unavailable");
+      expect(response.headers.get("retry-after"), received).toMatch(/^[1-9]\d*$/);
+      expect(error.retry_after).toBe(Number(response.headers.get("retry-after")));
+      expect(await exitCodeWithin(server, 10_000)).toBe(0);
     } finally {
       await server.stop();
     }

@@ -102,6 +102,27 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       idempotentHint: annotations.idempotent,
       openWorldHint: annotations.openWorld,
     });
+    // Every skill's tool, not only math's: each derived from its skill as /v1 lists it.
+    const catalog = bodyOf<{ data: Json[] }>(
+      await server.request("GET", "/v1/skills?limit=100", { key: key.secret }),
+    ).data;
+    const skillTools = tools.filter((tool) => tool._meta?.["skillport/skill_id"] !== undefined);
+    expect(skillTools).toHaveLength(catalog.length);
+    for (const tool of skillTools) {
+      const listed = catalog.find((entry) => entry.skill_id === tool._meta?.["skillport/skill_id"]);
+      const { $schema: _params, ...listedParams } = listed?.params as Json;
+      const { $schema: _result, ...listedResult } = listed?.result as Json;
+      const hints = listed?.annotations as Record<string, boolean>;
+      expect(tool.inputSchema, tool.name).toEqual(listedParams);
+      expect(tool.outputSchema, tool.name).toEqual(listedResult);
+      expect(tool.annotations, tool.name).toMatchObject({
+        title: listed?.name,
+        readOnlyHint: hints.readOnly,
+        destructiveHint: hints.destructive,
+        idempotentHint: hints.idempotent,
+        openWorldHint: hints.openWorld,
+      });
+    }
     const send = tools.find((tool) => tool.name === "message_send");
     expect(send?.annotations?.readOnlyHint).toBe(false);
     // Regression (audit 22, MCP #5): it can DELETE, PUT and PATCH, and clients confirm tools

@@ -233,9 +233,15 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(got._meta?.["skillport/error"]).toEqual(record.error);
   });
 
-  it("says where invalid params are wrong and what was expected", async () => {
+  it("says where invalid params are wrong and what was expected, and records no execution, as /v1's 422", async () => {
+    const newest = async () =>
+      bodyOf<{ data: ExecutionRecord[] }>(
+        await server.request("GET", "/v1/executions?limit=1", { key: key.secret }),
+      ).data[0]?.id;
+    const before = await newest();
     const result = await call("math_evaluate", { expresion: "1 + 1" });
     expect(result.isError).toBe(true);
+    expect(await newest()).toBe(before);
     const text = textOf(result);
     expect(text).toMatch(/^invalid_params: /);
     expect(text).toContain("expression");

@@ -110,13 +110,14 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(skillTools).toHaveLength(catalog.length);
     for (const tool of skillTools) {
       const listed = catalog.find((entry) => entry.skill_id === tool._meta?.["skillport/skill_id"]);
-      const { $schema: _params, ...listedParams } = listed?.params as Json;
-      const { $schema: _result, ...listedResult } = listed?.result as Json;
-      const hints = listed?.annotations as Record<string, boolean>;
+      if (!listed) throw new Error(`${tool.name}: no skill of its id in GET /v1/skills`);
+      const { $schema: _params, ...listedParams } = listed.params as Json;
+      const { $schema: _result, ...listedResult } = listed.result as Json;
+      const hints = listed.annotations as Record<string, boolean>;
       expect(tool.inputSchema, tool.name).toEqual(listedParams);
       expect(tool.outputSchema, tool.name).toEqual(listedResult);
       expect(tool.annotations, tool.name).toMatchObject({
-        title: listed?.name,
+        title: listed.name,
         readOnlyHint: hints.readOnly,
         destructiveHint: hints.destructive,
         idempotentHint: hints.idempotent,

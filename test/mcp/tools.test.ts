@@ -510,6 +510,7 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     try {
       const { tools } = await ro.client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(["discover_skills"]);
+      expect(tools[0]?._meta?.["anthropic/alwaysLoad"]).toBe(true);
       // Told only what it can do (audit 25, finding 7), as the full-access key is told more.
       for (const text of [ro.client.getInstructions(), tools[0]?.description]) {
         expect(text).toContain("This key may only discover skills");

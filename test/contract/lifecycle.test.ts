@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from "node:http";
-import { connect, createServer as createTcpServer } from "node:net";
+import { createServer as createTcpServer } from "node:net";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,8 +14,8 @@ import {
   exitCodeWithin,
   expectError,
   type Json,
+  openRawConnection,
   parseRateLimitField,
-  parseRawResponse,
   runCli,
   sleep,
   startServer,
@@ -317,24 +317,15 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
     const server = await startServer();
     try {
       const key = await server.createRoomyKey({ name: "late-rest" });
-      const { hostname, port } = new URL(server.baseUrl);
-      const socket = connect(Number(port), hostname);
-      let received = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (data: string) => {
-        received += data;
-      });
-      const closed = new Promise((resolve) => socket.on("close", resolve));
-      await new Promise((resolve) => socket.on("connect", resolve));
-      socket.write(`GET /v1/skills?limit=1 HTTP/1.1\r\nHost: ${hostname}:${port}\r\n`);
+      const { socket, host, answer } = await openRawConnection(server);
+      socket.write(`GET /v1/skills?limit=1 HTTP/1.1\r\nHost: ${host}\r\n`);
       await sleep(300);
       server.child.kill("SIGTERM");
       await eventually(async () => (server.logs().includes('"msg":"shutting down"') ? true : undefined));
       socket.end(`Authorization: Bearer ${key.secret}\r\nConnection: close\r\n\r\n`);
-      await closed;
-      const response = parseRawResponse(received);
+      const response = await answer;
       const error = expectError(response, 503, "service_unavailable");
-      expect(response.headers.get("retry-after"), received).toMatch(/^[1-9]\d*$/);
+      expect(response.headers.get("retry-after"), response.head).toMatch(/^[1-9]\d*$/);
       expect(error.retry_after).toBe(Number(response.headers.get("retry-after")));
       expect(await exitCodeWithin(server, 10_000)).toBe(0);
     } finally {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,10 +48,16 @@ describe("contract: API keys", () => {
     expect(key).toMatchObject({ name: "shape", scope: "read-only", plan: "free", owner: "acme" });
     expect(key.environment).toBe("staging");
     expect(key.id).toBeTypeOf("string");
-    expect(key.secret).toMatch(/^sk_test_[0-9A-Za-z]{30,}$/);
-    expect(full.secret).toMatch(/^sk_live_[0-9A-Za-z]{30,}$/);
+    // At least 160 bits of base62 randomness (27 characters: 62^27 > 2^160), then the
+    // checksum, whose 6 characters the server's refusal of a mistyped key names.
+    const randomAndChecksum = /^sk_(live|test|dev)_[0-9A-Za-z]{33,}$/;
+    expect(key.secret).toMatch(randomAndChecksum);
+    expect(key.secret.startsWith("sk_test_")).toBe(true);
+    expect(full.secret.startsWith("sk_live_")).toBe(true);
+    expect(full.secret).toMatch(randomAndChecksum);
     const dev = await server.createKey({ env: "development" });
-    expect(dev.secret).toMatch(/^sk_dev_[0-9A-Za-z]{30,}$/);
+    expect(dev.secret.startsWith("sk_dev_")).toBe(true);
+    expect(dev.secret).toMatch(randomAndChecksum);
   });
 
   it("accepts a key created by the CLI while the server runs on the very next request", async () => {
@@ -234,11 +241,13 @@ describe("contract: API keys", () => {
     expect(help.stdout).toContain("skillport keys create --name NAME");
   });
 
-  it("stores no secret in the data dir, only a hash (no file holds the secret or its random part)", async () => {
+  it("stores no secret in the data dir, only its SHA-256 hash (no file holds the secret or its random part)", async () => {
     const key = await server.createKey({ name: "at-rest" });
     expect((await discover(key.secret)).status).toBe(200);
     const files = await readdir(server.dataDir, { recursive: true });
     expect(files.length).toBeGreaterThan(0);
+    const sha256 = createHash("sha256").update(key.secret).digest("hex");
+    let hashStored = false;
     for (const file of files) {
       const path = join(server.dataDir, file);
       if (!(await stat(path)).isFile()) continue;
@@ -247,7 +256,10 @@ describe("contract: API keys", () => {
         expect(bytes.includes(secret), file).toBe(false);
         expect(bytes.includes(secret.slice(12, 36)), file).toBe(false);
       }
+      if (bytes.includes(sha256)) hashStored = true;
     }
+    // contract.md, "API keys": what is kept is the secret's SHA-256.
+    expect(hashStored).toBe(true);
   });
 
   it("never writes a secret to the server's logs", async () => {

@@ -22,6 +22,22 @@ describe("contract: keys --json prints KeyJson", () => {
       .parse(JSON.parse(created.stdout));
     expect(secret).toMatch(/^sk_/);
     const parsed = KeyJson.parse(key);
+    // contract.md, "API keys": what a key has, whatever KeyJson says; owner `default` when none is given.
+    expect(Object.keys(key)).toEqual(
+      expect.arrayContaining([
+        "id",
+        "name",
+        "scope",
+        "plan",
+        "environment",
+        "owner",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+      ]),
+    );
+    expect(key).toMatchObject({ name: "agent", scope: "full-access", plan: "free", owner: "default" });
 
     const edited = await keys("edit", parsed.id, "--plan", "pro", "--json");
     expect(KeyJson.parse(JSON.parse(edited.stdout)).plan).toBe("pro");

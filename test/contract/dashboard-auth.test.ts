@@ -199,6 +199,25 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     expect(skills.text).toContain("math.evaluate");
   });
 
+  // contract.md, "API keys": "Listings show a prefix and the last four characters only."
+  it("shows a key in the list and on its page by its prefix and last four characters, nothing between", async () => {
+    const session = await signedInSession();
+    const key = await createKey(server.dataDir, { name: "masked-in-listings" });
+    const tag = "sk_live_";
+    const hidden = key.secret.slice(tag.length + 4, -4);
+    for (const path of ["/dashboard/keys", `/dashboard/keys/${key.id}`]) {
+      const page = await apiRequest(server.baseUrl, "GET", path, { headers: { cookie: session } });
+      expect(page.status, path).toBe(200);
+      expect(page.text, path).toContain(`${key.secret.slice(0, tag.length + 4)}…${key.secret.slice(-4)}`);
+      // No run of the hidden part longer than a listing's last four could be by chance.
+      for (let at = 0; at + 6 <= hidden.length; at++) {
+        expect(page.text.includes(hidden.slice(at, at + 6)), `${path}: ${hidden.slice(at, at + 6)}`).toBe(
+          false,
+        );
+      }
+    }
+  });
+
   it("finds the key a pasted secret or its masked form belongs to, and never shows a secret back", async () => {
     const session = await signedInSession();
     const key = await createKey(server.dataDir, { name: "pasted-key" });

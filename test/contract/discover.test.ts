@@ -114,6 +114,16 @@ describe("contract: discovery and the catalog", () => {
       expect((await discover({ query: "message", limit: 50 })).status).toBe(200);
     });
 
+    // contract.md: `limit` defaults to 10. A query matching more than ten skills, so that a
+    // default of another size would show.
+    it("answers 10 results when limit is omitted and more skills match", async () => {
+      const query = "convert text json time hash message math wait uuid csv encode";
+      const all = bodyOf<DiscoverResponse>(await discover({ query, limit: 50 })).results;
+      expect(all.length).toBeGreaterThan(10);
+      const byDefault = bodyOf<DiscoverResponse>(await discover({ query })).results;
+      expect(byDefault.map((r) => r.skill_id)).toEqual(all.slice(0, 10).map((r) => r.skill_id));
+    });
+
     it.each([0, 51, 2.5, "3"])("refuses limit = %j with 400 invalid_request", async (limit) => {
       const error = expectError(await discover({ query: "message", limit }), 400, "invalid_request");
       expect(expectDetails(error).map((d) => d.path)).toContain("limit");

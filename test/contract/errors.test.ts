@@ -256,7 +256,7 @@ describe("contract: the error table", () => {
       expect(expectError(res, 400, "invalid_request").message).toMatch(/forbidden key \(__proto__/);
     });
 
-    it("refuses an Idempotency-Key longer than 255 characters", async () => {
+    it("refuses an Idempotency-Key longer than 255 characters, and takes one of 255", async () => {
       const res = await execute(
         { skill_id: "math.evaluate", params: { expression: "1" } },
         { "idempotency-key": "k".repeat(256) },
@@ -264,6 +264,12 @@ describe("contract: the error table", () => {
       const error = expectError(res, 400, "invalid_request");
       // The details name the header at fault, not the body.
       expect(error.details?.map((detail) => detail.path)).toEqual(["Idempotency-Key"]);
+      // contract.md: "≤ 255 chars": 255 itself is a key.
+      const longest = await execute(
+        { skill_id: "math.evaluate", params: { expression: "1" } },
+        { "idempotency-key": "k".repeat(255) },
+      );
+      expect(longest.status, longest.text).toBe(200);
     });
   });
 

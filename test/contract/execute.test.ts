@@ -201,6 +201,16 @@ describe("contract: POST /v1/execute", () => {
     expectError(await withoutBody(), 409, "execution_not_cancellable");
   });
 
+  // contract.md: ?wait holds the request "until the record is terminal or N seconds pass".
+  it("a long poll answers as soon as the record is terminal, not when ?wait runs out", async () => {
+    const res = await execute({ skill_id: "util.wait", params: { ms: 500 }, async: true });
+    const { id } = bodyOf<ExecutionRecord>(res);
+    const started = Date.now();
+    const record = await getRecord(id, "?wait=15");
+    expect(record).toMatchObject({ id, status: "completed" });
+    expect(Date.now() - started).toBeLessThan(8_000);
+  });
+
   it("a long poll returns a still-running record when ?wait runs out", async () => {
     const res = await execute({ skill_id: "util.wait", params: { ms: 10_000 }, async: true });
     const { id } = bodyOf<ExecutionRecord>(res);

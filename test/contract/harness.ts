@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { connect, createServer } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -671,6 +671,37 @@ export function parseRawResponse(received: string): RawResponse {
     body = undefined;
   }
   return { status: Number(head.split(" ")[1]), headers, text, body, head };
+}
+
+/** A raw connection to `server`, for a request sent in parts: what it received, once it closed. */
+export interface RawConnection {
+  socket: Socket;
+  /** The host and port, for a request's Host header. */
+  host: string;
+  /** Resolves with the answer once the server closed the connection. */
+  answer: Promise<RawResponse>;
+}
+
+/** Opens a raw connection to `server` (resolved once connected), to write a request by hand. */
+export async function openRawConnection(server: TestServer): Promise<RawConnection> {
+  const { hostname, port } = new URL(server.baseUrl);
+  const socket = connect(Number(port), hostname);
+  let received = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (data: string) => {
+    received += data;
+  });
+  const answer = new Promise<RawResponse>((resolvePromise, reject) => {
+    socket.on("close", () => {
+      try {
+        resolvePromise(parseRawResponse(received));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+  await new Promise((resolvePromise) => socket.on("connect", resolvePromise));
+  return { socket, host: `${hostname}:${port}`, answer };
 }
 
 /**

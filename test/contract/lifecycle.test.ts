@@ -14,8 +14,10 @@ import {
   exitCodeWithin,
   expectError,
   type Json,
+  openRawConnection,
   parseRateLimitField,
   runCli,
+  sleep,
   startServer,
   type TestServer,
 } from "./harness.js";
@@ -312,6 +314,29 @@ describe("contract: shutdown and restart", { timeout: 60_000 }, () => {
       }
     });
   }
+
+  // contract.md, "Errors": 503 service_unavailable when "shutting down" (with Retry-After).
+  // A new connection finds the port closed; a request whose headers were still arriving
+  // when the signal came is the one that can reach the server, and is refused.
+  it("on SIGTERM a REST request still arriving is refused 503 service_unavailable with Retry-After", async () => {
+    const server = await startServer();
+    try {
+      const key = await server.createRoomyKey({ name: "late-rest" });
+      const { socket, host, answer } = await openRawConnection(server);
+      socket.write(`GET /v1/skills?limit=1 HTTP/1.1\r\nHost: ${host}\r\n`);
+      await sleep(300);
+      server.child.kill("SIGTERM");
+      await eventually(async () => (server.logs().includes('"msg":"shutting down"') ? true : undefined));
+      socket.end(`Authorization: Bearer ${key.secret}\r\nConnection: close\r\n\r\n`);
+      const response = await answer;
+      const error = expectError(response, 503, "service_unavailable");
+      expect(response.headers.get("retry-after"), response.head).toMatch(/^[1-9]\d*$/);
+      expect(error.retry_after).toBe(Number(response.headers.get("retry-after")));
+      expect(await exitCodeWithin(server, 10_000)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
 
   it("on SIGTERM a sync execution past the shutdown deadline is answered as interrupted, and the process exits 0", async () => {
     const server = await startServer({ env: { SKILLPORT_SHUTDOWN_TIMEOUT_MS: "300" } });

@@ -131,7 +131,14 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
     expect(counted.headers.get("ratelimit-policy")).toContain('"day";q=1000;w=86400');
     expect((await server.request("GET", "/v1/openapi.json", { key: "sk_live_wrong" })).status).toBe(200);
     // Every response carries the headers (interface-spec.md): outside /v1, the address limit's.
-    for (const path of ["/healthz", "/readyz", "/metrics", "/no/such/path"]) {
+    for (const path of [
+      "/healthz",
+      "/readyz",
+      "/metrics",
+      "/no/such/path",
+      "/dashboard",
+      "/dashboard/sign-in",
+    ]) {
       const res = await server.request("GET", path);
       expect(limitHeaders(res).window, `${path}: ${res.status}`).toBe(60);
     }
@@ -149,6 +156,27 @@ describe("contract: rate limits", { timeout: 90_000 }, () => {
     const fields = [...parseRateLimitField(res.headers.get("ratelimit")).values()];
     expect(fields.map((f) => f.r).sort((a, b) => a - b)).toEqual([58, 998]);
     for (const field of fields) expect(Number.isInteger(field.t)).toBe(true);
+  });
+
+  // The draft's `t` is the seconds until that window resets: for each window its own end,
+  // the end of the UTC minute and UTC midnight, as X-RateLimit-Reset says of the one it shows.
+  it("RateLimit gives each window its own remaining count and seconds until its end", async () => {
+    const key = await server.createKey({ name: "ietf-t" });
+    await awayFromMinuteBoundary(10);
+    const res = await discover(key.secret);
+    const nowSeconds = Date.now() / 1000;
+    expect(res.status).toBe(200);
+    const fields = parseRateLimitField(res.headers.get("ratelimit"));
+    expect([...fields.keys()].sort()).toEqual(["day", "minute"]);
+    expect(fields.get("minute")?.r).toBe(59);
+    expect(fields.get("day")?.r).toBe(999);
+    expect(
+      Math.abs((fields.get("minute")?.t ?? -1) - (minuteEnd(Date.now()) - nowSeconds)),
+    ).toBeLessThanOrEqual(2);
+    expect(
+      Math.abs((fields.get("day")?.t ?? -1) - (nextUtcMidnightSeconds() - nowSeconds)),
+    ).toBeLessThanOrEqual(2);
+    expect(limitHeaders(res).reset - nowSeconds - (fields.get("minute")?.t ?? -1)).toBeLessThanOrEqual(2);
   });
 
   it("accepts exactly 60 of 100 concurrent requests on a fresh free key; the other 40 are 429 with Retry-After", async () => {

@@ -1,5 +1,6 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSecret } from "../../src/core/keys/secret.js";
 import { type FreezableProxy, startFreezableProxy } from "../support/freezable-proxy.js";
 import { createTestDatabase, scaleOutServices, skipWithoutServices } from "../support/scale-out-services.js";
 import {
@@ -88,6 +89,23 @@ describe("contract: a PostgreSQL that stops answering", { timeout: 180_000 }, ()
     expectError(res, 503, "service_unavailable");
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  // contract.md, "API keys": the checksum refuses "a malformed or mistyped key ... without a
+  // store lookup". With the store silent, a lookup could only end in the 503 after its deadline.
+  it("refuses a mistyped key 401 at once while the store cannot answer, where a well-formed unknown key needs it", async () => {
+    const last = key.secret.at(-1);
+    const mistyped = `${key.secret.slice(0, -1)}${last === "A" ? "B" : "A"}`;
+    const refused = await bounded((signal) =>
+      server.request("GET", "/v1/skills?limit=1", { key: mistyped, signal }),
+    );
+    expect(refused.status, `no answer within ${BOUND_MS} ms`).toBe(401);
+    expectError(refused.res as ApiResponse, 401, "invalid_api_key");
+    expect(refused.ms).toBeLessThan(2_000);
+    const looked = await bounded((signal) =>
+      server.request("GET", "/v1/skills?limit=1", { key: generateSecret("production"), signal }),
+    );
+    expect(looked.status, `no answer within ${BOUND_MS} ms`).toBe(503);
   });
 
   it("answers /readyz 503 with the store down", async () => {

@@ -211,11 +211,13 @@ describe("a store outage on every surface", () => {
     const res = await listExecutions();
     expect(res.statusCode).toBe(500);
     expect(res.headers["retry-after"]).toBeUndefined();
-    expect((res.json() as { error: Record<string, unknown> }).error).toMatchObject({
-      code: "internal_error",
-      message: "Internal error.",
-    });
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: 50, msg: "request failed" }));
+    const { error } = res.json() as { error: Record<string, unknown> };
+    expect(error).toMatchObject({ code: "internal_error", message: "Internal error." });
+    // contract.md, "Errors": a bug is "logged with the request id", the one the client got.
+    expect(error.request_id).toBe(res.headers["x-request-id"]);
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 50, msg: "request failed", reqId: error.request_id }),
+    );
   });
 
   it("answers an MCP tool call that meets a store outage with service_unavailable and when to retry", async () => {

@@ -84,7 +84,12 @@ describe("/mcp over HTTP", () => {
     expect(JSON.parse(res.text).error.code).toBe("missing_api_key");
     const wrong = await post(initialize, { authorization: "Bearer sk_live_nope" });
     expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(JSON.parse(wrong.text).error.code).toBe("invalid_api_key");
+    // "as on /v1": the contract's envelope, its request id the header's.
+    for (const answered of [res, wrong]) {
+      expect(JSON.parse(answered.text).error.request_id).toBe(answered.headers.get("x-request-id"));
+    }
   });
 
   // Regression: answered 400, where MCP's Streamable HTTP transport says an Origin present

@@ -1,4 +1,3 @@
-import { connect } from "node:net";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +7,7 @@ import {
   eventually,
   exitCodeWithin,
   type Json,
-  parseRawResponse,
+  openRawConnection,
   sleep,
   startServer,
   type TestServer,
@@ -170,17 +169,9 @@ describe("/mcp request admitted just before SIGTERM", { timeout: 60_000 }, () =>
       expect(session).not.toBe("");
 
       const body = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
-      const { hostname, port } = new URL(server.baseUrl);
-      const socket = connect(Number(port), hostname);
-      let received = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (data: string) => {
-        received += data;
-      });
-      const closed = new Promise((resolve) => socket.on("close", resolve));
-      await new Promise((resolve) => socket.on("connect", resolve));
+      const { socket, host, answer } = await openRawConnection(server);
       socket.write(
-        `POST /mcp HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key.secret}\r\n` +
+        `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key.secret}\r\n` +
           "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
           `Mcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-11-25\r\n` +
           `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
@@ -190,9 +181,8 @@ describe("/mcp request admitted just before SIGTERM", { timeout: 60_000 }, () =>
       server.child.kill("SIGTERM");
       await eventually(async () => (server.logs().includes("closed the MCP sessions") ? true : undefined));
       socket.end(body.slice(10));
-      await closed;
-      const response = parseRawResponse(received);
-      expect(response.status, received).toBe(503);
+      const response = await answer;
+      expect(response.status, response.head).toBe(503);
       expect(response.headers.get("retry-after")).toBe("5");
       expect(bodyOf<{ error: { code: string } }>(response).error.code).toBe("service_unavailable");
       expect(await server.exited).toBe(0);

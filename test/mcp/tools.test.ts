@@ -58,6 +58,25 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     for (const tool of tools.slice(0, 3)) expect(tool._meta?.["anthropic/alwaysLoad"]).toBe(true);
+    // The arguments contract.md names for each generic tool.
+    const argumentsOf = (name: string) =>
+      Object.keys(tools.find((tool) => tool.name === name)?.inputSchema.properties ?? {}).sort();
+    expect(argumentsOf("discover_skills")).toEqual(["limit", "query", "tags"]);
+    expect(argumentsOf("execute_skill")).toEqual(["params", "skill_id", "timeout_ms", "wait_ms"]);
+    expect(argumentsOf("get_execution")).toEqual(["id", "wait_ms"]);
+    // Every other tool is one skill's: its name the skill id with each character outside
+    // [A-Za-z0-9_-] replaced by `_`, at most 64 characters, the id itself in _meta.
+    const skillTools = tools.slice(3);
+    expect(skillTools.length).toBeGreaterThan(0);
+    for (const tool of skillTools) {
+      const skillId = tool._meta?.["skillport/skill_id"];
+      expect(skillId, tool.name).toBeTypeOf("string");
+      expect(tool.name).toBe(
+        String(skillId)
+          .replace(/[^A-Za-z0-9_-]/g, "_")
+          .slice(0, 64),
+      );
+    }
   });
 
   it("derives each skill tool from the skill: schemas, annotations and its id in _meta", async () => {
@@ -77,11 +96,34 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(math?.description).toBe(skill.description);
     const annotations = skill.annotations as Record<string, boolean>;
     expect(math?.annotations).toMatchObject({
+      title: skill.name,
       readOnlyHint: annotations.readOnly,
       destructiveHint: annotations.destructive,
       idempotentHint: annotations.idempotent,
       openWorldHint: annotations.openWorld,
     });
+    // Every skill's tool, not only math's: each derived from its skill as /v1 lists it.
+    const catalog = bodyOf<{ data: Json[] }>(
+      await server.request("GET", "/v1/skills?limit=100", { key: key.secret }),
+    ).data;
+    const skillTools = tools.filter((tool) => tool._meta?.["skillport/skill_id"] !== undefined);
+    expect(skillTools).toHaveLength(catalog.length);
+    for (const tool of skillTools) {
+      const listed = catalog.find((entry) => entry.skill_id === tool._meta?.["skillport/skill_id"]);
+      if (!listed) throw new Error(`${tool.name}: no skill of its id in GET /v1/skills`);
+      const { $schema: _params, ...listedParams } = listed.params as Json;
+      const { $schema: _result, ...listedResult } = listed.result as Json;
+      const hints = listed.annotations as Record<string, boolean>;
+      expect(tool.inputSchema, tool.name).toEqual(listedParams);
+      expect(tool.outputSchema, tool.name).toEqual(listedResult);
+      expect(tool.annotations, tool.name).toMatchObject({
+        title: listed.name,
+        readOnlyHint: hints.readOnly,
+        destructiveHint: hints.destructive,
+        idempotentHint: hints.idempotent,
+        openWorldHint: hints.openWorld,
+      });
+    }
     const send = tools.find((tool) => tool.name === "message_send");
     expect(send?.annotations?.readOnlyHint).toBe(false);
     // Regression (audit 22, MCP #5): it can DELETE, PUT and PATCH, and clients confirm tools
@@ -192,9 +234,15 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     expect(got._meta?.["skillport/error"]).toEqual(record.error);
   });
 
-  it("says where invalid params are wrong and what was expected", async () => {
+  it("says where invalid params are wrong and what was expected, and records no execution, as /v1's 422", async () => {
+    const newest = async () =>
+      bodyOf<{ data: ExecutionRecord[] }>(
+        await server.request("GET", "/v1/executions?limit=1", { key: key.secret }),
+      ).data[0]?.id;
+    const before = await newest();
     const result = await call("math_evaluate", { expresion: "1 + 1" });
     expect(result.isError).toBe(true);
+    expect(await newest()).toBe(before);
     const text = textOf(result);
     expect(text).toMatch(/^invalid_params: /);
     expect(text).toContain("expression");
@@ -234,6 +282,21 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     });
     expect(result.isError).toBe(true);
     expect(result._meta?.["skillport/error"]).toMatchObject({ code: "execution_timeout" });
+  });
+
+  // contract.md: execute_skill waits, by default, for the execution's whole timeout; a
+  // shorter default would hand back a running record instead of the timeout.
+  it("waits by default for the whole timeout: the answer is the run's end, not a running record", async () => {
+    const done = await call("execute_skill", { skill_id: "util.wait", params: { ms: 2_000 } });
+    expect(done.isError).toBeFalsy();
+    expect(done.structuredContent).toEqual({ waited_ms: 2_000 });
+    const timedOut = await call("execute_skill", {
+      skill_id: "util.wait",
+      params: { ms: 10_000 },
+      timeout_ms: 2_500,
+    });
+    expect(timedOut.isError, textOf(timedOut)).toBe(true);
+    expect(timedOut._meta?.["skillport/error"]).toMatchObject({ code: "execution_timeout" });
   });
 
   it("hands back a running record for a small wait_ms, to poll with get_execution", async () => {
@@ -433,6 +496,7 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
     try {
       const { tools } = await ro.client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(["discover_skills"]);
+      expect(tools[0]?._meta?.["anthropic/alwaysLoad"]).toBe(true);
       // Told only what it can do (audit 25, finding 7), as the full-access key is told more.
       for (const text of [ro.client.getInstructions(), tools[0]?.description]) {
         expect(text).toContain("This key may only discover skills");
@@ -444,9 +508,11 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
         arguments: { query: "wait" },
       })) as CallToolResult;
       expect(found.isError).toBeFalsy();
+      // contract.md: it calls only discover_skills: not the generic tools, nor a skill's own.
       for (const [name, args] of [
         ["execute_skill", { skill_id: "math.evaluate", params: { expression: "1" } }],
         ["get_execution", { id: "exec_whatever" }],
+        ["math_evaluate", { expression: "1" }],
       ] as const) {
         const refused = (await ro.client.callTool({ name, arguments: args })) as CallToolResult;
         expect(refused.isError).toBe(true);

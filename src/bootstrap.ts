@@ -1,4 +1,3 @@
-import { builtinSkills } from "../skills/index.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { Store } from "./core/ports.js";
@@ -8,26 +7,18 @@ import type { Skill } from "./core/skills/skill.js";
 import { warnOfPoorMetadata } from "./core/skills/skill-metadata.js";
 import { checkSkillSettings } from "./core/skills/skill-settings.js";
 import { UseLiteEmbedder } from "./embeddings/use-lite-embedder.js";
-import { type SkillSource, skillsOf } from "./isolation/skill-modules.js";
 import { WorkerPoolExecutor } from "./isolation/worker-pool-executor.js";
 import { GENERIC_TOOL_NAMES } from "./mcp/generic-tools.js";
 import { warnOfSkillsPastToolCap } from "./mcp/tool-catalog.js";
 import { warnOfToolNames } from "./mcp/tool-names.js";
 import { checkToolTags } from "./mcp/tool-tags.js";
 import { runningFromSources, runtimeFile } from "./package-files.js";
+import { SKILL_SOURCES, serverSkills } from "./skill-sources.js";
 import { openStore } from "./store/open-store.js";
-
-/**
- * The skills this server runs: the built-in ones. A module of more skills is one more
- * entry here, which both the core and the worker threads then hold.
- */
-const SKILL_SOURCES: readonly SkillSource[] = [
-  { moduleUrl: runtimeFile("skills/index.ts"), skills: builtinSkills },
-];
 
 /** The core with the built-in skills on the configured store; not started. */
 export async function createSkillport(config: Config, logger: Logger, store?: Store): Promise<Skillport> {
-  const skills = skillsOf(SKILL_SOURCES);
+  const skills = serverSkills();
   // Before anything reads them: a malformed skill stops start-up naming the skill and the rule.
   checkSkills(skills);
   warnOfPoorMetadata(skills, logger);

@@ -1,4 +1,3 @@
-import { builtinSkills } from "../../skills/index.js";
 import { queryWithoutSecrets } from "../core/discovery/query-secrets.js";
 import { DEFAULT_LEARNED_QUERY_CAPS } from "../core/discovery/usage-learning.js";
 import { KeyOwner } from "../core/keys/key-service.js";
@@ -7,6 +6,7 @@ import { silentLogger } from "../core/logger.js";
 import { meantNames } from "../core/member-names.js";
 import type { Store } from "../core/ports.js";
 import { safeParseInWords } from "../core/validation.js";
+import { serverSkills } from "../skill-sources.js";
 import { openStore } from "../store/open-store.js";
 import { parseCommandArgs, UsageError } from "./command-options.js";
 import { LEARNING_FORGET, LEARNING_LIST } from "./commands.js";
@@ -100,7 +100,7 @@ async function noteUnknownSkill(
     console.error(`${command}: note: --skill holds what looks like a key's secret, not a skill's id.`);
     return;
   }
-  const catalog = builtinSkills.map((skill) => skill.id);
+  const catalog = serverSkills().map((skill) => skill.id);
   if (catalog.includes(skillId)) return;
   const learned = await store.learnedQueries.list(owner, DEFAULT_LEARNED_QUERY_CAPS.perOwner);
   const taught = learned.map((entry) => entry.skillId);

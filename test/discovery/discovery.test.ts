@@ -170,7 +170,7 @@ describe("match explanations", () => {
 
   it("explains nothing for an unknown id", () => {
     const index = createDiscoveryIndex([{ id: "a", description: "alpha" }]);
-    expect(new Bm25fRetriever().explain("missing", "alpha")).toEqual({});
+    expect(new Bm25fRetriever().explainer("alpha")("missing")).toEqual({});
     expect(index.searchLexical("alpha", 1)[0]?.match.fields).toEqual({ description: ["alpha"] });
   });
 });

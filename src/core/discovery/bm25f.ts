@@ -207,27 +207,32 @@ export class Bm25fRetriever implements Retriever {
   }
 
   /**
-   * The words of `query` found in each field of document `id` (as the query spelled them, lowercase),
-   * so a result can say why it matched. Cheap enough for the few results returned.
+   * The words of `query` found in each field of a document (as the query spelled them,
+   * lowercase), so a result can say why it matched. The query is analysed once here, not
+   * once per result: re-analysing it for each of ten results was a sixth of a discover's CPU.
    */
-  explain(id: string, query: string): MatchedFields {
-    const slot = this.slotById.get(id);
-    const matched: MatchedFields = {};
-    if (slot === undefined) return matched;
-    for (const word of new Set(tokenize(withoutAddresses(query)))) {
-      for (const term of analyze(word)) {
-        const entry = this.terms.get(term);
-        if (!entry) continue;
-        FIELD_NAMES.forEach((field, fieldIndex) => {
-          const list = entry.postings[fieldIndex];
-          if (!list?.docs.subarray(0, list.length).includes(slot)) return;
-          const words = matched[field] ?? [];
-          if (!words.includes(word)) words.push(word);
-          matched[field] = words;
-        });
+  explainer(query: string): (id: string) => MatchedFields {
+    const words = [...new Set(tokenize(withoutAddresses(query)))].flatMap((word) => {
+      const entries = analyze(word).flatMap((term) => this.terms.get(term) ?? []);
+      return entries.length > 0 ? [{ word, entries }] : [];
+    });
+    return (id) => {
+      const slot = this.slotById.get(id);
+      const matched: MatchedFields = {};
+      if (slot === undefined) return matched;
+      for (const { word, entries } of words) {
+        for (const entry of entries) {
+          FIELD_NAMES.forEach((field, fieldIndex) => {
+            const list = entry.postings[fieldIndex];
+            if (!list || list.indexOf(slot) < 0) return;
+            const fieldWords = matched[field] ?? [];
+            if (!fieldWords.includes(word)) fieldWords.push(word);
+            matched[field] = fieldWords;
+          });
+        }
       }
-    }
-    return matched;
+      return matched;
+    };
   }
 
   /** Sums the weighted, length-normalised frequencies of one term per document. */

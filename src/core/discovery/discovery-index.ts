@@ -134,10 +134,11 @@ export class DiscoveryIndex {
     const namedIds = new Set(named.filter((id) => this.has(id) && (!filter || filter(id))));
     if (signals.size === 0 && namedIds.size === 0) {
       // Nothing to merge: BM25F's answer, in its own order (by its raw scores).
+      const explain = this.lexical.explainer(query);
       return this.lexical.search(query, filter ? { limit, filter } : { limit }).map(({ id, score }) => ({
         skill_id: id,
         score,
-        match: { lexical: score, fields: this.lexical.explain(id, query) },
+        match: { lexical: score, fields: explain(id) },
       }));
     }
     const count = Math.max(limit, FUSION_CANDIDATES);
@@ -151,9 +152,10 @@ export class DiscoveryIndex {
       // one query names (ids differing only in case or separators) come by id.
       return { id, rank: namedIds.has(id) ? 1 : score, score, lexical, signal };
     });
+    const explain = this.lexical.explainer(query);
     return rankHits(candidates, limit, namedIds, (candidate) => ({
       lexical: candidate.lexical,
-      fields: this.lexical.explain(candidate.id, query),
+      fields: explain(candidate.id),
       ...(candidate.signal && usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
     }));
   }
@@ -209,9 +211,10 @@ export class DiscoveryIndex {
       return { ...candidate, rank, score: fusedDisplayScore(rank), signal };
     });
     // A candidate the filter excludes never gets here, named or not (fusionCandidates).
+    const explain = this.lexical.explainer(query);
     return rankHits(fused, limit, namedIds, (candidate) => ({
       lexical: candidate.lexical,
-      fields: this.lexical.explain(candidate.id, query),
+      fields: explain(candidate.id),
       semantic: candidate.semantic,
       ...(candidate.signal && usage && { usage: usageMatch(usage, candidate.id, query, candidate.signal) }),
     }));

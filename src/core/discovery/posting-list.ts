@@ -22,9 +22,15 @@ export class PostingList {
     this.length += 1;
   }
 
+  /** Where `doc`'s posting is, or -1 (a plain loop: a subarray per lookup costs an allocation). */
+  indexOf(doc: number): number {
+    for (let index = 0; index < this.length; index += 1) if (this.docs[index] === doc) return index;
+    return -1;
+  }
+
   /** Removes the posting of `doc`; false if there is none. */
   remove(doc: number): boolean {
-    const index = this.docs.subarray(0, this.length).indexOf(doc);
+    const index = this.indexOf(doc);
     if (index < 0) return false;
     const last = this.length - 1;
     this.docs[index] = this.docs[last] ?? 0;

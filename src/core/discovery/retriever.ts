@@ -48,6 +48,6 @@ export interface Retriever {
   search(query: string, options: RetrieverSearchOptions): ScoredId[];
   /** `search` with and without `within` as filter, at the cost of one search. */
   searchWithin(query: string, limit: number, within: (id: string) => boolean): ScoredWithin;
-  /** Which query words matched document `id`, by field. */
-  explain(id: string, query: string): MatchedFields;
+  /** Which words of `query` matched a document, by field: one query, any number of documents. */
+  explainer(query: string): (id: string) => MatchedFields;
 }

@@ -1,9 +1,11 @@
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { Skillport } from "../../src/core/skillport.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { Database } from "../../src/store/sqlite/driver.js";
+import { DEFAULT_DATABASE_FILE, openSqliteStore } from "../../src/store/sqlite/index.js";
 import { executionStatuses } from "../support/execution-statuses.js";
 import { makeCore } from "./make-core.js";
 import { sleep } from "./test-skills.js";
@@ -43,6 +45,47 @@ describe("a stop that arrives during the start", () => {
     }
   });
 });
+
+describe("a stop that arrives before the start", () => {
+  // A signal while the process opened its store: the stop runs before the start is asked.
+  it("leaves the core unstarted: no runner of it registered in the store, the queued executions left queued", async () => {
+    const first = await makeCore([sleep], { store: "sqlite", asyncConcurrency: 1, clock: systemClock });
+    try {
+      const key = await first.keyFor();
+      for (let i = 0; i < 2; i++) await first.run(key, "test.sleep", { ms: 60_000 }, { async: true });
+      await first.skillport.stop(0);
+      await first.skillport.close();
+      expect(executionStatuses(first.dir)).toEqual(["failed", "queued"]);
+
+      const second = new Skillport({
+        store: openSqliteStore({ dataDir: first.dir, clock: systemClock }),
+        skills: [sleep],
+        logger: silentLogger,
+        clock: systemClock,
+        failedAuthPerMinute: 30,
+        asyncConcurrency: 1,
+      });
+      await second.stop(0);
+      await second.start();
+      await second.close();
+      // Started after its stop, it registered as a runner that nothing retired, beating
+      // (on a closed store) until the process exited.
+      expect(registeredRunners(first.dir)).toBe(0);
+      expect(executionStatuses(first.dir)).toEqual(["failed", "queued"]);
+    } finally {
+      await rm(first.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function registeredRunners(dataDir: string): number {
+  const db = new Database(join(dataDir, DEFAULT_DATABASE_FILE), { readonly: true });
+  try {
+    return db.prepare("select count(*) from runners").pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
 
 describe("an interrupt during a stop (a second signal)", () => {
   it("ends the running executions execution_interrupted at once instead of at the stop's deadline", async () => {

@@ -120,7 +120,7 @@ export async function openRemote(
     // The catalog the tools are listed from, fetched now rather than at the first
     // tools/list (which then uses it). A key over its rate limit gets none yet: nothing
     // is checked or warned of.
-    const skills = await backend.skills("list");
+    const skills = await backend.catalogAtStart();
     if (skills.length > 0) {
       if (tools.tags.length > 0) checkToolTags(tools.tags, skills);
       const catalog = skills.map((skill) => ({ id: skill.skill_id, tags: skill.tags }));

@@ -34,14 +34,20 @@ interface StartLogger {
  * ended, to stop as any signal stops a serving process (exit 0 when all went well). A
  * second exits at once (code 130, as a third does during a stop): nothing this process
  * took on has started yet, and the start may be waiting out a deadline of minutes (a
- * PostgreSQL migration waits for another replica's).
+ * PostgreSQL migration waits for another replica's). A start that opens nothing of its own
+ * (`opensStore: false`: `mcp --remote`, whose server holds the runs) has nothing to close,
+ * and exits at once (code 0), rather than wait for its server's first answers.
  */
-export function holdStopSignals(logger: StartLogger): HeldStopSignals {
+export function holdStopSignals(logger: StartLogger, { opensStore = true } = {}): HeldStopSignals {
   let held: NodeJS.Signals | undefined;
   let handler: ((signal: NodeJS.Signals) => void) | undefined;
   onStopSignals((signal) => {
     if (handler !== undefined) {
       handler(signal);
+    } else if (!opensStore) {
+      logger.info({ signal }, "stop signal while starting: nothing to close; exiting");
+      logger.flush();
+      process.exit(0);
     } else if (held === undefined) {
       held = signal;
       logger.info({ signal }, "stop signal while starting: stopping once started");

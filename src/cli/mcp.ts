@@ -33,7 +33,7 @@ export async function runMcp(args: string[]): Promise<number> {
   const config = commandConfig(MCP, values);
   const logger = createLogger(config.logLevel, 2);
   // From here on a signal stops the process as it stops once serving (`serveStdio`).
-  const stopSignals = holdStopSignals(logger);
+  const stopSignals = holdStopSignals(logger, { opensStore: values.remote === undefined });
   logCrashes("mcp", logger);
   warnOfUnknownVariables(logger);
   // Loaded only now: a missing key is reported without loading the core.

@@ -2,10 +2,12 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { generateSecret } from "../../src/core/keys/secret.js";
 import { Database } from "../../src/store/sqlite/driver.js";
 import { listenOnLoopback } from "../support/listen.js";
 import { CLI_PATH, createKey, freePort } from "./harness.js";
@@ -99,6 +101,37 @@ describe("contract: a stop signal while starting", { timeout: 60_000 }, () => {
     expect(output).toContain('"msg":"mcp: stopped"');
     expect(existsSync(join(dir, "skillport.db-wal"))).toBe(false);
   });
+
+  it("mcp --remote: on SIGTERM while it waits for its server's first answer, exits 0 at once, saying so", async () => {
+    // Nothing of its own to close (its server holds the runs): waiting for a server that
+    // does not answer (a minute) before stopping would only keep the assistant waiting.
+    const requests: ServerResponse[] = [];
+    const hung = createHttpServer((_request, response) => {
+      requests.push(response);
+      hung.emit("asked");
+    });
+    const port = await listenOnLoopback(hung);
+    try {
+      const child = spawn(process.execPath, [CLI_PATH, "mcp", "--remote", `http://127.0.0.1:${port}`], {
+        env: { ...process.env, SKILLPORT_API_KEY: generateSecret("production") },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      hung.once("asked", () => child.kill("SIGTERM"));
+      const [code, killedBy] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+      expect({ code, killedBy }, output).toEqual({ code: 0, killedBy: null });
+      expect(output).toContain(
+        '"signal":"SIGTERM","msg":"stop signal while starting: nothing to close; exiting"',
+      );
+    } finally {
+      hung.closeAllConnections();
+      hung.close();
+    }
+    // Well short of the minute the client waits for an answer, which a held signal waited out.
+  }, 20_000);
 
   it("serve: a second signal while starting exits at once (130), saying so", async () => {
     // A Redis that accepts and never answers: the start waits for its first answer (5 s) with

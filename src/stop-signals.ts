@@ -13,3 +13,54 @@ export const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const satisfies r
 export function onStopSignals(handler: (signal: NodeJS.Signals) => void): void {
   for (const signal of STOP_SIGNALS) process.on(signal, handler);
 }
+
+/** The stop signals a starting command holds (`holdStopSignals`), for its stop to take over. */
+export interface HeldStopSignals {
+  /** Hands the signal held so far, if any, then every later one, to `handler`. */
+  handleWith(handler: (signal: NodeJS.Signals) => void): void;
+}
+
+interface StartLogger {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  flush(): void;
+}
+
+/**
+ * Holds the stop signals that arrive while a command starts (its store opening, migrating
+ * or waiting for PostgreSQL or Redis, its core starting, its port binding), until its stop
+ * can run (`handleWith`): Node's default action killed the process there, its store not
+ * closed and no line saying why. The first is logged and handed over once the start has
+ * ended, to stop as any signal stops a serving process (exit 0 when all went well). A
+ * second exits at once (code 130, as a third does during a stop): nothing this process
+ * took on has started yet, and the start may be waiting out a deadline of minutes (a
+ * PostgreSQL migration waits for another replica's). A start that opens nothing of its own
+ * (`opensStore: false`: `mcp --remote`, whose server holds the runs) has nothing to close,
+ * and exits at once (code 0), rather than wait for its server's first answers.
+ */
+export function holdStopSignals(logger: StartLogger, { opensStore = true } = {}): HeldStopSignals {
+  let held: NodeJS.Signals | undefined;
+  let handler: ((signal: NodeJS.Signals) => void) | undefined;
+  onStopSignals((signal) => {
+    if (handler !== undefined) {
+      handler(signal);
+    } else if (!opensStore) {
+      logger.info({ signal }, "stop signal while starting: nothing to close; exiting");
+      logger.flush();
+      process.exit(0);
+    } else if (held === undefined) {
+      held = signal;
+      logger.info({ signal }, "stop signal while starting: stopping once started");
+    } else {
+      logger.error({ signal }, "second signal while starting: exiting at once");
+      logger.flush();
+      process.exit(130);
+    }
+  });
+  return {
+    handleWith(stop) {
+      handler = stop;
+      if (held !== undefined) stop(held);
+    },
+  };
+}

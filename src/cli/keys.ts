@@ -146,15 +146,17 @@ function editChanges(values: ReturnType<typeof parseKeysArgs>["values"]): EditKe
 }
 
 /**
- * The core's refusal of a keys action, in the CLI's terms (exit 2). An `invalid_request` (a
- * value the action refuses, and also a key id no key has or one no longer active) is a
- * usage error, printed with the action's usage, which says what it takes; any other code is
- * printed alone. Anything but a ServiceError is thrown.
+ * The core's refusal of a keys action, in the CLI's terms (exit 2). A value the command line
+ * gave or left out (an `invalid_request` with `details`, each naming its option) is a usage
+ * error, printed with the action's usage, which says what it takes. Any other refusal is
+ * about the key, not the command line (an id no key has, a key revoked, expired or rolled
+ * before), and is printed alone, with what to do where its message says it: the usage would
+ * only bury it. Anything but a ServiceError is thrown.
  */
 function refused(command: string, err: unknown): number {
   if (!(err instanceof ServiceError)) throw err;
   const refusal = `${command}: ${cliMessage(err)}`;
-  if (err.code === "invalid_request") throw new UsageError(refusal);
+  if (err.code === "invalid_request" && err.details?.length) throw new UsageError(refusal);
   console.error(refusal);
   return 2;
 }
@@ -169,10 +171,10 @@ function warnOfLimits(key: KeyView): void {
 function limitsOption(minute: string | undefined, day: string | undefined) {
   if (minute === undefined && day === undefined) return undefined;
   if (minute === undefined || day === undefined) {
-    throw new ServiceError("invalid_request", {
-      message:
-        "--limit-minute and --limit-day go together: give both (a key's limits per minute and per day).",
-    });
+    const message =
+      "--limit-minute and --limit-day go together: give both (a key's limits per minute and per day).";
+    // Of the command line as a whole: it names both options itself.
+    throw new ServiceError("invalid_request", { message, details: [{ path: "(root)", message }] });
   }
   return { perMinute: minute, perDay: day };
 }

@@ -1,6 +1,7 @@
 import { holdsCredentials, namesAnEndpoint } from "../client/base-url.js";
 import { warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
+import { holdStopSignals } from "../stop-signals.js";
 import { commandConfig } from "./command-config.js";
 import { parseCommandArgs, UsageError } from "./command-options.js";
 import { MCP } from "./commands.js";
@@ -31,6 +32,8 @@ export async function runMcp(args: string[]): Promise<number> {
   }
   const config = commandConfig(MCP, values);
   const logger = createLogger(config.logLevel, 2);
+  // From here on a signal stops the process as it stops once serving (`serveStdio`).
+  const stopSignals = holdStopSignals(logger, { opensStore: values.remote === undefined });
   logCrashes("mcp", logger);
   warnOfUnknownVariables(logger);
   // Loaded only now: a missing key is reported without loading the core.
@@ -53,7 +56,7 @@ export async function runMcp(args: string[]): Promise<number> {
     console.error(`skillport mcp: SKILLPORT_API_KEY does not work: ${opened.refused} ${CREATE_KEY_HINT}`);
     return 1;
   }
-  await serveStdio(opened, config, logger);
+  await serveStdio(opened, config, logger, stopSignals);
   return 0;
 }
 

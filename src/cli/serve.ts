@@ -4,7 +4,7 @@ import type { Skillport } from "../core/skillport.js";
 import { buildHttpServer, type HttpServer } from "../http/server.js";
 import { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
-import { onStopSignals } from "../stop-signals.js";
+import { holdStopSignals } from "../stop-signals.js";
 import { DATA_DIR_SETTING, serverAddress } from "../store/open-store.js";
 import { databaseFileIn } from "../store/sqlite/index.js";
 import { describeStoreFailure, reasonOf } from "../store/sqlite/open-failure.js";
@@ -23,6 +23,8 @@ export async function runServe(args: string[]): Promise<number> {
   const { values } = parseCommandArgs(SERVE, args);
   const config = commandConfig(SERVE, values);
   const logger = createLogger(config.logLevel);
+  // From here on a signal stops the server as it stops once listening (`stop` below).
+  const stopSignals = holdStopSignals(logger);
   logCrashes("serve", logger);
   warnOfUnknownVariables(logger);
   const skillport = await createSkillport(config, logger);
@@ -95,10 +97,11 @@ export async function runServe(args: string[]): Promise<number> {
       process.exit(130);
     }
   };
-  onStopSignals(onSignal);
+  stopSignals.handleWith(onSignal);
 
   try {
-    // A signal meanwhile stops the core once this start has ended (Skillport.stop).
+    // A signal meanwhile stops the core once this start has ended (Skillport.stop); one
+    // held while the store opened has stopped it already, and it does not start.
     await skillport.start();
   } catch (err) {
     // The bound port would keep the process alive, answering "starting" for ever, and a

@@ -214,6 +214,9 @@ export class Skillport {
 
   /** Starts running executions: takes over what a dead process left, and prunes old records. */
   start(): Promise<void> {
+    // Stopped before it started (a signal while the process opened its store): taking over
+    // the store's executions now would run them after the stop let this process go.
+    if (this.stopping) return Promise.resolve();
     this.starting ??= this.startOnce();
     return this.starting;
   }

@@ -11,14 +11,21 @@ export interface RefreshedOptions<T> {
   onOutage?: (err: ServiceError) => void;
   /** Called when a value arrives after `onOutage` was called. */
   onRecovery?: () => void;
+  /**
+   * What a caller is thrown when no value is known and the fetch has not answered within
+   * `waitedMs` (the server hangs): the outage a refused connection would be.
+   */
+  noAnswer: (waitedMs: number) => ServiceError;
 }
 
 /**
- * How long a caller waits for a value fetched again while one is known: past it, the known
- * one answers and the fetch goes on for the next caller. A healthy server lists its
- * catalog in milliseconds; one that hangs (a stopped process, a lost network) would hold
- * `tools/list` for the client's whole attempt timeout (a minute), past the MCP client's
- * own request timeout, and the assistant would see no tools at all.
+ * How long a caller waits for a value fetched again: past it, the value known answers (or,
+ * with none known yet, `noAnswer` is thrown) and the fetch goes on for the next caller. A
+ * healthy server lists its catalog in milliseconds; one that hangs (a stopped process, a
+ * lost network) would hold `tools/list` for the client's whole attempt timeout (a minute),
+ * past the MCP client's own request timeout, and the assistant would see no tools and no
+ * reason. Only a start (`getAtStart`: nothing is served before it ends) waits for the
+ * answer, so that a slow server is no failed start.
  */
 const REFRESH_WAIT_MS = 2_000;
 /**
@@ -60,7 +67,8 @@ interface Refresh<T> {
  * An outage (`isOutage`: the server restarting, down or failing) is no answer either: the
  * value fetched last goes on being used until the next ask after a backoff, so that an
  * assistant keeps its tools while the server restarts; before any value was fetched, it
- * is thrown. Any other failure is thrown: a revoked key lists no tools.
+ * is thrown, as `noAnswer` is when a fetch does not answer in time. Any other failure is
+ * thrown: a revoked key lists no tools.
  */
 export class Refreshed<T> {
   private known: { value: T; staleAtMs: number } | undefined;
@@ -80,7 +88,15 @@ export class Refreshed<T> {
 
   /** The value, or `whileLimited` in its place: for `tools/list`. */
   async get(): Promise<T> {
-    const answer = await this.ask();
+    return this.standInIfLimited(await this.ask());
+  }
+
+  /** As `get`, waiting for the fetch however long it takes: for a start, which serves nothing before. */
+  async getAtStart(): Promise<T> {
+    return this.standInIfLimited(await this.ask({ patient: true }));
+  }
+
+  private standInIfLimited(answer: T | Limited): T {
     if (!(answer instanceof Limited)) return answer;
     this.standingIn = true;
     return this.options.whileLimited;
@@ -93,16 +109,18 @@ export class Refreshed<T> {
     return answer;
   }
 
-  private async ask(): Promise<T | Limited> {
+  private async ask({ patient = false } = {}): Promise<T | Limited> {
     const { known } = this;
     if (known && Date.now() < known.staleAtMs) return known.value;
     // Callers meanwhile share the one request.
     this.refresh ??= this.start();
-    if (!known) return this.refresh.answer;
     const { answer, waited } = this.refresh;
+    if (patient) return answer;
     const late = Symbol("late");
     const first = await Promise.race([answer, waited.then(() => late)]);
-    return first === late ? known.value : (first as T | Limited);
+    if (first !== late) return first as T | Limited;
+    if (known) return known.value;
+    throw this.options.noAnswer(REFRESH_WAIT_MS);
   }
 
   private start(): Refresh<T> {

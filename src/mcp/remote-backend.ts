@@ -84,6 +84,12 @@ export class RemoteBackend implements SkillportBackend {
       onArrival: arrived,
       onOutage: (err: ServiceError) => this.outageBegan(err),
       onRecovery: () => this.outageEnded(),
+      noAnswer: (waitedMs: number) =>
+        this.namedOutage(
+          new ServiceError("service_unavailable", {
+            message: `It has not answered within ${waitedMs / 1000} s.`,
+          }),
+        ),
     };
     this.catalog = new Refreshed(() => this.reached(() => this.fetchSkills()), {
       ...shared,
@@ -102,8 +108,16 @@ export class RemoteBackend implements SkillportBackend {
    */
   static async connect(client: SkillportClient, options: RemoteOptions): Promise<RemoteBackend> {
     const backend = new RemoteBackend(client, options);
-    await backend.scope();
+    await backend.callerScope.getAtStart();
     return backend;
+  }
+
+  /**
+   * The catalog, fetched at start-up (waiting for the server however long it takes, where
+   * `tools/list` waits at most seconds); none for a key over its rate limit.
+   */
+  catalogAtStart(): Promise<readonly SkillDetail[]> {
+    return this.catalog.getAtStart();
   }
 
   scope(): Promise<Scope> {
@@ -135,12 +149,17 @@ export class RemoteBackend implements SkillportBackend {
       return await fetch();
     } catch (err) {
       if (!isOutage(err)) throw err;
-      throw new ServiceError("service_unavailable", {
-        message: `The skillport at ${this.options.baseUrl} is unavailable: ${err.message}`,
-        retryAfterSeconds: err.retryAfterSeconds,
-        cause: err,
-      });
+      throw this.namedOutage(err);
     }
+  }
+
+  /** `outage`, naming the server it is of. */
+  private namedOutage(outage: ServiceError): ServiceError {
+    return new ServiceError("service_unavailable", {
+      message: `The skillport at ${this.options.baseUrl} is unavailable: ${outage.message}`,
+      retryAfterSeconds: outage.retryAfterSeconds,
+      cause: outage,
+    });
   }
 
   private outageBegan(err: ServiceError): void {

@@ -7,7 +7,7 @@ import { isWellFormedSecret } from "../core/keys/secret.js";
 import type { Logger } from "../core/logger.js";
 import type { createLogger } from "../logging.js";
 import { packageVersion } from "../package-files.js";
-import { onStopSignals } from "../stop-signals.js";
+import type { HeldStopSignals } from "../stop-signals.js";
 import { STORE_KINDS, storeKindOf } from "../store/store-kinds.js";
 import type { SkillportBackend } from "./backend.js";
 import { GuardedStdioTransport } from "./guarded-stdio-transport.js";
@@ -120,7 +120,7 @@ export async function openRemote(
     // The catalog the tools are listed from, fetched now rather than at the first
     // tools/list (which then uses it). A key over its rate limit gets none yet: nothing
     // is checked or warned of.
-    const skills = await backend.skills("list");
+    const skills = await backend.catalogAtStart();
     if (skills.length > 0) {
       if (tools.tags.length > 0) checkToolTags(tools.tags, skills);
       const catalog = skills.map((skill) => ({ id: skill.skill_id, tags: skill.tags }));
@@ -161,13 +161,15 @@ function errorAnswer(id: string | number | null, code: number, message: string) 
 }
 
 /**
- * Serves MCP on stdin/stdout until the client closes stdin or a signal arrives. A signal
- * during the stop interrupts the executions still running at once; a second one exits.
+ * Serves MCP on stdin/stdout until the client closes stdin or a signal arrives (one held
+ * by `stopSignals` while the command started too). A signal during the stop interrupts the
+ * executions still running at once; a second one exits.
  */
 export async function serveStdio(
   { backend, scope, finishWork, interrupt, close }: Extract<Opened, { backend: SkillportBackend }>,
   config: Config,
   logger: ReturnType<typeof createLogger>,
+  stopSignals: HeldStopSignals,
 ): Promise<void> {
   const { server, drained } = createMcpServer(backend, {
     ...config.mcp,
@@ -228,7 +230,6 @@ export async function serveStdio(
       process.exit(130);
     }
   };
-  onStopSignals(onSignal);
   const answer = (message: object) => process.stdout.write(`${JSON.stringify(message)}\n`);
   const messages = process.stdin.pipe(
     new MessageGuard(config.maxBodyBytes, {
@@ -268,4 +269,6 @@ export async function serveStdio(
   );
   await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");
+  // A signal held while the store opened or the transport connected stops it now.
+  stopSignals.handleWith(onSignal);
 }

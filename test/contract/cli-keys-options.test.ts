@@ -174,3 +174,44 @@ describe("contract: keys actions never print a secret given where an id belongs"
     expect(await listed(key.id)).toMatchObject({ name: "pasted", status: "active" });
   });
 });
+
+describe("contract: keys refusals about the key itself", () => {
+  // A usage text follows a mistake of the command line. After "the key is revoked" it said
+  // nothing the command line got wrong, and buried the one line that said why.
+  it("print the refusal alone, on one line, and exit 2: a revoked key edited or rolled, a key rolled twice, an unknown id", async () => {
+    const revoked = await createKey(dataDir, { name: "gone" });
+    expect((await keys("revoke", revoked.id)).code).toBe(0);
+    const rolled = await createKey(dataDir, { name: "rolled" });
+    const roll = await keys("roll", rolled.id, "--json");
+    expect(roll.code, roll.stderr).toBe(0);
+    const replacement = (JSON.parse(roll.stdout) as { id: string }).id;
+    const cases: [string[], string][] = [
+      [
+        ["edit", revoked.id, "--name", "x"],
+        `skillport keys edit: The key ${revoked.id} is revoked; only an active key can be edited.`,
+      ],
+      [
+        ["roll", revoked.id],
+        `skillport keys roll: The key ${revoked.id} is revoked; only an active key can be rolled.`,
+      ],
+      [
+        ["roll", rolled.id],
+        `skillport keys roll: The key ${rolled.id} was rolled before: ${replacement} replaced it`,
+      ],
+      [["edit", "key_nosuch", "--name", "x"], "skillport keys edit: No API key has the id key_nosuch."],
+      [["revoke", "key_nosuch"], "skillport keys revoke: No API key has the id key_nosuch."],
+    ];
+    for (const [args, refusal] of cases) {
+      const result = await keys(...args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.startsWith(refusal), result.stderr).toBe(true);
+      expect(result.stderr.trimEnd().split("\n"), result.stderr).toHaveLength(1);
+    }
+    // A value the command line gives or leaves out, found once the key is read, is still a
+    // usage mistake: a limit for a plan with fixed limits.
+    const fixed = await keys("edit", rolled.id, "--plan", "free", "--limit-minute", "5", "--limit-day", "5");
+    expect(fixed.code).toBe(2);
+    expect(fixed.stderr).toContain("\n\nUsage:\n  skillport keys edit KEY_ID");
+  });
+});

@@ -146,6 +146,22 @@ describe("skillport mcp --remote while its server is unavailable", () => {
     expect(performance.now() - againMs).toBeLessThan(500);
   }, 15_000);
 
+  it("answers the first tools/list within seconds, service_unavailable naming the server, when nothing could be fetched and the server stops answering", async () => {
+    // A key over its rate limit at start-up: neither its scope nor the catalog is known.
+    // Regression: that tools/list waited the client's attempt timeout (a minute), past the
+    // MCP client's own request timeout, where a refused connection is answered at once.
+    const state: ServerState = { now: RATE_LIMITED, skills: ["test.one"] };
+    const server = await start(state);
+    mcp = await inMemoryMcpClient(await connect(client(server.baseUrl), server.baseUrl));
+    state.now = "no answer";
+    const unanswered = `service_unavailable: The skillport at ${server.baseUrl} is unavailable: It has not answered within 2 s.`;
+    await expect(mcp.listTools()).rejects.toThrow(unanswered);
+    // Asked again while those requests still hang: the same answer, and no new request.
+    const asked = server.requests.length;
+    await expect(mcp.listTools()).rejects.toThrow(unanswered);
+    expect(server.requests).toHaveLength(asked);
+  }, 15_000);
+
   it("says which server is unavailable, without a stack, when tools/list needs what it never could fetch", async () => {
     // A key over its rate limit at start-up: neither its scope nor the catalog is known.
     const state: ServerState = { now: RATE_LIMITED, skills: ["test.one"] };

@@ -5,6 +5,8 @@ import {
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type ErrorBody, errorBody } from "../core/errors.js";
+import { unsafeJsonError } from "../core/unsafe-json.js";
 import { safeParseInWords } from "../core/validation.js";
 
 /** A line that is no JSON-RPC message, and the error that answers it (JSON-RPC 2.0, section 5.1). */
@@ -13,6 +15,8 @@ export interface MalformedMessage {
   id: string | number | null;
   code: ErrorCode.ParseError | ErrorCode.InvalidRequest;
   message: string;
+  /** The contract's error, for a refusal of skillport's own (`unsafeJsonError`), as `paramsRefusal` sends one. */
+  data?: ErrorBody;
 }
 
 /** A line that is a JSON-RPC message: the message, as the SDK's stdio transport would read it. */
@@ -48,6 +52,16 @@ export function checkLine(line: string): ParsedMessage | "blank" | MalformedMess
       id: null,
       code: ErrorCode.ParseError,
       message: `Parse error: the line is not JSON (${(err as Error).message}); send one JSON-RPC message a line.`,
+    };
+  }
+  // As `/mcp` and `/v1` refuse such a body, before the SDK's schemas drop or keep a prototype key.
+  const unsafe = unsafeJsonError(text, value);
+  if (unsafe) {
+    return {
+      id: requestIdOf(value),
+      code: ErrorCode.InvalidRequest,
+      message: `${unsafe.code}: ${unsafe.message}`,
+      data: errorBody(unsafe),
     };
   }
   const message = JSONRPCMessageSchema.safeParse(value);

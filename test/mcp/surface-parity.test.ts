@@ -9,7 +9,7 @@ import {
   type TestServer,
 } from "../contract/harness.js";
 import type { McpTransportKind } from "./mcp-clients.js";
-import { openRawSession, type RawAnswer, type RawSession } from "./raw-sessions.js";
+import { openRawSession, type RawSession } from "./raw-sessions.js";
 
 /**
  * One core behind every surface: the same execute, sent as the same JSON text through
@@ -34,6 +34,8 @@ type Outcome =
   | { record: { status: string; error: unknown; result: unknown } }
   /** A record whose run's end depends on timing (a 1 ms timeout): only that it was accepted. */
   | { accepted: true }
+  /** A discover answer: its skills and scores (not its time). */
+  | { discovered: unknown[] }
   | { unexpected: unknown };
 
 interface Case {
@@ -138,9 +140,59 @@ const CASES: Case[] = [
   { name: "skill id a tool name", body: skillId(`"math_evaluate"`) },
 ];
 
+/**
+ * Calls of a skill's own tool, whose arguments are the skill's params, against
+ * `POST /v1/execute` with those params. (Arguments that are no object never reach a tool:
+ * MCP's schema of `tools/call` refuses them, as a protocol error.)
+ */
+const OWN_TOOL_CASES: Case[] = [
+  `{"data":{"__proto__":{"a":1}},"expression":"@"}`,
+  `{"__proto__":{"a":1},"data":1,"expression":"@"}`,
+  `{"data":{"constructor":{"prototype":{}}},"expression":"@"}`,
+  `{"data":{"constructor":1,"prototype":2},"expression":"@"}`,
+  `{"data":1e400,"expression":"@"}`,
+  `{"data":-0,"expression":"@"}`,
+  `{"data":"\ud800","expression":"@"}`,
+  `{"data":${deep(150)},"expression":"@"}`,
+  `{"data":1}`,
+  `{"data":1,"expression":5}`,
+  `{"data":1,"expresion":"@"}`,
+  `{"data":1,"expression":"@","banana":1}`,
+  `{"data":1,"expression":"@","timeout_ms":5}`,
+  `{}`,
+].map((params) => ({ name: params.slice(0, 60), body: `{"skill_id":"json.query","params":${params}}` }));
+
+/** `POST /v1/discover` bodies, sent as discover_skills' arguments. */
+const DISCOVER_CASES: Case[] = [
+  `{"query":"convert miles to kilometres"}`,
+  `{"query":""}`,
+  `{"query":"   "}`,
+  `{"query":"${"x".repeat(1001)}"}`,
+  `{"query":"\ud800 query json"}`,
+  `{"query":5}`,
+  `{"Query":"convert units"}`,
+  `{"query":"convert units","limit":0}`,
+  `{"query":"convert units","limit":51}`,
+  `{"query":"convert units","limit":1.5}`,
+  `{"query":"convert units","limit":"5"}`,
+  `{"query":"convert units","limit":null}`,
+  `{"query":"convert units","limit":1e400}`,
+  `{"query":"convert units","Limit":3}`,
+  `{"query":"convert units","tags":[]}`,
+  `{"query":"convert units","tags":[""]}`,
+  `{"query":"convert units","tags":"json"}`,
+  `{"query":"query data","tags":["json"]}`,
+  `{"query":"query data","tags":["__proto__","constructor"]}`,
+  `{"query":"convert units","__proto__":{"limit":1}}`,
+  `{"query":"convert units","tag":["json"]}`,
+].map((body) => ({ name: body.slice(0, 60), body }));
+
 const SURFACES: McpTransportKind[] = ["stdio", "http", "remote"];
 
-describe("the same execute on every surface", () => {
+/** How a tool takes what the REST body holds: the body itself, or the skill's params. */
+type ToolKind = "execute_skill" | "discover_skills" | "own tool";
+
+describe("the same call on every surface", () => {
   let server: TestServer;
   let key: CreatedKey;
   const sessions = new Map<McpTransportKind, RawSession>();
@@ -162,31 +214,43 @@ describe("the same execute on every surface", () => {
     return acceptedOnly ? { accepted: true } : { record: { status, error, result } };
   };
 
+  const discovered = (answer: Json): Outcome => ({
+    discovered: (answer.results as Json[]).map(({ skill_id, score }) => ({ skill_id, score })),
+  });
+
   const refusal = (error: { code: string; message: string; details?: unknown }): Outcome => ({
     refused: error.code,
     message: error.message,
     ...(error.details === undefined ? {} : { details: error.details }),
   });
 
-  async function viaRest({ body, acceptedOnly = false }: Case): Promise<Outcome> {
-    const res = await server.request("POST", "/v1/execute", {
+  async function viaRest(path: string, { body, acceptedOnly = false }: Case): Promise<Outcome> {
+    const res = await server.request("POST", path, {
       key: key.secret,
       rawBody: body,
       contentType: "application/json",
     });
+    if (res.status === 200 && path === "/v1/discover") return discovered(bodyOf<Json>(res));
     if (res.status === 200) return recordOutcome(bodyOf<ExecutionRecord>(res).id, acceptedOnly);
     const error = bodyOf<ErrorBody>(res)?.error;
     return error ? refusal(error) : { unexpected: `${res.status} ${res.text}` };
   }
 
-  async function viaMcp(kind: McpTransportKind, { body, acceptedOnly = false }: Case): Promise<Outcome> {
-    const answer = await sessions
-      .get(kind)
-      ?.request("tools/call", `{"name":"execute_skill","arguments":${body}}`);
-    return answer ? mcpOutcome(answer, acceptedOnly) : { unexpected: "no session" };
-  }
-
-  async function mcpOutcome(answer: RawAnswer, acceptedOnly: boolean): Promise<Outcome> {
+  async function viaMcp(
+    surface: McpTransportKind,
+    tool: ToolKind,
+    { body, acceptedOnly = false }: Case,
+  ): Promise<Outcome> {
+    const call =
+      tool === "own tool"
+        ? `{"name":"json_query","arguments":${body.slice(body.indexOf('"params":') + 9, -1)}}`
+        : `{"name":"${tool}","arguments":${body}}`;
+    const answer = await sessions.get(surface)?.request("tools/call", call);
+    if (!answer) return { unexpected: "no session" };
+    // JSON refused as JSON names its place in the JSON-RPC request: in the REST body, that is
+    // within `params` for the skill's own tool, at the root for the others.
+    const inBody = (error: ErrorBody["error"]) =>
+      renamed(error, (path) => path.replace(/^params\.arguments\./, tool === "own tool" ? "params." : ""));
     if (answer.kind === "http") {
       const error = (answer.body as ErrorBody | undefined)?.error;
       return error ? refusal(inBody(error)) : { unexpected: answer };
@@ -196,19 +260,50 @@ describe("the same execute on every surface", () => {
       const error = message.error as { code: number; message: string; data?: ErrorBody["error"] };
       return error.data?.code ? refusal(inBody(error.data)) : { unexpected: error };
     }
-    const result = message.result as { isError?: boolean; _meta?: Json };
+    const result = message.result as { isError?: boolean; _meta?: Json; structuredContent?: Json };
     const executionId = result._meta?.["skillport/execution_id"];
     if (typeof executionId === "string") return recordOutcome(executionId, acceptedOnly);
     const error = result._meta?.["skillport/error"] as ErrorBody["error"] | undefined;
-    return error ? refusal(withRestPlaces(error)) : { unexpected: result };
+    if (error) return refusal(tool === "execute_skill" ? withRestPlaces(error) : error);
+    return tool === "discover_skills" && result.structuredContent
+      ? discovered(result.structuredContent)
+      : { unexpected: result };
   }
 
-  it.each(CASES)("$name", async (call) => {
-    const rest = await viaRest(call);
+  /** What kinds of answer each tool's cases got (`execute_skill refused`), so that none compares only refusals. */
+  const answered = new Set<string>();
+
+  async function expectOneAnswer(path: string, tool: ToolKind, call: Case): Promise<void> {
+    const rest = await viaRest(path, call);
     expect(rest).not.toHaveProperty("unexpected");
+    answered.add(`${tool} ${Object.keys(rest)[0]}`);
     const mcp: Partial<Record<McpTransportKind, Outcome>> = {};
-    for (const kind of SURFACES) mcp[kind] = await viaMcp(kind, call);
+    for (const surface of SURFACES) mcp[surface] = await viaMcp(surface, tool, call);
     expect(mcp, call.body.slice(0, 200)).toEqual({ stdio: rest, http: rest, remote: rest });
+  }
+
+  describe("execute_skill", () => {
+    it.each(CASES)("$name", (call) => expectOneAnswer("/v1/execute", "execute_skill", call));
+  });
+
+  describe("a skill's own tool", () => {
+    it.each(OWN_TOOL_CASES)("$name", (call) => expectOneAnswer("/v1/execute", "own tool", call));
+  });
+
+  describe("discover_skills", () => {
+    it.each(DISCOVER_CASES)("$name", (call) => expectOneAnswer("/v1/discover", "discover_skills", call));
+  });
+
+  it("compared answers as well as refusals of every tool", () => {
+    expect([...answered].sort()).toEqual([
+      "discover_skills discovered",
+      "discover_skills refused",
+      "execute_skill accepted",
+      "execute_skill record",
+      "execute_skill refused",
+      "own tool record",
+      "own tool refused",
+    ]);
   });
 });
 
@@ -221,11 +316,6 @@ function renamed(error: ErrorBody["error"], rename: (path: string) => string): E
       : error.message;
   const details = error.details?.map(({ path, message }) => ({ path: rename(path), message }));
   return { ...error, message, ...(details && { details }) };
-}
-
-/** A refusal of a JSON-RPC request's JSON, with its places in the call's arguments: in the REST body. */
-function inBody(error: ErrorBody["error"]): ErrorBody["error"] {
-  return renamed(error, (path) => path.replace(/^params\.arguments\./, ""));
 }
 
 /** An execute_skill refusal as REST says it (see the file's comment). */

@@ -2,9 +2,9 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
+import { jsonFaultInWords } from "../core/json-syntax.js";
 import { unsafeJsonError } from "../core/unsafe-json.js";
 import { parseRequest, type SentElsewhere } from "../core/validation.js";
-import { firstJsonFault, type JsonFault } from "./json-syntax.js";
 import { refuseBodyMembersInQuery } from "./query-string.js";
 
 /**
@@ -111,33 +111,9 @@ function requiredBody(request: FastifyRequest): unknown {
   });
 }
 
-/**
- * A body that is not JSON, told where it stops being JSON and why when that is clear (a
- * raw line break in a string, which agents building JSON by hand send most). Only a
- * character that is no part of a word is repeated: the body may hold a secret.
- */
+/** A body that is not JSON, told where it stops being JSON and why when that is clear (`jsonFaultInWords`). */
 function invalidJsonError(text: string): ServiceError {
-  const fault = firstJsonFault(text);
-  const why = fault ? `: ${faultInWords(fault, text)}` : "";
+  const fault = jsonFaultInWords(text);
+  const why = fault ? `: ${fault}` : "";
   return new ServiceError("invalid_request", { message: `The request body is not valid JSON${why}.` });
-}
-
-function faultInWords(fault: JsonFault, text: string): string {
-  if (fault.kind === "end") return "it ends before the JSON does (a quote, ] or } missing)";
-  const before = text.slice(0, fault.index);
-  const line = before.split("\n").length;
-  const where = `line ${line}, column ${fault.index - before.lastIndexOf("\n")}`;
-  if (fault.kind === "control") {
-    return `a control character (a line break or tab) at ${where}, inside a string, must be escaped (\\n, \\t)`;
-  }
-  if (fault.kind === "name") return `a member's name, in double quotes, was expected at ${where}`;
-  const char = text[fault.index] ?? "";
-  if (/[\p{L}\p{N}_]/u.test(char)) return `unexpected text at ${where}`;
-  const trailingComma = "]}".includes(char) && before.trimEnd().endsWith(",");
-  const hint = trailingComma
-    ? " (after a trailing comma)"
-    : char === "'"
-      ? " (JSON takes double quotes)"
-      : "";
-  return `unexpected ${JSON.stringify(char)} at ${where}${hint}`;
 }

@@ -6,6 +6,7 @@ import {
   JSONRPCRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorBody, errorBody } from "../core/errors.js";
+import { jsonFaultInWords } from "../core/json-syntax.js";
 import { unsafeJsonError } from "../core/unsafe-json.js";
 import { safeParseInWords } from "../core/validation.js";
 
@@ -47,11 +48,13 @@ export function checkLine(line: string): ParsedMessage | "blank" | MalformedMess
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
+  } catch {
+    // Said as `/mcp` says it of a body: where and why, not JSON.parse's words, which quote the line.
+    const why = jsonFaultInWords(text) ?? "it does not parse";
     return {
       id: null,
       code: ErrorCode.ParseError,
-      message: `Parse error: the line is not JSON (${(err as Error).message}); send one JSON-RPC message a line.`,
+      message: `Parse error: the line is not JSON (${why}); send one JSON-RPC message a line.`,
     };
   }
   // As `/mcp` and `/v1` refuse such a body, before the SDK's schemas drop or keep a prototype key.

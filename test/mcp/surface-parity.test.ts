@@ -187,6 +187,25 @@ const DISCOVER_CASES: Case[] = [
   `{"query":"convert units","tag":["json"]}`,
 ].map((body) => ({ name: body.slice(0, 60), body }));
 
+/**
+ * Execution ids read with `GET /v1/executions/{id}` (the id percent-encoded) and with
+ * get_execution; `$id` stands for the id of a finished execution of the key.
+ */
+const GET_CASES: string[] = [
+  "$id",
+  "$ID",
+  " $id",
+  "$id\t",
+  "exec_unknown",
+  "a/b",
+  "%41",
+  "\u00e9x\u0000",
+  "x".repeat(100),
+  "x".repeat(101),
+  "x".repeat(200),
+  "x".repeat(201),
+];
+
 const SURFACES: McpTransportKind[] = ["stdio", "http", "remote"];
 
 /** How a tool takes what the REST body holds: the body itself, or the skill's params. */
@@ -294,6 +313,48 @@ describe("the same call on every surface", () => {
     it.each(DISCOVER_CASES)("$name", (call) => expectOneAnswer("/v1/discover", "discover_skills", call));
   });
 
+  describe("get_execution", () => {
+    let finished = "";
+    beforeAll(async () => {
+      const res = await server.request("POST", "/v1/execute", {
+        key: key.secret,
+        json: { skill_id: "math.evaluate", params: { expression: "6*7" } },
+      });
+      finished = bodyOf<ExecutionRecord>(res).id;
+    });
+
+    it.each(GET_CASES)("%j", async (pattern) => {
+      const id = pattern.replace("$id", finished).replace("$ID", finished.toUpperCase());
+      const res = await server.request("GET", `/v1/executions/${encodeURIComponent(id)}`, {
+        key: key.secret,
+      });
+      const rest =
+        res.status === 200
+          ? { record: bodyOf<ExecutionRecord>(res) }
+          : refusal(
+              (bodyOf<ErrorBody>(res) ?? { error: { code: `${res.status}`, message: res.text } }).error,
+            );
+      answered.add(`get_execution ${Object.keys(rest)[0]}`);
+      const mcp: Partial<Record<McpTransportKind, unknown>> = {};
+      for (const surface of SURFACES) {
+        const answer = await sessions
+          .get(surface)
+          ?.request("tools/call", `{"name":"get_execution","arguments":{"id":${JSON.stringify(id)}}}`);
+        const result = answer?.kind === "jsonrpc" ? (answer.message.result as Json | undefined) : undefined;
+        const error = (result?._meta as Json | undefined)?.["skillport/error"] as
+          | ErrorBody["error"]
+          | undefined;
+        mcp[surface] =
+          result?.isError === true && error
+            ? refusal(error)
+            : result?.structuredContent
+              ? { record: result.structuredContent }
+              : { unexpected: answer };
+      }
+      expect(mcp).toEqual({ stdio: rest, http: rest, remote: rest });
+    });
+  });
+
   it("compared answers as well as refusals of every tool", () => {
     expect([...answered].sort()).toEqual([
       "discover_skills discovered",
@@ -301,6 +362,8 @@ describe("the same call on every surface", () => {
       "execute_skill accepted",
       "execute_skill record",
       "execute_skill refused",
+      "get_execution record",
+      "get_execution refused",
       "own tool record",
       "own tool refused",
     ]);

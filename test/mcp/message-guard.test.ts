@@ -97,27 +97,16 @@ describe("MessageGuard", () => {
       "a forbidden key (__proto__: in JavaScript it names an object's prototype, not a member); rename it";
     const huge =
       "a number too large to be read as one (beyond about ±1.8e308); send it as a string, or smaller";
+    /** The refusal of request `id` for what is at `path`, `why`: the contract's error as its data. */
+    const refusal = (id: number, path: string, why: string) => ({
+      id,
+      code: -32600,
+      message: `invalid_request: ${path}: ${why}`,
+      data: { code: "invalid_request", message: `${path}: ${why}`, details: [{ path, message: why }] },
+    });
     expect(malformed).toEqual([
-      {
-        id: 3,
-        code: -32600,
-        message: `invalid_request: params.arguments.__proto__: ${proto}`,
-        data: {
-          code: "invalid_request",
-          message: `params.arguments.__proto__: ${proto}`,
-          details: [{ path: "params.arguments.__proto__", message: proto }],
-        },
-      },
-      {
-        id: 4,
-        code: -32600,
-        message: `invalid_request: params.arguments.n: ${huge}`,
-        data: {
-          code: "invalid_request",
-          message: `params.arguments.n: ${huge}`,
-          details: [{ path: "params.arguments.n", message: huge }],
-        },
-      },
+      refusal(3, "params.arguments.__proto__", proto),
+      refusal(4, "params.arguments.n", huge),
     ]);
   });
 

@@ -47,6 +47,14 @@ export const DiscoverRequest = z.object({
 });
 export type DiscoverRequest = z.output<typeof DiscoverRequest>;
 
+/**
+ * An execution id as a request names it: in `/v1/executions/{id}` and in MCP's
+ * get_execution alike, so that an id of no execution is refused, or looked up, the same on
+ * both. (Ids skillport makes are about 30 characters.)
+ */
+export const ExecutionId = z.string().min(1).max(100);
+export const ExecutionIdParams = z.object({ id: ExecutionId });
+
 export const ListExecutionsQuery = z.object({
   limit: wholeNumberText(1, 100, 20),
   cursor: z.string().min(1).max(500).optional(),

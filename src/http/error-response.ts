@@ -11,7 +11,6 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
   FST_ERR_CTP_INVALID_TYPE: "invalid_request",
   FST_ERR_BAD_URL: "invalid_request",
-  FST_ERR_MAX_PARAM_LENGTH: "invalid_request",
   FST_ERR_ASYNC_CONSTRAINT: "invalid_request",
 };
 
@@ -21,7 +20,6 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: "The request body is not valid JSON.",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length header does not match the request body.",
   FST_ERR_BAD_URL: "The URL is not valid: it has a malformed percent-encoding.",
-  FST_ERR_MAX_PARAM_LENGTH: "A path segment of the URL is too long.",
 };
 
 /** The core's one mapping of anything thrown to the contract's error (`Skillport.errorOf`). */

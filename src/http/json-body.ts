@@ -2,13 +2,14 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
+import { jsonFaultInWords } from "../core/json-syntax.js";
+import { unsafeJsonError } from "../core/unsafe-json.js";
 import { parseRequest, type SentElsewhere } from "../core/validation.js";
-import { firstJsonFault, type JsonFault } from "./json-syntax.js";
 import { refuseBodyMembersInQuery } from "./query-string.js";
 
 /**
- * Parses `application/json` bodies with Fastify's own parser (its prototype-poisoning
- * checks included), and says precisely what is wrong with a body it refuses:
+ * Parses `application/json` bodies (`/v1` and `/mcp` alike), and says precisely what is
+ * wrong with a body it refuses:
  * - An empty body (or one of JSON's whitespace only) is no body rather than invalid JSON:
  *   clients that send `Content-Type: application/json` on every request (the README's own
  *   curl examples do) must be able to cancel an execution, whose POST has no body. Routes
@@ -19,20 +20,28 @@ import { refuseBodyMembersInQuery } from "./query-string.js";
  *   that are not UTF-8 in a body declared as such become U+FFFD: refusing them needs the
  *   body as bytes, which Fastify reads at about 9 % more CPU per execute (measured with
  *   bench/cpu-cost.mjs), for clients that break the RFC.
- * - Valid JSON refused for a `__proto__` or `constructor.prototype` key says so.
+ * - Valid JSON that no surface passes on (a `__proto__` key, a number beyond doubles) is
+ *   refused by the rule MCP's stdio lines are held to, saying where (`unsafeJsonError`):
+ *   Fastify's own parser refused a prototype key without saying where, in its own words.
+ * A leading byte order mark is no part of the JSON, as Fastify's parser had it.
  */
 export function parseJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const unreadable = unreadableBodyError(request.headers);
     if (unreadable) return done(unreadable, undefined);
-    const text = body as string;
-    if (JSON_WHITESPACE_ONLY.test(text)) return done(null, undefined);
-    void parseJson(request, text, (err, value) => {
-      if (!err) return done(null, value);
-      done(isPlainJson(text) ? forbiddenKeyError() : invalidJsonError(text), undefined);
-    });
+    const raw = body as string;
+    if (JSON_WHITESPACE_ONLY.test(raw)) return done(null, undefined);
+    const text = raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return done(invalidJsonError(text), undefined);
+    }
+    const unsafe = unsafeJsonError(text, value);
+    if (unsafe) return done(unsafe, undefined);
+    done(null, value);
   });
 }
 
@@ -102,50 +111,9 @@ function requiredBody(request: FastifyRequest): unknown {
   });
 }
 
-/** Whether plain `JSON.parse` takes `text`: then only the poisoning checks refused it. */
-function isPlainJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * A body that is not JSON, told where it stops being JSON and why when that is clear (a
- * raw line break in a string, which agents building JSON by hand send most). Only a
- * character that is no part of a word is repeated: the body may hold a secret.
- */
+/** A body that is not JSON, told where it stops being JSON and why when that is clear (`jsonFaultInWords`). */
 function invalidJsonError(text: string): ServiceError {
-  const fault = firstJsonFault(text);
-  const why = fault ? `: ${faultInWords(fault, text)}` : "";
+  const fault = jsonFaultInWords(text);
+  const why = fault ? `: ${fault}` : "";
   return new ServiceError("invalid_request", { message: `The request body is not valid JSON${why}.` });
-}
-
-function faultInWords(fault: JsonFault, text: string): string {
-  if (fault.kind === "end") return "it ends before the JSON does (a quote, ] or } missing)";
-  const before = text.slice(0, fault.index);
-  const line = before.split("\n").length;
-  const where = `line ${line}, column ${fault.index - before.lastIndexOf("\n")}`;
-  if (fault.kind === "control") {
-    return `a control character (a line break or tab) at ${where}, inside a string, must be escaped (\\n, \\t)`;
-  }
-  if (fault.kind === "name") return `a member's name, in double quotes, was expected at ${where}`;
-  const char = text[fault.index] ?? "";
-  if (/[\p{L}\p{N}_]/u.test(char)) return `unexpected text at ${where}`;
-  const trailingComma = "]}".includes(char) && before.trimEnd().endsWith(",");
-  const hint = trailingComma
-    ? " (after a trailing comma)"
-    : char === "'"
-      ? " (JSON takes double quotes)"
-      : "";
-  return `unexpected ${JSON.stringify(char)} at ${where}${hint}`;
-}
-
-function forbiddenKeyError(): ServiceError {
-  return new ServiceError("invalid_request", {
-    message:
-      "The request body contains a forbidden key (__proto__, or constructor with a prototype key inside).",
-  });
 }

@@ -3,6 +3,7 @@ import { DiscoverResponseSchema, pageSchema, SkillDetailSchema } from "../core/a
 import {
   DiscoverRequest,
   ExecuteRequest,
+  ExecutionId,
   GetExecutionQuery,
   IdempotencyKey,
   ListExecutionsQuery,
@@ -194,7 +195,7 @@ function describeOtherMethods(paths: Record<string, Record<string, unknown>>): v
   }
 }
 
-const idParameter = { name: "id", in: "path", required: true, schema: { type: "string" } };
+const idParameter = { name: "id", in: "path", required: true, schema: schema(ExecutionId, "input") };
 /**
  * What any `/v1` operation may answer: a request refused before routing (not HTTP/1.1, no
  * Host or two, too many header lines: client-error.ts, host-header.ts, header-lines.ts), a

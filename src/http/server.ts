@@ -93,9 +93,12 @@ export function buildHttpServer(skillport: Skillport, options: HttpServerOptions
     trustProxy: trustProxyOption(options.trustProxy),
     genReqId: () => `req_${randomBase62(20)}`,
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true },
-    // Refusals Fastify makes before routing (a malformed percent-encoding, an over-long
-    // path parameter) skip the hooks: give them the same admission and error envelope.
+    // Path parameters are bounded by the schemas of their routes (an execution id's is
+    // get_execution's), which name the parameter; the router's own bound (100 characters)
+    // refused an id of 101 to 200 that get_execution looked up, saying only "too long".
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: Number.MAX_SAFE_INTEGER },
+    // Refusals Fastify makes before routing (a malformed percent-encoding) skip the hooks:
+    // give them the same admission and error envelope.
     frameworkErrors: (err, request, reply) => {
       reply.header("x-request-id", request.id);
       const unavailable = unavailableNow();

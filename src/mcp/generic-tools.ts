@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { DiscoverResponseSchema } from "../core/answer-schemas.js";
-import { DiscoverRequest, ExecuteRequest, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
+import { DiscoverRequest, ExecuteRequest, ExecutionId, MAX_TIMEOUT_MS } from "../core/api-schemas.js";
 import { ExecutionRecordInline } from "../core/execution/record.js";
 import type { Scope } from "../core/keys/api-key.js";
 import { OPTIONAL_TASKS } from "./execution-tasks.js";
@@ -45,7 +45,7 @@ export const ExecuteSkillArgs = ExecuteRequest.omit({ async: true }).extend({
 });
 
 export const GetExecutionArgs = z.object({
-  id: z.string().min(1).max(200).describe("Execution id, as returned by execute_skill"),
+  id: ExecutionId.describe("Execution id, as returned by execute_skill"),
   wait_ms: z
     .number()
     .int()

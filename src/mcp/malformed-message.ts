@@ -5,6 +5,9 @@ import {
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { type ErrorBody, errorBody } from "../core/errors.js";
+import { jsonFaultInWords } from "../core/json-syntax.js";
+import { unsafeJsonError } from "../core/unsafe-json.js";
 import { safeParseInWords } from "../core/validation.js";
 
 /** A line that is no JSON-RPC message, and the error that answers it (JSON-RPC 2.0, section 5.1). */
@@ -13,6 +16,8 @@ export interface MalformedMessage {
   id: string | number | null;
   code: ErrorCode.ParseError | ErrorCode.InvalidRequest;
   message: string;
+  /** The contract's error, for a refusal of skillport's own (`unsafeJsonError`), as `paramsRefusal` sends one. */
+  data?: ErrorBody;
 }
 
 /** A line that is a JSON-RPC message: the message, as the SDK's stdio transport would read it. */
@@ -43,11 +48,23 @@ export function checkLine(line: string): ParsedMessage | "blank" | MalformedMess
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
+  } catch {
+    // Said as `/mcp` says it of a body: where and why, not JSON.parse's words, which quote the line.
+    const why = jsonFaultInWords(text) ?? "it does not parse";
     return {
       id: null,
       code: ErrorCode.ParseError,
-      message: `Parse error: the line is not JSON (${(err as Error).message}); send one JSON-RPC message a line.`,
+      message: `Parse error: the line is not JSON (${why}); send one JSON-RPC message a line.`,
+    };
+  }
+  // As `/mcp` and `/v1` refuse such a body, before the SDK's schemas drop or keep a prototype key.
+  const unsafe = unsafeJsonError(text, value);
+  if (unsafe) {
+    return {
+      id: requestIdOf(value),
+      code: ErrorCode.InvalidRequest,
+      message: `${unsafe.code}: ${unsafe.message}`,
+      data: errorBody(unsafe),
     };
   }
   const message = JSONRPCMessageSchema.safeParse(value);

@@ -156,8 +156,8 @@ export async function openRemote(
 }
 
 /** A JSON-RPC error answer, for a message the transport is not given (`MessageGuard`). */
-function errorAnswer(id: string | number | null, code: number, message: string) {
-  return { jsonrpc: "2.0", id, error: { code, message } };
+function errorAnswer(id: string | number | null, code: number, message: string, data?: object) {
+  return { jsonrpc: "2.0", id, error: { code, message, ...(data && { data }) } };
 }
 
 /**
@@ -248,9 +248,9 @@ export async function serveStdio(
       },
       // Neither the line nor the answer (JSON.parse quotes a piece of the line, which may
       // hold a secret) goes to the log.
-      malformed: ({ id, code, message }) => {
+      malformed: ({ id, code, message, data }) => {
         logger.warn({ code, id }, "mcp: refused a malformed message");
-        answer(errorAnswer(id, code, message));
+        answer(errorAnswer(id, code, message, data));
       },
     }),
   );

@@ -620,7 +620,7 @@ describe("contract: secrets stay out of the logs", { timeout: 60_000 }, () => {
         json: { skill_id: "message.send", params: { channel: "c", text: key.secret } },
       });
       await server.request("POST", "/v1/execute", { key: "Bearer", json: { secret: key.secret } });
-      // Paths Fastify refuses before routing (a malformed encoding, an over-long parameter),
+      // A path Fastify refuses before routing (a malformed encoding), and an over-long id,
       // with no key or a wrong one: answered once, and the URL is not logged.
       for (const path of [`/v1/skills/%ZZ/${key.secret}`, `/v1/executions/${"a".repeat(120)}${key.secret}`]) {
         expect((await server.request("GET", path)).status).toBe(401);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { firstJsonFault } from "../../src/http/json-syntax.js";
+import { firstJsonFault } from "../../src/core/json-syntax.js";
 
 const parses = (text: string) => {
   try {

@@ -67,6 +67,49 @@ describe("MessageGuard", () => {
     ]);
   });
 
+  // Regression: the answer repeated JSON.parse's own words, which quote the line (`Unexpected
+  // token 's', "sk_live_…" is not valid JSON`), where `/mcp` says of the same text where and
+  // why it stops being JSON.
+  it("says where a line stops being JSON, as /mcp says it of a body, quoting none of it", async () => {
+    const { malformed } = await guard(1_000, [
+      '{"jsonrpc":"2.0","id":1,"method":"ping",}\n',
+      "sk_live_secret\n",
+      '{"jsonrpc":"2.0","id":1\n',
+    ]);
+    const line = (why: string) =>
+      `Parse error: the line is not JSON (${why}); send one JSON-RPC message a line.`;
+    expect(malformed.map(({ message }) => message)).toEqual([
+      line('unexpected "}" at line 1, column 41 (after a trailing comma)'),
+      line("unexpected text at line 1, column 1"),
+      line("it ends before the JSON does (a quote, ] or } missing)"),
+    ]);
+  });
+
+  // A key that would name a prototype, or a number beyond doubles: refused as `/mcp` and `/v1`
+  // refuse such a body, never passed on to the SDK's schemas (which drop some and keep others).
+  it("refuses JSON no surface passes on with -32600 for the request's id, the contract's error as data", async () => {
+    const { passed, malformed } = await guard(1_000, [
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"__proto__":{"a":1}}}}\n',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":{"n":1e400}}}\n',
+    ]);
+    expect(passed).toEqual([]);
+    const proto =
+      "a forbidden key (__proto__: in JavaScript it names an object's prototype, not a member); rename it";
+    const huge =
+      "a number too large to be read as one (beyond about ±1.8e308); send it as a string, or smaller";
+    /** The refusal of request `id` for what is at `path`, `why`: the contract's error as its data. */
+    const refusal = (id: number, path: string, why: string) => ({
+      id,
+      code: -32600,
+      message: `invalid_request: ${path}: ${why}`,
+      data: { code: "invalid_request", message: `${path}: ${why}`, details: [{ path, message: why }] },
+    });
+    expect(malformed).toEqual([
+      refusal(3, "params.arguments.__proto__", proto),
+      refusal(4, "params.arguments.n", huge),
+    ]);
+  });
+
   it("refuses JSON that is no JSON-RPC message with -32600, for the id of a request, saying what is wrong", async () => {
     const lines = [
       '{"id":5,"method":"ping"}',

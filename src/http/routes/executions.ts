@@ -1,8 +1,9 @@
 import type { EventEmitter } from "node:events";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { anySignal } from "../../core/any-signal.js";
-import { GetExecutionQuery, ListExecutionsQuery } from "../../core/api-schemas.js";
+import { ExecutionIdParams, GetExecutionQuery, ListExecutionsQuery } from "../../core/api-schemas.js";
 import type { Skillport } from "../../core/skillport.js";
+import { parseOrThrow } from "../../core/validation.js";
 import { keyOf } from "../admission.js";
 import { parseQuery } from "../query-string.js";
 import { streamEvents } from "../sse.js";
@@ -24,23 +25,29 @@ export function registerExecutionRoutes(
   );
 
   app.get<IdParams>("/v1/executions/:id", fullAccess, async (request, reply) => {
-    request.executionId = request.params.id;
+    const id = executionIdOf(request);
     const { wait } = parseQuery(GetExecutionQuery, request.query);
     // Only a long poll needs to know that its client left.
     const gone = wait > 0 ? untilGone(reply.raw, shutdown) : undefined;
-    return queries.get(keyOf(request), request.params.id, wait * 1000, { signal: gone });
+    return queries.get(keyOf(request), id, wait * 1000, { signal: gone });
   });
 
   app.post<IdParams>("/v1/executions/:id/cancel", fullAccess, async (request) => {
-    request.executionId = request.params.id;
-    return queries.cancel(keyOf(request), request.params.id);
+    return queries.cancel(keyOf(request), executionIdOf(request));
   });
 
   app.get<IdParams>("/v1/executions/:id/events", fullAccess, async (request, reply) => {
-    request.executionId = request.params.id;
-    const events = queries.subscribe(keyOf(request), request.params.id, untilGone(reply.raw, shutdown));
+    const id = executionIdOf(request);
+    const events = queries.subscribe(keyOf(request), id, untilGone(reply.raw, shutdown));
     await streamEvents(reply, events);
   });
+}
+
+/** The execution id the path names, checked as get_execution checks it (`ExecutionId`), for the request's log line. */
+function executionIdOf(request: FastifyRequest<IdParams>): string {
+  const { id } = parseOrThrow(ExecutionIdParams, request.params);
+  request.executionId = id;
+  return id;
 }
 
 /**

@@ -112,3 +112,34 @@ function scalarEnd(text: string, start: number): number | JsonFault {
   const number = NUMBER.exec(text);
   return number ? start + number[0].length : { kind: "unexpected", index: start };
 }
+
+/**
+ * Where and why `text`, which `JSON.parse` refused, stops being JSON, in words (a raw line
+ * break in a string, which agents building JSON by hand send most); undefined when no fault
+ * is found. Only a character that is no part of a word is repeated: the text may hold a
+ * secret, which JSON.parse's own messages quote.
+ */
+export function jsonFaultInWords(text: string): string | undefined {
+  const fault = firstJsonFault(text);
+  return fault && faultInWords(fault, text);
+}
+
+function faultInWords(fault: JsonFault, text: string): string {
+  if (fault.kind === "end") return "it ends before the JSON does (a quote, ] or } missing)";
+  const before = text.slice(0, fault.index);
+  const line = before.split("\n").length;
+  const where = `line ${line}, column ${fault.index - before.lastIndexOf("\n")}`;
+  if (fault.kind === "control") {
+    return `a control character (a line break or tab) at ${where}, inside a string, must be escaped (\\n, \\t)`;
+  }
+  if (fault.kind === "name") return `a member's name, in double quotes, was expected at ${where}`;
+  const char = text[fault.index] ?? "";
+  if (/[\p{L}\p{N}_]/u.test(char)) return `unexpected text at ${where}`;
+  const trailingComma = "]}".includes(char) && before.trimEnd().endsWith(",");
+  const hint = trailingComma
+    ? " (after a trailing comma)"
+    : char === "'"
+      ? " (JSON takes double quotes)"
+      : "";
+  return `unexpected ${JSON.stringify(char)} at ${where}${hint}`;
+}

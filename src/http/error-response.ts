@@ -3,12 +3,14 @@ import { type ErrorCode, errorBody, ServiceError } from "../core/errors.js";
 import { notJsonError } from "./json-body.js";
 import { answerWithLimit } from "./rate-limit-headers.js";
 
-/** Fastify's own errors that are the client's fault, mapped to the contract's codes. */
+/**
+ * Fastify's own errors that are the client's fault, mapped to the contract's codes. (Its JSON
+ * parser's are not among them: JSON bodies are read by `parseJsonBodies`, which refuses with
+ * the contract's errors itself.)
+ */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_request",
-  FST_ERR_CTP_EMPTY_JSON_BODY: "invalid_request",
-  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_request",
   FST_ERR_CTP_INVALID_TYPE: "invalid_request",
   FST_ERR_BAD_URL: "invalid_request",
   FST_ERR_ASYNC_CONSTRAINT: "invalid_request",
@@ -16,8 +18,6 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 
 /** Messages by Fastify code; the others get their contract code's default message. */
 const FASTIFY_MESSAGES: Record<string, string> = {
-  FST_ERR_CTP_EMPTY_JSON_BODY: "The request body is not valid JSON.",
-  FST_ERR_CTP_INVALID_JSON_BODY: "The request body is not valid JSON.",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length header does not match the request body.",
   FST_ERR_BAD_URL: "The URL is not valid: it has a malformed percent-encoding.",
 };

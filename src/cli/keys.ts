@@ -154,6 +154,8 @@ function editChanges(values: ReturnType<typeof parseKeysArgs>["values"]): EditKe
  * only bury it. Anything but a ServiceError is thrown.
  */
 function refused(command: string, err: unknown): number {
+  // The command line's own checks (`limitsOption`) are usage errors already: named by the command.
+  if (err instanceof UsageError) throw new UsageError(`${command}: ${err.message}`);
   if (!(err instanceof ServiceError)) throw err;
   const refusal = `${command}: ${cliMessage(err)}`;
   if (err.code === "invalid_request" && err.details?.length) throw new UsageError(refusal);
@@ -171,10 +173,9 @@ function warnOfLimits(key: KeyView): void {
 function limitsOption(minute: string | undefined, day: string | undefined) {
   if (minute === undefined && day === undefined) return undefined;
   if (minute === undefined || day === undefined) {
-    const message =
-      "--limit-minute and --limit-day go together: give both (a key's limits per minute and per day).";
-    // Of the command line as a whole: it names both options itself.
-    throw new ServiceError("invalid_request", { message, details: [{ path: "(root)", message }] });
+    throw new UsageError(
+      "--limit-minute and --limit-day go together: give both (a key's limits per minute and per day).",
+    );
   }
   return { perMinute: minute, perDay: day };
 }

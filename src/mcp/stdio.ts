@@ -246,8 +246,7 @@ export async function serveStdio(
           ),
         );
       },
-      // Neither the line nor the answer (JSON.parse quotes a piece of the line, which may
-      // hold a secret) goes to the log.
+      // Only the code and id go to the log, never the line, which may hold a secret.
       malformed: ({ id, code, message, data }) => {
         logger.warn({ code, id }, "mcp: refused a malformed message");
         answer(errorAnswer(id, code, message, data));

@@ -1,3 +1,5 @@
+import { setImmediate } from "node:timers/promises";
+
 /**
  * The signals that stop `serve` and `mcp` gracefully (running executions finish until
  * SKILLPORT_SHUTDOWN_TIMEOUT_MS, then end `execution_interrupted`; the store is closed):
@@ -16,8 +18,11 @@ export function onStopSignals(handler: (signal: NodeJS.Signals) => void): void {
 
 /** The stop signals a starting command holds (`holdStopSignals`), for its stop to take over. */
 export interface HeldStopSignals {
-  /** Hands the signal held so far, if any, then every later one, to `handler`. */
-  handleWith(handler: (signal: NodeJS.Signals) => void): void;
+  /**
+   * Hands the signal held so far, if any, then every later one, to `handler`, once every
+   * signal the process has received is seen (resolves then).
+   */
+  handleWith(handler: (signal: NodeJS.Signals) => void): Promise<void>;
 }
 
 interface StartLogger {
@@ -58,7 +63,14 @@ export function holdStopSignals(logger: StartLogger, { opensStore = true } = {})
     }
   });
   return {
-    handleWith(stop) {
+    async handleWith(stop) {
+      // A signal that came while the start held the thread (SQLite waiting out another
+      // connection's lock, for up to 5 s; a migration) reaches JavaScript only when the event
+      // loop next polls, which the rest of the start may not have let it do: it would then be
+      // taken for one sent to the started process. The second of two turns of the loop comes
+      // after a poll, whichever phase the first began in.
+      await setImmediate();
+      await setImmediate();
       handler = stop;
       if (held !== undefined) stop(held);
     },

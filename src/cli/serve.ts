@@ -97,7 +97,7 @@ export async function runServe(args: string[]): Promise<number> {
       process.exit(130);
     }
   };
-  stopSignals.handleWith(onSignal);
+  await stopSignals.handleWith(onSignal);
 
   try {
     // A signal meanwhile stops the core once this start has ended (Skillport.stop); one

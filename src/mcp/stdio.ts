@@ -269,5 +269,5 @@ export async function serveStdio(
   await server.connect(transport);
   logger.info({ version: packageVersion() }, "mcp: serving on stdio");
   // A signal held while the store opened or the transport connected stops it now.
-  stopSignals.handleWith(onSignal);
+  await stopSignals.handleWith(onSignal);
 }

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateSecret } from "../../src/core/keys/secret.js";
 import { Database } from "../../src/store/sqlite/driver.js";
@@ -19,8 +20,34 @@ import { CLI_PATH, createKey, freePort } from "./harness.js";
  * open and no line saying why. The start is held at the store's open by a write lock this
  * test takes on the database file (SQLite waits up to 5 s for it), so the signal arrives
  * mid-start whatever the machine's speed; an unknown variable's warning, written before the
- * store opens, says when the command has begun.
+ * store opens, says when the command has begun. Where /proc shows it, the signal is sent once
+ * the command has the database file open, so while SQLite's wait holds its thread: a signal
+ * then reaches JavaScript only when the start lets the event loop poll, which it had not
+ * done before the command called itself started (a CI run said "shutting down" instead).
  */
+/** Resolves once process `pid` has `file` open (Linux: /proc), or at once where that cannot be seen. */
+async function hasFileOpen(pid: number | undefined, file: string): Promise<void> {
+  const fds = `/proc/${pid}/fd`;
+  if (pid === undefined || !existsSync(fds)) return;
+  const target = realpathSync(file);
+  const opened = () => {
+    try {
+      return readdirSync(fds).some((fd) => readlinkSafe(join(fds, fd)) === target);
+    } catch {
+      return true; // the process has ended: nothing left to wait for
+    }
+  };
+  for (let waited = 0; !opened() && waited < 5_000; waited += 10) await sleep(10);
+}
+
+function readlinkSafe(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined; // a descriptor closed while the directory was read
+  }
+}
+
 describe("contract: a stop signal while starting", { timeout: 60_000 }, () => {
   const dirs: string[] = [];
   afterEach(async () => {
@@ -57,9 +84,11 @@ describe("contract: a stop signal while starting", { timeout: 60_000 }, () => {
       output += chunk.toString();
       if (!signalled && output.includes("SKILLPORT_SIGNAL_TEST_TYPO")) {
         signalled = true;
-        child.kill(signal);
-        lock.exec("COMMIT");
-        lock.close();
+        void hasFileOpen(child.pid, lock.name).then(() => {
+          child.kill(signal);
+          lock.exec("COMMIT");
+          lock.close();
+        });
       }
     };
     child.stdout.on("data", collect);

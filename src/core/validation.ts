@@ -12,8 +12,16 @@ export function safeParseInWords<S extends z.ZodType>(
   schema: S,
   input: unknown,
 ): z.ZodSafeParseResult<z.output<S>> {
-  return schema.safeParse(input, { error: issueInWords });
+  return schema.safeParse(input, IN_WORDS);
 }
+
+/**
+ * The context of every worded parse, made once. zod copies it with `async: false` added
+ * (`{ ...ctx, async: false }`); V8 copies an object already holding that member on its fast
+ * path, and one without it on a slow one whose copy then slows the whole parse: 1.6 µs
+ * against 0.4 µs for an execute request's body (Node 20), paid by every request twice.
+ */
+const IN_WORDS: z.core.ParseContextInternal<z.core.$ZodIssue> = { error: issueInWords, async: false };
 
 /**
  * zod issues, from parsing `input` with `schema`, as the contract's `details`:

@@ -1,6 +1,6 @@
 import type { SkillDetail } from "../core/answer-schemas.js";
 import { anySignal } from "../core/any-signal.js";
-import type { DiscoverRequest } from "../core/api-schemas.js";
+import type { DiscoverRequest, ExecuteRequest } from "../core/api-schemas.js";
 import { toSkillDetail } from "../core/catalog-service.js";
 import type { ServiceError } from "../core/errors.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
@@ -67,18 +67,19 @@ export class EmbeddedBackend implements SkillportBackend {
     // the call waits (`wait_ms`, a task), so a retry that waits otherwise, or arrives while
     // the first still runs, is answered from the first execution in both modes.
     if (waitsForEnd(call) && idempotencyKey === undefined) {
-      const sync = await executions.execute(
-        key,
-        { ...request, async: false },
-        { idempotencyKey, signal, onProgress, onLog },
-      );
+      const sync = await executions.execute(key, executeRequest(request, false), {
+        idempotencyKey,
+        signal,
+        onProgress,
+        onLog,
+      });
       return sync.record;
     }
-    const { record } = await executions.execute(
-      key,
-      { ...request, async: true },
-      { idempotencyKey, onProgress, onLog },
-    );
+    const { record } = await executions.execute(key, executeRequest(request, true), {
+      idempotencyKey,
+      onProgress,
+      onLog,
+    });
     // Cancelled while waiting: the execution is cancelled. After the answer it runs on.
     const cancel = () => void queries.cancel(key, record.id).catch(() => {});
     signal.addEventListener("abort", cancel, { once: true });
@@ -141,4 +142,13 @@ export class EmbeddedBackend implements SkillportBackend {
     if (!admission.admitted) throw admission.error;
     return admission.key;
   }
+}
+
+/**
+ * The call's request as the core takes it, made member by member: on Node 20, V8 copies
+ * `{ ...request, async }` (a member the request lacks) on a slow path that costs half a
+ * microsecond, every tool call.
+ */
+function executeRequest(request: ExecuteCall["request"], async: boolean): ExecuteRequest {
+  return { skill_id: request.skill_id, params: request.params, timeout_ms: request.timeout_ms, async };
 }

@@ -7,9 +7,14 @@ import type { ToolTarget } from "./tool-catalog.js";
 
 /** Lets a retrying client make a skill call at most once, as `Idempotency-Key` does on `/v1`. */
 const IDEMPOTENCY_META = "skillport/idempotency_key";
-/** An idempotency key sent as an argument would be dropped, and a retry would run the skill again. */
-const IDEMPOTENCY_KEY_IN_META = {
+/**
+ * execute_skill's arguments that belong elsewhere, which zod would drop: an idempotency key (a
+ * retry would run the skill again), and REST's `async` (the call would wait for the end).
+ */
+const SENT_ELSEWHERE = {
   idempotencykey: `send an idempotency key in the call's _meta, as ${JSON.stringify(IDEMPOTENCY_META)}`,
+  async:
+    "this call waits for the end; send wait_ms: 0 for the record at once, then get_execution to wait for its end",
 };
 
 /** A skill run a tool call asks for. */
@@ -49,7 +54,7 @@ export function parseToolCall(
     case "discover_skills":
       return { tool: "discover", request: parseRequest(DiscoverSkillsArgs, args) };
     case "execute_skill": {
-      const { wait_ms, ...request } = parseRequest(ExecuteSkillArgs, args, "object", IDEMPOTENCY_KEY_IN_META);
+      const { wait_ms, ...request } = parseRequest(ExecuteSkillArgs, args, "object", SENT_ELSEWHERE);
       return { tool: "execute", request, waitMs: wait_ms, idempotencyKey };
     }
     case "get_execution": {

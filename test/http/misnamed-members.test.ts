@@ -109,6 +109,31 @@ describe("a request member sent under a close name is refused with the name mean
     );
   });
 
+  // A member of the other surface was dropped: REST's `async` given to execute_skill, or MCP's
+  // `wait_ms` given to POST /v1/execute, and the call waited for the end (up to its timeout)
+  // where its caller meant to get the record at once.
+  it("how a surface waits, asked for in the other surface's words, pointed to its own", async () => {
+    const { request } = await setUp();
+    const run = { skill_id: "test.echo", params: { text: "hi" } };
+    const told =
+      "this call waits for the end; send async: true for the record at once, then GET /v1/executions/{id}?wait= to wait for its end";
+    for (const name of ["wait_ms", "waitMs"]) {
+      expect(refusal(await request("POST", "/v1/execute", { ...run, [name]: 0 }))).toMatchObject({
+        code: "invalid_request",
+        message: `${name}: is not allowed here; ${told}`,
+        details: [{ path: name, message: `is not allowed here; ${told}` }],
+      });
+    }
+    expect(() =>
+      parseToolCall(
+        { kind: "generic", name: "execute_skill" },
+        { name: "execute_skill", arguments: { ...run, async: true } },
+      ),
+    ).toThrow(
+      "async: is not allowed here; this call waits for the end; send wait_ms: 0 for the record at once, then get_execution to wait for its end",
+    );
+  });
+
   it("still ignores a member close to no name it takes, as a later version's member would be", async () => {
     const { request } = await setUp();
     const ran = await request("POST", "/v1/execute", {

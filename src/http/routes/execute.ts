@@ -8,8 +8,15 @@ import { headerCount, keyOf } from "../admission.js";
 import { parseBody } from "../json-body.js";
 import { streamEvents } from "../sse.js";
 
-/** An idempotency key sent as a body member would be dropped, and a retry would run the skill again. */
-const IDEMPOTENCY_KEY_IN_HEADER = { idempotencykey: "send an idempotency key in the Idempotency-Key header" };
+/**
+ * Members that belong elsewhere, which zod would drop: an idempotency key (a retry would run
+ * the skill again), and MCP's `wait_ms` (the call would wait for the end, up to the timeout).
+ */
+const SENT_ELSEWHERE = {
+  idempotencykey: "send an idempotency key in the Idempotency-Key header",
+  waitms:
+    "this call waits for the end; send async: true for the record at once, then GET /v1/executions/{id}?wait= to wait for its end",
+};
 
 /**
  * POST /v1/execute — sync answers 200 with the terminal record, async 202 at once with
@@ -23,7 +30,7 @@ export function registerExecuteRoute(app: FastifyInstance, skillport: Skillport)
   // Scope is checked at admission, before the body (contract.md: 403 for a read-only key).
   app.post("/v1/execute", { config: { scope: "full-access" } }, async (request, reply) => {
     const key = keyOf(request);
-    const input = parseBody(request, ExecuteRequest, IDEMPOTENCY_KEY_IN_HEADER);
+    const input = parseBody(request, ExecuteRequest, SENT_ELSEWHERE);
     // Two would be joined into one key ("a, b") that neither sender meant.
     if (headerCount(request.raw.rawHeaders, "idempotency-key") > 1) {
       throw new ServiceError("invalid_request", { message: "Send one Idempotency-Key header, not several." });

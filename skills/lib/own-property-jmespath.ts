@@ -46,6 +46,20 @@ class OwnPropertyInterpreter extends LibraryInterpreter {
     switch (node.type) {
       case "Field":
         return isJsonObject(value) && Object.hasOwn(value, node.name) ? (value[node.name] ?? null) : null;
+      // Checked here so that a failure names the operator and the operand at fault (the
+      // library says only "not-a-number: undefined"); then computed by the library, on the
+      // values found here (its operands are not visited twice).
+      case "Arithmetic": {
+        const left = this.visit(node.left, value);
+        const right = this.visit(node.right, value);
+        assertArithmetic(node.operator, [node.left, left], [node.right, right]);
+        return super.visit({ ...node, left: literal(left), right: literal(right) }, value);
+      }
+      case "Unary": {
+        const operand = this.visit(node.operand, value);
+        assertArithmetic(node.operator, [node.operand, operand]);
+        return super.visit({ ...node, operand: literal(operand) }, value);
+      }
       case "MultiSelectHash": {
         const collected: JSONObject = {};
         for (const child of node.children) {
@@ -63,6 +77,49 @@ class OwnPropertyInterpreter extends LibraryInterpreter {
   override withScope(scope: ScopeEntry): Interpreter {
     return Object.setPrototypeOf(super.withScope(scope), OwnPropertyInterpreter.prototype) as Interpreter;
   }
+}
+
+const OPERATOR_SIGNS: Record<string, string> = {
+  Plus: "+",
+  Minus: "-",
+  Multiply: "*",
+  Star: "*",
+  Divide: "/",
+  Modulo: "%",
+  Div: "//",
+};
+
+/**
+ * Throws, in words, what the library's arithmetic would refuse: an operand that is not a
+ * number (most often null, a key the data lacks: `a/b` is a divided by b in JMESPath, and
+ * `first-name` first minus name), or a division by zero.
+ */
+function assertArithmetic(operator: string, ...operands: [ExpressionNode, Visited][]): void {
+  const sign = OPERATOR_SIGNS[operator] ?? operator;
+  // A unary sign's one operand comes after it; a binary one's come before and after.
+  const sides = operands.length === 1 ? ["after"] : ["before", "after"];
+  operands.forEach(([node, found], index) => {
+    if (typeof found === "number") return;
+    const operand = node.type === "Field" ? JSON.stringify(node.name) : `the value ${sides[index]} it`;
+    const what =
+      found === null
+        ? "null (a key the data does not have, or a null)"
+        : `${articled(jsonTypeName(found))}, not a number`;
+    const pathHint =
+      sign === "/" && found === null && node.type === "Field"
+        ? " ('/' divides in JMESPath: a path is written a.b)"
+        : "";
+    throw new Error(`'${sign}' needs numbers, and ${operand} is ${what}${pathHint}`);
+  });
+  if ((sign === "/" || sign === "//") && operands[1]?.[1] === 0) throw new Error(`'${sign}' divides by zero`);
+}
+
+function literal(value: Visited): ExpressionNode {
+  return { type: "Literal", value: value as JSONValue };
+}
+
+function articled(typeName: string): string {
+  return /^[aeiou]/.test(typeName) ? `an ${typeName}` : `a ${typeName}`;
 }
 
 function isJsonObject(value: unknown): value is JSONObject {

@@ -107,6 +107,38 @@ describe("json.query", () => {
     await expectSkillError(jsonQuery, { data, expression }, message);
   });
 
+  // The library's own words for these were "not-a-number: undefined", "not-a-number" and
+  // "not-a-number: divide by zero", naming neither the operator nor the operand.
+  it.each([
+    [
+      "Europe/Nowhere",
+      {},
+      /^Could not apply "Europe\/Nowhere": '\/' needs numbers, and "Europe" is null \(a key the data does not have, or a null\) \('\/' divides in JMESPath: a path is written a\.b\)$/,
+    ],
+    ["a + b", { a: "x", b: 1 }, /: '\+' needs numbers, and "a" is a string, not a number$/],
+    ["a * `2`", { a: { n: 1 } }, /: '\*' needs numbers, and "a" is an object, not a number$/],
+    ["-a", { a: [1] }, /: '-' needs numbers, and "a" is an array, not a number$/],
+    ["`2` - length(a)", { a: null }, /: Invalid type: length\(\)/],
+    ["`1` + to_string(a)", { a: 1 }, /: '\+' needs numbers, and the value after it is a string, not a number$/],
+    ["a / b", { a: 1, b: 0 }, /: '\/' divides by zero$/],
+    ["a // b", { a: 1, b: 0 }, /: '\/\/' divides by zero$/],
+  ])("says which operand of %s is not a number", async (expression, data, message) => {
+    await expectSkillError(jsonQuery, { data, expression }, message);
+  });
+
+  it("computes arithmetic on numbers as JMESPath does", async () => {
+    const data = { a: 7, b: 2, items: [{ x: 1 }, { x: 2 }] };
+    for (const [expression, result] of [
+      ["a / b", 3.5],
+      ["a // b", 3],
+      ["a % b", 1],
+      ["-a + b * `3`", -1],
+      ["items[].x * `10`", [10, 20]],
+    ] as const) {
+      expect(await runSkill(jsonQuery, { data, expression })).toEqual({ result });
+    }
+  });
+
   // Audit 26 F4: in JMESPath "x" is the field x, so a[?n=="x"] compared with a missing field
   // and answered [] as if no record matched; other slips got the parser's words only.
   describe("a string in double quotes in a comparison", () => {

@@ -52,14 +52,19 @@ function mapToSources(profile) {
     const frame = node.callFrame;
     if (!frame.url.startsWith("file:")) continue;
     const map = mapOf(frame.url);
-    // Position ticks name lines of the file that ran (1-based): each is mapped on its own.
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
+    // Position ticks name lines (1-based) of the file that ran, each mapped on its own. But V8
+    // gives the lines of code inlined into the function as lines of the script the inlined
+    // code came from, which may be another chunk: a line that maps into another source than
+    // the function's own is such code (or, rarely, inlined from a source bundled alongside),
+    // and its line cannot be told; it is counted as inlined into the function.
     node.positionTicks = node.positionTicks?.map(({ line, ticks }) => {
       const at = map?.findEntry(line - 1, 0);
-      return at?.originalSource
-        ? { url: new URL(at.originalSource, frame.url).href, line: at.originalLine + 1, ticks }
-        : { url: frame.url, line, ticks };
+      if (!at?.originalSource) return { url: frame.url, line, ticks };
+      if (entry?.originalSource && at.originalSource !== entry.originalSource)
+        return { inlinedInto: node, ticks };
+      return { url: new URL(at.originalSource, frame.url).href, line: at.originalLine + 1, ticks };
     });
-    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
     if (!entry?.originalSource) continue;
     node.callFrame = {
       ...frame,
@@ -114,7 +119,16 @@ export function summarise(profile, top = 25) {
   const usPerTick = total / Math.max(profile.samples.length, 1);
   const lines = new Map(); // "file:line  text" -> µs
   for (const node of profile.nodes) {
-    for (const { url, line, ticks } of node.positionTicks ?? []) {
+    for (const { url, line, ticks, inlinedInto } of node.positionTicks ?? []) {
+      if (inlinedInto) {
+        const f = inlinedInto.callFrame;
+        add(
+          lines,
+          `(code from another file inlined into ${f.functionName || "(anonymous)"} ${where(f)})`,
+          ticks * usPerTick,
+        );
+        continue;
+      }
       if (!url?.startsWith("file:")) continue;
       add(lines, `${where({ url, lineNumber: line - 1 })}  ${sourceLine(url, line)}`, ticks * usPerTick);
     }

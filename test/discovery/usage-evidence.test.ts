@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { Bm25fRetriever } from "../../src/core/discovery/bm25f.js";
 import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import { UsageEvidence } from "../../src/core/discovery/usage-evidence.js";
 
@@ -68,6 +69,48 @@ describe("usage evidence (one owner's learned queries)", () => {
     // A query without a vector makes the evidence incomplete (re-read once the model is ready).
     evidence.add(learned("weather.now", "fourth", 4));
     expect(evidence.complete).toBe(false);
+  });
+
+  describe("an owner's learned queries added at once (addAll, as read from the store)", () => {
+    const skills = ["notes.keep", "weather.now", "files.write"];
+    const words = ["jot", "rain", "save", "list", "paris", "disk", "note", "sunny", "draft", "number"];
+    // Oldest first; five queries per skill, over a cap of three.
+    const all = Array.from({ length: 15 }, (_, index) =>
+      learned(
+        skills[index % 3] ?? "",
+        `${words[index % 10]} ${words[(index * 7) % 10]} ${index}`,
+        index,
+        1 + (index % 4),
+      ),
+    );
+    const vectors = all.map((_, index) => unit(1 + index, index % 5, 3));
+
+    it("holds what adding them one by one holds: the same caps, counts and evidence", () => {
+      const oneByOne = new UsageEvidence(3, 3);
+      all.forEach((entry, index) => oneByOne.add(entry, vectors[index]));
+      const atOnce = new UsageEvidence(3, 3);
+      atOnce.addAll(all, vectors);
+      expect(atOnce.size).toBe(9);
+      expect(atOnce.size).toBe(oneByOne.size);
+      for (const entry of all) {
+        expect(atOnce.countOf(entry.skillId, entry.query)).toBe(oneByOne.countOf(entry.skillId, entry.query));
+      }
+      for (const query of ["jot rain", "paris disk 13", "sunny"]) {
+        const vector = unit(2, 1, 3);
+        expect(oneByOne.signals(query, vector).size).toBeGreaterThan(0);
+        expect(atOnce.signals(query, vector)).toEqual(oneByOne.signals(query, vector));
+      }
+    });
+
+    it("indexes each skill's queries once, not once per query", () => {
+      const indexed = vi.spyOn(Bm25fRetriever.prototype, "add");
+      try {
+        new UsageEvidence(3, 200).addAll(all, vectors);
+        expect(indexed).toHaveBeenCalledTimes(skills.length);
+      } finally {
+        indexed.mockRestore();
+      }
+    });
   });
 
   it("lifts a skill in lexical ranking and says why in match.usage; without evidence nothing changes", async () => {

@@ -96,36 +96,24 @@ export class UsageEvidence {
    * vector when one is given. A skill over the cap loses its least recently executed query.
    */
   add(learned: LearnedQuery, vector?: Float32Array): void {
-    const entries = this.bySkill.get(learned.skillId) ?? [];
-    let entry = entries.find((candidate) => candidate.query === learned.query);
-    if (entry) {
-      entry.count = learned.count;
-      entry.lastAt = Math.max(entry.lastAt, learned.lastAt);
-    } else {
-      entry = {
-        skillId: learned.skillId,
-        query: learned.query,
-        count: learned.count,
-        lastAt: learned.lastAt,
-        terms: new Set(analyze(learned.query)),
-      };
-      entries.push(entry);
-      this.entryCount += 1;
-    }
-    if (vector && this.vectors) {
-      entry.vectorKey ??= String(this.nextVectorKey++);
-      this.vectors.set(entry.vectorKey, vector);
-      this.byVectorKey.set(entry.vectorKey, entry);
-    }
-    entries.sort((a, b) => b.lastAt - a.lastAt);
-    for (const dropped of entries.splice(this.perSkill)) this.forget(dropped);
-    this.bySkill.set(learned.skillId, entries);
-    this.lexical.add(
-      skillDocument(
-        learned.skillId,
-        entries.map((kept) => kept.query),
-      ),
-    );
+    this.upsert(learned, vector);
+    this.trimAndIndex(learned.skillId);
+  }
+
+  /**
+   * `add` for many learned queries (an owner's, read from the store), with their vectors at
+   * the same index. Each skill's queries are indexed once, after all are in: added one by
+   * one, a skill's document (all its queries) would be analysed again for each, which for
+   * an owner at the caps (200 per skill) took a second, during which the process answered
+   * nothing.
+   */
+  addAll(learned: readonly LearnedQuery[], vectors?: readonly (Float32Array | undefined)[]): void {
+    const skills = new Set<string>();
+    learned.forEach((entry, index) => {
+      this.upsert(entry, vectors?.[index]);
+      skills.add(entry.skillId);
+    });
+    for (const skillId of skills) this.trimAndIndex(skillId);
   }
 
   /**
@@ -180,6 +168,48 @@ export class UsageEvidence {
       }
     }
     return best && { query: best.query, count: best.count };
+  }
+
+  /** Adds or updates one past query, without trimming or indexing its skill (`trimAndIndex`). */
+  private upsert(learned: LearnedQuery, vector?: Float32Array): void {
+    let entries = this.bySkill.get(learned.skillId);
+    if (!entries) {
+      entries = [];
+      this.bySkill.set(learned.skillId, entries);
+    }
+    let entry = entries.find((candidate) => candidate.query === learned.query);
+    if (entry) {
+      entry.count = learned.count;
+      entry.lastAt = Math.max(entry.lastAt, learned.lastAt);
+    } else {
+      entry = {
+        skillId: learned.skillId,
+        query: learned.query,
+        count: learned.count,
+        lastAt: learned.lastAt,
+        terms: new Set(analyze(learned.query)),
+      };
+      entries.push(entry);
+      this.entryCount += 1;
+    }
+    if (vector && this.vectors) {
+      entry.vectorKey ??= String(this.nextVectorKey++);
+      this.vectors.set(entry.vectorKey, vector);
+      this.byVectorKey.set(entry.vectorKey, entry);
+    }
+  }
+
+  /** Keeps a skill's most recently executed queries up to the cap, and indexes them as its document. */
+  private trimAndIndex(skillId: string): void {
+    const entries = this.bySkill.get(skillId) ?? [];
+    entries.sort((a, b) => b.lastAt - a.lastAt);
+    for (const dropped of entries.splice(this.perSkill)) this.forget(dropped);
+    this.lexical.add(
+      skillDocument(
+        skillId,
+        entries.map((kept) => kept.query),
+      ),
+    );
   }
 
   private forget(entry: Entry): void {

@@ -319,8 +319,7 @@ export class UsageLearning {
       ready ? this.semantic?.vectors.dimensions : undefined,
       this.caps.perSkill,
     );
-    // Oldest first, so that each skill keeps its most recent queries.
-    for (const [index, entry] of [...learned.entries()].reverse()) evidence.add(entry, vectors?.[index]);
+    evidence.addAll(learned, vectors);
     const cache = { evidence, loadedAt };
     this.owners.delete(owner);
     this.owners.set(owner, cache);

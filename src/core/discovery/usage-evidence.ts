@@ -134,7 +134,13 @@ export class UsageEvidence {
       signals.set(id, { lexical: score });
     }
     if (queryVector && this.vectors && this.vectors.size > 0) {
-      const accepts = filter && ((key: string) => filter(this.byVectorKey.get(key)?.skillId ?? ""));
+      // The filter asked once per skill, not once per past query (thousands of them); and
+      // not at all per past query when it accepts every skill, as it mostly does.
+      const refused = filter && [...this.bySkill.keys()].filter((skillId) => !filter(skillId));
+      const accepts =
+        refused && refused.length > 0
+          ? (key: string) => !refused.includes(this.byVectorKey.get(key)?.skillId ?? "")
+          : undefined;
       for (const { id: key, score } of this.vectors.search(queryVector, NEIGHBOURS, accepts)) {
         const entry = this.byVectorKey.get(key);
         if (!entry) continue;

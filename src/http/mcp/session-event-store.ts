@@ -9,13 +9,8 @@ const MAX_CHARS = 64 * 1024 * 1024;
 interface StoredEvent {
   id: EventId;
   streamId: StreamId;
-  /**
-   * The message as JSON text, parsed again only if it is replayed (rarely). Kept as the
-   * message object, a minute of a busy server's answers held ~300 MB of small objects that
-   * every garbage collection walked (pauses of hundreds of ms); as text they are a tenth of
-   * that, which the collector does not look into.
-   */
-  text: string;
+  message: JSONRPCMessage;
+  chars: number;
   storedAt: number;
   session: SessionEventStore;
 }
@@ -36,11 +31,20 @@ export class ReplayBuffer {
     return new SessionEventStore(this);
   }
 
-  /** @internal Keeps `message` and lets the oldest go past the bounds (the newest always stays). */
-  add(id: EventId, streamId: StreamId, message: JSONRPCMessage, session: SessionEventStore): StoredEvent {
-    const stored = { id, streamId, text: JSON.stringify(message), session, storedAt: this.now() };
+  /** @internal Keeps `event` and lets the oldest go past the bounds (the newest always stays). */
+  add(event: Omit<StoredEvent, "chars" | "storedAt">): StoredEvent {
+    // Member by member: V8 (Node 20) grows a spread copy on a slow path, for every message sent.
+    const { id, streamId, message, session } = event;
+    const stored = {
+      id,
+      streamId,
+      message,
+      session,
+      chars: JSON.stringify(message).length,
+      storedAt: this.now(),
+    };
     this.events.push(stored);
-    this.chars += stored.text.length;
+    this.chars += stored.chars;
     this.evict();
     return stored;
   }
@@ -52,7 +56,7 @@ export class ReplayBuffer {
       const first = this.events[0] as StoredEvent;
       if (first.storedAt >= oldest && this.chars <= MAX_CHARS) break;
       this.events.shift();
-      this.chars -= first.text.length;
+      this.chars -= first.chars;
       first.session.forget(first);
     }
   }
@@ -75,7 +79,7 @@ export class SessionEventStore implements EventStore {
   constructor(private readonly buffer: ReplayBuffer) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
-    const event = this.buffer.add(String(++this.sequence), streamId, message, this);
+    const event = this.buffer.add({ id: String(++this.sequence), streamId, message, session: this });
     this.events.push(event);
     this.byId.set(event.id, event);
     return event.id;
@@ -97,10 +101,8 @@ export class SessionEventStore implements EventStore {
     const last = this.byId.get(lastEventId);
     if (!last) return "";
     for (const event of this.events.slice(this.events.indexOf(last) + 1)) {
-      if (event.streamId !== last.streamId) continue;
-      const message = JSON.parse(event.text) as JSONRPCMessage;
       // A priming event (no message, only an id) is not sent again.
-      if ("jsonrpc" in message) await send(event.id, message);
+      if (event.streamId === last.streamId && "jsonrpc" in event.message) await send(event.id, event.message);
     }
     return last.streamId;
   }

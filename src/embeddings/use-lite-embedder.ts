@@ -35,9 +35,14 @@ export class UseLiteEmbedder implements TextEmbedder {
   private ready = false;
   private nextId = 0;
   private readonly requests = new Map<number, Request>();
+  private textsWaiting = 0;
 
   get loaded(): boolean {
     return this.ready;
+  }
+
+  get backlog(): number {
+    return this.textsWaiting;
   }
 
   load(): Promise<void> {
@@ -74,6 +79,15 @@ export class UseLiteEmbedder implements TextEmbedder {
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
+    this.textsWaiting += texts.length;
+    try {
+      return await this.send(texts);
+    } finally {
+      this.textsWaiting -= texts.length;
+    }
+  }
+
+  private async send(texts: readonly string[]): Promise<Float32Array[]> {
     await this.load();
     const worker = this.worker;
     if (!worker) throw new Error("embedding thread is not running");

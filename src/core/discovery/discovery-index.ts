@@ -21,7 +21,7 @@ import type { RankingInfo, UsageMatch } from "./match-evidence.js";
 import { DEFAULT_FEEDBACK, expandQuery, type FeedbackParameters } from "./query-expansion.js";
 import { rankHits } from "./rank-hits.js";
 import type { Retriever, ScoredId, ScoredWithin } from "./retriever.js";
-import type { SemanticIndex } from "./semantic-index.js";
+import { SEMANTIC_BUSY, type SemanticIndex } from "./semantic-index.js";
 import { SkillNames } from "./skill-names.js";
 import { TagIndex } from "./tag-index.js";
 import { analyzeQuery } from "./text-analysis.js";
@@ -106,7 +106,11 @@ export class DiscoveryIndex {
   async search(query: string, options: DiscoverySearchOptions = {}): Promise<DiscoveryResult> {
     const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_DISCOVERY_LIMIT));
     const filter = this.tags.filter(options.tags);
-    const ranking = this.ranking();
+    const ready = this.ranking();
+    const ranking: RankingInfo =
+      ready.mode === "hybrid" && this.semantic?.wouldWait(query, options.owner)
+        ? { mode: "lexical", semantic: SEMANTIC_BUSY }
+        : ready;
     const named = this.names.named(query);
     if (ranking.mode === "lexical" || !this.semantic || analyzeQuery(query).length === 0) {
       return { hits: this.searchLexical(query, limit, filter, options.usage, named), ranking };

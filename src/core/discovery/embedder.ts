@@ -11,6 +11,11 @@ export interface TextEmbedder {
   load(): Promise<void>;
   /** True once `load` has finished: until then discovery ranks lexically. */
   readonly loaded: boolean;
+  /**
+   * Texts sent to `embed` and not answered yet, when the model can tell: discovery answers
+   * lexically rather than queue a query behind many (`SemanticIndex.wouldWait`).
+   */
+  readonly backlog?: number;
   /** One unit vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** Frees the model (and any thread it runs on). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FIELD_NAMES } from "./document.js";
-import { SEMANTIC_STATES } from "./semantic-index.js";
+import { SEMANTIC_BUSY, SEMANTIC_STATES } from "./semantic-index.js";
 
 /*
  * Why a skill matched and how a discover answer was ranked, as the answer shows them.
@@ -55,9 +55,10 @@ export const RankingInfoSchema = z
       .enum(["hybrid", "lexical"])
       .describe("hybrid: word matching fused with semantic similarity; lexical: word matching alone"),
     semantic: z
-      .enum([...SEMANTIC_STATES, "off"])
+      .enum([...SEMANTIC_STATES, SEMANTIC_BUSY, "off"])
       .describe(
-        "off: lexical by configuration; loading: the model is not ready yet; failed: it could not run",
+        "off: lexical by configuration; loading: the model is not ready yet; failed: it could not run; " +
+          "busy: the model had more queries waiting than it answers at once, so this one was not queued behind them",
       ),
   })
   .describe("How the results were ranked (hybrid or lexical, and why)");

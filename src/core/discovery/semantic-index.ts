@@ -8,6 +8,22 @@ import { VectorIndex } from "./vector-index.js";
 const EMBED_BATCH = 32;
 
 /**
+ * Other texts (learned queries) embedded per model call while discovers are answered: the
+ * model's thread answers in arrival order, and a pass of 32 such texts held it ~1.3 s (odd
+ * characters make many tokens), which every discover arriving meanwhile waited (1.7 s).
+ * Eight make passes of a few hundred milliseconds, between which queries get their turn.
+ */
+const LIVE_EMBED_BATCH = 8;
+
+/**
+ * Texts waiting for the model past which a new query is not queued behind them: the shipped
+ * model's thread answers up to 64 at once, in about 0.3 s for short texts, so a query
+ * arriving behind more would wait that long or longer, and under a steady stream of new
+ * queries the wait grows for as long as the stream lasts (1.7 s measured with 8 clients).
+ */
+const BUSY_BACKLOG_TEXTS = 64;
+
+/**
  * Query vectors kept in memory by default: an execution following a discover learns from
  * the same query, and agents repeat queries; 1,000 vectors of 512 floats are 2 MB.
  */
@@ -20,6 +36,8 @@ export interface SemanticIndexOptions {
 
 /** Why semantic matching is or is not part of ranking right now. */
 export const SEMANTIC_STATES = ["ready", "loading", "failed"] as const;
+/** Why one answer was ranked without it although the model is ready: `wouldWait`. */
+export const SEMANTIC_BUSY = "busy";
 export type SemanticState = (typeof SEMANTIC_STATES)[number];
 
 /** A text to embed, with its cache key. */
@@ -121,6 +139,17 @@ export class SemanticIndex {
   }
 
   /**
+   * True when embedding `query` would queue it behind more texts than the model answers
+   * in one pass (`BUSY_BACKLOG_TEXTS`), unless `owner`'s recent queries hold its vector:
+   * the discover is then answered lexically at once rather than seconds later.
+   */
+  wouldWait(query: string, owner?: string): boolean {
+    return (
+      (this.embedder.backlog ?? 0) >= BUSY_BACKLOG_TEXTS && !this.recentQueries.has(recentKey(owner, query))
+    );
+  }
+
+  /**
    * The query's unit vector, reused only from `owner`'s recent queries (absent: the
    * queries of callers with no owner, such as the dashboard); throws when the model is not
    * ready (callers check `state`).
@@ -153,7 +182,7 @@ export class SemanticIndex {
       if (recent) found.set(text, recent);
       else rest.push(toEmbed(text));
     }
-    const vectors = await this.cachedVectors(rest);
+    const vectors = await this.cachedVectors(rest, LIVE_EMBED_BATCH);
     for (const item of rest) {
       const vector = vectors.get(item.hash);
       if (vector) found.set(item.text, vector);
@@ -204,7 +233,10 @@ export class SemanticIndex {
   }
 
   /** Vectors by text hash: from the cache, else from the model in batches (then cached). */
-  private async cachedVectors(items: readonly TextToEmbed[]): Promise<Map<string, Float32Array>> {
+  private async cachedVectors(
+    items: readonly TextToEmbed[],
+    batchSize = EMBED_BATCH,
+  ): Promise<Map<string, Float32Array>> {
     const cached = new Map(
       (
         await this.cache?.getMany(
@@ -216,8 +248,8 @@ export class SemanticIndex {
     const missing = [
       ...new Map(items.filter((item) => !cached.has(item.hash)).map((item) => [item.hash, item])).values(),
     ];
-    for (let start = 0; start < missing.length; start += EMBED_BATCH) {
-      const slice = missing.slice(start, start + EMBED_BATCH);
+    for (let start = 0; start < missing.length; start += batchSize) {
+      const slice = missing.slice(start, start + batchSize);
       const vectors = await this.embedder.embed(slice.map((item) => item.text));
       const fresh = slice.map((item, index) => ({
         textHash: item.hash,

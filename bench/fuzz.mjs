@@ -1,0 +1,201 @@
+// Random input against a real server (a fresh data dir): executes of every skill with
+// random or mutated-example params, discovers with odd queries, listings and reads with odd
+// query strings and ids, from several clients at once. Reports what a user must never see:
+// a 5xx other than the contract's 503, an error outside the contract's shape
+// (`{error: {code, message}}`), an answer that is not JSON, a dropped connection, a failed
+// record whose message reads like a program's fault (a TypeError, "undefined"), and the
+// slowest answers (a stall of the whole process shows as many answers slow at one moment).
+// This is how a second-long stall of every request (an owner's learned queries re-indexed
+// one by one) and json.query's "not-a-number: undefined" were found.
+// Usage: node bench/fuzz.mjs (BENCH_DURATION seconds, default 60; FUZZ_CLIENTS, default 8;
+// FUZZ_SEED for a repeatable run). Exits 1 when it found a problem.
+import { fmt, settings, startSkillport } from "./lib.mjs";
+
+const seconds = Number(process.env.BENCH_DURATION ?? 60);
+const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
+let seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+const startSeed = seed;
+
+/** mulberry32: a small seeded generator, so that a run can be repeated with FUZZ_SEED. */
+function random() {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const below = (n) => Math.floor(random() * n);
+const pick = (values) => values[below(values.length)];
+
+// Texts that have broken parsers before: numbers out of range, JSON and CSV fragments,
+// JSONPath for JMESPath, prototype names, lone surrogates, NUL, long runs, time oddities.
+const TEXTS = [
+  ...["", " ", "a", "0", "-1", "1e309", "NaN", "null", "true", "__proto__", "constructor"],
+  ...["\u0000", "\ud800", "😀".repeat(50), "x".repeat(10_000), "9".repeat(400), "ÿ", "\\", "'"],
+  ...["2+3*4", "1/0", "sqrt(-1)", "e^1000", "factorial(1000)", "2^2^2^2^2", "det([[1,2],[3,4]])"],
+  ...["[1,2", '{"a":1}', 'a,b\n1,2\n"3', "$.a[*]", "$..*", "a.b.c", "Europe/Nowhere", "a-b", "a/b"],
+  ...["2024-02-30T25:61:00Z", "P1Y2M", "UTC", "+05:30", "12 kg to lb", "http://127.0.0.1/"],
+  ...["file:///etc/passwd", "http://[::1]/", "sha256", "base64", "%%%", "x = 2", "f(x)=x^2"],
+];
+const NUMBERS = [0, -1, 1.5, 2 ** 53, -(2 ** 53) - 10, 1e308, -1e-308, 30_000, 300_001, 59, 60, 61];
+const KEYS = ["a", "b", "value", "text", "data", "query", "expression", "constructor"];
+
+function anyValue(depth = 0) {
+  switch (below(depth > 2 ? 5 : 8)) {
+    case 0:
+      return pick(TEXTS);
+    case 1:
+      return pick(NUMBERS);
+    case 2:
+      return pick([true, false, null]);
+    case 3:
+      return pick(TEXTS) + pick(TEXTS);
+    case 4:
+      return below(1_000_000);
+    case 5:
+      return Array.from({ length: below(5) }, () => anyValue(depth + 1));
+    default:
+      return Object.fromEntries(Array.from({ length: below(5) }, () => [pick(KEYS), anyValue(depth + 1)]));
+  }
+}
+
+/** Params for a skill: an example's with one member changed, or each param from its schema's type or anything. */
+function paramsFor(skill) {
+  const examples = (skill.examples ?? []).filter((example) => example.params);
+  if (examples.length > 0 && below(3) === 0) {
+    const params = structuredClone(pick(examples).params);
+    const names = Object.keys(params);
+    if (names.length > 0 && below(3) > 0) params[pick(names)] = below(2) ? anyValue() : pick(TEXTS);
+    return params;
+  }
+  const params = {};
+  for (const [name, schema] of Object.entries(skill.params?.properties ?? {})) {
+    if (below(5) === 0) continue;
+    if (schema.enum && below(2)) params[name] = pick(schema.enum);
+    else if (schema.type === "string" && below(2)) params[name] = pick(TEXTS);
+    else params[name] = anyValue();
+  }
+  if (below(10) === 0) params[pick(TEXTS)] = anyValue();
+  return params;
+}
+
+const LIST_QUERIES = ["limit", "status", "cursor", "skill_id"];
+
+/** One random request: [method, path, body]. */
+function randomRequest(skills) {
+  const skill = pick(skills);
+  const choice = below(10);
+  if (choice < 6) {
+    const body = {
+      skill_id: below(20) ? skill.skill_id : anyValue(),
+      params: below(15) ? paramsFor(skill) : anyValue(),
+    };
+    // util.wait runs for as long as it is asked: async, so that it holds no client.
+    if (skill.skill_id === "util.wait") body.async = true;
+    else if (below(4) === 0) body.async = below(2) === 0;
+    if (below(4) === 0) body.timeout_ms = pick([...NUMBERS, 1, 100, 5_000]);
+    return ["POST", "/v1/execute", body];
+  }
+  if (choice < 8) {
+    const body = { query: below(8) ? `${pick(TEXTS)} ${pick(TEXTS)}` : anyValue() };
+    if (below(3) === 0) body.limit = anyValue();
+    return ["POST", "/v1/discover", body];
+  }
+  const value = encodeURIComponent(JSON.stringify(anyValue()).replace(/^"|"$/g, "").toWellFormed?.() ?? "x");
+  return pick([
+    ["GET", `/v1/executions?${pick(LIST_QUERIES)}=${value}`],
+    ["GET", `/v1/skills?cursor=${value}`],
+    ["GET", `/v1/skills/${value}`],
+    ["GET", `/v1/executions/${value}`],
+  ]);
+}
+
+/** What is wrong with an answer, or undefined. */
+function problemWith(status, text, path) {
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return "an answer that is not JSON";
+  }
+  if (status >= 500 && !(status === 503 && body.error?.code === "service_unavailable")) return `a ${status}`;
+  if (status >= 400 && !(typeof body.error?.code === "string" && typeof body.error?.message === "string")) {
+    return `a ${status} outside the error shape`;
+  }
+  const message = body.error?.message ?? "";
+  if (
+    path === "/v1/execute" &&
+    /TypeError|is not a function|Cannot read prop|: undefined\b|\[object /.test(message)
+  ) {
+    return "a failed record whose message reads like a program's fault";
+  }
+  return undefined;
+}
+
+const sp = await startSkillport();
+try {
+  const skills = [];
+  let cursor = null;
+  do {
+    const page = await (
+      await fetch(sp.url(`/v1/skills?limit=100${cursor ? `&cursor=${cursor}` : ""}`), { headers: sp.headers })
+    ).json();
+    skills.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+
+  const statuses = {};
+  const problems = new Map(); // kind + path -> first example
+  const slowest = [];
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const [method, path, body] = randomRequest(skills);
+        const text = body === undefined ? undefined : JSON.stringify(body);
+        const at = performance.now();
+        let problem;
+        let status = "dropped";
+        try {
+          const res = await fetch(sp.url(path), {
+            method,
+            headers: sp.headers,
+            body: text,
+            signal: AbortSignal.timeout(60_000),
+          });
+          status = res.status;
+          problem = problemWith(res.status, await res.text(), path.split("?")[0]);
+        } catch (err) {
+          problem = `no answer (${err.cause?.code ?? err.name})`;
+        }
+        const ms = performance.now() - at;
+        sent += 1;
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        const route = `${method} ${path.startsWith("/v1/execute") || path.startsWith("/v1/discover") ? path : path.replace(/\/[^/?]*(\?.*)?$/, "/…")}`;
+        if (problem && !problems.has(`${problem} ${route}`)) {
+          problems.set(`${problem} ${route}`, { problem, route, body: text?.slice(0, 300) });
+        }
+        slowest.push({ ms, at: (at - started) / 1000, route, body: text?.slice(0, 120) });
+        slowest.sort((a, b) => b.ms - a.ms).splice(8);
+      }
+    }),
+  );
+
+  console.log(
+    `fuzz: ${sent} requests in ${seconds} s from ${clients} clients (FUZZ_SEED=${startSeed}); ${settings.cores} cores shared with the server`,
+  );
+  console.log(`statuses: ${JSON.stringify(statuses)}`);
+  console.log("slowest answers (many at one moment: the whole process stalled):");
+  for (const { ms, at, route, body } of slowest)
+    console.log(`  ${fmt(ms, 0).padStart(6)} ms at ${fmt(at, 1)} s  ${route}  ${body ?? ""}`);
+  if (problems.size === 0) console.log("problems: none");
+  else {
+    console.log(`problems (${problems.size} kinds, first example of each):`);
+    for (const { problem, route, body } of problems.values())
+      console.log(`  ${problem}: ${route} ${body ?? ""}`);
+    process.exitCode = 1;
+  }
+} finally {
+  await sp.close();
+}

@@ -16,7 +16,11 @@ import { fmt, load, settings, sleep, startSkillport } from "./lib.mjs";
 
 const target = process.env.BENCH_PROFILE_TARGET ?? "execute";
 const REQUESTS = {
-  execute: { method: "POST", path: "/v1/execute", body: { skill_id: "math.evaluate", params: { expression: "2+3*4" } } },
+  execute: {
+    method: "POST",
+    path: "/v1/execute",
+    body: { skill_id: "math.evaluate", params: { expression: "2+3*4" } },
+  },
   discover: { method: "POST", path: "/v1/discover", body: { query: "send a message to a channel" } },
   skill: { method: "GET", path: "/v1/skills/math.evaluate" },
 };

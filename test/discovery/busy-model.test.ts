@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
+import { hashVector } from "./hash-vector.js";
 
 const records = [
   { id: "weather", name: "WeatherNow", description: "Current conditions and forecasts for a city." },
@@ -34,12 +34,7 @@ class GatedEmbedder implements TextEmbedder {
     this.backlog += texts.length;
     await this.gate;
     this.backlog -= texts.length;
-    return texts.map((text) => {
-      const bytes = createHash("sha256").update(text).digest();
-      const vector = Float32Array.from({ length: this.dimensions }, (_, i) => (bytes[i] ?? 0) - 127.5);
-      const norm = Math.hypot(...vector);
-      return vector.map((value) => value / norm);
-    });
+    return texts.map((text) => hashVector(text, this.dimensions));
   }
   async close(): Promise<void> {}
 }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { builtinSkills } from "../../skills/index.js";
 import { CatalogService } from "../../src/core/catalog-service.js";
@@ -6,6 +5,7 @@ import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import { createDiscovery } from "../../src/core/discovery/registry-discovery.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { SkillRegistry } from "../../src/core/skills/registry.js";
+import { hashVector } from "./hash-vector.js";
 
 /** A stand-in model: a unit vector from a hash of the text, and a list of what it embedded. */
 class HashEmbedder implements TextEmbedder {
@@ -18,12 +18,7 @@ class HashEmbedder implements TextEmbedder {
   }
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     this.embedded.push(...texts);
-    return texts.map((text) => {
-      const bytes = createHash("sha256").update(text).digest();
-      const vector = Float32Array.from({ length: this.dimensions }, (_, i) => (bytes[i] ?? 0) - 127.5);
-      const norm = Math.hypot(...vector);
-      return vector.map((value) => value / norm);
-    });
+    return texts.map((text) => hashVector(text, this.dimensions));
   }
   async close(): Promise<void> {}
 }

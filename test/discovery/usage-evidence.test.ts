@@ -87,7 +87,7 @@ describe("usage evidence (one owner's learned queries)", () => {
 
     it("holds what adding them one by one holds: the same caps, counts and evidence", () => {
       const oneByOne = new UsageEvidence(3, 3);
-      all.forEach((entry, index) => oneByOne.add(entry, vectors[index]));
+      for (const [index, entry] of all.entries()) oneByOne.add(entry, vectors[index]);
       const atOnce = new UsageEvidence(3, 3);
       atOnce.addAll(all, vectors);
       expect(atOnce.size).toBe(9);

@@ -119,7 +119,11 @@ describe("json.query", () => {
     ["a * `2`", { a: { n: 1 } }, /: '\*' needs numbers, and "a" is an object, not a number$/],
     ["-a", { a: [1] }, /: '-' needs numbers, and "a" is an array, not a number$/],
     ["`2` - length(a)", { a: null }, /: Invalid type: length\(\)/],
-    ["`1` + to_string(a)", { a: 1 }, /: '\+' needs numbers, and the value after it is a string, not a number$/],
+    [
+      "`1` + to_string(a)",
+      { a: 1 },
+      /: '\+' needs numbers, and the value after it is a string, not a number$/,
+    ],
     ["a / b", { a: 1, b: 0 }, /: '\/' divides by zero$/],
     ["a // b", { a: 1, b: 0 }, /: '\/\/' divides by zero$/],
   ])("says which operand of %s is not a number", async (expression, data, message) => {

@@ -157,6 +157,23 @@ export class UsageEvidence {
   }
 
   /**
+   * The vector held for each past query that has one, copied (this evidence may change
+   * while the copies are used): a re-read of the owner's queries takes them from here
+   * rather than reading thousands again from the embedding cache.
+   */
+  queryVectors(): Map<string, Float32Array> {
+    const held = new Map<string, Float32Array>();
+    for (const entries of this.bySkill.values()) {
+      for (const { query, vectorKey } of entries) {
+        const vector =
+          vectorKey === undefined || held.has(query) ? undefined : this.vectors?.vectorOf(vectorKey);
+        if (vector) held.set(query, vector.slice());
+      }
+    }
+    return held;
+  }
+
+  /**
    * The past query to show for a skill's signal: the nearest one, else the one sharing
    * most analysed terms with the query (ties: the most recent). Asked only for the skills
    * shown, so a search does not scan every past query.

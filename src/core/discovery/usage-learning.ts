@@ -313,7 +313,7 @@ export class UsageLearning {
     const learned = (await this.store.list(owner, this.caps.perOwner)).filter((entry) =>
       isLearnable(entry.query),
     );
-    const vectors = await this.vectorsOf(owner, learned);
+    const vectors = await this.vectorsOf(owner, learned, this.owners.get(owner)?.evidence);
     const ready = this.semantic?.state === "ready";
     const evidence = new UsageEvidence(
       ready ? this.semantic?.vectors.dimensions : undefined,
@@ -327,16 +327,23 @@ export class UsageLearning {
     return cache;
   }
 
-  /** Vectors of `owner`'s learned queries: the owner's recent discovers embedded most of them already. */
+  /**
+   * Vectors of `owner`'s learned queries: those the owner's evidence in memory (`held`)
+   * holds, then for the others the owner's recent discovers (which embedded most of them
+   * already), the embedding cache, the model. A refresh every 30 s re-read thousands from
+   * the cache, on the event loop, for queries already held.
+   */
   private async vectorsOf(
     owner: string,
     learned: readonly LearnedQuery[],
+    held?: UsageEvidence,
   ): Promise<Float32Array[] | undefined> {
     if (learned.length === 0 || this.semantic?.state !== "ready") return undefined;
-    return this.semantic.embedTexts(
-      learned.map((entry) => entry.query),
-      owner,
-    );
+    const vectors = held?.queryVectors() ?? new Map<string, Float32Array>();
+    const missing = [...new Set(learned.map((entry) => entry.query).filter((query) => !vectors.has(query)))];
+    const found = missing.length > 0 ? await this.semantic.embedTexts(missing, owner) : [];
+    for (const [index, query] of missing.entries()) vectors.set(query, found[index] as Float32Array);
+    return learned.map((entry) => vectors.get(entry.query) as Float32Array);
   }
 
   private async vectorOf(owner: string, query: string): Promise<Float32Array | undefined> {

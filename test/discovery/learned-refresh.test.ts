@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
+import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
+import { DEFAULT_LEARNED_QUERY_CAPS, UsageLearning } from "../../src/core/discovery/usage-learning.js";
+import { silentLogger } from "../../src/core/logger.js";
+import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+import { hashVector } from "./hash-vector.js";
+
+/** A stand-in model counting the texts it embeds. */
+class CountingEmbedder implements TextEmbedder {
+  readonly modelId = "counting-test-1";
+  readonly dimensions = 8;
+  loaded = false;
+  embedded = 0;
+  async load(): Promise<void> {
+    this.loaded = true;
+  }
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    this.embedded += texts.length;
+    return texts.map((text) => hashVector(text, this.dimensions));
+  }
+  async close(): Promise<void> {}
+}
+
+const OWNER = "acme";
+const REFRESH_MS = 60_000;
+
+// The refresh every 30 s re-read every learned query's vector from the embedding cache, on
+// the event loop (~0.15 s at 4,400), although the evidence in memory held them all.
+describe("re-reading an owner's learned queries", () => {
+  let dir: string;
+  let store: SqliteStore;
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function learning() {
+    dir = await mkdtemp(join(tmpdir(), "skillport-learned-refresh-"));
+    store = openSqliteStore({ dataDir: dir });
+    const clock = new ManualClock(Date.UTC(2026, 10, 29, 12));
+    const embedder = new CountingEmbedder();
+    const semantic = new SemanticIndex(embedder, store.embeddings, undefined, { recentQueries: 0 });
+    await semantic.start();
+    const learner = new UsageLearning(store.learnedQueries, semantic, clock, silentLogger, {
+      windowMs: 300_000,
+      refreshMs: REFRESH_MS,
+    });
+    const learn = (query: string, skillId: string) =>
+      store.learnedQueries.record(
+        { owner: OWNER, query, skillId, discoveredAt: clock.now() - 10, at: clock.now() },
+        DEFAULT_LEARNED_QUERY_CAPS,
+      );
+    return { clock, embedder, learner, learn };
+  }
+
+  it("takes the vectors it holds from memory, and reads or embeds only the queries new since", async () => {
+    const { clock, embedder, learner, learn } = await learning();
+    for (let i = 0; i < 40; i += 1)
+      await learn(`learned query number ${i}`, i % 2 ? "notes.keep" : "files.write");
+    const first = await learner.evidenceFor(OWNER);
+    expect(first?.size).toBe(40);
+    expect(first?.complete).toBe(true);
+    expect(embedder.embedded).toBe(40);
+
+    await learn("a query learned since", "notes.keep");
+    const cacheReads = vi.spyOn(store.embeddings, "getMany");
+    clock.advance(REFRESH_MS / 2);
+    await learner.evidenceFor(OWNER); // stale: re-read in the background
+    await learner.idle();
+    const refreshed = await learner.evidenceFor(OWNER);
+    expect(refreshed?.size).toBe(41);
+    expect(refreshed?.complete).toBe(true);
+    // Only the new query was looked for in the cache, then embedded.
+    expect(cacheReads.mock.calls.map(([, hashes]) => hashes.length)).toEqual([1]);
+    expect(embedder.embedded).toBe(41);
+    // The vectors taken from memory are the ones the queries had.
+    const signals = refreshed?.signals("unrelated words", hashVector("learned query number 7", 8));
+    expect(signals?.get("notes.keep")?.nearest?.query).toBe("learned query number 7");
+    expect(signals?.get("notes.keep")?.semantic).toBeCloseTo(1, 5);
+  });
+});

@@ -102,6 +102,8 @@ export class DiscoveryIndex {
    * skill first in either mode (`rankHits`): in hybrid mode a low cosine outweighed the
    * only lexical match (`util.wait` came 7th for "util.wait"). A query left empty by
    * analysis (only stop words or punctuation) matches nothing else and returns no other hit.
+   * With the model ready, a query that would wait behind a full batch of its work is ranked
+   * lexically at once, saying `busy` (`SemanticIndex.wouldWait`).
    */
   async search(query: string, options: DiscoverySearchOptions = {}): Promise<DiscoveryResult> {
     const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_DISCOVERY_LIMIT));

@@ -1,4 +1,12 @@
 /**
+ * Texts the model's thread answers in one forward pass at most: requests that arrive while
+ * it is busy are answered together, and a batch of 16 short texts costs about 5 times one
+ * text, not 16 times (a text's vector does not depend on its batch-mates: checked, equal
+ * within 2e-7). A text sent behind this many waits at least one whole pass (`busy`).
+ */
+export const MAX_BATCH_TEXTS = 64;
+
+/**
  * The code of the thread that runs the embedding model, as CommonJS text for
  * `new Worker(source, { eval: true })`: it then runs the same way from the TypeScript
  * sources (tests, tsx) and from the built package, with no separate file to locate.
@@ -21,10 +29,8 @@ function unit(values) {
   return vector;
 }
 
-// Requests that arrive while the model is busy are answered together by one batched
-// forward pass: a batch of 16 short texts costs about 5 times one text, not 16 times,
-// and a text's vector does not depend on its batch-mates (checked: equal within 2e-7).
-const MAX_BATCH_TEXTS = 64;
+// See MAX_BATCH_TEXTS in this file's module.
+const MAX_BATCH_TEXTS = ${MAX_BATCH_TEXTS};
 // A long text costs more (alone, a 1,000-character query ~80 ms, a 30-character one ~20 ms):
 // 64 long queries arriving together would make one pass of seconds, which every query in it
 // waits for. Past this many characters a batch takes no more requests (its first is always taken).

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { TextEmbedder } from "../core/discovery/embedder.js";
-import { EMBEDDING_WORKER_SOURCE } from "./embedding-worker-source.js";
+import { EMBEDDING_WORKER_SOURCE, MAX_BATCH_TEXTS } from "./embedding-worker-source.js";
 
 type WorkerMessage =
   | { type: "ready" }
@@ -41,8 +41,14 @@ export class UseLiteEmbedder implements TextEmbedder {
     return this.ready;
   }
 
+  /** Texts sent to `embed` and not answered yet. */
   get backlog(): number {
     return this.textsWaiting;
+  }
+
+  /** A full pass of texts is waiting: one sent now would wait for at least all of it. */
+  get busy(): boolean {
+    return this.textsWaiting >= MAX_BATCH_TEXTS;
   }
 
   load(): Promise<void> {

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
+import { MAX_BATCH_TEXTS } from "../../src/embeddings/embedding-worker-source.js";
 import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
 import { hashVector } from "./hash-vector.js";
 
@@ -10,12 +11,18 @@ const records = [
   { id: "pizza", name: "PizzaOrder", description: "Order a pizza for delivery." },
 ];
 
-/** A stand-in model (vectors from a hash of the text) that answers only while its gate is open, and tells its backlog. */
+/**
+ * A stand-in model (vectors from a hash of the text) that answers only while its gate is
+ * open, busy as the shipped one is: once a whole pass of texts waits.
+ */
 class GatedEmbedder implements TextEmbedder {
   readonly modelId = "gated-test-1";
   readonly dimensions = 8;
   loaded = false;
   backlog = 0;
+  get busy(): boolean {
+    return this.backlog >= MAX_BATCH_TEXTS;
+  }
   private gate: Promise<void> = Promise.resolve();
   private open = () => {};
 
@@ -135,6 +142,17 @@ describe("the shipped model's backlog", () => {
     expect(model.backlog).toBe(1);
     await second;
     expect(model.backlog).toBe(0);
+  }, 120_000);
+
+  it("is busy once a whole pass of texts waits, and not with one fewer", async () => {
+    await model.load();
+    const texts = Array.from({ length: MAX_BATCH_TEXTS - 1 }, (_, i) => `text ${i}`);
+    const first = model.embed(texts);
+    expect(model.busy).toBe(false);
+    const second = model.embed(["one more"]);
+    expect(model.busy).toBe(true);
+    await Promise.all([first, second]);
+    expect(model.busy).toBe(false);
   }, 120_000);
 });
 

@@ -12,10 +12,11 @@ export interface TextEmbedder {
   /** True once `load` has finished: until then discovery ranks lexically. */
   readonly loaded: boolean;
   /**
-   * Texts sent to `embed` and not answered yet, when the model can tell: discovery answers
-   * lexically rather than queue a query behind many (`SemanticIndex.wouldWait`).
+   * True while a text sent now would wait behind at least a whole pass of the model's
+   * work, when the model can tell: discovery then answers lexically rather than queue a
+   * query behind it (`SemanticIndex.wouldWait`).
    */
-  readonly backlog?: number;
+  readonly busy?: boolean;
   /** One unit vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** Frees the model (and any thread it runs on). */

@@ -16,14 +16,6 @@ const EMBED_BATCH = 32;
 const LIVE_EMBED_BATCH = 8;
 
 /**
- * Texts waiting for the model past which a new query is not queued behind them: the shipped
- * model's thread answers up to 64 at once, in about 0.3 s for short texts, so a query
- * arriving behind more would wait that long or longer, and under a steady stream of new
- * queries the wait grows for as long as the stream lasts (1.7 s measured with 8 clients).
- */
-const BUSY_BACKLOG_TEXTS = 64;
-
-/**
  * Query vectors kept in memory by default: an execution following a discover learns from
  * the same query, and agents repeat queries; 1,000 vectors of 512 floats are 2 MB.
  */
@@ -139,14 +131,13 @@ export class SemanticIndex {
   }
 
   /**
-   * True when embedding `query` would queue it behind more texts than the model answers
-   * in one pass (`BUSY_BACKLOG_TEXTS`), unless `owner`'s recent queries hold its vector:
-   * the discover is then answered lexically at once rather than seconds later.
+   * True when embedding `query` would queue it behind a whole pass of the model's work
+   * (`TextEmbedder.busy`; the shipped model's is ~0.3 s for short texts, and under a steady
+   * stream of new queries the wait grew for as long as the stream lasted), unless `owner`'s
+   * recent queries hold its vector: the discover is then answered lexically at once.
    */
   wouldWait(query: string, owner?: string): boolean {
-    return (
-      (this.embedder.backlog ?? 0) >= BUSY_BACKLOG_TEXTS && !this.recentQueries.has(recentKey(owner, query))
-    );
+    return this.embedder.busy === true && !this.recentQueries.has(recentKey(owner, query));
   }
 
   /**

@@ -165,8 +165,8 @@ export class UsageEvidence {
     const held = new Map<string, Float32Array>();
     for (const entries of this.bySkill.values()) {
       for (const { query, vectorKey } of entries) {
-        const vector =
-          vectorKey === undefined || held.has(query) ? undefined : this.vectors?.vectorOf(vectorKey);
+        if (vectorKey === undefined || held.has(query)) continue;
+        const vector = this.vectors?.vectorOf(vectorKey);
         if (vector) held.set(query, vector.slice());
       }
     }

@@ -218,6 +218,27 @@ export const MIGRATIONS: readonly Migration[] = [
       create unique index api_keys_replaces on api_keys (replaces) where replaces is not null;
     `,
   },
+  {
+    version: 10,
+    name: "embedding cache in a rowid table",
+    // A vector is 2 KiB (512 floats). A WITHOUT ROWID table keeps rows in index pages,
+    // which hold ~1 KiB of a row and chain the rest to overflow pages: reading a vector took
+    // two or three pages and ~15 µs (4,400 of an owner's learned queries: ~70 ms on the
+    // event loop, at their first search after a start). In a rowid table the row fits its
+    // page, found through the small unique index: ~6 µs.
+    sql: `
+      create table embeddings_by_rowid (
+        model text not null,
+        text_hash text not null,
+        vector blob not null
+      ) strict;
+      insert into embeddings_by_rowid (model, text_hash, vector)
+        select model, text_hash, vector from embeddings;
+      drop table embeddings;
+      alter table embeddings_by_rowid rename to embeddings;
+      create unique index embeddings_text on embeddings (model, text_hash);
+    `,
+  },
 ];
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { Bm25fRetriever } from "../../src/core/discovery/bm25f.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
 import { DEFAULT_LEARNED_QUERY_CAPS, UsageLearning } from "../../src/core/discovery/usage-learning.js";
@@ -58,7 +59,7 @@ describe("re-reading an owner's learned queries", () => {
     return { clock, embedder, learner, learn };
   }
 
-  it("takes the vectors it holds from memory, and reads or embeds only the queries new since", async () => {
+  it("takes the vectors it holds from memory, reads or embeds only the queries new since, and re-indexes only their skills", async () => {
     const { clock, embedder, learner, learn } = await learning();
     for (let i = 0; i < 40; i += 1)
       await learn(`learned query number ${i}`, i % 2 ? "notes.keep" : "files.write");
@@ -69,9 +70,13 @@ describe("re-reading an owner's learned queries", () => {
 
     await learn("a query learned since", "notes.keep");
     const cacheReads = vi.spyOn(store.embeddings, "getMany");
+    const indexed = vi.spyOn(Bm25fRetriever.prototype, "add");
     clock.advance(REFRESH_MS / 2);
     await learner.evidenceFor(OWNER); // stale: re-read in the background
     await learner.idle();
+    // Only the skill with a new query was indexed again (the refresh rebuilt every skill).
+    expect(indexed.mock.calls.map(([document]) => document.id)).toEqual(["notes.keep"]);
+    indexed.mockRestore();
     const refreshed = await learner.evidenceFor(OWNER);
     expect(refreshed?.size).toBe(41);
     expect(refreshed?.complete).toBe(true);

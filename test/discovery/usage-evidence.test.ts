@@ -71,7 +71,7 @@ describe("usage evidence (one owner's learned queries)", () => {
     expect(evidence.complete).toBe(false);
   });
 
-  describe("an owner's learned queries added at once (addAll, as read from the store)", () => {
+  describe("an owner's learned queries given at once (replaceAll, as read from the store)", () => {
     const skills = ["notes.keep", "weather.now", "files.write"];
     const words = ["jot", "rain", "save", "list", "paris", "disk", "note", "sunny", "draft", "number"];
     // Oldest first; five queries per skill, over a cap of three.
@@ -89,7 +89,7 @@ describe("usage evidence (one owner's learned queries)", () => {
       const oneByOne = new UsageEvidence(3, 3);
       for (const [index, entry] of all.entries()) oneByOne.add(entry, vectors[index]);
       const atOnce = new UsageEvidence(3, 3);
-      atOnce.addAll(all, vectors);
+      atOnce.replaceAll(all, vectors);
       expect(atOnce.size).toBe(9);
       expect(atOnce.size).toBe(oneByOne.size);
       for (const entry of all) {
@@ -105,8 +105,73 @@ describe("usage evidence (one owner's learned queries)", () => {
     it("indexes each skill's queries once, not once per query", () => {
       const indexed = vi.spyOn(Bm25fRetriever.prototype, "add");
       try {
-        new UsageEvidence(3, 200).addAll(all, vectors);
+        new UsageEvidence(3, 200).replaceAll(all, vectors);
         expect(indexed).toHaveBeenCalledTimes(skills.length);
+      } finally {
+        indexed.mockRestore();
+      }
+    });
+
+    // What a refresh does: the store's rows again, some changed.
+    const changed = [
+      ...all.filter((entry) => entry.skillId !== "weather.now" && entry.query !== all[0]?.query),
+      learned("files.write", "a query learned since", 20),
+      learned("notes.keep", all[1]?.query ?? "", 21, 9),
+    ].filter(
+      (entry, index, rows) =>
+        rows.findIndex((other) => other.query === entry.query && other.skillId === entry.skillId) === index,
+    );
+    const changedVectors = changed.map(
+      (entry) => vectors[all.findIndex((e) => e.query === entry.query)] ?? unit(0, 1, 1),
+    );
+
+    it("holds after a second call what a new evidence given those rows holds", () => {
+      for (const perSkill of [3, 200]) {
+        const refreshed = new UsageEvidence(3, perSkill);
+        refreshed.replaceAll(all, vectors);
+        refreshed.replaceAll(changed, changedVectors);
+        const fresh = new UsageEvidence(3, perSkill);
+        fresh.replaceAll(changed, changedVectors);
+        expect(refreshed.size).toBe(fresh.size);
+        expect(refreshed.complete).toBe(true);
+        for (const entry of [...all, ...changed]) {
+          expect(refreshed.countOf(entry.skillId, entry.query)).toBe(
+            fresh.countOf(entry.skillId, entry.query),
+          );
+        }
+        for (const query of ["jot rain", "paris disk 13", "sunny", "a query learned"]) {
+          const vector = unit(2, 1, 3);
+          const expected = fresh.signals(query, vector);
+          const got = refreshed.signals(query, vector);
+          expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
+          for (const [skillId, signal] of expected) {
+            expect(got.get(skillId)?.lexical).toBeCloseTo(signal.lexical, 12);
+            expect(got.get(skillId)?.semantic).toBeCloseTo(signal.semantic ?? 0, 12);
+            expect(got.get(skillId)?.nearest).toEqual(signal.nearest);
+          }
+        }
+        expect(refreshed.signals("rain sunny", unit(0, 0, 1)).has("weather.now")).toBe(false);
+      }
+    });
+
+    it("re-indexes only the skills whose queries changed", () => {
+      const evidence = new UsageEvidence(3, 200);
+      evidence.replaceAll(all, vectors);
+      const indexed = vi.spyOn(Bm25fRetriever.prototype, "add");
+      try {
+        // Counts and times changed, queries not: nothing to index.
+        evidence.replaceAll(
+          all.map((entry) => ({ ...entry, count: entry.count + 1, lastAt: entry.lastAt + 100 })),
+          vectors,
+        );
+        expect(indexed).not.toHaveBeenCalled();
+        expect(evidence.countOf(all[0]?.skillId ?? "", all[0]?.query ?? "")).toBe((all[0]?.count ?? 0) + 1);
+        // One query more for one skill: that skill alone.
+        evidence.replaceAll(
+          [...all, learned("files.write", "a query learned since", 20)],
+          [...vectors, unit(1, 1, 1)],
+        );
+        expect(indexed.mock.calls.map(([document]) => document.id)).toEqual(["files.write"]);
       } finally {
         indexed.mockRestore();
       }

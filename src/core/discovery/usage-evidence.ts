@@ -31,6 +31,8 @@ interface Entry {
   vectorKey?: string;
 }
 
+const byMostRecent = (a: Entry, b: Entry): number => b.lastAt - a.lastAt;
+
 /** Past-query neighbours looked at per search: enough to cover the skills that matter. */
 const NEIGHBOURS = 200;
 
@@ -81,6 +83,11 @@ export class UsageEvidence {
     return this.entryCount;
   }
 
+  /** Dimensions of the query vectors held; undefined when built without vectors. */
+  get dimensions(): number | undefined {
+    return this.vectors?.dimensions;
+  }
+
   /** True when every past query has its vector (false when built without vectors). */
   get complete(): boolean {
     return this.vectors !== undefined && this.vectors.size === this.entryCount;
@@ -101,19 +108,44 @@ export class UsageEvidence {
   }
 
   /**
-   * `add` for many learned queries (an owner's, read from the store), with their vectors at
-   * the same index. Each skill's queries are indexed once, after all are in: added one by
-   * one, a skill's document (all its queries) would be analysed again for each, which for
-   * an owner at the caps (200 per skill) took a second, during which the process answered
-   * nothing.
+   * Makes this evidence hold exactly `learned` (an owner's queries, read from the store),
+   * with `vectors` at the same index: what adding them one by one to a new evidence would
+   * hold. Each skill is indexed once, after all its queries are in (added one by one, a
+   * skill's document, all its queries, was analysed again for each: a second for an owner
+   * at the caps, during which the process answered nothing), and only when its set of
+   * queries changed: a refresh (every 30 s while the owner searches) rebuilt every skill,
+   * ~60 ms of the event loop at the caps, when a few had changed.
    */
-  addAll(learned: readonly LearnedQuery[], vectors?: readonly (Float32Array | undefined)[]): void {
-    const skills = new Set<string>();
+  replaceAll(learned: readonly LearnedQuery[], vectors?: readonly (Float32Array | undefined)[]): void {
+    const wanted = new Map<string, number[]>();
     learned.forEach((entry, index) => {
-      this.upsert(entry, vectors?.[index]);
-      skills.add(entry.skillId);
+      const rows = wanted.get(entry.skillId);
+      if (rows) rows.push(index);
+      else wanted.set(entry.skillId, [index]);
     });
-    for (const skillId of skills) this.trimAndIndex(skillId);
+    for (const skillId of this.bySkill.keys()) {
+      if (!wanted.has(skillId)) this.removeSkill(skillId);
+    }
+    for (const [skillId, rows] of wanted) {
+      const queries = new Set(rows.map((index) => learned[index]?.query));
+      const held = this.bySkill.get(skillId) ?? [];
+      const unchanged =
+        queries.size <= this.perSkill &&
+        held.length === queries.size &&
+        held.every((entry) => queries.has(entry.query));
+      for (const dropped of held.filter((entry) => !queries.has(entry.query))) this.forget(dropped);
+      this.bySkill.set(
+        skillId,
+        held.filter((entry) => queries.has(entry.query)),
+      );
+      for (const index of rows) {
+        const row = learned[index] as LearnedQuery;
+        // The store's time, as a new evidence would hold it (`add` keeps the later one).
+        this.upsert(row, vectors?.[index]).lastAt = row.lastAt;
+      }
+      if (unchanged) this.bySkill.get(skillId)?.sort(byMostRecent);
+      else this.trimAndIndex(skillId);
+    }
   }
 
   /**
@@ -194,7 +226,7 @@ export class UsageEvidence {
   }
 
   /** Adds or updates one past query, without trimming or indexing its skill (`trimAndIndex`). */
-  private upsert(learned: LearnedQuery, vector?: Float32Array): void {
+  private upsert(learned: LearnedQuery, vector?: Float32Array): Entry {
     let entries = this.bySkill.get(learned.skillId);
     if (!entries) {
       entries = [];
@@ -220,12 +252,13 @@ export class UsageEvidence {
       this.vectors.set(entry.vectorKey, vector);
       this.byVectorKey.set(entry.vectorKey, entry);
     }
+    return entry;
   }
 
   /** Keeps a skill's most recently executed queries up to the cap, and indexes them as its document. */
   private trimAndIndex(skillId: string): void {
     const entries = this.bySkill.get(skillId) ?? [];
-    entries.sort((a, b) => b.lastAt - a.lastAt);
+    entries.sort(byMostRecent);
     for (const dropped of entries.splice(this.perSkill)) this.forget(dropped);
     this.lexical.add(
       skillDocument(
@@ -233,6 +266,12 @@ export class UsageEvidence {
         entries.map((kept) => kept.query),
       ),
     );
+  }
+
+  private removeSkill(skillId: string): void {
+    for (const entry of this.bySkill.get(skillId) ?? []) this.forget(entry);
+    this.bySkill.delete(skillId);
+    this.lexical.remove(skillId);
   }
 
   private forget(entry: Entry): void {

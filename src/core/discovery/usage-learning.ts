@@ -313,13 +313,14 @@ export class UsageLearning {
     const learned = (await this.store.list(owner, this.caps.perOwner)).filter((entry) =>
       isLearnable(entry.query),
     );
-    const vectors = await this.vectorsOf(owner, learned, this.owners.get(owner)?.evidence);
-    const ready = this.semantic?.state === "ready";
-    const evidence = new UsageEvidence(
-      ready ? this.semantic?.vectors.dimensions : undefined,
-      this.caps.perSkill,
-    );
-    evidence.addAll(learned, vectors);
+    const held = this.owners.get(owner)?.evidence;
+    const vectors = await this.vectorsOf(owner, learned, held);
+    const dimensions = this.semantic?.state === "ready" ? this.semantic.vectors.dimensions : undefined;
+    // A refresh updates the evidence in memory, re-indexing only the skills whose queries
+    // changed; a new one is built the first time, and once the model is ready.
+    const evidence =
+      held && held.dimensions === dimensions ? held : new UsageEvidence(dimensions, this.caps.perSkill);
+    evidence.replaceAll(learned, vectors);
     const cache = { evidence, loadedAt };
     this.owners.delete(owner);
     this.owners.set(owner, cache);

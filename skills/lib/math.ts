@@ -222,7 +222,10 @@ function rangeLength(args: unknown[]): number {
     numbers = args.slice(0, 3).map(toNumber);
   }
   const [start, end, step = 1] = numbers;
-  if (start === undefined || end === undefined) return 0;
+  // A zero step is mathjs's to refuse ("Step must be non-zero").
+  if (start === undefined || end === undefined || step === 0) return 0;
   const length = Math.floor(Math.abs((end - start) / step)) + 1;
-  return Number.isFinite(length) ? length : 0;
+  // An infinite bound (`1:1e309`) makes an endless range: capped like any other, where mathjs
+  // filled memory until V8 aborted the process. NaN bounds make an empty one.
+  return Number.isNaN(length) ? 0 : length;
 }

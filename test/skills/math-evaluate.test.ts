@@ -153,9 +153,22 @@ describe("math.evaluate", () => {
     "fraction(1):fraction(2e6)",
     "range(fraction(1), fraction(1e7))",
     "bignumber(1):bignumber(1e9)",
+    // Infinite bounds: the range never ends (V8 aborted the process running it).
+    "1:1e309",
+    "+05:301e309",
+    "range(1, Infinity)",
+    "-Infinity:0",
+    "range(0, 1, 1e-309)",
   ])("refuses %s, which would exhaust memory", async (expression) => {
     await expectSkillError(mathEvaluate, { expression }, /would create more than 1000000 elements/);
   });
+
+  it.each(["1:0:5", "range(1, Infinity, 0)"])(
+    "leaves a zero step to mathjs's own error: %s",
+    async (expression) => {
+      await expectSkillError(mathEvaluate, { expression }, /Step must be non-zero/);
+    },
+  );
 
   // Regression: capping `range` replaced the transform expressions use, so every range
   // lost its end (sum(1:100) was 4950) and index slices took the wrong elements.

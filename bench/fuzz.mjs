@@ -3,10 +3,11 @@
 // query strings and ids, from several clients at once. Reports what a user must never see:
 // a 5xx other than the contract's 503, an error outside the contract's shape
 // (`{error: {code, message}}`), an answer that is not JSON, a dropped connection, a failed
-// record whose message reads like a program's fault (a TypeError, "undefined"), and the
-// slowest answers (a stall of the whole process shows as many answers slow at one moment).
+// record whose message reads like a program's fault (a TypeError, "undefined"), a run that
+// brought its skill host down (out of memory, or aborted by V8), and the slowest answers (a stall of the whole process shows as many answers slow at one moment).
 // This is how a second-long stall of every request (an owner's learned queries re-indexed
-// one by one) and json.query's "not-a-number: undefined" were found.
+// one by one), json.query's "not-a-number: undefined" and math.evaluate's endless range
+// (`1:1e309`, which aborted the skill host) were found.
 // Usage: node bench/fuzz.mjs (BENCH_DURATION seconds, default 60; FUZZ_CLIENTS, default 8;
 // FUZZ_SEED for a repeatable run). Exits 1 when it found a problem.
 import { fmt, settings, startSkillport } from "./lib.mjs";
@@ -35,6 +36,7 @@ const TEXTS = [
   ...["[1,2", '{"a":1}', 'a,b\n1,2\n"3', "$.a[*]", "$..*", "a.b.c", "Europe/Nowhere", "a-b", "a/b"],
   ...["2024-02-30T25:61:00Z", "P1Y2M", "UTC", "+05:30", "12 kg to lb", "http://127.0.0.1/"],
   ...["file:///etc/passwd", "http://[::1]/", "sha256", "base64", "%%%", "x = 2", "f(x)=x^2"],
+  ...["1:1e309", "-Infinity", "1e-309", "ones(1e3, 1e3)", "1:1e6"],
 ];
 const NUMBERS = [0, -1, 1.5, 2 ** 53, -(2 ** 53) - 10, 1e308, -1e-308, 30_000, 300_001, 59, 60, 61];
 const KEYS = ["a", "b", "value", "text", "data", "query", "expression", "constructor"];
@@ -127,6 +129,11 @@ function problemWith(status, text, path) {
     /TypeError|is not a function|Cannot read prop|: undefined\b|\[object /.test(message)
   ) {
     return "a failed record whose message reads like a program's fault";
+  }
+  // The skill host died under the run (out of memory, or V8 aborted it): contained, but it
+  // fails every run on that host, so an input that does it is worth a cap of its own.
+  if (path === "/v1/execute" && /the process running it failed/.test(message)) {
+    return "a run that brought its skill host down";
   }
   return undefined;
 }

@@ -11,16 +11,18 @@ import { silentLogger } from "../../src/core/logger.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 import { hashVector } from "./hash-vector.js";
 
-/** A stand-in model counting the texts it embeds. */
+/** A stand-in model counting the texts it embeds, which answers only while its gate is open. */
 class CountingEmbedder implements TextEmbedder {
   readonly modelId = "counting-test-1";
   readonly dimensions = 8;
   loaded = false;
   embedded = 0;
+  gate: Promise<void> = Promise.resolve();
   async load(): Promise<void> {
     this.loaded = true;
   }
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    await this.gate;
     this.embedded += texts.length;
     return texts.map((text) => hashVector(text, this.dimensions));
   }
@@ -56,7 +58,7 @@ describe("re-reading an owner's learned queries", () => {
         { owner: OWNER, query, skillId, discoveredAt: clock.now() - 10, at: clock.now() },
         DEFAULT_LEARNED_QUERY_CAPS,
       );
-    return { clock, embedder, learner, learn };
+    return { clock, embedder, semantic, learner, learn };
   }
 
   it("takes the vectors it holds from memory, reads or embeds only the queries new since, and re-indexes only their skills", async () => {
@@ -87,5 +89,31 @@ describe("re-reading an owner's learned queries", () => {
     const signals = refreshed?.signals("unrelated words", hashVector("learned query number 7", 8));
     expect(signals?.get("notes.keep")?.nearest?.query).toBe("learned query number 7");
     expect(signals?.get("notes.keep")?.semantic).toBeCloseTo(1, 5);
+  });
+
+  // A sync execution waits for its learning, which waited for the model to embed the query
+  // when the discover had been answered without it: a second and more while the model was
+  // busy (8 fuzz clients: a discover and an execute ~1 s at the same moment).
+  it("learns from an execution without waiting for the model; the vector comes with the owner's next search", async () => {
+    const { embedder, learner } = await learning();
+    const caller = { id: "key_1", owner: OWNER };
+    expect(await learner.evidenceFor(OWNER)).toBeUndefined(); // the owner's (empty) evidence is held
+    // Answered lexically (the model was busy): the query's vector is not at hand.
+    await learner.noteDiscover(caller, "forecast for paris", ["weather.now"]);
+    let open = () => {};
+    embedder.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    await learner.noteExecution(caller, "weather.now"); // waited for the gate before
+    const learned = await learner.evidenceFor(OWNER); // incomplete: re-read in the background
+    expect(learned?.size).toBe(1);
+    expect(learned?.complete).toBe(false);
+    expect(learned?.signals("forecast for paris").get("weather.now")?.lexical).toBeGreaterThan(0);
+    open();
+    await learner.idle();
+    const refreshed = await learner.evidenceFor(OWNER);
+    expect(refreshed?.complete).toBe(true);
+    const signal = refreshed?.signals("forecast", hashVector("forecast for paris", 8)).get("weather.now");
+    expect(signal?.semantic).toBeCloseTo(1, 5);
   });
 });

@@ -140,6 +140,11 @@ export class SemanticIndex {
     return this.embedder.busy === true && !this.recentQueries.has(recentKey(owner, query));
   }
 
+  /** `owner`'s recent vector of `query`, if it is kept (a discover embedded it): never the model's work. */
+  recentVector(query: string, owner?: string): Float32Array | undefined {
+    return this.recentQueries.get(recentKey(owner, query));
+  }
+
   /**
    * The query's unit vector, reused only from `owner`'s recent queries (absent: the
    * queries of callers with no owner, such as the dashboard); throws when the model is not

@@ -240,10 +240,13 @@ export class UsageLearning {
     const cache = this.owners.get(caller.owner);
     if (!cache) return; // read from the store at the owner's next search
     const previous = cache.evidence.countOf(skillId, note.query);
-    cache.evidence.add(
-      { skillId, query: note.query, count: previous + 1, lastAt: now },
-      await this.vectorOf(caller.owner, note.query),
-    );
+    // The query's vector only if at hand (the discover embedded it): a sync execution waits
+    // for its learning, and waited for the model when the discover was answered without it
+    // (a second and more while the model was busy). Without it, the evidence is incomplete
+    // and the owner's next search re-reads it in the background (`isStale`), embedding it then.
+    const vector =
+      this.semantic?.state === "ready" ? this.semantic.recentVector(note.query, caller.owner) : undefined;
+    cache.evidence.add({ skillId, query: note.query, count: previous + 1, lastAt: now }, vector);
     this.evictOwners();
   }
 
@@ -345,10 +348,6 @@ export class UsageLearning {
     const found = missing.length > 0 ? await this.semantic.embedTexts(missing, owner) : [];
     for (const [index, query] of missing.entries()) vectors.set(query, found[index] as Float32Array);
     return learned.map((entry) => vectors.get(entry.query) as Float32Array);
-  }
-
-  private async vectorOf(owner: string, query: string): Promise<Float32Array | undefined> {
-    return (await this.vectorsOf(owner, [{ skillId: "", query, count: 0, lastAt: 0 }]))?.[0];
   }
 
   private evictOwners(): void {

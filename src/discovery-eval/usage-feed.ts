@@ -82,7 +82,13 @@ export async function feedUsage(
   let executions = 0;
   for (const { query, relevant } of fed) {
     const usage = await learning.evidenceFor(EVALUATION_CALLER.owner);
-    const { hits } = await index.search(query, { limit: discoverLimit, usage });
+    // With the owner, as `CatalogService.discover` searches: the query's vector is then kept
+    // for the learning that follows, which takes it only if at hand.
+    const { hits } = await index.search(query, {
+      limit: discoverLimit,
+      usage,
+      owner: EVALUATION_CALLER.owner,
+    });
     // As `CatalogService.discover` notes it: with the skills its answer offered.
     await learning.noteDiscover(
       EVALUATION_CALLER,

@@ -25,8 +25,13 @@ interface Entry {
   query: string;
   count: number;
   lastAt: number;
-  /** The query's analysed terms (for telling which past query matched lexically). */
-  terms: ReadonlySet<string>;
+  /**
+   * The query's analysed terms (for telling which past query matched lexically), analysed
+   * when first asked: only the skills a search shows ask, and analysing every query up
+   * front, as the skill's document is analysed anyway, doubled the cost of reading an
+   * owner's queries.
+   */
+  terms?: ReadonlySet<string>;
   /** Key of the query's vector in `vectors`, when it has one. */
   vectorKey?: string;
 }
@@ -216,7 +221,9 @@ export class UsageEvidence {
     let best: Entry | undefined;
     let bestShared = -1;
     for (const entry of this.bySkill.get(skillId) ?? []) {
-      const shared = queryTerms.filter((term) => entry.terms.has(term)).length;
+      entry.terms ??= new Set(analyze(entry.query));
+      const terms = entry.terms;
+      const shared = queryTerms.filter((term) => terms.has(term)).length;
       if (shared > bestShared) {
         best = entry;
         bestShared = shared;
@@ -242,7 +249,6 @@ export class UsageEvidence {
         query: learned.query,
         count: learned.count,
         lastAt: learned.lastAt,
-        terms: new Set(analyze(learned.query)),
       };
       entries.push(entry);
       this.entryCount += 1;

@@ -137,7 +137,7 @@ export class SemanticIndex {
    * recent queries hold its vector: the discover is then answered lexically at once.
    */
   wouldWait(query: string, owner?: string): boolean {
-    return this.embedder.busy === true && !this.recentQueries.has(recentKey(owner, query));
+    return this.embedder.busy === true && this.recentVector(query, owner) === undefined;
   }
 
   /** `owner`'s recent vector of `query`, if it is kept (a discover embedded it): never the model's work. */

@@ -114,8 +114,8 @@ export class UsageEvidence {
 
   /**
    * Makes this evidence hold exactly `learned` (an owner's queries, read from the store),
-   * with `vectors` at the same index: what adding them one by one to a new evidence would
-   * hold. Each skill is indexed once, after all its queries are in (added one by one, a
+   * with `vectors` at the same index (none needed for a query held with its vector,
+   * `hasVector`): what adding them one by one to a new evidence would hold. Each skill is indexed once, after all its queries are in (added one by one, a
    * skill's document, all its queries, was analysed again for each: a second for an owner
    * at the caps, during which the process answered nothing), and only when its set of
    * queries changed: a refresh (every 30 s while the owner searches) rebuilt every skill,
@@ -134,15 +134,11 @@ export class UsageEvidence {
     for (const [skillId, rows] of wanted) {
       const queries = new Set(rows.map((index) => learned[index]?.query));
       const held = this.bySkill.get(skillId) ?? [];
+      const kept = held.filter((entry) => queries.has(entry.query));
       const unchanged =
-        queries.size <= this.perSkill &&
-        held.length === queries.size &&
-        held.every((entry) => queries.has(entry.query));
-      for (const dropped of held.filter((entry) => !queries.has(entry.query))) this.forget(dropped);
-      this.bySkill.set(
-        skillId,
-        held.filter((entry) => queries.has(entry.query)),
-      );
+        queries.size <= this.perSkill && kept.length === held.length && held.length === queries.size;
+      for (const entry of held) if (!queries.has(entry.query)) this.forget(entry);
+      this.bySkill.set(skillId, kept);
       for (const index of rows) {
         const row = learned[index] as LearnedQuery;
         // The store's time, as a new evidence would hold it (`add` keeps the later one).
@@ -193,21 +189,9 @@ export class UsageEvidence {
     return signals;
   }
 
-  /**
-   * The vector held for each past query that has one, copied (this evidence may change
-   * while the copies are used): a re-read of the owner's queries takes them from here
-   * rather than reading thousands again from the embedding cache.
-   */
-  queryVectors(): Map<string, Float32Array> {
-    const held = new Map<string, Float32Array>();
-    for (const entries of this.bySkill.values()) {
-      for (const { query, vectorKey } of entries) {
-        if (vectorKey === undefined || held.has(query)) continue;
-        const vector = this.vectors?.vectorOf(vectorKey);
-        if (vector) held.set(query, vector.slice());
-      }
-    }
-    return held;
+  /** True when (skill, query) is held with its vector: given again to `replaceAll`, it needs none. */
+  hasVector(skillId: string, query: string): boolean {
+    return this.bySkill.get(skillId)?.find((entry) => entry.query === query)?.vectorKey !== undefined;
   }
 
   /**

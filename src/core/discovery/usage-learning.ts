@@ -244,8 +244,7 @@ export class UsageLearning {
     // for its learning, and waited for the model when the discover was answered without it
     // (a second and more while the model was busy). Without it, the evidence is incomplete
     // and the owner's next search re-reads it in the background (`isStale`), embedding it then.
-    const vector =
-      this.semantic?.state === "ready" ? this.semantic.recentVector(note.query, caller.owner) : undefined;
+    const vector = this.semantic?.recentVector(note.query, caller.owner);
     cache.evidence.add({ skillId, query: note.query, count: previous + 1, lastAt: now }, vector);
     this.evictOwners();
   }
@@ -316,14 +315,13 @@ export class UsageLearning {
     const learned = (await this.store.list(owner, this.caps.perOwner)).filter((entry) =>
       isLearnable(entry.query),
     );
-    const held = this.owners.get(owner)?.evidence;
-    const vectors = await this.vectorsOf(owner, learned, held);
     const dimensions = this.semantic?.state === "ready" ? this.semantic.vectors.dimensions : undefined;
     // A refresh updates the evidence in memory, re-indexing only the skills whose queries
     // changed; a new one is built the first time, and once the model is ready.
+    const held = this.owners.get(owner)?.evidence;
     const evidence =
       held && held.dimensions === dimensions ? held : new UsageEvidence(dimensions, this.caps.perSkill);
-    evidence.replaceAll(learned, vectors);
+    evidence.replaceAll(learned, await this.vectorsOf(owner, learned, evidence));
     const cache = { evidence, loadedAt };
     this.owners.delete(owner);
     this.owners.set(owner, cache);
@@ -332,22 +330,22 @@ export class UsageLearning {
   }
 
   /**
-   * Vectors of `owner`'s learned queries: those the owner's evidence in memory (`held`)
-   * holds, then for the others the owner's recent discovers (which embedded most of them
-   * already), the embedding cache, the model. A refresh every 30 s re-read thousands from
-   * the cache, on the event loop, for queries already held.
+   * Vectors of `owner`'s learned queries that `evidence` does not hold with theirs (a
+   * refresh every 30 s re-read thousands from the cache, on the event loop, for queries
+   * already held), at their index: from the owner's recent discovers (which embedded most of
+   * them already), the embedding cache, the model.
    */
   private async vectorsOf(
     owner: string,
     learned: readonly LearnedQuery[],
-    held?: UsageEvidence,
-  ): Promise<Float32Array[] | undefined> {
+    evidence: UsageEvidence,
+  ): Promise<(Float32Array | undefined)[] | undefined> {
     if (learned.length === 0 || this.semantic?.state !== "ready") return undefined;
-    const vectors = held?.queryVectors() ?? new Map<string, Float32Array>();
-    const missing = [...new Set(learned.map((entry) => entry.query).filter((query) => !vectors.has(query)))];
+    const needed = learned.map((entry) => !evidence.hasVector(entry.skillId, entry.query));
+    const missing = [...new Set(learned.filter((_, index) => needed[index]).map((entry) => entry.query))];
     const found = missing.length > 0 ? await this.semantic.embedTexts(missing, owner) : [];
-    for (const [index, query] of missing.entries()) vectors.set(query, found[index] as Float32Array);
-    return learned.map((entry) => vectors.get(entry.query) as Float32Array);
+    const vectors = new Map(missing.map((query, index) => [query, found[index]]));
+    return learned.map((entry, index) => (needed[index] ? vectors.get(entry.query) : undefined));
   }
 
   private evictOwners(): void {

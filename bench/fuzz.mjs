@@ -153,6 +153,8 @@ try {
   const statuses = {};
   const problems = new Map(); // kind + path -> first example
   const slowest = [];
+  const times = { "POST /v1/discover": [], "POST /v1/execute": [] }; // ms, to print percentiles
+  const rankings = {}; // ranking.semantic of the discovers answered: how often the model was busy
   const started = performance.now();
   const end = started + seconds * 1000;
   let sent = 0;
@@ -172,7 +174,12 @@ try {
             signal: AbortSignal.timeout(60_000),
           });
           status = res.status;
-          problem = problemWith(res.status, await res.text(), path.split("?")[0]);
+          const answer = await res.text();
+          problem = problemWith(res.status, answer, path.split("?")[0]);
+          if (path === "/v1/discover" && res.status === 200) {
+            const semantic = JSON.parse(answer).ranking?.semantic;
+            rankings[semantic] = (rankings[semantic] ?? 0) + 1;
+          }
         } catch (err) {
           problem = `no answer (${err.cause?.code ?? err.name})`;
         }
@@ -183,6 +190,7 @@ try {
         if (problem && !problems.has(`${problem} ${route}`)) {
           problems.set(`${problem} ${route}`, { problem, route, body: text?.slice(0, 300) });
         }
+        times[route]?.push(ms);
         slowest.push({ ms, at: (at - started) / 1000, route, body: text?.slice(0, 120) });
         slowest.sort((a, b) => b.ms - a.ms).splice(8);
       }
@@ -193,6 +201,14 @@ try {
     `fuzz: ${sent} requests in ${seconds} s from ${clients} clients (FUZZ_SEED=${startSeed}); ${settings.cores} cores shared with the server`,
   );
   console.log(`statuses: ${JSON.stringify(statuses)}`);
+  for (const [route, list] of Object.entries(times)) {
+    list.sort((a, b) => a - b);
+    const at = (q) => fmt(list[Math.min(list.length - 1, Math.floor(q * list.length))] ?? 0, 1);
+    console.log(
+      `${route}: ${list.length} answers, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, p99.9 ${at(0.999)} ms`,
+    );
+  }
+  console.log(`discovers answered by ranking.semantic: ${JSON.stringify(rankings)}`);
   console.log("slowest answers (many at one moment: the whole process stalled):");
   for (const { ms, at, route, body } of slowest)
     console.log(`  ${fmt(ms, 0).padStart(6)} ms at ${fmt(at, 1)} s  ${route}  ${body ?? ""}`);

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { TextEmbedder } from "../core/discovery/embedder.js";
-import { EMBEDDING_WORKER_SOURCE, MAX_BATCH_TEXTS } from "./embedding-worker-source.js";
+import { EMBEDDING_WORKER_SOURCE, MAX_BATCH_CHARS, MAX_BATCH_TEXTS } from "./embedding-worker-source.js";
 
 type WorkerMessage =
   | { type: "ready" }
@@ -36,6 +36,8 @@ export class UseLiteEmbedder implements TextEmbedder {
   private nextId = 0;
   private readonly requests = new Map<number, Request>();
   private textsWaiting = 0;
+  /** Their characters. */
+  private charsWaiting = 0;
 
   get loaded(): boolean {
     return this.ready;
@@ -46,9 +48,13 @@ export class UseLiteEmbedder implements TextEmbedder {
     return this.textsWaiting;
   }
 
-  /** A full pass of texts is waiting: one sent now would wait for at least all of it. */
+  /**
+   * A full pass of the model's work is waiting, by count or by characters as the thread
+   * batches them: a text sent now would wait for at least all of it. Counting texts alone let
+   * 63 long ones wait (~1 s, several passes) before discovery stopped queueing behind them.
+   */
   get busy(): boolean {
-    return this.textsWaiting >= MAX_BATCH_TEXTS;
+    return this.textsWaiting >= MAX_BATCH_TEXTS || this.charsWaiting >= MAX_BATCH_CHARS;
   }
 
   load(): Promise<void> {
@@ -85,11 +91,14 @@ export class UseLiteEmbedder implements TextEmbedder {
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
+    const chars = texts.reduce((sum, text) => sum + text.length, 0);
     this.textsWaiting += texts.length;
+    this.charsWaiting += chars;
     try {
       return await this.send(texts);
     } finally {
       this.textsWaiting -= texts.length;
+      this.charsWaiting -= chars;
     }
   }
 

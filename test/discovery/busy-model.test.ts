@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
 import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
-import { MAX_BATCH_TEXTS } from "../../src/embeddings/embedding-worker-source.js";
+import { MAX_BATCH_CHARS, MAX_BATCH_TEXTS } from "../../src/embeddings/embedding-worker-source.js";
 import { UseLiteEmbedder } from "../../src/embeddings/use-lite-embedder.js";
 import { hashVector } from "./hash-vector.js";
 
@@ -152,6 +152,25 @@ describe("the shipped model's backlog", () => {
     const second = model.embed(["one more"]);
     expect(model.busy).toBe(true);
     await Promise.all([first, second]);
+    expect(model.busy).toBe(false);
+  }, 120_000);
+
+  // 63 queries of 100 characters are ~3 passes (~1.3 s): counting texts alone, a discover
+  // queued behind them all.
+  it("is busy once a whole pass of characters waits, in however few texts", async () => {
+    await model.load();
+    const half = "convert celsius to fahrenheit "
+      .repeat(MAX_BATCH_CHARS / 60)
+      .padEnd(MAX_BATCH_CHARS / 2, ".");
+    const first = model.embed([half, half.slice(1)]);
+    expect(model.busy).toBe(false);
+    const second = model.embed(["x"]);
+    expect(model.busy).toBe(true);
+    await Promise.all([first, second]);
+    expect(model.busy).toBe(false);
+    const long = model.embed([half.repeat(4)]);
+    expect(model.busy).toBe(true);
+    await long;
     expect(model.busy).toBe(false);
   }, 120_000);
 });

@@ -42,12 +42,12 @@ describe("re-reading an owner's learned queries", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function learning() {
+  async function learning({ recentQueries = 0 } = {}) {
     dir = await mkdtemp(join(tmpdir(), "skillport-learned-refresh-"));
     store = openSqliteStore({ dataDir: dir });
     const clock = new ManualClock(Date.UTC(2026, 10, 29, 12));
     const embedder = new CountingEmbedder();
-    const semantic = new SemanticIndex(embedder, store.embeddings, undefined, { recentQueries: 0 });
+    const semantic = new SemanticIndex(embedder, store.embeddings, undefined, { recentQueries });
     await semantic.start();
     const learner = new UsageLearning(store.learnedQueries, semantic, clock, silentLogger, {
       windowMs: 300_000,
@@ -115,5 +115,24 @@ describe("re-reading an owner's learned queries", () => {
     expect(refreshed?.complete).toBe(true);
     const signal = refreshed?.signals("forecast", hashVector("forecast for paris", 8)).get("weather.now");
     expect(signal?.semantic).toBeCloseTo(1, 5);
+  });
+
+  // The note keeps the query's words single-spaced; the discover's vector was kept under its
+  // text as sent, so learning from a spaced-out query waited for a background re-read.
+  it("takes the discover's vector of a query spaced out, as the same words single-spaced", async () => {
+    const { embedder, semantic, learner } = await learning({ recentQueries: 10 });
+    const caller = { id: "key_1", owner: OWNER };
+    expect(await learner.evidenceFor(OWNER)).toBeUndefined();
+    const query = "  forecast  for\n paris ";
+    await semantic.embedQuery(query, OWNER); // as the discover ranking it did
+    await learner.noteDiscover(caller, query, ["weather.now"]);
+    embedder.gate = new Promise(() => {}); // the model answers nothing more
+    await learner.noteExecution(caller, "weather.now");
+    const learned = await learner.evidenceFor(OWNER);
+    expect(learned?.complete).toBe(true);
+    // The model read the words single-spaced, as the evidence holds them.
+    const signal = learned?.signals("forecast", hashVector("forecast for paris", 8)).get("weather.now");
+    expect(signal?.semantic).toBeCloseTo(1, 5);
+    expect(semantic.recentVector("forecast for paris", OWNER)).toBeDefined();
   });
 });

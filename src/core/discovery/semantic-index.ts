@@ -1,4 +1,5 @@
 import type { EmbeddingStore } from "../ports.js";
+import { collapseWhitespace } from "./collapse-whitespace.js";
 import type { SkillDocument } from "./document.js";
 import type { TextEmbedder } from "./embedder.js";
 import { exampleRequests, semanticText, skillVector, textHash } from "./semantic-text.js";
@@ -142,23 +143,24 @@ export class SemanticIndex {
 
   /** `owner`'s recent vector of `query`, if it is kept (a discover embedded it): never the model's work. */
   recentVector(query: string, owner?: string): Float32Array | undefined {
-    return this.recentQueries.get(recentKey(owner, query));
+    return this.recentQueries.get(recentKey(owner, collapseWhitespace(query)));
   }
 
   /**
-   * The query's unit vector, reused only from `owner`'s recent queries (absent: the
+   * The unit vector of the query's words however spaced (`collapseWhitespace`), reused only from `owner`'s recent queries (absent: the
    * queries of callers with no owner, such as the dashboard); throws when the model is not
    * ready (callers check `state`).
    */
   async embedQuery(query: string, owner?: string): Promise<Float32Array> {
-    const key = recentKey(owner, query);
+    const text = collapseWhitespace(query);
+    const key = recentKey(owner, text);
     const recent = this.recentQueries.get(key);
     if (recent) {
       this.recentQueries.delete(key);
       this.recentQueries.set(key, recent);
       return recent;
     }
-    const [vector] = await this.embedder.embed([query]);
+    const [vector] = await this.embedder.embed([text]);
     if (!vector) throw new Error("the embedder returned no vector");
     this.rememberQuery(key, vector);
     return vector;

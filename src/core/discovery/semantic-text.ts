@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { blendTowards } from "./blend-vectors.js";
+import { collapseWhitespace } from "./collapse-whitespace.js";
 import type { SkillDocument } from "./document.js";
 
 /**
@@ -17,7 +18,7 @@ const MAX_SEMANTIC_TEXT_CHARS = 1500;
 export function semanticText(document: SkillDocument): string {
   const { title, description, tags, examples, params, extra } = document.fields;
   const parts = [title || document.id, description, tags, examples, params, extra]
-    .map((part) => part.replace(/\s+/g, " ").trim())
+    .map(collapseWhitespace)
     .filter((part) => part.length > 0);
   return parts.join(". ").slice(0, MAX_SEMANTIC_TEXT_CHARS);
 }
@@ -26,7 +27,7 @@ export function semanticText(document: SkillDocument): string {
 export function exampleRequests(document: SkillDocument): string[] {
   return document.fields.examples
     .split("\n")
-    .map((line) => line.replace(/\s+/g, " ").trim())
+    .map(collapseWhitespace)
     .filter((line) => line.length > 0);
 }
 

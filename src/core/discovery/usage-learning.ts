@@ -3,6 +3,7 @@ import type { Clock } from "../clock.js";
 import { CoalescedRuns } from "../coalesced-runs.js";
 import type { Logger } from "../logger.js";
 import type { DiscoverNote, LearnedQuery, LearnedQueryCaps, LearnedQueryStore } from "../ports.js";
+import { collapseWhitespace } from "./collapse-whitespace.js";
 import { holdsSecret } from "./query-secrets.js";
 import type { SemanticIndex } from "./semantic-index.js";
 import { UsageEvidence } from "./usage-evidence.js";
@@ -56,11 +57,6 @@ interface CountedEntry {
 interface OwnerCache {
   evidence: UsageEvidence;
   loadedAt: number;
-}
-
-/** Whitespace runs as one space, ends trimmed: the same request is learned once. */
-function normalizeQuery(query: string): string {
-  return query.replace(/\s+/g, " ").trim();
 }
 
 /**
@@ -153,7 +149,7 @@ export class UsageLearning {
     this.unwritten.set(caller.id, {
       keyId: caller.id,
       owner: caller.owner,
-      query: holdsSecret(query) ? UNLEARNABLE_QUERY : normalizeQuery(query),
+      query: holdsSecret(query) ? UNLEARNABLE_QUERY : collapseWhitespace(query),
       at: this.clock.now(),
       offered: offered.slice(0, OFFERED_RANKS),
     });

@@ -1,0 +1,274 @@
+// Random input against a real server's MCP surface (`/mcp`, a fresh data dir): several SDK
+// clients, each its own session, call every tool (per-skill tools, execute_skill,
+// discover_skills, get_execution) with random or mutated-example arguments, and unknown
+// tools; raw JSON-RPC messages (malformed JSON, odd methods, ids and params, batches) go to
+// a session besides. Reports what an assistant must never see: a 5xx, a tool call answered
+// other than by a result with content (or, for a protocol fault, a JSON-RPC error), an error
+// result without a message an agent can act on, a message that reads like a program's fault,
+// a run that brought its skill host down, a dropped session; and the slowest calls.
+// Usage: node bench/fuzz-mcp.mjs (BENCH_DURATION seconds, default 60; FUZZ_CLIENTS, default
+// 8; FUZZ_SEED for a repeatable run). Exits 1 when it found a problem.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { anyValue, below, NUMBERS, paramsFor, pick, startSeed, TEXTS } from "./fuzz-values.mjs";
+import { fmt, settings, startSkillport } from "./lib.mjs";
+
+const seconds = Number(process.env.BENCH_DURATION ?? 60);
+const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
+const SKILL_ID_META = "skillport/skill_id";
+/** Words of a message that say the program failed, not the input: never for an agent. */
+const FAULT = /TypeError|is not a function|Cannot read prop|: undefined\b|\[object /;
+
+/** Arguments for one random tool call: [tool name, arguments]. */
+function randomCall(tools, skills) {
+  const choice = below(20);
+  if (choice === 0) return [pick([...TEXTS.slice(0, 12), "execute-skill", "math.evaluate"]), anyValue()];
+  if (choice < 11) {
+    const tool = pick(tools.filter((t) => t._meta?.[SKILL_ID_META]));
+    const skill = skills.get(tool._meta[SKILL_ID_META]);
+    const args = below(15) ? paramsFor(skill) : anyValue();
+    // util.wait waits as long as asked (up to the timeout): short, so that it holds no session.
+    if (skill.skill_id === "util.wait" && args && typeof args === "object")
+      args.ms = pick([0, 1, 100, -1, "1"]);
+    return [tool.name, args];
+  }
+  if (choice < 14) {
+    const skill = pick([...skills.values()]);
+    const args = {
+      skill_id: below(15) ? skill.skill_id : anyValue(),
+      params: below(10) ? paramsFor(skill) : anyValue(),
+    };
+    // util.wait runs for as long as it is asked: a short wait_ms hands back its running record.
+    if (skill.skill_id === "util.wait" || below(3) === 0) args.wait_ms = pick([...NUMBERS, 0, 1, 100]);
+    if (below(4) === 0) args.timeout_ms = pick([...NUMBERS, 1, 100, 5_000]);
+    if (below(6) === 0) args.idempotency_key = pick(TEXTS);
+    return ["execute_skill", args];
+  }
+  if (choice < 18) {
+    const args = { query: below(8) ? `${pick(TEXTS)} ${pick(TEXTS)}` : anyValue() };
+    if (below(3) === 0) args.limit = anyValue();
+    return ["discover_skills", args];
+  }
+  const args = { execution_id: below(2) ? pick(TEXTS) : anyValue() };
+  if (below(3) === 0) args.wait_ms = anyValue();
+  return ["get_execution", args];
+}
+
+/** What is wrong with a tool call's outcome, or undefined. */
+function problemWithCall(outcome) {
+  if (outcome.error) {
+    const err = outcome.error;
+    // A protocol fault (unknown tool, arguments that are not an object) is a JSON-RPC error.
+    if (err instanceof McpError) {
+      if (err.code === -32603) return "an internal error (-32603)";
+      return FAULT.test(err.message) ? "a JSON-RPC error that reads like a program's fault" : undefined;
+    }
+    return `no answer (${err.cause?.code ?? err.name}: ${err.message.slice(0, 80)})`;
+  }
+  const { result } = outcome;
+  if (!Array.isArray(result.content)) return "a result without content";
+  const text = result.content.map((part) => part.text ?? "").join("\n");
+  if (result.isError) {
+    if (text.trim().length < 10) return "an error result without a message";
+    if (FAULT.test(text)) return "an error result that reads like a program's fault";
+    if (/the process running it failed/.test(text)) return "a run that brought its skill host down";
+  }
+  return undefined;
+}
+
+/** Raw JSON-RPC bodies, valid and not: what a client written by hand might send. */
+function randomMessage() {
+  const id = pick([1, 0, -1, "x", null, 2 ** 53, 1.5, {}, [], true]);
+  const method = pick([
+    "tools/call",
+    "tools/list",
+    "ping",
+    "resources/list",
+    "prompts/get",
+    "nope",
+    "",
+    anyValue(),
+  ]);
+  const params = below(3)
+    ? { name: pick(["math_evaluate", "discover_skills", pick(TEXTS)]), arguments: anyValue() }
+    : anyValue();
+  const message = below(6) ? { jsonrpc: pick(["2.0", "2.0", "1.0", 2]), id, method, params } : anyValue();
+  const body =
+    below(10) === 0
+      ? pick(["{", "[]", "null", "", "\u0000", '{"jsonrpc":"2.0"', "[1,2]"])
+      : JSON.stringify(below(8) ? message : [message, message]);
+  return body ?? "null";
+}
+
+/** What is wrong with the answer to a raw message, or undefined. */
+function problemWithRaw(status, text) {
+  if (status >= 500) return `a ${status}`;
+  if (text === "" || status === 202) return undefined; // a notification or response accepted
+  const data =
+    text.startsWith("event:") || text.startsWith("data:") || text.startsWith("id:")
+      ? text
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5))
+          .join("")
+      : text;
+  try {
+    const answer = JSON.parse(data);
+    for (const message of [answer].flat()) {
+      if (message.error && FAULT.test(message.error.message ?? ""))
+        return "a JSON-RPC error that reads like a program's fault";
+      if (message.error?.code === -32603) return "an internal error (-32603)";
+    }
+  } catch {
+    return "an answer that is not JSON";
+  }
+  return undefined;
+}
+
+async function connect(sp) {
+  const client = new Client({ name: "skillport-fuzz", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(sp.url("/mcp")), {
+    requestInit: { headers: { authorization: sp.headers.authorization } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const sp = await startSkillport();
+try {
+  const skills = new Map();
+  let cursor = null;
+  do {
+    const page = await (
+      await fetch(sp.url(`/v1/skills?limit=100${cursor ? `&cursor=${cursor}` : ""}`), { headers: sp.headers })
+    ).json();
+    for (const skill of page.data) skills.set(skill.skill_id, skill);
+    cursor = page.next_cursor;
+  } while (cursor);
+
+  const problems = new Map(); // kind + tool -> first example
+  const note = (problem, where, example) => {
+    if (problem && !problems.has(`${problem} ${where}`))
+      problems.set(`${problem} ${where}`, { problem, where, example });
+  };
+  const outcomes = {};
+  const slowest = [];
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let calls = 0;
+  let raw = 0;
+
+  const caller = async () => {
+    const { client, transport } = await connect(sp);
+    const { tools } = await client.listTools();
+    try {
+      while (performance.now() < end) {
+        const [name, args] = randomCall(tools, skills);
+        const at = performance.now();
+        let outcome;
+        try {
+          outcome = {
+            result: await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }),
+          };
+        } catch (error) {
+          outcome = { error };
+        }
+        const ms = performance.now() - at;
+        calls += 1;
+        const kind = outcome.error
+          ? `error ${outcome.error.code ?? outcome.error.name}`
+          : outcome.result.isError
+            ? "isError"
+            : "ok";
+        outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+        const example = JSON.stringify({ name, arguments: args })?.slice(0, 300);
+        note(
+          problemWithCall(outcome),
+          name,
+          `${example} -> ${JSON.stringify(outcome.result ?? outcome.error?.message)?.slice(0, 300)}`,
+        );
+        slowest.push({ ms, at: (at - started) / 1000, name, example: example?.slice(0, 120) });
+        slowest.sort((a, b) => b.ms - a.ms).splice(8);
+      }
+    } finally {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    }
+  };
+
+  // Raw messages go to a session of their own, opened by hand as a client would.
+  const rawSender = async () => {
+    const headers = { ...sp.headers, accept: "application/json, text/event-stream" };
+    const init = await fetch(sp.url("/mcp"), {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "fuzz-raw", version: "1" },
+        },
+      }),
+    });
+    await init.text();
+    const session = init.headers.get("mcp-session-id");
+    const sessionHeaders = { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
+    await fetch(sp.url("/mcp"), {
+      method: "POST",
+      headers: sessionHeaders,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
+    while (performance.now() < end) {
+      const body = randomMessage();
+      let status = "dropped";
+      let text = "";
+      try {
+        const res = await fetch(sp.url("/mcp"), {
+          method: "POST",
+          headers: sessionHeaders,
+          body,
+          signal: AbortSignal.timeout(60_000),
+        });
+        status = res.status;
+        text = await res.text();
+        note(
+          problemWithRaw(status, text),
+          "raw /mcp",
+          `${body.slice(0, 200)} -> ${status} ${text.slice(0, 200)}`,
+        );
+      } catch (err) {
+        note(`no answer (${err.cause?.code ?? err.name})`, "raw /mcp", body.slice(0, 200));
+      }
+      raw += 1;
+      outcomes[`raw ${status}`] = (outcomes[`raw ${status}`] ?? 0) + 1;
+    }
+  };
+
+  await Promise.all([...Array.from({ length: clients }, caller), rawSender()]);
+  const alive = await fetch(sp.url("/healthz")).then(
+    (res) => res.status,
+    () => "no answer",
+  );
+  if (alive !== 200) note(`the server answered /healthz with ${alive} after the run`, "server", "");
+
+  console.log(
+    `fuzz-mcp: ${calls} tool calls from ${clients} sessions and ${raw} raw messages in ${seconds} s (FUZZ_SEED=${startSeed}); ${settings.cores} cores shared with the server`,
+  );
+  console.log(`outcomes: ${JSON.stringify(outcomes)}`);
+  console.log("slowest calls:");
+  for (const { ms, at, name, example } of slowest)
+    console.log(`  ${fmt(ms, 0).padStart(6)} ms at ${fmt(at, 1)} s  ${name}  ${example ?? ""}`);
+  if (problems.size === 0) console.log("problems: none");
+  else {
+    console.log(`problems (${problems.size} kinds, first example of each):`);
+    for (const { problem, where, example } of problems.values())
+      console.log(`  ${problem}: ${where} ${example}`);
+    process.exitCode = 1;
+  }
+} finally {
+  await sp.close();
+}

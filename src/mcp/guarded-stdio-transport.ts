@@ -21,6 +21,8 @@ export class GuardedStdioTransport implements Transport {
   private started = false;
   /** Whether this turn's writes are being held (`corkUntilTurnEnds`). */
   private corked = false;
+  /** Resolves once the output, full, has drained: what the sends since it filled wait for. */
+  private drained: Promise<void> | undefined;
   private readonly deliver = (message: JSONRPCMessage) => this.onmessage?.(message);
   private readonly fail = (error: Error) => this.onerror?.(error);
 
@@ -39,11 +41,17 @@ export class GuardedStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      this.corkUntilTurnEnds();
-      if (this.output.write(serializeMessage(message))) resolve();
-      else this.output.once("drain", resolve);
-    });
+    this.corkUntilTurnEnds();
+    if (this.output.write(serializeMessage(message))) return Promise.resolve();
+    // One listener for every send waiting: one each made Node warn of a listener leak
+    // ("11 drain listeners added") on stderr, in the assistant's log, when a client read slowly.
+    this.drained ??= new Promise((resolve) =>
+      this.output.once("drain", () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    );
+    return this.drained;
   }
 
   /**

@@ -63,6 +63,35 @@ describe("GuardedStdioTransport", () => {
     expect(writes.map(ids)).toEqual([[1, 2, 3], [4]]);
   });
 
+  // A client reading slowly: each send waiting for the full output added a listener, and
+  // Node warned of a leak on stderr ("11 drain listeners added to [Socket]").
+  it("waits for a full output to drain with one listener, however many sends wait", async () => {
+    let drain = () => {};
+    const output = new Writable({
+      highWaterMark: 64,
+      write(_chunk, _encoding, done) {
+        drain = done; // taken only when the test says the client read it
+      },
+    });
+    const transport = new GuardedStdioTransport(new PassThrough({ objectMode: true }), output);
+    let sent = 0;
+    const sends = Array.from({ length: 20 }, (_, id) =>
+      transport.send({ jsonrpc: "2.0", id, result: { text: "x".repeat(100) } }).then(() => {
+        sent += 1;
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(output.listenerCount("drain")).toBe(1);
+    expect(sent).toBe(0);
+    while (output.writableLength > 0) {
+      drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(sends);
+    expect(sent).toBe(20);
+    expect(output.listenerCount("drain")).toBe(0);
+  });
+
   it("takes no more messages once closed, and says it closed", async () => {
     const { stdin, transport, written } = await serving();
     const closed = vi.fn();

@@ -2,17 +2,19 @@
 // clients, each its own session, call every tool (per-skill tools, execute_skill,
 // discover_skills, get_execution) with random or mutated-example arguments, and unknown
 // tools; raw JSON-RPC messages (malformed JSON, odd methods, ids and params, batches) go to
-// a session besides. Reports what an assistant must never see: a 5xx, a tool call answered
+// a session besides, and raw lines to a `skillport mcp` on the same data dir. Reports what an assistant must never see: a 5xx, a tool call answered
 // other than by a result with content (or, for a protocol fault, a JSON-RPC error), an error
 // result without a message an agent can act on, a message that reads like a program's fault,
 // a run that brought its skill host down, a dropped session; and the slowest calls.
 // Usage: node bench/fuzz-mcp.mjs (BENCH_DURATION seconds, default 60; FUZZ_CLIENTS, default
 // 8; FUZZ_SEED for a repeatable run). Exits 1 when it found a problem.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { anyValue, below, NUMBERS, paramsFor, pick, startSeed, TEXTS } from "./fuzz-values.mjs";
-import { fmt, settings, startSkillport } from "./lib.mjs";
+import { CLI, fmt, LOG_LEVEL, settings, startSkillport } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_DURATION ?? 60);
 const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
@@ -248,7 +250,96 @@ try {
     }
   };
 
-  await Promise.all([...Array.from({ length: clients }, caller), rawSender()]);
+  // Raw lines to `skillport mcp` on the server's data dir, as an assistant's process: each
+  // request must be answered (a result or a JSON-RPC error), every line out must be JSON,
+  // and nothing but the service's own log lines may reach stderr (a Node warning did).
+  const stdioSender = async () => {
+    const secret = sp.headers.authorization.slice("Bearer ".length);
+    const child = spawn(process.execPath, [CLI, "mcp"], {
+      env: {
+        ...process.env,
+        SKILLPORT_API_KEY: secret,
+        SKILLPORT_DATA_DIR: sp.dataDir,
+        SKILLPORT_LOG_LEVEL: LOG_LEVEL,
+      },
+    });
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      if (!line.startsWith("{"))
+        note("a line on stderr that is not the service's log", "stdio", line.slice(0, 200));
+    });
+    const waiting = new Map(); // id -> the line sent
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        return note("a line on stdout that is not JSON", "stdio", line.slice(0, 200));
+      }
+      for (const answer of [message].flat()) {
+        waiting.delete(JSON.stringify(answer?.id));
+        if (answer?.error?.code === -32603) note("an internal error (-32603)", "stdio", line.slice(0, 300));
+        if (FAULT.test(answer?.error?.message ?? ""))
+          note("a JSON-RPC error that reads like a program's fault", "stdio", line.slice(0, 300));
+      }
+    });
+    const send = (line) => child.stdin.write(`${line}\n`);
+    send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "init",
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "fuzz-stdio", version: "1" },
+        },
+      }),
+    );
+    send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    let n = 0;
+    while (performance.now() < end && child.exitCode === null) {
+      const id = `s${n++}`;
+      const line = below(4)
+        ? JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: {
+              name: pick([
+                "math_evaluate",
+                "discover_skills",
+                "execute_skill",
+                "get_execution",
+                "json_query",
+                pick(TEXTS),
+              ]),
+              arguments: below(5)
+                ? anyValue()
+                : {
+                    expression: pick(TEXTS),
+                    query: pick(TEXTS),
+                    skill_id: pick(["math.evaluate", pick(TEXTS)]),
+                    params: anyValue(),
+                  },
+            },
+          })
+        : randomMessage();
+      if (line.includes(`"id":"${id}"`) && !line.startsWith("[")) waiting.set(JSON.stringify(id), line);
+      send(line);
+      raw += 1;
+      // A few at a time: the answers, not the pipe, set the pace.
+      if (n % 20 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const deadline = performance.now() + 30_000;
+    while (waiting.size > 0 && performance.now() < deadline && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    if (child.exitCode !== null) note(`skillport mcp exited (${child.exitCode})`, "stdio", "");
+    for (const line of [...waiting.values()].slice(0, 3))
+      note("a request never answered", "stdio", line.slice(0, 200));
+    child.kill();
+  };
+
+  await Promise.all([...Array.from({ length: clients }, caller), rawSender(), stdioSender()]);
   const alive = await fetch(sp.url("/healthz")).then(
     (res) => res.status,
     () => "no answer",

@@ -13,8 +13,18 @@ import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { anyValue, below, NUMBERS, paramsFor, pick, startSeed, TEXTS } from "./fuzz-values.mjs";
-import { CLI, fmt, LOG_LEVEL, settings, startSkillport } from "./lib.mjs";
+import {
+  anyValue,
+  below,
+  Findings,
+  listSkills,
+  NUMBERS,
+  paramsFor,
+  pick,
+  startSeed,
+  TEXTS,
+} from "./fuzz-common.mjs";
+import { CLI, LOG_LEVEL, settings, startSkillport } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_DURATION ?? 60);
 const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
@@ -139,25 +149,11 @@ async function connect(sp) {
 
 const sp = await startSkillport();
 try {
-  const skills = new Map();
-  let cursor = null;
-  do {
-    const page = await (
-      await fetch(sp.url(`/v1/skills?limit=100${cursor ? `&cursor=${cursor}` : ""}`), { headers: sp.headers })
-    ).json();
-    for (const skill of page.data) skills.set(skill.skill_id, skill);
-    cursor = page.next_cursor;
-  } while (cursor);
-
-  const problems = new Map(); // kind + tool -> first example
-  const note = (problem, where, example) => {
-    if (problem && !problems.has(`${problem} ${where}`))
-      problems.set(`${problem} ${where}`, { problem, where, example });
-  };
+  const skills = new Map((await listSkills(sp)).map((skill) => [skill.skill_id, skill]));
+  const findings = new Findings();
+  const note = (kind, where, example) => findings.problem(kind, where, example);
   const outcomes = {};
-  const slowest = [];
-  const started = performance.now();
-  const end = started + seconds * 1000;
+  const end = findings.started + seconds * 1000;
   let calls = 0;
   let raw = 0;
 
@@ -190,8 +186,7 @@ try {
           name,
           `${example} -> ${JSON.stringify(outcome.result ?? outcome.error?.message)?.slice(0, 300)}`,
         );
-        slowest.push({ ms, at: (at - started) / 1000, name, example: example?.slice(0, 120) });
-        slowest.sort((a, b) => b.ms - a.ms).splice(8);
+        findings.answered(ms, at, name, example);
       }
     } finally {
       await transport.terminateSession().catch(() => {});
@@ -350,16 +345,7 @@ try {
     `fuzz-mcp: ${calls} tool calls from ${clients} sessions and ${raw} raw messages in ${seconds} s (FUZZ_SEED=${startSeed}); ${settings.cores} cores shared with the server`,
   );
   console.log(`outcomes: ${JSON.stringify(outcomes)}`);
-  console.log("slowest calls:");
-  for (const { ms, at, name, example } of slowest)
-    console.log(`  ${fmt(ms, 0).padStart(6)} ms at ${fmt(at, 1)} s  ${name}  ${example ?? ""}`);
-  if (problems.size === 0) console.log("problems: none");
-  else {
-    console.log(`problems (${problems.size} kinds, first example of each):`);
-    for (const { problem, where, example } of problems.values())
-      console.log(`  ${problem}: ${where} ${example}`);
-    process.exitCode = 1;
-  }
+  findings.print("slowest calls:");
 } finally {
   await sp.close();
 }

@@ -10,7 +10,17 @@
 // (`1:1e309`, which aborted the skill host) were found.
 // Usage: node bench/fuzz.mjs (BENCH_DURATION seconds, default 60; FUZZ_CLIENTS, default 8;
 // FUZZ_SEED for a repeatable run). Exits 1 when it found a problem.
-import { anyValue, below, NUMBERS, paramsFor, pick, startSeed, TEXTS } from "./fuzz-values.mjs";
+import {
+  anyValue,
+  below,
+  Findings,
+  listSkills,
+  NUMBERS,
+  paramsFor,
+  pick,
+  startSeed,
+  TEXTS,
+} from "./fuzz-common.mjs";
 import { fmt, settings, startSkillport } from "./lib.mjs";
 
 const seconds = Number(process.env.BENCH_DURATION ?? 60);
@@ -75,23 +85,12 @@ function problemWith(status, text, path) {
 
 const sp = await startSkillport();
 try {
-  const skills = [];
-  let cursor = null;
-  do {
-    const page = await (
-      await fetch(sp.url(`/v1/skills?limit=100${cursor ? `&cursor=${cursor}` : ""}`), { headers: sp.headers })
-    ).json();
-    skills.push(...page.data);
-    cursor = page.next_cursor;
-  } while (cursor);
-
+  const skills = await listSkills(sp);
   const statuses = {};
-  const problems = new Map(); // kind + path -> first example
-  const slowest = [];
+  const findings = new Findings();
   const times = { "POST /v1/discover": [], "POST /v1/execute": [] }; // ms, to print percentiles
   const rankings = {}; // ranking.semantic of the discovers answered: how often the model was busy
-  const started = performance.now();
-  const end = started + seconds * 1000;
+  const end = findings.started + seconds * 1000;
   let sent = 0;
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -122,12 +121,9 @@ try {
         sent += 1;
         statuses[status] = (statuses[status] ?? 0) + 1;
         const route = `${method} ${path.startsWith("/v1/execute") || path.startsWith("/v1/discover") ? path : path.replace(/\/[^/?]*(\?.*)?$/, "/…")}`;
-        if (problem && !problems.has(`${problem} ${route}`)) {
-          problems.set(`${problem} ${route}`, { problem, route, body: text?.slice(0, 300) });
-        }
+        findings.problem(problem, route, text?.slice(0, 300));
         times[route]?.push(ms);
-        slowest.push({ ms, at: (at - started) / 1000, route, body: text?.slice(0, 120) });
-        slowest.sort((a, b) => b.ms - a.ms).splice(8);
+        findings.answered(ms, at, route, text);
       }
     }),
   );
@@ -144,16 +140,7 @@ try {
     );
   }
   console.log(`discovers answered by ranking.semantic: ${JSON.stringify(rankings)}`);
-  console.log("slowest answers (many at one moment: the whole process stalled):");
-  for (const { ms, at, route, body } of slowest)
-    console.log(`  ${fmt(ms, 0).padStart(6)} ms at ${fmt(at, 1)} s  ${route}  ${body ?? ""}`);
-  if (problems.size === 0) console.log("problems: none");
-  else {
-    console.log(`problems (${problems.size} kinds, first example of each):`);
-    for (const { problem, route, body } of problems.values())
-      console.log(`  ${problem}: ${route} ${body ?? ""}`);
-    process.exitCode = 1;
-  }
+  findings.print("slowest answers (many at one moment: the whole process stalled):");
 } finally {
   await sp.close();
 }

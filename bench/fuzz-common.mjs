@@ -1,5 +1,7 @@
-// Random values for the fuzzers (fuzz.mjs over REST, fuzz-mcp.mjs over MCP): seeded, so a
-// run can be repeated with FUZZ_SEED, and biased towards what has broken parsers before.
+// What the fuzzers (fuzz.mjs over REST, fuzz-mcp.mjs over MCP) share: random values, seeded
+// so that a run can be repeated with FUZZ_SEED and biased towards what has broken parsers
+// before; the catalog they draw skills from; and how they collect and print what they found.
+import { fmt } from "./lib.mjs";
 
 let seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 export const startSeed = seed;
@@ -65,4 +67,49 @@ export function paramsFor(skill) {
   }
   if (below(10) === 0) params[pick(TEXTS)] = anyValue();
   return params;
+}
+
+/** Every skill of the server's catalog, with its params' JSON Schema and examples (`GET /v1/skills`). */
+export async function listSkills(sp) {
+  const skills = [];
+  let cursor = null;
+  do {
+    const query = `limit=100${cursor ? `&cursor=${cursor}` : ""}`;
+    const page = await (await fetch(sp.url(`/v1/skills?${query}`), { headers: sp.headers })).json();
+    skills.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return skills;
+}
+
+/** The problems found (the first example of each kind, by where) and the slowest answers. */
+export class Findings {
+  problems = new Map();
+  slowest = [];
+  started = performance.now();
+
+  problem(kind, where, example) {
+    if (kind && !this.problems.has(`${kind} ${where}`))
+      this.problems.set(`${kind} ${where}`, { kind, where, example });
+  }
+
+  /** An answer that took `ms`, asked at `at` (performance.now()). */
+  answered(ms, at, where, example) {
+    this.slowest.push({ ms, at: (at - this.started) / 1000, where, example: example?.slice(0, 120) });
+    this.slowest.sort((a, b) => b.ms - a.ms).splice(8);
+  }
+
+  /** Prints the slowest answers and the problems; exit code 1 when there are problems. */
+  print(slowestTitle) {
+    console.log(slowestTitle);
+    for (const { ms, at, where, example } of this.slowest)
+      console.log(`  ${fmt(ms, 0).padStart(6)} ms at ${fmt(at, 1)} s  ${where}  ${example ?? ""}`);
+    if (this.problems.size === 0) console.log("problems: none");
+    else {
+      console.log(`problems (${this.problems.size} kinds, first example of each):`);
+      for (const { kind, where, example } of this.problems.values())
+        console.log(`  ${kind}: ${where} ${example ?? ""}`);
+      process.exitCode = 1;
+    }
+  }
 }

@@ -113,9 +113,15 @@ export class Skillport {
     this.embedder = options.embedder;
     const semantic =
       options.embedder &&
-      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown) => {
+      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown, reloading: boolean) => {
         // Closing stops the model's thread, which fails a load still under way: not news.
-        if (!this.closing) this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical");
+        if (this.closing) return;
+        if (reloading)
+          this.logger.warn(
+            { err },
+            "the embedding model stopped; loading it again (ranking lexically meanwhile)",
+          );
+        else this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical");
       });
     this.discovery = createDiscovery(this.registry, { semantic });
     const learnWindowMs = options.learnWindowMs ?? DEFAULT_LEARN_WINDOW_MS;

@@ -36,6 +36,7 @@ export class UseLiteEmbedder implements TextEmbedder {
   private nextId = 0;
   private readonly requests = new Map<number, Request>();
   private textsWaiting = 0;
+  onLost?: (err: Error) => void;
   /** Their characters. */
   private charsWaiting = 0;
 
@@ -80,10 +81,17 @@ export class UseLiteEmbedder implements TextEmbedder {
         this.failAll(err);
       });
       worker.on("exit", (code) => {
+        const lost = this.ready && this.worker === worker;
         this.ready = false;
         const err = new Error(`embedding thread exited (code ${code})`);
         reject(err);
         this.failAll(err);
+        if (!lost) return;
+        // Not closed: it died (out of memory, a fault in the model's code). `load` starts
+        // another, and the index using it is told so that it does (`onLost`).
+        this.worker = undefined;
+        this.loading = undefined;
+        this.onLost?.(err);
       });
     });
     return this.loading;

@@ -117,8 +117,19 @@ export class DiscoveryIndex {
     if (ranking.mode === "lexical" || !this.semantic || analyzeQuery(query).length === 0) {
       return { hits: this.searchLexical(query, limit, filter, options.usage, named), ranking };
     }
+    if (limit === 0) return { hits: [], ranking };
+    const queryVector = await this.semantic.embedQuery(query, options.owner).catch(() => undefined);
+    if (queryVector === undefined) {
+      // The model failed this query (its thread died while embedding it): answered
+      // lexically, saying why, as while it loads again.
+      const now = this.ranking();
+      return {
+        hits: this.searchLexical(query, limit, filter, options.usage, named),
+        ranking: now.mode === "hybrid" ? { mode: "lexical", semantic: "failed" } : now,
+      };
+    }
     return {
-      hits: await this.searchHybrid(this.semantic, query, limit, filter, options.usage, options.owner, named),
+      hits: this.searchHybrid(this.semantic, query, queryVector, limit, filter, options.usage, named),
       ranking,
     };
   }
@@ -174,17 +185,15 @@ export class DiscoveryIndex {
    * filtered skills among themselves reordered them (time.convert fell from 0.857 to 0.30
    * when narrowed by a tag every time skill carries).
    */
-  private async searchHybrid(
+  private searchHybrid(
     semantic: SemanticIndex,
     query: string,
+    queryVector: Float32Array,
     limit: number,
     filter: ((id: string) => boolean) | undefined,
     usage: UsageEvidence | undefined,
-    owner: string | undefined,
     named: readonly string[],
-  ): Promise<DiscoveryHit[]> {
-    if (limit === 0) return [];
-    const queryVector = await semantic.embedQuery(query, owner);
+  ): DiscoveryHit[] {
     const signals = this.usageSignals(usage, query, queryVector, undefined);
     const count = Math.max(limit, FUSION_CANDIDATES);
     const namedIds = new Set(named);

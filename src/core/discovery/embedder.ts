@@ -17,6 +17,11 @@ export interface TextEmbedder {
    * query behind it (`SemanticIndex.wouldWait`).
    */
   readonly busy?: boolean;
+  /**
+   * Set by the index using the model: called when a loaded model stops answering (its
+   * thread died), after which `loaded` is false until `load` has loaded it again.
+   */
+  onLost?: (err: Error) => void;
   /** One unit vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** Frees the model (and any thread it runs on). */

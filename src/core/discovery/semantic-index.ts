@@ -17,6 +17,15 @@ const EMBED_BATCH = 32;
 const LIVE_EMBED_BATCH = 8;
 
 /**
+ * A model lost (its thread died) is loaded again after this long, this many times within
+ * `LOSS_WINDOW_MS` at most: past that, something kills it each time, and loading it again
+ * (a second of CPU) would go on for ever. Discovery ranks lexically meanwhile.
+ */
+const RELOAD_DELAY_MS = 1_000;
+const MAX_LOSSES = 3;
+const LOSS_WINDOW_MS = 60 * 60_000;
+
+/**
  * Query vectors kept in memory by default: an execution following a discover learns from
  * the same query, and agents repeat queries; 1,000 vectors of 512 floats are 2 MB.
  */
@@ -75,15 +84,22 @@ export class SemanticIndex {
   private readonly recentLimit: number;
   /** The catalog present at start is embedded (see `state`). */
   private started = false;
+  /** When the model was lost within `LOSS_WINDOW_MS`, oldest first. */
+  private losses: number[] = [];
 
+  /**
+   * `onError` hears of a model that failed (ranking stays lexical: `reloading` false) or was
+   * lost and is being loaded again (`reloading` true).
+   */
   constructor(
     private readonly embedder: TextEmbedder,
     private readonly cache: EmbeddingStore | undefined,
-    private readonly onError: (err: unknown) => void = () => {},
+    private readonly onError: (err: unknown, reloading: boolean) => void = () => {},
     options: SemanticIndexOptions = {},
   ) {
     this.vectors = new VectorIndex(embedder.dimensions);
     this.recentLimit = options.recentQueries ?? DEFAULT_RECENT_QUERIES;
+    embedder.onLost = (err) => this.reloadLost(err);
   }
 
   /**
@@ -106,9 +122,31 @@ export class SemanticIndex {
       },
       (err: unknown) => {
         this.failure = err;
-        this.onError(err);
+        this.onError(err, false);
       },
     );
+  }
+
+  /**
+   * The model stopped answering (its thread died): the vectors made so far are kept, and
+   * the model is loaded again shortly (`state` says `loading` meanwhile); skills added
+   * meanwhile are embedded once it is back.
+   */
+  private reloadLost(err: Error): void {
+    const now = Date.now();
+    this.losses = [...this.losses.filter((at) => now - at < LOSS_WINDOW_MS), now];
+    if (this.losses.length > MAX_LOSSES) {
+      this.failure = new Error(
+        `the model stopped ${this.losses.length} times within an hour: not loaded again`,
+        {
+          cause: err,
+        },
+      );
+      this.onError(this.failure, false);
+      return;
+    }
+    this.onError(err, true);
+    setTimeout(() => void this.start(), RELOAD_DELAY_MS).unref();
   }
 
   add(document: SkillDocument): void {
@@ -204,13 +242,15 @@ export class SemanticIndex {
   private drain(): Promise<void> {
     this.draining ??= this.embedPending()
       .catch((err: unknown) => {
+        // A model lost meanwhile is loaded again, and drains what is left (`reloadLost`).
+        if (!this.embedder.loaded) return;
         // A model that fails once is not retried in a loop: ranking stays lexical.
         this.failure = err;
-        this.onError(err);
+        this.onError(err, false);
       })
       .finally(() => {
         this.draining = undefined;
-        if (this.pending.size > 0 && this.failure === undefined) void this.drain();
+        if (this.pending.size > 0 && this.failure === undefined && this.embedder.loaded) void this.drain();
       });
     return this.draining;
   }

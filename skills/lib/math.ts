@@ -226,6 +226,9 @@ function rangeLength(args: unknown[]): number {
   if (start === undefined || end === undefined || step === 0) return 0;
   const length = Math.floor(Math.abs((end - start) / step)) + 1;
   // An infinite bound (`1:1e309`) makes an endless range: capped like any other, where mathjs
-  // filled memory until V8 aborted the process. NaN bounds make an empty one.
-  return Number.isNaN(length) ? 0 : length;
+  // filled memory until V8 aborted the process. So do infinities whose length reads NaN (an
+  // infinite step to an infinite end, `1:1e309:1e309`: 1, Infinity, Infinity…). A NaN bound or
+  // step makes a range of at most one element.
+  if (!Number.isNaN(length)) return length;
+  return [start, end, step].some(Number.isNaN) ? 0 : Number.POSITIVE_INFINITY;
 }

@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { TextEmbedder } from "../core/discovery/embedder.js";
-import { EMBEDDING_WORKER_SOURCE, MAX_BATCH_CHARS, MAX_BATCH_TEXTS } from "./embedding-worker-source.js";
+import { EMBEDDING_WORKER_SOURCE } from "./embedding-worker-source.js";
+import { ModelBacklog } from "./model-backlog.js";
 
 type WorkerMessage =
   | { type: "ready" }
@@ -35,10 +36,8 @@ export class UseLiteEmbedder implements TextEmbedder {
   private ready = false;
   private nextId = 0;
   private readonly requests = new Map<number, Request>();
-  private textsWaiting = 0;
+  private readonly waiting = new ModelBacklog();
   onLost?: (err: Error) => void;
-  /** Their characters. */
-  private charsWaiting = 0;
 
   get loaded(): boolean {
     return this.ready;
@@ -46,16 +45,12 @@ export class UseLiteEmbedder implements TextEmbedder {
 
   /** Texts sent to `embed` and not answered yet. */
   get backlog(): number {
-    return this.textsWaiting;
+    return this.waiting.size;
   }
 
-  /**
-   * A full pass of the model's work is waiting, by count or by characters as the thread
-   * batches them: a text sent now would wait for at least all of it. Counting texts alone let
-   * 63 long ones wait (~1 s, several passes) before discovery stopped queueing behind them.
-   */
+  /** A text sent now would wait behind at least a whole pass of the model's work (`ModelBacklog.busy`). */
   get busy(): boolean {
-    return this.textsWaiting >= MAX_BATCH_TEXTS || this.charsWaiting >= MAX_BATCH_CHARS;
+    return this.waiting.busy;
   }
 
   load(): Promise<void> {
@@ -99,14 +94,11 @@ export class UseLiteEmbedder implements TextEmbedder {
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const chars = texts.reduce((sum, text) => sum + text.length, 0);
-    this.textsWaiting += texts.length;
-    this.charsWaiting += chars;
+    const sent = this.waiting.sent(texts);
     try {
       return await this.send(texts);
     } finally {
-      this.textsWaiting -= texts.length;
-      this.charsWaiting -= chars;
+      this.waiting.answered(sent);
     }
   }
 

@@ -194,6 +194,30 @@ describe("hybrid discovery with the shipped model", () => {
     // Distinct texts give distinct vectors (each request got its own answer, not a neighbour's).
     expect(flat[0]).not.toEqual(flat[1]);
   }, 120_000);
+
+  // A pass's texts go to the model sorted by length, in calls of bounded padded size (one
+  // long text among short ones made each cost as much as it): every vector must still come
+  // back to its own text, in the order sent.
+  it("answers texts of mixed lengths in one request each with its own vector, in order", async () => {
+    await model.load();
+    const texts = [
+      "convert the temperature from celsius to fahrenheit and send it to the team ".repeat(12),
+      "hello",
+      "9".repeat(400),
+      "forecast for Paris",
+      "order a margherita for delivery tonight",
+      "x",
+    ];
+    const alone: Float32Array[] = [];
+    for (const text of texts) alone.push(...(await model.embed([text])));
+    const together = await model.embed(texts);
+    expect(together).toHaveLength(texts.length);
+    together.forEach((vector, i) => {
+      const own = alone[i] as Float32Array;
+      const maxDifference = Math.max(...vector.map((value, d) => Math.abs(value - (own[d] as number))));
+      expect(maxDifference, texts[i]).toBeLessThan(1e-5);
+    });
+  }, 120_000);
 });
 
 function createDiscoveryIndexDocument(id: string) {

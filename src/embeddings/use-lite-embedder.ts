@@ -34,6 +34,7 @@ export class UseLiteEmbedder implements TextEmbedder {
   private worker: Worker | undefined;
   private loading: Promise<void> | undefined;
   private ready = false;
+  private closed = false;
   private nextId = 0;
   private readonly requests = new Map<number, Request>();
   private readonly waiting = new ModelBacklog();
@@ -54,6 +55,8 @@ export class UseLiteEmbedder implements TextEmbedder {
   }
 
   load(): Promise<void> {
+    // A reload planned when the thread died must not start one after the service closed.
+    if (this.closed) return Promise.reject(new Error("the embedding model was closed"));
     this.loading ??= new Promise<void>((resolve, reject) => {
       const worker = new Worker(EMBEDDING_WORKER_SOURCE, {
         eval: true,
@@ -117,6 +120,7 @@ export class UseLiteEmbedder implements TextEmbedder {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
     this.ready = false;

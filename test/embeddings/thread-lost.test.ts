@@ -23,12 +23,15 @@ describe("the shipped model's thread, when it dies", () => {
     expect(after).toEqual(before);
   }, 120_000);
 
-  it("is not said lost when closed", async () => {
+  it("is not said lost when closed, and loads no more", async () => {
     const closing = new UseLiteEmbedder();
     const lost: string[] = [];
     closing.onLost = (err) => lost.push(err.message);
     await closing.load();
     await closing.close();
     expect(lost).toEqual([]);
+    // A reload planned when a thread died starts none once closed.
+    await expect(closing.load()).rejects.toThrow(/closed/);
+    expect(closing.loaded).toBe(false);
   }, 120_000);
 });

@@ -136,12 +136,8 @@ export class SemanticIndex {
     const now = Date.now();
     this.losses = [...this.losses.filter((at) => now - at < LOSS_WINDOW_MS), now];
     if (this.losses.length > MAX_LOSSES) {
-      this.failure = new Error(
-        `the model stopped ${this.losses.length} times within an hour: not loaded again`,
-        {
-          cause: err,
-        },
-      );
+      const message = `the model stopped ${this.losses.length} times within an hour: not loaded again`;
+      this.failure = new Error(message, { cause: err });
       this.onError(this.failure, false);
       return;
     }
@@ -185,9 +181,9 @@ export class SemanticIndex {
   }
 
   /**
-   * The unit vector of the query's words however spaced (`collapseWhitespace`), reused only from `owner`'s recent queries (absent: the
-   * queries of callers with no owner, such as the dashboard); throws when the model is not
-   * ready (callers check `state`).
+   * The unit vector of the query's words however spaced (`collapseWhitespace`), reused only
+   * from `owner`'s recent queries (absent: the queries of callers with no owner, such as the
+   * dashboard); throws when the model is not ready (callers check `state`).
    */
   async embedQuery(query: string, owner?: string): Promise<Float32Array> {
     const text = collapseWhitespace(query);

@@ -3,6 +3,10 @@
 // before; the catalog they draw skills from; and how they collect and print what they found.
 import { fmt } from "./lib.mjs";
 
+/** How long a fuzzer runs (s), and from how many clients at once. */
+export const seconds = Number(process.env.BENCH_DURATION ?? 60);
+export const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
+
 let seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 export const startSeed = seed;
 

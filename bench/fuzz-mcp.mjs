@@ -16,18 +16,18 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import {
   anyValue,
   below,
+  clients,
   Findings,
   listSkills,
   NUMBERS,
   paramsFor,
   pick,
+  seconds,
   startSeed,
   TEXTS,
 } from "./fuzz-common.mjs";
 import { CLI, LOG_LEVEL, settings, startSkillport } from "./lib.mjs";
 
-const seconds = Number(process.env.BENCH_DURATION ?? 60);
-const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
 const SKILL_ID_META = "skillport/skill_id";
 /** Words of a message that say the program failed, not the input: never for an agent. */
 const FAULT = /TypeError|is not a function|Cannot read prop|: undefined\b|\[object /;

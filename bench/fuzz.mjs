@@ -13,18 +13,18 @@
 import {
   anyValue,
   below,
+  clients,
   Findings,
   listSkills,
   NUMBERS,
   paramsFor,
   pick,
+  seconds,
   startSeed,
   TEXTS,
 } from "./fuzz-common.mjs";
 import { fmt, settings, startSkillport } from "./lib.mjs";
 
-const seconds = Number(process.env.BENCH_DURATION ?? 60);
-const clients = Number(process.env.FUZZ_CLIENTS ?? 8);
 const LIST_QUERIES = ["limit", "status", "cursor", "skill_id"];
 
 /** One random request: [method, path, body]. */

@@ -2,7 +2,13 @@ import { AccessGate } from "./access.js";
 import { AdminAuth } from "./admin/admin-auth.js";
 import { CatalogService } from "./catalog-service.js";
 import { type Clock, systemClock } from "./clock.js";
-import { createDiscovery, type Discovery, SemanticIndex, type TextEmbedder } from "./discovery/index.js";
+import {
+  createDiscovery,
+  type Discovery,
+  type ModelProblem,
+  SemanticIndex,
+  type TextEmbedder,
+} from "./discovery/index.js";
 import { UsageLearning } from "./discovery/usage-learning.js";
 import { type ServiceError, toServiceError } from "./errors.js";
 import { ExecutionEvents } from "./execution/events.js";
@@ -24,6 +30,13 @@ import type { Skill } from "./skills/skill.js";
 import { checkSkillSettings } from "./skills/skill-settings.js";
 import { UsageRecorder } from "./usage/usage-recorder.js";
 import { UsageService } from "./usage/usage-service.js";
+
+/** The log line of each problem of the embedding model (`SemanticIndex`'s `onError`). */
+const MODEL_PROBLEMS: Record<ModelProblem, string> = {
+  failed: "semantic discovery unavailable; ranking stays lexical",
+  reloading: "the embedding model stopped; loading it again (ranking lexically meanwhile)",
+  query: "the embedding model failed a query; it was answered lexically",
+};
 
 /** How long after start skills warm up and the embedding model begins to load (see `start`). */
 const BACKGROUND_LOAD_DELAY_MS = 1_000;
@@ -113,15 +126,9 @@ export class Skillport {
     this.embedder = options.embedder;
     const semantic =
       options.embedder &&
-      new SemanticIndex(options.embedder, this.store.embeddings, (err: unknown, reloading: boolean) => {
+      new SemanticIndex(options.embedder, this.store.embeddings, (err, what) => {
         // Closing stops the model's thread, which fails a load still under way: not news.
-        if (this.closing) return;
-        if (reloading)
-          this.logger.warn(
-            { err },
-            "the embedding model stopped; loading it again (ranking lexically meanwhile)",
-          );
-        else this.logger.warn({ err }, "semantic discovery unavailable; ranking stays lexical");
+        if (!this.closing) this.logger.warn({ err }, MODEL_PROBLEMS[what]);
       });
     this.discovery = createDiscovery(this.registry, { semantic });
     const learnWindowMs = options.learnWindowMs ?? DEFAULT_LEARN_WINDOW_MS;

@@ -1,53 +1,19 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDiscoveryIndex } from "../../src/core/discovery/discovery-index.js";
 import { recordToDocument } from "../../src/core/discovery/document.js";
-import type { TextEmbedder } from "../../src/core/discovery/embedder.js";
-import { SemanticIndex } from "../../src/core/discovery/semantic-index.js";
-import { hashVector } from "./hash-vector.js";
+import { type ModelProblem, SemanticIndex } from "../../src/core/discovery/semantic-index.js";
+import { MortalEmbedder } from "./mortal-embedder.js";
 
 const records = [
   { id: "weather", name: "WeatherNow", description: "Current conditions and forecasts for a city." },
   { id: "pizza", name: "PizzaOrder", description: "Order a pizza for delivery." },
 ];
 
-/**
- * A stand-in model whose thread can die (`kill`): what it was embedding fails, `loaded`
- * turns false and `onLost` is called, as the shipped one does; `load` loads it again.
- */
-class MortalEmbedder implements TextEmbedder {
-  readonly modelId = "mortal-test-1";
-  readonly dimensions = 8;
-  loaded = false;
-  loads = 0;
-  onLost?: (err: Error) => void;
-  private inFlight: ((err: Error) => void)[] = [];
-  /** Holds every `embed` until `kill` (or forever). */
-  hang = false;
-
-  async load(): Promise<void> {
-    this.loads += 1;
-    this.loaded = true;
-  }
-  embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (!this.loaded) return Promise.reject(new Error("embedding thread is not running"));
-    if (this.hang) return new Promise((_, reject) => this.inFlight.push(reject));
-    return Promise.resolve(texts.map((text) => hashVector(text, this.dimensions)));
-  }
-  kill(): void {
-    const err = new Error("embedding thread exited (code 1)");
-    this.loaded = false;
-    this.hang = false;
-    for (const reject of this.inFlight.splice(0)) reject(err);
-    this.onLost?.(err);
-  }
-  async close(): Promise<void> {}
-}
-
 async function readyIndex() {
   const embedder = new MortalEmbedder();
-  const heard: { message: string; reloading: boolean }[] = [];
-  const semantic = new SemanticIndex(embedder, undefined, (err, reloading) =>
-    heard.push({ message: (err as Error).message, reloading }),
+  const heard: { message: string; what: ModelProblem }[] = [];
+  const semantic = new SemanticIndex(embedder, undefined, (err, what) =>
+    heard.push({ message: (err as Error).message, what }),
   );
   const index = createDiscoveryIndex(records, { semantic });
   await semantic.start();
@@ -71,7 +37,8 @@ describe("a model lost after it had loaded", () => {
     const answered = await waiting;
     expect(answered.ranking).toEqual({ mode: "lexical", semantic: "loading" });
     expect(answered.hits[0]?.skill_id).toBe("weather");
-    expect(heard).toEqual([{ message: "embedding thread exited (code 1)", reloading: true }]);
+    // Said once, as a loss: not also as a query the model failed.
+    expect(heard).toEqual([{ message: "embedding thread exited (code 1)", what: "reloading" }]);
     // A skill added meanwhile is embedded once the model is back.
     index.add(recordToDocument({ id: "news", name: "News", description: "Headlines of the day." }));
     expect(semantic.state).toBe("loading");
@@ -100,7 +67,7 @@ describe("a model lost after it had loaded", () => {
     expect(embedder.loads).toBe(4);
     expect(heard.at(-1)).toEqual({
       message: "the model stopped 4 times within an hour: not loaded again",
-      reloading: false,
+      what: "failed",
     });
   });
 
@@ -120,12 +87,14 @@ describe("a model lost after it had loaded", () => {
 
 describe("a query the model fails to embed while it runs", () => {
   it("is answered lexically, saying the model failed it, and the next one hybrid", async () => {
-    const { embedder, index } = await readyIndex();
+    const { embedder, index, heard } = await readyIndex();
     const embed = embedder.embed.bind(embedder);
     embedder.embed = () => Promise.reject(new Error("embedding failed: out of memory"));
     const failed = await index.search("forecast for Paris", { owner: "alice" });
     expect(failed.ranking).toEqual({ mode: "lexical", semantic: "failed" });
     expect(failed.hits[0]?.skill_id).toBe("weather");
+    // For the log: an operator sees why answers say "failed".
+    expect(heard).toEqual([{ message: "embedding failed: out of memory", what: "query" }]);
     embedder.embed = embed;
     expect((await index.search("forecast for Rome", { owner: "alice" })).ranking.mode).toBe("hybrid");
   });

@@ -34,6 +34,6 @@ export { DEFAULT_FUSION_WEIGHTS, type FusionWeights, fuseScores } from "./fusion
 export type { MatchEvidence, RankingInfo } from "./match-evidence.js";
 export { createDiscovery, type Discovery } from "./registry-discovery.js";
 export type { Retriever, RetrieverSearchOptions, ScoredId } from "./retriever.js";
-export { SemanticIndex, type SemanticState } from "./semantic-index.js";
+export { type ModelProblem, SemanticIndex, type SemanticState } from "./semantic-index.js";
 export { analyze, normalizeText, STOP_WORDS, splitIdentifier, stem, tokenize } from "./text-analysis.js";
 export { VectorIndex } from "./vector-index.js";

@@ -41,6 +41,8 @@ export const SEMANTIC_STATES = ["ready", "loading", "failed"] as const;
 /** Why one answer was ranked without it although the model is ready: `wouldWait`. */
 export const SEMANTIC_BUSY = "busy";
 export type SemanticState = (typeof SEMANTIC_STATES)[number];
+/** What went wrong with the model, for the log (see the constructor). */
+export type ModelProblem = "failed" | "reloading" | "query";
 
 /** A text to embed, with its cache key. */
 interface TextToEmbed {
@@ -88,13 +90,13 @@ export class SemanticIndex {
   private losses: number[] = [];
 
   /**
-   * `onError` hears of a model that failed (ranking stays lexical: `reloading` false) or was
-   * lost and is being loaded again (`reloading` true).
+   * `onError` hears of a model that failed (`failed`: ranking stays lexical), was lost and
+   * is being loaded again (`reloading`), or failed one query (`query`: answered lexically).
    */
   constructor(
     private readonly embedder: TextEmbedder,
     private readonly cache: EmbeddingStore | undefined,
-    private readonly onError: (err: unknown, reloading: boolean) => void = () => {},
+    private readonly onError: (err: unknown, what: ModelProblem) => void = () => {},
     options: SemanticIndexOptions = {},
   ) {
     this.vectors = new VectorIndex(embedder.dimensions);
@@ -122,7 +124,7 @@ export class SemanticIndex {
       },
       (err: unknown) => {
         this.failure = err;
-        this.onError(err, false);
+        this.onError(err, "failed");
       },
     );
   }
@@ -138,10 +140,10 @@ export class SemanticIndex {
     if (this.losses.length > MAX_LOSSES) {
       const message = `the model stopped ${this.losses.length} times within an hour: not loaded again`;
       this.failure = new Error(message, { cause: err });
-      this.onError(this.failure, false);
+      this.onError(this.failure, "failed");
       return;
     }
-    this.onError(err, true);
+    this.onError(err, "reloading");
     setTimeout(() => void this.start(), RELOAD_DELAY_MS).unref();
   }
 
@@ -194,7 +196,11 @@ export class SemanticIndex {
       this.recentQueries.set(key, recent);
       return recent;
     }
-    const [vector] = await this.embedder.embed([text]);
+    const [vector] = await this.embedder.embed([text]).catch((err: unknown) => {
+      // A lost model was said so already (`reloadLost`).
+      if (this.embedder.loaded) this.onError(err, "query");
+      throw err;
+    });
     if (!vector) throw new Error("the embedder returned no vector");
     this.rememberQuery(key, vector);
     return vector;
@@ -242,7 +248,7 @@ export class SemanticIndex {
         if (!this.embedder.loaded) return;
         // A model that fails once is not retried in a loop: ranking stays lexical.
         this.failure = err;
-        this.onError(err, false);
+        this.onError(err, "failed");
       })
       .finally(() => {
         this.draining = undefined;

@@ -113,6 +113,16 @@ function randomMessage() {
   return body ?? "null";
 }
 
+/** What is wrong with a JSON-RPC answer (or a batch of them), over `/mcp` or stdio, or undefined. */
+function problemWithAnswers(answer) {
+  for (const message of [answer].flat()) {
+    if (message?.error?.code === -32603) return "an internal error (-32603)";
+    if (FAULT.test(message?.error?.message ?? ""))
+      return "a JSON-RPC error that reads like a program's fault";
+  }
+  return undefined;
+}
+
 /** What is wrong with the answer to a raw message, or undefined. */
 function problemWithRaw(status, text) {
   if (status >= 500) return `a ${status}`;
@@ -126,16 +136,10 @@ function problemWithRaw(status, text) {
           .join("")
       : text;
   try {
-    const answer = JSON.parse(data);
-    for (const message of [answer].flat()) {
-      if (message.error && FAULT.test(message.error.message ?? ""))
-        return "a JSON-RPC error that reads like a program's fault";
-      if (message.error?.code === -32603) return "an internal error (-32603)";
-    }
+    return problemWithAnswers(JSON.parse(data));
   } catch {
     return "an answer that is not JSON";
   }
-  return undefined;
 }
 
 async function connect(sp) {
@@ -151,7 +155,6 @@ const sp = await startSkillport();
 try {
   const skills = new Map((await listSkills(sp)).map((skill) => [skill.skill_id, skill]));
   const findings = new Findings();
-  const note = (kind, where, example) => findings.problem(kind, where, example);
   const outcomes = {};
   const end = findings.started + seconds * 1000;
   let calls = 0;
@@ -181,7 +184,7 @@ try {
             : "ok";
         outcomes[kind] = (outcomes[kind] ?? 0) + 1;
         const example = JSON.stringify({ name, arguments: args })?.slice(0, 300);
-        note(
+        findings.problem(
           problemWithCall(outcome),
           name,
           `${example} -> ${JSON.stringify(outcome.result ?? outcome.error?.message)?.slice(0, 300)}`,
@@ -232,13 +235,13 @@ try {
         });
         status = res.status;
         text = await res.text();
-        note(
+        findings.problem(
           problemWithRaw(status, text),
           "raw /mcp",
           `${body.slice(0, 200)} -> ${status} ${text.slice(0, 200)}`,
         );
       } catch (err) {
-        note(`no answer (${err.cause?.code ?? err.name})`, "raw /mcp", body.slice(0, 200));
+        findings.problem(`no answer (${err.cause?.code ?? err.name})`, "raw /mcp", body.slice(0, 200));
       }
       raw += 1;
       outcomes[`raw ${status}`] = (outcomes[`raw ${status}`] ?? 0) + 1;
@@ -260,7 +263,7 @@ try {
     });
     createInterface({ input: child.stderr }).on("line", (line) => {
       if (!line.startsWith("{"))
-        note("a line on stderr that is not the service's log", "stdio", line.slice(0, 200));
+        findings.problem("a line on stderr that is not the service's log", "stdio", line.slice(0, 200));
     });
     const waiting = new Map(); // id -> the line sent
     createInterface({ input: child.stdout }).on("line", (line) => {
@@ -268,14 +271,10 @@ try {
       try {
         message = JSON.parse(line);
       } catch {
-        return note("a line on stdout that is not JSON", "stdio", line.slice(0, 200));
+        return findings.problem("a line on stdout that is not JSON", "stdio", line.slice(0, 200));
       }
-      for (const answer of [message].flat()) {
-        waiting.delete(JSON.stringify(answer?.id));
-        if (answer?.error?.code === -32603) note("an internal error (-32603)", "stdio", line.slice(0, 300));
-        if (FAULT.test(answer?.error?.message ?? ""))
-          note("a JSON-RPC error that reads like a program's fault", "stdio", line.slice(0, 300));
-      }
+      for (const answer of [message].flat()) waiting.delete(JSON.stringify(answer?.id));
+      findings.problem(problemWithAnswers(message), "stdio", line.slice(0, 300));
     });
     const send = (line) => child.stdin.write(`${line}\n`);
     send(
@@ -328,9 +327,9 @@ try {
     const deadline = performance.now() + 30_000;
     while (waiting.size > 0 && performance.now() < deadline && child.exitCode === null)
       await new Promise((resolve) => setTimeout(resolve, 100));
-    if (child.exitCode !== null) note(`skillport mcp exited (${child.exitCode})`, "stdio", "");
+    if (child.exitCode !== null) findings.problem(`skillport mcp exited (${child.exitCode})`, "stdio", "");
     for (const line of [...waiting.values()].slice(0, 3))
-      note("a request never answered", "stdio", line.slice(0, 200));
+      findings.problem("a request never answered", "stdio", line.slice(0, 200));
     child.kill();
   };
 
@@ -339,7 +338,8 @@ try {
     (res) => res.status,
     () => "no answer",
   );
-  if (alive !== 200) note(`the server answered /healthz with ${alive} after the run`, "server", "");
+  if (alive !== 200)
+    findings.problem(`the server answered /healthz with ${alive} after the run`, "server", "");
 
   console.log(
     `fuzz-mcp: ${calls} tool calls from ${clients} sessions and ${raw} raw messages in ${seconds} s (FUZZ_SEED=${startSeed}); ${settings.cores} cores shared with the server`,

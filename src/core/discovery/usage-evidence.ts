@@ -100,7 +100,11 @@ export class UsageEvidence {
 
   /** How many times (query → skill) was learned; 0 when it is not held. */
   countOf(skillId: string, query: string): number {
-    return this.bySkill.get(skillId)?.find((entry) => entry.query === query)?.count ?? 0;
+    return this.entryOf(skillId, query)?.count ?? 0;
+  }
+
+  private entryOf(skillId: string, query: string): Entry | undefined {
+    return this.bySkill.get(skillId)?.find((entry) => entry.query === query);
   }
 
   /**
@@ -115,11 +119,12 @@ export class UsageEvidence {
   /**
    * Makes this evidence hold exactly `learned` (an owner's queries, read from the store),
    * with `vectors` at the same index (none needed for a query held with its vector,
-   * `hasVector`): what adding them one by one to a new evidence would hold. Each skill is indexed once, after all its queries are in (added one by one, a
-   * skill's document, all its queries, was analysed again for each: a second for an owner
-   * at the caps, during which the process answered nothing), and only when its set of
-   * queries changed: a refresh (every 30 s while the owner searches) rebuilt every skill,
-   * ~60 ms of the event loop at the caps, when a few had changed.
+   * `hasVector`): what adding them one by one to a new evidence would hold. Each skill is
+   * indexed once, after all its queries are in (added one by one, a skill's document, all
+   * its queries, was analysed again for each: a second for an owner at the caps, during
+   * which the process answered nothing), and only when its set of queries changed: a
+   * refresh (every 30 s while the owner searches) rebuilt every skill, ~60 ms of the event
+   * loop at the caps, when a few had changed.
    */
   replaceAll(learned: readonly LearnedQuery[], vectors?: readonly (Float32Array | undefined)[]): void {
     const wanted = new Map<string, number[]>();
@@ -191,7 +196,7 @@ export class UsageEvidence {
 
   /** True when (skill, query) is held with its vector: given again to `replaceAll`, it needs none. */
   hasVector(skillId: string, query: string): boolean {
-    return this.bySkill.get(skillId)?.find((entry) => entry.query === query)?.vectorKey !== undefined;
+    return this.entryOf(skillId, query)?.vectorKey !== undefined;
   }
 
   /**

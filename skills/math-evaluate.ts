@@ -1,4 +1,4 @@
-import type { EvalFunction, MathJsInstance, MathNode, SymbolNode } from "mathjs";
+import type { EvalFunction, MathArray, MathJsInstance, MathNode, Matrix, SymbolNode } from "mathjs";
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
 import { errorMessage } from "./lib/errors.js";
@@ -19,6 +19,13 @@ import { trimmedText } from "./lib/trimmed-text.js";
 const MAX_EXPRESSION_LENGTH = 2000;
 /** A formatted result beyond this is a data dump, not an answer. */
 const MAX_RESULT_LENGTH = 100_000;
+/**
+ * A dense matrix formats as at least one character an element, ", " between elements and
+ * brackets around each row: at least 3 characters an element. One with more elements than
+ * this is too large before it is formatted, which for a million elements (`ones(1000,
+ * 1000)`) takes seconds, far longer than computing them.
+ */
+const MAX_RESULT_ELEMENTS = Math.floor(MAX_RESULT_LENGTH / 3);
 
 /**
  * Every kind of result an expression can have, named after mathjs's `typeOf` in lower case
@@ -232,6 +239,15 @@ function describeResult(
   if (mathType === "undefined") throw new SkillError("The expression has no value");
   if (mathType === "function") {
     throw new SkillError("The expression is a function, not a value: call it with arguments, e.g. sqrt(2)");
+  }
+  if (mathType === "DenseMatrix" || mathType === "Array") {
+    const elements = (math.size(result as MathArray | Matrix).valueOf() as number[]).reduce(
+      (a, b) => a * b,
+      1,
+    );
+    if (elements > MAX_RESULT_ELEMENTS) {
+      throw new SkillError(`The result is too large to return (a matrix of ${elements} elements)`);
+    }
   }
   const { text, inexact } = formatText(math, result);
   // Checked before any second formatting so a huge matrix is formatted only once.

@@ -44,6 +44,29 @@ describe("math.evaluate", () => {
     });
   });
 
+  // A result's size is capped at 100,000 formatted characters. A dense matrix too large for
+  // that is refused by its element count, before formatting (which took seconds for a
+  // million elements); one just under the cap is returned.
+  it("refuses a result too large to return, a large matrix before formatting it", async () => {
+    const largest = await runSkill(mathEvaluate, { expression: "ones(33333)" });
+    expect((largest.text as string).length).toBe(99_999);
+    await expectSkillError(
+      mathEvaluate,
+      { expression: "ones(33334)" },
+      /^The result is too large to return \(a matrix of 33334 elements\)$/,
+    );
+    await expectSkillError(
+      mathEvaluate,
+      { expression: "ones(1000, 1000)" },
+      /^The result is too large to return \(a matrix of 1000000 elements\)$/,
+    );
+    await expectSkillError(
+      mathEvaluate,
+      { expression: "format(ones(34000))" },
+      /^The result is too large to return \(10\d{4} characters formatted\)$/,
+    );
+  });
+
   it("fails a malformed expression with a SkillError saying what is wrong", async () => {
     await expectSkillError(
       mathEvaluate,

@@ -45,7 +45,19 @@ export interface RemoteOptions {
   /** The server's base URL, as `--remote` gave it (without credentials: `skillport mcp` refuses those). */
   baseUrl: string;
   logger: Logger;
+  /**
+   * How long a fetch at start-up goes unanswered before the log says the bridge is still
+   * waiting for the server (default 5 s).
+   */
+  startNoticeMs?: number;
 }
+
+/**
+ * A start waits for the server however long the client allows (a minute): a slow server
+ * is no failed start. A healthy one answers in milliseconds, so past this the assistant's
+ * log says what the bridge waits for, rather than nothing until the minute is up.
+ */
+const START_NOTICE_MS = 5_000;
 
 /**
  * The tools answered by a running skillport over REST, through the official client
@@ -108,7 +120,7 @@ export class RemoteBackend implements SkillportBackend {
    */
   static async connect(client: SkillportClient, options: RemoteOptions): Promise<RemoteBackend> {
     const backend = new RemoteBackend(client, options);
-    await backend.callerScope.getAtStart();
+    await backend.atStart(backend.callerScope.getAtStart());
     return backend;
   }
 
@@ -117,7 +129,23 @@ export class RemoteBackend implements SkillportBackend {
    * `tools/list` waits at most seconds); none for a key over its rate limit.
    */
   catalogAtStart(): Promise<readonly SkillDetail[]> {
-    return this.catalog.getAtStart();
+    return this.atStart(this.catalog.getAtStart());
+  }
+
+  /** `fetch`'s answer, logging once if the server takes longer than a healthy one would. */
+  private async atStart<T>(fetch: Promise<T>): Promise<T> {
+    const { baseUrl, logger, startNoticeMs = START_NOTICE_MS } = this.options;
+    const notice = setTimeout(() => {
+      logger.warn(
+        { base_url: baseUrl, waited_ms: startNoticeMs },
+        "mcp --remote: the server has not answered yet; waiting for it before serving tools",
+      );
+    }, startNoticeMs);
+    try {
+      return await fetch;
+    } finally {
+      clearTimeout(notice);
+    }
   }
 
   scope(): Promise<Scope> {

@@ -48,14 +48,19 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-/** A REST API answering each request (`METHOD /path?query`, numbered from 0) as `route` says. */
-export async function fakeApi(route: (request: string, index: number) => Answer): Promise<FakeApi> {
+/**
+ * A REST API answering each request (`METHOD /path?query`, numbered from 0) as `route` says,
+ * when the answer it gives settles (a promise: a slow server).
+ */
+export async function fakeApi(
+  route: (request: string, index: number) => Answer | Promise<Answer>,
+): Promise<FakeApi> {
   const requests: string[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
-    req.on("end", () => {
+    req.on("end", async () => {
       const request = `${req.method} ${req.url}`;
-      const answer = route(request, requests.push(request) - 1);
+      const answer = await route(request, requests.push(request) - 1);
       if (answer === "no answer") return;
       const [status, body, headers = {}] = answer;
       res.writeHead(status, { "content-type": "application/json", ...headers });

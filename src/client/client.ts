@@ -110,11 +110,23 @@ export class Skillport {
       // The caller's own key may name a run of theirs still going (a call they aborted and
       // repeat to find its record): the call waits for it rather than throw its 409.
       keyChosenByCaller: idempotencyKey !== undefined,
+      // An async call answers at once: with that run's record as it stands, not its end.
+      answerWhileInProgress:
+        request?.async === true ? (refusal) => this.recordOfRun(refusal, options.signal) : undefined,
       signal: options.signal,
       // A request that is none (JavaScript) is sent as it is, for the server's 400 to word.
       serverTimeMs: request?.async ? 0 : (request?.timeout_ms ?? SERVER_DEFAULT_TIMEOUT_MS),
     });
     return options.throwOnFailure ? succeededOrThrow(record) : record;
+  }
+
+  /**
+   * The record of the run an `idempotency_in_progress` refusal names; undefined while it
+   * cannot be read (its first record not stored yet), for the call to ask again.
+   */
+  private async recordOfRun(refusal: SkillportError, signal: AbortSignal | undefined) {
+    if (refusal.executionId === undefined) return undefined;
+    return this.getExecution(refusal.executionId, { signal }).catch(() => undefined);
   }
 
   /** `GET /v1/executions/{id}`; with `waitSeconds`, a long poll until the record is terminal. */

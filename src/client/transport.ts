@@ -30,6 +30,12 @@ export interface RequestSpec<T = unknown> {
    */
   answerAfterLostAttempt?: (refusal: SkillportError) => Promise<T | undefined>;
   /**
+   * Called with an `idempotency_in_progress` refusal when the run under way may be this
+   * call's own (see `keyChosenByCaller`): resolves with the call's answer after all (an
+   * async execute's: that run's record as it stands), or undefined to wait the run out.
+   */
+  answerWhileInProgress?: (refusal: SkillportError) => Promise<T | undefined>;
+  /**
    * The caller chose the Idempotency-Key: an earlier call of theirs with it may still be
    * running, and `idempotency_in_progress` is waited out as after a lost attempt.
    */
@@ -115,6 +121,13 @@ export class Transport {
       const outcome = await this.attempt(spec, streaming, read);
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
+      const sameKeyMayBeRunning =
+        (earlierAttemptMayHaveLanded || spec.keyChosenByCaller === true) &&
+        Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec);
+      if (error.code === "idempotency_in_progress" && sameKeyMayBeRunning) {
+        const answer = await spec.answerWhileInProgress?.(error);
+        if (answer !== undefined) return answer;
+      }
       const decision = decideRetry({
         error,
         retryAfterHeader: outcome.retryAfterHeader,
@@ -122,9 +135,7 @@ export class Transport {
         retriesLeft,
         retryRefusals,
         earlierAttemptMayHaveLanded,
-        sameKeyMayBeRunning:
-          (earlierAttemptMayHaveLanded || spec.keyChosenByCaller === true) &&
-          Date.now() - startedMs < attemptBudgetMs(timeoutMs, spec),
+        sameKeyMayBeRunning,
         nowMs: Date.now(),
       });
       if (decision === undefined) {

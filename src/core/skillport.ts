@@ -185,6 +185,7 @@ export class Skillport {
       concurrency: this.concurrency,
       uncharge: (key) => this.access.uncharge(key),
       asShown: (record) => this.queries.asShown(record),
+      waitForEnd: (execution, waitMs) => this.queries.waitForEnd(execution, waitMs),
       onExecutionStarted: learning && ((key, skillId) => learning.noteExecution(key, skillId)),
     });
     this.bridge =

@@ -79,6 +79,8 @@ export class EmbeddedBackend implements SkillportBackend {
       idempotencyKey,
       onProgress,
       onLog,
+      // A repeat while the first runs is answered as a waited-for call: the run's record.
+      replayRunning: true,
     });
     // Cancelled while waiting: the execution is cancelled. After the answer it runs on.
     const cancel = () => void queries.cancel(key, record.id).catch(() => {});

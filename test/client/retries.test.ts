@@ -164,6 +164,26 @@ describe("client retries against the real server", () => {
     }
   });
 
+  // The server answers an async repeat 409 while its run goes on (contract.md): an async
+  // call is answered at once all the same, with that run's record as it stands.
+  it("an async execute repeated with the caller's idempotencyKey while its run goes on resolves with that running record", async () => {
+    const server = suiteServer();
+    const key = await server.createRoomyKey({ owner: "caller-key-async-repeat" });
+    const client = new Skillport({ apiKey: key.secret, baseUrl: server.baseUrl });
+    try {
+      const request = { skill_id: "util.wait", params: { ms: 3_000 }, async: true };
+      const idempotencyKey = `async-repeat-${Date.now()}`;
+      const first = await client.execute(request, { idempotencyKey });
+      const repeated = await client.execute(request, { idempotencyKey });
+      expect(repeated).toMatchObject({ id: first.id, skill_id: "util.wait" });
+      expect(["queued", "running"]).toContain(repeated.status);
+      const executions = await executionsOf(server, key.secret, "util.wait");
+      expect(executions.map((execution) => execution.id)).toEqual([first.id]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("after a gateway's 504 while the skill still runs, the client waits for that run instead of starting another", async () => {
     const server = suiteServer();
     const key = await server.createRoomyKey({ owner: "gateway-504" });

@@ -337,21 +337,39 @@ describe("contract: POST /v1/execute", () => {
       expect(second.id).not.toBe(first.id);
     });
 
-    it("an async repeat answers 202 with the same record id", async () => {
-      const body = { skill_id: "util.wait", params: { ms: 200 }, async: true };
+    // contract.md: "a repeat while the first is still running is 409 idempotency_in_progress",
+    // async as sync (an async repeat used to answer 202 with the running record).
+    it("an async repeat while its execution runs is 409 naming it; once it has ended, 202 with its record", async () => {
+      const body = { skill_id: "util.wait", params: { ms: 1_000 }, async: true };
       const headers = { "idempotency-key": `async-${Date.now()}` };
       const first = await execute(body, headers);
-      const second = await execute(body, headers);
       expect(first.status).toBe(202);
-      expect(second.status).toBe(202);
       const { id } = bodyOf<ExecutionRecord>(first);
-      expect(bodyOf<ExecutionRecord>(second).id).toBe(id);
-      expect(second.headers.get("location")).toBe(`/v1/executions/${id}`);
+      const second = await execute(body, headers);
+      expectError(second, 409, "idempotency_in_progress");
+      expect(bodyOf<{ error: { execution_id: string } }>(second).error.execution_id).toBe(id);
       await getRecord(id, "?wait=10");
-      // Still 202 and the same record once it has finished.
       const third = await execute(body, headers);
       expect(third.status).toBe(202);
+      expect(third.headers.get("idempotent-replayed")).toBe("true");
+      expect(third.headers.get("location")).toBe(`/v1/executions/${id}`);
       expect(bodyOf<ExecutionRecord>(third)).toMatchObject({ id, status: "completed" });
+    });
+
+    it("an async repeat sent as soon as a quick execution's 202 arrives answers 202 with its ended record", async () => {
+      for (let i = 0; i < 10; i++) {
+        const body = { skill_id: "math.evaluate", params: { expression: `${i} + 1` }, async: true };
+        const headers = { "idempotency-key": `quick-${i}-${Date.now()}` };
+        const first = await execute(body, headers);
+        const second = await execute(body, headers);
+        expect(first.status).toBe(202);
+        expect(second.status, second.text).toBe(202);
+        expect(bodyOf<ExecutionRecord>(second)).toMatchObject({
+          id: bodyOf<ExecutionRecord>(first).id,
+          status: "completed",
+          result: { value: i + 1 },
+        });
+      }
     });
 
     it("a failed execution is replayed too (same status code, same record)", async () => {

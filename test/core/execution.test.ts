@@ -448,7 +448,8 @@ describe("idempotency", () => {
       ),
     ).rejects.toMatchObject({ code: "idempotency_key_reused", status: 422 });
 
-    const input = { skill_id: "test.sleep", params: { ms: 300 }, async: false, timeout_ms: 5000 };
+    // Longer than a repeat waits for the first to end (REPEAT_SETTLE_MS).
+    const input = { skill_id: "test.sleep", params: { ms: 1_000 }, async: false, timeout_ms: 5000 };
     const first = core.skillport.executions.execute(key, input, { idempotencyKey: "k3" });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const refusal = await core.skillport.executions

@@ -12,7 +12,7 @@ describe("a running execution's record, wherever it is read", () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  it("shows the time it has run so far on the dashboard and in a replayed 202, as REST and MCP do", async () => {
+  it("shows the time it has run so far on the dashboard and in a replay of the running record, as REST and MCP do", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 30));
     const core = await makeCore([latch], { clock });
     cleanups.push(core.cleanup);
@@ -27,7 +27,8 @@ describe("a running execution's record, wherever it is read", () => {
     const listed = (await queries.listAll({ limit: 10 })).data.find((row) => row.record.id === record.id);
     expect(listed?.record).toMatchObject({ status: "running", latency_ms: 1_500 });
     expect((await queries.getAny(record.id)).record).toMatchObject({ status: "running", latency_ms: 1_500 });
-    const replay = await executions.execute(key, request, { idempotencyKey: "shown-1" });
+    // A repeat that follows the run (a streamed execute, an MCP call) is answered the record so far.
+    const replay = await executions.execute(key, request, { idempotencyKey: "shown-1", replayRunning: true });
     expect(replay).toMatchObject({
       replayed: true,
       record: { id: record.id, status: "running", latency_ms: 1_500 },

@@ -30,6 +30,13 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  * margin also covers clocks of PostgreSQL replicas that disagree by less than it.
  */
 const ABANDONED_RESERVATION_MS = 60_000;
+/**
+ * How long a repeat waits for the first call's execution to end before it is told
+ * `idempotency_in_progress`: a quick run (an async `math.evaluate`) ends within it, and
+ * its repeat, sent as soon as the 202 arrived, is answered its record rather than a 409
+ * that only says "a moment ago".
+ */
+const REPEAT_SETTLE_MS = 250;
 
 export interface ExecuteOptions extends RunHooks {
   idempotencyKey?: string;
@@ -46,8 +53,9 @@ export interface ExecuteOptions extends RunHooks {
    */
   onCreated?: (executionId: string) => void;
   /**
-   * A repeat of a sync call whose first still runs is answered with the first's record
-   * as it stands, not `idempotency_in_progress`: a streamed execute follows it to its end.
+   * A repeat whose first call's execution still runs is answered with its record as it
+   * stands, not `idempotency_in_progress`: the caller follows it to its end (a streamed
+   * execute, an MCP call waiting for it).
    */
   replayRunning?: boolean;
 }
@@ -72,6 +80,8 @@ export interface ExecutionServiceDeps {
   uncharge: (key: ApiKey) => Promise<RateLimitStatus>;
   /** A record as readers see it now (`ExecutionQueries.asShown`): a replay answers through it. */
   asShown: (record: ExecutionRecord) => ExecutionRecord;
+  /** The record once the execution ends, or as it stands after `waitMs` (`ExecutionQueries.waitForEnd`). */
+  waitForEnd: (execution: StoredExecution, waitMs: number) => Promise<ExecutionRecord>;
   /** Told of each new execution (learning from use links it to the key's latest discover). */
   onExecutionStarted?: (key: ApiKey, skillId: string) => Promise<void>;
 }
@@ -247,7 +257,7 @@ export class ExecutionService {
 
   /**
    * Stores the idempotency entry, or answers from the first call that used the key:
-   * its record (same mode), 409 while a sync first call still runs (unless `replayRunning`),
+   * its record (same mode), 409 while its execution still runs (unless `replayRunning`),
    * 422 for another body.
    */
   private async reserveIdempotencyKey(
@@ -296,14 +306,19 @@ export class ExecutionService {
         executionId: first.executionId,
       });
     }
-    if (first.mode === "sync" && !isTerminal(existing.record.status) && !replayRunning) {
-      // Its id, to follow the run (GET /v1/executions/{id}?wait=) rather than repeat blindly.
-      // Idempotency keys are scoped to the API key, so only the run's own key is told it.
-      throw new ServiceError("idempotency_in_progress", {
-        message: `A request with this Idempotency-Key is still being processed: execution ${existing.record.id} is ${existing.record.status}.`,
-        executionId: existing.record.id,
-      });
+    let { record } = existing;
+    if (!isTerminal(record.status) && !replayRunning) {
+      // contract.md: "a repeat while the first is still running is 409", sync or async.
+      record = await this.deps.waitForEnd(existing, REPEAT_SETTLE_MS);
+      if (!isTerminal(record.status)) {
+        // Its id, to follow the run (GET /v1/executions/{id}?wait=) rather than repeat
+        // blindly. Idempotency keys are scoped to the API key: only the run's own key is told it.
+        throw new ServiceError("idempotency_in_progress", {
+          message: `A request with this Idempotency-Key is still being processed: execution ${record.id} is ${record.status}.`,
+          executionId: record.id,
+        });
+      }
     }
-    return { record: this.deps.asShown(existing.record), mode: first.mode, replayed: true };
+    return { record: this.deps.asShown(record), mode: first.mode, replayed: true };
   }
 }

@@ -42,6 +42,11 @@ function usageOf(command: string | undefined, action: string | undefined): strin
 }
 
 async function run(command: string | undefined, rest: string[]): Promise<number> {
+  // A stderr no one reads any more (`serve 2>&1 | head`, a log pipe whose reader died, a
+  // closed terminal) is no reason to stop: what would go there is dropped. Unhandled, its
+  // EPIPE went to the crash handler, which ended the process or, flushing a log on the
+  // same broken pipe, hung it, deaf to SIGTERM. (The log handles its own: logging.ts.)
+  process.stderr.on("error", () => {});
   switch (command) {
     // Each command loads only its own modules: an assistant spawning `skillport mcp`
     // waits for start-up, and the HTTP server is not part of it.

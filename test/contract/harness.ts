@@ -269,6 +269,8 @@ export interface StartOptions {
   port?: number;
   /** A file descriptor to give the server as its stdout (its log) instead of a pipe; `logs()` then holds stderr only. */
   stdout?: number;
+  /** The same for its stderr. */
+  stderr?: number;
 }
 
 /**
@@ -343,7 +345,7 @@ async function launch(dataDir: string, ownsDataDir: boolean, options: StartOptio
       SKILLPORT_DISCOVERY_MODE: "lexical",
       ...options.env,
     },
-    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
+    stdio: ["ignore", options.stdout ?? "pipe", options.stderr ?? "pipe"],
   });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {

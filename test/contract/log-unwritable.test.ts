@@ -31,4 +31,29 @@ describe.runIf(existsSync("/dev/full"))("serve with a log it cannot write", { ti
       closeSync(full);
     }
   });
+
+  // Audit, session 38: a stderr no one read any more (`serve 2>&1 | head`) ended the process
+  // at its next line there (the store's "no API key yet" hint at start, a dashboard sign-in
+  // link), or hung it, deaf to SIGTERM, through the crash handler's flush of the log.
+  it("serves and stops on a signal when stderr cannot be written either", async () => {
+    const full = openSync("/dev/full", "w");
+    try {
+      // No key in its store yet: the server's start says how to create one, on stderr.
+      const server = await startServer({ stdout: full, stderr: full });
+      try {
+        const key = await server.createRoomyKey({ name: "unheard" });
+        const res = await server.request("POST", "/v1/execute", {
+          key: key.secret,
+          json: { skill_id: "math.evaluate", params: { expression: "6*7" } },
+        });
+        expect(bodyOf<ExecutionRecord>(res)).toMatchObject({ status: "completed", result: { value: 42 } });
+        server.child.kill("SIGTERM");
+        expect(await server.exited).toBe(0);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
 });

@@ -2,8 +2,8 @@ import { METHODS } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { ServiceError } from "../core/errors.js";
 
-/** The methods registered on each path, as routes are added. */
-export type RouteMethods = ReadonlyMap<string, ReadonlySet<string>>;
+/** The methods registered on each path, as routes are added, and whether it needs no key. */
+export type RouteMethods = ReadonlyMap<string, { methods: ReadonlySet<string>; public: boolean }>;
 
 /**
  * Lets the router route every method Node reads (TRACE, SEARCH, QUERY…): the router routes
@@ -18,11 +18,12 @@ export function routeEveryMethod(app: FastifyInstance): void {
 
 /** The methods of each path, filled in as routes are registered: call before registering them. */
 export function collectRoutes(app: FastifyInstance): RouteMethods {
-  const routes = new Map<string, Set<string>>();
+  const routes = new Map<string, { methods: Set<string>; public: boolean }>();
   app.addHook("onRoute", (route) => {
-    const methods = routes.get(route.url) ?? new Set<string>();
-    for (const method of [route.method].flat()) methods.add(method);
-    routes.set(route.url, methods);
+    const path = routes.get(route.url) ?? { methods: new Set<string>(), public: false };
+    for (const method of [route.method].flat()) path.methods.add(method);
+    path.public ||= route.config?.public === true;
+    routes.set(route.url, path);
   });
   return routes;
 }
@@ -33,7 +34,7 @@ export function collectRoutes(app: FastifyInstance): RouteMethods {
  */
 export function registerMethodNotAllowed(app: FastifyInstance, routes: RouteMethods): void {
   // A copy: the refusals registered below are routes too, and join `routes` as they are.
-  for (const [url, methods] of [...routes]) {
+  for (const [url, { methods, public: isPublic }] of [...routes]) {
     const others = app.supportedMethods.filter((m) => !methods.has(m));
     const allow = [...methods].join(", ");
     const refuse = async () => {
@@ -43,6 +44,7 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: RouteMeth
       });
     };
     // Refused on arrival, before the body is read: a wrong method is 405 whatever its body.
-    app.route({ method: others, url, onRequest: refuse, handler: refuse });
+    // On a path that needs no key (/v1/openapi.json), none is asked for first (it was 401).
+    app.route({ method: others, url, config: { public: isPublic }, onRequest: refuse, handler: refuse });
   }
 }

@@ -466,6 +466,18 @@ describe("contract: the error table", () => {
       expect(allow).not.toContain(method);
     });
 
+    // Audit, session 38: the refusal asked for a key first (401 missing_api_key), on a path
+    // that needs none, and spent the address's failed-authentication budget.
+    it("answers 405 on /v1/openapi.json without a key, as GET there needs none", async () => {
+      for (const method of ["POST", "DELETE"]) {
+        const res = await server.request(method, "/v1/openapi.json");
+        expectError(res, 405, "method_not_allowed");
+        expect(res.headers.get("allow")).toBe("GET, HEAD");
+      }
+      // A path that needs a key still asks for it first.
+      expectError(await server.request("GET", "/v1/execute"), 401, "missing_api_key");
+    });
+
     it.each(["TRACE", "SEARCH", "PROPFIND", "QUERY"])(
       "%s, a method Node knows, answers 405 as well",
       async (method) => {

@@ -56,6 +56,9 @@ export function toHttpError(err: unknown, errorOf: ErrorMapping, request: Fastif
   return errorOf(err);
 }
 
+/** contract.md: every 401 has `WWW-Authenticate: Bearer`, the dashboard's pages too. */
+export const WWW_AUTHENTICATE = 'Bearer realm="skillport"';
+
 /**
  * Sends `{"error":{code, message, details?, retry_after?, request_id}}` with the error's
  * status and headers. A 500 is logged with its cause; its message is the table's generic one.
@@ -72,7 +75,7 @@ export function sendError(
   if (error.code === "internal_error")
     request.log.error({ err: error.cause ?? error, code: error.code }, "request failed");
   if (error.retryAfterSeconds !== undefined) reply.header("retry-after", String(error.retryAfterSeconds));
-  if (error.status === 401) reply.header("www-authenticate", 'Bearer realm="skillport"');
+  if (error.status === 401) reply.header("www-authenticate", WWW_AUTHENTICATE);
   // A refusal that gave back what admission counted (a 429 counts in no window).
   if (error.limit) answerWithLimit(request, error.limit);
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);

@@ -108,6 +108,16 @@ describe("contract: dashboard sign-in with SKILLPORT_ADMIN_TOKEN", () => {
     const { cookie, field } = await signInForm();
     const wrong = await postSignIn(`_csrf=${field}&token=not-the-token`, { cookie });
     expect(wrong.status).toBe(401);
+    // contract.md: every 401 has WWW-Authenticate (the dashboard's had none: audit, session 38).
+    expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="skillport"');
+    // So has a form posted without a session.
+    const signedOut = await apiRequest(server.baseUrl, "POST", "/dashboard/keys/new", {
+      rawBody: "name=x",
+      contentType: "application/x-www-form-urlencoded",
+      redirect: "manual",
+    });
+    expect(signedOut.status).toBe(401);
+    expect(signedOut.headers.get("www-authenticate")).toBe('Bearer realm="skillport"');
     expect(setCookie(wrong.headers, "skillport_session")).toBeUndefined();
     const forged = await postSignIn(`_csrf=forged&token=${ADMIN_TOKEN}`, { cookie });
     expect(forged.status).toBe(403);

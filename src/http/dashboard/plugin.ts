@@ -3,7 +3,7 @@ import fastifyCookie from "@fastify/cookie";
 import fastifyFormbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Skillport } from "../../core/skillport.js";
-import { toHttpError } from "../error-response.js";
+import { toHttpError, WWW_AUTHENTICATE } from "../error-response.js";
 import { loadAssets } from "./assets.js";
 import { registerExecutionPages } from "./executions-pages.js";
 import { formPageOf } from "./form-page.js";
@@ -98,8 +98,11 @@ export function registerDashboard(
           if (!session) throw new PageError(401, "Signed out", "Sign in to use the dashboard.");
           return { assets, csrf: csrf.forSession(session), version: options.version };
         },
-        send: (reply, markup, status = 200) =>
-          reply.code(status).type("text/html; charset=utf-8").send(markup),
+        send: (reply, markup, status = 200) => {
+          // A browser shows the page (its way in is the sign-in form); the header is for the rest.
+          if (status === 401) reply.header("www-authenticate", WWW_AUTHENTICATE);
+          return reply.code(status).type("text/html; charset=utf-8").send(markup);
+        },
         announceNextLink: announceLink,
       };
 

@@ -161,6 +161,37 @@ describe("/mcp over HTTP", () => {
     });
   });
 
+  // Audit, session 38: a Host the transport could build no URL from was answered 400 with
+  // an empty body; a loopback name in any case, with a port, is still taken.
+  it("refuses a Host header that names no host with 400 in the contract's shape", async () => {
+    const { request } = await import("undici");
+    const post = (host: string) =>
+      request(`${server.baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          host,
+          authorization: `Bearer ${key.secret}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(initialize),
+      });
+    for (const host of ["localhost:abc", "127.0.0.1:99999", "127.0.0.1:", "localhost:8080/x"]) {
+      const res = await post(host);
+      expect(res.statusCode, host).toBe(400);
+      expect(((await res.body.json()) as { error: { code: string; message: string } }).error).toEqual({
+        code: "invalid_request",
+        message: `The Host header ${JSON.stringify(host)} is not a host name with an optional port.`,
+        request_id: res.headers["x-request-id"],
+      });
+    }
+    for (const host of ["LocalHost:8080", "[::1]:80", "127.0.0.1"]) {
+      const res = await post(host);
+      expect(res.statusCode, host).toBe(200);
+      await res.body.dump();
+    }
+  });
+
   it("keeps sessions to the key that opened them, and ends them on DELETE", async () => {
     const auth = { authorization: `Bearer ${key.secret}` };
     // Made first: creating a key spawns the CLI, which on a busy machine can outlast the

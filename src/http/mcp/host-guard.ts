@@ -29,8 +29,16 @@ export class HostGuard {
     this.checksHost = allowedHosts.length > 0 || LOOPBACK_NAMES.includes(bindHost.toLowerCase());
   }
 
-  /** Throws `host_not_allowed` (403) for a Host or Origin this server does not answer to. */
+  /**
+   * Throws `host_not_allowed` (403) for a Host or Origin this server does not answer to,
+   * and `invalid_request` (400) for a Host that names no host at all.
+   */
   check(host: string | undefined, origin: string | undefined): void {
+    if (host !== undefined && !formsUrl(host)) {
+      throw new ServiceError("invalid_request", {
+        message: `The Host header ${JSON.stringify(host.slice(0, 100))} is not a host name with an optional port.`,
+      });
+    }
     if (this.checksHost && (host === undefined || !this.hostnames.has(hostnameOf(host)))) {
       throw new ServiceError("host_not_allowed", {
         message: `The Host header ${JSON.stringify(host ?? "")} is not one this server answers to (set SKILLPORT_ALLOWED_HOSTS).`,
@@ -60,4 +68,18 @@ function hostnameOf(host: string): string {
   if (lower.startsWith("[")) return lower.slice(0, lower.indexOf("]") + 1);
   const colon = lower.indexOf(":");
   return colon === -1 ? lower : lower.slice(0, colon);
+}
+
+/**
+ * Whether the SDK's transport can build the request's URL from `host`, by its rule
+ * (@hono/node-server's `buildUrl`): the URL's host name must be the Host without its port.
+ * One it cannot (`localhost:abc`, a port past 65535, `host:8080/x`) it answered 400 with
+ * an empty body, no error in the contract's shape.
+ */
+function formsUrl(host: string): boolean {
+  try {
+    return new URL(`http://${host}/`).hostname === host.replace(/:\d+$/, "").toLowerCase();
+  } catch {
+    return false;
+  }
 }

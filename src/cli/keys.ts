@@ -119,7 +119,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
  */
 function newKeyInput(values: ReturnType<typeof parseKeysArgs>["values"]): CreateKeyInput {
   const input = {
-    name: values.name ?? "",
+    name: values.name,
     scope: values.scope,
     plan: values.plan,
     limits: limitsOption(values["limit-minute"], values["limit-day"]),

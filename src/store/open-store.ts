@@ -109,7 +109,9 @@ const OPENERS: Record<
   async postgresql({ databaseUrl = "", databasePoolSize }, logger, limiter) {
     // PostgreSQL holds no limit counters. (`databaseUrl` is set: it chose this kind.)
     if (!limiter) {
-      throw new Error("SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.");
+      throw new Error(
+        "Invalid configuration: SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.",
+      );
     }
     const { openPostgresStore } = await import("./postgres/index.js");
     return openPostgresStore({ databaseUrl, poolSize: databasePoolSize, limiter, logger });

@@ -84,15 +84,17 @@ describe("contract: keys actions take only their own options", () => {
     expect((await listed(key.id))?.status).toBe("active");
   });
 
-  // Regression (audit 23, new user #11): a create without --name printed two errors for it.
+  // Regression (audit 23, new user #11): a create without --name printed two errors for it;
+  // and (audit, session 38) it was told the length rule rather than that --name is missing.
   it("says once that keys create needs a --name", async () => {
-    for (const name of [[], ["--name", "  "]]) {
+    for (const [name, said] of [
+      [[], "is required (a string)"],
+      [["--name", "  "], "must be 1 to 100 characters long"],
+    ] as const) {
       const result = await keys("create", "--scope", "read-only", ...name);
       expect(result.code).toBe(2);
-      expect(result.stderr.split("\n")[0]).toBe(
-        "skillport keys create: --name: must be 1 to 100 characters long",
-      );
-      expect(result.stderr.match(/must be 1 to 100 characters long/g)).toHaveLength(1);
+      expect(result.stderr.split("\n")[0]).toBe(`skillport keys create: --name: ${said}`);
+      expect(result.stderr.split(said)).toHaveLength(2);
       expect(result.stderr).toContain("\n\nUsage:\n  skillport keys create");
     }
   });

@@ -649,7 +649,7 @@ function skillWith(params: z.ZodObject, result: z.ZodObject = z.object({ ok: z.b
 describe("a skill's registration", () => {
   it("refuses a param named like a credential that is not marked, naming the skill and the param", () => {
     expect(() => new SkillRegistry([skillWith(z.object({ token: z.string().describe("A token") }))])).toThrow(
-      'Skill test.marks: params.token is named like a credential but not marked: wrap its schema in sensitive(schema, "value" | "entries" | "url"), or in notSensitive(schema) if it carries none',
+      'Skill test.marks: params.token is named like a credential but not marked: wrap its schema in sensitive(schema, "value" | "entries" | "url" | "headers"), or in notSensitive(schema) if it carries none',
     );
     expect(() =>
       toCatalogSkill(

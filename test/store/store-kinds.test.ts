@@ -38,7 +38,8 @@ describe("which store the configuration names", () => {
         SKILLPORT_DATABASE_URL: "postgres://127.0.0.1:9/x",
       });
       await expect(openStore(config, silentLogger)).rejects.toThrow(
-        "SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.",
+        // Said as every bad value is (README: "Invalid configuration" naming the variable).
+        "Invalid configuration: SKILLPORT_DATABASE_URL needs SKILLPORT_REDIS_URL too: limits are counted in Redis.",
       );
       expect(await readdir(dataDir)).toEqual([]);
     } finally {

@@ -186,7 +186,7 @@ export function sensitiveMarkProblems(schema: z.ZodType, root: "params" | "resul
         const where = partBeyond === undefined ? "" : ` (it is ${partBeyond})`;
         problems.push(
           `${path}${step} is named like a credential but not marked: wrap its schema in sensitive(schema, ` +
-            `"value" | "entries" | "url")${where}, or in notSensitive(schema) if it carries none`,
+            `"value" | "entries" | "url" | "headers")${where}, or in notSensitive(schema) if it carries none`,
         );
       }
       walk(part, path + step, partBeyond, partCheckNames);

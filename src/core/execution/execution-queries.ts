@@ -226,12 +226,12 @@ export class ExecutionQueries {
     return execution;
   }
 
-  /** The latest status seen within `waitMs`, terminal as soon as it is (long poll). */
   /** The record once `execution` ends, or as stored after `waitMs`; for any owner (the caller checked). */
   waitForEnd(execution: StoredExecution, waitMs: number): Promise<ExecutionRecord> {
     return this.waitForTerminal(execution, waitMs, {});
   }
 
+  /** The latest status seen within `waitMs`, terminal as soon as it is (long poll). */
   private async waitForTerminal(
     execution: StoredExecution,
     waitMs: number,

@@ -80,9 +80,11 @@ export function checkLine(line: string): ParsedMessage | "blank" | MalformedMess
  * answered all of these -32700, "Parse error", which JSON-RPC keeps for a body that is no JSON.
  */
 export function httpBodyProblem(body: unknown): string | undefined {
+  // No body at all (the parser reads an empty one as none) is told so, not taken for no problem.
+  if (body === undefined) return "the request body is empty: send one JSON-RPC message.";
   const messages = Array.isArray(body) ? body : [body];
-  const malformed = messages.find((message) => !JSONRPCMessageSchema.safeParse(message).success);
-  return malformed === undefined ? undefined : invalidReason(malformed);
+  const malformed = messages.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
+  return malformed === -1 ? undefined : invalidReason(messages[malformed]);
 }
 
 const NEWLINE = 0x0a;

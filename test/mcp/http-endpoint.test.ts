@@ -141,6 +141,39 @@ describe("/mcp over HTTP", () => {
     expect(batch.status, batch.text).toBe(200);
   });
 
+  // Audit, session 38: an empty body was passed over (the SDK then answered a JSON-RPC parse
+  // error in a session, "No Mcp-Session-Id header" without one), and a batched initialize
+  // was told to send an initialize.
+  it("says a POST body is empty, and that an initialize is sent alone, not in a batch", async () => {
+    const emptyBody = async (headers: Record<string, string>) => {
+      const res = await fetch(`${server.baseUrl}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+      });
+      return {
+        status: res.status,
+        error: ((await res.json()) as { error: { code: string; message: string } }).error,
+      };
+    };
+    const auth = { authorization: `Bearer ${key.secret}` };
+    for (const headers of [auth, await openSession()]) {
+      expect(await emptyBody(headers)).toMatchObject({
+        status: 400,
+        error: { code: "invalid_request", message: "the request body is empty: send one JSON-RPC message." },
+      });
+    }
+    const batched = await post([initialize], auth);
+    expect(batched.status).toBe(400);
+    expect(JSON.parse(batched.text).error).toMatchObject({
+      code: "invalid_request",
+      message: "An initialize request is sent on its own, not in a batch: send it alone to start a session.",
+    });
+  });
+
   // A rebinding page's requests carry its name in Host as well as in Origin: refused alike.
   it("refuses a foreign Host header with 403", async () => {
     const { request } = await import("undici");

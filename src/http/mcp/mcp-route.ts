@@ -123,6 +123,11 @@ async function sessionFor(request: FastifyRequest, sessions: McpSessions): Promi
         "The initialize request is malformed: its params need protocolVersion, capabilities and clientInfo (name and version).",
     });
   }
+  if (Array.isArray(request.body) && request.body.some((message) => message?.method === "initialize")) {
+    throw new ServiceError("invalid_request", {
+      message: "An initialize request is sent on its own, not in a batch: send it alone to start a session.",
+    });
+  }
   if (request.method !== "POST" || !isInitializeRequest(request.body)) {
     throw new ServiceError("invalid_request", {
       message: "No Mcp-Session-Id header: start a session with an initialize request first.",

@@ -12,6 +12,7 @@ import {
 import { ERROR_CODES } from "../core/errors.js";
 import { ExecutionRecordSchema } from "../core/execution/record.js";
 import { withoutDialect } from "../core/json-schema-dialect.js";
+import { WWW_AUTHENTICATE } from "./error-response.js";
 
 type Json = Record<string, unknown>;
 
@@ -45,7 +46,7 @@ const HEADERS = {
     schema: integer,
   },
   Location: { description: "The execution's record: /v1/executions/{id}", schema: text },
-  "WWW-Authenticate": { description: 'Bearer realm="skillport"', schema: text },
+  "WWW-Authenticate": { description: WWW_AUTHENTICATE, schema: text },
   Allow: { description: "The methods this path takes", schema: text },
   "Idempotent-Replayed": {
     description:

@@ -1,3 +1,4 @@
+import type { Admission } from "../core/access.js";
 import type { DiscoverResponse, SkillDetail } from "../core/answer-schemas.js";
 import type { DiscoverRequest, ExecuteRequest } from "../core/api-schemas.js";
 import type { ServiceError } from "../core/errors.js";
@@ -15,6 +16,14 @@ export interface DiscoverAnswer {
   answer: DiscoverResponse;
   json: string;
 }
+
+/**
+ * A tool call's count, made before the MCP server saw the call: `/mcp` counts each
+ * `tools/call` as it reads the request, so that the response's limit headers include it.
+ * A backend given one counts the call no more, and a refusal in it is the call's answer.
+ * Without one (stdio), the backend counts the call itself.
+ */
+export type CountedCall = Admission;
 
 /** One skill run asked for by a tool call. */
 export interface ExecuteCall {
@@ -41,6 +50,7 @@ export interface ExecuteCall {
    * whose progress token lasts the task's lifetime (MCP 2025-11-25, progress).
    */
   reportsToEnd?: boolean;
+  counted?: CountedCall;
 }
 
 /** A read of an execution's record asked for by `get_execution`. */
@@ -55,6 +65,7 @@ export interface GetExecutionCall {
    * core's execution events; remote mode: the progress events of the execution's stream).
    */
   onProgress?: (update: ProgressUpdate) => void;
+  counted?: CountedCall;
 }
 
 /**
@@ -91,7 +102,7 @@ export interface SkillportBackend {
    * call is answered as refused for the limit, as in embedded mode, not as an unknown tool.
    */
   skills(use: CatalogUse): Promise<readonly SkillDetail[]>;
-  discover(request: DiscoverRequest): Promise<DiscoverAnswer>;
+  discover(request: DiscoverRequest, counted?: CountedCall): Promise<DiscoverAnswer>;
   execute(call: ExecuteCall): Promise<ExecutionRecord>;
   getExecution(call: GetExecutionCall): Promise<ExecutionRecord>;
   /**
@@ -107,7 +118,7 @@ export interface SkillportBackend {
    * arguments): it still counts once against the key's limits, and a key over its limit
    * is refused for that first (429), as on `/v1`.
    */
-  countRefusedCall(): Promise<void>;
+  countRefusedCall(counted?: CountedCall): Promise<void>;
   /**
    * The contract's error for anything this backend threw: embedded mode asks the core
    * (`Skillport.errorOf`: a store outage is `service_unavailable`, a bug `internal_error`);

@@ -8,6 +8,7 @@ import type { ApiKey, Scope } from "../core/keys/api-key.js";
 import type { Skillport } from "../core/skillport.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
 import {
+  type CountedCall,
   type DiscoverAnswer,
   type ExecuteCall,
   type GetExecutionCall,
@@ -51,16 +52,16 @@ export class EmbeddedBackend implements SkillportBackend {
     });
   }
 
-  async discover(request: DiscoverRequest): Promise<DiscoverAnswer> {
+  async discover(request: DiscoverRequest, counted?: CountedCall): Promise<DiscoverAnswer> {
     const { catalog } = this.skillport;
-    const answer = await catalog.discover(request, await this.charged());
+    const answer = await catalog.discover(request, await this.charged(counted));
     // The text POST /v1/discover sends for it, by the same rule, from each summary's kept JSON.
     return { answer, json: catalog.answerJson(answer) };
   }
 
   async execute(call: ExecuteCall): Promise<ExecutionRecord> {
     const { request, waitMs = 0, idempotencyKey, signal, onProgress, onLog } = call;
-    const key = await this.charged();
+    const key = await this.charged(call.counted);
     const { executions, queries } = this.skillport;
     // A call with an idempotency key always starts its execution async, as remote mode
     // does over REST: the key then stands for the skill, params and timeout only, whatever
@@ -99,8 +100,14 @@ export class EmbeddedBackend implements SkillportBackend {
     }
   }
 
-  async getExecution({ id, waitMs, signal, onProgress }: GetExecutionCall): Promise<ExecutionRecord> {
-    return this.waitForEnd(await this.charged(), id, waitMs, signal, onProgress);
+  async getExecution({
+    id,
+    waitMs,
+    signal,
+    onProgress,
+    counted,
+  }: GetExecutionCall): Promise<ExecutionRecord> {
+    return this.waitForEnd(await this.charged(counted), id, waitMs, signal, onProgress);
   }
 
   async readExecution(id: string): Promise<ExecutionRecord> {
@@ -111,8 +118,8 @@ export class EmbeddedBackend implements SkillportBackend {
     return this.skillport.queries.cancel(await this.caller(), id);
   }
 
-  async countRefusedCall(): Promise<void> {
-    await this.charged();
+  async countRefusedCall(counted?: CountedCall): Promise<void> {
+    await this.charged(counted);
   }
 
   errorOf(err: unknown): ServiceError {
@@ -138,9 +145,12 @@ export class EmbeddedBackend implements SkillportBackend {
     }
   }
 
-  /** The caller's key, with this call counted against its limits (contract.md: `tools/call` counts). */
-  private async charged(): Promise<ApiKey> {
-    const admission = await this.skillport.access.charge(await this.caller());
+  /**
+   * The caller's key, with this call counted against its limits (contract.md: `tools/call`
+   * counts), unless it was `counted` already.
+   */
+  private async charged(counted?: CountedCall): Promise<ApiKey> {
+    const admission = counted ?? (await this.skillport.access.charge(await this.caller()));
     if (!admission.admitted) throw admission.error;
     return admission.key;
   }

@@ -9,6 +9,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   type ProgressToken,
+  type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -18,7 +19,7 @@ import { shownProgress } from "../core/execution/skill-progress.js";
 import type { Scope } from "../core/keys/api-key.js";
 import type { LogEntry, Logger } from "../core/logger.js";
 import type { ProgressUpdate } from "../core/skills/skill.js";
-import type { CatalogUse, SkillportBackend } from "./backend.js";
+import type { CatalogUse, CountedCall, SkillportBackend } from "./backend.js";
 import { ExecutionTaskStore } from "./execution-tasks.js";
 import { serverInstructions } from "./generic-tools.js";
 import { guardProtocol } from "./protocol-guard.js";
@@ -34,12 +35,15 @@ export interface McpServerOptions extends SkillToolOptions {
    * session, of a stdio process): it decides the `instructions` sent at `initialize`.
    */
   scope?: Scope;
+  /** The count made for a call before the server saw it (`/mcp`'s, by request id; see `CountedCall`). */
+  countedCall?: (requestId: RequestId) => CountedCall | undefined;
 }
 
 type CallExtra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1];
 
 interface CallContext {
   signal: AbortSignal;
+  counted: CountedCall | undefined;
   onProgress: ((update: ProgressUpdate) => void) | undefined;
   onLog: (entry: LogEntry) => void;
   /** Stops sending progress for the call (it was answered). */
@@ -163,6 +167,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
     const sendProgress = progressToken === undefined ? undefined : progressSender(progressToken, send);
     return {
       signal: extra.signal,
+      counted: options.countedCall?.(extra.requestId),
       onProgress: sendProgress && ((update) => open && sendProgress(update)),
       close: () => {
         open = false;
@@ -187,11 +192,12 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   async function prepare<T>(
     request: CallToolRequest,
     parse: (target: ToolTarget, params: CallToolRequest["params"]) => T,
+    counted: CountedCall | undefined,
   ): Promise<T> {
     try {
       return parse(await resolveTool(request), request.params);
     } catch (err) {
-      await backend.countRefusedCall();
+      await backend.countRefusedCall(counted);
       throw err;
     }
   }
@@ -206,7 +212,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
   async function answerCall(request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> {
     const context = callContext(request, extra);
     try {
-      return await runToolCall(backend, await prepare(request, parseToolCall), context);
+      return await runToolCall(backend, await prepare(request, parseToolCall, context.counted), context);
     } catch (err) {
       if (err instanceof McpError) throw err;
       return errorResult(failureOf(err, "tool call failed", request.params.name), request.params.name);
@@ -223,7 +229,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
    * tasks/cancel. A refusal is a JSON-RPC error here: a task creation has no isError result.
    */
   async function startTask(request: CallToolRequest, extra: CallExtra): Promise<CreateTaskResult> {
-    const { onProgress, onLog } = callContext(request, extra, { task: true });
+    const { onProgress, onLog, counted } = callContext(request, extra, { task: true });
     if (!extra.taskStore) throw new McpError(ErrorCode.InternalError, "tasks are not available");
     // Checked before the execution starts: a task that could not be kept must not run.
     const ttl = request.params.task?.ttl;
@@ -231,7 +237,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
       throw new McpError(ErrorCode.InvalidParams, "task.ttl: a whole number of milliseconds, at least 0");
     }
     try {
-      const { request: execution, idempotencyKey } = await prepare(request, parseTaskCall);
+      const { request: execution, idempotencyKey } = await prepare(request, parseTaskCall, counted);
       // The execution outlives this request: only tasks/cancel cancels it.
       const signal = new AbortController().signal;
       const record = await backend.execute({
@@ -242,6 +248,7 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
         onProgress,
         onLog,
         reportsToEnd: true,
+        counted,
       });
       const task = await extra.taskStore.createTask({ ttl: request.params.task?.ttl, context: { record } });
       return { task };
@@ -275,16 +282,24 @@ export function createMcpServer(backend: SkillportBackend, options: McpServerOpt
 async function runToolCall(
   backend: SkillportBackend,
   call: ToolCall,
-  { signal, onProgress, onLog }: CallContext,
+  { signal, onProgress, onLog, counted }: CallContext,
 ): Promise<CallToolResult> {
   switch (call.tool) {
     case "execute": {
       const { request, waitMs, idempotencyKey, ownTool } = call;
-      const record = await backend.execute({ request, waitMs, idempotencyKey, signal, onProgress, onLog });
+      const record = await backend.execute({
+        request,
+        waitMs,
+        idempotencyKey,
+        signal,
+        onProgress,
+        onLog,
+        counted,
+      });
       return outcomeResult(record, { ownTool });
     }
     case "discover": {
-      const { answer, json } = await backend.discover(call.request);
+      const { answer, json } = await backend.discover(call.request, counted);
       return {
         content: [{ type: "text", text: textCopyOf(json) }],
         structuredContent: answer as unknown as Record<string, unknown>,
@@ -293,7 +308,7 @@ async function runToolCall(
     case "get_execution": {
       // A poll relays the run's progress while it waits, as the call that started it did.
       const { id, waitMs } = call;
-      return recordResult(await backend.getExecution({ id, waitMs, signal, onProgress }));
+      return recordResult(await backend.getExecution({ id, waitMs, signal, onProgress, counted }));
     }
   }
 }

@@ -390,6 +390,42 @@ describe("/mcp over HTTP", () => {
     expect(await remaining()).toBe(before - 3);
     await session.close();
   });
+
+  it("has a tools/call's response describe the limits with that call counted, as a /v1 response does", async () => {
+    await awayFromMinuteBoundary(10);
+    const free = await server.createKey({ plan: "free" });
+    const auth = { authorization: `Bearer ${free.secret}` };
+    const opened = await post(initialize, auth);
+    const headers = {
+      ...auth,
+      "mcp-protocol-version": "2025-11-25",
+      "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+    };
+    expect(opened.headers.get("x-ratelimit-remaining")).toBe("60");
+    const evaluate = (id: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "math_evaluate", arguments: { expression: "6*7" } },
+    });
+    // The response's headers are written as its event stream starts, before the tool runs.
+    const one = await post(evaluate(2), headers);
+    expect(one.text).toContain('"value":42');
+    expect(one.headers.get("x-ratelimit-remaining")).toBe("59");
+    const batch = await post([evaluate(3), evaluate(4)], headers);
+    expect(batch.text).toContain('"id":4');
+    expect(batch.headers.get("x-ratelimit-remaining")).toBe("57");
+    // Each call counted once: the tool layer did not count them again.
+    const rest = await server.request("GET", "/v1/skills?limit=1", { key: free.secret });
+    expect(rest.headers.get("x-ratelimit-remaining")).toBe("56");
+    for (let spent = 0; spent < 56; spent++) {
+      await server.request("GET", "/v1/skills?limit=1", { key: free.secret });
+    }
+    const refused = await post(evaluate(5), headers);
+    expect(refused.status).toBe(200);
+    expect(refused.text).toContain("rate_limit_exceeded");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+  });
 });
 
 /** `/mcp` with every session slot taken (SKILLPORT_MCP_MAX_SESSIONS). */

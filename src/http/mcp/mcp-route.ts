@@ -1,5 +1,6 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Admission } from "../../core/access.js";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
 import { httpBodyProblem } from "../../mcp/malformed-message.js";
@@ -16,7 +17,7 @@ const SESSION_HEADER = "mcp-session-id";
 /**
  * `/mcp`: MCP over Streamable HTTP on the same core as `/v1` (contract.md, "MCP
  * surface"). Every request carries the bearer key and passes the DNS-rebinding guard;
- * only `tools/call` counts against the key's limits, inside the tool layer.
+ * only `tools/call` counts against the key's limits (see `countToolCalls`).
  */
 export function registerMcpRoute(
   app: FastifyInstance,
@@ -55,7 +56,7 @@ export function registerMcpRoute(
         );
       }
       request.apiKey = authenticated.key;
-      // The key's limits as they stand: a tools/call is counted later, in the tool layer.
+      // The key's limits as they stand: a tools/call is counted once its body is read.
       const limitStatus = () => skillport.access.limitStatus(authenticated.key);
       answerWithLimit(request, await limitStatus(), limitStatus);
     },
@@ -73,6 +74,7 @@ export function registerMcpRoute(
           message: `The request id ${reused.slice(reused.indexOf(":") + 1)} belongs to a request of this session still being answered: JSON-RPC ids must be unique among requests in flight.`,
         });
       }
+      const countedCalls = await countToolCalls(request, skillport);
       await setAnsweredLimitHeaders(request, reply);
       reply.hijack();
       // The transport writes the response itself: give it the headers set so far (the
@@ -85,7 +87,7 @@ export function registerMcpRoute(
       // keeps the session in use no more than the rest of the connection does.
       try {
         if (request.method === "GET") await handle();
-        else await sessions.answer(session, handle, requestIds);
+        else await sessions.answer(session, handle, requestIds, countedCalls);
       } finally {
         session.lastUsed = Date.now();
         sessions.discardIfUnopened(session);
@@ -95,6 +97,28 @@ export function registerMcpRoute(
   });
   // Closed by the server's shutdown, which knows when the executions have ended.
   return { close: (executionsEnded) => sessions.closeAll(executionsEnded) };
+}
+
+/**
+ * Counts each `tools/call` in the request's body against its key, by request id, for the
+ * tool layer to take (`McpSession.countedCalls`): counted here, before the transport writes
+ * the response's headers (an event stream's, at once), those headers include the calls, as
+ * a `/v1` response's include its request. A call refused for the limit is answered with
+ * that refusal by the tool layer.
+ */
+async function countToolCalls(
+  request: FastifyRequest,
+  skillport: Skillport,
+): Promise<Map<string, Admission>> {
+  const counted = new Map<string, Admission>();
+  if (request.method !== "POST") return counted;
+  const key = keyOf(request);
+  for (const id of jsonRpcRequestIds(request.body, "tools/call")) {
+    const admission = await skillport.access.charge(key);
+    counted.set(id, admission);
+    if (admission.limit) answerWithLimit(request, admission.limit);
+  }
+  return counted;
 }
 
 /** The request's session: the one its header names (of the same key), or a new one for `initialize`. */

@@ -10,6 +10,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Admission } from "../../core/access.js";
 import { sharedAbortController } from "../../core/any-signal.js";
 import type { ApiKey } from "../../core/keys/api-key.js";
 import type { Skillport } from "../../core/skillport.js";
@@ -57,6 +58,12 @@ export interface McpSession {
    * first unanswered, its session busy for ever.
    */
   readonly idsInFlight: Map<string, PostInFlight>;
+  /**
+   * The counts made for the `tools/call` requests being answered (`typeof id:id`), before
+   * the transport saw them, so that their response's limit headers include them. The tool
+   * layer takes a call's count as it starts answering it and counts it no more.
+   */
+  readonly countedCalls: Map<string, Admission>;
 }
 
 /** The requests of one POST being answered (a batch has several; they share its response). */
@@ -183,7 +190,15 @@ export class McpSessions {
         else if (session) this.sessions.set(id, session);
       },
     });
-    session = { transport, keyId: key.id, key, lastUsed: Date.now(), active: 0, idsInFlight: new Map() };
+    session = {
+      transport,
+      keyId: key.id,
+      key,
+      lastUsed: Date.now(),
+      active: 0,
+      idsInFlight: new Map(),
+      countedCalls: new Map(),
+    };
     const opened = session;
     transport.onanswer = (id) => settle(opened, id);
     // Sees each message the transport accepted, just before the MCP server does (the SDK
@@ -197,7 +212,11 @@ export class McpSessions {
       if (id) setImmediate(() => settle(opened, id, true));
     };
     const backend = new EmbeddedBackend(this.skillport, async () => opened.key, this.waitsEnd.signal);
-    const { server } = createMcpServer(backend, { ...this.options, scope: key.scope });
+    const { server } = createMcpServer(backend, {
+      ...this.options,
+      scope: key.scope,
+      countedCall: (id) => takeCount(opened, id),
+    });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
@@ -208,15 +227,18 @@ export class McpSessions {
   /**
    * Answers one HTTP request of `session` (`answer` writes the response): the session is in
    * use meanwhile, so it neither expires nor is closed to make room, and shutdown waits.
+   * `countedCalls` are the counts made for its `tools/call` requests, by request id.
    */
   async answer(
     session: McpSession,
     answer: () => Promise<void>,
     requestIds: readonly string[] = [],
+    countedCalls: ReadonlyMap<string, Admission> = new Map(),
   ): Promise<void> {
     session.active++;
     const post: PostInFlight = { awaiting: new Set(requestIds) };
     for (const id of requestIds) session.idsInFlight.set(id, post);
+    for (const [id, counted] of countedCalls) session.countedCalls.set(id, counted);
     const answered = answer();
     this.answering.add(answered);
     try {
@@ -225,6 +247,11 @@ export class McpSessions {
       this.answering.delete(answered);
       for (const id of requestIds) {
         if (session.idsInFlight.get(id) === post) session.idsInFlight.delete(id);
+      }
+      // A call the transport refused before the tool layer saw it (a malformed one) stays
+      // counted, as every tools/call does (contract.md, "Limits").
+      for (const [id, counted] of countedCalls) {
+        if (session.countedCalls.get(id) === counted) session.countedCalls.delete(id);
       }
       session.active--;
     }
@@ -310,7 +337,7 @@ export class McpSessions {
  * calls could hold every session slot). The id stays in flight until then.
  */
 function settle(session: McpSession, id: RequestId, cancelled = false): void {
-  const key = `${typeof id}:${id}`;
+  const key = requestIdKey(id);
   const post = session.idsInFlight.get(key);
   if (!post?.awaiting.delete(key)) return;
   if (cancelled) post.cancelled = id;
@@ -325,13 +352,30 @@ function leastRecentlyUsed(sessions: McpSession[]): McpSession | undefined {
   );
 }
 
-/** The ids of the JSON-RPC requests in a POST body (one message or a batch), as `typeof id:id`. */
-export function jsonRpcRequestIds(body: unknown): string[] {
+/** The count the route made for request `id` of `session`, if any: taken, so that it serves one call. */
+function takeCount(session: McpSession, id: RequestId): Admission | undefined {
+  const key = requestIdKey(id);
+  const counted = session.countedCalls.get(key);
+  session.countedCalls.delete(key);
+  return counted;
+}
+
+/** A JSON-RPC request id as the session's maps hold it: `1` and `"1"` are different requests. */
+function requestIdKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
+/**
+ * The ids of the JSON-RPC requests in a POST body (one message or a batch), as `typeof id:id`;
+ * with `method`, of the requests for that method only.
+ */
+export function jsonRpcRequestIds(body: unknown, method?: string): string[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((message) => {
     if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message))
       return [];
+    if (method !== undefined && message.method !== method) return [];
     const { id } = message as { id: unknown };
-    return typeof id === "string" || typeof id === "number" ? [`${typeof id}:${id}`] : [];
+    return typeof id === "string" || typeof id === "number" ? [requestIdKey(id)] : [];
   });
 }

@@ -415,13 +415,17 @@ describe("/mcp over HTTP", () => {
     const batch = await post([evaluate(3), evaluate(4)], headers);
     expect(batch.text).toContain('"id":4');
     expect(batch.headers.get("x-ratelimit-remaining")).toBe("57");
+    // A call the protocol refuses counts in no mode (README): its headers say so.
+    const malformed = await post({ ...evaluate(5), params: { name: "math_evaluate", arguments: "x" } }, headers);
+    expect(malformed.text).toContain("-32602");
+    expect(malformed.headers.get("x-ratelimit-remaining")).toBe("57");
     // Each call counted once: the tool layer did not count them again.
     const rest = await server.request("GET", "/v1/skills?limit=1", { key: free.secret });
     expect(rest.headers.get("x-ratelimit-remaining")).toBe("56");
     for (let spent = 0; spent < 56; spent++) {
       await server.request("GET", "/v1/skills?limit=1", { key: free.secret });
     }
-    const refused = await post(evaluate(5), headers);
+    const refused = await post(evaluate(6), headers);
     expect(refused.status).toBe(200);
     expect(refused.text).toContain("rate_limit_exceeded");
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");

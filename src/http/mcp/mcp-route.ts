@@ -1,14 +1,21 @@
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Admission } from "../../core/access.js";
 import { ServiceError, shuttingDownError } from "../../core/errors.js";
 import type { Skillport } from "../../core/skillport.js";
 import { httpBodyProblem } from "../../mcp/malformed-message.js";
+import { paramsRefusal } from "../../mcp/protocol-guard.js";
 import { bearerOf, explainedAuthError, keyOf } from "../admission.js";
 import { sendError } from "../error-response.js";
 import { answerWithLimit, setAnsweredLimitHeaders } from "../rate-limit-headers.js";
 import { HostGuard, type HostGuardOptions } from "./host-guard.js";
-import { jsonRpcRequestIds, type McpSession, type McpSessionOptions, McpSessions } from "./mcp-sessions.js";
+import {
+  jsonRpcRequestIds,
+  type McpSession,
+  type McpSessionOptions,
+  McpSessions,
+  requestIdKey,
+} from "./mcp-sessions.js";
 
 export type McpHttpOptions = McpSessionOptions & HostGuardOptions;
 
@@ -104,7 +111,8 @@ export function registerMcpRoute(
  * tool layer to take (`McpSession.countedCalls`): counted here, before the transport writes
  * the response's headers (an event stream's, at once), those headers include the calls, as
  * a `/v1` response's include its request. A call refused for the limit is answered with
- * that refusal by the tool layer.
+ * that refusal by the tool layer. A call the protocol refuses (`paramsRefusal`: arguments
+ * that are no object) counts in no mode, and is not counted here either.
  */
 async function countToolCalls(
   request: FastifyRequest,
@@ -113,9 +121,10 @@ async function countToolCalls(
   const counted = new Map<string, Admission>();
   if (request.method !== "POST") return counted;
   const key = keyOf(request);
-  for (const id of jsonRpcRequestIds(request.body, "tools/call")) {
+  for (const message of Array.isArray(request.body) ? request.body : [request.body]) {
+    if (!isJSONRPCRequest(message) || message.method !== "tools/call" || paramsRefusal(message)) continue;
     const admission = await skillport.access.charge(key);
-    counted.set(id, admission);
+    counted.set(requestIdKey(message.id), admission);
     if (admission.limit) answerWithLimit(request, admission.limit);
   }
   return counted;

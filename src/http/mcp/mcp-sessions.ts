@@ -361,20 +361,16 @@ function takeCount(session: McpSession, id: RequestId): Admission | undefined {
 }
 
 /** A JSON-RPC request id as the session's maps hold it: `1` and `"1"` are different requests. */
-function requestIdKey(id: RequestId): string {
+export function requestIdKey(id: RequestId): string {
   return `${typeof id}:${id}`;
 }
 
-/**
- * The ids of the JSON-RPC requests in a POST body (one message or a batch), as `typeof id:id`;
- * with `method`, of the requests for that method only.
- */
-export function jsonRpcRequestIds(body: unknown, method?: string): string[] {
+/** The ids of the JSON-RPC requests in a POST body (one message or a batch), as `typeof id:id`. */
+export function jsonRpcRequestIds(body: unknown): string[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((message) => {
     if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message))
       return [];
-    if (method !== undefined && message.method !== method) return [];
     const { id } = message as { id: unknown };
     return typeof id === "string" || typeof id === "number" ? [requestIdKey(id)] : [];
   });

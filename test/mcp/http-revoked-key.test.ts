@@ -113,6 +113,38 @@ describe("/mcp sessions of a revoked key (SQLite)", () => {
   it("end within seconds of `keys revoke`: the event stream is closed by the server", async () => {
     await expectSessionsEndOnRevoke([server]);
   });
+
+  // Found by the MCP audit (session 39): the session closed at once, aborting the call.
+  it("answer a call admitted before the revocation first: its run ends, then the session", async () => {
+    const { id, secret } = await server.createRoomyKey();
+    const session = await openSession(server, secret);
+    const closings = () => server.logs().split("closed the MCP sessions of a revoked").length - 1;
+    const closedBefore = closings();
+    try {
+      const call = session.client.callTool({ name: "util_wait", arguments: { ms: 9_000 } }, undefined, {
+        timeout: 30_000,
+      });
+      call.catch(() => {}); // awaited below; a failure must not be reported as unhandled meanwhile
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await server.revokeKey(id);
+      // Keys are checked every 5 s: the session is found revoked while the call runs.
+      await expect.poll(closings, { timeout: 8_000 }).toBe(closedBefore + 1);
+      expect(session.ended()).toBe(false);
+      const answer = await Promise.race([
+        call,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("the call was not answered")), 15_000),
+        ),
+      ]);
+      expect(answer.isError).toBeFalsy();
+      expect(answer.structuredContent).toMatchObject({ waited_ms: 9_000 });
+      await Promise.race([session.streamEnded, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      expect(session.ended()).toBe(true);
+      await expect(session.client.listTools()).rejects.toThrow();
+    } finally {
+      await session.client.close().catch(() => {});
+    }
+  });
 });
 
 const services = scaleOutServices();

@@ -64,6 +64,11 @@ export interface McpSession {
    * layer takes a call's count as it starts answering it and counts it no more.
    */
   readonly countedCalls: Map<string, Admission>;
+  /**
+   * Its key stopped working while it answered requests: it closes once they are answered
+   * (see `closeRevoked`).
+   */
+  closesWhenAnswered?: boolean;
 }
 
 /** The requests of one POST being answered (a batch has several; they share its response). */
@@ -254,6 +259,7 @@ export class McpSessions {
         if (session.countedCalls.get(id) === counted) session.countedCalls.delete(id);
       }
       session.active--;
+      if (session.active === 0 && session.closesWhenAnswered) session.transport.close().catch(() => {});
     }
   }
 
@@ -290,7 +296,11 @@ export class McpSessions {
   /**
    * Closes the sessions of keys that no longer work (revoked or expired, through any
    * process), one lookup per key. A key that cannot be looked up (a store outage) keeps its
-   * sessions: their next request is refused or answered as the store allows.
+   * sessions: their next request is refused or answered as the store allows. A session
+   * answering requests closes once they are answered: its calls were admitted while the
+   * key worked, and run to their answer as a `/v1` request or a stdio call does; closing it
+   * at once aborted their handlers, which cancelled their runs and left the client waiting
+   * out its timeout for an answer that never came. Its next request is refused meanwhile.
    */
   private async closeRevoked(): Promise<void> {
     if (this.checkingKeys || this.#closed) return;
@@ -303,7 +313,10 @@ export class McpSessions {
           { key_id: keyId, sessions: sessions.length },
           "closed the MCP sessions of a revoked or expired key",
         );
-        for (const session of sessions) session.transport.close().catch(() => {});
+        for (const session of sessions) {
+          if (session.active === 0) session.transport.close().catch(() => {});
+          else session.closesWhenAnswered = true;
+        }
       }
     } finally {
       this.checkingKeys = false;

@@ -4,9 +4,8 @@ import { parseOrThrow, parseRequest } from "../core/validation.js";
 import type { ExecuteCall } from "./backend.js";
 import { DiscoverSkillsArgs, ExecuteSkillArgs, GetExecutionArgs } from "./generic-tools.js";
 import type { ToolTarget } from "./tool-catalog.js";
+import { IDEMPOTENCY_META } from "./tool-results.js";
 
-/** Lets a retrying client make a skill call at most once, as `Idempotency-Key` does on `/v1`. */
-const IDEMPOTENCY_META = "skillport/idempotency_key";
 /**
  * execute_skill's arguments that belong elsewhere, which zod would drop: an idempotency key (a
  * retry would run the skill again), and REST's `async` (the call would wait for the end).

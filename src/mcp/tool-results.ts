@@ -14,6 +14,8 @@ import { type ExecutionRecord, isTerminal } from "../core/execution/record.js";
  */
 
 const EXECUTION_ID_META = "skillport/execution_id";
+/** Lets a retrying client make a skill call at most once, as `Idempotency-Key` does on `/v1`. */
+export const IDEMPOTENCY_META = "skillport/idempotency_key";
 /**
  * The longest JSON repeated as text beside `structuredContent` (characters). MCP asks for
  * the copy, for clients that read text only; but a result may hold 8 MiB, twice that
@@ -174,6 +176,8 @@ const FIX_SKILL_PARAMS =
  * (`params.value`), in the text and in `_meta` alike.
  */
 function asCalled(error: ServiceError, toolName: string | undefined): ServiceError {
+  const idempotency = idempotencyRefusal(error);
+  if (idempotency) return idempotency;
   if (toolName !== "execute_skill" || error.code !== "invalid_params" || !error.details) return error;
   const underParams = (path: string) => (path === "(root)" ? "params" : `params.${path}`);
   const [first] = error.details;
@@ -183,6 +187,31 @@ function asCalled(error: ServiceError, toolName: string | undefined): ServiceErr
     details: error.details.map(({ path, message }) => ({ path: underParams(path), message })),
     retryAfterSeconds: error.retryAfterSeconds,
     executionId: error.executionId,
+    cause: error,
+  });
+}
+
+/**
+ * An idempotency refusal in the call's terms: the core (or, remote, the server) says it of
+ * REST's `Idempotency-Key` header and request body, which a tool call has neither of: its
+ * key is the `_meta` member, and what the key stands for is the skill, params and timeout.
+ */
+function idempotencyRefusal(error: ServiceError): ServiceError | undefined {
+  const member = `_meta[${JSON.stringify(IDEMPOTENCY_META)}]`;
+  const { code, executionId } = error;
+  let message: string;
+  if (code === "idempotency_key_reused") {
+    message = `The idempotency key in ${member} was used for another request: a call of another skill, or with other params or another timeout_ms (or a POST /v1/execute sent otherwise).`;
+  } else if (code === "idempotency_in_progress") {
+    const run = executionId === undefined ? "" : `: execution ${executionId}`;
+    message = `The first call with the idempotency key in ${member} is still being processed${run}.`;
+  } else {
+    return undefined;
+  }
+  return new ServiceError(code, {
+    message,
+    retryAfterSeconds: error.retryAfterSeconds,
+    executionId,
     cause: error,
   });
 }

@@ -428,6 +428,17 @@ describe.each<McpTransportKind>(["stdio", "http", "remote"])("MCP over %s", (kin
       await server.request("GET", "/v1/executions?skill_id=message.send", { key: key.secret }),
     );
     expect(list.data.filter((record) => record.result?.message_id !== undefined)).toHaveLength(1);
+
+    // The key with other arguments: refused in the call's terms, not REST's header and body.
+    const reused = (await client.callTool({
+      ...request,
+      arguments: { channel: "ops", text: `twice over ${kind}` },
+    })) as CallToolResult;
+    expect(reused.isError).toBe(true);
+    expect(textOf(reused)).toMatch(
+      /^idempotency_key_reused: The idempotency key in _meta\["skillport\/idempotency_key"\] was used for another request: /,
+    );
+    expect(textOf(reused)).not.toContain("Idempotency-Key");
   });
 
   it("answers a retry with the same idempotency key from the first execution, whatever either waits for", async () => {

@@ -416,7 +416,10 @@ describe("/mcp over HTTP", () => {
     expect(batch.text).toContain('"id":4');
     expect(batch.headers.get("x-ratelimit-remaining")).toBe("57");
     // A call the protocol refuses counts in no mode (README): its headers say so.
-    const malformed = await post({ ...evaluate(5), params: { name: "math_evaluate", arguments: "x" } }, headers);
+    const malformed = await post(
+      { ...evaluate(5), params: { name: "math_evaluate", arguments: "x" } },
+      headers,
+    );
     expect(malformed.text).toContain("-32602");
     expect(malformed.headers.get("x-ratelimit-remaining")).toBe("57");
     // Each call counted once: the tool layer did not count them again.

@@ -108,6 +108,8 @@ async function createRestrictedMath(): Promise<RestrictedMath> {
   });
 
   // Defined before `createUnit` is disabled: the instance's own units, not an expression's.
+  // The corrected ones first: tsp and tbsp are defined from them.
+  math.createUnit(CORRECTED_UNITS, { override: true });
   math.createUnit(EVERYDAY_UNITS);
   // mathjs's bit takes no prefix: Mbit and Gbit were unknown, where Mb and megabits were not.
   math.createUnit({ bit: { definition: "1 b", prefixes: "binary_short" } }, { override: true });
@@ -136,6 +138,8 @@ const EVERYDAY_UNITS = {
   nmi: { definition: "1852 m", aliases: ["nauticalmile", "nauticalmiles"] },
   tsp: { definition: "1 teaspoon" },
   tbsp: { definition: "1 tablespoon" },
+  // "ct" is read as a centitonne (c + t, 10 kg); written as a unit it is a carat.
+  carat: { definition: "0.2 g", aliases: ["carats", "ct"] },
   ha: { definition: "1 hectare" },
   rpm: { definition: "1/min" },
   mpg: { definition: "1 mi/gal" },
@@ -144,8 +148,31 @@ const EVERYDAY_UNITS = {
   // Data rates as network speeds are written (kbps, Mbps, Gbps: decimal prefixes, as mathjs's b
   // takes them).
   bps: { definition: "1 b/s", prefixes: "binary_short" },
+  // And in bytes (MBps, GBps): without these, the case correction read GBps as Gbps, 8 times off.
+  Bps: { definition: "1 B/s", prefixes: "binary_short" },
+  KBps: { definition: "1 kBps" },
   au: { definition: "149597870700 m" },
   ly: { definition: "9460730472580800 m", aliases: ["lightyear", "lightyears"] },
+};
+
+/**
+ * mathjs's units that are not what their names mean where they are used, redefined:
+ * - Its teaspoon and tablespoon are metric (5 and 15 ml) while its cup, fl oz, pint and
+ *   gallon are US customary, so a cup was 15.77 tablespoons; all are US customary here (a
+ *   tablespoon is half a US fluid ounce, a teaspoon a third of a tablespoon).
+ * - Some definitions are rounded to six digits, though results are given to twelve: the
+ *   (international) acre is 43,560 square feet exactly, a torr 1/760 of an atmosphere, a
+ *   millimetre of mercury 133.322387415 Pa, and the electronvolt has its exact 2019 SI value
+ *   (mathjs's is CODATA 2010's).
+ */
+const CORRECTED_UNITS = {
+  teaspoon: { definition: "4.92892159375 ml", prefixes: "none", aliases: ["teaspoons"] },
+  tablespoon: { definition: "14.78676478125 ml", prefixes: "none", aliases: ["tablespoons"] },
+  acre: { definition: "43560 ft^2", aliases: ["acres"] },
+  torr: { definition: `${101325 / 760} Pa` },
+  mmHg: { definition: "133.322387415 Pa" },
+  eV: { definition: "1.602176634e-19 J", prefixes: "short" },
+  electronvolt: { definition: "1 eV", prefixes: "long", aliases: ["electronvolts"] },
 };
 
 /**

@@ -42,6 +42,30 @@ describe("units.convert", () => {
     });
   });
 
+  // Found by the skills audit (session 39): mathjs's tablespoon and teaspoon were metric
+  // beside its US cup; acre, torr and mmHg were rounded to six digits, the electronvolt was
+  // CODATA 2010's; "ct" was a centitonne; and "GBps" was read as "Gbps", 8 times off.
+  it.each([
+    [1, "cup", "tbsp", 16],
+    [1, "floz", "tbsp", 2],
+    [1, "tbsp", "tsp", 3],
+    [1, "tablespoon", "ml", 14.7867647812],
+    [1, "acre", "ft^2", 43560],
+    [1, "hectare", "acre", 2.47105381467],
+    [1, "atm", "torr", 760],
+    [1, "mmHg", "Pa", 133.322387415],
+    [1, "eV", "J", 1.602176634e-19],
+    [1, "MeV", "J", 1.602176634e-13],
+    [1, "ct", "g", 0.2],
+    [5, "carats", "g", 1],
+    [1, "MBps", "MB/s", 1],
+    [1, "GB/s", "GBps", 1],
+    [8, "Mbps", "MBps", 1],
+    [1, "KBps", "kB/s", 1],
+  ])("converts %d %s to %s by the unit's exact definition", async (value, from, to, expected) => {
+    expect(await runSkill(unitsConvert, { value, from, to })).toMatchObject({ value: expected, unit: to });
+  });
+
   // The description names mass "(kg, pounds)", and agents pass on what users write: pound,
   // metres and horsepower were unknown units.
   it.each([
@@ -120,7 +144,7 @@ describe("units.convert", () => {
     [1, "kn", "m/s", 0.514444444444],
     [1, "nmi", "km", 1.852],
     [3, "tsp", "tbsp", 1],
-    [1, "tbsp", "mL", 15], // mathjs's spoons are metric (teaspoon 5 mL)
+    [1, "tbsp", "mL", 14.7867647812], // US customary, as the cup and fl oz are
     [2, "fl oz", "mL", 59.147059125],
     [1, "ha", "m2", 10000],
     [10, "ft2", "m^2", 0.9290304],
@@ -242,7 +266,7 @@ describe("units.convert, unit names in another case and data rates", () => {
   });
 
   it("names data rates and case-sensitivity in its description", () => {
-    expect(unitsConvert.description).toMatch(/data rate \(Mbps, MB\/s\)/);
+    expect(unitsConvert.description).toMatch(/data rate \(Mbps megabits, MBps or MB\/s megabytes a second\)/);
     expect(unitsConvert.description).toMatch(/case-sensitive where the case matters \(mm and Mm/);
   });
 });

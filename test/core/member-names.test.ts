@@ -22,6 +22,21 @@ describe("meantNames", () => {
     expect(meantNames("di", ["id"])).toEqual([]);
   });
 
+  // Found by the MCP audit (session 39): each was dropped, and the call ran without it.
+  it("names a member that a name gives in another unit of time, or by a word agents use for it", () => {
+    const executeSkill = ["skill_id", "params", "timeout_ms", "wait_ms"];
+    expect(meantNames("timeout_seconds", executeSkill)).toEqual(["timeout_ms"]);
+    expect(meantNames("timeoutSeconds", executeSkill)).toEqual(["timeout_ms"]);
+    expect(meantNames("wait_seconds", executeSkill)).toEqual(["wait_ms"]);
+    expect(meantNames("wait_time_ms", executeSkill)).toEqual(["wait_ms"]);
+    expect(meantNames("arguments", executeSkill)).toEqual(["params"]);
+    expect(meantNames("args", executeSkill)).toEqual(["params"]);
+    expect(meantNames("max_results", ["query", "limit", "tags"])).toEqual(["limit"]);
+    expect(meantNames("top_k", ["query", "limit", "tags"])).toEqual(["limit"]);
+    // Another thing measured in time is not the member.
+    expect(meantNames("retry_after_seconds", executeSkill)).toEqual([]);
+  });
+
   it("guesses nothing for a name that is not close to any member", () => {
     expect(meantNames("banana", timeConvert)).toEqual([]);
     expect(meantNames("ip", ["id"])).toEqual([]);

@@ -86,6 +86,9 @@ const WHAT_TO_DO: Record<ExecutionErrorCode, string> & Partial<Record<ErrorCode,
   idempotency_in_progress:
     "The first call with this idempotency key is still running: call again once it ends.",
   payload_too_large: "Send less in one call.",
+  // Said of a call whose answer may have been lost after its run started (remote mode, when
+  // the connection broke), as well as of one refused before: only the idempotency key tells.
+  service_unavailable: `The service could not answer: call again shortly. A call that runs a skill may have started its run before its answer was lost: called again with the same _meta["${IDEMPOTENCY_META}"] as before (when it had one), it does not run twice; without one, it may.`,
 };
 
 /** `value` as JSON text, or where to read it when it is too long to repeat (`TEXT_COPY_MAX_CHARS`). */

@@ -115,6 +115,20 @@ describe("what a refusal for a run still going under the idempotency key tells t
   });
 });
 
+// Found by the MCP audit (session 39): `--remote` with the server down answered only
+// "service_unavailable: The connection to … failed", with nothing to do about it.
+describe("what an unavailable service's result tells the agent to do", () => {
+  it("says to call again, with the same idempotency key so that a started run is not made twice", () => {
+    const down = new ServiceError("service_unavailable", {
+      message: "The connection to http://127.0.0.1:9/ failed: connect ECONNREFUSED 127.0.0.1:9",
+    });
+    const text = (errorResult(down, "math_evaluate").content[0] as { text: string }).text;
+    expect(text).toMatch(/^service_unavailable: The connection to /);
+    expect(text).toContain("call again shortly");
+    expect(text).toContain('the same _meta["skillport/idempotency_key"]');
+  });
+});
+
 // A remote server's 401 for a malformed key (or two Authorization headers) was followed by
 // "The key stopped working (revoked or expired)", sending its user after a revocation that
 // never happened. The hint now fits the core's own refusal, and never repeats the key.

@@ -71,7 +71,8 @@ const QUOTED_TEXT = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
  */
 export function groupedDigitsNote(expression: string): string | undefined {
   const text = expression.replace(QUOTED_TEXT, (quoted) => " ".repeat(quoted.length));
-  const groups = [...new Set([...text.matchAll(GROUPED_DIGITS)].map((match) => match[0]))];
+  const amongValues = [...text.matchAll(GROUPED_DIGITS)].filter((match) => inListOfValues(text, match.index));
+  const groups = [...new Set(amongValues.map((match) => match[0]))];
   if (groups.length === 0) return undefined;
   const readings = groups.map((group) => `${group} as ${inWords(group.split(","))}`).join("; ");
   const whole = groups.map((group) => group.replaceAll(",", "")).join(", ");
@@ -79,6 +80,52 @@ export function groupedDigitsNote(expression: string): string | undefined {
     `Read ${readings}: a comma separates a function's arguments or a matrix's values. If ` +
     `${groups.length === 1 ? "it was one number" : "they were numbers"}, write ${whole}, without thousands separators.`
   );
+}
+
+/**
+ * Functions that take a list of values of any length (one included), where digits grouped
+ * like 1,234 may be one value or two. Elsewhere a comma separates parameters that differ in
+ * meaning, which no one writes for a thousands separator: pow(2,100), gcd(120,360),
+ * zeros(2,100) and round(3.14159,2) got the note wrongly.
+ */
+const LIST_FUNCTIONS = new Set([
+  "sum",
+  "prod",
+  "max",
+  "min",
+  "mean",
+  "median",
+  "mode",
+  "std",
+  "variance",
+  "mad",
+  "cumsum",
+  "hypot",
+]);
+
+/**
+ * Whether the digits at `index` are among a list of values: in a matrix's brackets, in the
+ * arguments of a `LIST_FUNCTIONS` function, or in none at all.
+ */
+function inListOfValues(text: string, index: number): boolean {
+  let depth = 0;
+  for (let at = index - 1; at >= 0; at--) {
+    const char = text[at];
+    if (char === ")" || char === "]") depth++;
+    else if ((char === "(" || char === "[") && depth > 0) depth--;
+    else if (char === "[") return true;
+    else if (char === "(") return LIST_FUNCTIONS.has(nameBefore(text, at));
+  }
+  return true;
+}
+
+/** The name written just before `at` (spaces between allowed), read backwards: a regex anchored at the end scans the whole text. */
+function nameBefore(text: string, at: number): string {
+  let end = at;
+  while (end > 0 && /\s/.test(text[end - 1] ?? "")) end--;
+  let start = end;
+  while (start > 0 && /\w/.test(text[start - 1] ?? "")) start--;
+  return text.slice(start, end);
 }
 
 /** "1 and 234", "100, 200 and 300". */

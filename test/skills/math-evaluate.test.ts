@@ -310,6 +310,24 @@ describe("math.evaluate's everyday notations", () => {
     );
   });
 
+  // Found by the skills audit (session 39): a comma between a function's parameters, which
+  // differ in meaning, is no thousands separator.
+  it.each(["pow(2,100)", "gcd(120,360)", "zeros(2,100)", "round(3.14159,2)", "2 * pow(2,100) + (3)"])(
+    "adds no note to %s, whose comma separates parameters",
+    async (expression) => {
+      expect(await runSkill(mathEvaluate, { expression })).not.toHaveProperty("note");
+    },
+  );
+
+  it("still notes grouped digits among a list's values inside other brackets", async () => {
+    expect((await runSkill(mathEvaluate, { expression: "pow(max(1,234), 1)" })).note).toMatch(
+      /^Read 1,234 as/,
+    );
+    expect((await runSkill(mathEvaluate, { expression: "round(sum([1,234]))" })).note).toMatch(
+      /^Read 1,234 as/,
+    );
+  });
+
   it.each(["max(1, 234)", "sum(12,34)", "max(1234,567)", 'concat("1,234", "a")', "sum([1, 2, 3])"])(
     "adds no note to %s, where no digits are grouped like a thousands separator",
     async (expression) => {

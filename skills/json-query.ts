@@ -7,6 +7,7 @@ import {
   refuseBareNameComparison,
   refuseLengthMember,
   refuseQuotedStringComparison,
+  refuseStringOrdering,
   syntaxHint,
 } from "./lib/jmespath-hints.js";
 import { anyJson, jsonTextProblem, parseJsonText } from "./lib/json-input.js";
@@ -40,7 +41,7 @@ export const jsonQuery = defineSkill({
     expression: trimmedText(2000).describe(
       "JMESPath expression (jmespath.org, community edition), not JSONPath (a.b, not $.a.b). Strings are in " +
         "single quotes and numbers in backticks: items[?status == 'open' && size > `10`]; double quotes name a key, " +
-        'as a key with "-" or spaces needs: "first-name".',
+        'as a key with "-" or spaces needs: "first-name". <, <=, > and >= compare numbers only.',
     ),
   }),
   result: z.object({
@@ -97,6 +98,7 @@ export const jsonQuery = defineSkill({
     // Only an empty answer is explained: one that found something stands as it is.
     refuseBrokenJsonText(params.expression, params.data, result);
     refuseBareNameComparison(params.expression, data, result);
+    refuseStringOrdering(params.expression, result);
     refuseLengthMember(params.expression, data, result, (part) =>
       searchOwnProperties(compile(part), data as JSONValue),
     );

@@ -136,6 +136,27 @@ export function refuseBareNameComparison(expression: string, data: unknown, answ
   );
 }
 
+/** An ordering comparator beside a string: a raw string ('2024-01-01') or a JSON string literal (`"a"`). */
+const STRING_ORDERED =
+  /(?:<=?|>=?)\s*(?:'(?:[^'\\]|\\.)*'|`\s*"(?:[^"\\]|\\.)*"\s*`)|(?:'(?:[^'\\]|\\.)*'|`\s*"(?:[^"\\]|\\.)*"\s*`)\s*(?:<=?|>=?)/;
+
+/**
+ * Fails an empty answer from ordering by a string: JMESPath's <, <=, > and >= compare numbers
+ * only, and are never true with a string, so `orders[?date >= '2024-01-01']` (how an agent
+ * filters by date) matched nothing and answered [] as if no record were that recent.
+ */
+export function refuseStringOrdering(expression: string, answer: unknown): void {
+  if (!isEmptyAnswer(answer)) return;
+  const ordered = STRING_ORDERED.exec(expression)?.[0];
+  if (ordered === undefined) return;
+  throw new SkillError(
+    `${JSON.stringify(ordered)} in ${JSON.stringify(expression)} orders a string: in JMESPath <, <=, > and >= ` +
+      "compare numbers only and are never true with a string, so nothing matched. Compare strings with ==, !=, " +
+      "starts_with() or contains(); for ISO 8601 dates, compare their digits as a number: " +
+      "to_number(replace(date[0:10], '-', '')) >= `20240101`",
+  );
+}
+
 /**
  * Fails a null that `.length` gave where JavaScript's habit was meant: JMESPath has no
  * length member, so `a.length` of an array or a string is null; `length(a)` is its size.

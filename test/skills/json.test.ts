@@ -196,6 +196,40 @@ describe("json.query", () => {
       await expectSkillError(jsonQuery, { data, expression }, message);
     });
 
+    // Found by the skills audit (session 39): filtering by an ISO date answered [] without a word.
+    describe("ordering by a string", () => {
+      const orders = {
+        orders: [
+          { id: 1, date: "2024-03-01" },
+          { id: 2, date: "2023-12-01" },
+        ],
+      };
+      it.each([
+        "orders[?date >= '2024-01-01'].id",
+        "orders[?'2024-01-01' < date].id",
+        'orders[?date > `"2024-01-01"`].id',
+      ])("%s is refused, saying JMESPath orders numbers only", async (expression) => {
+        await expectSkillError(
+          jsonQuery,
+          { data: orders, expression },
+          /orders a string: in JMESPath <, <=, > and >= compare numbers only .* to_number\(replace\(date\[0:10\], '-', ''\)\) >= `20240101`$/,
+        );
+      });
+
+      it("answers the suggested comparison, and leaves an ordering that found something alone", async () => {
+        const digits = "orders[?to_number(replace(date[0:10], '-', '')) >= `20240101`].id";
+        expect(await runSkill(jsonQuery, { data: orders, expression: digits })).toEqual({ result: [1] });
+        expect(await runSkill(jsonQuery, { data: orders, expression: "orders[?id > `1`].id" })).toEqual({
+          result: [2],
+        });
+        expect(
+          await runSkill(jsonQuery, { data: orders, expression: "orders[?date == '2024-03-01'].id" }),
+        ).toEqual({
+          result: [1],
+        });
+      });
+    });
+
     it.each([
       ["a.length", "a is an array", "length(a)"],
       ["s.length", "s is a string", "length(s)"],

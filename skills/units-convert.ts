@@ -86,9 +86,8 @@ export const unitsConvert = defineSkill({
   title: "Convert units",
   description:
     "Converts a quantity between units of the same dimension: length (m, km, inches, feet, miles), mass (kg, pounds), " +
-    "time, temperature (degC, degF, K), speed (mph, knots), area, volume (L; cup, gallon, tbsp: US customary), " +
-    "energy (kWh, kcal), pressure, data size (B, kB, MiB), data rate (Mbps megabits, MBps or MB/s megabytes a " +
-    "second) and more; not currencies. Takes " +
+    "time, temperature (degC, degF, K), speed (mph, knots), area, volume (L, US gallon, tbsp), " +
+    "energy (kWh, kcal), pressure, data size (B, kB, MiB), data rate (Mbps, MBps = MB/s) and more; not currencies. Takes " +
     "value, from and to " +
     "unit names, case-sensitive where the case matters (mm and Mm, Mb megabit and MB megabyte); " +
     "returns the converted value rounded to 12 significant digits.",

@@ -77,7 +77,7 @@ export const jsonValidate = defineSkill({
   description:
     'Checks JSON data against a JSON Schema (2020-12 unless its "$schema" names 2019-09, draft-07 or draft-06; ' +
     "formats such as email, date-time, uri) and returns `valid` plus every error as {path, message}. A keyword the " +
-    'draft does not define (a typo such as "typ") is refused, not ignored. Use it to verify an API payload, config ' +
+    'draft does not define (a typo such as "typ", or OpenAPI 3.0\'s "nullable") is refused, not ignored. Use it to verify an API payload, config ' +
     "or generated output before using it.",
   tags: ["json", "schema", "validate", "jsonschema", "check", "ajv"],
   params: z.object({
@@ -185,6 +185,11 @@ export const jsonValidate = defineSkill({
       : draft.includes("2019-09")
         ? new Ajv2019(options)
         : new Ajv(options).addMetaSchema(draft06MetaSchema);
+    // Ajv's vocabulary has OpenAPI 3.0's `nullable` by default (its "nullable keyword is supported
+    // by default"), which no JSON Schema draft defines: {"type":"string","nullable":true} took null,
+    // where a 2020-12 validator refuses it. Removed, strict mode logs it as it logs any keyword the
+    // draft does not define, and it is refused with them.
+    ajv.removeKeyword("nullable");
     addFormats(ajv);
     if (draft !== "" && !knowsMetaSchema(ajv, draft)) {
       throw new SkillError(
@@ -212,6 +217,10 @@ export const jsonValidate = defineSkill({
       valid = validate(params.data) === true;
     } catch (err) {
       if (err instanceof SkillError) throw err;
+      // Ajv reads `nullable` beside `type` even once it is no keyword, and throws at
+      // {"type":"null","nullable":false} or a `nullable` without `type`: such a schema is refused for
+      // the keyword the draft does not define, as one that compiles is.
+      refuseUnknownKeywords(unknownKeywords, Object.keys(ajv.RULES.keywords), draft);
       if (err instanceof RangeError && /call stack/i.test(err.message))
         throw new SkillError(REFERENCE_LOOP, { cause: err });
       throw new SkillError(`Invalid JSON Schema: ${errorMessage(err)}`, { cause: err });
@@ -300,11 +309,14 @@ function refuseUnknownKeywords(unknown: Set<string>, known: string[], draft: str
         ? '; additionalItems is draft-07\'s: in 2020-12 the first items go in "prefixItems" and "items" takes the ' +
           'rest, or declare "$schema": "http://json-schema.org/draft-07/schema#"'
         : "";
+  const nullableHint = unknown.has("nullable")
+    ? '; nullable is OpenAPI 3.0\'s: in JSON Schema list "null" among the types, as "type": ["string", "null"]'
+    : "";
   throw new SkillError(
     `Unknown JSON Schema keyword${unknown.size > 1 ? "s" : ""} ${described.join(", ")}: the draft ` +
       `(${draft === "" ? DEFAULT_DRAFT : draft}) does not define ${unknown.size > 1 ? "them" : "it"}, so ` +
       `${unknown.size > 1 ? "they" : "it"} would check nothing; correct or remove ${unknown.size > 1 ? "them" : "it"} ` +
-      `(annotations may be named "x-…")${draftHint}`,
+      `(annotations may be named "x-…")${draftHint}${nullableHint}`,
   );
 }
 

@@ -695,6 +695,31 @@ describe("json.validate, newer and unknown keywords", () => {
     );
   });
 
+  // Regression (skills audit): Ajv knows OpenAPI 3.0's `nullable` by default, so
+  // {"type":"string","nullable":true} took null, where a 2020-12 validator says null is not a string.
+  it.each([
+    [{ type: "string", nullable: true }, null],
+    [{ $schema: "http://json-schema.org/draft-07/schema#", type: "string", nullable: true }, null],
+    [{ type: "object", properties: { a: { type: "integer", nullable: true } } }, { a: null }],
+    [{ type: "null", nullable: false }, null],
+    [{ nullable: true, minimum: 1 }, null],
+  ])("refuses OpenAPI's nullable in %j as a keyword the draft does not define", async (schema, data) => {
+    const error = await expectSkillError(
+      jsonValidate,
+      { data, schema },
+      /^Unknown JSON Schema keyword "nullable": the draft \(.*\) does not define it, so it would check nothing/,
+    );
+    expect(error.message).toContain(
+      'in JSON Schema list "null" among the types, as "type": ["string", "null"]',
+    );
+  });
+
+  it('still takes null where "type" lists "null", the JSON Schema way of writing nullable', async () => {
+    const schema = { type: ["string", "null"] };
+    expect((await runSkill(jsonValidate, { data: null, schema })).valid).toBe(true);
+    expect((await runSkill(jsonValidate, { data: 1, schema })).valid).toBe(false);
+  });
+
   it("keeps the annotations people add and the keywords every draft knows", async () => {
     const schema = {
       $id: "https://example.com/s",

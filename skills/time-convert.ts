@@ -40,7 +40,8 @@ export const timeConvert = defineSkill({
       .optional()
       .describe(
         'Optional Luxon format for `formatted`, e.g. "yyyy-MM-dd HH:mm" or "cccc d LLLL yyyy, h:mm a"; ' +
-          "not strftime (%Y) or moment.js (YYYY, DD, A) tokens; literal text in single quotes.",
+          "not strftime (%Y) or moment.js (YYYY, DD, A) tokens; literal text, even a word such as 'at', in single " +
+          "quotes, as Luxon reads unquoted letters as tokens.",
       ),
   }),
   result: z.object({

@@ -106,6 +106,7 @@ describe("time.convert", () => {
     ["dddd, h:mm a", /"dddd" is not a Luxon token/],
     ["yyyy-MM-dd hh:mm A", /"A" is not a Luxon token/],
     ["MM-DD", /"DD" is Luxon's localized date .*not the day of the month \(dd\)/],
+    ["yyyyMMDD", /"DD" is Luxon's localized date .*not the day of the month \(dd\)/],
     ["DD/MM/yyyy", /"DD" is Luxon's localized date/],
     ["'", /a ' opens literal text that no ' closes/],
     ["yyyy-MM-dd 'at HH:mm", /a ' opens literal text that no ' closes/],
@@ -118,11 +119,61 @@ describe("time.convert", () => {
     expect(error.message).toMatch(why);
   });
 
+  // Regression (skills audit): letters made only of Luxon tokens passed the check, so "at" was
+  // AM/PM then the localized time ("25 December 2024 PM1:05 PM 13:05") and .NET's AM/PM "tt"
+  // the time with seconds ("01:05 1:05:09 PM").
+  it.each([
+    [
+      "dd MMMM yyyy at HH:mm",
+      /Luxon reads "at" as the tokens "a", "t" side by side, not as text: .* as 'at'/,
+    ],
+    ["on cccc", /Luxon reads "on" as the tokens "o", "n" side by side.* as 'on'/],
+    ["cccc, MMMM do", /Luxon reads "do" as the tokens "d", "o"/],
+    ["EEE, d MMM yyyy HH:mm GMT", /Luxon reads "GMT" as the tokens "G", "M", "T".* as 'GMT'/],
+    ["Today is cccc", /"i" is not a Luxon token/],
+    ["MMMM ddth", /Luxon reads "ddth" as the tokens "dd", "t", "h".* as dd'th'/],
+    ["yyyy-MM-ddTHH:mm:ss", /Luxon reads "ddTHH" as the tokens "dd", "T", "HH".* as dd'T'HH/],
+    ["HHhmm", /Luxon reads "HHhmm" as the tokens "HH", "h", "mm".* as HH'h'mm/],
+    ["h:mm am", /Luxon reads "am" as the tokens "a", "m"/],
+    [
+      "hh:mm tt",
+      /"tt" is Luxon's localized time \(such as 1:05 PM or 13:05:09\), which repeats the time .*; AM\/PM is a/,
+    ],
+    ["HH:mm T", /"T" is Luxon's localized time .*which repeats the time written beside it;/],
+    ["yyyy-MM-dd f", /"f" is Luxon's localized date and time .*which repeats the fields written beside it/],
+  ])("refuses the format %j, whose letters Luxon reads as tokens not meant", async (format, why) => {
+    const error = await expectSkillError(
+      timeConvert,
+      { time: "2024-12-25T18:05:09Z", to_timezone: "America/New_York", format },
+      /; use Luxon tokens, e\.g\. yyyy-MM-dd HH:mm \(/,
+    );
+    expect(error.message).toMatch(why);
+  });
+
   it.each([
     ["yyyy-MM-dd'T'HH:mm:ss", "2024-05-01T12:00:00"],
     ["cccc, DD 'at' h:mm a", "Wednesday, May 1, 2024 at 12:00 PM"],
     ["'Week' W, kkkk 'YYYY %'", "Week 18, 2024 YYYY %"],
     ["DDDD", "Wednesday, May 1, 2024"],
+    ["yyyy-MM-dd", "2024-05-01"],
+    ["EEEE, MMMM d, yyyy", "Wednesday, May 1, 2024"],
+    ["h:mm a", "12:00 PM"],
+    ["HH:mm:ss ZZZZ", "12:00:00 UTC"],
+    ["dd/MM/yy", "01/05/24"],
+    ["'Week' W", "Week 18"],
+    ["yyyy-MM-dd'T'HH:mm:ss.SSSZZ", "2024-05-01T12:00:00.000+00:00"],
+    ["yyyyMMdd'T'HHmmss'Z'", "20240501T120000Z"],
+    ["yyyyMMddHHmmssSSS", "20240501120000000"],
+    ["HHmmZZZ", "1200+0000"],
+    ["kkkk-'W'WW-c", "2024-W18-3"],
+    ["yyyyooo", "2024122"],
+    ["ddMMMyyyy", "01May2024"],
+    ["h:mma", "12:00PM"],
+    ["ha", "12PM"],
+    ["HH'h'mm", "12h00"],
+    ["D, T", "5/1/2024, 12:00"],
+    ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "Wed, 01 May 2024 12:00:00 GMT"],
+    ["'Q'q yyyy G", "Q2 2024 AD"],
   ])("still formats the Luxon format %j", async (format, formatted) => {
     expect((await runSkill(timeConvert, { time: "2024-05-01T12:00:00Z", format })).formatted).toBe(formatted);
   });

@@ -90,7 +90,7 @@ export const timeDiff = defineSkill({
       total_days: round(milliseconds / 86_400_000),
       total_hours: round(milliseconds / 3_600_000),
       total_minutes: round(milliseconds / 60_000),
-      total_seconds: milliseconds / 1000,
+      total_seconds: round(milliseconds / 1000),
     };
   },
 });
@@ -144,7 +144,13 @@ function isoDuration(duration: Duration): string {
   return negative ? `-${text}` : text;
 }
 
-/** Six decimals hide float noise (2.0000000000000004 days) without losing a second. */
+/**
+ * The one rounding of every figure of the result, the breakdown (and so iso_duration and human)
+ * and the totals: six decimals of its unit hide float noise (2.0000000000000004 days) without
+ * losing a second, and keep every millisecond of a difference in seconds. The moments are whole
+ * milliseconds (parseTime), so a difference in seconds has at most three decimals, as many as
+ * Luxon writes in an ISO duration; total_seconds was left unrounded (1.444400146484375).
+ */
 function round(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }

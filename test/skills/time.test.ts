@@ -625,6 +625,35 @@ describe("time.diff", () => {
       /Cannot read the time "yesterday"/,
     );
   });
+
+  // Regression (skills audit): a fraction of a millisecond in Unix seconds was kept in the totals but
+  // dropped from the breakdown, and total_seconds alone went unrounded: 1.4444 s, "PT1.444S" and
+  // 1.444400146484375; 0.0009 s in the breakdown against 0.0005 s in total_seconds.
+  it.each([
+    [1714573800.1234, 1714573801.5678, 1.445],
+    [1714573800.0004, 1714573800.0009, 0.001],
+    [1714573800, 1714573800.0004, 0],
+    [1714573801.5678, 1714573800.1234, -1.445],
+  ])(
+    "gives one figure to the millisecond for Unix seconds %d to %d, in every field",
+    async (start, end, seconds) => {
+      const result = await runSkill(timeDiff, { start, end, units: ["seconds"] });
+      expect(result).toMatchObject({ breakdown: { seconds }, total_seconds: seconds });
+      const iso = seconds === 0 ? "PT0S" : `${seconds < 0 ? "-" : ""}PT${Math.abs(seconds)}S`;
+      expect(result.iso_duration).toBe(iso);
+      const split = await runSkill(timeDiff, { start, end });
+      expect(split.breakdown).toMatchObject({ seconds });
+      expect(split.total_seconds).toBe(seconds);
+    },
+  );
+
+  it("reads Unix seconds to the millisecond, as it reads an ISO 8601 fraction", async () => {
+    expect(await runSkill(timeConvert, { time: 1714573800.1234 })).toMatchObject({
+      iso: "2024-05-01T14:30:00.123Z",
+      unix: 1714573800.123,
+    });
+    expect(timeConvert.params.shape.time.description).toMatch(/1714573800\.25 to the millisecond/);
+  });
 });
 
 // Regression (audit 22 F17): Luxon reads a repeated wall time at the zone's offset of the

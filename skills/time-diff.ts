@@ -5,12 +5,15 @@ import {
   checkZone,
   DEFAULT_ZONE,
   DST_WALL_TIME_NOTE,
+  isDateOnly,
+  isNow,
   type Luxon,
   loadLuxon,
   outOfRange,
   parseTime,
   timeInput,
 } from "./lib/time.js";
+import { readAnnotations } from "./lib/time-annotations.js";
 import { bracketedZones, workingZoneParam } from "./lib/working-zone.js";
 
 const UNITS = ["years", "months", "weeks", "days", "hours", "minutes", "seconds"] as const;
@@ -22,7 +25,8 @@ export const timeDiff = defineSkill({
   description:
     'Computes the time between two dates/times (ISO 8601, RFC 2822, Unix seconds or "now"): a calendar-aware ' +
     "breakdown in chosen units (e.g. 1 year, 2 months, 3 days) plus totals in days, hours, minutes and seconds. " +
-    'Use it for ages, countdowns ("how long until"), durations and elapsed time; negative when end is before start.',
+    'Use it for ages, countdowns ("how long until"), durations and elapsed time; negative when end is before start. ' +
+    'In units of days or larger, "now" against a date without a time is today\'s date.',
   tags: ["time", "date", "difference", "duration", "between", "age", "countdown", "elapsed"],
   params: z.object({
     start: timeInput,
@@ -74,8 +78,8 @@ export const timeDiff = defineSkill({
     // Luxon wants the units in descending size to split the difference into them.
     const units = UNITS.filter((unit) => params.units.includes(unit));
     const zone = diffZone(luxon, params);
-    const start = parseTime(luxon, params.start, zone);
-    const end = parseTime(luxon, params.end, zone);
+    const start = readMoment(luxon, params.start, params.end, zone, units);
+    const end = readMoment(luxon, params.end, params.start, zone, units);
     const diff = calendarDiff(start, end, units);
     const breakdown: Record<string, number> = {};
     for (const unit of units) breakdown[unit] = round(diff.get(unit));
@@ -111,6 +115,29 @@ function diffZone(
   if (params.timezone !== undefined) return checkZone(luxon, params.timezone);
   const zones = bracketedZones(luxon, [params.start, params.end]);
   return zones.length === 1 ? (zones[0] as string) : DEFAULT_ZONE;
+}
+
+/**
+ * Reads `input`, one end of the difference. "now" opposite a date without a time is today's date
+ * when the smallest unit asked is a day or larger, as an age or a count of days means: the age
+ * of someone born on 1990-06-15 was "36 years, 5 months, 15.055632 days", counting the hours of
+ * today. Today is the date now in the zone the date is read in (its [zone], else `zone`), read
+ * as that date is.
+ */
+function readMoment(
+  luxon: Luxon,
+  input: string | number,
+  other: string | number,
+  zone: string,
+  units: Unit[],
+): DateTime {
+  const byDate = units.every((unit) => (CALENDAR_UNITS as readonly string[]).includes(unit));
+  if (!byDate || !isNow(input) || !isDateOnly(other)) return parseTime(luxon, input, zone);
+  const dateZone = readAnnotations(String(other)).zone;
+  const today = luxon.DateTime.now()
+    .setZone(checkZone(luxon, dateZone ?? zone))
+    .toISODate();
+  return parseTime(luxon, dateZone === undefined ? `${today}` : `${today}[${dateZone}]`, zone);
 }
 
 /**

@@ -137,6 +137,19 @@ export function checkZone(luxon: Luxon, zone: string): string {
   return probe.zoneName ?? zone;
 }
 
+/** An ISO 8601 date without a time (2024-05-01, 20240501, 2024, 2024-W18-3, 2024-122), as readTime reads them. */
+const DATE_ONLY = /^[+-]?\d[\d-]*(?:W\d[\d-]*)?$/;
+
+/** Whether `input` is a date without a time of day, and no moment: "now", a time or Unix seconds are not. */
+export function isDateOnly(input: string | number): boolean {
+  return typeof input === "string" && DATE_ONLY.test(readAnnotations(input).text);
+}
+
+/** Whether `input` names the current moment. */
+export function isNow(input: string | number): boolean {
+  return typeof input === "string" && input.toLowerCase() === "now";
+}
+
 /**
  * Reads a moment. A text without an offset is a wall-clock time in `zone`, or in the zone it
  * names in brackets (RFC 9557, "2026-11-01T01:30:00[America/New_York]"); one with an offset
@@ -163,7 +176,7 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
   if (typeof input === "number") {
     return inRange(DateTime.fromMillis(Math.round(input * 1000), { zone, locale: "en-US" }), what);
   }
-  if (input.toLowerCase() === "now") return DateTime.now().setZone(zone).setLocale("en-US");
+  if (isNow(input)) return DateTime.now().setZone(zone).setLocale("en-US");
   // The suffixes are read here rather than by Luxon, which reads "[zone]" but drops the
   // offset beside it: "01:30-04:00[America/New_York]" was 01:30-05:00, an hour off.
   const annotated = readAnnotations(input);

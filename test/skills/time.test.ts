@@ -618,6 +618,51 @@ describe("time.diff", () => {
     expect((await runSkill(timeDiff, { start: "2024-01-01", end: "2024-01-01" })).human).toBe("0 seconds");
   });
 
+  // Regression (skills audit): the description's own age example answered "36 years, 5 months,
+  // 15.055632 days", counting the hours of today since the end, "now", had a time of day.
+  describe('reads "now" opposite a date without a time as today\'s date, in units of days or larger', () => {
+    it("gives an age in whole days", async () => {
+      vi.useFakeTimers({ now: new Date("2024-05-01T14:30:15.250Z") });
+      const age = await runSkill(timeDiff, { start: "1990-06-15", units: ["years", "months", "days"] });
+      expect(age).toMatchObject({
+        breakdown: { years: 33, months: 10, days: 16 },
+        human: "33 years, 10 months, 16 days",
+        iso_duration: "P33Y10M16D",
+      });
+      const untilChristmas = await runSkill(timeDiff, {
+        start: "now",
+        end: "2024-12-25",
+        units: ["weeks", "days"],
+      });
+      expect(untilChristmas).toMatchObject({ breakdown: { weeks: 34, days: 0 }, total_days: 238 });
+    });
+
+    it("takes today in the zone the date is read in", async () => {
+      // 20:00 UTC on May 1 is already May 2 in Tokyo and Auckland.
+      vi.useFakeTimers({ now: new Date("2024-05-01T20:00:00Z") });
+      const days = async (params: Record<string, unknown>) =>
+        ((await runSkill(timeDiff, { units: ["days"], ...params })).breakdown as { days: number }).days;
+      expect(await days({ start: "2024-04-01" })).toBe(30);
+      expect(await days({ start: "2024-04-01", timezone: "Pacific/Auckland" })).toBe(31);
+      expect(await days({ start: "2024-04-01[Asia/Tokyo]" })).toBe(31);
+      expect(await days({ start: "2024-04-01[Asia/Tokyo]", timezone: "UTC" })).toBe(31);
+    });
+
+    it("keeps the time of day now when smaller units are asked, or the other end has a time", async () => {
+      vi.useFakeTimers({ now: new Date("2024-05-01T14:30:00Z") });
+      const withHours = await runSkill(timeDiff, { start: "2024-04-30", units: ["days", "hours"] });
+      expect(withHours.breakdown).toEqual({ days: 1, hours: 14.5 });
+      const fromNoon = await runSkill(timeDiff, { start: "2024-04-30T12:00:00Z", units: ["days"] });
+      expect(fromNoon.breakdown).toEqual({ days: 1.104167 });
+    });
+
+    it("says so in the description", () => {
+      expect(timeDiff.description).toMatch(
+        /In units of days or larger, "now" against a date without a time is today's date/,
+      );
+    });
+  });
+
   it("fails an unreadable start", async () => {
     await expectSkillError(
       timeDiff,

@@ -52,7 +52,11 @@ export const timeDiff = defineSkill({
     human: z.string().describe('The breakdown in words, e.g. "2 days, 3 hours"; "0 seconds" when equal.'),
     iso_duration: z
       .string()
-      .describe('The breakdown as an ISO 8601 duration, e.g. P2DT3H; "-P2DT3H" when end is before start.'),
+      .describe(
+        'The breakdown as an ISO 8601 duration, e.g. P2DT3H; "-P2DT3H" when end is before start. A fraction of ' +
+          "a year or month, which has no fixed length, is written as the days and time it stands for (P1M14D, " +
+          "not P1.48M), so time.add takes it back.",
+      ),
     total_days: z.number().describe("Exact difference in days (may have a fraction)."),
     total_hours: z.number().describe("Exact difference in hours."),
     total_minutes: z.number().describe("Exact difference in minutes."),
@@ -90,7 +94,7 @@ export const timeDiff = defineSkill({
     return {
       breakdown,
       human: humanize(breakdown, units),
-      iso_duration: isoDuration(luxon.Duration.fromObject(breakdown)),
+      iso_duration: isoDuration(luxon.Duration.fromObject(isoParts(start, end, units, breakdown))),
       total_days: round(milliseconds / 86_400_000),
       total_hours: round(milliseconds / 3_600_000),
       total_minutes: round(milliseconds / 60_000),
@@ -157,6 +161,27 @@ function calendarDiff(start: DateTime, end: DateTime, units: Unit[]): Duration {
     );
   }
   return end.diff(start, units as DurationUnit[]);
+}
+
+/**
+ * The parts iso_duration writes: the breakdown, except that a fraction of years or months, the
+ * smallest unit asked, is written as the days and time after the whole ones. A year or month has
+ * no fixed length, so "P1.482759M" (2024-01-01 to 2024-02-15) named no span time.add or any other
+ * reader could add, and time.add refused it; "P1M14D" lands on the end again, the calendar part
+ * stepped first and the time after it elapsed, as time.add adds them.
+ */
+function isoParts(
+  start: DateTime,
+  end: DateTime,
+  units: Unit[],
+  breakdown: Record<string, number>,
+): Record<string, number> {
+  const smallest = units[units.length - 1];
+  if ((smallest !== "years" && smallest !== "months") || Number.isInteger(breakdown[smallest]))
+    return breakdown;
+  const finer: Unit[] = [...units, "days", "hours", "minutes", "seconds"];
+  const parts = end.diff(start, finer as DurationUnit[]).toObject();
+  return Object.fromEntries(Object.entries(parts).map(([unit, value]) => [unit, round(value)]));
 }
 
 /**

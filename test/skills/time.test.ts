@@ -618,6 +618,52 @@ describe("time.diff", () => {
     expect((await runSkill(timeDiff, { start: "2024-01-01", end: "2024-01-01" })).human).toBe("0 seconds");
   });
 
+  // Regression (skills audit): a fraction of a month was written "P1.482759M", which time.add
+  // refuses ("years and months must be whole") and which names no fixed span.
+  it.each([
+    [{ start: "2024-01-01", end: "2024-02-15", units: ["months"] }, { months: 1.482759 }, "P1M14D"],
+    [
+      { start: "2024-01-01", end: "2025-03-15T06:00:00Z", units: ["years"] },
+      { years: 1.200685 },
+      "P1Y73DT6H",
+    ],
+    [
+      { start: "2024-01-31", end: "2024-03-01", units: ["years", "months"] },
+      { years: 0, months: 1.032258 },
+      "P1M1D",
+    ],
+    [
+      { start: "2024-03-01T12:00", end: "2024-04-15T18:30", timezone: "Europe/Paris", units: ["months"] },
+      { months: 1.475694 },
+      "P1M14DT6H30M",
+    ],
+  ])(
+    "writes a fraction of the smallest unit, years or months, as days and time: %j",
+    async (params, breakdown, iso) => {
+      const diff = await runSkill(timeDiff, params);
+      expect(diff).toMatchObject({ breakdown, iso_duration: iso });
+      const { start, end, timezone } = params as { start: string; end: string; timezone?: string };
+      const added = await runSkill(timeAdd, {
+        time: start,
+        duration: iso,
+        ...(timezone ? { timezone } : {}),
+      });
+      const expected = await runSkill(timeConvert, { time: end, from_timezone: timezone ?? "UTC" });
+      expect(added.unix).toBe(expected.unix);
+    },
+  );
+
+  it("writes the fraction of a negative difference the same way, with one minus in front", async () => {
+    const diff = await runSkill(timeDiff, { start: "2024-02-15", end: "2024-01-01", units: ["months"] });
+    expect(diff).toMatchObject({ breakdown: { months: -1.482759 }, iso_duration: "-P1M14D" });
+  });
+
+  it("says in iso_duration's description that a fraction of a year or month is written in days", () => {
+    expect(timeDiff.result.shape.iso_duration.description).toMatch(
+      /A fraction of a year or month, .* is written as the days and time it stands for .*so time\.add takes it back/,
+    );
+  });
+
   // Regression (skills audit): the description's own age example answered "36 years, 5 months,
   // 15.055632 days", counting the hours of today since the end, "now", had a time of day.
   describe('reads "now" opposite a date without a time as today\'s date, in units of days or larger', () => {

@@ -6,6 +6,7 @@ import { rfc2822ZoneAsOffset } from "./rfc2822-zone.js";
 import { readAnnotations } from "./time-annotations.js";
 import { trimmedText } from "./trimmed-text.js";
 import { refuseZoneAbbreviation, ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
+import { ianaSpelling } from "./zone-names.js";
 
 export const loadLuxon = lazy(() => import("luxon"));
 export type Luxon = Awaited<ReturnType<typeof loadLuxon>>;
@@ -134,7 +135,8 @@ export function checkZone(luxon: Luxon, zone: string): string {
   if (Math.abs(probe.offset) > MAX_OFFSET_MINUTES) {
     throw new SkillError(`Invalid UTC offset in "${zone}": offsets range from UTC-18:00 to UTC+18:00`);
   }
-  return probe.zoneName ?? zone;
+  // Luxon keeps an IANA name as written: "europe/paris" came back in results as it was sent.
+  return probe.zone.type === "iana" ? ianaSpelling(probe.zone.name) : (probe.zoneName ?? zone);
 }
 
 /** An ISO 8601 date without a time (2024-05-01, 20240501, 2024, 2024-W18-3, 2024-122), as readTime reads them. */

@@ -2,6 +2,7 @@ import { checkZone, DEFAULT_ZONE, type Luxon } from "./time.js";
 import { readAnnotations } from "./time-annotations.js";
 import { trimmedText } from "./trimmed-text.js";
 import { ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
+import { zoneIdentity } from "./zone-names.js";
 
 /**
  * A zone param that may be left out for the zone the time names in brackets (`zoneFor`). It
@@ -27,15 +28,6 @@ export function bracketedZones(luxon: Luxon, times: readonly (string | number)[]
     if (!zones.has(identity)) zones.set(identity, checked);
   }
   return [...zones.values()];
-}
-
-/** The zone's canonical IANA name, which ICU gives whatever the case or alias; a fixed offset's own name. */
-function zoneIdentity(zone: string): string {
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return zone;
-  }
 }
 
 /**

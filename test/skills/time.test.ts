@@ -1175,6 +1175,43 @@ describe("the zone a result names", () => {
     }
   });
 
+  // Regression (skills audit): Luxon keeps an IANA name as written, so time.now {"timezone":
+  // "europe/paris"} answered "europe/paris", while "utc" became "UTC".
+  it("is the IANA name as the tz database spells it, however the zone was written", async () => {
+    vi.useFakeTimers({ now: new Date("2024-05-01T12:00:00Z") });
+    const at = { time: "2024-05-01T12:00:00Z" };
+    expect(await runSkill(timeNow, { timezone: "europe/paris" })).toMatchObject({ timezone: "Europe/Paris" });
+    expect(await runSkill(timeNow, { timezone: "EUROPE/PARIS" })).toMatchObject({ timezone: "Europe/Paris" });
+    expect(await runSkill(timeNow, { timezone: "utc" })).toMatchObject({ timezone: "UTC" });
+    expect(await runSkill(timeConvert, { ...at, to_timezone: "america/new_york" })).toMatchObject({
+      timezone: "America/New_York",
+    });
+    expect(await runSkill(timeConvert, { time: "2024-05-01T12:00[asia/tokyo]" })).toMatchObject({
+      timezone: "Asia/Tokyo",
+      iso: "2024-05-01T12:00:00.000+09:00",
+    });
+    expect(await runSkill(timeAdd, { ...at, timezone: "etc/gmt+5", days: 1 })).toMatchObject({
+      timezone: "Etc/GMT+5",
+      offset: "-05:00",
+    });
+  });
+
+  it("keeps a name written in mixed case as given, an alias included", async () => {
+    for (const zone of ["Asia/Kolkata", "US/Eastern", "America/Argentina/Buenos_Aires", "Europe/Paris"]) {
+      expect(await runSkill(timeNow, { timezone: zone }), zone).toMatchObject({ timezone: zone });
+    }
+  });
+
+  it("spells an alias written in one case as ICU names the zone, where ICU does not list the alias", async () => {
+    // Node 20's ICU lists neither, naming them America/New_York and America/Buenos_Aires.
+    expect((await runSkill(timeNow, { timezone: "us/eastern" })).timezone).toMatch(
+      /^(America\/New_York|US\/Eastern)$/,
+    );
+    expect((await runSkill(timeNow, { timezone: "america/argentina/buenos_aires" })).timezone).toMatch(
+      /^America\/(Argentina\/)?Buenos_Aires$/,
+    );
+  });
+
   it("is described as what it holds", () => {
     const described = (skill: { result: { shape: Record<string, { description?: string }> } }) =>
       skill.result.shape.timezone?.description;

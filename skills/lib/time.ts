@@ -5,6 +5,7 @@ import { lazy } from "./lazy.js";
 import { rfc2822ZoneAsOffset } from "./rfc2822-zone.js";
 import { readAnnotations } from "./time-annotations.js";
 import { trimmedText } from "./trimmed-text.js";
+import { weekdayMismatch } from "./weekday-mismatch.js";
 import { refuseZoneAbbreviation, ZONE_ABBREVIATION_NOTE } from "./zone-abbreviations.js";
 import { ianaSpelling } from "./zone-names.js";
 
@@ -195,18 +196,31 @@ function readTime(luxon: Luxon, input: string | number, zone: string): DateTime 
   return inRange(moment.setZone(zone), `${what} in ${zone}`);
 }
 
+/**
+ * An ISO 8601 date and time with a space before its offset ("2024-05-01T12:00:00 +02:00"), as
+ * logs and some libraries write it. ISO 8601 and RFC 3339 put none there, and Luxon refused it,
+ * but a signed offset or Z right after a time can be read no other way.
+ */
+const SPACE_BEFORE_OFFSET =
+  /^([+-]?\d{4,6}-?\d\d-?\d\d[T ]\d\d(?::?\d\d(?::?\d\d(?:[.,]\d+)?)?)?) +([+-]\d\d(?::?\d\d)?|Z)$/i;
+
 function readText(luxon: Luxon, input: string, written: string, zone: string): DateTime | undefined {
   const { DateTime } = luxon;
-  const text = rfc2822ZoneAsOffset(input, written);
-  const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL];
+  const text = rfc2822ZoneAsOffset(input, written.replace(SPACE_BEFORE_OFFSET, "$1$2"));
+  const parsers = [DateTime.fromISO, DateTime.fromRFC2822, DateTime.fromHTTP, DateTime.fromSQL].map(
+    (parser) => parser.bind(DateTime),
+  );
   let beyondRange = false;
+  let mismatchedWeekday = false;
   for (const parser of parsers) {
     // setZone keeps the text's own offset, to check it as zones are checked (checkZone).
-    const parsed = parser.call(DateTime, text, { zone, locale: "en-US", setZone: true });
+    const parsed = parser(text, { zone, locale: "en-US", setZone: true });
     if (!parsed.isValid) {
       // Luxon's reason for a text it read whose moment a Date cannot hold; a text it could
-      // not read is "unparsable", and a day 30 of February "unit out of range".
+      // not read is "unparsable", a day 30 of February "unit out of range", and an RFC 2822
+      // or HTTP date whose weekday is not its date's "mismatched weekday".
       beyondRange ||= parsed.invalidReason === "invalid input";
+      mismatchedWeekday ||= parsed.invalidReason === "mismatched weekday";
       continue;
     }
     if (Math.abs(parsed.offset) > MAX_OFFSET_MINUTES) {
@@ -218,6 +232,13 @@ function readText(luxon: Luxon, input: string, written: string, zone: string): D
     return parsed;
   }
   if (beyondRange) throw outOfRange(`The time ${JSON.stringify(input)}`);
+  if (mismatchedWeekday) {
+    const weekdays = {
+      short: luxon.Info.weekdays("short", { locale: "en-US" }),
+      long: luxon.Info.weekdays("long", { locale: "en-US" }),
+    };
+    throw weekdayMismatch(input, text, zone, parsers, weekdays);
+  }
   return undefined;
 }
 

@@ -190,6 +190,51 @@ describe("time.convert", () => {
     },
   );
 
+  // Regression (skills audit): a space before the offset, as logs write it, was refused as unreadable.
+  it.each([
+    ["2024-05-01T11:00:00 +02:00", "2024-05-01T09:00:00.000Z"],
+    ["2024-05-01T11:00 +0200", "2024-05-01T09:00:00.000Z"],
+    ["2024-05-01T04:00:00.250 -05", "2024-05-01T09:00:00.250Z"],
+    ["20240501T110000 +0200", "2024-05-01T09:00:00.000Z"],
+    ["2024-05-01T09:00:00 Z", "2024-05-01T09:00:00.000Z"],
+    ["2024-05-01 11:00:00 +02:00", "2024-05-01T09:00:00.000Z"],
+    ["2024-05-01T11:00:00 +02:00[Europe/Paris]", "2024-05-01T09:00:00.000Z"],
+  ])("reads %s, with a space before its offset", async (time, iso) => {
+    expect((await runSkill(timeConvert, { time, to_timezone: "UTC" })).iso).toBe(iso);
+  });
+
+  it("still checks an offset written after a space", async () => {
+    await expectSkillError(
+      timeConvert,
+      { time: "2024-05-01T11:00:00 +05:60" },
+      /^Invalid UTC offset in the time ".*": its minutes run from 00 to 59/,
+    );
+    await expectSkillError(timeConvert, { time: "2024-05-01 +02:00" }, /^Cannot read the time/);
+  });
+
+  // Regression (skills audit): a weekday that is not the date's got "use ISO 8601 … RFC 2822", as if
+  // the RFC 2822 date could not be read at all.
+  it.each([
+    ["Tue, 01 Jul 2022 10:00:00 EST", '"Tue"', 'write "Fri" instead'],
+    ["Tue, 01 Jul 2022 10:00:00 -0500", '"Tue"', 'write "Fri" instead'],
+    ["Tuesday, 01-Jul-22 10:00:00 GMT", '"Tuesday"', 'write "Friday" instead'],
+    ["Tue Jul  1 10:00:00 2022", '"Tue"', 'write "Fri" instead'],
+  ])("says the weekday of %s does not match its date, naming the date's", async (time, weekday, fix) => {
+    const error = await expectSkillError(
+      timeConvert,
+      { time },
+      new RegExp(`^The weekday ${weekday} of the time ".*" does not match its date: the date is a Friday; `),
+    );
+    expect(error.message).toContain(fix);
+    expect(
+      (
+        await runSkill(timeConvert, {
+          time: time.replace(/^Tue(?:sday)?/, (day) => (day.length > 3 ? "Friday" : "Fri")),
+        })
+      ).date,
+    ).toBe("2022-07-01");
+  });
+
   it("reads a time's own offset up to ±18:00, the bound of time zones, and refuses one beyond", async () => {
     expect((await runSkill(timeConvert, { time: "2024-05-01T18:00+18:00" })).iso).toBe(
       "2024-05-01T00:00:00.000Z",

@@ -138,10 +138,9 @@ function readMoment(
   const byDate = units.every((unit) => (CALENDAR_UNITS as readonly string[]).includes(unit));
   if (!byDate || !isNow(input) || !isDateOnly(other)) return parseTime(luxon, input, zone);
   const dateZone = readAnnotations(String(other)).zone;
-  const today = luxon.DateTime.now()
-    .setZone(checkZone(luxon, dateZone ?? zone))
-    .toISODate();
-  return parseTime(luxon, dateZone === undefined ? `${today}` : `${today}[${dateZone}]`, zone);
+  const now = luxon.DateTime.now().setZone(checkZone(luxon, dateZone ?? zone));
+  const today = now.toFormat("yyyy-MM-dd");
+  return parseTime(luxon, dateZone === undefined ? today : `${today}[${dateZone}]`, zone);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { notSensitive } from "../src/core/skills/sensitive-params.js";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { cursorPage, fetchLimit } from "./lib/cursor-page.js";
 import { anyJson } from "./lib/json-input.js";
 import { CONTROL_FREE, guardedText, WELL_FORMED } from "./lib/text-guards.js";
 
@@ -159,16 +160,14 @@ export const memoryList = defineSkill({
     { query: "list saved keys for user ann", params: { prefix: "user:ann:", limit: 50 } },
   ],
   async run(params, ctx) {
-    // One more than asked tells whether another page follows.
     const entries = await ctx.memory.list({
       prefix: params.prefix || undefined,
       after: params.after || undefined,
-      limit: params.limit + 1,
+      limit: fetchLimit(params.limit),
     });
-    const page = entries.slice(0, params.limit);
+    const { page, next } = cursorPage(entries, params.limit, (entry) => entry.key);
     const keys = page.map((entry) => ({ key: entry.key, updated_at: entry.updatedAt }));
-    const more = entries.length > params.limit;
-    return { keys, count: keys.length, next_after: more ? (page.at(-1)?.key ?? null) : null };
+    return { keys, count: keys.length, next_after: next };
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { cursorPage, fetchLimit } from "./lib/cursor-page.js";
 import { CONTROL_FREE, guardedText, NUL_FREE, WELL_FORMED } from "./lib/text-guards.js";
 import { trimmedText } from "./lib/trimmed-text.js";
 
@@ -103,7 +104,7 @@ export const messageList = defineSkill({
   async run(params, ctx) {
     const stored = await ctx.messages.list({
       channel: params.channel,
-      limit: params.limit,
+      limit: fetchLimit(params.limit),
       before: params.before,
     });
     // A cursor that names no message of this board matches nothing, and an empty page would
@@ -116,16 +117,14 @@ export const messageList = defineSkill({
           "next_before from an earlier answer, or leave before out for the newest messages",
       );
     }
-    const messages = stored.map((message) => ({
+    const { page, next } = cursorPage(stored, params.limit, (message) => message.id);
+    const messages = page.map((message) => ({
       message_id: message.id,
       id: message.id,
       channel: message.channel,
       text: message.text,
       created_at: message.createdAt,
     }));
-    // A full page may have more behind it; a short page is the last one.
-    const last = messages.at(-1);
-    const nextBefore = messages.length === params.limit && last ? last.id : null;
-    return { messages, count: messages.length, next_before: nextBefore };
+    return { messages, count: messages.length, next_before: next };
   },
 });

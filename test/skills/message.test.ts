@@ -96,6 +96,22 @@ describe("message.list", () => {
     expect(second.next_before).toBeNull();
   });
 
+  // Regression: a page that was exactly full got a next_before, and the call it led to
+  // answered nothing, though the description promises null when the page is the last.
+  it("answers next_before null on a last page that is exactly full", async () => {
+    const ctx = fakeContext();
+    for (let index = 0; index < 12; index += 1) await ctx.messages.send("ops", `m${index}`);
+    expect(await runSkill(messageList, { limit: 12 }, ctx)).toMatchObject({ count: 12, next_before: null });
+    const first = await runSkill(messageList, { limit: 6 }, ctx);
+    expect(first).toMatchObject({ count: 6, next_before: "msg_000007" });
+    const second = await runSkill(messageList, { limit: 6, before: first.next_before }, ctx);
+    expect(second).toMatchObject({ count: 6, next_before: null });
+    expect(await runSkill(messageList, { channel: "ops", limit: 11 }, ctx)).toMatchObject({
+      count: 11,
+      next_before: "msg_000002",
+    });
+  });
+
   // Regression (audit 22 F17): an unknown cursor answered an empty page with next_before
   // null, as if there were no older messages.
   it("fails a before id that names no message of the board, instead of answering an empty page", async () => {

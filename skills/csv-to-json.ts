@@ -45,8 +45,9 @@ export const csvToJson = defineSkill({
       .boolean()
       .default(false)
       .describe(
-        "Accept rows with a different number of cells than the header instead of failing: missing cells are " +
-          'null, cells beyond the header go to columns named after their position ("column_3").',
+        "Accept rows with a different number of cells than the header (the first row without one) instead of " +
+          "failing: missing cells are null, cells beyond the header go to columns named after their position " +
+          '("column_3"); without a header every row is padded with null to the widest row.',
       ),
     max_rows: z.number().int().min(1).max(100_000).default(10_000).describe("Return at most this many rows."),
   }),
@@ -127,7 +128,8 @@ export const csvToJson = defineSkill({
       ? selected.map((record) =>
           Object.fromEntries(columns.map((name, index) => [name, cell(record[index])])),
         )
-      : selected.map((record) => record.map(cell));
+      : // Padded to the widest row as with a header: a missing cell is null, not absent.
+        selected.map((record) => columns.map((_, index) => cell(record[index])));
     return {
       rows,
       columns,

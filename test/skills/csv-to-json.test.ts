@@ -167,6 +167,22 @@ describe("csv.to_json", () => {
     ]);
   });
 
+  // Regression: without a header a short row came back short ([3]), where the header case
+  // and the description give its missing cells as null.
+  it("pads short rows with null without a header too, to the widest row", async () => {
+    const result = await runSkill(csvToJson, {
+      csv: "1,2\n3\n4,5,6",
+      header: false,
+      relax_column_count: true,
+    });
+    expect(result.columns).toEqual(["column_1", "column_2", "column_3"]);
+    expect(result.rows).toEqual([
+      ["1", "2", null],
+      ["3", null, null],
+      ["4", "5", "6"],
+    ]);
+  });
+
   // Regression: with a header, the cells of a row beyond the header's length were dropped.
   it("keeps the extra cells of a row longer than the header, under positional names", async () => {
     const result = await runSkill(csvToJson, {

@@ -1,16 +1,12 @@
 import { z } from "zod";
 import { defineSkill, SkillError } from "../src/core/skills/skill.js";
+import { type Cell, castCell, columnTypes } from "./lib/csv-cast.js";
 import { errorMessage } from "./lib/errors.js";
 import { lazy } from "./lib/lazy.js";
 import { MAX_TEXT_CHARACTERS, TEXT_SIZE_NOTE } from "./lib/text-limits.js";
 
 const loadCsvParse = lazy(() => import("csv-parse/sync"));
 const DELIMITERS = [",", ";", "\t", "|"] as const;
-const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
-/** In any case: Excel and Google Sheets export TRUE/FALSE, pandas True/False. */
-const BOOLEAN = /^(?:true|false)$/i;
-
-type Cell = string | number | boolean | null;
 
 export const csvToJson = defineSkill({
   id: "csv.to_json",
@@ -37,8 +33,10 @@ export const csvToJson = defineSkill({
       .boolean()
       .default(false)
       .describe(
-        "Turn numeric cells into numbers (not identifiers: a leading zero, 02134, or an integer beyond " +
-          "9007199254740991 stays text), true/false in any case (TRUE, True) into booleans and empty cells into null.",
+        "Cast each column as a whole: to numbers when every non-empty cell in it is a number, to booleans when " +
+          "every one is true/false in any case (TRUE, True); empty cells become null. Any other cell keeps its " +
+          "whole column text, as does one written like an identifier: a leading + (+14155550123), a leading " +
+          "zero (02134) or an integer beyond 9007199254740991.",
       ),
     trim: z.boolean().default(false).describe("Trim whitespace around cells."),
     relax_column_count: z
@@ -122,14 +120,16 @@ export const csvToJson = defineSkill({
     const columns = params.header
       ? uniqueNames([...headerRow, ...unnamed])
       : Array.from({ length: width }, (_, index) => `column_${index + 1}`);
-    const cell = (value: string | undefined): Cell => (params.cast ? castCell(value) : (value ?? null));
+    const types = params.cast ? columnTypes(records, width) : [];
+    const cell = (record: string[], index: number): Cell =>
+      params.cast ? castCell(record[index], types[index] ?? "text") : (record[index] ?? null);
     const selected = records.slice(0, params.max_rows);
     const rows = params.header
       ? selected.map((record) =>
-          Object.fromEntries(columns.map((name, index) => [name, cell(record[index])])),
+          Object.fromEntries(columns.map((name, index) => [name, cell(record, index)])),
         )
       : // Padded to the widest row as with a header: a missing cell is null, not absent.
-        selected.map((record) => columns.map((_, index) => cell(record[index])));
+        selected.map((record) => columns.map((_, index) => cell(record, index)));
     return {
       rows,
       columns,
@@ -201,23 +201,4 @@ function uniqueNames(header: string[]): string[] {
     kept.add(raw);
     return raw;
   });
-}
-
-function castCell(value: string | undefined): Cell {
-  if (value === undefined || value === "") return null;
-  if (BOOLEAN.test(value)) return value.toLowerCase() === "true";
-  const text = value.trim();
-  if (NUMBER.test(text)) {
-    const number = Number(text);
-    // Identifiers stay text: ZIP codes ("02134") and integers written beyond 2^53 - 1 (an
-    // order or card number), which a number would change. A number written with an exponent
-    // (6.02e23, 1e308) is a quantity, not an identifier, and was left text.
-    const identifier = /^[-+]?0\d/.test(text) || (!/[eE]/.test(text) && isUnsafeInteger(number));
-    if (Number.isFinite(number) && !identifier) return number;
-  }
-  return value;
-}
-
-function isUnsafeInteger(number: number): boolean {
-  return Number.isInteger(number) && Math.abs(number) > Number.MAX_SAFE_INTEGER;
 }

@@ -40,9 +40,11 @@ describe("csv.to_json", () => {
       csv: "zip,n,ok,note\n02134,1.5,true,\n10001,-2,false,x",
       cast: true,
     });
+    // The zip column was expected half numbers ("02134", then 10001): a column of ZIP codes
+    // is one of identifiers, and "02134" keeps all of it text (the audit's finding 6).
     expect(result.rows).toEqual([
       { zip: "02134", n: 1.5, ok: true, note: null },
-      { zip: 10001, n: -2, ok: false, note: "x" },
+      { zip: "10001", n: -2, ok: false, note: "x" },
     ]);
   });
 
@@ -51,14 +53,59 @@ describe("csv.to_json", () => {
       csv: "n\n6.02e23\n1e308\n-1.5E-7\n1e309\n12345678901234567890\n9007199254740991\n02134",
       cast: true,
     });
+    // This one column was expected half numbers, half text: a column is now cast as a whole,
+    // and its identifiers (and 1e309, no finite number) keep every cell of it text. The test
+    // below gives each kind of value a column of its own, with the old expectation for each.
     expect(rows).toEqual([
-      { n: 6.02e23 },
-      { n: 1e308 },
-      { n: -1.5e-7 },
+      { n: "6.02e23" },
+      { n: "1e308" },
+      { n: "-1.5E-7" },
       { n: "1e309" },
       { n: "12345678901234567890" },
-      { n: 9007199254740991 },
+      { n: "9007199254740991" },
       { n: "02134" },
+    ]);
+  });
+
+  it("casts a column of numbers written with an exponent, however large, and keeps a column with an identifier or an infinite one text", async () => {
+    const { rows } = await runSkill(csvToJson, {
+      csv: "exp,inf,big,safe,zero\n6.02e23,1e309,12345678901234567890,9007199254740991,02134\n1e308,1,1,1,1\n-1.5E-7,,,,",
+      cast: true,
+    });
+    expect(rows).toEqual([
+      { exp: 6.02e23, inf: "1e309", big: "12345678901234567890", safe: 9007199254740991, zero: "02134" },
+      { exp: 1e308, inf: "1", big: "1", safe: 1, zero: "1" },
+      { exp: -1.5e-7, inf: null, big: null, safe: null, zero: null },
+    ]);
+  });
+
+  // Regression (skills audit, finding 6): cast one cell at a time, a phone number lost its +
+  // (14155550123), the code "1E5" became 100000 and a ZIP column was half numbers.
+  it("keeps a column of phone numbers, codes or ZIP codes text, each cell as written", async () => {
+    const { rows } = await runSkill(csvToJson, {
+      csv: "name,phone,zip,code,n\nAnn,+14155550123,02134,1E5,1\nBob,+33142685300,94107,007,\nCy,,10001,,-2.5",
+      cast: true,
+    });
+    expect(rows).toEqual([
+      { name: "Ann", phone: "+14155550123", zip: "02134", code: "1E5", n: 1 },
+      { name: "Bob", phone: "+33142685300", zip: "94107", code: "007", n: null },
+      { name: "Cy", phone: null, zip: "10001", code: null, n: -2.5 },
+    ]);
+  });
+
+  it("casts a column only when all its cells are of one type, whatever max_rows returns", async () => {
+    const csv = "a,b,c,d\n1,true,1,x\n2,FALSE,true,\n3,no,2,y";
+    expect((await runSkill(csvToJson, { csv, cast: true })).rows).toEqual([
+      { a: 1, b: "true", c: "1", d: "x" },
+      { a: 2, b: "FALSE", c: "true", d: null },
+      { a: 3, b: "no", c: "2", d: "y" },
+    ]);
+    expect((await runSkill(csvToJson, { csv, cast: true, max_rows: 1 })).rows).toEqual([
+      { a: 1, b: "true", c: "1", d: "x" },
+    ]);
+    expect((await runSkill(csvToJson, { csv: "1,true\n+2,false", header: false, cast: true })).rows).toEqual([
+      ["1", true],
+      ["+2", false],
     ]);
   });
 

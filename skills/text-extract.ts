@@ -45,7 +45,12 @@ export const textExtract = defineSkill({
   }),
   result: z.object({
     emails: z.array(z.string()).optional().describe("Email addresses."),
-    urls: z.array(z.string()).optional().describe("http(s) and www. URLs, trailing punctuation removed."),
+    urls: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "http(s) and www. URLs, without surrounding quotes (straight or curly) or trailing punctuation.",
+      ),
     phones: z
       .array(z.string())
       .optional()

@@ -15,8 +15,10 @@
 const EMAIL =
   /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}(?:[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{1,59})(?![\p{L}\p{N}\p{M}-]|\.[A-Za-z0-9])/gu;
 // CJK and fullwidth punctuation ends a URL, as a space does: "https://example.com。谢谢".
+// So do typographic quotes (‘ ’ “ ” „ ‟ « » ‹ ›), as straight ones do: RFC 3986 has no
+// place for them unencoded, and a URL in “…” kept its closing ” (“https://example.com/q”).
 const URL_PATTERN =
-  /\b(?:https?:\/\/|www\.)[^\s<>"'`\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/gi;
+  /\b(?:https?:\/\/|www\.)[^\s<>"'`\u2018-\u201f\u00ab\u00bb\u2039\u203a\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/gi;
 // Marks (\p{M}) belong to a tag: Indic vowel signs and viramas ("#नमस्ते") and decomposed
 // accents ("#cafe\u0301") are marks, and without them a tag ended at the first one. A mark
 // right after the # has nothing to combine with, so it starts no tag.
@@ -68,10 +70,10 @@ const SLASH_DATE = /\b\d{1,2}[/.]\d{1,2}[/.]\d{4}\b/g;
 
 /** URL characters that usually end a sentence rather than belong to the URL. */
 function trimUrl(url: string): string {
-  let trimmed = url.replace(/[.,;:!?'"]+$/, "");
+  let trimmed = url.replace(/[.,;:!?'"…]+$/, "");
   // A closing parenthesis belongs to the URL only when it has an opening one (Wikipedia links).
   while (trimmed.endsWith(")") && count(trimmed, "(") < count(trimmed, ")")) trimmed = trimmed.slice(0, -1);
-  return trimmed.replace(/[.,;:!?'"]+$/, "");
+  return trimmed.replace(/[.,;:!?'"…]+$/, "");
 }
 
 function count(text: string, character: string): number {

@@ -224,6 +224,22 @@ describe("text.extract", () => {
     });
   });
 
+  // Regression (skills audit, finding 3): a URL in curly quotes kept its closing quote
+  // ("https://example.com/q”"), though straight quotes and trailing punctuation were removed.
+  it("ends a URL at a typographic quote, as at a straight one", async () => {
+    const text =
+      "“https://example.com/q” ‘https://example.com/x’ «https://example.fr/page» " +
+      "„https://example.de/a“ he said “see https://example.com/a.” and https://example.com/b…";
+    expect((await runSkill(textExtract, { text, kinds: ["urls"] })).urls).toEqual([
+      "https://example.com/q",
+      "https://example.com/x",
+      "https://example.fr/page",
+      "https://example.de/a",
+      "https://example.com/a",
+      "https://example.com/b",
+    ]);
+  });
+
   it("finds URLs on localhost and IPv6 hosts, which have no dot", async () => {
     const text = "Try http://localhost:8080/x, http://[::1]:3000/ or http://localhost.";
     expect((await runSkill(textExtract, { text, kinds: ["urls"] })).urls).toEqual([

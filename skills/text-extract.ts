@@ -44,7 +44,13 @@ export const textExtract = defineSkill({
     limit: z.number().int().min(1).max(1000).default(100).describe("At most this many values per kind."),
   }),
   result: z.object({
-    emails: z.array(z.string()).optional().describe("Email addresses."),
+    emails: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Email addresses, whole: a local part keeps RFC 5322 punctuation (o'neil@example.ie, a!b@example.com), " +
+          "and one joined to a URL or key by /, = or | starts after it (?to=ann@example.com gives ann@example.com).",
+      ),
     urls: z
       .array(z.string())
       .optional()

@@ -7,13 +7,26 @@
 // Every quantifier is bounded (RFC 5321 limits: 64-character local part, 63-character
 // labels): unbounded ones backtrack quadratically on long runs such as "aaaa...".
 // The local part may hold any letter, digit or mark (RFC 6531 internationalised addresses,
-// "jürgen@example.de"), and a match starts and ends only at a word's edge: an ASCII-only
-// local part once returned "rgen@example.de", an address that is not in the text. The
-// domain too ends only where the text's domain ends (not before a "-" or another label),
-// and its top-level label may be an internationalised one ("xn--p1ai", .рф): a top-level
-// label cut short once returned "info@example.xn".
-const EMAIL =
-  /(?<![\p{L}\p{N}\p{M}._%+-])[\p{L}\p{N}\p{M}._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}(?:[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{1,59})(?![\p{L}\p{N}\p{M}-]|\.[A-Za-z0-9])/gu;
+// "jürgen@example.de") and RFC 5322's atext punctuation, and a match starts only where the
+// run of such characters starts: a narrower local part once returned "rgen@example.de" for
+// "jürgen@example.de" and "neil@example.ie" for "o'neil@example.ie", addresses that are not
+// in the text. A run that starts with punctuation ("!ann@") gives nothing rather than its
+// tail, except after an opening quote or brace ('ann@example.com', `ann@example.com`).
+// Three atext characters end a run instead: "/", "=" and "|" join an address to a URL, a
+// key or a field far more often than they sit inside one ("?to=ann@example.com",
+// "email=ann@example.com", "1|ann@example.com|Ann"). The typographic apostrophe is taken
+// like the straight one, as word processors write "o’neil@example.ie" (RFC 6531 allows it).
+// The domain too ends only where the text's domain ends (not before a "-" or another
+// label), and its top-level label may be an internationalised one ("xn--p1ai"): a
+// top-level label cut short once returned "info@example.xn".
+const LOCAL_OPENING = "'`{’";
+const LOCAL_OTHER = "\\p{L}\\p{N}\\p{M}.!#$%&*+?^_}~\\-";
+const EMAIL = new RegExp(
+  `(?<![${LOCAL_OTHER}]|[${LOCAL_OTHER}${LOCAL_OPENING}][${LOCAL_OPENING}])[\\p{L}\\p{N}\\p{M}_][${LOCAL_OTHER}${LOCAL_OPENING}]{0,63}@` +
+    "(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){1,8}(?:[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{1,59})" +
+    "(?![\\p{L}\\p{N}\\p{M}-]|\\.[A-Za-z0-9])",
+  "gu",
+);
 // CJK and fullwidth punctuation ends a URL, as a space does: "https://example.com。谢谢".
 // So do typographic quotes (‘ ’ “ ” „ ‟ « » ‹ ›), as straight ones do: RFC 3986 has no
 // place for them unencoded, and a URL in “…” kept its closing ” (“https://example.com/q”).

@@ -165,6 +165,43 @@ describe("text.extract", () => {
     expect(await emails(`${"a".repeat(70)}@example.com`)).toEqual([]);
   });
 
+  // Regression (skills audit, finding 1): the local part took only letters, digits and
+  // . _ % + -, so an address with an apostrophe or other RFC 5322 atext came back as its
+  // tail: "o'neil@example.ie" as "neil@example.ie", a different address.
+  it("returns an address with RFC 5322 punctuation in its local part whole, never its tail", async () => {
+    const emails = async (text: string) => (await runSkill(textExtract, { text, kinds: ["emails"] })).emails;
+    expect(await emails("Mail o'neil@example.ie or first.o'brien@example.com")).toEqual([
+      "o'neil@example.ie",
+      "first.o'brien@example.com",
+    ]);
+    expect(await emails("a!b@example.com, c#d$e%f&g*h+i?j^k_l`m{n}o~p-q@example.com")).toEqual([
+      "a!b@example.com",
+      "c#d$e%f&g*h+i?j^k_l`m{n}o~p-q@example.com",
+    ]);
+    // As a word processor writes the apostrophe.
+    expect(await emails("Write to o’neil@example.ie.")).toEqual(["o’neil@example.ie"]);
+    // Quotes and braces around an address are not part of it.
+    expect(await emails("'ann@example.com', `bob@example.com` and {cy@example.com}")).toEqual([
+      "ann@example.com",
+      "bob@example.com",
+      "cy@example.com",
+    ]);
+    // A run that starts with punctuation gives nothing rather than a tail.
+    expect(await emails("!ann@example.com, ~bob@example.com, x'!cy@example.com")).toEqual([
+      "x'!cy@example.com",
+    ]);
+  });
+
+  it("reads an address joined to a URL, a key or a field by / = or | from after that character", async () => {
+    const emails = async (text: string) => (await runSkill(textExtract, { text, kinds: ["emails"] })).emails;
+    expect(
+      await emails(
+        "https://example.com/unsubscribe?to=ann@example.com email=bob@example.com 1|cy@example.com|Cy",
+      ),
+    ).toEqual(["ann@example.com", "bob@example.com", "cy@example.com"]);
+    expect(await emails("https://example.com/users/dee@example.com")).toEqual(["dee@example.com"]);
+  });
+
   // Regression: the domain could end inside a label, so "info@example.xn--p1ai" came back
   // as "info@example.xn" and "bob@mail.example.c0m" as "bob@mail.example".
   it("returns a domain whole or not at all, internationalised top-level labels included", async () => {
@@ -279,6 +316,7 @@ describe("text.extract", () => {
     ["a run of letters", "a".repeat(1_000_000)],
     ["a dangling email", `x@${"a-".repeat(499_998)}`],
     ["dotted fragments", "a.".repeat(500_000)],
+    ["quote-joined local parts", `${"a'".repeat(499_990)}@example.com`],
   ])("stays fast on a million characters of %s (no regex backtracking blow-up)", async (_name, text) => {
     const started = performance.now();
     await runSkill(textExtract, { text });

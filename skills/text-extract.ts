@@ -61,8 +61,9 @@ export const textExtract = defineSkill({
       .array(z.string())
       .optional()
       .describe(
-        "Phone numbers as written: 7-15 digits with a +country code, an area code in parentheses or dashes; " +
-          "grouped only by spaces or dots when they start with 0 or read 3-3-4 (415 555 0123).",
+        "Phone numbers as written: 7-15 digits with a +country code (+44 7911 123456), an area code in " +
+          "parentheses or dashes; grouped only by spaces or dots when they start with 0 or read 3-3-4 " +
+          "(415 555 0123, with or without a leading 1). A US Social Security number (123-45-6789) is not one.",
       ),
     hashtags: z.array(z.string()).optional().describe("Hashtags with their #."),
     mentions: z.array(z.string()).optional().describe("@mentions with their @."),

@@ -50,10 +50,20 @@ const COMMA_RUN = /(?<![\p{L}\p{N}_.,])[-+]?\d+(?:\.\d+)?(?:,[-+]?\d+(?:\.\d+)?)
 const DECIMAL_COMMA = /(?<![\p{L}\p{N}_.,])[-+]?\d{1,3}(?:\.\d{3})+,\d+(?![\p{L}\p{N}_]|[.,]\d)/gu;
 const THOUSANDS = /^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 // A phone number: optional +country, then 7-15 digits in groups separated by spaces, dots,
-// dashes or a parenthesised area code. After a +country code the first group may be one
-// digit, as French and other numbers are written (+33 1 23 45 67 89).
+// dashes or a parenthesised area code. After a +country code a group may hold 1 to 8
+// digits, as numbering plans write them: +33 1 23 45 67 89, +44 7911 123456, +91 98765
+// 43210, +49 (0)30 123456 with its trunk 0 in brackets (2-4 digits once split these into
+// plain numbers). The code is followed by a space, a dash or a bracket, or the number is
+// dotted throughout (+1.415.555.0123), so a signed decimal (+3.5 12345) is no phone number.
+// Without a +country code, groups keep 2-4 digits, so runs of plain numbers are not read
+// as phone numbers; a North American number may keep its leading 1 (1-800-555-0199, which
+// once lost it). A match never starts right after a digit and a dash or dot: that is the
+// tail of a longer number. Every quantifier is bounded and every group starts with a
+// separator, so a long run of digits is tried in a bounded number of ways.
 const PHONE =
-  /(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}|(?:\(\d{1,4}\)[\s.-]?)?\d{2,4})(?:[\s.-]\d{2,4}){1,4}(?![\w-])|(?<![\w+])\+\d{7,15}(?!\w)/g;
+  /(?<![\w+]|\d[.-])(?:\+\d{1,3}[\s.-]?\(\d{1,4}\)[\s.-]?\d{1,8}(?:[\s.-]\d{1,8}){0,4}|\+\d{1,8}[\s-]\d{1,8}(?:[\s.-]\d{1,8}){0,4}|\+\d{1,3}(?:\.\d{1,8}){2,5}|1[\s.-](?:\(\d{3}\)[\s.-]?|\d{3}[\s.-])\d{3}[\s.-]\d{4}|(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4})(?![\w-])|(?<![\w+])\+\d{7,15}(?!\w)/g;
+/** The 3-2-4 shape of a US Social Security number (123-45-6789), which no numbering plan writes. */
+const SSN = /^\d{3}-\d{2}-\d{4}$/;
 /** Two years joined by a dash (a range, 2019-2023): digits and a dash, yet no phone number. */
 const YEAR_RANGE = /^(?:1[5-9]|2[01])\d{2}\s?[-–]\s?(?:1[5-9]|2[01])\d{2}$/;
 const ISO_DATE =
@@ -126,15 +136,16 @@ function mask(text: string, patterns: RegExp[], keep: (match: string) => boolean
  * Whether a PHONE match is a phone number rather than a decimal (1234.5678), a list
  * (10 20 30 40), an IP address (10.20.30.40) or a dotted date (2024.10.15). E.164 allows
  * at most 15 digits, and fewer than 7 is a short code or a plain number. A +country code,
- * a parenthesised area code or a dash marks a phone number; digits grouped only by spaces
- * or dots are one in the two common national shapes: a leading trunk 0 (020 7946 0958,
- * 01.23.45.67.89) or the North American 3-3-4 (415 555 0123, 415.555.0123).
+ * a parenthesised area code or a dash marks a phone number, except in the 3-2-4 shape of a
+ * US Social Security number; digits grouped only by spaces or dots are one in the two
+ * common national shapes: a leading trunk 0 (020 7946 0958, 01.23.45.67.89) or the North
+ * American 3-3-4, with or without its leading 1 (415 555 0123, 1.800.555.0199).
  */
 function isPhone(candidate: string): boolean {
   const digits = candidate.replace(/\D/g, "").length;
-  if (digits < 7 || digits > 15 || YEAR_RANGE.test(candidate)) return false;
+  if (digits < 7 || digits > 15 || YEAR_RANGE.test(candidate) || SSN.test(candidate)) return false;
   if (/[+(-]/.test(candidate)) return true;
-  return candidate.startsWith("0") || /^\d{3}([\s.])\d{3}\1\d{4}$/.test(candidate);
+  return candidate.startsWith("0") || /^(?:1[\s.])?\d{3}([\s.])\d{3}\1\d{4}$/.test(candidate);
 }
 
 /** Numbers standing on their own: digits inside dates, phone numbers, URLs and emails are not counted. */

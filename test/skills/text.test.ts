@@ -297,10 +297,34 @@ describe("text.extract", () => {
     "415-555-0123",
     "415 555 0123",
     "415.555.0123",
+    // Regression (skills audit, finding 2): groups of 5 or more digits after a +country code
+    // were not found (their digits came out as numbers), and 1-800-555-0199 lost its 1.
+    "+44 7911 123456",
+    "+91 98765 43210",
+    "+49 (0)30 123456",
+    "+55 11 91234-5678",
+    "+1.415.555.0123",
+    "1-800-555-0199",
+    "1 (800) 555-0199",
+    "1 800 555 0199",
   ])("finds the phone number %s", async (phone) => {
     expect((await runSkill(textExtract, { text: `Call ${phone} today`, kinds: ["phones"] })).phones).toEqual([
       phone,
     ]);
+  });
+
+  // Regression (skills audit, finding 2): "+44 7911 123456" came out as the numbers 44, 7911
+  // and 123456, and a Social Security number as a phone number.
+  it("reads international numbers as phone numbers, not numbers, and no SSN or signed decimal as one", async () => {
+    const text = "Call +44 7911 123456 or +91 98765 43210. SSN 123-45-6789; change +3.5 12345.";
+    expect(await runSkill(textExtract, { text, kinds: ["phones", "numbers"] })).toEqual({
+      phones: ["+44 7911 123456", "+91 98765 43210"],
+      numbers: [123, 45, 6789, 3.5, 12345],
+      counts: { phones: 2, numbers: 5 },
+    });
+    // Nor the tail of a longer dash-joined number.
+    const phones = await runSkill(textExtract, { text: "ref 12-1-800-555-0199", kinds: ["phones"] });
+    expect(phones.phones).toEqual([]);
   });
 
   it("does not read impossible dates", async () => {
@@ -317,6 +341,7 @@ describe("text.extract", () => {
     ["a dangling email", `x@${"a-".repeat(499_998)}`],
     ["dotted fragments", "a.".repeat(500_000)],
     ["quote-joined local parts", `${"a'".repeat(499_990)}@example.com`],
+    ["digit groups after plus signs", "+12345678 1".repeat(90_000)],
   ])("stays fast on a million characters of %s (no regex backtracking blow-up)", async (_name, text) => {
     const started = performance.now();
     await runSkill(textExtract, { text });

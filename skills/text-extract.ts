@@ -70,7 +70,12 @@ export const textExtract = defineSkill({
     numbers: z
       .array(z.number())
       .optional()
-      .describe("Numbers, thousands separators removed (1,234.5 -> 1234.5)."),
+      .describe(
+        "Numbers, thousands separators removed (1,234.5 -> 1234.5), a minus sign − read as -. A comma is a " +
+          "decimal comma after dotted thousands (1.234,5 -> 1234.5) or thousands grouped by no-break, thin or " +
+          "narrow spaces (1\u202f234,5 -> 1234.5); a lone 1,5 (1.5, or the list 1 and 5?) is left out. Ordinary " +
+          "spaces separate numbers: 1 000 000 is 1, 0 and 0.",
+      ),
     dates: z
       .array(z.object({ text: z.string(), iso: z.string().nullable() }))
       .optional()

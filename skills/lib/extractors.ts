@@ -39,16 +39,29 @@ const HASHTAG = /(?<![\p{L}\p{N}\p{M}_&#/])#(?!\p{M})([\p{L}\p{N}\p{M}_]*\p{L}[\
 // Handles as Twitter, GitHub and most chats write them: letters, digits, _ and inner -.
 const MENTION =
   /(?<![\p{L}\p{N}_.@/])@([A-Za-z0-9_](?:[A-Za-z0-9_-]{0,48}[A-Za-z0-9_])?)(?![\p{L}\p{N}_@]|\.\w)/gu;
+// A sign is "-", "+" or U+2212 MINUS SIGN, which typeset text writes ("−5 °C" once gave 5).
 // A comma between digits groups thousands only before exactly three digits (1,234,567);
 // a number next to another comma is left to COMMA_RUN and DECIMAL_COMMA below.
 const NUMBER =
-  /(?<![\p{L}\p{N}_.,])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|[.,]\d)/gu;
+  /(?<![\p{L}\p{N}_.,])[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\p{L}\p{N}_]|[.,]\d)/gu;
 // Numbers joined by commas alone: a list ("10,20,30") or a pair in brackets ("(3,4)"); two
-// alone ("12,5", "3,14159") may be a decimal comma, and are left out rather than misread.
-const COMMA_RUN = /(?<![\p{L}\p{N}_.,])[-+]?\d+(?:\.\d+)?(?:,[-+]?\d+(?:\.\d+)?)+(?![\p{L}\p{N}_]|[.,]\d)/gu;
+// alone ("12,5", "3,14159", "1,5") may be a decimal comma, and are left out rather than
+// misread: "1,5" is 1.5 in much of Europe and the list 1 and 5 in English.
+const COMMA_RUN =
+  /(?<![\p{L}\p{N}_.,])[-+\u2212]?\d+(?:\.\d+)?(?:,[-+\u2212]?\d+(?:\.\d+)?)+(?![\p{L}\p{N}_]|[.,]\d)/gu;
 // A decimal comma after dotted thousands, as much of Europe writes amounts ("1.234,56").
-const DECIMAL_COMMA = /(?<![\p{L}\p{N}_.,])[-+]?\d{1,3}(?:\.\d{3})+,\d+(?![\p{L}\p{N}_]|[.,]\d)/gu;
-const THOUSANDS = /^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
+const DECIMAL_COMMA = /(?<![\p{L}\p{N}_.,])[-+\u2212]?\d{1,3}(?:\.\d{3})+,\d+(?![\p{L}\p{N}_]|[.,]\d)/gu;
+const THOUSANDS = /^[-+\u2212]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
+// Thousands grouped by a no-break, thin or narrow no-break space (U+00A0, U+2009, U+202F),
+// as typography (SI, ISO 80000) and French, Swedish or Russian formats write them
+// ("1\u202f000\u202f000", "1\u202f234,56"): those spaces do not separate the items of a
+// list, so the digits are one number, and a comma or dot after them is its decimal
+// separator. An ordinary space is left alone: "5 100 200" may be a list of three as well as
+// five million, so "1 000 000" stays three numbers too. A match starts only at the first
+// group (not after a digit and such a space) and has at most seven, so a long run of groups
+// is tried once, not from each group.
+const SPACE_GROUPED =
+  /(?<![\p{L}\p{N}_.,]|\d[\u00a0\u2009\u202f])[-+\u2212]?\d{1,3}(?:[\u00a0\u2009\u202f]\d{3}){1,6}(?:[.,]\d+)?(?![\p{L}\p{N}_]|[.,\u00a0\u2009\u202f]\d)/gu;
 // A phone number: optional +country, then 7-15 digits in groups separated by spaces, dots,
 // dashes or a parenthesised area code. After a +country code a group may hold 1 to 8
 // digits, as numbering plans write them: +33 1 23 45 67 89, +44 7911 123456, +91 98765
@@ -153,23 +166,31 @@ export function extractNumbers(text: string): number[] {
   const masked = mask(text, [URL_PATTERN, EMAIL, ISO_DATE, SLASH_DATE, MONTH_FIRST, DAY_FIRST]);
   const unmasked = mask(masked, [PHONE], (match) => !isPhone(match));
   const found: { index: number; values: number[] }[] = [];
-  for (const match of unmasked.matchAll(DECIMAL_COMMA))
-    found.push({ index: match.index, values: [Number(match[0].replace(/\./g, "").replace(",", "."))] });
-  for (const match of unmasked.matchAll(COMMA_RUN)) {
+  for (const match of unmasked.matchAll(SPACE_GROUPED))
+    found.push({ index: match.index, values: [toNumber(match[0].replace(/\s/g, "").replace(",", "."))] });
+  const ungrouped = mask(unmasked, [SPACE_GROUPED]);
+  for (const match of ungrouped.matchAll(DECIMAL_COMMA))
+    found.push({ index: match.index, values: [toNumber(match[0].replace(/\./g, "").replace(",", "."))] });
+  for (const match of ungrouped.matchAll(COMMA_RUN)) {
     if (THOUSANDS.test(match[0])) continue;
     const members = match[0].split(",");
-    const before = unmasked.slice(0, match.index);
-    const bracketed = /[([]$/.test(before) && /^[)\]]/.test(unmasked.slice(match.index + match[0].length));
+    const before = ungrouped.slice(0, match.index);
+    const bracketed = /[([]$/.test(before) && /^[)\]]/.test(ungrouped.slice(match.index + match[0].length));
     // Taken, or left out as ambiguous: either way no part of it is read again below.
-    found.push({ index: match.index, values: members.length >= 3 || bracketed ? members.map(Number) : [] });
+    found.push({ index: match.index, values: members.length >= 3 || bracketed ? members.map(toNumber) : [] });
   }
-  const taken = mask(unmasked, [DECIMAL_COMMA, COMMA_RUN], (match) => THOUSANDS.test(match));
+  const taken = mask(ungrouped, [DECIMAL_COMMA, COMMA_RUN], (match) => THOUSANDS.test(match));
   for (const match of taken.matchAll(NUMBER))
-    found.push({ index: match.index, values: [Number(match[0].replace(/,/g, ""))] });
+    found.push({ index: match.index, values: [toNumber(match[0].replace(/,/g, ""))] });
   return found
     .sort((a, b) => a.index - b.index)
     .flatMap((entry) => entry.values)
     .filter(Number.isFinite);
+}
+
+/** A number as the patterns above match it, its sign a MINUS SIGN (U+2212) or not. */
+function toNumber(text: string): number {
+  return Number(text.replace("\u2212", "-"));
 }
 
 export function extractPhones(text: string): string[] {

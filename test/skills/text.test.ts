@@ -277,6 +277,33 @@ describe("text.extract", () => {
     ]);
   });
 
+  // Regression (skills audit, finding 4): a MINUS SIGN (U+2212) was not read as a sign, so
+  // "−5 °C" gave 5.
+  it("reads U+2212 MINUS SIGN as a sign, wherever a hyphen-minus is one", async () => {
+    const text = "temp −5 °C, list −3,4,−5, pair (−1.5,2), debt −1.234,5 EUR, −1\u202f234";
+    expect((await runSkill(textExtract, { text, kinds: ["numbers"], unique: false })).numbers).toEqual([
+      -5, -3, 4, -5, -1.5, 2, -1234.5, -1234,
+    ]);
+  });
+
+  // Skills audit, finding 4: "1 000 000" gave 1, 0 and 0. Thousands grouped by the spaces
+  // typography keeps for digit groups are read; an ordinary space stays a separator, since
+  // "5 100 200" may be a list.
+  it("reads thousands grouped by no-break, thin or narrow spaces as one number, and ordinary spaces as separators", async () => {
+    const text =
+      "pop. 1\u202f000\u202f000, total 1\u00a0234,56 €, SI 1\u2009234.5; list 5 100 200 and 1 000 000";
+    expect((await runSkill(textExtract, { text, kinds: ["numbers"], unique: false })).numbers).toEqual([
+      1000000, 1234.56, 1234.5, 5, 100, 200, 1, 0, 0,
+    ]);
+  });
+
+  it("leaves out a lone decimal comma, 1,5, which could be a list of two, as the description says", async () => {
+    expect((await runSkill(textExtract, { text: "It costs 1,5 EUR", kinds: ["numbers"] })).numbers).toEqual(
+      [],
+    );
+    expect(textExtract.result.shape.numbers.description).toMatch(/a lone 1,5 .* is left out/);
+  });
+
   it("finds URLs on localhost and IPv6 hosts, which have no dot", async () => {
     const text = "Try http://localhost:8080/x, http://[::1]:3000/ or http://localhost.";
     expect((await runSkill(textExtract, { text, kinds: ["urls"] })).urls).toEqual([
@@ -342,6 +369,7 @@ describe("text.extract", () => {
     ["dotted fragments", "a.".repeat(500_000)],
     ["quote-joined local parts", `${"a'".repeat(499_990)}@example.com`],
     ["digit groups after plus signs", "+12345678 1".repeat(90_000)],
+    ["digit groups joined by no-break spaces", `${"111\u00a0".repeat(249_999)}1`],
   ])("stays fast on a million characters of %s (no regex backtracking blow-up)", async (_name, text) => {
     const started = performance.now();
     await runSkill(textExtract, { text });

@@ -35,10 +35,25 @@ export const textStats = defineSkill({
       .int()
       .describe("User-perceived characters (an emoji or accented letter counts once)."),
     characters_no_spaces: z.number().int().describe("Characters other than whitespace."),
-    words: z.number().int().describe("Words (runs of letters or digits)."),
+    words: z
+      .number()
+      .int()
+      .describe(
+        "Words: runs of letters or digits, joined by inner apostrophes or hyphens (isn't, well-known) and, " +
+          "between digits, by a decimal point or thousands separator (3.14, 1,000).",
+      ),
     unique_words: z.number().int().describe("Distinct words, case-insensitive."),
-    sentences: z.number().int().describe("Sentences that contain at least one word."),
-    lines: z.number().int().describe("Lines (0 for an empty text)."),
+    sentences: z
+      .number()
+      .int()
+      .describe(
+        "Sentences that contain at least one word, ended by . ! ? … or a blank line; a lower-case letter after " +
+          '. or … (or a closing quote) continues the sentence ("e.g. this").',
+      ),
+    lines: z
+      .number()
+      .int()
+      .describe("Lines (0 for an empty text); a final line break ends the last line, it starts no other."),
     paragraphs: z.number().int().describe("Blocks of text separated by blank lines."),
     average_word_length: z.number().describe("Mean letters per word, two decimals."),
     reading_time_seconds: z

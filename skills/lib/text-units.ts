@@ -7,8 +7,13 @@
  * quantifiers, so they stay linear on any input.
  */
 
-/** Runs of letters, marks and digits, joined by inner apostrophes or hyphens: "isn't", "well-known". */
-export const WORD = /[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+)*/gu;
+/**
+ * Runs of letters, marks and digits, joined by inner apostrophes or hyphens ("isn't",
+ * "well-known"), and by a dot or comma between digits: a decimal point or a thousands
+ * separator is inside one number ("3.14", "1,000", "1.234,56"), which was counted as two
+ * words. Every joiner starts a new repetition and no run holds one, so matching is linear.
+ */
+export const WORD = /[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+|(?<=\p{N})[.,]\p{N}[\p{L}\p{M}\p{N}]*)*/gu;
 
 /**
  * Approximates Unicode grapheme clusters (UAX #29, what a reader counts as one character):
@@ -24,13 +29,15 @@ const GRAPHEME =
 
 /**
  * Where one sentence ends and the next starts: terminal punctuation (and closing quotes
- * or brackets) followed by whitespace and not by a lower-case letter ("e.g. this" stays
- * one sentence), CJK full stops, or a blank line. The look-behind scans back over a run of
- * closing quotes: `(?=\s)` tries it only where whitespace follows, so a long run is
- * scanned once, not from every position inside it (quadratic: 200,000 quotes took 23 s).
+ * or brackets) followed by whitespace, CJK full stops, or a blank line. A lower-case
+ * letter next continues the sentence ("e.g. this", "Well… maybe", '"Stop!" he said'),
+ * however many spaces come first, except right after "!" or "?": "word! word! word!" is
+ * three sentences (it was one). The look-behind scans back over a run of closing quotes:
+ * `(?=\s)` tries it only where whitespace follows, so a long run is scanned once, not
+ * from every position inside it (quadratic: 200,000 quotes took 23 s).
  */
 const SENTENCE_BREAK =
-  /(?=\s)(?<=[.!?…]['"’”)\]]*)\s+(?!\p{Ll})|(?<=[。！？])|(?:\r?\n|\r)[^\S\r\n]*(?:\r?\n|\r)/u;
+  /(?<=[!?])\s+|(?=\s)(?<=[.!?…]['"’”)\]]*)\s+(?![\s\p{Ll}])|(?<=[。！？])|(?:\r?\n|\r)[^\S\r\n]*(?:\r?\n|\r)/u;
 
 const PARAGRAPH_BREAK = /(?:\r?\n|\r)\s*(?:\r?\n|\r)/;
 const HAS_WORD = /[\p{L}\p{N}]/u;
@@ -45,8 +52,11 @@ export function countSentences(text: string): number {
   return text.split(SENTENCE_BREAK).filter((part) => HAS_WORD.test(part)).length;
 }
 
+/** Lines of the text: a final line break ends the last line, it does not start another ("a\nb\n" has 2). */
 export function countLines(text: string): number {
-  return text === "" ? 0 : text.split(/\r\n|\r|\n/).length;
+  if (text === "") return 0;
+  const breaks = text.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return /(?:\r\n|\r|\n)$/.test(text) ? breaks : breaks + 1;
 }
 
 export function countParagraphs(text: string): number {

@@ -81,6 +81,35 @@ describe("text.stats", () => {
     expect(await runSkill(textStats, { text: "A well-known fact isn't news." })).toMatchObject({ words: 5 });
   });
 
+  // Regression (skills audit, finding 8): a lower-case word after "!" or "?" continued the
+  // sentence, so "word! word! word!" was one.
+  it("ends a sentence at ! or ? before a lower-case word, and not at a full stop or a quoted one", async () => {
+    const sentences = async (text: string) => (await runSkill(textStats, { text })).sentences;
+    expect(await sentences("word! word! word!")).toBe(3);
+    expect(await sentences("What? no way")).toBe(2);
+    expect(await sentences('"Stop!" he said. E.g.  this stays one, as does Well… maybe.')).toBe(2);
+  });
+
+  // Regression (skills audit, finding 8): a final line break was counted as starting a line.
+  it("counts a final line break as ending the last line, not starting another", async () => {
+    const lines = async (text: string) => (await runSkill(textStats, { text })).lines;
+    expect(await lines("line1\nline2\n")).toBe(2);
+    expect(await lines("line1\r\nline2\r\n")).toBe(2);
+    expect(await lines("line1\nline2")).toBe(2);
+    expect(await lines("line1\n\n")).toBe(2);
+    expect(await lines("\n")).toBe(1);
+  });
+
+  // Regression (skills audit, finding 8): "3.14" and "1,000" were two words each.
+  it("counts a number with a decimal point or thousands separator as one word", async () => {
+    expect(await runSkill(textStats, { text: "Pi is 3.14, not 1,000 or 1.234,56." })).toMatchObject({
+      words: 7,
+      unique_words: 7,
+    });
+    // Between letters a dot or comma still separates words.
+    expect(await runSkill(textStats, { text: "end.Next a,b" })).toMatchObject({ words: 4 });
+  });
+
   it("stays fast on a million-character text (Intl.Segmenter iteration is quadratic in V8)", async () => {
     const started = performance.now();
     const result = await runSkill(textStats, { text: "ab-".repeat(333_333) });

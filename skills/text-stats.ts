@@ -47,8 +47,8 @@ export const textStats = defineSkill({
       .number()
       .int()
       .describe(
-        "Sentences that contain at least one word, ended by . ! ? … or a blank line; a lower-case letter after " +
-          '. or … (or a closing quote) continues the sentence ("e.g. this").',
+        "Sentences that contain at least one word, ended by . ! ? … or a blank line; a lower-case letter next " +
+          'continues the sentence after . or … or a closing quote (e.g. this; "Stop!" he said).',
       ),
     lines: z
       .number()

@@ -19,7 +19,9 @@
 // The domain too ends only where the text's domain ends (not before a "-" or another
 // label), and its top-level label may be an internationalised one ("xn--p1ai"): a
 // top-level label cut short once returned "info@example.xn".
+/** Local-part characters that, at the start of a run, open a quoted address instead. */
 const LOCAL_OPENING = "'`{’";
+/** The other local-part characters (a character class's contents): atext but / = |, and letters. */
 const LOCAL_OTHER = "\\p{L}\\p{N}\\p{M}.!#$%&*+?^_}~\\-";
 const EMAIL = new RegExp(
   `(?<![${LOCAL_OTHER}]|[${LOCAL_OTHER}${LOCAL_OPENING}][${LOCAL_OPENING}])[\\p{L}\\p{N}\\p{M}_][${LOCAL_OTHER}${LOCAL_OPENING}]{0,63}@` +

@@ -40,6 +40,11 @@ export interface SkillportErrorInit {
   body: ErrorBody;
   /** The record of an execution that ended without success (`throwOnFailure`). */
   execution?: ExecutionRecord;
+  /**
+   * The wait the response's `Retry-After` header asks for, in whole seconds: carried when
+   * the body has no `retry_after` (a 429 or 503 of a proxy, whose body is not the service's).
+   */
+  retryAfterHeaderSeconds?: number;
   cause?: unknown;
 }
 
@@ -56,7 +61,10 @@ export class SkillportError extends Error {
   readonly details: ErrorDetail[] | undefined;
   /** The server's request id (also its `X-Request-Id`), to quote when reporting a problem. */
   readonly requestId: string | undefined;
-  /** Seconds the server asked to wait before retrying (429, 503). */
+  /**
+   * Seconds the server asked to wait before retrying (429, 503): the body's `retry_after`,
+   * else the `Retry-After` header's.
+   */
   readonly retryAfterSeconds: number | undefined;
   /**
    * The execution an error is about: the one still running under the Idempotency-Key
@@ -75,7 +83,7 @@ export class SkillportError extends Error {
     this.code = init.body.code;
     this.details = init.body.details;
     this.requestId = init.body.request_id;
-    this.retryAfterSeconds = init.body.retry_after;
+    this.retryAfterSeconds = init.body.retry_after ?? init.retryAfterHeaderSeconds;
     this.executionId = init.body.execution_id ?? init.execution?.id;
     this.execution = init.execution;
     this.body = init.body;

@@ -5,7 +5,7 @@ import type { ClientConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, errorBodyOf, SkillportError } from "./errors.js";
 import { redirectError } from "./redirect.js";
-import { decideRetry, mayHaveReachedService, sleep } from "./retry.js";
+import { decideRetry, mayHaveReachedService, retryAfterHeaderMs, sleep } from "./retry.js";
 
 /** One logical call answering `T`; the transport may send it several times. */
 export interface RequestSpec<T = unknown> {
@@ -311,8 +311,15 @@ async function errorOf(
     message: `HTTP ${status} without the service's error body`,
   };
   const retryAfter = response.headers["retry-after"];
+  const retryAfterHeader = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+  // Read by the retries' own rule (retry.ts), rounded up: never sooner than asked.
+  const headerWaitMs = retryAfterHeaderMs(retryAfterHeader, Date.now());
   return {
-    error: new SkillportError({ status, body }),
-    retryAfterHeader: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    error: new SkillportError({
+      status,
+      body,
+      retryAfterHeaderSeconds: headerWaitMs === undefined ? undefined : Math.ceil(headerWaitMs / 1000),
+    }),
+    retryAfterHeader,
   };
 }

@@ -265,6 +265,50 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     expect(secondRequests).toHaveLength(4);
   });
 
+  // Regression: retryAfterSeconds came only from the body's retry_after, so a proxy's 429
+  // or 503 with only the header was thrown without it, though the retries waited for it.
+  it("a refusal with Retry-After but no retry_after in its body (a proxy's) carries the header's wait as retryAfterSeconds", async () => {
+    const proxyRefusal = (status: number, retryAfter: string, body: string): Answer => ({
+      status,
+      type: body.startsWith("{") ? "application/json" : "text/html",
+      headers: { "retry-after": retryAfter },
+      body,
+    });
+    const limited = JSON.stringify({ error: { code: "rate_limit_exceeded", message: "Slow down." } });
+    // Over a minute: thrown at once, telling when to come back.
+    for (const [answer, code] of [
+      [proxyRefusal(429, "3600", limited), "rate_limit_exceeded"],
+      [proxyRefusal(503, "120", "<html>Maintenance</html>"), "unexpected_response"],
+    ] as const) {
+      const { client, requests } = await clientOf(answer);
+      const err = await rejectionOf(client.getExecution("exec_fake"));
+      expect([err.status, err.code, err.retryAfterSeconds]).toEqual([
+        answer.status,
+        code,
+        Number(answer.headers?.["retry-after"]),
+      ]);
+      expect(err.body.retry_after).toBeUndefined();
+      expect(requests).toHaveLength(1);
+    }
+
+    // A caller that decides itself when to try again (retryRefusals: false) is told the wait,
+    // an HTTP date's too (in whole seconds, rounded up: never sooner than asked).
+    const inTwoMinutes = new Date(Date.now() + 120_000).toUTCString();
+    for (const [retryAfter, lowest, highest] of [
+      ["7", 7, 7],
+      [inTwoMinutes, 118, 120],
+    ] as const) {
+      await dispose();
+      fake = await startFakeService(proxyRefusal(503, retryAfter, "<html>Busy</html>"));
+      client = new Skillport({ apiKey: "sk_test_any", baseUrl: fake.baseUrl, retryRefusals: false });
+      const err = await rejectionOf(client.discover({ query: "anything" }));
+      expect(err.status).toBe(503);
+      expect(err.retryAfterSeconds).toBeGreaterThanOrEqual(lowest);
+      expect(err.retryAfterSeconds).toBeLessThanOrEqual(highest);
+      expect(Number.isInteger(err.retryAfterSeconds)).toBe(true);
+    }
+  });
+
   it("executionEvents: a new stream that is not an event stream, or whose status is no record, is unexpected_response", async () => {
     for (const [answer, message] of [
       [

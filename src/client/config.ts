@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
-import { holdsCredentials, namesAnEndpoint } from "./base-url.js";
+import { holdsCredentials, meantUrl, namesAnEndpoint, shownBaseUrl } from "./base-url.js";
 import { MAX_TIMER_MS } from "./deadline.js";
 import { clientError } from "./errors.js";
 import type { RetryEvent, SkillportOptions } from "./types.js";
@@ -102,19 +102,22 @@ function parseBaseUrl(option: string | undefined, variable: string | undefined):
   } catch {
     // Not a URL at all (`127.0.0.1:8080`): said below, as for another scheme.
   }
-  if (url !== undefined && holdsCredentials(url)) {
+  // Read as meant, so that one without its scheme (`user:secret@host:8080`) is found too.
+  const meant = meantUrl(given);
+  if (meant !== undefined && holdsCredentials(meant)) {
     throw new TypeError(
       `${source} must not hold a user name or password: the client authenticates with the API key alone, and would not send them`,
     );
   }
+  // The messages repeat what was given, but never what may be a secret in it (a token in the query).
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new TypeError(
-      `${source} must be an http or https URL such as http://127.0.0.1:8080, not ${JSON.stringify(given)}`,
+      `${source} must be an http or https URL such as http://127.0.0.1:8080, not ${shownBaseUrl(given)}`,
     );
   }
   if (namesAnEndpoint(url)) {
     throw new TypeError(
-      `${source} must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not ${JSON.stringify(given)}`,
+      `${source} must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not ${shownBaseUrl(given)}`,
     );
   }
   return url;

@@ -1,3 +1,4 @@
+import { shownUrl } from "./base-url.js";
 import { SkillportError } from "./errors.js";
 
 /**
@@ -34,17 +35,6 @@ function resolvedLocation(location: string, request: { origin: string; pathPrefi
   } catch {
     return undefined;
   }
-}
-
-/**
- * The URL without what may be a credential: its user information, query and fragment
- * (tokens travel there) are left out, a `…` in their place. The scheme, host and path are
- * what the message is for. (The client loads no server code, so not the server's masking.)
- */
-function shownUrl(url: URL): string {
-  const user = url.username !== "" || url.password !== "" ? "…@" : "";
-  const rest = url.search !== "" || url.hash !== "" ? "?…" : "";
-  return `${url.protocol}//${user}${url.host}${url.pathname}${rest}`;
 }
 
 /** The base URL that reaches `target` for a request of `path`: its origin and the prefix before `path`. */

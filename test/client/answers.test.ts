@@ -118,6 +118,12 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     );
     expect(secretive.requests).toHaveLength(1);
 
+    // A Location without `//` parses as a URL of its own scheme (`user:`), all of it a path.
+    const opaque = await clientOf(redirect(302, "user:hunter2@proxy.example:8443/sp"));
+    expect((await rejectionOf(opaque.client.discover({ query: "x" }))).message).toBe(
+      "HTTP 302 redirect to user:…: the client does not follow redirects (they would resend the key); set baseUrl (or SKILLPORT_BASE_URL) to the address the service answers on.",
+    );
+
     const elsewhere = await clientOf(redirect(302, "/login"));
     const login = await rejectionOf(elsewhere.client.getSkill("util.wait"));
     expect(login.message).toMatch(

@@ -102,6 +102,43 @@ describe("client configuration", () => {
     }
   });
 
+  // Regression: the messages repeated the base URL verbatim: a password in one without its
+  // scheme (parsed as the scheme `user:`, which the credential check missed), a token in a query.
+  it("a base URL's secrets stay out of its messages: a password in one without its scheme, a token in its query or fragment", () => {
+    delete process.env.SKILLPORT_BASE_URL;
+    const messageOf = (baseUrl: string) => {
+      try {
+        new Skillport({ apiKey: key.secret, baseUrl });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error(`${baseUrl} was taken`);
+    };
+    const credentials =
+      "baseUrl must not hold a user name or password: the client authenticates with the API key alone, and would not send them";
+    const notHttp = "baseUrl must be an http or https URL such as http://127.0.0.1:8080, not";
+    const endpoint =
+      "baseUrl must be the server's base URL, such as http://127.0.0.1:8080 (not …/v1 or …/mcp), not";
+    for (const [baseUrl, message] of [
+      ["user:S3CRET@host:8080", credentials],
+      ["user:S3CRET@127.0.0.1:8080/v1", credentials],
+      ["http://host:8080/v1?token=S3CRET", `${endpoint} "http://host:8080/v1?…"`],
+      ["https://host/mcp#S3CRET", `${endpoint} "https://host/mcp?…"`],
+      ["ftp://host/?token=S3CRET", `${notHttp} "ftp://host/?…"`],
+      ["host:8080/v1?token=S3CRET", `${notHttp} "host:8080/v1?…"`],
+      [
+        "http://user:S3CRET@bad host",
+        `${notHttp} text that is no URL at all (not repeated here: it may hold a secret)`,
+      ],
+    ] as const) {
+      expect(messageOf(baseUrl), baseUrl).toBe(message);
+    }
+    process.env.SKILLPORT_BASE_URL = "admin:S3CRET@skillport.example.com";
+    expect(() => new Skillport({ apiKey: key.secret })).toThrow(
+      new TypeError(credentials.replace("baseUrl", "SKILLPORT_BASE_URL")),
+    );
+  });
+
   it("a base URL with a trailing slash works", async () => {
     const client = new Skillport({ apiKey: key.secret, baseUrl: `${server().baseUrl}/` });
     try {

@@ -1,4 +1,4 @@
-import { holdsCredentials, namesAnEndpoint } from "../client/base-url.js";
+import { holdsCredentials, meantUrl, namesAnEndpoint, shownBaseUrl } from "../client/base-url.js";
 import { warnOfUnknownVariables } from "../config.js";
 import { createLogger } from "../logging.js";
 import { holdStopSignals } from "../stop-signals.js";
@@ -72,14 +72,16 @@ function checkRemoteUrl(baseUrl: string): void {
   } catch {
     // Said below.
   }
-  if (url !== undefined && holdsCredentials(url)) {
+  // Read as meant, so that one without its scheme (`user:secret@host:8080`) is found too.
+  const meant = meantUrl(baseUrl);
+  if (meant !== undefined && holdsCredentials(meant)) {
     throw new UsageError(
       "skillport mcp: --remote must not hold a user name or password (the bridge authenticates with SKILLPORT_API_KEY alone, and would not send them)",
     );
   }
   if ((url?.protocol !== "http:" && url?.protocol !== "https:") || namesAnEndpoint(url)) {
     throw new UsageError(
-      `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${JSON.stringify(baseUrl)}`,
+      `skillport mcp: --remote must be the base URL of a skillport server, such as http://127.0.0.1:8080 (not …/mcp or …/v1), not ${shownBaseUrl(baseUrl)}`,
     );
   }
 }

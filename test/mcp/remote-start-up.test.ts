@@ -85,13 +85,24 @@ describe("skillport mcp --remote at start-up", () => {
     }
   });
 
-  it("refuses a --remote URL holding a user name or password without repeating it (the bridge sends only the key)", async () => {
-    const url = server().baseUrl.replace("http://", "http://admin:hunter2@");
-    const outcome = await mcp(["--remote", url]);
+  // Regression: one without its scheme parsed as the scheme `admin:`, so its password was
+  // missed and repeated in the message, as a token in the query of an endpoint URL was.
+  it("refuses a --remote URL holding a user name or password without repeating it (the bridge sends only the key), or its query", async () => {
+    const { host } = new URL(server().baseUrl);
+    for (const url of [
+      server().baseUrl.replace("http://", "http://admin:hunter2@"),
+      `admin:hunter2@${host}`,
+    ]) {
+      const outcome = await mcp(["--remote", url]);
+      expect(outcome.code, url).toBe(2);
+      expect(outcome.stderr, url).toBe(
+        "skillport mcp: --remote must not hold a user name or password (the bridge authenticates with SKILLPORT_API_KEY alone, and would not send them)\n\nUsage:\n  skillport mcp [--data-dir DIR | --remote URL]   MCP over stdio (key in SKILLPORT_API_KEY)\n",
+      );
+    }
+    const outcome = await mcp(["--remote", `${server().baseUrl}/mcp?token=hunter2`]);
     expect(outcome.code).toBe(2);
-    expect(outcome.stderr).toBe(
-      "skillport mcp: --remote must not hold a user name or password (the bridge authenticates with SKILLPORT_API_KEY alone, and would not send them)\n\nUsage:\n  skillport mcp [--data-dir DIR | --remote URL]   MCP over stdio (key in SKILLPORT_API_KEY)\n",
-    );
+    expect(outcome.stderr).toContain(`, not "${server().baseUrl}/mcp?…"\n`);
+    expect(outcome.stderr).not.toContain("hunter2");
   });
 
   // The bridge's outages name the server (session 32): at start-up, where its own message

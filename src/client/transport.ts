@@ -272,7 +272,7 @@ function attemptBudgetMs(timeoutMs: number, spec: { serverTimeMs?: number }): nu
  * answer of the service's (a proxy's or a broken server's), and is not read whole: held
  * in memory, it took gigabytes, and a retry downloaded it again.
  */
-const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** The service's error bodies are a few hundred bytes, with details a few kilobytes. */
 const MAX_ERROR_BYTES = 1024 * 1024;
 

@@ -331,6 +331,54 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     }
   });
 
+  // Regression: the SSE parser kept an unfinished event in memory until its blank line, so a
+  // stream of `data: ` and then hundreds of megabytes without a newline was held whole.
+  it("executionEvents: an event that never ends is read no further than 64 MiB: unexpected_response, not retried", async () => {
+    const requests: string[] = [];
+    let sentBytes = 0;
+    const endless = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      // A stream opened again finds the execution ended: without a cap, the call ends well.
+      if (requests.length > 1) {
+        res.end(`event: status\ndata: ${JSON.stringify(record("completed"))}\n\n`);
+        return;
+      }
+      res.write("event: status\ndata: ");
+      const mebibyte = "x".repeat(1024 * 1024);
+      const writeMore = () => {
+        while (sentBytes < 128 * 1024 * 1024 && !res.destroyed) {
+          sentBytes += mebibyte.length;
+          if (!res.write(mebibyte)) {
+            res.once("drain", writeMore);
+            return;
+          }
+        }
+        res.end();
+      };
+      writeMore();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    const endlessClient = new Skillport({
+      apiKey: "sk_test_any",
+      baseUrl: `http://127.0.0.1:${(endless.address() as AddressInfo).port}`,
+    });
+    try {
+      const err = await rejectionOf(collect(endlessClient.executionEvents("exec_fake")));
+      expect([err.status, err.code]).toEqual([undefined, "unexpected_response"]);
+      expect(err.message).toBe(
+        "An event of the stream is over 64 MiB (not read whole): no event of the service's is so large.",
+      );
+      expect(requests).toEqual(["GET /v1/executions/exec_fake/events"]);
+      // The client stopped reading past the cap (what the sockets' buffers hold aside).
+      expect(sentBytes).toBeLessThan(100 * 1024 * 1024);
+    } finally {
+      await endlessClient.close();
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+
   it("executionEvents ends quietly after the final status", async () => {
     const { client } = await clientOf(sse(["status", record("running")], ["status", record("completed")]));
     const events = await collect(client.executionEvents("exec_fake"));

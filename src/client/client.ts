@@ -54,7 +54,7 @@ const MIN_RECONNECT_INTERVAL_MS = 1_000;
  * failed streams afresh: a proxy that ends every stream after a minute (a common idle or
  * lifetime limit) must not make a long run's follower give up after `maxRetries` minutes;
  * only streams that fail soon after they open, one after another, are a server refusing
- * to stream.
+ * to stream. A stream that fell silent stayed open only until its last bytes.
  */
 const LONG_STREAM_MS = 30_000;
 /** How a stream that was cut, not ended, fails: its connection dropped, or went silent. */
@@ -305,12 +305,20 @@ export class Skillport {
       again = true;
       const body = await this.#transport.stream({ ...spec, signal: options.signal });
       const connectedMs = Date.now();
+      // When the stream last brought bytes (an event, or the keep-alive comment between them).
+      let heardMs = connectedMs;
+      async function* heard() {
+        for await (const chunk of body as AsyncIterable<Uint8Array>) {
+          heardMs = Date.now();
+          yield chunk;
+        }
+      }
       let terminal = false;
       let gaveNew = false;
       let cut: SkillportError | undefined;
       try {
         let firstStatus = true;
-        for await (const event of executionEventsOf(body)) {
+        for await (const event of executionEventsOf(heard())) {
           if (event.type === "status") {
             const { record } = event;
             const repeated =
@@ -341,7 +349,12 @@ export class Skillport {
       if (terminal) return;
       let pauseMs = Math.max(0, connectedMs + MIN_RECONNECT_INTERVAL_MS - Date.now());
       if (cut !== undefined || !gaveNew) {
-        if (Date.now() - connectedMs >= LONG_STREAM_MS) failedInARow = 0;
+        // A stream lived until it ended or was cut; one that fell silent (`timeout`), only
+        // until the silence began: the idle limit it waited out (45 s, past LONG_STREAM_MS)
+        // is the failure itself, and counting it made a server that goes silent after its
+        // first event be asked again forever, never throwing `timeout`.
+        const livedUntilMs = cut?.code === "timeout" ? heardMs : Date.now();
+        if (livedUntilMs - connectedMs >= LONG_STREAM_MS) failedInARow = 0;
         const error = cut ?? endedEarly(what, failedInARow + 1);
         if (failedInARow >= maxRetries) throw error;
         failedInARow++;

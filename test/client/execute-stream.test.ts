@@ -278,6 +278,82 @@ describe("client: an event stream cut before its end", () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  // Regression: a stream is found silent only past the 45 s idle limit, so it had always
+  // stayed open past LONG_STREAM_MS and started the count afresh: a server that sent one
+  // event and then nothing was asked again every 45 s forever, and `timeout` never thrown.
+  for (const method of ["executionEvents", "executeStream"] as const) {
+    it(`${method}: throws timeout once maxRetries streams in a row fell silent, though each was found silent only after 45 s`, async () => {
+      const requests: string[] = [];
+      const silent = createServer((req, res) => {
+        req.resume();
+        requests.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        // The first stream gives the running record and then nothing; the next ones nothing at all.
+        if (requests.length === 1) res.write(statusEvent(running));
+        else res.flushHeaders();
+      });
+      silent.listen(0, "127.0.0.1");
+      await once(silent, "listening");
+      const { port } = silent.address() as AddressInfo;
+      const retries: RetryEvent[] = [];
+      const client = new Skillport({
+        apiKey: generateSecret("production"),
+        baseUrl: `http://127.0.0.1:${port}`,
+        maxRetries: 1,
+        onRetry: (event) => retries.push(event),
+      });
+      const stop = new AbortController();
+      // The client's clock, moved on by hand with undici's below.
+      let clock = Date.now();
+      const now = vi.spyOn(Date, "now").mockImplementation(() => clock);
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      try {
+        const seen: ExecuteStreamEvent[] = [];
+        let outcome: unknown;
+        let done = false;
+        const events =
+          method === "executionEvents"
+            ? client.executionEvents(running.id, { signal: stop.signal })
+            : client.executeStream({ skill_id: "util.wait", params: { ms: 1 } }, { signal: stop.signal });
+        const followed = (async () => {
+          for await (const event of events) seen.push(event);
+        })().then(
+          () => {
+            outcome = "ended";
+          },
+          (err: unknown) => {
+            outcome = err;
+          },
+        );
+        void followed.finally(() => {
+          done = true;
+        });
+        // The clocks move only once the first event is in; then each silence is found past
+        // the idle limit, 46 s after the stream's last bytes on the client's clock. A stream
+        // without a single byte is the same whenever the clocks move.
+        while (seen.length === 0 && !done) await pause(10);
+        // Without the fix the streams go on; four of them are enough to tell.
+        while (!done && requests.length <= 3) {
+          clock += 46_000;
+          undiciTimers.tick(0);
+          undiciTimers.tick(46_000);
+          await pause(20);
+        }
+        stop.abort(new Error("still following"));
+        await followed;
+        expect(outcome).toMatchObject({ code: "timeout" });
+        expect(statuses(seen)).toEqual(["running"]);
+        expect(requests).toHaveLength(2);
+        expect(retries.map(({ retry, error }) => [retry, error.code])).toEqual([[1, "timeout"]]);
+      } finally {
+        now.mockRestore();
+        await client.close();
+        silent.closeAllConnections();
+        await new Promise((resolve) => silent.close(resolve));
+      }
+    });
+  }
+
   it("throws connection_error once maxRetries streams in a row were cut without a new event", async () => {
     const fake = await fakeServer(() => ({ events: statusEvent(running), after: "cut" }));
     const seen: ExecuteStreamEvent[] = [];

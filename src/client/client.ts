@@ -5,6 +5,7 @@ import type { DEFAULT_TIMEOUT_MS, MAX_WAIT_SECONDS } from "../core/api-schemas.j
 import type { ExecuteStreamEvent, ExecutionEvent } from "../core/execution/events.js";
 import type { ExecutionRecord } from "../core/execution/record.js";
 import { DISCOVER_ANSWER, EXECUTION_RECORD, PAGE, SKILL, TERMINAL } from "./answer-shapes.js";
+import { CallsInFlight } from "./calls-in-flight.js";
 import { type ClientConfig, resolveConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
 import { clientError, SkillportError } from "./errors.js";
@@ -70,7 +71,9 @@ export class Skillport {
   // logged or caught by an error reporter (`util.inspect`, `JSON.stringify`) must not show it.
   readonly #config: ClientConfig;
   readonly #transport: Transport;
-  /** The pool's close, once asked for (see `close`). */
+  /** Every public method runs in it, so that `close()` waits for the calls under way. */
+  readonly #calls = new CallsInFlight();
+  /** The client's close, once asked for (see `close`). */
   #closing: Promise<void> | undefined;
 
   constructor(options: SkillportOptions = {}) {
@@ -80,13 +83,15 @@ export class Skillport {
 
   /** `POST /v1/discover`: skills ranked for a free-text query, each with its params JSON Schema. */
   discover(request: DiscoverInput, options: CallOptions = {}): Promise<DiscoverResponse> {
-    return this.#transport.json({
-      method: "POST",
-      path: "/v1/discover",
-      json: request,
-      shape: DISCOVER_ANSWER,
-      signal: options.signal,
-    });
+    return this.#calls.run(() =>
+      this.#transport.json({
+        method: "POST",
+        path: "/v1/discover",
+        json: request,
+        shape: DISCOVER_ANSWER,
+        signal: options.signal,
+      }),
+    );
   }
 
   /**
@@ -95,7 +100,11 @@ export class Skillport {
    * `waitForExecution` or `executionEvents`). A failed execution is a record with
    * `success: false`, unless `throwOnFailure` is set.
    */
-  async execute(request: ExecuteInput, options: ExecuteOptions = {}): Promise<ExecutionRecord> {
+  execute(request: ExecuteInput, options: ExecuteOptions = {}): Promise<ExecutionRecord> {
+    return this.#calls.run(() => this.postExecute(request, options));
+  }
+
+  private async postExecute(request: ExecuteInput, options: ExecuteOptions): Promise<ExecutionRecord> {
     const { idempotencyKey } = options;
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       throw new RangeError(`idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`);
@@ -126,11 +135,16 @@ export class Skillport {
    */
   private async recordOfRun(refusal: SkillportError, signal: AbortSignal | undefined) {
     if (refusal.executionId === undefined) return undefined;
-    return this.getExecution(refusal.executionId, { signal }).catch(() => undefined);
+    return this.fetchExecution(refusal.executionId, { signal }).catch(() => undefined);
   }
 
   /** `GET /v1/executions/{id}`; with `waitSeconds`, a long poll until the record is terminal. */
-  async getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
+  getExecution(id: string, options: GetExecutionOptions = {}): Promise<ExecutionRecord> {
+    return this.#calls.run(() => this.fetchExecution(id, options));
+  }
+
+  /** `getExecution` within a call already in flight. */
+  private async fetchExecution(id: string, options: GetExecutionOptions): Promise<ExecutionRecord> {
     const waitSeconds = options.waitSeconds ?? 0;
     // A negative wait is no wait to the server's eye, but the caller meant something else; a
     // longer or fractional one the server refuses (400): a call mistake, told before sending
@@ -153,7 +167,11 @@ export class Skillport {
    * The record once it is terminal: long polls, one after another, until then. Rejects
    * with code `timeout` if it is not terminal by the deadline (`timeoutMs`, default 10 minutes).
    */
-  async waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
+  waitForExecution(id: string, options: WaitForExecutionOptions = {}): Promise<ExecutionRecord> {
+    return this.#calls.run(() => this.pollUntilTerminal(id, options));
+  }
+
+  private async pollUntilTerminal(id: string, options: WaitForExecutionOptions): Promise<ExecutionRecord> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
     // A string (JavaScript) passed `> 0` and was then added to the clock as text.
     if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) {
@@ -168,7 +186,7 @@ export class Skillport {
         const polledMs = Date.now();
         const secondsLeft = Math.ceil((deadlineMs - polledMs) / 1000);
         const waitSeconds = Math.max(1, Math.min(SERVER_MAX_WAIT_SECONDS, secondsLeft));
-        const record = await this.getExecution(id, { waitSeconds, signal });
+        const record = await this.fetchExecution(id, { waitSeconds, signal });
         if (TERMINAL[record.status]) return options.throwOnFailure ? succeededOrThrow(record) : record;
         const pauseMs = polledMs + MIN_POLL_INTERVAL_MS - Date.now();
         if (pauseMs > 0) await sleep(pauseMs, signal);
@@ -184,21 +202,23 @@ export class Skillport {
   }
 
   /** `POST /v1/executions/{id}/cancel`: the cancelled record (409 `execution_not_cancellable` if it had ended). */
-  async cancelExecution(id: string, options: CallOptions = {}): Promise<ExecutionRecord> {
-    return this.#transport.json<ExecutionRecord>({
-      method: "POST",
-      path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/cancel`,
-      shape: EXECUTION_RECORD,
-      signal: options.signal,
-      // A retry after an attempt that may have cancelled the execution meets it ended:
-      // 409. If it ended cancelled, that cancel is this call's, and its record the answer
-      // (a cancel by someone else at the same moment looks the same, and ends it alike).
-      answerAfterLostAttempt: async (refusal) => {
-        if (refusal.code !== "execution_not_cancellable") return undefined;
-        const record = await this.getExecution(id, { signal: options.signal });
-        return record.status === "cancelled" ? record : undefined;
-      },
-    });
+  cancelExecution(id: string, options: CallOptions = {}): Promise<ExecutionRecord> {
+    return this.#calls.run(() =>
+      this.#transport.json<ExecutionRecord>({
+        method: "POST",
+        path: `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/cancel`,
+        shape: EXECUTION_RECORD,
+        signal: options.signal,
+        // A retry after an attempt that may have cancelled the execution meets it ended:
+        // 409. If it ended cancelled, that cancel is this call's, and its record the answer
+        // (a cancel by someone else at the same moment looks the same, and ends it alike).
+        answerAfterLostAttempt: async (refusal) => {
+          if (refusal.code !== "execution_not_cancellable") return undefined;
+          const record = await this.fetchExecution(id, { signal: options.signal });
+          return record.status === "cancelled" ? record : undefined;
+        },
+      }),
+    );
   }
 
   /** `GET /v1/executions`, newest first: an async iterator over its pages, fetched as you go. */
@@ -216,10 +236,8 @@ export class Skillport {
    */
   async *executionEvents(id: string, options: CallOptions = {}): AsyncGenerator<ExecutionEvent> {
     const path = `/v1/executions/${encodeURIComponent(nonEmpty(id, "id"))}/events`;
-    for await (const event of this.followEvents(
-      `execution ${id}`,
-      () => ({ method: "GET", path }),
-      options,
+    for await (const event of this.#calls.iterate(() =>
+      this.followEvents(`execution ${id}`, () => ({ method: "GET", path }), options),
     )) {
       // Log lines go only to a streamed execute's caller; none come here.
       if (event.type !== "log") yield event;
@@ -255,19 +273,21 @@ export class Skillport {
     // Once the execution is known, a stream that ended early is followed on its own
     // events; before, the same request again (its Idempotency-Key finds the first run,
     // which may have started: a refusal of the repeat is retried, as after a lost attempt).
-    yield* this.followEvents(
-      `the execution of ${request?.skill_id}`,
-      (last, again) =>
-        last === undefined
-          ? {
-              method: "POST",
-              path: "/v1/execute",
-              json: request,
-              headers,
-              earlierAttemptMayHaveLanded: again,
-            }
-          : { method: "GET", path: `/v1/executions/${encodeURIComponent(last.id)}/events` },
-      options,
+    yield* this.#calls.iterate(() =>
+      this.followEvents(
+        `the execution of ${request?.skill_id}`,
+        (last, again) =>
+          last === undefined
+            ? {
+                method: "POST",
+                path: "/v1/execute",
+                json: request,
+                headers,
+                earlierAttemptMayHaveLanded: again,
+              }
+            : { method: "GET", path: `/v1/executions/${encodeURIComponent(last.id)}/events` },
+        options,
+      ),
     );
   }
 
@@ -371,26 +391,29 @@ export class Skillport {
   }
 
   /** `GET /v1/skills/{skill_id}`: one skill with its params and result schemas, annotations and examples. */
-  async getSkill(skillId: string, options: CallOptions = {}): Promise<SkillDetail> {
-    const path = nonEmpty(skillId, "skillId").split("/").map(encodeURIComponent).join("/");
-    return this.#transport.json({
-      method: "GET",
-      path: `/v1/skills/${path}`,
-      shape: SKILL,
-      signal: options.signal,
+  getSkill(skillId: string, options: CallOptions = {}): Promise<SkillDetail> {
+    return this.#calls.run(async () => {
+      const path = nonEmpty(skillId, "skillId").split("/").map(encodeURIComponent).join("/");
+      return this.#transport.json({
+        method: "GET",
+        path: `/v1/skills/${path}`,
+        shape: SKILL,
+        signal: options.signal,
+      });
     });
   }
 
   /**
-   * Closes the client's connection pool (not a dispatcher passed in by the caller); calls
-   * after it throw `client_closed`. It resolves once the calls in flight have ended, an
-   * event stream being followed too (undici's graceful close): abort those to close at
-   * once. Closing again waits for the first close (undici's second `close()` would throw).
+   * Closes the client. A call that begins after it throws `client_closed`, nothing sent;
+   * the calls in flight finish as they would have, their waits between attempts and the
+   * attempts after them included (an event stream being followed: until its loop ends; a
+   * listing: the page being fetched). It resolves once they have ended and the client's
+   * connection pool is closed; a dispatcher passed in by the caller stays open (it is
+   * theirs). Abort the calls to close at once. Closing again waits for the first close.
    */
   close(): Promise<void> {
     const { dispatcher, ownsDispatcher } = this.#config;
-    if (!ownsDispatcher) return Promise.resolve();
-    this.#closing ??= dispatcher.close();
+    this.#closing ??= this.#calls.close().then(() => (ownsDispatcher ? dispatcher.close() : undefined));
     return this.#closing;
   }
 
@@ -411,7 +434,8 @@ export class Skillport {
         shape: PAGE,
         signal: options.signal,
       };
-      const page = await this.#transport.json<Page<T>>(spec);
+      // In flight page by page: between pages the next request is the caller's to ask for.
+      const page = await this.#calls.run(() => this.#transport.json<Page<T>>(spec));
       yield page;
       cursor = page.next_cursor ?? undefined;
     } while (cursor !== undefined);

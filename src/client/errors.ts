@@ -103,3 +103,15 @@ export function errorBodyOf(json: unknown): ErrorBody | undefined {
 export function clientError(code: ClientErrorCode, message: string, cause?: unknown): SkillportError {
   return new SkillportError({ body: { code, message }, cause });
 }
+
+/**
+ * The refusal of a call on a closed client (`close()`, or the caller closing the dispatcher
+ * they passed in): nothing was sent.
+ */
+export function clientClosed(cause?: unknown): SkillportError {
+  return clientError(
+    "client_closed",
+    "This Skillport client is closed (close() was called, or its dispatcher was closed): create a new one for further calls.",
+    cause,
+  );
+}

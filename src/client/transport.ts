@@ -3,7 +3,7 @@ import type { Dispatcher } from "undici";
 import type { AnswerShape } from "./answer-shapes.js";
 import type { ClientConfig } from "./config.js";
 import { Deadline } from "./deadline.js";
-import { clientError, errorBodyOf, SkillportError } from "./errors.js";
+import { clientClosed, clientError, errorBodyOf, SkillportError } from "./errors.js";
 import { redirectError } from "./redirect.js";
 import { decideRetry, mayHaveReachedService, retryAfterHeaderMs, sleep } from "./retry.js";
 
@@ -62,7 +62,10 @@ const MISUSE_ERROR_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_NOT_SUPPORTED",
   "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH",
 ]);
-/** undici's refusals of a call on a pool that was closed (`close()`, or the caller's own dispatcher). */
+/**
+ * undici's refusals of a call on a pool that was closed: a dispatcher the caller passed in
+ * and closed themselves (the client closes its own only once no call is left in flight).
+ */
 const CLOSED_ERROR_CODES: ReadonlySet<string> = new Set(["UND_ERR_CLOSED", "UND_ERR_DESTROYED"]);
 
 type Attempt<T> = { ok: true; value: T } | { ok: false; error: SkillportError; retryAfterHeader?: string };
@@ -230,13 +233,7 @@ export function failureOf(err: unknown, origin: string): SkillportError {
   if (err instanceof SkillportError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const reason = err instanceof Error ? err.message : String(err);
-  if (typeof code === "string" && CLOSED_ERROR_CODES.has(code)) {
-    return clientError(
-      "client_closed",
-      "This Skillport client is closed (close() was called, or its dispatcher was closed): create a new one for further calls.",
-      err,
-    );
-  }
+  if (typeof code === "string" && CLOSED_ERROR_CODES.has(code)) return clientClosed(err);
   if (typeof code === "string" && TIMEOUT_ERROR_CODES.has(code)) {
     return clientError("timeout", `No answer from ${origin} in time (${reason}).`, err);
   }

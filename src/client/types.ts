@@ -110,7 +110,10 @@ export interface SkillportOptions {
    * wait); default 60000. An attempt that runs out rejects with code `timeout`.
    */
   timeoutMs?: number;
-  /** An undici dispatcher (Agent, Pool, ProxyAgent, …); default a keep-alive Agent owned by the client. */
+  /**
+   * An undici dispatcher (Agent, Pool, ProxyAgent, …); default a keep-alive Agent owned by
+   * the client. One passed in stays open on `close()`: it is the caller's.
+   */
   dispatcher?: Dispatcher;
   /** Called before every retry, e.g. to log it. */
   onRetry?: (event: RetryEvent) => void;

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
+import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ExecutionEvent, Skillport } from "../../src/client/index.js";
+import { type ExecutionEvent, Skillport, type SkillportError } from "../../src/client/index.js";
 import { collect, rejectionOf } from "./support.js";
 
 /** What a fake service answers: a status, a content type and a body, per request. */
@@ -454,6 +455,111 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     const streamed = await rejectionOf(collect(client.executionEvents("exec_fake")));
     expect(streamed.code).toBe("client_closed");
     expect(requests).toEqual(["GET /v1/executions/exec_fake"]);
+  });
+
+  // Regression: close() closed the pool at once for a call asleep between two attempts, which
+  // then failed with client_closed though its first request had gone out.
+  it("close() lets the calls in flight finish, their waits between attempts and the attempts after them included; a call begun after it is refused", async () => {
+    const inProgress: Answer = {
+      status: 409,
+      ...json({
+        error: { code: "idempotency_in_progress", message: "Still running.", execution_id: "exec_fake" },
+      }),
+    };
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    type Scenario = [
+      string,
+      Answer[],
+      (client: Skillport, closeNow: () => void, requests: string[]) => Promise<string>,
+    ];
+    const scenarios: Scenario[] = [
+      [
+        "a retry's backoff",
+        [unavailable(1), json(record("completed"))],
+        async (client) => (await client.getExecution("exec_fake")).status,
+      ],
+      [
+        "a run waited out under the caller's Idempotency-Key",
+        [inProgress, json(record("completed"))],
+        async (client) =>
+          (await client.execute({ skill_id: "util.wait", params: { ms: 1 } }, { idempotencyKey: "mine" }))
+            .status,
+      ],
+      [
+        "the pause between two long polls",
+        [json(record("running")), json(record("completed"))],
+        async (client, closeNow, requests) => {
+          const waiting = client.waitForExecution("exec_fake");
+          while (requests.length === 0) await pause(10);
+          // Most likely in the second's pause before the next poll by now; the first poll's
+          // answer may still be on its way, which close() must wait for alike.
+          await pause(100);
+          closeNow();
+          return (await waiting).status;
+        },
+      ],
+      [
+        "an event stream's reconnection",
+        [sse(["status", record("running")]), sse(["status", record("completed")])],
+        async (client, closeNow) => {
+          const seen: ExecutionEvent[] = [];
+          for await (const event of client.executionEvents("exec_fake")) {
+            seen.push(event);
+            // The first stream ends after this event: the follow opens another a second later.
+            closeNow();
+          }
+          return seenOf(seen).join(" ");
+        },
+      ],
+    ];
+    for (const [what, answers, call] of scenarios) {
+      await dispose();
+      fake = await startFakeService(...answers);
+      const order: string[] = [];
+      let closing: Promise<void> | undefined;
+      let refused: Promise<SkillportError> | undefined;
+      const closeNow = () => {
+        if (closing !== undefined || client === undefined) return;
+        closing = client.close().then(() => {
+          order.push("closed");
+        });
+        refused = rejectionOf(client.getSkill("util.wait"));
+      };
+      client = new Skillport({ apiKey: "sk_test_any", baseUrl: fake.baseUrl, onRetry: closeNow });
+      const outcome = await call(client, closeNow, fake.requests);
+      order.push("call ended");
+      await closing;
+      expect(outcome, what).toBe(
+        what === "an event stream's reconnection" ? "running completed" : "completed",
+      );
+      expect(order, what).toEqual(["call ended", "closed"]);
+      expect((await refused)?.code, what).toBe("client_closed");
+      // The call's two requests, none of the refused one.
+      expect(fake.requests, what).toHaveLength(2);
+    }
+  });
+
+  it("a client given the caller's own dispatcher refuses calls after close() with client_closed, sending nothing, and leaves the dispatcher open", async () => {
+    await dispose();
+    fake = await startFakeService(json(record("completed")));
+    const { baseUrl, requests } = fake;
+    const agent = new Agent();
+    const own = new Skillport({ apiKey: "sk_test_any", baseUrl, dispatcher: agent });
+    try {
+      expect((await own.getExecution("exec_fake")).status).toBe("completed");
+      await own.close();
+      const err = await rejectionOf(own.getExecution("exec_fake"));
+      expect([err.status, err.code]).toEqual([undefined, "client_closed"]);
+      expect((await rejectionOf(collect(own.executionEvents("exec_fake")))).code).toBe("client_closed");
+      expect((await rejectionOf(own.listSkills().next())).code).toBe("client_closed");
+      expect(requests).toEqual(["GET /v1/executions/exec_fake"]);
+      // The dispatcher is the caller's, open for their other requests.
+      const answer = await agent.request({ origin: baseUrl, path: "/anything", method: "GET" });
+      await answer.body.dump();
+      expect(requests).toEqual(["GET /v1/executions/exec_fake", "GET /anything"]);
+    } finally {
+      await agent.close();
+    }
   });
 
   // Left open in session 26: the 409 idempotency_in_progress now names the run going on.

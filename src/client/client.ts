@@ -434,7 +434,9 @@ export class Skillport {
         shape: PAGE,
         signal: options.signal,
       };
-      // In flight page by page: between pages the next request is the caller's to ask for.
+      // In flight page by page, not for the whole listing: between pages the next request
+      // is the caller's to ask for, and a listing read for its first page only (one
+      // `next()`) would have held close() forever.
       const page = await this.#calls.run(() => this.#transport.json<Page<T>>(spec));
       yield page;
       cursor = page.next_cursor ?? undefined;

@@ -539,6 +539,15 @@ describe("client: answers that are not skillport's, and calls that cannot be sen
     }
   });
 
+  it("close() does not wait for a listing read for its first page only; its next page, asked for after, is refused", async () => {
+    const { client, requests } = await clientOf(json({ data: [], next_cursor: "more" }));
+    const pages = client.listExecutions();
+    expect((await pages.next()).value).toEqual({ data: [], next_cursor: "more" });
+    await client.close();
+    expect((await rejectionOf(pages.next())).code).toBe("client_closed");
+    expect(requests).toHaveLength(1);
+  });
+
   it("a client given the caller's own dispatcher refuses calls after close() with client_closed, sending nothing, and leaves the dispatcher open", async () => {
     await dispose();
     fake = await startFakeService(json(record("completed")));

@@ -617,6 +617,37 @@ describe("contract: the error table", () => {
         expect(res.status, charset).toBe(200);
       }
     });
+
+    // Left open until session 39: such bytes became U+FFFD, and were stored as sent.
+    it("refuses a body that is not UTF-8 as invalid JSON, naming the first byte that is not", async () => {
+      const latin1 = Buffer.from('{"query":"café"}', "latin1");
+      const refused = await server.request("POST", "/v1/discover", {
+        key: full.secret,
+        rawBody: latin1,
+        contentType: "application/json",
+      });
+      expect(expectError(refused, 400, "invalid_request").message).toBe(
+        "The request body is not valid JSON: it is not UTF-8, which JSON must be: byte 13 is 0xE9 (send the text encoded as UTF-8).",
+      );
+      // U+FFFD sent as UTF-8 is a character like any other, before the bytes that are not and alone.
+      const spelled = Buffer.concat([
+        Buffer.from('{"query":"\uFFFD'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]);
+      const atByte = await server.request("POST", "/v1/discover", {
+        key: full.secret,
+        rawBody: spelled,
+        contentType: "application/json",
+      });
+      expect(expectError(atByte, 400, "invalid_request").message).toContain("byte 13 is 0xC3");
+      const sent = await server.request("POST", "/v1/discover", {
+        key: full.secret,
+        rawBody: Buffer.from('{"query":"send \uFFFD a message"}'),
+        contentType: "application/json",
+      });
+      expect(sent.status).toBe(200);
+    });
   });
 
   describe("422", () => {

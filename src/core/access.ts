@@ -13,7 +13,13 @@ import type { UsageRecorder } from "./usage/usage-recorder.js";
  */
 export type Admission =
   | { admitted: true; key: ApiKey; limit: RateLimitStatus }
-  | { admitted: false; error: ServiceError; limit: RateLimitStatus | undefined };
+  | {
+      admitted: false;
+      error: ServiceError;
+      limit: RateLimitStatus | undefined;
+      /** The key refused for its limit (a key refused as such has none): for the request's log. */
+      key?: ApiKey;
+    };
 
 export interface AccessOptions {
   /**
@@ -88,7 +94,7 @@ export class AccessGate {
     );
     // Counted in memory for the usage charts; written to the store later, in batches.
     this.usage.record(key.id, limit.allowed ? "accepted" : "limited", now);
-    if (!limit.allowed) return { admitted: false, error: rateLimitError(limit), limit };
+    if (!limit.allowed) return { admitted: false, error: rateLimitError(limit), limit, key };
     return { admitted: true, key, limit };
   }
 

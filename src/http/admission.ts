@@ -100,6 +100,7 @@ export async function admitRequest(skillport: Skillport, request: FastifyRequest
   const admission = await skillport.access.admit(bearer, request.ip);
   if (!admission.admitted) {
     if (admission.limit) answerWithLimit(request, admission.limit);
+    request.limitedKeyId = admission.key?.id;
     // A public route answers a wrong key as if there were none, unless the limit refused it.
     if (config?.public && admission.error.code !== "rate_limit_exceeded") return undefined;
     return explainedAuthError(request, bearer, admission.error);

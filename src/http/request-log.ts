@@ -4,6 +4,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The execution the request made or named, for its log line (set by the execution routes). */
     executionId?: string;
+    /** The key of a request refused for the key's rate limit, which admitted no key (`apiKey`). */
+    limitedKeyId?: string;
   }
 }
 
@@ -39,7 +41,7 @@ function writeLine(request: FastifyRequest, answered: { status: number; ms: numb
       // line is written (createLogger).
       path: request.routeOptions.url ?? request.url.split("?")[0],
       ...(answered ?? { aborted: true }),
-      key_id: request.apiKey?.id,
+      key_id: request.apiKey?.id ?? request.limitedKeyId,
       // The client's address as SKILLPORT_TRUST_PROXY resolves it: the one the
       // failed-authentication limit counts, so that a run of 401s and 429s names who.
       ip: request.ip,

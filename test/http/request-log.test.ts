@@ -87,6 +87,41 @@ describe("request log lines", () => {
     expect(lastLine()).not.toHaveProperty("execution_id");
   });
 
+  // Found by the operations audit (session 39): a 429 for the key's rate limit named no key,
+  // and an execute refused by the per-key cap named an execution that was never made.
+  it("name the key refused for its rate limit, and no execution for an execute a cap refused", async () => {
+    const log = requestLines();
+    const core = await makeCore([echo, sleep], { clock: systemClock, maxConcurrentPerKey: 1 });
+    cleanups.push(core.cleanup);
+    const server = buildHttpServer(core.skillport, testHttpServerOptions(log.logger));
+    cleanups.push(() => server.close());
+    server.open();
+    const send = (secret: string, payload?: object) =>
+      server.app.inject({
+        method: payload ? "POST" : "GET",
+        url: payload ? "/v1/execute" : "/v1/skills",
+        headers: { authorization: `Bearer ${secret}` },
+        ...(payload && { payload }),
+      });
+
+    const limited = await core.createKey({ plan: "enterprise", limits: { perMinute: 1, perDay: 100 } });
+    expect((await send(limited.secret)).statusCode).toBe(200);
+    expect((await send(limited.secret)).statusCode).toBe(429);
+    expect(log.lines.at(-1)).toMatchObject({ status: 429, key_id: limited.key.id });
+
+    const capped = await core.createKey();
+    const running = await send(capped.secret, {
+      skill_id: "test.sleep",
+      params: { ms: 60_000 },
+      async: true,
+    });
+    expect(running.statusCode).toBe(202);
+    const refused = await send(capped.secret, { skill_id: "test.sleep", params: { ms: 10 }, async: true });
+    expect(refused.statusCode).toBe(429);
+    expect(log.lines.at(-1)).toMatchObject({ status: 429, key_id: capped.key.id });
+    expect(log.lines.at(-1)).not.toHaveProperty("execution_id");
+  });
+
   // Audit 23 (changes #14): only answered requests were logged, so an execute its client
   // gave up on (an agent's short HTTP timeout) left no line naming its execution.
   it("are written for a request whose client went away before its answer, once, naming its execution", async () => {

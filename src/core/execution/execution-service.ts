@@ -47,9 +47,9 @@ export interface ExecuteOptions extends RunHooks {
    */
   onStored?: (record: ExecutionRecord) => void;
   /**
-   * Told a new execution's id as soon as it has one, before it is stored or run (not for a
-   * repeat answered from an earlier record): the request's log line names it even when the
-   * client leaves before the answer.
+   * Told a new execution's id once it passed the caps, before it is stored or run (not for
+   * a repeat answered from an earlier record, nor a call refused): the request's log line
+   * names it even when the client leaves before the answer.
    */
   onCreated?: (executionId: string) => void;
   /**
@@ -141,8 +141,9 @@ export class ExecutionService {
       );
       if (replay) return replay;
     }
-    options.onCreated?.(id);
     const release = await this.takeSlot(key, id, options.idempotencyKey);
+    // Past the caps: a refused call makes no execution, and its request's log line names none.
+    options.onCreated?.(id);
     let handedToQueue = false;
     try {
       // Learned in parallel with the run; a sync answer waits for it (so that the caller's

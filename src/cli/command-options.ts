@@ -38,8 +38,11 @@ export function parseCommandArgs<T extends OptionTable>(
   const config = { args, options: parsingOptions(spec.options) };
   const command = `skillport ${spec.name}`;
   try {
-    return parseArgs(config);
+    const parsed = parseArgs(config);
+    refuseRepeatedOption(command, parseArgs({ ...config, tokens: true }).tokens);
+    return parsed;
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     const unknown = unknownOptionOf(err, config);
     if (unknown === undefined) {
       const problem = parseProblem(spec, err, config);
@@ -97,6 +100,25 @@ export function parseProblem(spec: CommandSpec, err: unknown, config: ParseArgsC
     return `${command} takes ${takes}; unexpected: ${shown}.`;
   }
   return undefined;
+}
+
+/**
+ * Refuses an option given twice (no option takes several values): parseArgs keeps the last
+ * value without a word, so `--limit-minute 100 … --limit-minute 10` in a script that builds
+ * its arguments would quietly apply 10.
+ */
+export function refuseRepeatedOption(
+  command: string,
+  tokens: readonly { kind: string; name?: string; rawName?: string }[],
+): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined) continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(`${command}: ${token.rawName} is given more than once; give it once.`);
+    }
+    seen.add(token.name);
+  }
 }
 
 /**

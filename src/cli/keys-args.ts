@@ -7,7 +7,14 @@ import {
   keyFieldsInWords,
 } from "../core/keys/key-fields.js";
 import { looksLikeSecret } from "../core/keys/secret.js";
-import { listed, meantOption, parseProblem, UsageError, unknownOptionOf } from "./command-options.js";
+import {
+  listed,
+  meantOption,
+  parseProblem,
+  refuseRepeatedOption,
+  UsageError,
+  unknownOptionOf,
+} from "./command-options.js";
 import {
   type CommandSpec,
   checkedSpec,
@@ -210,6 +217,7 @@ export function parseKeysArgs(args: string[]): KeysArgs {
         : "";
     throw new UsageError(`${command} does not take --${option}: ${spec.takes}${fixed}.`);
   }
+  refuseRepeatedOption(command, tokens);
   const takesId = spec.spec.argument !== undefined;
   const [id, ...extra] = positionals;
   const stray = takesId ? extra : positionals;

@@ -49,6 +49,31 @@ describe("contract: a mistyped CLI option", () => {
     }
   });
 
+  // Found by the operations audit (session 39): the last value won without a word.
+  it("refuses an option given twice with exit 2, creating nothing", async () => {
+    const cases: [string[], string][] = [
+      [
+        ["keys", "create", "--name", "x", "--name", "y", "--scope", "full-access"],
+        "skillport keys create: --name is given more than once; give it once.",
+      ],
+      [
+        ["keys", "create", "--name", "x", "--scope", "full-access", "--json", "--json"],
+        "skillport keys create: --json is given more than once; give it once.",
+      ],
+      [
+        ["serve", "--port", "0", "--port", "1"],
+        "skillport serve: --port is given more than once; give it once.",
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli([...args, "--data-dir", dataDir], { SKILLPORT_API_KEY: "" });
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr.split("\n")[0], args.join(" ")).toBe(message);
+      expect(result.stdout).toBe("");
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
   it("without a close option, says what the command takes, and only its own usage", async () => {
     const keys = await runCli(["keys", "edit", "key_1", "--ownr", "x", "--data-dir", dataDir]);
     expect(keys.code).toBe(2);

@@ -44,6 +44,7 @@ export async function runKeysCommand(args: string[]): Promise<number> {
   // Said on every change and listing (the JSON answers hold keys only, not where they live).
   const where = opened.name;
   const store = await openStore(opened.config, silentLogger, { limits: false });
+  opened.sayIfCreated();
   const keys = new KeyService(store.keys, systemClock);
   const json = (key: KeyView) => toKeyJson(key, keys.statusOf(key));
   try {

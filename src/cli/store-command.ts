@@ -8,6 +8,12 @@ export interface CommandStore {
   config: StoreConfig;
   /** `the SQLite store /srv/data/skillport.db`, or a database's URL without its password. */
   name: string;
+  /**
+   * Says on stderr that the command made the store, when it will (`mayCreate` and none
+   * there): called once the store is open, so a store that could not be made (a read-only
+   * disk) is not announced as made.
+   */
+  sayIfCreated(): void;
 }
 
 /**
@@ -15,7 +21,7 @@ export interface CommandStore {
  * after warning on stderr of every `SKILLPORT_*` variable nothing reads, as `serve` and `mcp`
  * log them: a misspelt SKILLPORT_DATA_DIR would quietly mean `./data`.
  * `mayCreate`: the command may create the store (`keys create`, the first key), and says
- * so when it does; every other command refuses a data directory that holds none
+ * so once it did (`sayIfCreated`); every other command refuses a data directory that holds none
  * (`missingStore`). Undefined, after saying why on stderr, when the command must not run.
  */
 export function commandStore(
@@ -32,11 +38,12 @@ export function commandStore(
     console.error(`${command}: ${missing}`);
     return undefined;
   }
-  if (missing) {
+  const sayIfCreated = () => {
+    if (!missing) return;
     // On stderr, so that it is seen with --json too: the key works only on a server using this directory.
     console.error(
-      `${command}: there was no store in ${config.dataDir}, so this creates one. A server accepts keys from it only when it runs with this data directory (${DATA_DIR_SETTING}).`,
+      `${command}: there was no store in ${config.dataDir}, so this created one. A server accepts keys from it only when it runs with this data directory (${DATA_DIR_SETTING}).`,
     );
-  }
-  return { config, name: describeStore(config) };
+  };
+  return { config, name: describeStore(config), sayIfCreated };
 }

@@ -19,7 +19,7 @@ describe("contract: keys and learning say which store they used", () => {
     const first = await runCli(args);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`(plan free, owner default) in ${storeOf(dir)}.`);
-    expect(first.stderr).toContain(`there was no store in ${dir}, so this creates one.`);
+    expect(first.stderr).toContain(`there was no store in ${dir}, so this created one.`);
     expect(first.stderr).toContain("SKILLPORT_DATA_DIR or --data-dir");
 
     const second = await runCli(args);
@@ -34,7 +34,7 @@ describe("contract: keys and learning say which store they used", () => {
     expect(Object.keys(JSON.parse(json.stdout)).sort()).toEqual(
       Object.keys(JSON.parse((await runCli([...args.slice(0, -1), other, "--json"])).stdout)).sort(),
     );
-    expect(json.stderr).toContain(`there was no store in ${other}, so this creates one.`);
+    expect(json.stderr).toContain(`there was no store in ${other}, so this created one.`);
   });
 
   it("list, edit, roll, revoke and learning name the store they read or changed", async () => {

@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +76,22 @@ describe("sqlite: why a store cannot be opened, and what to do", () => {
       expect(message).not.toContain("probably full");
     } finally {
       other.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // Found by the operations audit (session 39): a data directory on a read-only disk, its
+  // database opening, was refused with a bare "EROFS: …, open '…skillport.db-keys'".
+  it("refuses a store whose change-signal file cannot be opened in the words of the database's refusal", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "skillport-signal-"));
+    try {
+      await openSqliteStore({ dataDir }).close();
+      rmSync(join(dataDir, "skillport.db-keys"));
+      mkdirSync(join(dataDir, "skillport.db-keys"));
+      expect(() => openSqliteStore({ dataDir })).toThrow(
+        /^Cannot open the SQLite store .*skillport\.db: EISDIR: illegal operation on a directory, open '.*skillport\.db-keys'$/,
+      );
+    } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
   });

@@ -19,7 +19,7 @@ import { SqliteMemoryStore } from "./memory-store.js";
 import { SqliteMessageStore } from "./message-store.js";
 import { migrate } from "./migrations.js";
 import { openConnection } from "./open-database.js";
-import { describeStoreFailure, reasonOf, storeName } from "./open-failure.js";
+import { describeStoreFailure, reasonOf, type StoreFilePlace, storeName } from "./open-failure.js";
 import { isSqliteOutage } from "./outage.js";
 import { StoreFileLostError, StoreFiles } from "./store-files.js";
 import { StoreHealth } from "./store-health.js";
@@ -80,6 +80,19 @@ export interface SqliteStore extends Store {
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const filePath = databaseFileIn(options.dataDir, options.fileName);
   const { db, limiterDb, migration } = openFile(options.dataDir, filePath, options.dataDirSetting);
+  // The files beside the database that tell other processes of changes: made or opened
+  // read-write, so a data directory on a read-only disk is refused here, in the words the
+  // database file's refusal uses (it was a bare "EROFS: …, open '…-keys'").
+  let keyChanges: ChangeSignal;
+  let noteChanges: ChangeSignal;
+  try {
+    keyChanges = new ChangeSignal(`${filePath}-keys`);
+    noteChanges = new ChangeSignal(`${filePath}-notes`);
+  } catch (err) {
+    db.close();
+    limiterDb.close();
+    throw cannotOpen(err, { filePath, dataDirSetting: options.dataDirSetting });
+  }
   const logger = options.logger ?? silentLogger;
   logSchemaMigration(logger, "sqlite", migration);
   const walSync = createWalSync(filePath);
@@ -94,8 +107,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     files.assertKept();
   };
   const writer = new GroupCommit(db, logger, syncWal, health);
-  const keyChanges = new ChangeSignal(`${filePath}-keys`);
-  const noteChanges = new ChangeSignal(`${filePath}-notes`);
   const ping = db.prepare("select 1 as one").pluck();
   let closed = false;
 
@@ -161,10 +172,14 @@ function openFile(dataDir: string, filePath: string, dataDirSetting: string | un
     ensurePrivateFile(filePath);
     return openConnections(filePath);
   } catch (err) {
-    const place = { filePath, dataDirSetting };
-    const problem = describeStoreFailure(err, place) ?? `${storeName(place)}: ${reasonOf(err)}`;
-    throw new Error(`Cannot open ${problem}`, { cause: err });
+    throw cannotOpen(err, { filePath, dataDirSetting });
   }
+}
+
+/** The refusal of a store whose files cannot be opened, saying which and what to do. */
+function cannotOpen(err: unknown, place: StoreFilePlace): Error {
+  const problem = describeStoreFailure(err, place) ?? `${storeName(place)}: ${reasonOf(err)}`;
+  return new Error(`Cannot open ${problem}`, { cause: err });
 }
 
 interface OpenedConnections {

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PICKER_KEYS } from "../../src/http/dashboard/key-picker.js";
 import type { HttpServer } from "../../src/http/server.js";
 import type { Core } from "../core/make-core.js";
 import { echo } from "../core/test-skills.js";
-import { signedInGet } from "./dashboard-session.js";
+import { signedInCookie, signedInGet } from "./dashboard-session.js";
 import { inProcessServer } from "./in-process-api.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -51,4 +52,43 @@ describe("a key filter given a secret", () => {
       expect(res.body).toContain(`href="${path}?${keep}"`);
     }
   });
+});
+
+// Found by the dashboard audit (session 39): the GET form's 303 came after the browser had
+// asked for, and a proxy had logged, the address with the secret in it.
+describe("a key filter's text field (more keys than a select lists)", () => {
+  const filters: { path: string; param: string; keep: Record<string, string> }[] = [
+    { path: "/dashboard/usage", param: "key", keep: { range: "day" } },
+    { path: "/dashboard/executions", param: "key_id", keep: { status: "completed" } },
+  ];
+
+  it.each(filters)(
+    "on $path is posted, and a secret in it never reaches an address",
+    async ({ path, param, keep }) => {
+      for (let made = 0; made <= PICKER_KEYS; made++) {
+        await core.skillport.keys.create({ name: `bulk ${made}`, scope: "full-access" });
+      }
+      const { key, secret } = await core.skillport.keys.create({ name: "pasted", scope: "full-access" });
+      const cookie = await signedInCookie(http, core.skillport);
+      const page = await http.app.inject({ method: "GET", url: path, headers: { cookie } });
+      expect(page.body).toMatch(new RegExp(`<form [^>]*method="post" action="${path}"`));
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? "";
+      const post = (fields: Record<string, string>) =>
+        http.app.inject({
+          method: "POST",
+          url: path,
+          headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+          payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+        });
+      const found = await post({ [param]: secret, ...keep });
+      expect(found.statusCode).toBe(303);
+      expect(found.headers.location).toBe(`${path}?${param}=${key.id}&${new URLSearchParams(keep)}`);
+      const byId = await post({ [param]: key.id, ...keep, owner: "" });
+      expect(byId.headers.location).toBe(`${path}?${param}=${key.id}&${new URLSearchParams(keep)}`);
+      const unknown = await post({ [param]: `${secret.slice(0, 12)}${"A".repeat(30)}`, ...keep });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.body).toContain("No key has this secret");
+      expect(unknown.body).not.toContain(secret.slice(12));
+    },
+  );
 });

@@ -10,9 +10,10 @@ import {
   keyFilterTakesNoSecret,
   keyLabel,
   pickableKeys,
+  registerKeyFilterForm,
   unknownKeyNotice,
 } from "./key-picker.js";
-import { page } from "./layout.js";
+import { csrfField, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
 type IdParams = { Params: { id: string } };
@@ -21,7 +22,9 @@ type IdParams = { Params: { id: string } };
 export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboard): void {
   const { queries, keys, registry } = dashboard.skillport;
 
-  const noSecret = keyFilterTakesNoSecret(keys, "key_id", "Show the executions of all keys");
+  const filter = { path: "/executions", param: "key_id", unfiltered: "Show the executions of all keys" };
+  const noSecret = keyFilterTakesNoSecret(keys, filter.param, filter.unfiltered);
+  registerKeyFilterForm(app, keys, filter);
   app.get("/executions", { preHandler: noSecret }, async (request, reply) => {
     // Blank filters (an untouched select) mean "any".
     const raw = Object.fromEntries(
@@ -70,7 +73,9 @@ export function registerExecutionPages(app: FastifyInstance, dashboard: Dashboar
           placeholder: "default",
           hint: "An owner, as API Keys shows it.",
         });
-    const filters = html`<form class="panel filters" method="get" action="/dashboard/executions" aria-label="Filter executions">
+    // A text key field may be given a secret: posted, it never reaches an address (registerKeyFilterForm).
+    const filters = html`<form class="panel filters" method="${pickable ? "get" : "post"}" action="/dashboard/executions" aria-label="Filter executions">
+${pickable ? "" : csrfField(dashboard.context(request))}
 ${keyFilter}
 ${ownerFilter}
 ${select(

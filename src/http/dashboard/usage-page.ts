@@ -11,9 +11,10 @@ import {
   keyFilterTakesNoSecret,
   keyLabel,
   pickableKeys,
+  registerKeyFilterForm,
   unknownKeyNotice,
 } from "./key-picker.js";
-import { page } from "./layout.js";
+import { csrfField, page } from "./layout.js";
 import type { Dashboard } from "./plugin.js";
 
 const RANGE_LABELS: Record<UsageRange, { tab: string; caption: string }> = {
@@ -80,7 +81,9 @@ function limitMeters(key: KeyView, status: RateLimitStatus): SafeHtml {
 
 /** Usage of every key, or of one chosen key with its position against its plan's windows. */
 export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): void {
-  const noSecret = keyFilterTakesNoSecret(dashboard.skillport.keys, "key", "Show the usage of all keys");
+  const filter = { path: "/usage", param: "key", unfiltered: "Show the usage of all keys" };
+  const noSecret = keyFilterTakesNoSecret(dashboard.skillport.keys, filter.param, filter.unfiltered);
+  registerKeyFilterForm(app, dashboard.skillport.keys, filter);
   app.get<{ Querystring: { key?: string } }>("/usage", { preHandler: noSecret }, async (request, reply) => {
     const range = parseRange(request.query);
     const { keys } = dashboard.skillport;
@@ -94,7 +97,9 @@ export function registerUsagePage(app: FastifyInstance, dashboard: Dashboard): v
     ${pickable.map((key) => html`<option value="${key.id}"${key.id === chosen?.id ? html` selected` : ""}>${keyLabel(key)}</option>`)}
   </select>`
       : html`<input type="text" id="usage-key" name="key" value="${asked ?? ""}" placeholder="key_… (empty: all keys)" aria-describedby="usage-key-hint" autocomplete="off" spellcheck="false"><span class="hint" id="usage-key-hint">${findKeyHint("A key's id")}</span>`;
-    const picker = html`<form class="toolbar" method="get" action="/dashboard/usage">
+    // A text field may be given a secret: posted, it never reaches an address (registerKeyFilterForm).
+    const picker = html`<form class="toolbar" method="${pickable ? "get" : "post"}" action="/dashboard/usage">
+  ${pickable ? "" : csrfField(dashboard.context(request))}
   <label for="usage-key">Key</label>
   ${choice}
   <input type="hidden" name="range" value="${range}">

@@ -41,7 +41,7 @@ const ARGS = [
  * false` for a reader who turned script off (every page must work without it).
  */
 export async function launchBrowser(
-  options: { javaScriptEnabled?: boolean } = {},
+  options: { javaScriptEnabled?: boolean; timezoneId?: string } = {},
 ): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), "skillport-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -50,6 +50,7 @@ export async function launchBrowser(
     args: ARGS,
     viewport: { width: 1280, height: 860 },
     javaScriptEnabled: options.javaScriptEnabled ?? true,
+    ...(options.timezoneId && { timezoneId: options.timezoneId }),
   });
   return {
     context,

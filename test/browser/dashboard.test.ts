@@ -512,6 +512,23 @@ describe.skipIf(skipBrowserTests)("dashboard in a real browser", { timeout: 120_
     }
   });
 
+  // Found by the dashboard audit (session 39): times were shown in the reader's zone without
+  // naming it, beside charts and hints in UTC.
+  it("names the zone of the times it shows in the reader's zone", async () => {
+    const elsewhere = await launchBrowser({ timezoneId: "America/Los_Angeles" });
+    try {
+      const reader = await elsewhere.context.newPage();
+      await reader.goto(printedLinks(server).at(-1) ?? "");
+      expect(new URL(reader.url()).pathname).toBe("/dashboard");
+      await reader.goto(`${server.baseUrl}/dashboard/keys/${keyId}`);
+      const shown = await reader.locator("time[datetime]").allTextContents();
+      expect(shown.length).toBeGreaterThan(0);
+      for (const text of shown) expect(text).toMatch(/\b(PST|PDT|GMT-[78])$/);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("keeps every column of the key list in view beside a key with a 100-character name", async () => {
     const longName = `${"A".repeat(60)} ${"B".repeat(39)}`;
     await createKey(server.dataDir, { name: longName });

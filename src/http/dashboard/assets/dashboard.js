@@ -149,14 +149,24 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
-  // Times are rendered in UTC on the server; show them in the reader's zone, UTC on hover.
-  // In tables, a compact form (no year when it is this year) keeps the columns narrow.
-  const full = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // Times are rendered in UTC on the server; show them in the reader's zone, named (the
+  // charts and the expiry hints beside them say UTC: "Expires Dec 3, 3:59 PM" read as the
+  // afternoon of a key that ends at 23:59:59 UTC), UTC on hover. In tables, a compact form
+  // (no year when it is this year) keeps the columns narrow.
+  const full = new Intl.DateTimeFormat(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
   const short = new Intl.DateTimeFormat(undefined, {
     month: "short",
     day: "numeric",
     hour: "2-digit",
     minute: "2-digit",
+    timeZoneName: "short",
   });
   const thisYear = new Date().getFullYear();
   for (const time of document.querySelectorAll("time[datetime]")) {

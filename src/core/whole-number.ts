@@ -34,8 +34,18 @@ export const wholeNumberText = (min: number, max: number, fallback?: number) => 
  */
 export const wholeNumberField = (min: number, max: number) => {
   const whole = "must be a whole number";
+  // A field left empty (the dashboard's) or a member left out is missing, not a wrong number.
+  const missing = (input: unknown) =>
+    input === undefined || (typeof input === "string" && input.trim() === "");
   const number = z
-    .number({ error: (issue) => (issue.code === "invalid_type" ? whole : undefined) })
+    .number({
+      error: (issue) =>
+        issue.code !== "invalid_type"
+          ? undefined
+          : missing(issue.input)
+            ? "is required (a whole number)"
+            : whole,
+    })
     .min(min, { message: `must be at least ${min.toLocaleString("en-US")}`, abort: true })
     .max(max, { message: `must be at most ${max.toLocaleString("en-US")}`, abort: true })
     .int({ message: whole });

@@ -29,7 +29,7 @@ function graceOptions(text: string) {
     selected: Number(/<option value="(\d+)" selected/.exec(select)?.[1]),
   };
 }
-async function postRoll(id: string, graceSeconds: number) {
+async function postRoll(id: string, graceSeconds: number | string) {
   const form = await get(`/dashboard/keys/${id}/roll`);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? "";
   return http.app.inject({
@@ -39,6 +39,20 @@ async function postRoll(id: string, graceSeconds: number) {
     payload: new URLSearchParams({ _csrf: csrf, grace_seconds: String(graceSeconds) }).toString(),
   });
 }
+
+// Found by the dashboard audit (session 39): a form made by hand with an empty grace rolled
+// the key and ended the previous one at once; other text was told "must be a number, not NaN".
+describe("a roll posted without a grace period from the list", () => {
+  it.each(["", "abc", "-5", "1e3"])("is refused with the form again, rolling nothing: %j", async (grace) => {
+    const { key, secret } = await core.skillport.keys.create({ name: "kept", scope: "full-access" });
+    const res = await postRoll(key.id, grace);
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain("Choose how long the previous key keeps working, from the list.");
+    expect(res.body).not.toContain("NaN");
+    expect(await core.skillport.keys.replacementOf(key.id)).toBeUndefined();
+    await expect(core.skillport.keys.authenticate(secret)).resolves.toMatchObject({ id: key.id });
+  });
+});
 
 /** A key that stops working in a day, as a key rolled with a day's grace did before rolls were linked. */
 async function keyDueInADay() {

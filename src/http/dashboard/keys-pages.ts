@@ -267,7 +267,19 @@ export function registerKeyPages(app: FastifyInstance, dashboard: Dashboard): vo
   });
 
   app.post<IdParams>("/keys/:id/roll", async (request, reply) => {
-    const graceSeconds = Number(formField(request, "grace_seconds"));
+    // The select sends digits; anything else (a form made by hand) chose no grace: an empty
+    // one read as 0 ended the previous key at once, and other text was told "not NaN".
+    const grace = formField(request, "grace_seconds");
+    const graceSeconds = /^\d+$/.test(grace) ? Number(grace) : undefined;
+    if (graceSeconds === undefined) {
+      const key = await keyById(request.params.id);
+      const chooseOne = "Choose how long the previous key keeps working, from the list.";
+      return dashboard.send(
+        reply,
+        rollPage(dashboard.context(request), key, graceChoicesOf(key), chooseOne),
+        400,
+      );
+    }
     const rolled = await keys.roll(request.params.id, { graceSeconds }).catch(async (err: unknown) => {
       // A grace the key no longer fits (it came nearer its end since the page was shown, or
       // an edited form): the form again, with why and the choices left, not a dead end. A
